@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Integration tests start real IOCs and client processes; on a 2-core
+    // machine running files one at a time keeps timings meaningful.
+    fileParallelism: false,
+    globalSetup: ['test/global-setup.ts'],
+  },
+});
