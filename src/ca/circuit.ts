@@ -1,0 +1,263 @@
+// Client side of one virtual circuit, without I/O: the handshake, the channels on it (by cid),
+// pending reads/writes (by ioid) and subscriptions (by id). Requests are appended to `out`;
+// the transport feeds received messages to receive() and writes out.take() once per tick.
+import { CA_MINOR_PROTOCOL_REVISION, Cmd, ECA_NORMAL } from './constants.js';
+import type { Header } from './header.js';
+import { decodeResponse, encodeMessage, type RequestMessage } from './messages.js';
+import { ByteWriter } from './writer.js';
+
+/** A channel as the circuit sees it; implemented by the client layer. */
+export interface CircuitChannel {
+  readonly cid: number;
+  readonly name: string;
+  onCreated(sid: number, nativeType: number, nativeCount: number): void;
+  onAccessRights(rights: number): void;
+  /** The server refused the channel (CREATE_CH_FAIL or an ERROR for CREATE_CHAN). */
+  onCreateFailed(status: number, message: string): void;
+  /** The server dropped the channel (SERVER_DISCONN): search again. */
+  onServerDisconnect(): void;
+}
+
+/** Why an operation ended without a reply. */
+export type FailReason =
+  | { kind: 'disconnected' }
+  | { kind: 'remote'; status: number; message: string };
+
+/** A pending read/write or a subscription. */
+export interface IoHandler {
+  /** READ_NOTIFY / EVENT_ADD data, or a WRITE_NOTIFY completion (empty payload). */
+  onReply(header: Header, payload: Uint8Array, owned: boolean): void;
+  onFail(reason: FailReason): void;
+}
+
+export interface CircuitEvents {
+  /** Ask the transport to flush `out` soon (coalesced). */
+  wantFlush(): void;
+  /** The server sent something we cannot accept: the transport closes the circuit. */
+  protocolError(reason: string): void;
+  /** An ECHO reply arrived. */
+  echo?(): void;
+}
+
+export class ClientCircuit {
+  readonly out = new ByteWriter(8192);
+  serverVersion = 0;
+  private readonly channels = new Map<number, CircuitChannel>();
+  private readonly ios = new Map<number, IoHandler>();
+  private readonly subs = new Map<number, IoHandler>();
+  private nextIoid = 1;
+  private nextSubid = 1;
+  private flushRequested = false;
+  closed = false;
+
+  constructor(private readonly events: CircuitEvents) {}
+
+  get channelCount(): number {
+    return this.channels.size;
+  }
+
+  get subscriptionCount(): number {
+    return this.subs.size;
+  }
+
+  /** Queue the opening messages: VERSION, HOST_NAME, CLIENT_NAME. */
+  hello(priority: number, hostName: string, clientName: string): void {
+    this.send({ type: 'VersionRequest', priority, version: CA_MINOR_PROTOCOL_REVISION });
+    this.send({ type: 'HostNameRequest', name: hostName });
+    this.send({ type: 'ClientNameRequest', name: clientName });
+  }
+
+  send(m: RequestMessage): void {
+    if (this.closed) return;
+    encodeMessage(this.out, m);
+    if (!this.flushRequested) {
+      this.flushRequested = true;
+      this.events.wantFlush();
+    }
+  }
+
+  /** Take the bytes to write (called by the transport when it flushes). */
+  take(): Uint8Array | undefined {
+    this.flushRequested = false;
+    return this.out.length ? this.out.take() : undefined;
+  }
+
+  createChannel(ch: CircuitChannel): void {
+    this.channels.set(ch.cid, ch);
+    this.send({ type: 'CreateChanRequest', name: ch.name, cid: ch.cid, version: CA_MINOR_PROTOCOL_REVISION });
+  }
+
+  /** Forget a channel; sends CLEAR_CHANNEL when it had a server id. */
+  clearChannel(ch: CircuitChannel, sid: number | undefined): void {
+    if (!this.channels.delete(ch.cid)) return;
+    if (sid !== undefined) this.send({ type: 'ClearChannelRequest', sid, cid: ch.cid });
+  }
+
+  private allocIoid(h: IoHandler): number {
+    let id = this.nextIoid;
+    while (this.ios.has(id)) id = (id + 1) >>> 0;
+    this.nextIoid = (id + 1) >>> 0;
+    this.ios.set(id, h);
+    return id;
+  }
+
+  read(sid: number, dataType: number, count: number, h: IoHandler): number {
+    const ioid = this.allocIoid(h);
+    this.send({ type: 'ReadNotifyRequest', dataType, count, sid, ioid });
+    return ioid;
+  }
+
+  /** WRITE_NOTIFY when a handler is given, else a plain WRITE. */
+  write(sid: number, dataType: number, count: number, payload: Uint8Array, h?: IoHandler): number {
+    if (!h) {
+      this.send({ type: 'WriteRequest', dataType, count, sid, ioid: 0, payload });
+      return 0;
+    }
+    const ioid = this.allocIoid(h);
+    this.send({ type: 'WriteNotifyRequest', dataType, count, sid, ioid, payload });
+    return ioid;
+  }
+
+  /** Forget a pending read/write (its timeout expired); a late reply is then ignored. */
+  abandon(ioid: number): void {
+    this.ios.delete(ioid);
+  }
+
+  subscribe(sid: number, dataType: number, count: number, mask: number, h: IoHandler): number {
+    let id = this.nextSubid;
+    while (this.subs.has(id)) id = (id + 1) >>> 0;
+    this.nextSubid = (id + 1) >>> 0;
+    this.subs.set(id, h);
+    this.send({ type: 'EventAddRequest', dataType, count, sid, subscriptionId: id, mask });
+    return id;
+  }
+
+  unsubscribe(subid: number, sid: number, dataType: number, count: number): void {
+    if (!this.subs.delete(subid)) return;
+    this.send({ type: 'EventCancelRequest', dataType, count, sid, subscriptionId: subid });
+  }
+
+  /** Forget a subscription without telling the server (its channel is gone). */
+  dropSubscription(subid: number): void {
+    this.subs.delete(subid);
+  }
+
+  /** Dispatch one received message. */
+  receive(h: Header, payload: Uint8Array, owned: boolean): void {
+    if (this.closed) return;
+    const c = h.command;
+    // Hot paths first, without building a message object.
+    if (c === Cmd.EVENT_ADD) {
+      const sub = this.subs.get(h.param2);
+      if (!sub) return; // cancelled, or the confirmation of EVENT_CANCEL
+      if (h.payloadSize === 0 && h.param1 === ECA_NORMAL) return;
+      if (h.param1 !== ECA_NORMAL) sub.onFail({ kind: 'remote', status: h.param1, message: '' });
+      else sub.onReply(h, payload, owned);
+      return;
+    }
+    if (c === Cmd.READ_NOTIFY || c === Cmd.WRITE_NOTIFY) {
+      const io = this.ios.get(h.param2);
+      if (!io) return;
+      this.ios.delete(h.param2);
+      if (h.param1 !== ECA_NORMAL) io.onFail({ kind: 'remote', status: h.param1, message: '' });
+      else io.onReply(h, payload, owned);
+      return;
+    }
+    const m = decodeResponse(h, payload);
+    switch (m.type) {
+      case 'VersionResponse':
+        this.serverVersion = m.version;
+        return;
+      case 'AccessRightsResponse':
+        this.channels.get(m.cid)?.onAccessRights(m.rights);
+        return;
+      case 'CreateChanResponse':
+        this.channels.get(m.cid)?.onCreated(m.sid, m.dataType, m.count);
+        return;
+      case 'CreateChFailResponse': {
+        const ch = this.channels.get(m.cid);
+        if (ch) {
+          this.channels.delete(m.cid);
+          ch.onCreateFailed(0, 'channel creation failed');
+        }
+        return;
+      }
+      case 'ServerDisconnResponse': {
+        const ch = this.channels.get(m.cid);
+        if (ch) {
+          this.channels.delete(m.cid);
+          ch.onServerDisconnect();
+        }
+        return;
+      }
+      case 'ErrorResponse':
+        this.onErrorMessage(m.cid, m.status, m.request, m.message);
+        return;
+      case 'EchoResponse':
+        this.events.echo?.();
+        return;
+      case 'ClearChannelResponse':
+      case 'Beacon':
+      case 'SearchResponse':
+      case 'NotFoundResponse':
+      case 'RepeaterConfirmResponse':
+        return;
+      case 'Invalid':
+        this.events.protocolError(m.reason);
+        return;
+      default:
+        // Remaining responses (EVENT_ADD/READ_NOTIFY/WRITE_NOTIFY) were handled above.
+        return;
+    }
+  }
+
+  private onErrorMessage(cid: number, status: number, req: Header | undefined, message: string): void {
+    const reason: FailReason = { kind: 'remote', status, message };
+    switch (req?.command) {
+      case Cmd.READ_NOTIFY:
+      case Cmd.WRITE_NOTIFY: {
+        const io = this.ios.get(req.param2);
+        if (io) {
+          this.ios.delete(req.param2);
+          io.onFail(reason);
+        }
+        return;
+      }
+      case Cmd.EVENT_ADD: {
+        const sub = this.subs.get(req.param2);
+        if (sub) {
+          this.subs.delete(req.param2);
+          sub.onFail(reason);
+        }
+        return;
+      }
+      case Cmd.CREATE_CHAN: {
+        const ch = this.channels.get(req.param1);
+        if (ch) {
+          this.channels.delete(req.param1);
+          ch.onCreateFailed(status, message);
+        }
+        return;
+      }
+      default:
+        // An error about a request we cannot match (e.g. a plain WRITE): nothing is waiting.
+        void cid;
+    }
+  }
+
+  /** The circuit is gone: fail every pending operation and subscription. Returns the channels. */
+  close(): CircuitChannel[] {
+    if (this.closed) return [];
+    this.closed = true;
+    const ios = [...this.ios.values()];
+    const subs = [...this.subs.values()];
+    const chans = [...this.channels.values()];
+    this.ios.clear();
+    this.subs.clear();
+    this.channels.clear();
+    const reason: FailReason = { kind: 'disconnected' };
+    for (const io of ios) io.onFail(reason);
+    for (const s of subs) s.onFail(reason);
+    return chans;
+  }
+}

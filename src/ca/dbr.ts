@@ -1,0 +1,237 @@
+// DBR payload layouts: the 7 native types in plain/STS/TIME/GR/CTRL forms, decoding to JS
+// values (typed arrays for numeric arrays, strings, enum state strings) and the Reading type.
+import {
+  DbrForm, EPICS_EPOCH_OFFSET, MAX_ENUM_STATES, MAX_ENUM_STRING_SIZE, MAX_STRING_SIZE,
+  MAX_UNITS_SIZE, type DbrFormId, type NativeType,
+} from './constants.js';
+import { byteSwap } from './swap.js';
+
+/** Bytes per element of each native type. */
+export const ELEMENT_SIZE: readonly number[] = [MAX_STRING_SIZE, 2, 4, 2, 1, 4, 8];
+
+/** Offset of the value inside the payload, by form then native type. */
+const VALUE_OFFSET: readonly (readonly number[])[] = [
+  [0, 0, 0, 0, 0, 0, 0], // plain
+  [4, 4, 4, 4, 5, 4, 8], // STS
+  [12, 14, 12, 14, 15, 12, 16], // TIME
+  [4, 24, 40, 422, 19, 36, 64], // GR (GR_STRING is STS_STRING)
+  [4, 28, 48, 422, 21, 44, 80], // CTRL
+];
+
+export interface DbrLayout {
+  native: NativeType;
+  form: DbrFormId;
+  valueOffset: number;
+  elementSize: number;
+}
+
+const LAYOUTS: DbrLayout[] = [];
+for (let form = 0; form < 5; form++) {
+  for (let native = 0; native < 7; native++) {
+    LAYOUTS.push({
+      native: native as NativeType,
+      form: form as DbrFormId,
+      valueOffset: VALUE_OFFSET[form]![native]!,
+      elementSize: ELEMENT_SIZE[native]!,
+    });
+  }
+}
+
+/** Layout of a DBR type id 0..34, or undefined for other ids. */
+export function dbrLayout(type: number): DbrLayout | undefined {
+  return LAYOUTS[type];
+}
+
+export function dbrTypeOf(native: NativeType, form: DbrFormId): number {
+  return form * 7 + native;
+}
+
+/** Unpadded payload bytes for `count` elements of this DBR type (throws on an unknown type). */
+export function dbrPayloadSize(type: number, count: number): number {
+  const l = LAYOUTS[type];
+  if (!l) throw new RangeError(`unsupported DBR type ${type}`);
+  return l.valueOffset + count * l.elementSize;
+}
+
+/** Display, alarm and control limits, units, precision and enum states of GR/CTRL forms. */
+export interface DbrMetadata {
+  units?: string;
+  precision?: number;
+  enumStrings?: string[];
+  upperDisplayLimit?: number;
+  lowerDisplayLimit?: number;
+  upperAlarmLimit?: number;
+  upperWarningLimit?: number;
+  lowerWarningLimit?: number;
+  lowerAlarmLimit?: number;
+  upperControlLimit?: number;
+  lowerControlLimit?: number;
+}
+
+export type CaArray = Int16Array | Float32Array | Uint16Array | Uint8Array | Int32Array | Float64Array;
+export type CaValue = number | string | string[] | CaArray;
+
+/** One decoded DBR payload. The JS Date is created only when `timestamp` is read. */
+export class Reading {
+  readonly kind = 'update' as const;
+  constructor(
+    /** The value: a number or string for scalars, a typed array or string[] for arrays. */
+    readonly value: CaValue,
+    /** The DBR type id it arrived as. */
+    readonly dbrType: number,
+    /** Element count as sent by the server. */
+    readonly count: number,
+    /** Alarm status (menuAlarmStat index); 0 for plain forms. */
+    readonly status: number,
+    /** Alarm severity (0 NO_ALARM, 1 MINOR, 2 MAJOR, 3 INVALID); 0 for plain forms. */
+    readonly severity: number,
+    /** Seconds past the EPICS epoch (1990-01-01 UTC); 0 unless a TIME form. */
+    readonly secondsPastEpoch: number,
+    /** Nanoseconds of the timestamp; 0 unless a TIME form. */
+    readonly nanoseconds: number,
+    /** Units, limits, precision, enum strings: only for GR/CTRL forms. */
+    readonly metadata: DbrMetadata | undefined,
+  ) {}
+
+  /** The timestamp as a Date (millisecond precision; see secondsPastEpoch/nanoseconds for full). */
+  get timestamp(): Date {
+    return new Date((this.secondsPastEpoch + EPICS_EPOCH_OFFSET) * 1000 + Math.floor(this.nanoseconds / 1e6));
+  }
+
+  /** The timestamp as POSIX seconds (a float). */
+  get posixSeconds(): number {
+    return this.secondsPastEpoch + EPICS_EPOCH_OFFSET + this.nanoseconds / 1e9;
+  }
+}
+
+export interface DecodeOptions {
+  /** Return an array even for one element (the channel is an array). */
+  asArray?: boolean;
+  /** Decode a CHAR array as a string (up to the first NUL). */
+  longString?: boolean;
+  /** The payload is owned by the caller for good: arrays may view it in place (after swapping). */
+  owned?: boolean;
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+/** Decode a NUL-terminated string from at most `max` bytes. */
+export function readCString(bytes: Uint8Array, offset: number, max: number): string {
+  const end = Math.min(offset + max, bytes.length);
+  let i = offset;
+  let ascii = true;
+  while (i < end && bytes[i] !== 0) {
+    if (bytes[i]! > 127) ascii = false;
+    i++;
+  }
+  if (i === offset) return '';
+  if (ascii && i - offset < 64) return String.fromCharCode.apply(null, bytes.subarray(offset, i) as unknown as number[]);
+  return utf8.decode(bytes.subarray(offset, i));
+}
+
+function readNumber(view: DataView, off: number, native: number): number {
+  switch (native) {
+    case 1: return view.getInt16(off);
+    case 2: return view.getFloat32(off);
+    case 3: return view.getUint16(off);
+    case 4: return view.getUint8(off);
+    case 5: return view.getInt32(off);
+    default: return view.getFloat64(off);
+  }
+}
+
+function readMetadata(view: DataView, bytes: Uint8Array, native: number, form: number): DbrMetadata {
+  const meta: DbrMetadata = {};
+  if (native === 0) return meta;
+  if (native === 3) {
+    const n = Math.min(view.getInt16(4), MAX_ENUM_STATES);
+    const strs: string[] = [];
+    for (let i = 0; i < n; i++) strs.push(readCString(bytes, 6 + i * MAX_ENUM_STRING_SIZE, MAX_ENUM_STRING_SIZE));
+    meta.enumStrings = strs;
+    return meta;
+  }
+  let off = 4;
+  if (native === 2 || native === 6) {
+    meta.precision = view.getInt16(4);
+    off = 8;
+  }
+  meta.units = readCString(bytes, off, MAX_UNITS_SIZE);
+  off += MAX_UNITS_SIZE;
+  const size = ELEMENT_SIZE[native]!;
+  const lim = (i: number): number => readNumber(view, off + i * size, native);
+  meta.upperDisplayLimit = lim(0);
+  meta.lowerDisplayLimit = lim(1);
+  meta.upperAlarmLimit = lim(2);
+  meta.upperWarningLimit = lim(3);
+  meta.lowerWarningLimit = lim(4);
+  meta.lowerAlarmLimit = lim(5);
+  if (form === DbrForm.CTRL) {
+    meta.upperControlLimit = lim(6);
+    meta.lowerControlLimit = lim(7);
+  }
+  return meta;
+}
+
+/** Make a native-endian typed array of `count` elements from big-endian bytes at `off`. */
+function readArray(bytes: Uint8Array, off: number, native: number, count: number, owned: boolean): CaArray {
+  const size = ELEMENT_SIZE[native]!;
+  const nbytes = count * size;
+  let src: Uint8Array;
+  const abs = bytes.byteOffset + off;
+  if (owned && abs % size === 0) {
+    src = bytes.subarray(off, off + nbytes); // zero-copy: swap in place and view
+  } else {
+    src = bytes.slice(off, off + nbytes); // fresh, aligned at 0
+  }
+  if (size > 1) byteSwap(src, size);
+  const buf = src.buffer;
+  const o = src.byteOffset;
+  switch (native) {
+    case 1: return new Int16Array(buf, o, count);
+    case 2: return new Float32Array(buf, o, count);
+    case 3: return new Uint16Array(buf, o, count);
+    case 4: return src;
+    case 5: return new Int32Array(buf, o, count);
+    default: return new Float64Array(buf, o, count);
+  }
+}
+
+/**
+ * Decode a DBR payload (big-endian) of `count` elements. Returns undefined when the type is
+ * unknown or the payload is too short for the count (a protocol error for the caller).
+ */
+export function decodeDbr(type: number, count: number, payload: Uint8Array, opts?: DecodeOptions): Reading | undefined {
+  const l = LAYOUTS[type];
+  if (!l) return undefined;
+  const native = l.native;
+  const off = l.valueOffset;
+  if (payload.length < off + count * l.elementSize) return undefined;
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.length);
+  const form = l.form;
+  let status = 0, severity = 0, secs = 0, nsec = 0;
+  if (form !== DbrForm.PLAIN) {
+    status = view.getInt16(0);
+    severity = view.getInt16(2);
+    if (form === DbrForm.TIME) {
+      secs = view.getUint32(4);
+      nsec = view.getUint32(8);
+    }
+  }
+  let value: CaValue;
+  if (native === 0) {
+    if (count === 1 && !opts?.asArray) value = readCString(payload, off, MAX_STRING_SIZE);
+    else {
+      const arr: string[] = [];
+      for (let i = 0; i < count; i++) arr.push(readCString(payload, off + i * MAX_STRING_SIZE, MAX_STRING_SIZE));
+      value = arr;
+    }
+  } else if (native === 4 && opts?.longString) {
+    value = readCString(payload, off, count);
+  } else if (count === 1 && !opts?.asArray) {
+    value = readNumber(view, off, native);
+  } else {
+    value = readArray(payload, off, native, count, opts?.owned === true);
+  }
+  const meta = form >= DbrForm.GR ? readMetadata(view, payload, native, form) : undefined;
+  return new Reading(value, type, count, status, severity, secs, nsec, meta);
+}

@@ -1,0 +1,154 @@
+// The TCP framer: push(chunk) delivers every complete message, keeps partial bytes, handles
+// extended headers, enforces a maximum payload (a protocol error, never a throw), and lets the
+// transport read a large payload straight into its final buffer (directTarget/commitDirect).
+import { EXTENDED_HEADER_SIZE, HEADER_SIZE } from './constants.js';
+import { emptyHeader, readHeader, type Header } from './header.js';
+
+/**
+ * Called once per message. `payload` is a view that is only valid during the call unless
+ * `owned` is true (then it is a buffer of its own, offset 0, that the receiver may keep).
+ * The header object is reused between calls.
+ */
+export type MessageHandler = (header: Header, payload: Uint8Array, owned: boolean) => void;
+export type ErrorHandler = (reason: string) => void;
+
+const EMPTY = new Uint8Array(0);
+/** Payloads at least this big that are incomplete are read directly into their own buffer. */
+export const DIRECT_READ_THRESHOLD = 64 * 1024;
+
+export class Framer {
+  private readonly header: Header = emptyHeader();
+  private readonly carry = new Uint8Array(EXTENDED_HEADER_SIZE);
+  private readonly carryView = new DataView(this.carry.buffer);
+  private carryLen = 0;
+  /** Payload buffer of the message in progress (undefined between messages). */
+  private partial: Uint8Array | undefined;
+  private filled = 0;
+  private failed = false;
+
+  constructor(
+    private readonly onMessage: MessageHandler,
+    private readonly onError: ErrorHandler,
+    /** Largest payload accepted; anything bigger is a protocol error. */
+    public maxPayload = 0xffffffff,
+  ) {}
+
+  /** True once a protocol error was reported; later input is ignored. */
+  get hasFailed(): boolean {
+    return this.failed;
+  }
+
+  /** Bytes buffered for an incomplete message. */
+  get pending(): number {
+    return this.partial ? this.filled + HEADER_SIZE : this.carryLen;
+  }
+
+  /** Feed bytes from the stream. `chunk` may be reused by the caller after this returns. */
+  push(chunk: Uint8Array): void {
+    let pos = 0;
+    const len = chunk.length;
+    while (pos < len && !this.failed) {
+      if (this.partial) {
+        const n = Math.min(this.partial.length - this.filled, len - pos);
+        this.partial.set(chunk.subarray(pos, pos + n), this.filled);
+        this.filled += n;
+        pos += n;
+        if (this.filled === this.partial.length) this.finishPartial();
+        continue;
+      }
+      if (this.carryLen > 0) {
+        pos = this.fillCarry(chunk, pos);
+        continue;
+      }
+      const view = new DataView(chunk.buffer, chunk.byteOffset + pos, len - pos);
+      const hs = readHeader(view, 0, len - pos, this.header);
+      if (hs === 0) {
+        this.carry.set(chunk.subarray(pos), 0);
+        this.carryLen = len - pos;
+        return;
+      }
+      pos += hs;
+      pos = this.startPayload(chunk, pos);
+    }
+  }
+
+  /** After a header is parsed: deliver the message if its payload is here, else start a partial. */
+  private startPayload(chunk: Uint8Array, pos: number): number {
+    const size = this.header.payloadSize;
+    if (size > this.maxPayload) {
+      this.fail(`payload of ${size} bytes (command ${this.header.command}) exceeds the limit of ${this.maxPayload}`);
+      return chunk.length;
+    }
+    if (size === 0) {
+      this.onMessage(this.header, EMPTY, false);
+      return pos;
+    }
+    const avail = chunk.length - pos;
+    if (avail >= size) {
+      this.onMessage(this.header, chunk.subarray(pos, pos + size), false);
+      return pos + size;
+    }
+    this.partial = new Uint8Array(size);
+    this.partial.set(chunk.subarray(pos), 0);
+    this.filled = avail;
+    return chunk.length;
+  }
+
+  private fillCarry(chunk: Uint8Array, pos: number): number {
+    // Need at least 16 bytes to know whether the header is extended.
+    let need = HEADER_SIZE;
+    if (this.carryLen >= HEADER_SIZE && this.isExtended()) need = EXTENDED_HEADER_SIZE;
+    const n = Math.min(need - this.carryLen, chunk.length - pos);
+    this.carry.set(chunk.subarray(pos, pos + n), this.carryLen);
+    this.carryLen += n;
+    pos += n;
+    if (this.carryLen < need) return pos;
+    if (need === HEADER_SIZE && this.isExtended()) return pos; // read 8 more next round
+    readHeader(this.carryView, 0, this.carryLen, this.header);
+    this.carryLen = 0;
+    return this.startPayload(chunk, pos);
+  }
+
+  private isExtended(): boolean {
+    return this.carryView.getUint16(2) === 0xffff && this.carryView.getUint16(6) === 0;
+  }
+
+  private finishPartial(): void {
+    const p = this.partial!;
+    this.partial = undefined;
+    this.filled = 0;
+    this.onMessage(this.header, p, true);
+  }
+
+  /**
+   * Where the next socket read may land directly: the unfilled rest of a large incomplete
+   * payload, or undefined (then read into a normal chunk buffer and push()).
+   */
+  directTarget(): Uint8Array | undefined {
+    const p = this.partial;
+    if (!p || p.length - this.filled < DIRECT_READ_THRESHOLD) return undefined;
+    return p.subarray(this.filled);
+  }
+
+  /** `n` bytes were read into the last directTarget(). */
+  commitDirect(n: number): void {
+    const p = this.partial;
+    if (!p) return;
+    this.filled += n;
+    if (this.filled >= p.length) this.finishPartial();
+  }
+
+  /** Stop delivering messages (the circuit is closing); later input is ignored. */
+  stop(): void {
+    this.failed = true;
+    this.partial = undefined;
+    this.carryLen = 0;
+  }
+
+  private fail(reason: string): void {
+    this.failed = true;
+    this.partial = undefined;
+    this.carryLen = 0;
+    this.onError(reason);
+  }
+}

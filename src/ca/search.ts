@@ -1,0 +1,111 @@
+// Name resolution without I/O: packing many SEARCH requests into datagrams (a VERSION with a
+// sequence number first), parsing reply datagrams, and the retry backoff schedule.
+import { CA_MINOR_PROTOCOL_REVISION, DONT_REPLY, EXTENDED_HEADER_SIZE, HEADER_SIZE, MAX_SEARCH_DATAGRAM } from './constants.js';
+import { align8, emptyHeader, readHeader } from './header.js';
+import { decodeResponse, encodeMessage, type Invalid, type ResponseMessage } from './messages.js';
+import { ByteWriter } from './writer.js';
+
+export interface SearchEntry {
+  cid: number;
+  name: string;
+}
+
+export interface SearchDatagram {
+  sequence: number;
+  bytes: Uint8Array;
+  cids: number[];
+}
+
+const utf8 = new TextEncoder();
+
+/** Bytes one SEARCH message for this name takes (header + padded name). */
+export function searchMessageSize(name: string): number {
+  return HEADER_SIZE + align8(utf8.encode(name).length + 1);
+}
+
+/** The longest name (in UTF-8 bytes) that fits a search datagram next to the VERSION message. */
+export const MAX_NAME_BYTES = MAX_SEARCH_DATAGRAM - 2 * HEADER_SIZE - 8;
+
+/**
+ * Pack entries into datagrams of at most `maxBytes`, each opening with a VERSION message that
+ * carries a sequence number (servers echo it, which tells which datagram a reply answers).
+ * Entries whose name does not fit any datagram are skipped (the caller rejects them earlier).
+ */
+export function buildSearchDatagrams(
+  entries: Iterable<SearchEntry>,
+  firstSequence: number,
+  maxBytes = MAX_SEARCH_DATAGRAM,
+): SearchDatagram[] {
+  const out: SearchDatagram[] = [];
+  const w = new ByteWriter(maxBytes + 64);
+  let seq = firstSequence >>> 0;
+  let cids: number[] = [];
+  const open = (): void => {
+    encodeMessage(w, { type: 'VersionRequest', priority: 0, version: CA_MINOR_PROTOCOL_REVISION, sequence: seq });
+  };
+  const close = (): void => {
+    if (cids.length) out.push({ sequence: seq, bytes: w.take(), cids });
+    else w.take();
+    cids = [];
+    seq = (seq + 1) >>> 0 || 1;
+  };
+  open();
+  for (const e of entries) {
+    const size = searchMessageSize(e.name);
+    if (HEADER_SIZE + size > maxBytes) continue;
+    if (w.length + size > maxBytes) {
+      close();
+      open();
+    }
+    encodeMessage(w, { type: 'SearchRequest', name: e.name, cid: e.cid, version: CA_MINOR_PROTOCOL_REVISION, reply: DONT_REPLY });
+    cids.push(e.cid);
+  }
+  close();
+  return out;
+}
+
+/** Parse a UDP datagram from a server into its messages; a malformed tail ends the list. */
+export function parseDatagram(bytes: Uint8Array): { messages: ResponseMessage[]; error?: string } {
+  const messages: ResponseMessage[] = [];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  const h = emptyHeader();
+  let pos = 0;
+  while (pos < bytes.length) {
+    const hs = readHeader(view, pos, bytes.length - pos, h);
+    if (hs === 0) return { messages, error: 'truncated header' };
+    if (hs === EXTENDED_HEADER_SIZE && h.payloadSize > bytes.length) return { messages, error: 'bad extended header' };
+    if (pos + hs + h.payloadSize > bytes.length) return { messages, error: 'payload beyond datagram' };
+    const m: ResponseMessage | Invalid = decodeResponse(h, bytes.subarray(pos + hs, pos + hs + h.payloadSize));
+    if (m.type === 'Invalid') return { messages, error: m.reason };
+    messages.push(m);
+    pos += hs + h.payloadSize;
+  }
+  return { messages };
+}
+
+/**
+ * Delay before search attempt `attempt` (0 = first retry after the initial send), in ms: starts
+ * near the round-trip estimate and doubles per attempt, capped at `maxPeriodMs` (libca-like).
+ */
+export function searchRetryDelay(attempt: number, maxPeriodMs: number, baseMs = 32): number {
+  const d = baseMs * 2 ** Math.min(attempt, 30);
+  return Math.min(d, maxPeriodMs);
+}
+
+/** IPv4 address as a uint32 from dotted form (undefined if malformed). */
+export function ipv4ToInt(addr: string): number | undefined {
+  const parts = addr.split('.');
+  if (parts.length !== 4) return undefined;
+  let n = 0;
+  for (const p of parts) {
+    if (!/^\d{1,3}$/.test(p)) return undefined;
+    const v = Number(p);
+    if (v > 255) return undefined;
+    n = n * 256 + v;
+  }
+  return n >>> 0;
+}
+
+export function intToIpv4(n: number): string {
+  return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+}
