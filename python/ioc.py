@@ -1,0 +1,268 @@
+"""The built-in test IOC: EPICS base's own IOC (RSRV for CA, QSRV for PVA) via softioc.
+
+Serves counters PREFIX:CALC<n>, correctness PVs under PREFIX:KIND:, and a large
+double waveform PREFIX:ARRAY. Prints NAME=value lines for the client environment,
+then `ready`; runs until SIGINT/SIGTERM, or until its parent goes away (stdin EOF).
+"""
+
+import argparse
+import ctypes
+import math
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+
+EVENT_NAME = "epicsperf_tick"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="ioc.py")
+    p.add_argument("--records", type=int, default=1000)
+    p.add_argument("--rate", type=float, default=10.0)
+    p.add_argument("--prefix", default="TEST:")
+    p.add_argument("--name-style", choices=["plain", "padded"], default="plain")
+    p.add_argument("--array-elements", type=int, default=1_000_000)
+    p.add_argument("--array-rate", default="1")
+    p.add_argument("--ca-port", type=int, required=True)
+    p.add_argument("--pva-port", type=int, required=True)
+    p.add_argument("--pva-broadcast-port", type=int, required=True)
+    p.add_argument("--repeater-port", type=int, required=True)
+    p.add_argument("--watch-stdin", action="store_true",
+                   help="exit when stdin reaches EOF (the parent is gone)")
+    return p.parse_args(argv)
+
+
+def die_with_parent():
+    """Ask Linux to send SIGTERM to this process when the parent exits."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except Exception:
+        pass
+
+
+def counter_name(prefix, style, i):
+    return f"{prefix}CALC{i:05d}" if style == "padded" else f"{prefix}CALC{i}"
+
+
+def counter_indices(records, style):
+    return range(0, records) if style == "padded" else range(1, records + 1)
+
+
+def db_text(args):
+    """The database, as EPICS .db text."""
+    P = args.prefix
+    K = P + "KIND:"
+    out = []
+    arrays = []  # (name, ftvl, values): EPICS cannot load array fields before iocInit
+
+    def wf(name, ftvl, values, nelm=None, **fields):
+        rec("waveform", name, FTVL=q(ftvl), NELM=str(nelm or len(values)), **fields)
+        arrays.append((name, ftvl, values))
+
+    def rec(rtype, name, **fields):
+        body = "".join(f'    field({k}, {v})\n' for k, v in fields.items())
+        out.append(f'record({rtype}, "{name}") {{\n{body}}}\n')
+
+    def q(s):
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    for i in counter_indices(args.records, args.name_style):
+        # VAL counts up by exactly 1 each time the tick event is posted; HIGH=0 with
+        # HSV=MINOR keeps every update in MINOR alarm (as in EPICSPyClientPerformance).
+        rec("calc", counter_name(P, args.name_style, i), SCAN='"Event"', EVNT=q(EVENT_NAME),
+            CALC='"VAL+1"', HIGH="0", HSV='"MINOR"', PREC="0")
+
+    # One scalar per CA native type, with metadata for GR/CTRL checks.
+    rec("stringout", K + "STRING", VAL=q("hello epics"), PINI='"YES"')
+    wf(K + "SHORT", "SHORT", [-1234], EGU=q("cnt"), HOPR="1000", LOPR="-1000")
+    wf(K + "FLOAT", "FLOAT", [1.5], EGU=q("V"), PREC="2", HOPR="10", LOPR="-10")
+    rec("mbbo", K + "ENUM", ZRST=q("Off"), ONST=q("On"), TWST=q("Fault"), VAL="1", PINI='"YES"')
+    wf(K + "CHAR", "UCHAR", [200])
+    rec("longout", K + "LONG", VAL="42", EGU=q("counts"), HOPR="100", LOPR="-100",
+        DRVH="1000", DRVL="-1000", HIHI="90", HIGH="80", LOW="-80", LOLO="-90",
+        HHSV='"MAJOR"', HSV='"MINOR"', LSV='"MINOR"', LLSV='"MAJOR"', PINI='"YES"')
+    rec("ao", K + "DOUBLE", VAL="3.14159", PREC="4", EGU=q("mm"), HOPR="10", LOPR="-10",
+        DRVH="100", DRVL="-100", HIHI="9", HIGH="8", LOW="-8", LOLO="-9",
+        HHSV='"MAJOR"', HSV='"MINOR"', LSV='"MINOR"', LLSV='"MAJOR"', PINI='"YES"')
+    long_text = "A long string held in a char waveform, longer than the 40 characters of DBR_STRING."
+    wf(K + "LONGSTRING", "CHAR", list(long_text.encode()) + [0], nelm=256)
+
+    # A small array of each numeric type, values 0..9 scaled so they differ by type.
+    small_arrays = {
+        "CHAR": ("UCHAR", [i * 25 for i in range(10)]),
+        "SHORT": ("SHORT", [i * -300 for i in range(10)]),
+        "LONG": ("LONG", [i * 100000 for i in range(10)]),
+        "FLOAT": ("FLOAT", [i * 0.5 for i in range(10)]),
+        "DOUBLE": ("DOUBLE", [i * 1.25 for i in range(10)]),
+    }
+    for suffix, (ftvl, values) in small_arrays.items():
+        wf(K + "ARR:" + suffix, ftvl, values)
+    # Current length (NORD) 10 below the maximum 100: for count-0 (dynamic size) requests.
+    wf(K + "DYN", "DOUBLE", [float(i) for i in range(10)], nelm=100)
+
+    # Values at the edges.
+    rec("ao", K + "NAN", VAL='"NaN"', PINI='"YES"')
+    rec("ao", K + "INF", VAL='"Inf"', PINI='"YES"')
+    rec("ao", K + "NINF", VAL='"-Inf"', PINI='"YES"')
+    rec("longout", K + "LONGMAX", VAL="2147483647", PINI='"YES"')
+    rec("longout", K + "LONGMIN", VAL="-2147483648", PINI='"YES"')
+    wf(K + "SHORTMAX", "SHORT", [32767])
+    wf(K + "SHORTMIN", "SHORT", [-32768])
+    wf(K + "CHARMAX", "UCHAR", [255])
+    rec("ao", K + "DBLMAX", VAL=repr(sys.float_info.max), PINI='"YES"')
+    rec("stringout", K + "EMPTY", VAL='""', PINI='"YES"')
+    rec("stringout", K + "STR39", VAL=q("0123456789abcdefghijklmnopqrstuvwxyzABC"), PINI='"YES"')
+
+    # The large array: every element of update k equals k.
+    if args.array_elements > 0:
+        rec("waveform", P + "ARRAY", FTVL='"DOUBLE"', NELM=str(args.array_elements))
+    return "".join(out), arrays
+
+
+def client_env(args, max_array_bytes):
+    return {
+        "EPICS_CA_ADDR_LIST": "127.0.0.1",
+        "EPICS_CA_AUTO_ADDR_LIST": "NO",
+        "EPICS_CA_SERVER_PORT": str(args.ca_port),
+        "EPICS_CA_REPEATER_PORT": str(args.repeater_port),
+        "EPICS_CA_MAX_ARRAY_BYTES": str(max_array_bytes),
+        "EPICS_PVA_ADDR_LIST": "127.0.0.1",
+        "EPICS_PVA_AUTO_ADDR_LIST": "NO",
+        "EPICS_PVA_SERVER_PORT": str(args.pva_port),
+        "EPICS_PVA_BROADCAST_PORT": str(args.pva_broadcast_port),
+    }
+
+
+def server_env(args, max_array_bytes):
+    """Environment for the IOC's own servers: loopback only, our ports, beacons to loopback."""
+    return {
+        "EPICS_CA_SERVER_PORT": str(args.ca_port),
+        "EPICS_CA_REPEATER_PORT": str(args.repeater_port),
+        "EPICS_CAS_INTF_ADDR_LIST": "127.0.0.1",
+        "EPICS_CAS_BEACON_ADDR_LIST": "127.0.0.1",
+        "EPICS_CAS_AUTO_BEACON_ADDR_LIST": "NO",
+        "EPICS_CA_ADDR_LIST": "127.0.0.1",
+        "EPICS_CA_AUTO_ADDR_LIST": "NO",
+        "EPICS_CA_MAX_ARRAY_BYTES": str(max_array_bytes),
+        "EPICS_PVAS_INTF_ADDR_LIST": "127.0.0.1",
+        "EPICS_PVAS_SERVER_PORT": str(args.pva_port),
+        "EPICS_PVAS_BROADCAST_PORT": str(args.pva_broadcast_port),
+        "EPICS_PVAS_BEACON_ADDR_LIST": "127.0.0.1",
+        "EPICS_PVAS_AUTO_BEACON_ADDR_LIST": "NO",
+        "EPICS_PVA_ADDR_LIST": "127.0.0.1",
+        "EPICS_PVA_AUTO_ADDR_LIST": "NO",
+    }
+
+
+def main(argv):
+    args = parse_args(argv)
+    die_with_parent()
+    max_array_bytes = max(16384, 8 * args.array_elements + 4096)
+    os.environ.update(server_env(args, max_array_bytes))
+
+    # softioc and the EPICS libraries read the environment when imported and at iocInit.
+    from softioc import asyncio_dispatcher, fields, softioc
+    from softioc.imports import dbCore, db_put_field_process
+    import numpy
+
+    text, arrays = db_text(args)
+    with tempfile.NamedTemporaryFile("w", suffix=".db", delete=False) as f:
+        f.write(text)
+        db_path = f.name
+    try:
+        softioc.dbLoadDatabase(db_path)
+    finally:
+        os.unlink(db_path)
+
+    dispatcher = asyncio_dispatcher.AsyncioDispatcher()
+    softioc.iocInit(dispatcher)
+
+    dtypes = {"CHAR": (numpy.int8, fields.DBF_CHAR), "UCHAR": (numpy.uint8, fields.DBF_UCHAR),
+              "SHORT": (numpy.int16, fields.DBF_SHORT), "LONG": (numpy.int32, fields.DBF_LONG),
+              "FLOAT": (numpy.float32, fields.DBF_FLOAT), "DOUBLE": (numpy.float64, fields.DBF_DOUBLE)}
+    for name, ftvl, values in arrays:
+        dtype, dbf = dtypes[ftvl]
+        data = numpy.array(values, dtype=dtype)
+        db_put_field_process(name, dbf, data.ctypes.data, len(values), True)
+
+    stop = threading.Event()
+
+    # Counters: one named event per tick, posted on an absolute schedule so the rate does not drift.
+    dbCore.eventNameToHandle.restype = ctypes.c_void_p
+    dbCore.eventNameToHandle.argtypes = [ctypes.c_char_p]
+    dbCore.postEvent.argtypes = [ctypes.c_void_p]
+    tick_event = dbCore.eventNameToHandle(EVENT_NAME.encode())
+
+    def ticker():
+        if args.rate <= 0:
+            return
+        period = 1.0 / args.rate
+        next_t = time.monotonic() + period
+        while not stop.is_set():
+            delay = next_t - time.monotonic()
+            if delay > 0 and stop.wait(delay):
+                return
+            dbCore.postEvent(tick_event)
+            next_t += period
+            if next_t < time.monotonic() - 1.0:  # fell far behind (suspended): resynchronise
+                next_t = time.monotonic() + period
+
+    def array_updater():
+        rate = args.array_rate
+        if args.array_elements <= 0 or rate in ("0", "0.0"):
+            return
+        period = 0.0 if rate == "max" else 1.0 / float(rate)
+        buf = numpy.empty(args.array_elements, dtype=numpy.float64)
+        name = args.prefix + "ARRAY"
+        k = 0
+        next_t = time.monotonic()
+        while not stop.is_set():
+            k += 1
+            buf.fill(float(k))
+            db_put_field_process(name, fields.DBF_DOUBLE, buf.ctypes.data, args.array_elements, True)
+            if period:
+                next_t += period
+                delay = next_t - time.monotonic()
+                if delay > 0 and stop.wait(delay):
+                    return
+                if delay < -1.0:
+                    next_t = time.monotonic()
+
+    for fn in (ticker, array_updater):
+        threading.Thread(target=fn, daemon=True).start()
+
+    if args.watch_stdin:
+        def watch():
+            try:
+                while sys.stdin.buffer.read(4096):
+                    pass
+            except Exception:
+                pass
+            stop.set()
+        threading.Thread(target=watch, daemon=True).start()
+
+    def on_signal(_sig, _frame):
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    for k, v in client_env(args, max_array_bytes).items():
+        print(f"{k}={v}")
+    print("ready", flush=True)
+
+    while not stop.wait(0.5):
+        pass
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # epicsExit runs the IOC's exit hooks, which may block on server threads; leave at once.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,43 @@
+// The epicsperf command line: parses, configures logging and dispatches; one file per command.
+import { Command, CommanderError, Option } from 'commander';
+import { configureLogging } from '../log.js';
+import { packageVersion } from '../doctor.js';
+import { CliExit, EXIT_USAGE, reportAndExit } from './errors.js';
+import * as doctorCmd from './doctor.js';
+import * as iocCmd from './ioc.js';
+import * as setupCmd from './setup.js';
+
+const program = new Command();
+program
+  .name('epicsperf')
+  .description('Benchmark EPICS clients across runtimes against a real IOC, and a fast pure-TypeScript Channel Access client')
+  .version(packageVersion(), '-V, --version')
+  .addOption(
+    new Option('--log-level <level>', 'log level on stderr').choices(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('warn'),
+  )
+  .option('--log-json', 'logs as JSON lines instead of readable text')
+  .exitOverride()
+  .configureOutput({ outputError: (str, write) => write(`epicsperf: ${str.trim()}\n`) })
+  .hook('preAction', (cmd) => {
+    const o = cmd.opts<{ logLevel: 'warn'; logJson?: boolean }>();
+    configureLogging({ level: o.logLevel, json: o.logJson ?? false });
+  });
+
+for (const cmd of [setupCmd, doctorCmd, iocCmd]) cmd.register(program);
+for (const sub of program.commands) sub.exitOverride();
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CliExit) {
+    // already reported
+  } else if (err instanceof CommanderError) {
+    process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
+  } else {
+    try {
+      reportAndExit(err);
+    } catch {
+      // reported
+    }
+  }
+}

@@ -1,0 +1,91 @@
+// The environment report (`epicsperf doctor`): machine, runtimes and every client library's
+// version or why it is missing. Stored with every benchmark result.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { PACKAGE_ROOT, PYTHON_DIR, pythonEnvStatus } from './pyenv/index.js';
+
+export interface LibraryStatus {
+  version?: string;
+  error?: string;
+}
+
+export interface DoctorReport {
+  epicsperf: string;
+  node: string;
+  os: { platform: string; release: string; arch: string };
+  cpu: { model: string; cores: number };
+  memoryBytes: number;
+  python: { executable: string; kind: 'external' | 'managed'; ready: boolean; version?: string; error?: string };
+  libraries: Record<string, LibraryStatus>;
+}
+
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+function runJson(cmd: string, args: string[], timeoutMs: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(err.trim().split('\n').pop() || `exit code ${code}`));
+      try {
+        resolve(JSON.parse(out));
+      } catch {
+        reject(new Error('unreadable output'));
+      }
+    });
+  });
+}
+
+/** Versions of client libraries on the Node side (looked up, never imported). */
+function nodeLibraries(): Record<string, LibraryStatus> {
+  const out: Record<string, LibraryStatus> = {};
+  for (const name of ['epics-tca']) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      out[name] = { version: pkg.version };
+    } catch {
+      out[name] = { error: 'not installed (npm install)' };
+    }
+  }
+  return out;
+}
+
+export async function doctor(): Promise<DoctorReport> {
+  const status = pythonEnvStatus();
+  const cpuList = cpus();
+  const report: DoctorReport = {
+    epicsperf: packageVersion(),
+    node: process.version,
+    os: { platform: platform(), release: release(), arch: arch() },
+    cpu: { model: cpuList[0]?.model.trim() ?? 'unknown', cores: cpuList.length },
+    memoryBytes: totalmem(),
+    python: { executable: status.python, kind: status.kind, ready: status.ready },
+    libraries: nodeLibraries(),
+  };
+  if (!status.ready) {
+    report.python.error =
+      status.kind === 'external' ? 'EPICSPERF_PYTHON does not exist' : 'the managed environment is not set up: run `npx epicsperf setup`';
+    return report;
+  }
+  try {
+    const py = (await runJson(status.python, [join(PYTHON_DIR, 'doctor.py')], 60_000)) as {
+      python: string;
+      packages: Record<string, LibraryStatus>;
+    };
+    report.python.version = py.python;
+    Object.assign(report.libraries, py.packages);
+  } catch (err) {
+    report.python.error = (err as Error).message;
+  }
+  return report;
+}

@@ -1,0 +1,236 @@
+// The built-in test IOC as a library: start EPICS base's own IOC (python/ioc.py on softioc) on
+// free loopback ports, wait until a real client has read from it, and stop it; it dies with us.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { getLogger } from '../log.js';
+import { ensurePythonEnv, PYTHON_DIR } from '../pyenv/index.js';
+import { freePort, isTcpPortFree, isUdpPortFree } from './ports.js';
+import { probeCa } from './probe.js';
+
+const log = getLogger('ioc');
+
+export interface IocOptions {
+  /** Number of counters PREFIX:CALC1..N (default 1000). */
+  records?: number;
+  /** Counter update rate in Hz (default 10; 0 = never). */
+  rate?: number;
+  /** Record name prefix (default "TEST:"). */
+  prefix?: string;
+  /** 'plain' = CALC1..CALCN; 'padded' = CALC00000.. as the EPICSPyClientPerformance IOC. */
+  nameStyle?: 'plain' | 'padded';
+  /** Elements of PREFIX:ARRAY (default 1,000,000; 0 = no array). */
+  arrayElements?: number;
+  /** Refresh rate of PREFIX:ARRAY in Hz (default 1; 0 = off; 'max' = as fast as the IOC can). */
+  arrayRate?: number | 'max';
+  /** Explicit ports; free ones are picked when omitted. A given port that is busy is an error. */
+  caPort?: number;
+  pvaPort?: number;
+  /** Python interpreter (default: the managed environment, created if needed). */
+  python?: string;
+  /** Give up if the IOC is not serving after this long (ms, default 60 s). */
+  startTimeout?: number;
+}
+
+export interface Ioc {
+  /** Environment variables a client needs to reach this IOC (EPICS_CA_*, EPICS_PVA_*). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly caPort: number;
+  readonly pvaPort: number;
+  readonly prefix: string;
+  readonly pid: number;
+  /** Names of the counters, in order. */
+  counterNames(): string[];
+  /** Resolves when the IOC process has exited (for whatever reason). */
+  readonly exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+export class IocError extends Error {
+  readonly code = 'EPICSPERF_IOC';
+  constructor(message: string) {
+    super(message);
+    this.name = 'IocError';
+  }
+}
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Last resort for a normal exit or an uncaught error; a parent killed outright is covered in
+  // the IOC itself (PR_SET_PDEATHSIG and stdin EOF).
+  process.on('exit', () => {
+    for (const child of live) child.kill('SIGKILL');
+  });
+}
+
+export function counterName(prefix: string, style: 'plain' | 'padded', i: number): string {
+  return style === 'padded' ? `${prefix}CALC${String(i).padStart(5, '0')}` : `${prefix}CALC${i}`;
+}
+
+export function counterNames(prefix: string, style: 'plain' | 'padded', records: number): string[] {
+  const first = style === 'padded' ? 0 : 1;
+  return Array.from({ length: records }, (_, k) => counterName(prefix, style, first + k));
+}
+
+function validate(o: IocOptions): void {
+  const int = (v: number | undefined, name: string, min: number) => {
+    if (v !== undefined && (!Number.isInteger(v) || v < min))
+      throw new IocError(`${name} must be an integer >= ${min}, got ${v}`);
+  };
+  int(o.records, 'records', 1);
+  int(o.arrayElements, 'arrayElements', 0);
+  int(o.caPort, 'caPort', 1);
+  int(o.pvaPort, 'pvaPort', 1);
+  if (o.rate !== undefined && !(Number.isFinite(o.rate) && o.rate >= 0))
+    throw new IocError(`rate must be a number >= 0, got ${o.rate}`);
+  if (o.arrayRate !== undefined && o.arrayRate !== 'max' && !(Number.isFinite(o.arrayRate) && o.arrayRate >= 0))
+    throw new IocError(`arrayRate must be a number >= 0 or 'max', got ${o.arrayRate}`);
+  if (o.prefix !== undefined && !/^[A-Za-z0-9_:.\-]*$/.test(o.prefix))
+    throw new IocError(`prefix may hold letters, digits and _ : . - only, got "${o.prefix}"`);
+}
+
+/** Start the built-in IOC. Resolves once a real CA client has read a PV from it. */
+export async function startIoc(options: IocOptions = {}): Promise<Ioc> {
+  validate(options);
+  const python = options.python ?? (await ensurePythonEnv());
+  for (const [port, name] of [
+    [options.caPort, 'CA'],
+    [options.pvaPort, 'PVA'],
+  ] as const) {
+    if (port !== undefined && !((await isTcpPortFree(port)) && (await isUdpPortFree(port))))
+      throw new IocError(`the ${name} port ${port} is busy: choose another or leave it out to pick a free one`);
+  }
+  // A free port can be taken between our check and the IOC's bind; retry with new ones.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(python, options);
+    } catch (err) {
+      const retry = err instanceof PortRaceError && options.caPort === undefined && options.pvaPort === undefined;
+      if (!retry || attempt >= 3) throw err instanceof PortRaceError ? new IocError(err.message) : err;
+      log.warn({ attempt }, 'IOC port was taken while starting; retrying with other ports');
+    }
+  }
+}
+
+class PortRaceError extends Error {}
+
+async function launch(python: string, o: IocOptions): Promise<Ioc> {
+  const prefix = o.prefix ?? 'TEST:';
+  const records = o.records ?? 1000;
+  const nameStyle = o.nameStyle ?? 'plain';
+  const taken = new Set<number>();
+  const caPort = o.caPort ?? (await freePort({ tcp: true, udp: true }, taken));
+  const pvaPort = o.pvaPort ?? (await freePort({ tcp: true, udp: false }, taken));
+  const pvaBroadcastPort = await freePort({ tcp: false, udp: true }, taken);
+  const repeaterPort = await freePort({ tcp: false, udp: true }, taken);
+  const args = [
+    join(PYTHON_DIR, 'ioc.py'),
+    '--watch-stdin',
+    '--records', String(records),
+    '--rate', String(o.rate ?? 10),
+    '--prefix', prefix,
+    '--name-style', nameStyle,
+    '--array-elements', String(o.arrayElements ?? 1_000_000),
+    '--array-rate', String(o.arrayRate ?? 1),
+    '--ca-port', String(caPort),
+    '--pva-port', String(pvaPort),
+    '--pva-broadcast-port', String(pvaBroadcastPort),
+    '--repeater-port', String(repeaterPort),
+  ];
+  log.debug({ python, args }, 'starting IOC');
+  installExitHook();
+  const child = spawn(python, ['-u', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  live.add(child);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    });
+  });
+  const stderrTail: string[] = [];
+  let portClash = false;
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    for (const line of chunk.split('\n')) {
+      if (!line.trim()) continue;
+      if (/Configured TCP port was unavailable|Address already in use/i.test(line)) portClash = true;
+      stderrTail.push(line);
+      if (stderrTail.length > 30) stderrTail.shift();
+      log.trace({ ioc: child.pid }, line);
+    }
+  });
+
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  try {
+    const env = await readReady(child, exited, o.startTimeout ?? 60_000, stderrTail);
+    if (portClash) throw new PortRaceError(`the IOC could not bind port ${caPort}`);
+    await probeCa(env, `${prefix}KIND:LONG`, o.startTimeout ?? 60_000);
+    if (portClash) throw new PortRaceError(`the IOC could not bind port ${caPort}`);
+    log.info({ caPort, pvaPort, pid: child.pid }, 'IOC ready');
+    return {
+      env,
+      caPort,
+      pvaPort,
+      prefix,
+      pid: child.pid!,
+      exited,
+      counterNames: () => counterNames(prefix, nameStyle, records),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+function readReady(
+  child: ChildProcess,
+  exited: Promise<number | null>,
+  timeoutMs: number,
+  stderrTail: string[],
+): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string> = {};
+    let buf = '';
+    const timer = setTimeout(
+      () => reject(new IocError(`the IOC did not start within ${timeoutMs} ms: ${lastError(stderrTail)}`)),
+      timeoutMs,
+    );
+    const onData = (chunk: string) => {
+      buf += chunk;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        const eq = line.indexOf('=');
+        if (line === 'ready') {
+          clearTimeout(timer);
+          child.stdout!.off('data', onData);
+          child.stdout!.resume();
+          resolve(env);
+          return;
+        }
+        if (eq > 0) env[line.slice(0, eq)] = line.slice(eq + 1);
+      }
+    };
+    child.stdout!.setEncoding('utf8').on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new IocError(`the IOC exited (code ${code}) before it was ready: ${lastError(stderrTail)}`));
+    });
+  });
+}
+
+function lastError(tail: string[]): string {
+  const interesting = tail.filter((l) => /error|exception|cannot|can't|failed/i.test(l));
+  return (interesting.pop() ?? tail[tail.length - 1] ?? 'no output').trim();
+}

@@ -1,0 +1,215 @@
+// The managed Python environment: a virtual environment that epicsperf creates once and
+// reuses, pinned by python/requirements.txt, or an existing interpreter named by EPICSPERF_PYTHON.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getLogger } from '../log.js';
+
+const log = getLogger('pyenv');
+
+/** Root of the installed package (where python/ and fixtures/ live). */
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const PYTHON_DIR = join(PACKAGE_ROOT, 'python');
+const REQUIREMENTS = join(PYTHON_DIR, 'requirements.txt');
+const MARKER = 'epicsperf-requirements.sha256';
+
+export class PythonEnvError extends Error {
+  readonly code = 'EPICSPERF_PYTHON_ENV';
+  constructor(message: string) {
+    super(message);
+    this.name = 'PythonEnvError';
+  }
+}
+
+/** Where epicsperf keeps its state: $EPICSPERF_HOME, else $XDG_CACHE_HOME/epicsperf, else ~/.cache/epicsperf. */
+export function epicsperfHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.EPICSPERF_HOME) return resolve(env.EPICSPERF_HOME);
+  const cache = env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache');
+  return join(cache, 'epicsperf');
+}
+
+export function venvDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(epicsperfHome(env), 'venv');
+}
+
+function requirementsHash(): string {
+  return createHash('sha256').update(readFileSync(REQUIREMENTS)).digest('hex');
+}
+
+function venvPython(dir: string): string {
+  return join(dir, 'bin', 'python');
+}
+
+export interface PythonEnvStatus {
+  /** The interpreter that runs the IOC and the runners. */
+  python: string;
+  /** 'external' when EPICSPERF_PYTHON names it, 'managed' for the venv. */
+  kind: 'external' | 'managed';
+  /** True when the interpreter exists and (for the venv) matches python/requirements.txt. */
+  ready: boolean;
+  dir?: string;
+}
+
+export function pythonEnvStatus(env: NodeJS.ProcessEnv = process.env): PythonEnvStatus {
+  if (env.EPICSPERF_PYTHON) {
+    const python = env.EPICSPERF_PYTHON;
+    return { python, kind: 'external', ready: existsSync(python) };
+  }
+  const dir = venvDir(env);
+  const python = venvPython(dir);
+  let ready = false;
+  try {
+    ready = existsSync(python) && readFileSync(join(dir, MARKER), 'utf8').trim() === requirementsHash();
+  } catch {
+    ready = false;
+  }
+  return { python, kind: 'managed', ready, dir };
+}
+
+/** The base interpreter used to create the venv: $EPICSPERF_BASE_PYTHON, else python3 on PATH. */
+function findBasePython(env: NodeJS.ProcessEnv): string {
+  const candidates = env.EPICSPERF_BASE_PYTHON ? [env.EPICSPERF_BASE_PYTHON] : ['python3', 'python'];
+  for (const cmd of candidates) {
+    const r = spawnSync(cmd, ['-c', 'import sys, venv; print("%d.%d" % sys.version_info[:2])'], {
+      encoding: 'utf8',
+    });
+    if (r.status === 0) {
+      const [major, minor] = r.stdout.trim().split('.').map(Number);
+      if (major === 3 && (minor ?? 0) >= 9) return cmd;
+      throw new PythonEnvError(
+        `${cmd} is Python ${r.stdout.trim()}; epicsperf needs Python >= 3.9 with venv: install it or set EPICSPERF_BASE_PYTHON`,
+      );
+    }
+  }
+  throw new PythonEnvError(
+    'Python 3 (>= 3.9, with the venv module) was not found: install python3 and python3-venv, or set EPICSPERF_PYTHON to an interpreter that has the packages of python/requirements.txt',
+  );
+}
+
+function run(cmd: string, args: string[], what: string, onLine: (line: string) => void): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const tail: string[] = [];
+    const take = (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line.trim()) continue;
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+        onLine(line);
+      }
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('error', (err) => reject(new PythonEnvError(`${what} failed to start: ${err.message}`)));
+    child.on('close', (code) => {
+      if (code === 0) return resolvePromise();
+      const last = tail.filter((l) => /error/i.test(l)).pop() ?? tail.pop() ?? '';
+      reject(new PythonEnvError(`${what} failed (exit ${code}): ${last.trim()}`));
+    });
+  });
+}
+
+export interface EnsureOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Progress lines (for a person watching); defaults to stderr. */
+  progress?: (line: string) => void;
+  /** Rebuild even if the environment looks ready. */
+  force?: boolean;
+}
+
+/**
+ * Make sure the Python environment exists and matches python/requirements.txt; return its
+ * interpreter. Creates the venv on first use, with visible progress. Safe to call from several
+ * processes at once: one builds, the others wait.
+ */
+export async function ensurePythonEnv(opts: EnsureOptions = {}): Promise<string> {
+  const env = opts.env ?? process.env;
+  const progress = opts.progress ?? ((line: string) => process.stderr.write(`epicsperf setup: ${line}\n`));
+  const status = pythonEnvStatus(env);
+  if (status.kind === 'external') {
+    if (!status.ready) throw new PythonEnvError(`EPICSPERF_PYTHON=${status.python} does not exist`);
+    return status.python;
+  }
+  if (status.ready && !opts.force) return status.python;
+
+  const dir = status.dir!;
+  mkdirSync(dirname(dir), { recursive: true });
+  const lock = `${dir}.lock`;
+  await acquireLock(lock, progress);
+  try {
+    const again = pythonEnvStatus(env);
+    if (again.ready && !opts.force) return again.python;
+    const base = findBasePython(env);
+    progress(`creating the Python environment in ${dir} (once; later runs reuse it)`);
+    rmSync(dir, { recursive: true, force: true });
+    await run(base, ['-m', 'venv', dir], 'creating the Python virtual environment', (l) => log.debug(l));
+    const py = venvPython(dir);
+    progress('installing the pinned packages of python/requirements.txt (a few minutes on first use)');
+    let lastShown = 0;
+    await run(
+      py,
+      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', REQUIREMENTS],
+      'pip install',
+      (line) => {
+        log.debug(line);
+        const m = /^(Collecting|Installing collected packages|Successfully installed)\s+(.*)$/.exec(line);
+        if (m && (Date.now() - lastShown > 300 || m[1] !== 'Collecting')) {
+          lastShown = Date.now();
+          progress(`${m[1]} ${m[2]!.slice(0, 100)}`);
+        }
+      },
+    );
+    writeFileSync(join(dir, MARKER), requirementsHash() + '\n');
+    progress('Python environment ready');
+    return py;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+async function acquireLock(lock: string, progress: (line: string) => void): Promise<void> {
+  let told = false;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    // A lock whose owner is gone, or older than 30 minutes, is stale.
+    let stale = false;
+    try {
+      const pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+      stale = !pidAlive(pid);
+    } catch {
+      try {
+        stale = Date.now() - statSync(lock).mtimeMs > 30 * 60_000;
+      } catch {
+        stale = false;
+      }
+    }
+    if (stale) {
+      rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (!told) {
+      progress('another epicsperf process is setting up the Python environment; waiting');
+      told = true;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
