@@ -1,0 +1,120 @@
+// A channel's life: searching -> connecting -> connected -> (disconnected -> searching) -> closed,
+// its server-side identity (sid, native type and count, access rights), and the listeners that
+// want to hear when it connects or disconnects (pending operations, monitors).
+import { CA_ACCESS_READ, CA_ACCESS_WRITE, NATIVE_TYPE_NAMES, type NativeTypeName } from '../ca/constants.js';
+import type { CircuitChannel } from '../ca/circuit.js';
+import type { TcpCircuit } from '../transport/tcp.js';
+
+export type ChannelState = 'searching' | 'connecting' | 'connected' | 'closed';
+
+export type ConnectionListener = (connected: boolean) => void;
+
+/** What a channel needs from its Context. */
+export interface ChannelOwner {
+  /** The server dropped the channel or refused it: search for it again. */
+  research(ch: Channel): void;
+}
+
+export class Channel implements CircuitChannel {
+  state: ChannelState = 'searching';
+  sid = 0;
+  nativeType = -1;
+  nativeCount = 0;
+  rights = 0;
+  /** True once the channel has been connected at least once. */
+  everConnected = false;
+  /** Last reason the server gave for refusing the channel. */
+  lastFailure: string | undefined;
+  transport: TcpCircuit | undefined;
+  /** Operations and monitors holding this channel. */
+  refs = 0;
+  private readonly listeners = new Set<ConnectionListener>();
+
+  constructor(private readonly owner: ChannelOwner, readonly cid: number, readonly name: string) {}
+
+  get connected(): boolean {
+    return this.state === 'connected';
+  }
+
+  get canRead(): boolean {
+    return (this.rights & CA_ACCESS_READ) !== 0;
+  }
+
+  get canWrite(): boolean {
+    return (this.rights & CA_ACCESS_WRITE) !== 0;
+  }
+
+  get nativeTypeName(): NativeTypeName | undefined {
+    return NATIVE_TYPE_NAMES[this.nativeType];
+  }
+
+  /** Listen to connection changes; returns the remover. */
+  listen(l: ConnectionListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  /** Call `fn` once the channel is connected (now if it already is); returns a canceller. */
+  whenConnected(fn: () => void): () => void {
+    if (this.state === 'connected') {
+      fn();
+      return () => {};
+    }
+    const l: ConnectionListener = (up) => {
+      if (!up) return;
+      this.listeners.delete(l);
+      fn();
+    };
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  private notify(up: boolean): void {
+    for (const l of [...this.listeners]) l(up);
+  }
+
+  onCreated(sid: number, nativeType: number, nativeCount: number): void {
+    if (this.state !== 'connecting') return;
+    this.sid = sid;
+    this.nativeType = nativeType;
+    this.nativeCount = nativeCount;
+    this.state = 'connected';
+    this.everConnected = true;
+    this.lastFailure = undefined;
+    this.notify(true);
+  }
+
+  onAccessRights(rights: number): void {
+    this.rights = rights;
+  }
+
+  onCreateFailed(_status: number, message: string): void {
+    this.lastFailure = message;
+    this.lost();
+  }
+
+  onServerDisconnect(): void {
+    this.lost();
+  }
+
+  /** The circuit is gone or the server dropped us: tell listeners, then search again. */
+  lost(): void {
+    if (this.state === 'closed') return;
+    const was = this.state;
+    this.state = 'searching';
+    this.transport = undefined;
+    this.sid = 0;
+    this.rights = 0;
+    if (was === 'connected') this.notify(false);
+    this.owner.research(this);
+  }
+
+  close(): void {
+    if (this.state === 'closed') return;
+    const was = this.state;
+    this.state = 'closed';
+    if (was === 'connected') this.notify(false);
+    this.listeners.clear();
+    this.transport = undefined;
+  }
+}

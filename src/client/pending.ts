@@ -1,0 +1,79 @@
+// One pending operation's promise with its own timeout and AbortSignal: settles once, and on
+// settling runs the cleanups (cancel listeners, forget the ioid) and clears its timer.
+import { AbortedError, BadArgumentError, CaError } from './errors.js';
+
+export interface CallOptions {
+  /** Milliseconds before the call fails with a timeout (default 5000). */
+  timeout?: number;
+  /** Abort the call. */
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+
+export function checkTimeout(t: number | undefined, pvName?: string): number {
+  if (t === undefined) return DEFAULT_TIMEOUT_MS;
+  if (typeof t !== 'number' || !(t >= 0) || !Number.isFinite(t)) {
+    throw new BadArgumentError(`timeout must be a non-negative number of milliseconds, got ${String(t)}`, pvName);
+  }
+  return t;
+}
+
+export class Pending<T> {
+  readonly promise: Promise<T>;
+  private res!: (v: T) => void;
+  private rej!: (e: unknown) => void;
+  private timer: NodeJS.Timeout | undefined;
+  private cleanups: Array<() => void> = [];
+  private abortListener: (() => void) | undefined;
+  done = false;
+
+  constructor(
+    private readonly pvName: string,
+    timeoutMs: number,
+    private readonly signal: AbortSignal | undefined,
+    onTimeout: () => CaError,
+  ) {
+    this.promise = new Promise<T>((res, rej) => {
+      this.res = res;
+      this.rej = rej;
+    });
+    if (signal?.aborted) {
+      this.reject(new AbortedError(undefined, pvName, signal.reason));
+      return;
+    }
+    this.timer = setTimeout(() => this.reject(onTimeout()), timeoutMs);
+    if (signal) {
+      this.abortListener = () => this.reject(new AbortedError(undefined, pvName, signal.reason));
+      signal.addEventListener('abort', this.abortListener, { once: true });
+    }
+  }
+
+  /** Run `fn` when the operation settles (whatever the outcome). */
+  onSettle(fn: () => void): void {
+    if (this.done) fn();
+    else this.cleanups.push(fn);
+  }
+
+  resolve(v: T): void {
+    if (this.done) return;
+    this.finish();
+    this.res(v);
+  }
+
+  reject(e: unknown): void {
+    if (this.done) return;
+    this.finish();
+    this.rej(e);
+  }
+
+  private finish(): void {
+    this.done = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.abortListener) this.signal?.removeEventListener('abort', this.abortListener);
+    const c = this.cleanups;
+    this.cleanups = [];
+    for (const fn of c) fn();
+    void this.pvName;
+  }
+}

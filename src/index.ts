@@ -1,0 +1,17 @@
+// The public API of epicsperf as a library: the Channel Access client (Context, snapshot),
+// its options and result types, and its error classes.
+export { Context, type GetOptions, type PutOptions } from './client/context.js';
+export { snapshot } from './client/standalone.js';
+export {
+  Monitor, type MonitorOptions, type MonitorEvent, type MonitorCallback, type ConnectionEvent, type MonitorErrorEvent,
+} from './client/monitor.js';
+export type { SnapshotOptions, SnapshotResult, SnapshotSuccess, SnapshotFailure } from './client/snapshot.js';
+export type { ReadOptions, PutValue } from './client/convert.js';
+export type { CallOptions } from './client/pending.js';
+export type { ContextOptions } from './transport/config.js';
+export { Reading, type CaValue, type CaArray, type DbrMetadata } from './ca/dbr.js';
+export {
+  CaError, TimeoutError, DisconnectedError, NotFoundError, AccessDeniedError, RemoteError, ProtocolError,
+  ClosedError, BadArgumentError, AbortedError, type CaErrorCode,
+} from './client/errors.js';
+export { DBE_VALUE, DBE_LOG, DBE_ALARM, DBE_PROPERTY, SEVERITY_NAMES, ALARM_STATUS_NAMES } from './ca/constants.js';

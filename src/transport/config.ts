@@ -1,0 +1,127 @@
+// Client configuration from the EPICS_CA_* environment or explicit options, and the pure
+// computation of broadcast addresses from os.networkInterfaces()-shaped data.
+import os from 'node:os';
+import { DEFAULT_REPEATER_PORT, DEFAULT_SERVER_PORT } from '../ca/constants.js';
+
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+/** Options of a Context; anything not given comes from the environment, then the CA defaults. */
+export interface ContextOptions {
+  /** Search destinations, "host" or "host:port" (EPICS_CA_ADDR_LIST). */
+  addrList?: string[] | string;
+  /** Add the interfaces' broadcast addresses (EPICS_CA_AUTO_ADDR_LIST, default true). */
+  autoAddrList?: boolean;
+  /** Server port for searches (EPICS_CA_SERVER_PORT, default 5064). */
+  serverPort?: number;
+  /** Repeater port (EPICS_CA_REPEATER_PORT, default 5065). */
+  repeaterPort?: number;
+  /** Seconds of silence before a circuit is probed with ECHO (EPICS_CA_CONN_TMO, default 30). */
+  connTimeout?: number;
+  /** Largest array payload accepted, in bytes (EPICS_CA_MAX_ARRAY_BYTES, default 16384). */
+  maxArrayBytes?: number;
+  /** Longest interval between search retries, seconds (EPICS_CA_MAX_SEARCH_PERIOD, default 300, min 60). */
+  maxSearchPeriod?: number;
+  /** Environment to read instead of process.env. */
+  env?: Record<string, string | undefined>;
+  /** Names sent in CLIENT_NAME / HOST_NAME. */
+  clientName?: string;
+  hostName?: string;
+  /** Search datagrams allowed in flight before waiting for replies (pacing). */
+  searchWindow?: number;
+}
+
+export interface CaConfig {
+  searchDestinations: Endpoint[];
+  serverPort: number;
+  repeaterPort: number;
+  connTimeoutMs: number;
+  maxArrayBytes: number;
+  maxSearchPeriodMs: number;
+  clientName: string;
+  hostName: string;
+  searchWindow: number;
+}
+
+function num(v: string | undefined, fallback: number): number {
+  if (v === undefined || v.trim() === '') return fallback;
+  const n = Number(v);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+/** Parse "host[:port]" entries separated by whitespace (or given as a list). */
+export function parseAddrList(list: string[] | string | undefined, defaultPort: number): Endpoint[] {
+  if (list === undefined) return [];
+  const items = Array.isArray(list) ? list : list.split(/\s+/);
+  const out: Endpoint[] = [];
+  for (const raw of items) {
+    const s = raw.trim();
+    if (!s) continue;
+    const m = /^([^:]+)(?::(\d+))?$/.exec(s);
+    if (!m) continue;
+    const host = m[1] === 'localhost' ? '127.0.0.1' : m[1]!;
+    const port = m[2] ? Number(m[2]) : defaultPort;
+    if (port > 0 && port < 65536) out.push({ host, port });
+  }
+  return out;
+}
+
+type Ifaces = Record<string, Array<{ address: string; netmask: string; family: string | number; internal: boolean }> | undefined>;
+
+/** Broadcast addresses of the up IPv4 interfaces (what EPICS_CA_AUTO_ADDR_LIST adds). Pure. */
+export function broadcastAddresses(ifaces: Ifaces): string[] {
+  const out = new Set<string>();
+  for (const list of Object.values(ifaces)) {
+    for (const a of list ?? []) {
+      if (a.family !== 'IPv4' && a.family !== 4) continue;
+      const ip = a.address.split('.').map(Number);
+      const mask = a.netmask.split('.').map(Number);
+      if (ip.length !== 4 || mask.length !== 4) continue;
+      out.add(ip.map((b, i) => (b | (~mask[i]! & 255)) & 255).join('.'));
+    }
+  }
+  return [...out];
+}
+
+function isNo(v: string | undefined): boolean {
+  return v !== undefined && /^(no|false|0)$/i.test(v.trim());
+}
+
+/** Build the configuration: explicit options, then the environment, then the CA defaults. */
+export function resolveConfig(opts: ContextOptions = {}): CaConfig {
+  const env = opts.env ?? process.env;
+  const serverPort = opts.serverPort ?? num(env.EPICS_CA_SERVER_PORT, DEFAULT_SERVER_PORT);
+  const repeaterPort = opts.repeaterPort ?? num(env.EPICS_CA_REPEATER_PORT, DEFAULT_REPEATER_PORT);
+  const dests = parseAddrList(opts.addrList ?? env.EPICS_CA_ADDR_LIST, serverPort);
+  const auto = opts.autoAddrList ?? !isNo(env.EPICS_CA_AUTO_ADDR_LIST);
+  if (auto) {
+    for (const host of broadcastAddresses(os.networkInterfaces() as Ifaces)) dests.push({ host, port: serverPort });
+  }
+  const seen = new Set<string>();
+  const searchDestinations = dests.filter((d) => {
+    const k = `${d.host}:${d.port}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  const maxSearch = Math.max(60, opts.maxSearchPeriod ?? num(env.EPICS_CA_MAX_SEARCH_PERIOD, 300));
+  let user = 'node';
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // no user database entry: keep the default
+  }
+  return {
+    searchDestinations,
+    serverPort,
+    repeaterPort,
+    connTimeoutMs: 1000 * (opts.connTimeout ?? num(env.EPICS_CA_CONN_TMO, 30)),
+    maxArrayBytes: Math.max(16384, opts.maxArrayBytes ?? num(env.EPICS_CA_MAX_ARRAY_BYTES, 16384)),
+    maxSearchPeriodMs: 1000 * maxSearch,
+    clientName: opts.clientName ?? user,
+    hostName: opts.hostName ?? os.hostname(),
+    searchWindow: opts.searchWindow ?? 32,
+  };
+}
