@@ -1,0 +1,227 @@
+"""The shared driver of the Python runners: argv, the names file, stdin commands,
+fd-3 events, the in-memory sample store and the binary sample payload (docs/runners.md).
+
+    python runner.py --client pyepics snapshot --names FILE [--timeout-ms N]
+    python runner.py --client caproto monitor --names FILE [--samples N]
+
+Each client lives in runners/<client>.py (dashes become underscores) and exposes
+LIBRARY (the package named when it is missing), load() -> version, and Client.
+Only the chosen client's library is ever imported: some cannot share a process.
+"""
+
+import argparse
+import importlib
+import json
+import os
+import queue
+import sys
+import threading
+import time
+from array import array
+
+CLIENTS = ("pyepics", "pyepics-ca", "pyepics-threaded", "caproto", "aioca",
+           "cothread", "p4p", "pvapy")
+SAMPLE_BYTES = 32
+
+_events = None
+_events_lock = threading.Lock()
+
+
+def emit(event, payload=None):
+    """Write one JSON line on fd 3, followed by the payload bytes when given."""
+    if payload is not None:
+        event = dict(event, bytes=len(payload))
+    data = (json.dumps(event, separators=(",", ":")) + "\n").encode()
+    with _events_lock:
+        _events.write(data)
+        if payload is not None:
+            _events.write(payload)
+        _events.flush()
+
+
+def fail(message, code=1):
+    try:
+        emit({"ev": "error", "message": " ".join(str(message).split())})
+    finally:
+        os._exit(code)
+
+
+def open_events():
+    global _events
+    try:
+        _events = os.fdopen(3, "wb", buffering=0)
+    except OSError:
+        print("runner.py: fd 3 is not open (the orchestrator opens it)", file=sys.stderr)
+        sys.exit(2)
+
+
+class Store:
+    """The first `samples` updates of each PV, in preallocated arrays.
+
+    add() is called from the client library's callbacks; it writes `connected`
+    when every PV has delivered its first update and `complete` when every PV has
+    its samples, then ignores further updates. `done` is set on completion.
+    """
+
+    def __init__(self, count, samples):
+        self.count = count
+        self.samples = samples
+        size = count * samples
+        self.counts = [0] * count
+        self.severity = array("h", bytes(2 * size))
+        self.status = array("h", bytes(2 * size))
+        self.value = array("d", bytes(8 * size))
+        self.stamp = array("d", bytes(8 * size))
+        self.received = array("d", bytes(8 * size))
+        self.started = 0
+        self.finished = 0
+        self.closed = False
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        if count == 0:
+            self.done.set()
+
+    def add(self, index, severity, status, value, stamp, received):
+        with self.lock:
+            c = self.counts[index]
+            if c >= self.samples or self.closed:
+                return
+            k = index * self.samples + c
+            self.severity[k] = severity
+            self.status[k] = status
+            self.value[k] = value
+            self.stamp[k] = stamp
+            self.received[k] = received
+            self.counts[index] = c + 1
+            if c == 0:
+                self.started += 1
+                if self.started == self.count:
+                    emit({"ev": "connected", "count": self.count})
+            if c + 1 == self.samples:
+                self.finished += 1
+                if self.finished == self.count:
+                    emit({"ev": "complete"})
+                    self.done.set()
+
+    def close(self):
+        """Stop storing (samples arriving later are dropped); returns the sample count."""
+        with self.lock:
+            self.closed = True
+        return sum(self.counts)
+
+    def pack(self):
+        """The stored samples as 32-byte little-endian records, grouped by PV."""
+        total = sum(self.counts)
+        try:
+            import numpy as np
+        except ImportError:
+            return self._pack_struct(total)
+        rec = np.zeros(total, dtype=np.dtype([
+            ("index", "<u4"), ("severity", "<i2"), ("status", "<i2"),
+            ("value", "<f8"), ("stamp", "<f8"), ("received", "<f8")]))
+        counts = np.array(self.counts, dtype=np.int64)
+        keep = (np.arange(self.samples)[None, :] < counts[:, None]).ravel()
+        rec["index"] = np.repeat(np.arange(self.count, dtype=np.uint32), counts)
+        rec["severity"] = np.frombuffer(self.severity, dtype=np.int16)[keep]
+        rec["status"] = np.frombuffer(self.status, dtype=np.int16)[keep]
+        rec["value"] = np.frombuffer(self.value, dtype=np.float64)[keep]
+        rec["stamp"] = np.frombuffer(self.stamp, dtype=np.float64)[keep]
+        rec["received"] = np.frombuffer(self.received, dtype=np.float64)[keep]
+        return rec.tobytes()
+
+    def _pack_struct(self, total):
+        import struct
+        out = bytearray(total * SAMPLE_BYTES)
+        pos = 0
+        for i, n in enumerate(self.counts):
+            for k in range(i * self.samples, i * self.samples + n):
+                struct.pack_into("<Ihhddd", out, pos, i, self.severity[k],
+                                 self.status[k], self.value[k], self.stamp[k], self.received[k])
+                pos += SAMPLE_BYTES
+        return bytes(out)
+
+
+def read_names(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [line.strip() for line in f if line.strip()]
+    except OSError as err:
+        fail(f"cannot read --names {path}: {err.strerror}", 2)
+
+
+def command_reader():
+    """Commands from stdin, one word per line, on a queue. EOF: exit at once."""
+    q = queue.Queue()
+
+    def run():
+        for line in sys.stdin:
+            word = line.strip()
+            if word:
+                q.put(word)
+        os._exit(0)
+
+    threading.Thread(target=run, name="stdin", daemon=True).start()
+    return q
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="runner.py")
+    p.add_argument("--client", required=True, choices=CLIENTS)
+    p.add_argument("workload", choices=("snapshot", "monitor"))
+    p.add_argument("--names", required=True)
+    p.add_argument("--timeout-ms", type=float, default=1000.0)
+    p.add_argument("--samples", type=int, default=100)
+    return p.parse_args(argv)
+
+
+def expect(client, commands, word):
+    got = client.wait_command(commands)
+    if got != word:
+        fail(f"expected '{word}', got '{got}'", 2)
+
+
+def main(argv):
+    open_events()
+    args = parse_args(argv)
+    module = importlib.import_module("runners." + args.client.replace("-", "_"))
+    try:
+        version = module.load()
+    except ImportError:
+        fail(f"{module.LIBRARY} is not installed", 3)
+    names = read_names(args.names)
+    commands = command_reader()
+    try:
+        client = module.Client(names)
+    except Exception as err:  # noqa: BLE001 - any library failure ends the runner
+        fail(f"{args.client}: cannot create the context: {err}")
+    emit({"ev": "ready", "client": args.client, "version": str(version)})
+
+    expect(client, commands, "start")
+    if args.workload == "snapshot":
+        results = client.snapshot(args.timeout_ms / 1000.0, time.time())
+        emit({"ev": "done"})
+        expect(client, commands, "ship")
+        emit({"ev": "results"}, json.dumps(results, separators=(",", ":"),
+                                           allow_nan=False).encode())
+    else:
+        store = Store(len(names), max(1, args.samples))
+        client.monitor(store)
+        expect(client, commands, "ship")
+        count = store.close()
+        emit({"ev": "samples", "count": count}, store.pack())
+    expect(client, commands, "exit")
+    try:
+        client.close()
+    finally:
+        sys.stdout.flush()
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        raise
+    except BaseException as err:  # noqa: BLE001 - report any crash as one line
+        fail(f"{type(err).__name__}: {err}")

@@ -1,0 +1,1 @@
+"""One module per EPICS client behind python/runner.py."""

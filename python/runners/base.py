@@ -1,0 +1,82 @@
+"""What every client module shares: the Client base (command waits, close) and the
+snapshot result entries of docs/runners.md, with values made JSON-safe."""
+
+import math
+import time
+
+# epicsAlarmConditionStrings, in CA status order: PVA servers (QSRV) send the CA
+# status as alarm.message, so PVA clients map it back for a comparable status.
+CA_STATUS = ("NO_ALARM", "READ", "WRITE", "HIHI", "HIGH", "LOLO", "LOW", "STATE", "COS",
+             "COMM", "TIMEOUT", "HWLIMIT", "CALC", "SCAN", "LINK", "SOFT", "BAD_SUB",
+             "UDF", "DISABLE", "SIMM", "READ_ACCESS", "WRITE_ACCESS")
+_CA_STATUS_INDEX = {s: i for i, s in enumerate(CA_STATUS)}
+
+
+def ca_status(message, fallback):
+    """The CA alarm status named by a PVA alarm.message, else the PVA status."""
+    return _CA_STATUS_INDEX.get(message, fallback)
+
+
+def elapsed_ms(t0):
+    return round((time.time() - t0) * 1000.0, 3)
+
+
+def json_value(value):
+    """A value as JSON: a number, a string or a list of numbers (non-finite -> null)."""
+    if isinstance(value, (bytes, bytearray)):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return f if math.isfinite(f) else None
+
+
+def ok(value, severity, status, timestamp, elapsed):
+    return {"ok": True, "value": json_value(value), "severity": int(severity),
+            "status": int(status), "timestamp": float(timestamp), "elapsedMs": elapsed}
+
+
+def failed(error, elapsed):
+    return {"ok": False, "error": " ".join(str(error).split()) or "failed", "elapsedMs": elapsed}
+
+
+def as_float(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+class Client:
+    """Base of the client modules. Subclasses take the names and create their context
+    in __init__ (no channel work), and implement snapshot() and monitor()."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def snapshot(self, timeout, t0):
+        """Read every name once; one ok()/failed() entry per name, in order."""
+        raise NotImplementedError
+
+    def monitor(self, store):
+        """Subscribe to every name; callbacks call store.add(i, sev, stat, value, ts, now).
+        Returns once subscribed; the driver then waits for `ship`."""
+        raise NotImplementedError
+
+    def wait_command(self, commands):
+        """Block until the next stdin command; clients with their own event loop keep it running."""
+        return commands.get()
+
+    def close(self):
+        pass

@@ -1,0 +1,71 @@
+"""pyepics through epics.PV objects, as a naive user writes it: one PV after another.
+
+Snapshot is sequential by design: each PV is created and read with the full timeout
+before the next, so every missing PV costs one whole timeout. Monitor: one PV object
+per name with a callback (the library's preemptive CA callbacks).
+"""
+
+import time
+
+from . import base
+
+LIBRARY = "pyepics"
+epics = None
+
+
+def load():
+    global epics
+    import epics as lib
+    epics = lib
+    return lib.__version__
+
+
+def load_from(lib):
+    global epics
+    epics = lib
+
+
+def read_pv(pv, timeout, t0):
+    """One PV object's read: wait for the connection, then its time-stamped value."""
+    if not pv.wait_for_connection(timeout=timeout):
+        return base.failed("not found", base.elapsed_ms(t0))
+    data = pv.get_with_metadata(timeout=timeout, form="time")
+    if data is None or data.get("value") is None:
+        return base.failed("timeout", base.elapsed_ms(t0))
+    return base.ok(data["value"], data.get("severity", 0), data.get("status", 0),
+                   data.get("timestamp", 0.0), base.elapsed_ms(t0))
+
+
+def subscribe(name, index, store):
+    """A PV object whose callback stores each update (the pyepics monitor idiom)."""
+    add = store.add
+    now = time.time
+
+    def on_update(value=None, severity=0, status=0, timestamp=0.0, **_):
+        add(index, severity, status, base.as_float(value), timestamp, now())
+
+    return epics.PV(name, form="time", auto_monitor=epics.dbr.DBE_VALUE | epics.dbr.DBE_ALARM,
+                    callback=on_update)
+
+
+class Client(base.Client):
+    def __init__(self, names):
+        super().__init__(names)
+        epics.ca.initialize_libca()
+        self.pvs = []
+
+    def snapshot(self, timeout, t0):
+        out = []
+        for name in self.names:
+            pv = epics.PV(name, form="time", connection_timeout=timeout)
+            self.pvs.append(pv)
+            out.append(read_pv(pv, timeout, t0))
+        return out
+
+    def monitor(self, store):
+        self.pvs = [subscribe(name, i, store) for i, name in enumerate(self.names)]
+
+    def close(self):
+        for pv in self.pvs:
+            pv.disconnect()
+        epics.ca.finalize_libca()
