@@ -236,6 +236,10 @@ def main(argv):
     for fn in (ticker, array_updater):
         threading.Thread(target=fn, daemon=True).start()
 
+    # The signal handler runs on the main thread and must take no lock (Event.set() from a handler
+    # can deadlock against the interrupted main thread): it only raises a flag that is polled.
+    stopping = []
+
     if args.watch_stdin:
         def watch():
             try:
@@ -243,11 +247,11 @@ def main(argv):
                     pass
             except Exception:
                 pass
-            stop.set()
+            stopping.append("stdin closed")
         threading.Thread(target=watch, daemon=True).start()
 
-    def on_signal(_sig, _frame):
-        stop.set()
+    def on_signal(sig, _frame):
+        stopping.append(sig)
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
@@ -256,8 +260,9 @@ def main(argv):
         print(f"{k}={v}")
     print("ready", flush=True)
 
-    while not stop.wait(0.5):
-        pass
+    while not stopping:
+        time.sleep(0.1)
+    stop.set()
     sys.stdout.flush()
     sys.stderr.flush()
     # epicsExit runs the IOC's exit hooks, which may block on server threads; leave at once.
