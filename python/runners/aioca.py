@@ -1,0 +1,75 @@
+"""aioca (asyncio over libca) on one event loop kept by this runner.
+
+Snapshot: the batch form caget(names, format=FORMAT_TIME, timeout=t, throw=False), which
+runs one caget per name concurrently; the library returns all results together, so
+every entry's elapsedMs is the batch's. Monitor: camonitor(names, callback) with
+FORMAT_TIME; the callback gets (value, index). The loop runs while waiting for commands.
+"""
+
+import asyncio
+import time
+
+from . import base
+
+LIBRARY = "aioca"
+aioca = None
+
+
+def load():
+    global aioca
+    import aioca as lib
+    aioca = lib
+    from aioca import _version
+    return getattr(_version, "__version__", getattr(_version, "version", "?"))
+
+
+ECA_TIMEOUT = 80
+
+
+def error_text(result):
+    """A failed caget's reason; its timeout covers the connection, so a timeout there
+    means no server answered the search within it."""
+    if getattr(result, "errorcode", None) == ECA_TIMEOUT:
+        return "not found"
+    return str(result).split(": ", 1)[-1]
+
+
+class Client(base.Client):
+    def __init__(self, names):
+        super().__init__(names)
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+        self.subscriptions = []
+
+    def snapshot(self, timeout, t0):
+        results = self.loop.run_until_complete(aioca.caget(
+            self.names, format=aioca.FORMAT_TIME, timeout=timeout, throw=False))
+        elapsed = base.elapsed_ms(t0)
+        out = []
+        for r in results:
+            if r.ok:
+                out.append(base.ok(r, r.severity, r.status, r.timestamp, elapsed))
+            else:
+                out.append(base.failed(error_text(r), elapsed))
+        return out
+
+    def monitor(self, store):
+        add = store.add
+        now = time.time
+
+        def on_update(value, index):
+            add(index, value.severity, value.status, base.as_float(value), value.timestamp, now())
+
+        async def subscribe():
+            return aioca.camonitor(self.names, on_update, format=aioca.FORMAT_TIME,
+                                   events=aioca.DBE_VALUE | aioca.DBE_ALARM)
+
+        self.subscriptions = self.loop.run_until_complete(subscribe())
+
+    def wait_command(self, commands):
+        return self.loop.run_until_complete(self.loop.run_in_executor(None, commands.get))
+
+    def close(self):
+        for sub in self.subscriptions:
+            sub.close()
+        self.loop.run_until_complete(asyncio.sleep(0))

@@ -1,0 +1,117 @@
+"""caproto's threading client: one Context, get_pvs() for every name, then reads or
+subscriptions.
+
+Snapshot: get_pvs() searches every name at once; each PV's connection is awaited
+against the shared deadline (the timeout from the start), and its read is started
+at once with wait=False and a callback, so missing PVs together cost one timeout.
+Monitor: pv.subscribe(data_type='time') with a callback (run by caproto's callback thread).
+"""
+
+import threading
+import time
+
+from . import base
+
+LIBRARY = "caproto"
+caproto = None
+Context = None
+
+
+def load():
+    global caproto, Context
+    import caproto as lib
+    from caproto.threading.client import Context as ctx
+    caproto = lib
+    Context = ctx
+    return lib.__version__
+
+
+def decode(response):
+    """(value, severity, status, timestamp) of a time-typed read or event response."""
+    data = response.data
+    meta = response.metadata
+    if response.data_type in (caproto.ChannelType.TIME_STRING, caproto.ChannelType.STRING):
+        value = [v.decode("latin-1") if isinstance(v, bytes) else v for v in data]
+    elif response.data_type == caproto.ChannelType.TIME_CHAR and len(data) > 1:
+        value = data
+    else:
+        value = data
+    if len(value) == 1:
+        value = value[0]
+    return value, meta.severity, meta.status, meta.timestamp
+
+
+class Client(base.Client):
+    def __init__(self, names):
+        super().__init__(names)
+        self.ctx = Context()
+        self.pvs = []
+        self.keep = []  # caproto holds callbacks weakly
+
+    def snapshot(self, timeout, t0):
+        deadline = t0 + timeout
+        self.pvs = self.ctx.get_pvs(*self.names, timeout=timeout)
+        out = [None] * len(self.names)
+        left = [0]
+        all_read = threading.Event()
+        lock = threading.Lock()
+
+        def reader(i):
+            def on_read(response):
+                try:
+                    value, sev, stat, stamp = decode(response)
+                    out[i] = base.ok(value, sev, stat, stamp, base.elapsed_ms(t0))
+                except Exception as err:  # noqa: BLE001 - a bad response fails one entry
+                    out[i] = base.failed(err, base.elapsed_ms(t0))
+                with lock:
+                    left[0] -= 1
+                    if left[0] == 0:
+                        all_read.set()
+            return on_read
+
+        started = []
+        for i, pv in enumerate(self.pvs):
+            try:
+                pv.wait_for_connection(timeout=max(0.0, deadline - time.time()))
+            except caproto.CaprotoTimeoutError:
+                out[i] = base.failed("not found", base.elapsed_ms(t0))
+                continue
+            with lock:
+                left[0] += 1
+            try:
+                pv.read(wait=False, callback=reader(i), data_type="time", timeout=timeout)
+                started.append(i)
+            except Exception as err:  # noqa: BLE001 - e.g. disconnected in between
+                out[i] = base.failed(err, base.elapsed_ms(t0))
+                with lock:
+                    left[0] -= 1
+        with lock:
+            if left[0] == 0:
+                all_read.set()
+        all_read.wait(timeout)
+        with lock:
+            for i in started:
+                if out[i] is None:
+                    out[i] = base.failed("timeout", base.elapsed_ms(t0))
+        return out
+
+    def monitor(self, store):
+        self.pvs = self.ctx.get_pvs(*self.names, timeout=60.0)
+        add = store.add
+        now = time.time
+
+        def callback_for(index):
+            def on_update(_sub, response):
+                value, sev, stat, stamp = decode(response)
+                add(index, sev, stat, base.as_float(value), stamp, now())
+            return on_update
+
+        mask = caproto.SubscriptionType.DBE_VALUE | caproto.SubscriptionType.DBE_ALARM
+        for i, pv in enumerate(self.pvs):
+            sub = pv.subscribe(data_type="time", mask=mask)
+            cb = callback_for(i)
+            self.keep.append((sub, cb))
+            sub.add_callback(cb)
+
+    def close(self):
+        self.ctx.disconnect(wait=False)

@@ -1,0 +1,79 @@
+"""cothread.catools: cooperative threads in the main thread over libca.
+
+Snapshot: caget(names, format=FORMAT_TIME, timeout=t, throw=False), which reads every
+name concurrently (one cothread each) and returns all results together, so every
+entry's elapsedMs is the batch's. Monitor: camonitor(names, callback) with FORMAT_TIME
+(library defaults otherwise). While waiting for commands the scheduler keeps running:
+stdin commands reach it through a ThreadedEventQueue.
+"""
+
+import threading
+import time
+
+from . import base
+
+LIBRARY = "cothread"
+cothread = None
+catools = None
+ECA_TIMEOUT = 80
+
+
+def load():
+    global cothread, catools
+    import cothread as lib
+    import cothread.catools as ca
+    cothread = lib
+    catools = ca
+    return lib.__version__
+
+
+def error_text(result):
+    """A failed caget's reason; its timeout covers the connection, so a timeout there
+    means no server answered the search within it."""
+    if getattr(result, "errorcode", None) == ECA_TIMEOUT:
+        return "not found"
+    return str(result).split(": ", 1)[-1]
+
+
+class Client(base.Client):
+    def __init__(self, names):
+        super().__init__(names)
+        self.subscriptions = []
+        self.inbox = None
+
+    def snapshot(self, timeout, t0):
+        results = catools.caget(self.names, format=catools.FORMAT_TIME, timeout=timeout,
+                                throw=False)
+        elapsed = base.elapsed_ms(t0)
+        out = []
+        for r in results:
+            if r.ok:
+                out.append(base.ok(r, r.severity, r.status, r.timestamp, elapsed))
+            else:
+                out.append(base.failed(error_text(r), elapsed))
+        return out
+
+    def monitor(self, store):
+        add = store.add
+        now = time.time
+
+        def on_update(value, index):
+            add(index, value.severity, value.status, base.as_float(value), value.timestamp, now())
+
+        self.subscriptions = catools.camonitor(self.names, on_update, format=catools.FORMAT_TIME)
+
+    def wait_command(self, commands):
+        if self.inbox is None:
+            self.inbox = cothread.ThreadedEventQueue()
+            inbox = self.inbox
+
+            def forward():
+                while True:
+                    inbox.Signal(commands.get())
+
+            threading.Thread(target=forward, name="commands", daemon=True).start()
+        return self.inbox.Wait()
+
+    def close(self):
+        for sub in self.subscriptions:
+            sub.close()
