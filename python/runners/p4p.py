@@ -1,0 +1,102 @@
+"""p4p's threaded PVA client, p4p.client.thread.Context('pva'), on the IOC's QSRV.
+
+Snapshot: the list form get(names, timeout=t, throw=False), concurrent inside p4p; it
+returns all results together, so every entry's elapsedMs is the batch's. Monitor:
+ctx.monitor(name, callback) per name (callbacks on p4p's worker threads). Values are
+p4p's unwrapped NT types; the alarm status is mapped from alarm.message to the CA status
+when it names one (QSRV sends the CA status there), else alarm.status.
+"""
+
+import time
+
+from . import base
+
+LIBRARY = "p4p"
+Context = None
+Disconnected = None
+RemoteError = None
+
+
+def load():
+    global Context, Disconnected, RemoteError
+    from p4p.client.thread import Context as ctx, Disconnected as disc, RemoteError as remote
+    Context, Disconnected, RemoteError = ctx, disc, remote
+    from importlib.metadata import version
+    return version("p4p")
+
+
+def alarm_of(value):
+    """(severity, CA status, timestamp) of an unwrapped NT value."""
+    raw = getattr(value, "raw", None)
+    if raw is None:
+        return 0, 0, 0.0
+    try:
+        severity = raw["alarm.severity"]
+        status = base.ca_status(raw["alarm.message"], raw["alarm.status"])
+    except KeyError:
+        severity, status = 0, 0
+    try:
+        stamp = raw["timeStamp.secondsPastEpoch"] + raw["timeStamp.nanoseconds"] * 1e-9
+    except KeyError:
+        stamp = 0.0
+    return severity, status, stamp
+
+
+def plain(value):
+    """The value itself: the index for an NTEnum, else the unwrapped value."""
+    if hasattr(value, "raw") and not hasattr(value, "severity"):
+        value = value.raw
+    if hasattr(value, "get") and callable(value.get) and not isinstance(value, (str, bytes)):
+        try:
+            return value.get("value.index", value.get("value"))
+        except Exception:  # noqa: BLE001 - not a structure
+            return value
+    return value
+
+
+def error_text(err):
+    if isinstance(err, TimeoutError):
+        return "not found"
+    if Disconnected is not None and isinstance(err, Disconnected):
+        return "disconnected"
+    return str(err) or type(err).__name__
+
+
+class Client(base.Client):
+    def __init__(self, names):
+        super().__init__(names)
+        self.ctx = Context("pva")
+        self.subscriptions = []
+
+    def snapshot(self, timeout, t0):
+        results = self.ctx.get(self.names, timeout=timeout, throw=False)
+        elapsed = base.elapsed_ms(t0)
+        out = []
+        for r in results:
+            if isinstance(r, Exception):
+                out.append(base.failed(error_text(r), elapsed))
+                continue
+            severity, status, stamp = alarm_of(r)
+            out.append(base.ok(plain(r), severity, status, stamp, elapsed))
+        return out
+
+    def monitor(self, store):
+        add = store.add
+        now = time.time
+
+        def callback_for(index):
+            def on_update(value):
+                if isinstance(value, Exception):
+                    return
+                received = now()
+                severity, status, stamp = alarm_of(value)
+                add(index, severity, status, base.as_float(value), stamp, received)
+            return on_update
+
+        self.subscriptions = [self.ctx.monitor(name, callback_for(i), notify_disconnect=False)
+                              for i, name in enumerate(self.names)]
+
+    def close(self):
+        for sub in self.subscriptions:
+            sub.close()
+        self.ctx.close()

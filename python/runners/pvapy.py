@@ -1,0 +1,116 @@
+"""pvapy (pvaccess, with its own bundled EPICS libraries) on the IOC's QSRV.
+
+Snapshot: one pvaccess.Channel per name with its timeout set, and asyncGet() on each
+with a result and an error callback, so the gets run concurrently and missing PVs
+together cost one timeout. Monitor: channel.monitor(callback, request) per name.
+The alarm status is mapped from alarm.message to the CA status when it names one.
+pvapy must never share a process with the epicscorelibs-based clients.
+"""
+
+import threading
+import time
+
+from . import base
+
+LIBRARY = "pvapy"
+pva = None
+REQUEST = "field(value,alarm,timeStamp)"
+
+
+def load():
+    global pva
+    import pvaccess as lib
+    pva = lib
+    return getattr(lib, "__version__", "?")
+
+
+def decode(pv):
+    """(value, severity, CA status, timestamp) of a PvObject."""
+    value = pv["value"]
+    if isinstance(value, dict):  # NTEnum
+        value = value.get("index", 0)
+    alarm = pv["alarm"]
+    stamp = pv["timeStamp"]
+    return (value, alarm["severity"], base.ca_status(alarm["message"], alarm["status"]),
+            stamp["secondsPastEpoch"] + stamp["nanoseconds"] * 1e-9)
+
+
+def error_text(err):
+    text = str(err)
+    if "timed out" in text:
+        return "not found"
+    return text
+
+
+class Client(base.Client):
+    def __init__(self, names):
+        super().__init__(names)
+        self.channels = []
+
+    def snapshot(self, timeout, t0):
+        n = len(self.names)
+        out = [None] * n
+        left = [n]
+        lock = threading.Lock()
+        finished = threading.Event()
+        if n == 0:
+            finished.set()
+
+        def settle(i, entry):
+            with lock:
+                if out[i] is not None:
+                    return
+                out[i] = entry
+                left[0] -= 1
+                if left[0] == 0:
+                    finished.set()
+
+        def callbacks(i):
+            def on_value(pv):
+                try:
+                    value, sev, stat, stamp = decode(pv)
+                    settle(i, base.ok(value, sev, stat, stamp, base.elapsed_ms(t0)))
+                except Exception as err:  # noqa: BLE001 - a bad value fails one entry
+                    settle(i, base.failed(err, base.elapsed_ms(t0)))
+
+            def on_error(err):
+                settle(i, base.failed(error_text(err), base.elapsed_ms(t0)))
+            return on_value, on_error
+
+        for i, name in enumerate(self.names):
+            channel = pva.Channel(name, pva.PVA)
+            channel.setTimeout(timeout)
+            self.channels.append(channel)
+            on_value, on_error = callbacks(i)
+            try:
+                channel.asyncGet(on_value, on_error, REQUEST)
+            except Exception as err:  # noqa: BLE001
+                settle(i, base.failed(error_text(err), base.elapsed_ms(t0)))
+        finished.wait(timeout + max(1.0, timeout))
+        with lock:
+            return [e if e is not None else base.failed("timeout", base.elapsed_ms(t0))
+                    for e in out]
+
+    def monitor(self, store):
+        add = store.add
+        now = time.time
+
+        def callback_for(index):
+            def on_update(pv):
+                received = now()
+                value, sev, stat, stamp = decode(pv)
+                add(index, sev, stat, base.as_float(value), stamp, received)
+            return on_update
+
+        for i, name in enumerate(self.names):
+            channel = pva.Channel(name, pva.PVA)
+            self.channels.append(channel)
+            channel.monitor(callback_for(i), REQUEST)
+
+    def close(self):
+        for channel in self.channels:
+            try:
+                if channel.isMonitorActive():
+                    channel.stopMonitor()
+            except Exception:  # noqa: BLE001 - closing anyway
+                pass
