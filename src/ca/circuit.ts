@@ -163,6 +163,14 @@ export class ClientCircuit {
       else io.onReply(h, payload, owned);
       return;
     }
+    if (c === Cmd.CREATE_CHAN) {
+      this.channels.get(h.param1)?.onCreated(h.param2, h.dataType, h.dataCount);
+      return;
+    }
+    if (c === Cmd.ACCESS_RIGHTS) {
+      this.channels.get(h.param1)?.onAccessRights(h.param2);
+      return;
+    }
     const m = decodeResponse(h, payload);
     switch (m.type) {
       case 'VersionResponse':

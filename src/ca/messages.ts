@@ -68,6 +68,29 @@ function put(w: ByteWriter, cmd: number, payload: Uint8Array, dataType: number, 
   if (size > payload.length) w.bytes.fill(0, off + hs + payload.length, off + hs + size);
 }
 
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) return false;
+  return true;
+}
+
+/** Payload bytes of a name: UTF-8, NUL-terminated, padded to 8. */
+export function paddedLength(s: string): number {
+  return align8((isAscii(s) ? s.length : utf8.encode(s).length) + 1);
+}
+
+/** A message whose payload is a name, written straight into the writer (no intermediate buffer). */
+function putName(w: ByteWriter, cmd: number, name: string, dataType: number, count: number, p1: number, p2: number): void {
+  if (!isAscii(name)) return put(w, cmd, paddedString(name), dataType, count, p1, p2);
+  const n = name.length;
+  const size = align8(n + 1);
+  const off = w.reserve(16 + size);
+  writeHeader(w.dataView, off, cmd, size, dataType, count, p1, p2);
+  const b = w.bytes;
+  const base = off + 16;
+  for (let i = 0; i < n; i++) b[base + i] = name.charCodeAt(i);
+  for (let i = n; i < size; i++) b[base + i] = 0;
+}
+
 function header(w: ByteWriter, cmd: number, dataType: number, count: number, p1: number, p2: number): void {
   const off = w.reserve(16);
   writeHeader(w.dataView, off, cmd, 0, dataType, count, p1, p2);
@@ -80,8 +103,8 @@ export function encodeMessage(w: ByteWriter, m: Message): void {
       return m.sequence === undefined
         ? header(w, Cmd.VERSION, m.priority, m.version, 0, 0)
         : header(w, Cmd.VERSION, SEQUENCE_NO_IS_VALID, m.version, m.sequence, 0);
-    case 'SearchRequest': return put(w, Cmd.SEARCH, paddedString(m.name), m.reply, m.version, m.cid, m.cid);
-    case 'CreateChanRequest': return put(w, Cmd.CREATE_CHAN, paddedString(m.name), 0, 0, m.cid, m.version);
+    case 'SearchRequest': return putName(w, Cmd.SEARCH, m.name, m.reply, m.version, m.cid, m.cid);
+    case 'CreateChanRequest': return putName(w, Cmd.CREATE_CHAN, m.name, 0, 0, m.cid, m.version);
     case 'ClientNameRequest': return put(w, Cmd.CLIENT_NAME, paddedString(m.name), 0, 0, 0, 0);
     case 'HostNameRequest': return put(w, Cmd.HOST_NAME, paddedString(m.name), 0, 0, 0, 0);
     case 'ReadNotifyRequest': return put(w, Cmd.READ_NOTIFY, EMPTY, m.dataType, m.count, m.sid, m.ioid);

@@ -1,13 +1,15 @@
 // Name resolution without I/O: packing many SEARCH requests into datagrams (a VERSION with a
 // sequence number first), parsing reply datagrams, and the retry backoff schedule.
 import { CA_MINOR_PROTOCOL_REVISION, DONT_REPLY, EXTENDED_HEADER_SIZE, HEADER_SIZE, MAX_SEARCH_DATAGRAM } from './constants.js';
-import { align8, emptyHeader, readHeader } from './header.js';
-import { decodeResponse, encodeMessage, type Invalid, type ResponseMessage } from './messages.js';
+import { emptyHeader, readHeader } from './header.js';
+import { decodeResponse, encodeMessage, paddedLength, type Invalid, type ResponseMessage } from './messages.js';
 import { ByteWriter } from './writer.js';
 
 export interface SearchEntry {
   cid: number;
   name: string;
+  /** paddedLength(name), when already known. */
+  paddedLength?: number;
 }
 
 export interface SearchDatagram {
@@ -16,15 +18,14 @@ export interface SearchDatagram {
   cids: number[];
 }
 
-const utf8 = new TextEncoder();
 
 /** Bytes one SEARCH message for this name takes (header + padded name). */
 export function searchMessageSize(name: string): number {
-  return HEADER_SIZE + align8(utf8.encode(name).length + 1);
+  return HEADER_SIZE + paddedLength(name);
 }
 
-/** The longest name (in UTF-8 bytes) that fits a search datagram next to the VERSION message. */
-export const MAX_NAME_BYTES = MAX_SEARCH_DATAGRAM - 2 * HEADER_SIZE - 8;
+/** The longest name (in UTF-8 bytes, NUL excluded) whose SEARCH fits a datagram after the VERSION. */
+export const MAX_NAME_BYTES = MAX_SEARCH_DATAGRAM - 2 * HEADER_SIZE - 1 - ((MAX_SEARCH_DATAGRAM - 2 * HEADER_SIZE) % 8);
 
 /**
  * Pack entries into datagrams of at most `maxBytes`, each opening with a VERSION message that
@@ -51,7 +52,7 @@ export function buildSearchDatagrams(
   };
   open();
   for (const e of entries) {
-    const size = searchMessageSize(e.name);
+    const size = HEADER_SIZE + (e.paddedLength ?? paddedLength(e.name));
     if (HEADER_SIZE + size > maxBytes) continue;
     if (w.length + size > maxBytes) {
       close();

@@ -28,9 +28,15 @@ export class Channel implements CircuitChannel {
   transport: TcpCircuit | undefined;
   /** Operations and monitors holding this channel. */
   refs = 0;
-  private readonly listeners = new Set<ConnectionListener>();
+  private listeners: ConnectionListener[] | undefined;
 
-  constructor(private readonly owner: ChannelOwner, readonly cid: number, readonly name: string) {}
+  constructor(
+    private readonly owner: ChannelOwner,
+    readonly cid: number,
+    readonly name: string,
+    /** Bytes of the name on the wire (NUL-terminated, padded to 8). */
+    readonly paddedLength: number,
+  ) {}
 
   get connected(): boolean {
     return this.state === 'connected';
@@ -50,8 +56,15 @@ export class Channel implements CircuitChannel {
 
   /** Listen to connection changes; returns the remover. */
   listen(l: ConnectionListener): () => void {
-    this.listeners.add(l);
-    return () => this.listeners.delete(l);
+    (this.listeners ??= []).push(l);
+    return () => this.unlisten(l);
+  }
+
+  private unlisten(l: ConnectionListener): void {
+    const ls = this.listeners;
+    if (!ls) return;
+    const i = ls.indexOf(l);
+    if (i >= 0) ls.splice(i, 1);
   }
 
   /** Call `fn` once the channel is connected (now if it already is); returns a canceller. */
@@ -62,15 +75,16 @@ export class Channel implements CircuitChannel {
     }
     const l: ConnectionListener = (up) => {
       if (!up) return;
-      this.listeners.delete(l);
+      this.unlisten(l);
       fn();
     };
-    this.listeners.add(l);
-    return () => this.listeners.delete(l);
+    return this.listen(l);
   }
 
   private notify(up: boolean): void {
-    for (const l of [...this.listeners]) l(up);
+    const ls = this.listeners;
+    if (!ls || ls.length === 0) return;
+    for (const l of ls.slice()) l(up);
   }
 
   onCreated(sid: number, nativeType: number, nativeCount: number): void {
@@ -114,7 +128,7 @@ export class Channel implements CircuitChannel {
     const was = this.state;
     this.state = 'closed';
     if (was === 'connected') this.notify(false);
-    this.listeners.clear();
+    this.listeners = undefined;
     this.transport = undefined;
   }
 }

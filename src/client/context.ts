@@ -2,6 +2,7 @@
 // circuit per server), the channel cache, get/put, and close() that releases everything.
 import { decodeDbr, type Reading } from '../ca/dbr.js';
 import { MAX_NAME_BYTES } from '../ca/search.js';
+import { paddedLength } from '../ca/messages.js';
 import type { FailReason } from '../ca/circuit.js';
 import { resolveConfig, type CaConfig, type ContextOptions } from '../transport/config.js';
 import { TcpCircuit, type CloseReason } from '../transport/tcp.js';
@@ -18,7 +19,6 @@ import { checkTimeout, Pending, type CallOptions } from './pending.js';
 import { runSnapshot, type SnapshotOptions, type SnapshotResult } from './snapshot.js';
 
 const log = getLogger('ca.context');
-const utf8 = new TextEncoder();
 
 export interface GetOptions extends CallOptions, ReadOptions {}
 
@@ -150,14 +150,17 @@ export class Context implements ChannelOwner {
     let ch = this.channels.get(name);
     if (!ch) {
       if (name.includes('\0')) throw new BadArgumentError('the PV name contains a NUL character', name);
-      const bytes = utf8.encode(name).length;
-      if (bytes > MAX_NAME_BYTES) throw new BadArgumentError(`the PV name is ${bytes} bytes long; at most ${MAX_NAME_BYTES} fit a search request`, name);
+      const padded = paddedLength(name);
+      if (padded > MAX_NAME_BYTES + 1) {
+        const bytes = new TextEncoder().encode(name).length;
+        throw new BadArgumentError(`the PV name is ${bytes} bytes long; at most ${MAX_NAME_BYTES} fit a search request`, name);
+      }
       const cid = this.nextCid;
       this.nextCid = (this.nextCid + 1) >>> 0 || 1;
-      ch = new Channel(this, cid, name);
+      ch = new Channel(this, cid, name, padded);
       this.channels.set(name, ch);
       this.byCid.set(cid, ch);
-      this.searcher().add(cid, name);
+      this.searcher().add(cid, name, padded);
     }
     ch.refs++;
     return ch;
@@ -215,7 +218,7 @@ export class Context implements ChannelOwner {
       this.forget(ch);
       return;
     }
-    this.searcher().add(ch.cid, ch.name);
+    this.searcher().add(ch.cid, ch.name, ch.paddedLength);
   }
 
   private onFound(cid: number, host: string, port: number): void {

@@ -122,6 +122,6 @@ export function resolveConfig(opts: ContextOptions = {}): CaConfig {
     maxSearchPeriodMs: 1000 * maxSearch,
     clientName: opts.clientName ?? user,
     hostName: opts.hostName ?? os.hostname(),
-    searchWindow: opts.searchWindow ?? 32,
+    searchWindow: opts.searchWindow ?? 12,
   };
 }

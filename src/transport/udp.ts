@@ -2,12 +2,14 @@
 // in flight (a reply's VERSION sequence number frees its slot) so bursts do not overflow the
 // server's receive buffer; per-name retries with a doubling backoff; first answer wins.
 import dgram from 'node:dgram';
-import { buildSearchDatagrams, intToIpv4, parseDatagram, searchRetryDelay } from '../ca/search.js';
+import { Cmd, HEADER_SIZE, MAX_SEARCH_DATAGRAM } from '../ca/constants.js';
+import { buildSearchDatagrams, intToIpv4, searchRetryDelay } from '../ca/search.js';
 import type { CaConfig } from './config.js';
 
 interface Pending {
   cid: number;
   name: string;
+  paddedLength: number;
   attempt: number;
   dueAt: number;
   queued: boolean;
@@ -16,13 +18,14 @@ interface Pending {
 export type FoundHandler = (cid: number, host: string, port: number, version: number) => void;
 
 /** How long a datagram holds a window slot when no reply names it (all its names missing). */
-const SLOT_EXPIRY_MS = 15;
+const SLOT_EXPIRY_MS = 20;
 
 export class UdpSearcher {
   private socket: dgram.Socket | undefined;
   private ready: Promise<void> | undefined;
   private readonly pending = new Map<number, Pending>();
   private queue: Pending[] = [];
+  private qHead = 0;
   private readonly inFlight = new Map<number, number>();
   private sequence = 1;
   private timer: NodeJS.Timeout | undefined;
@@ -48,12 +51,12 @@ export class UdpSearcher {
   }
 
   /** Start (or restart, after a disconnect) searching for a name. */
-  add(cid: number, name: string): void {
+  add(cid: number, name: string, paddedLength: number): void {
     if (this.closed) return;
     const now = performance.now();
     let p = this.pending.get(cid);
     if (!p) {
-      p = { cid, name, attempt: 0, dueAt: now, queued: false };
+      p = { cid, name, paddedLength, attempt: 0, dueAt: now, queued: false };
       this.pending.set(cid, p);
     } else {
       p.attempt = 0;
@@ -104,7 +107,7 @@ export class UdpSearcher {
 
   private sendDue(): void {
     const now = performance.now();
-    for (const [seq, at] of this.inFlight) if (now - at > SLOT_EXPIRY_MS) this.inFlight.delete(seq);
+    if (this.inFlight.size) for (const [seq, at] of this.inFlight) if (now - at > SLOT_EXPIRY_MS) this.inFlight.delete(seq);
     // Names whose retry is due join the queue (scan only when something can be due).
     let next = this.nextDue;
     if (now >= this.nextDue) {
@@ -118,30 +121,32 @@ export class UdpSearcher {
       }
     }
     const window = this.config.searchWindow;
-    let qi = 0;
     const q = this.queue;
+    let qi = this.qHead;
     while (qi < q.length && this.inFlight.size < window) {
-      // Take names for one datagram (the builder packs as many as fit).
+      // Take as many names as fit one datagram (the same sizing buildSearchDatagrams uses).
       const batch: Pending[] = [];
-      while (qi < q.length && batch.length < 200) {
-        const p = q[qi++]!;
-        if (p.queued && this.pending.get(p.cid) === p) batch.push(p);
+      let bytes = 2 * HEADER_SIZE;
+      while (qi < q.length) {
+        const p = q[qi]!;
+        if (!p.queued || this.pending.get(p.cid) !== p) {
+          qi++;
+          continue;
+        }
+        const size = HEADER_SIZE + p.paddedLength;
+        if (bytes + size > MAX_SEARCH_DATAGRAM && batch.length) break;
+        bytes += size;
+        batch.push(p);
+        qi++;
       }
       if (!batch.length) break;
-      const grams = buildSearchDatagrams(batch, this.sequence);
-      // Anything the first datagram could not hold goes back to the front of the queue.
-      const first = grams[0];
-      if (!first) break;
-      const sent = new Set(first.cids);
-      const rest = batch.filter((p) => !sent.has(p.cid));
-      qi -= rest.length;
-      for (let i = 0; i < rest.length; i++) q[qi + i] = rest[i]!;
-      this.sequence = (first.sequence + 1) >>> 0 || 1;
-      this.inFlight.set(first.sequence, now);
-      for (const d of this.config.searchDestinations) this.socket!.send(first.bytes, d.port, d.host);
+      const gram = buildSearchDatagrams(batch, this.sequence)[0];
+      if (!gram) break;
+      this.sequence = (gram.sequence + 1) >>> 0 || 1;
+      this.inFlight.set(gram.sequence, now);
+      for (const d of this.config.searchDestinations) this.socket!.send(gram.bytes, d.port, d.host);
       this.datagramsSent++;
       for (const p of batch) {
-        if (!sent.has(p.cid)) continue;
         p.queued = false;
         p.dueAt = now + searchRetryDelay(p.attempt, this.config.maxSearchPeriodMs);
         p.attempt++;
@@ -149,27 +154,47 @@ export class UdpSearcher {
       }
     }
     this.nextDue = next;
-    this.queue = q.slice(qi).filter((p) => p.queued);
-    if (this.queue.length) this.schedule(SLOT_EXPIRY_MS);
+    if (qi >= q.length) {
+      this.queue = [];
+    this.qHead = 0;
+      this.qHead = 0;
+    } else if (qi > 1024 && qi * 2 > q.length) {
+      this.queue = q.slice(qi);
+      this.qHead = 0;
+    } else this.qHead = qi;
+    if (this.queue.length > this.qHead) this.schedule(SLOT_EXPIRY_MS);
     else if (next !== Infinity) this.schedule(Math.max(1, next - now));
   }
 
   private onMessage(msg: Buffer, from: string): void {
-    const { messages } = parseDatagram(msg);
-    let freed = false;
-    for (const m of messages) {
-      if (m.type === 'VersionResponse') {
-        if (this.inFlight.delete(m.sequence)) freed = true;
-      } else if (m.type === 'SearchResponse') {
-        const p = this.pending.get(m.cid);
-        if (!p) continue; // already found: the first answer won
-        this.pending.delete(m.cid);
-        p.queued = false;
-        const host = m.address === 0xffffffff || m.address === 0 ? from : intToIpv4(m.address);
-        this.onFound(m.cid, host, m.port, m.version);
+    // Walk the datagram's headers in place (a reply carries dozens of SEARCH answers).
+    let answered = false;
+    let pos = 0;
+    const len = msg.length;
+    while (pos + HEADER_SIZE <= len) {
+      const cmd = msg.readUInt16BE(pos);
+      const size = msg.readUInt16BE(pos + 2);
+      if (size === 0xffff || pos + HEADER_SIZE + size > len) break; // malformed: ignore the rest
+      if (cmd === Cmd.VERSION) {
+        // The server answered that datagram: its slot is free (it may have expired already).
+        this.inFlight.delete(msg.readUInt32BE(pos + 8));
+        answered = true;
+      } else if (cmd === Cmd.SEARCH) {
+        const cid = msg.readUInt32BE(pos + 12);
+        const p = this.pending.get(cid);
+        if (p) {
+          // First answer wins: later ones find nothing pending.
+          this.pending.delete(cid);
+          p.queued = false;
+          const addr = msg.readUInt32BE(pos + 8);
+          const port = msg.readUInt16BE(pos + 4);
+          const version = size >= 2 ? msg.readUInt16BE(pos + HEADER_SIZE) : 0;
+          this.onFound(cid, addr === 0xffffffff || addr === 0 ? from : intToIpv4(addr), port, version);
+        }
       }
+      pos += HEADER_SIZE + size;
     }
-    if (freed && this.queue.length && !this.pumping) this.sendDue();
+    if (answered && this.queue.length > this.qHead && !this.pumping) this.sendDue();
   }
 
   close(): void {
@@ -178,6 +203,7 @@ export class UdpSearcher {
     this.timer = undefined;
     this.pending.clear();
     this.queue = [];
+    this.qHead = 0;
     const s = this.socket;
     this.socket = undefined;
     if (s) {
