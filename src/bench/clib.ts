@@ -1,0 +1,123 @@
+// Builds the c-libca runner (c/epicsperf_ca.c) with the system C compiler against the libca of
+// the epicscorelibs wheel in the Python environment; rebuilt only when the source or wheel changes.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PACKAGE_ROOT, epicsperfHome } from '../pyenv/index.js';
+
+const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_ca.c');
+
+/** Where the compiled C runner lives (it may not exist yet). */
+export function cRunnerPath(): string {
+  return join(epicsperfHome(), 'bin', 'epicsperf-ca');
+}
+
+interface Captured {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  spawnError?: NodeJS.ErrnoException;
+}
+
+function capture(command: string, args: string[]): Promise<Captured> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    let child;
+    try {
+      child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (err) {
+      resolve({ code: null, stdout, stderr, spawnError: err as NodeJS.ErrnoException });
+      return;
+    }
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', (err) => resolve({ code: null, stdout, stderr, spawnError: err }));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+interface CoreLibs {
+  include: string;
+  lib: string;
+  version: string;
+}
+
+const PROBE = [
+  'import json, epicscorelibs.path as p, epicscorelibs.version as v',
+  'print(json.dumps({"include": p.include_path, "lib": p.lib_path, "version": v.version}))',
+].join('\n');
+
+async function coreLibs(python: string): Promise<CoreLibs | { error: string }> {
+  const r = await capture(python, ['-c', PROBE]);
+  if (r.spawnError) return { error: `cannot run ${python}: ${r.spawnError.code ?? r.spawnError.message}` };
+  if (r.code !== 0) return { error: `epicscorelibs is not installed in ${python}` };
+  try {
+    return JSON.parse(r.stdout.trim()) as CoreLibs;
+  } catch {
+    return { error: `cannot read the epicscorelibs paths from ${python}` };
+  }
+}
+
+/** The os/ and compiler/ include folders of EPICS base for this platform. */
+function platformIncludes(include: string): string[] {
+  const os = process.platform === 'darwin' ? 'Darwin' : process.platform === 'win32' ? 'WIN32' : 'Linux';
+  const compiler = process.platform === 'darwin' ? 'clang' : process.platform === 'win32' ? 'msvc' : 'gcc';
+  return [include, join(include, 'os', os), join(include, 'compiler', compiler)];
+}
+
+function firstError(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const line = lines.find((l) => /error/i.test(l)) ?? lines[0] ?? 'no output';
+  return line.length > 200 ? line.slice(0, 200) + '...' : line;
+}
+
+/**
+ * Compile the C runner into `<epicsperfHome()>/bin/epicsperf-ca`, unless the one there was
+ * built from the same source and epicscorelibs. Resolves to its path, or to a one-line reason
+ * (no C compiler, no epicscorelibs, a failed build).
+ */
+export async function buildCRunner(python: string): Promise<{ path: string } | { error: string }> {
+  const path = cRunnerPath();
+  const hashFile = path + '.sha256';
+  let source: Buffer;
+  try {
+    source = readFileSync(SOURCE);
+  } catch {
+    return { error: `the C runner source is missing (${SOURCE})` };
+  }
+  const libs = await coreLibs(python);
+  if ('error' in libs) return libs;
+
+  const cc = process.env.CC || 'cc';
+  const includes = platformIncludes(libs.include);
+  const args = [
+    '-O2', '-Wall',
+    ...includes.map((dir) => `-I${dir}`),
+    '-o', `${path}.tmp`, SOURCE,
+    `-L${libs.lib}`, '-lca', '-lCom', '-lm', `-Wl,-rpath,${libs.lib}`,
+  ];
+  const hash = createHash('sha256')
+    .update(source)
+    .update(JSON.stringify({ version: libs.version, lib: libs.lib, cc, platform: process.platform }))
+    .digest('hex');
+  try {
+    if (existsSync(path) && readFileSync(hashFile, 'utf8').trim() === hash) return { path };
+  } catch {
+    // no hash file: build
+  }
+
+  mkdirSync(dirname(path), { recursive: true });
+  const r = await capture(cc, args);
+  if (r.spawnError) {
+    return { error: r.spawnError.code === 'ENOENT' ? `no C compiler (${cc} not found)` : `cannot run ${cc}: ${r.spawnError.message}` };
+  }
+  if (r.code !== 0) {
+    rmSync(`${path}.tmp`, { force: true });
+    return { error: `the C runner did not compile: ${firstError(r.stderr || r.stdout)}` };
+  }
+  renameSync(`${path}.tmp`, path);
+  writeFileSync(hashFile, hash + '\n');
+  return { path };
+}
