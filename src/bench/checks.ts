@@ -1,0 +1,141 @@
+// Checks every monitor sample a runner shipped (values step by exactly 1, timestamps strictly
+// increase and are not stale, severity MINOR), and derives latency and throughput. Pure functions.
+import { SAMPLE_BYTES } from './runners/protocol.js';
+
+export interface Sample {
+  pv: number;
+  severity: number;
+  status: number;
+  value: number;
+  iocTime: number;
+  recvTime: number;
+}
+
+export function decodeSamples(buf: Uint8Array): Sample[] {
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const n = Math.floor(buf.byteLength / SAMPLE_BYTES);
+  const out: Sample[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const o = i * SAMPLE_BYTES;
+    out[i] = {
+      pv: view.getUint32(o, true),
+      severity: view.getInt16(o + 4, true),
+      status: view.getInt16(o + 6, true),
+      value: view.getFloat64(o + 8, true),
+      iocTime: view.getFloat64(o + 16, true),
+      recvTime: view.getFloat64(o + 24, true),
+    };
+  }
+  return out;
+}
+
+export interface MonitorCheck {
+  pvs: number;
+  /** PVs that delivered no sample at all. */
+  silentPvs: number;
+  /** PVs with fewer samples than asked. */
+  incompletePvs: number;
+  samples: number;
+  /** Places where the value jumped by more than 1 ... */
+  gaps: number;
+  /** ... and the values skipped there in total. */
+  missedValues: number;
+  /** Values that repeated or went backwards. */
+  valueErrors: number;
+  /** Timestamps that did not strictly increase. */
+  timestampErrors: number;
+  /** Timestamps older than the run (a stale or cached value) or in the future. */
+  staleTimestamps: number;
+  /** Samples whose severity was not the expected one. */
+  severityErrors: number;
+  /** Receive time minus IOC timestamp of every update after the first, ms. */
+  latencyMs: { p50: number; p99: number; max: number } | undefined;
+  /** Updates per second over the whole collection. */
+  updatesPerSecond: number;
+  /** Human-readable findings, at most a few per kind. */
+  findings: string[];
+  ok: boolean;
+}
+
+export interface CheckOptions {
+  pvs: number;
+  samplesPerPv: number;
+  /** Wall time (POSIX s) when the runner was told to start: timestamps older than this minus slack are stale. */
+  startedAt: number;
+  /** The IOC's update period (s): the first sample may be this old. */
+  periodS: number;
+  expectedSeverity: number;
+  names?: readonly string[];
+}
+
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx]!;
+}
+
+export function checkMonitorSamples(samples: readonly Sample[], o: CheckOptions): MonitorCheck {
+  const byPv: Sample[][] = Array.from({ length: o.pvs }, () => []);
+  for (const s of samples) if (s.pv < o.pvs) byPv[s.pv]!.push(s);
+  const c: MonitorCheck = {
+    pvs: o.pvs, silentPvs: 0, incompletePvs: 0, samples: samples.length, gaps: 0, missedValues: 0, valueErrors: 0,
+    timestampErrors: 0, staleTimestamps: 0, severityErrors: 0, latencyMs: undefined, updatesPerSecond: 0, findings: [], ok: false,
+  };
+  const noted: Record<string, number> = {};
+  const note = (kind: string, text: string) => {
+    noted[kind] = (noted[kind] ?? 0) + 1;
+    if (noted[kind]! <= 3) c.findings.push(text);
+  };
+  const name = (pv: number) => o.names?.[pv] ?? `PV #${pv}`;
+  const oldest = o.startedAt - o.periodS - 1.0;
+  const latencies: number[] = [];
+  let firstRecv = Infinity;
+  let lastRecv = -Infinity;
+  byPv.forEach((list, pv) => {
+    if (list.length === 0) {
+      c.silentPvs++;
+      note('silent', `${name(pv)}: no update`);
+      return;
+    }
+    if (list.length < o.samplesPerPv) {
+      c.incompletePvs++;
+      note('incomplete', `${name(pv)}: ${list.length} of ${o.samplesPerPv} samples`);
+    }
+    for (let i = 0; i < list.length; i++) {
+      const s = list[i]!;
+      firstRecv = Math.min(firstRecv, s.recvTime);
+      lastRecv = Math.max(lastRecv, s.recvTime);
+      if (s.severity !== o.expectedSeverity) {
+        c.severityErrors++;
+        note('severity', `${name(pv)}: severity ${s.severity} at value ${s.value}, expected ${o.expectedSeverity}`);
+      }
+      if (s.iocTime < oldest || s.iocTime > s.recvTime + 1.0) {
+        c.staleTimestamps++;
+        note('stale', `${name(pv)}: timestamp ${new Date(s.iocTime * 1000).toISOString()} outside the run`);
+      }
+      if (i === 0) continue;
+      const prev = list[i - 1]!;
+      latencies.push((s.recvTime - s.iocTime) * 1000);
+      const step = s.value - prev.value;
+      if (step > 1) {
+        c.gaps++;
+        c.missedValues += step - 1;
+        note('gap', `${name(pv)}: ${prev.value} -> ${s.value} (${step - 1} missed)`);
+      } else if (step !== 1) {
+        c.valueErrors++;
+        note('value', `${name(pv)}: ${prev.value} -> ${s.value}`);
+      }
+      if (!(s.iocTime > prev.iocTime)) {
+        c.timestampErrors++;
+        note('timestamp', `${name(pv)}: timestamp did not increase after value ${prev.value}`);
+      }
+    }
+  });
+  latencies.sort((a, b) => a - b);
+  if (latencies.length) c.latencyMs = { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1]! };
+  c.updatesPerSecond = lastRecv > firstRecv ? samples.length / (lastRecv - firstRecv) : 0;
+  for (const [kind, n] of Object.entries(noted)) if (n > 3) c.findings.push(`... ${n - 3} more ${kind} findings`);
+  c.ok = c.silentPvs === 0 && c.incompletePvs === 0 && c.gaps === 0 && c.valueErrors === 0 && c.timestampErrors === 0 &&
+    c.staleTimestamps === 0 && c.severityErrors === 0;
+  return c;
+}

@@ -1,0 +1,97 @@
+// The clients epicsperf can measure: how to start each one's runner, which workloads it serves,
+// and whether it is available here (with the reason when it is not).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT, PYTHON_DIR, pythonEnvStatus } from '../pyenv/index.js';
+import { doctor, packageVersion, type DoctorReport } from '../doctor.js';
+import { cRunnerPath } from './clib.js';
+
+export type Workload = 'snapshot' | 'monitor';
+
+export interface ClientSpec {
+  name: string;
+  runtime: 'node' | 'python' | 'c';
+  protocol: 'CA' | 'PVA';
+  workloads: Workload[];
+  description: string;
+  /** The library whose version identifies this client (a key of DoctorReport.libraries, or 'epicsperf'). */
+  library: string;
+}
+
+const py = (name: string, library: string, protocol: 'CA' | 'PVA', description: string): ClientSpec => ({
+  name, runtime: 'python', protocol, workloads: ['snapshot', 'monitor'], description, library,
+});
+
+export const CLIENTS: readonly ClientSpec[] = [
+  { name: 'node', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epicsperf', description: "this project's TypeScript CA client" },
+  { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epicsperf', description: 'the same, inside a worker thread' },
+  { name: 'epics-tca', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epics-tca', description: 'the epics-tca npm package (pure TypeScript CA)' },
+  { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
+  { name: 'caget-procs', runtime: 'c', protocol: 'CA', workloads: ['snapshot'], library: 'epicscorelibs', description: 'one c-libca caget process per PV, all in parallel' },
+  py('pyepics', 'pyepics', 'CA', 'pyepics PV objects, one after another'),
+  py('pyepics-ca', 'pyepics', 'CA', 'pyepics ca module: create all channels, then connect and get'),
+  py('pyepics-threaded', 'pyepics', 'CA', 'pyepics PV gets from a thread pool'),
+  py('caproto', 'caproto', 'CA', 'caproto threading client'),
+  py('aioca', 'aioca', 'CA', 'aioca (asyncio, on libca)'),
+  py('cothread', 'cothread', 'CA', 'cothread.catools (on libca)'),
+  py('p4p', 'p4p', 'PVA', 'p4p thread Context (PV Access)'),
+  py('pvapy', 'pvapy', 'PVA', 'pvapy Channel (PV Access)'),
+];
+
+export function findClient(name: string): ClientSpec | undefined {
+  return CLIENTS.find((c) => c.name === name);
+}
+
+export function clientNames(): string[] {
+  return CLIENTS.map((c) => c.name);
+}
+
+/** The command line that starts a client's runner for a workload. */
+export function runnerCommand(spec: ClientSpec, python: string): { command: string; args: string[] } {
+  const dist = join(PACKAGE_ROOT, 'dist', 'bench', 'runners');
+  switch (spec.name) {
+    case 'node':
+      return { command: process.execPath, args: [join(dist, 'node.js')] };
+    case 'node-worker':
+      return { command: process.execPath, args: [join(dist, 'node.js'), '--worker'] };
+    case 'epics-tca':
+      return { command: process.execPath, args: [join(dist, 'epics-tca.js')] };
+    case 'c-libca':
+      return { command: cRunnerPath(), args: [] };
+    case 'caget-procs':
+      return { command: process.execPath, args: [join(dist, 'caget-procs.js'), '--caget', cRunnerPath()] };
+    default:
+      return { command: python, args: ['-u', join(PYTHON_DIR, 'runner.py'), '--client', spec.name] };
+  }
+}
+
+export interface ClientStatus {
+  name: string;
+  available: boolean;
+  version?: string;
+  reason?: string;
+}
+
+/** Availability and version of every client, from one doctor report. */
+export function clientStatuses(report: DoctorReport): ClientStatus[] {
+  const env = pythonEnvStatus();
+  return CLIENTS.map((spec) => {
+    if (spec.library === 'epicsperf') return { name: spec.name, available: true, version: packageVersion() };
+    if (spec.runtime === 'c') {
+      const path = cRunnerPath();
+      if (!existsSync(path)) return { name: spec.name, available: false, reason: 'the C runner is not built (needs a C compiler; run `npx epicsperf setup`)' };
+      const lib = report.libraries.epicscorelibs;
+      return { name: spec.name, available: true, version: `libca ${lib?.version ?? '?'}` };
+    }
+    const lib = report.libraries[spec.library];
+    if (spec.runtime === 'python' && !env.ready) return { name: spec.name, available: false, reason: 'the Python environment is not set up: run `npx epicsperf setup`' };
+    if (!lib || !lib.version) return { name: spec.name, available: false, reason: lib?.error ?? 'not installed' };
+    if (lib.error) return { name: spec.name, available: false, version: lib.version, reason: lib.error };
+    return { name: spec.name, available: true, version: lib.version };
+  });
+}
+
+export async function clientStatusList(): Promise<{ report: DoctorReport; statuses: ClientStatus[] }> {
+  const report = await doctor();
+  return { report, statuses: clientStatuses(report) };
+}

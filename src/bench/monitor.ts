@@ -1,0 +1,104 @@
+// The monitor workload for one client: start its runner, let it subscribe to the IOC's counters
+// until every PV has its samples, measure its CPU and memory from outside, then check the samples.
+import { RunnerProcess, RunnerError } from './runner.js';
+import { CpuSampler } from './procstat.js';
+import { checkMonitorSamples, decodeSamples, type MonitorCheck } from './checks.js';
+import { runnerCommand, type ClientSpec } from './clients.js';
+import { stat, type Stat } from './stats.js';
+import { writeNamesFile } from './names.js';
+
+export interface MonitorRunOptions {
+  client: ClientSpec;
+  python: string;
+  env: Record<string, string>;
+  names: readonly string[];
+  samples: number;
+  /** The IOC's counter rate (Hz), for deadlines and the staleness check. */
+  rate: number;
+  /** The IOC process, measured over the same window. */
+  iocPid?: number;
+  /** Time after the runner is connected before CPU sampling starts (ms, default 1000). */
+  warmupMs?: number;
+  /** Called with a short status while it runs (for a live line). */
+  onProgress?: (text: string) => void;
+}
+
+export interface MonitorRun {
+  client: string;
+  version?: string;
+  ok: boolean;
+  error?: string;
+  /** From `start` until every PV delivered its first update, ms. */
+  connectMs?: number;
+  /** From `start` until every PV had its samples, s. */
+  collectS?: number;
+  /** CPU of the runner process, % of one core, sampled once a second after the warm-up. */
+  cpuPercent?: Stat & { samples: number[] };
+  iocCpuPercent?: Stat;
+  peakRssMb?: number;
+  check?: MonitorCheck;
+}
+
+export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
+  const { command, args } = runnerCommand(o.client, o.python);
+  const names = writeNamesFile(o.names);
+  const runner = new RunnerProcess(command, [...args, 'monitor', '--names', names.path, '--samples', String(o.samples)], o.env);
+  const result: MonitorRun = { client: o.client.name, ok: false };
+  const progress = o.onProgress ?? (() => {});
+  let sampler: CpuSampler | undefined;
+  let iocSampler: CpuSampler | undefined;
+  let warm: NodeJS.Timeout | undefined;
+  try {
+    progress('starting');
+    const ready = await runner.next('ready', 60_000, 'ready');
+    result.version = typeof ready.version === 'string' ? ready.version : undefined;
+    const startedAt = Date.now() / 1000;
+    const t0 = performance.now();
+    runner.send('start');
+    progress('connecting');
+    await runner.next('connected', 30_000 + o.names.length * 20, 'all PVs connected');
+    result.connectMs = performance.now() - t0;
+    progress('collecting');
+    sampler = new CpuSampler(runner.pid);
+    iocSampler = o.iocPid ? new CpuSampler(o.iocPid) : undefined;
+    warm = setTimeout(() => {
+      sampler!.start();
+      iocSampler?.start();
+    }, o.warmupMs ?? 1000);
+    const expectedS = o.samples / Math.max(o.rate, 0.1);
+    await runner.next('complete', 30_000 + expectedS * 3000, `${o.samples} samples per PV`);
+    result.collectS = (performance.now() - t0) / 1000;
+    clearTimeout(warm);
+    const cpu = sampler.stop();
+    const iocCpu = iocSampler?.stop() ?? [];
+    sampler.updateMemory();
+    result.peakRssMb = sampler.peakRssKb / 1024;
+    const s = stat(cpu);
+    if (s) result.cpuPercent = { ...s, samples: cpu.map((x) => Math.round(x * 100) / 100) };
+    result.iocCpuPercent = stat(iocCpu);
+    progress('checking');
+    runner.send('ship');
+    const shipped = await runner.next('samples', 60_000, 'shipping samples');
+    const samples = decodeSamples(shipped.payload ?? new Uint8Array(0));
+    result.check = checkMonitorSamples(samples, {
+      pvs: o.names.length,
+      samplesPerPv: o.samples,
+      startedAt,
+      periodS: 1 / Math.max(o.rate, 0.1),
+      expectedSeverity: 1,
+      names: o.names,
+    });
+    result.ok = result.check.ok;
+    if (!result.ok) result.error = `sample check failed: ${result.check.findings.slice(0, 2).join('; ')}`;
+    await runner.finish();
+  } catch (err) {
+    result.error = err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    await runner.kill();
+  } finally {
+    if (warm) clearTimeout(warm);
+    sampler?.stop();
+    iocSampler?.stop();
+    names.remove();
+  }
+  return result;
+}

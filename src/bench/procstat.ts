@@ -1,0 +1,97 @@
+// Measures a process from outside through /proc: CPU time of all its threads (and, optionally,
+// of its descendants), resident memory, and a once-a-second CPU sampler.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+let clkTck = 100;
+try {
+  clkTck = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+} catch {
+  clkTck = 100;
+}
+
+/** CPU seconds (user + system, all threads) used by a live process; undefined once it is gone. */
+export function cpuSeconds(pid: number, withChildren = false): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // f[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
+  let ticks = Number(f[11]) + Number(f[12]);
+  if (withChildren) {
+    ticks += Number(f[13]) + Number(f[14]);
+    for (const child of childPids(pid)) ticks += (cpuSeconds(child, true) ?? 0) * clkTck;
+  }
+  return ticks / clkTck;
+}
+
+/** Children of a process (those forked by its main thread, which is where Node and Python spawn). */
+export function childPids(pid: number): number[] {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return text ? text.split(/\s+/).map(Number) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Resident set size and its peak, in kB. */
+export function memoryKb(pid: number): { rssKb: number; peakKb: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const rss = /VmRSS:\s+(\d+)/.exec(status);
+    const hwm = /VmHWM:\s+(\d+)/.exec(status);
+    return { rssKb: Number(rss?.[1] ?? 0), peakKb: Number(hwm?.[1] ?? 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples CPU % of a process (100 = one core) once per period, and tracks its peak RSS. */
+export class CpuSampler {
+  readonly samples: number[] = [];
+  peakRssKb = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private last: { cpu: number; t: number } | undefined;
+
+  constructor(
+    private readonly pid: number,
+    private readonly opts: { periodMs?: number; withChildren?: boolean } = {},
+  ) {}
+
+  start(): void {
+    this.take(false);
+    this.timer = setInterval(() => this.take(true), this.opts.periodMs ?? 1000);
+  }
+
+  /** Stop; a final partial period counts if it is at least half a period long. */
+  stop(): number[] {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const periodMs = this.opts.periodMs ?? 1000;
+    if (this.last && performance.now() - this.last.t >= periodMs / 2) this.take(true);
+    return this.samples;
+  }
+
+  /** Peak RSS seen so far (the kernel's high-water mark). */
+  updateMemory(): void {
+    const m = memoryKb(this.pid);
+    if (m) this.peakRssKb = Math.max(this.peakRssKb, m.peakKb, m.rssKb);
+  }
+
+  private take(record: boolean): void {
+    const cpu = cpuSeconds(this.pid, this.opts.withChildren ?? false);
+    const t = performance.now();
+    this.updateMemory();
+    if (cpu === undefined) return;
+    if (record && this.last) {
+      const dt = (t - this.last.t) / 1000;
+      if (dt > 0) this.samples.push(((cpu - this.last.cpu) / dt) * 100);
+    }
+    this.last = { cpu, t };
+  }
+}

@@ -1,0 +1,176 @@
+// One runner process seen from the orchestrator: spawn it, send commands on stdin, read its
+// JSON-line events and binary payloads on fd 3 (docs/runners.md), and kill it on a deadline.
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { getLogger } from '../log.js';
+
+const log = getLogger('bench.runner');
+
+export interface RunnerEvent {
+  ev: string;
+  [key: string]: unknown;
+  payload?: Buffer;
+}
+
+export class RunnerError extends Error {
+  readonly code = 'EPICSPERF_RUNNER';
+}
+
+const live = new Set<ChildProcess>();
+let hooked = false;
+function killAllOnExit(): void {
+  if (hooked) return;
+  hooked = true;
+  process.on('exit', () => {
+    for (const c of live) c.kill('SIGKILL');
+  });
+}
+
+export class RunnerProcess {
+  readonly pid: number;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly child: ChildProcess;
+  private readonly queue: RunnerEvent[] = [];
+  private waiter: (() => void) | undefined;
+  private readonly stderrTail: string[] = [];
+  private ended = false;
+
+  constructor(command: string, args: string[], env: Record<string, string>) {
+    killAllOnExit();
+    this.child = spawn(command, args, {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    });
+    live.add(this.child);
+    this.pid = this.child.pid ?? -1;
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        live.delete(this.child);
+        resolve({ code, signal });
+      });
+    });
+    this.child.once('error', (err) => {
+      this.stderrTail.push(`cannot start ${command}: ${err.message}`);
+    });
+    // stdin may break if the runner dies; that is reported through `exited`, not as an exception.
+    this.child.stdin!.on('error', () => {});
+    this.child.stdout!.on('data', (d: Buffer) => log.trace({ pid: this.pid }, d.toString().trimEnd()));
+    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      for (const line of chunk.split('\n')) {
+        if (!line.trim()) continue;
+        this.stderrTail.push(line);
+        if (this.stderrTail.length > 40) this.stderrTail.shift();
+      }
+    });
+    this.readEvents(this.child.stdio[3] as Readable);
+    void this.exited.then(() => {
+      this.ended = true;
+      this.wake();
+    });
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.();
+  }
+
+  private readEvents(stream: Readable): void {
+    let buf: Buffer = Buffer.alloc(0);
+    let payload: { event: RunnerEvent; need: number; parts: Buffer[]; have: number } | undefined;
+    stream.on('data', (chunk: Buffer) => {
+      buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+      for (;;) {
+        if (payload) {
+          const take = Math.min(payload.need - payload.have, buf.length);
+          payload.parts.push(buf.subarray(0, take));
+          payload.have += take;
+          buf = buf.subarray(take);
+          if (payload.have < payload.need) return;
+          payload.event.payload = Buffer.concat(payload.parts);
+          this.queue.push(payload.event);
+          payload = undefined;
+          this.wake();
+          continue;
+        }
+        const nl = buf.indexOf(10);
+        if (nl < 0) return;
+        const line = buf.subarray(0, nl).toString('utf8');
+        buf = buf.subarray(nl + 1);
+        let event: RunnerEvent;
+        try {
+          event = JSON.parse(line) as RunnerEvent;
+        } catch {
+          event = { ev: 'error', message: `unreadable event from the runner: ${line.slice(0, 120)}` };
+        }
+        if (typeof event.bytes === 'number' && event.bytes > 0) {
+          payload = { event, need: event.bytes, parts: [], have: 0 };
+          continue;
+        }
+        this.queue.push(event);
+        this.wake();
+      }
+    });
+    stream.on('error', () => {});
+  }
+
+  send(command: 'start' | 'ship' | 'exit'): void {
+    if (!this.ended) this.child.stdin!.write(command + '\n');
+  }
+
+  /** Why the runner failed, from its last error-looking stderr lines. */
+  reason(): string {
+    const tail = this.stderrTail;
+    const err = [...tail].reverse().find((l) => /error|exception|traceback|not found|cannot|failed|killed/i.test(l) && !/^\s*File "/.test(l));
+    return (err ?? tail[tail.length - 1] ?? 'no output').trim().slice(0, 300);
+  }
+
+  /**
+   * Wait for the event named `ev`. Rejects (after killing the runner) if the runner reports an
+   * error, exits, or the deadline passes.
+   */
+  async next(ev: string, timeoutMs: number, phase = ev): Promise<RunnerEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const i = this.queue.findIndex((e) => e.ev === ev || e.ev === 'error');
+      if (i >= 0) {
+        const e = this.queue.splice(i, 1)[0]!;
+        if (e.ev === 'error') {
+          await this.kill();
+          throw new RunnerError(String(e.message ?? 'the runner reported an error'));
+        }
+        return e;
+      }
+      if (this.ended) {
+        const { code, signal } = await this.exited;
+        throw new RunnerError(`the runner exited (${signal ?? `code ${code}`}) before ${phase}: ${this.reason()}`);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        await this.kill();
+        throw new RunnerError(`the runner did not reach ${phase} within ${Math.round(timeoutMs / 1000)} s and was killed`);
+      }
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiter = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Ask the runner to exit; kill it if it has not after `graceMs`. */
+  async finish(graceMs = 5000): Promise<void> {
+    this.send('exit');
+    this.child.stdin!.end();
+    const t = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(t);
+  }
+
+  async kill(): Promise<void> {
+    if (!this.ended) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}

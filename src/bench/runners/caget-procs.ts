@@ -1,0 +1,46 @@
+// Runner `caget-procs` (snapshot only): one c-libca `get` process per PV, all started at once,
+// as the 2012 study's Node variant did with caget. Speaks the runner protocol itself.
+import { spawn } from 'node:child_process';
+import { emit, fail, onCommand, parseRunnerArgs } from './protocol.js';
+
+const args = parseRunnerArgs(undefined, { caget: { type: 'string' } });
+const caget = args.flags.caget as string | undefined;
+if (!caget) fail('--caget PATH is required', 2);
+if (args.workload !== 'snapshot') fail('caget-procs runs the snapshot workload only', 2);
+
+type Row = { ok: true; value: number | string; elapsedMs: number } | { ok: false; error: string; elapsedMs: number };
+let rows: Row[] = [];
+
+function getOne(name: string, t0: number): Promise<Row> {
+  return new Promise((resolve) => {
+    const child = spawn(caget!, ['get', name, '--timeout-ms', String(args.timeoutMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', (e) => resolve({ ok: false, error: e.message, elapsedMs: performance.now() - t0 }));
+    child.on('close', (code) => {
+      const elapsedMs = performance.now() - t0;
+      const line = out.trim();
+      if (code === 0 && line.startsWith(name)) {
+        const text = line.slice(name.length).trim();
+        const num = Number(text);
+        resolve({ ok: true, value: text !== '' && Number.isFinite(num) ? num : text, elapsedMs });
+      } else {
+        resolve({ ok: false, error: err.trim().split('\n').pop() || `exit code ${code}`, elapsedMs });
+      }
+    });
+  });
+}
+
+emit({ ev: 'ready', client: 'caget-procs', version: 'libca' });
+onCommand((cmd) => {
+  if (cmd === 'start') {
+    const t0 = performance.now();
+    void Promise.all(args.names.map((n) => getOne(n, t0))).then((r) => {
+      rows = r;
+      emit({ ev: 'done' });
+    });
+  } else if (cmd === 'ship') emit({ ev: 'results' }, Buffer.from(JSON.stringify(rows)));
+  else if (cmd === 'exit') process.exit(0);
+});

@@ -1,0 +1,83 @@
+// The workloads as this project's Node client runs them (snapshot, monitor), independent of
+// whether they run on the main thread or inside a worker thread.
+import { Context } from '../../client/context.js';
+import type { MonitorEvent } from '../../client/monitor.js';
+import type { Monitor } from '../../client/monitor.js';
+import type { RunnerArgs } from './protocol.js';
+import { nowSeconds, SampleStore } from './protocol.js';
+
+export interface Shipment {
+  event: Record<string, unknown>;
+  payload: Uint8Array;
+}
+
+export class NodeWorkload {
+  private readonly ctx = new Context();
+  private monitors: Monitor[] = [];
+  private store: SampleStore | undefined;
+  private snapshotJson: Uint8Array | undefined;
+
+  constructor(
+    private readonly args: RunnerArgs,
+    private readonly events: (event: Record<string, unknown>) => void,
+  ) {}
+
+  start(): void {
+    if (this.args.workload === 'snapshot') void this.snapshot();
+    else this.monitor();
+  }
+
+  private async snapshot(): Promise<void> {
+    const results = await this.ctx.snapshot(this.args.names, { timeout: this.args.timeoutMs });
+    this.events({ ev: 'done' });
+    const out = results.map((r) =>
+      r.ok
+        ? {
+            ok: true,
+            value: typeof r.value === 'number' || typeof r.value === 'string' ? r.value : Array.from(r.value as ArrayLike<number>),
+            severity: r.severity,
+            status: r.status,
+            timestamp: r.reading.posixSeconds,
+            elapsedMs: r.elapsedMs,
+          }
+        : { ok: false, error: r.error.message, code: r.code, elapsedMs: r.elapsedMs },
+    );
+    this.snapshotJson = new TextEncoder().encode(JSON.stringify(out)); // its own ArrayBuffer: transferable
+  }
+
+  private monitor(): void {
+    const names = this.args.names;
+    const store = (this.store = new SampleStore(names.length, this.args.samples));
+    let firstSeen = 0;
+    const seen = new Uint8Array(names.length);
+    let complete = false;
+    names.forEach((name, i) => {
+      const onEvent = (e: MonitorEvent): void => {
+        if (e.kind !== 'update') return;
+        const recv = nowSeconds();
+        if (seen[i] === 0) {
+          seen[i] = 1;
+          if (++firstSeen === names.length) this.events({ ev: 'connected', count: names.length });
+        }
+        if (store.add(i, e.severity, e.status, e.value as number, e.posixSeconds, recv) && !complete) {
+          complete = true;
+          this.events({ ev: 'complete' });
+        }
+      };
+      this.monitors.push(this.ctx.monitor(name, { type: 'double' }, onEvent));
+    });
+  }
+
+  ship(): Shipment {
+    if (this.args.workload === 'snapshot') {
+      return { event: { ev: 'results' }, payload: this.snapshotJson ?? new Uint8Array(0) };
+    }
+    for (const m of this.monitors) m.close();
+    const store = this.store!;
+    return { event: { ev: 'samples', count: store.count }, payload: store.bytes() };
+  }
+
+  async close(): Promise<void> {
+    await this.ctx.close();
+  }
+}

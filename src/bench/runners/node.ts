@@ -1,0 +1,59 @@
+// Runner for this project's CA client (`node`), or with --worker the same inside a worker thread
+// (`node-worker`): the main thread speaks the protocol, the worker does the client work.
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { emit, fail, onCommand, parseRunnerArgs, type RunnerArgs } from './protocol.js';
+import { NodeWorkload, type Shipment } from './node-workload.js';
+
+type ToWorker = { cmd: string };
+type FromWorker = { type: 'event'; event: Record<string, unknown> } | { type: 'ship'; shipment: Shipment } | { type: 'closed' };
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function inline(args: RunnerArgs): void {
+  const wl = new NodeWorkload(args, (e) => emit(e));
+  emit({ ev: 'ready', client: 'node', version: version() });
+  onCommand((cmd) => {
+    if (cmd === 'start') wl.start();
+    else if (cmd === 'ship') {
+      const s = wl.ship();
+      emit(s.event, s.payload);
+    } else if (cmd === 'exit') void wl.close().then(() => process.exit(0));
+  });
+}
+
+function inWorker(args: RunnerArgs): void {
+  const worker = new Worker(fileURLToPath(import.meta.url), { workerData: args });
+  worker.on('error', (err) => fail(`worker thread failed: ${err.message}`));
+  worker.on('message', (m: FromWorker) => {
+    if (m.type === 'event') emit(m.event);
+    else if (m.type === 'ship') emit(m.shipment.event, m.shipment.payload);
+    else process.exit(0);
+  });
+  emit({ ev: 'ready', client: 'node-worker', version: version() });
+  onCommand((cmd) => worker.postMessage({ cmd } satisfies ToWorker));
+}
+
+function workerMain(): void {
+  const port = parentPort!;
+  const wl = new NodeWorkload(workerData as RunnerArgs, (event) => port.postMessage({ type: 'event', event } satisfies FromWorker));
+  port.on('message', (m: ToWorker) => {
+    if (m.cmd === 'start') wl.start();
+    else if (m.cmd === 'ship') {
+      const shipment = wl.ship();
+      port.postMessage({ type: 'ship', shipment } satisfies FromWorker, [shipment.payload.buffer as ArrayBuffer]);
+    } else if (m.cmd === 'exit') void wl.close().then(() => port.postMessage({ type: 'closed' } satisfies FromWorker));
+  });
+}
+
+if (isMainThread) {
+  const args = parseRunnerArgs(undefined, { worker: { type: 'boolean' } });
+  if (args.flags.worker) inWorker(args);
+  else inline(args);
+} else {
+  workerMain();
+}
