@@ -31,6 +31,8 @@ export class Framer {
     private readonly onError: ErrorHandler,
     /** Largest payload accepted; anything bigger is a protocol error. */
     public maxPayload = 0xffffffff,
+    /** Allocates the buffer of a payload that spans reads (offset 0; need not be zeroed). */
+    private readonly allocate: (size: number) => Uint8Array = (n) => new Uint8Array(n),
   ) {}
 
   /** True once a protocol error was reported; later input is ignored. */
@@ -88,7 +90,7 @@ export class Framer {
       this.onMessage(this.header, chunk.subarray(pos, pos + size), false);
       return pos + size;
     }
-    this.partial = new Uint8Array(size);
+    this.partial = this.allocate(size);
     this.partial.set(chunk.subarray(pos), 0);
     this.filled = avail;
     return chunk.length;

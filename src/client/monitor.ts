@@ -22,6 +22,11 @@ export interface MonitorOptions extends ReadOptions {
   timeout?: number;
   /** Closes the monitor when aborted. */
   signal?: AbortSignal;
+  /**
+   * Callback form only: large arrays (1 MB and up) are valid only during the callback, and
+   * their memory is reused for a later update (no allocation per update). Copy what you keep.
+   */
+  reuseArrays?: boolean;
 }
 
 export type ConnectionEvent =
@@ -127,6 +132,7 @@ export class Monitor implements AsyncIterable<MonitorEvent>, IoHandler {
     }
     this.updates++;
     this.emit(r);
+    if (owned && this.opts.reuseArrays && this.callback) this.sub?.recycle(payload);
   }
 
   /** IoHandler: the subscription failed (a disconnect is reported by the channel listener). */

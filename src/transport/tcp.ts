@@ -14,6 +14,8 @@ installSwappers({
 });
 
 const READ_CHUNK = 64 * 1024;
+/** Payloads from this size up are pooled when their consumer gives them back. */
+const LARGE_PAYLOAD = 1 << 20;
 /** Seconds to wait for an ECHO reply before the circuit is declared unresponsive (libca: 5 s). */
 const ECHO_TIMEOUT_MS = 5000;
 /** Consecutive full reads (the kernel has more queued) before asking the server to pause events. */
@@ -51,6 +53,7 @@ export class TcpCircuit {
       (h, p, owned) => this.circuit.receive(h, p, owned),
       (reason) => this.fail('protocol', reason),
       config.maxArrayBytes + 1024,
+      (size) => this.allocate(size),
     );
     this.circuit.hello(0, config.hostName, config.clientName);
     this.socket = net.connect({
@@ -67,6 +70,30 @@ export class TcpCircuit {
     });
     this.socket.on('error', (err) => this.fail(this.connected ? 'disconnected' : 'connect-failed', err.message));
     this.socket.on('close', () => this.fail(this.connected ? 'disconnected' : 'connect-failed', 'connection closed by the server'));
+  }
+
+  /** Large payload buffers handed back by their consumer, reused for the next large payload. */
+  private readonly pool: Uint8Array[] = [];
+
+  private allocate(size: number): Uint8Array {
+    if (size >= LARGE_PAYLOAD) {
+      for (let i = 0; i < this.pool.length; i++) {
+        const b = this.pool[i]!;
+        if (b.length >= size && b.length <= size * 2) {
+          this.pool.splice(i, 1);
+          return b.subarray(0, size);
+        }
+      }
+    }
+    // Not zero-filled: every byte is overwritten by the payload before anyone reads it.
+    const b = Buffer.allocUnsafeSlow(size);
+    return new Uint8Array(b.buffer, b.byteOffset, size);
+  }
+
+  /** Give back a large payload buffer nobody uses any more (a monitor that does not keep arrays). */
+  recycle(payload: Uint8Array): void {
+    if (payload.byteOffset !== 0 || payload.buffer.byteLength < LARGE_PAYLOAD || this.pool.length >= 2) return;
+    this.pool.push(new Uint8Array(payload.buffer));
   }
 
   private nextReadBuffer(): Uint8Array {
