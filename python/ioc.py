@@ -75,7 +75,7 @@ def db_text(args):
         # VAL counts up by exactly 1 each time the tick event is posted; HIGH=0 with
         # HSV=MINOR keeps every update in MINOR alarm (as in EPICSPyClientPerformance).
         rec("calc", counter_name(P, args.name_style, i), SCAN='"Event"', EVNT=q(EVENT_NAME),
-            CALC='"VAL+1"', HIGH="0", HSV='"MINOR"', PREC="0")
+            CALC='"VAL+1"', HIGH="0", HSV='"MINOR"', PREC="0", PINI='"YES"')
 
     # One scalar per CA native type, with metadata for GR/CTRL checks.
     rec("stringout", K + "STRING", VAL=q("hello epics"), PINI='"YES"')

@@ -6,6 +6,9 @@ import { CliExit, EXIT_USAGE, reportAndExit } from './errors.js';
 import * as doctorCmd from './doctor.js';
 import * as iocCmd from './ioc.js';
 import * as setupCmd from './setup.js';
+import * as snapshotCmd from './snapshot.js';
+import * as monitorCmd from './monitor.js';
+import * as clientsCmd from './clients.js';
 
 const program = new Command();
 program
@@ -23,7 +26,7 @@ program
     configureLogging({ level: o.logLevel, json: o.logJson ?? false });
   });
 
-for (const cmd of [setupCmd, doctorCmd, iocCmd]) cmd.register(program);
+for (const cmd of [snapshotCmd, monitorCmd, clientsCmd, setupCmd, doctorCmd, iocCmd]) cmd.register(program);
 for (const sub of program.commands) sub.exitOverride();
 
 try {

@@ -1,0 +1,86 @@
+// What the measuring commands share: choosing the IOC (built-in or from the environment),
+// resolving clients, a live progress line on stderr, and dying cleanly on Ctrl-C.
+import { ensurePythonEnv } from '../pyenv/index.js';
+import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
+import { findClient, clientNames, type ClientSpec, type Workload } from '../bench/clients.js';
+import { UsageError } from './errors.js';
+
+let signalsHooked = false;
+/** Ctrl-C or SIGTERM: exit now; the exit hooks kill the IOC and every runner. */
+export function exitOnSignals(): void {
+  if (signalsHooked) return;
+  signalsHooked = true;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      process.stderr.write(`\nepicsperf: interrupted\n`);
+      process.exit(130);
+    });
+  }
+}
+
+export function parseClient(name: string, workload: Workload): ClientSpec {
+  const spec = findClient(name);
+  if (!spec) throw new UsageError(`unknown client "${name}": choose from ${clientNames().join(', ')}`);
+  if (!spec.workloads.includes(workload)) throw new UsageError(`client ${name} does not run the ${workload} workload`);
+  return spec;
+}
+
+export function parseClientList(list: string, workload: Workload | 'all'): ClientSpec[] {
+  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) throw new UsageError('--clients is empty');
+  const seen = new Set<string>();
+  return names.map((n) => {
+    if (seen.has(n)) throw new UsageError(`client ${n} is listed twice`);
+    seen.add(n);
+    const spec = findClient(n);
+    if (!spec) throw new UsageError(`unknown client "${n}": choose from ${clientNames().join(', ')}`);
+    if (workload !== 'all' && !spec.workloads.includes(workload)) throw new UsageError(`client ${n} does not run the ${workload} workload`);
+    return spec;
+  });
+}
+
+/** The interpreter for Python runners, set up on first use (only when a Python client is asked for). */
+export async function pythonFor(clients: readonly ClientSpec[], builtinIoc: boolean): Promise<string> {
+  if (builtinIoc || clients.some((c) => c.runtime === 'python')) return ensurePythonEnv();
+  return 'python3';
+}
+
+export interface Target {
+  env: Record<string, string>;
+  ioc?: Ioc;
+  stop(): Promise<void>;
+}
+
+/** The IOC to measure against: the built-in one (started now) or the one the EPICS_* environment names. */
+export async function target(mode: string, iocOptions: IocOptions): Promise<Target> {
+  if (mode === 'builtin') {
+    const ioc = await startIoc(iocOptions);
+    return { env: { ...ioc.env }, ioc, stop: () => ioc.stop() };
+  }
+  if (mode === 'env' || mode === 'external') {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (k.startsWith('EPICS_') && v !== undefined) env[k] = v;
+    return { env, stop: async () => {} };
+  }
+  throw new UsageError(`--ioc must be builtin or env, got "${mode}"`);
+}
+
+/** A live status line on stderr when it is a terminal; quiet otherwise. */
+export class Progress {
+  private readonly live = process.stderr.isTTY === true;
+  private last = '';
+  update(text: string): void {
+    if (!this.live || text === this.last) return;
+    this.last = text;
+    process.stderr.write(`\r\x1b[2K${text.slice(0, (process.stderr.columns ?? 100) - 1)}`);
+  }
+  done(): void {
+    if (this.live && this.last) process.stderr.write('\r\x1b[2K');
+    this.last = '';
+  }
+}
+
+export function parseFormat<T extends string>(value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
+}

@@ -1,0 +1,62 @@
+// `epicsperf snapshot FILE`: read every PV in a list once, concurrently, each against its own timeout.
+import type { Command } from 'commander';
+import { readPvList, PvListError } from '../pvlist.js';
+import { runSnapshot } from '../bench/snapshot.js';
+import { snapshotCsv, snapshotJson, snapshotTable } from '../report/snapshot.js';
+import { exitOnSignals, parseClient, parseFormat, Progress, pythonFor, target } from './common.js';
+import { UsageError } from './errors.js';
+import { intArg } from './options.js';
+
+interface Opts {
+  timeout: number;
+  client: string;
+  format: string;
+  ioc: string;
+  check?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('snapshot')
+    .description('read every PV in a list once, concurrently, each against its own timeout (exit 0: all answered, 1: some failed)')
+    .argument('<file>', 'PV list: one name per line, # comments; - reads stdin')
+    .option('--timeout <ms>', 'timeout of each PV, in milliseconds', intArg(1, 3_600_000), 1000)
+    .option('--client <name>', 'client that reads (see `epicsperf clients`)', 'node')
+    .option('--format <format>', 'table, json or csv', 'table')
+    .option('--ioc <ioc>', 'env: the IOC the EPICS_CA_* environment names; builtin: start the built-in IOC', 'env')
+    .option('--check', 'check each value against reads made before and after')
+    .action(async (file: string, opts: Opts) => {
+      const format = parseFormat(opts.format, ['table', 'json', 'csv'] as const);
+      const client = parseClient(opts.client, 'snapshot');
+      let names: string[];
+      try {
+        names = readPvList(file);
+      } catch (err) {
+        if (err instanceof PvListError) throw new UsageError(err.message);
+        throw err;
+      }
+      exitOnSignals();
+      const python = await pythonFor([client], opts.ioc === 'builtin');
+      const t = await target(opts.ioc, { arrayElements: 0, rate: 1, records: Math.max(1000, ...names.map(counterIndex)) });
+      const progress = new Progress();
+      try {
+        const run = await runSnapshot({
+          client, python, env: t.env, names, timeoutMs: opts.timeout, verify: opts.check ?? false,
+          onProgress: (s) => progress.update(`snapshot ${client.name}: ${s}`),
+        });
+        progress.done();
+        if (run.error && run.rows.length === 0) throw new Error(`${client.name}: ${run.error}`);
+        process.stdout.write(format === 'json' ? snapshotJson(run, opts.timeout) : format === 'csv' ? snapshotCsv(run) : snapshotTable(run, opts.timeout));
+        process.exitCode = run.failed > 0 || run.wrong > 0 ? 1 : 0;
+      } finally {
+        progress.done();
+        await t.stop();
+      }
+    });
+}
+
+/** The highest counter a list names (TEST:CALC<n>), so the built-in IOC serves them all. */
+function counterIndex(name: string): number {
+  const m = /^TEST:CALC(\d+)$/.exec(name);
+  return m ? Math.min(Number(m[1]), 100_000) : 0;
+}

@@ -1,0 +1,56 @@
+// Renders snapshot comparisons: one table per workload, a row per client (median wall time over
+// repeats with min-max, ratio to the best, answered/failed, values checked against the IOC).
+import type { SnapshotRun } from '../bench/snapshot.js';
+import { stat, type Stat } from '../bench/stats.js';
+import { fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
+
+export interface SnapshotBenchRow {
+  client: string;
+  version?: string;
+  runs: SnapshotRun[];
+  wallS?: Stat;
+  ratio?: number;
+  cpuS?: Stat;
+  answered: string;
+  wrong: number;
+  error?: string;
+}
+
+export function summarizeSnapshot(byClient: Map<string, SnapshotRun[]>): SnapshotBenchRow[] {
+  const rows: SnapshotBenchRow[] = [];
+  for (const [client, runs] of byClient) {
+    const done = runs.filter((r) => r.wallMs !== undefined);
+    const row: SnapshotBenchRow = {
+      client,
+      runs,
+      answered: done.length ? [...new Set(done.map((r) => `${r.answered}/${r.answered + r.failed}`))].join(', ') : '-',
+      wrong: runs.reduce((a, r) => a + r.wrong, 0),
+    };
+    const version = runs.find((r) => r.version)?.version;
+    if (version) row.version = version;
+    const wall = stat(done.map((r) => r.wallMs! / 1000));
+    if (wall) row.wallS = wall;
+    const cpu = stat(done.map((r) => r.cpuS ?? NaN));
+    if (cpu) row.cpuS = cpu;
+    const err = runs.find((r) => r.error)?.error;
+    if (err) row.error = err;
+    rows.push(row);
+  }
+  const best = Math.min(...rows.map((r) => r.wallS?.median ?? Infinity));
+  for (const r of rows) if (r.wallS && Number.isFinite(best) && best > 0) r.ratio = r.wallS.median / best;
+  return rows.sort((a, b) => (a.wallS?.median ?? Infinity) - (b.wallS?.median ?? Infinity));
+}
+
+const columns: Column<SnapshotBenchRow>[] = [
+  { header: 'client', get: (r) => r.client },
+  { header: 'wall s', get: (r) => fmtStat(r.wallS, 3), align: 'right' },
+  { header: 'x best', get: (r) => (r.ratio === undefined ? '-' : fmt(r.ratio, 1)), align: 'right' },
+  { header: 'answered', get: (r) => r.answered, align: 'right' },
+  { header: 'wrong', get: (r) => String(r.wrong), align: 'right' },
+  { header: 'CPU s', get: (r) => fmtStat(r.cpuS, 2), align: 'right' },
+  { header: 'note', get: (r) => r.error ?? '' },
+];
+
+export function snapshotBenchTable(rows: readonly SnapshotBenchRow[], markdown = false): string {
+  return markdown ? renderMarkdown(rows, columns) : renderTable(rows, columns);
+}
