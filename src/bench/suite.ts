@@ -1,0 +1,121 @@
+// `bench`: each client in turn, repeated, on the snapshot and monitor workloads, against one
+// built-in IOC per workload family; returns plain results for the reporters.
+import { startIoc } from '../ioc/index.js';
+import type { DoctorReport } from '../doctor.js';
+import { clientStatuses, type ClientSpec } from './clients.js';
+import { runMonitor, type MonitorRun } from './monitor.js';
+import { runSnapshot, type SnapshotRun } from './snapshot.js';
+
+export interface SnapshotWorkload {
+  id: string;
+  connected: number;
+  missing: number;
+}
+
+/** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */
+export const SNAPSHOT_WORKLOADS: readonly SnapshotWorkload[] = [
+  { id: '97', connected: 97, missing: 0 },
+  { id: '97+4', connected: 97, missing: 4 },
+  { id: '97+15', connected: 97, missing: 15 },
+  { id: '1000+95', connected: 1000, missing: 95 },
+  { id: '10000', connected: 10_000, missing: 0 },
+  { id: '10000+95', connected: 10_000, missing: 95 },
+];
+
+export function snapshotNames(w: SnapshotWorkload): string[] {
+  const names = Array.from({ length: w.connected }, (_, i) => `TEST:CALC${i + 1}`);
+  // Missing names spread evenly through the list, as in a real save set.
+  for (let k = 0; k < w.missing; k++) {
+    const at = Math.floor(((k + 1) * names.length) / (w.missing + 1));
+    names.splice(at, 0, `TEST:MISSING${k + 1}`);
+  }
+  return names;
+}
+
+export interface BenchOptions {
+  clients: readonly ClientSpec[];
+  workloads: { snapshot: readonly SnapshotWorkload[]; monitor: boolean };
+  repeat: number;
+  timeoutMs: number;
+  records: number;
+  samples: number;
+  rate: number;
+  python: string;
+  report: DoctorReport;
+  onProgress?: (text: string) => void;
+}
+
+export interface BenchResults {
+  schema: 'epicsperf/bench@1';
+  startedAt: string;
+  environment: DoctorReport;
+  options: Omit<BenchOptions, 'clients' | 'python' | 'report' | 'onProgress'> & { clients: string[] };
+  /** Clients that could not run at all, with the reason. */
+  unavailable: { client: string; reason: string }[];
+  snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[] }[];
+  monitor: { runs: MonitorRun[] } | undefined;
+}
+
+export async function runBench(o: BenchOptions): Promise<BenchResults> {
+  const progress = o.onProgress ?? (() => {});
+  const statuses = clientStatuses(o.report);
+  const unavailable: BenchResults['unavailable'] = [];
+  const ready = o.clients.filter((c) => {
+    const s = statuses.find((x) => x.name === c.name);
+    if (s && !s.available) unavailable.push({ client: c.name, reason: s.reason ?? 'unavailable' });
+    return !s || s.available;
+  });
+  const results: BenchResults = {
+    schema: 'epicsperf/bench@1',
+    startedAt: new Date().toISOString(),
+    environment: o.report,
+    options: { workloads: o.workloads, repeat: o.repeat, timeoutMs: o.timeoutMs, records: o.records, samples: o.samples, rate: o.rate, clients: o.clients.map((c) => c.name) },
+    unavailable,
+    snapshot: [],
+    monitor: undefined,
+  };
+
+  if (o.workloads.snapshot.length) {
+    const snapClients = ready.filter((c) => c.workloads.includes('snapshot'));
+    const records = Math.max(...o.workloads.snapshot.map((w) => w.connected));
+    // Counters tick slowly here: the snapshot reads values, it does not race updates.
+    const ioc = await startIoc({ records, rate: 1, arrayElements: 0 });
+    try {
+      for (const w of o.workloads.snapshot) {
+        const entry = { workload: w, runs: [] as SnapshotRun[] };
+        results.snapshot.push(entry);
+        const names = snapshotNames(w);
+        for (let rep = 1; rep <= o.repeat; rep++) {
+          for (const client of snapClients) {
+            const tag = `snapshot ${w.id} · ${client.name} · run ${rep}/${o.repeat}`;
+            entry.runs.push(await runSnapshot({ client, python: o.python, env: ioc.env, names, timeoutMs: o.timeoutMs, onProgress: (s) => progress(`${tag}: ${s}`) }));
+          }
+        }
+      }
+    } finally {
+      await ioc.stop();
+    }
+  }
+
+  if (o.workloads.monitor) {
+    const monClients = ready.filter((c) => c.workloads.includes('monitor'));
+    const ioc = await startIoc({ records: o.records, rate: o.rate, arrayElements: 0 });
+    const runs: MonitorRun[] = [];
+    results.monitor = { runs };
+    try {
+      for (let rep = 1; rep <= o.repeat; rep++) {
+        for (const client of monClients) {
+          const tag = `monitor ${o.records}x${o.samples} · ${client.name} · run ${rep}/${o.repeat}`;
+          const t0 = Date.now();
+          runs.push(await runMonitor({
+            client, python: o.python, env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocPid: ioc.pid,
+            onProgress: (s) => progress(`${tag}: ${s} (${Math.round((Date.now() - t0) / 1000)} s)`),
+          }));
+        }
+      }
+    } finally {
+      await ioc.stop();
+    }
+  }
+  return results;
+}

@@ -1,0 +1,95 @@
+// `epicsperf bench [snapshot|monitor|all]`: every client, repeated, one comparison table per
+// workload, and a JSON file with the environment, the options and every raw figure.
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { doctor } from '../doctor.js';
+import { clientNames } from '../bench/clients.js';
+import { runBench, SNAPSHOT_WORKLOADS, type BenchResults } from '../bench/suite.js';
+import { monitorTable, summarizeMonitor } from '../report/monitor.js';
+import { snapshotBenchTable, summarizeSnapshot } from '../report/snapshot-bench.js';
+import type { MonitorRun } from '../bench/monitor.js';
+import type { SnapshotRun } from '../bench/snapshot.js';
+import { exitOnSignals, parseClientList, parseFormat, Progress, pythonFor } from './common.js';
+import { intArg, numberArg } from './options.js';
+import { UsageError } from './errors.js';
+
+interface Opts {
+  clients: string;
+  repeat: number;
+  out?: string;
+  format: string;
+  timeout: number;
+  records: number;
+  samples: number;
+  rate: number;
+  snapshots: string;
+}
+
+function groupBy<T extends { client: string }>(runs: readonly T[]): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const r of runs) m.set(r.client, [...(m.get(r.client) ?? []), r]);
+  return m;
+}
+
+export function renderBench(results: BenchResults, markdown: boolean): string {
+  const out: string[] = [];
+  const env = results.environment;
+  out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores) · repeats ${results.options.repeat}\n`);
+  for (const s of results.snapshot) {
+    out.push(`\nSnapshot ${s.workload.id}: ${s.workload.connected} PVs that exist + ${s.workload.missing} missing, timeout ${results.options.timeoutMs} ms\n\n`);
+    out.push(snapshotBenchTable(summarizeSnapshot(groupBy<SnapshotRun>(s.runs)), markdown));
+  }
+  if (results.monitor) {
+    const o = results.options;
+    out.push(`\nMonitor: ${o.records} counters x ${o.samples} samples at ${o.rate} Hz (CPU of the client process, 100% = one core)\n\n`);
+    out.push(monitorTable(summarizeMonitor(groupBy<MonitorRun>(results.monitor.runs)), markdown));
+  }
+  for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);
+  return out.join('') + '\n';
+}
+
+export function register(program: Command): void {
+  program
+    .command('bench')
+    .description('run every client on the snapshot and/or monitor workloads, repeated, and compare them')
+    .argument('[workload]', 'snapshot, monitor or all', 'all')
+    .option('--clients <list>', 'comma-separated clients (default: all)', clientNames().join(','))
+    .option('--repeat <n>', 'runs per client and workload', intArg(1, 100), 3)
+    .option('--out <file>', 'write the JSON results (environment, options, every raw figure) here')
+    .option('--format <format>', 'table, markdown or json (on stdout)', 'table')
+    .option('--timeout <ms>', 'snapshot timeout per PV', intArg(1, 600_000), 1000)
+    .option('--snapshots <ids>', `snapshot workloads (${SNAPSHOT_WORKLOADS.map((w) => w.id).join(',')})`, SNAPSHOT_WORKLOADS.map((w) => w.id).join(','))
+    .option('--records <n>', 'monitor: counters', intArg(1, 100_000), 1000)
+    .option('--samples <n>', 'monitor: samples per counter', intArg(2, 100_000), 100)
+    .option('--rate <hz>', 'monitor: counter rate', numberArg(0, { exclusiveMin: true }), 10)
+    .action(async (workload: string, opts: Opts) => {
+      if (!['snapshot', 'monitor', 'all'].includes(workload)) throw new UsageError(`workload must be snapshot, monitor or all, got "${workload}"`);
+      const format = parseFormat(opts.format, ['table', 'markdown', 'json'] as const);
+      const clients = parseClientList(opts.clients, workload as 'snapshot' | 'monitor' | 'all');
+      const ids = opts.snapshots.split(',').map((s) => s.trim()).filter(Boolean);
+      const snapshots = ids.map((id) => {
+        const w = SNAPSHOT_WORKLOADS.find((x) => x.id === id);
+        if (!w) throw new UsageError(`unknown snapshot workload "${id}": choose from ${SNAPSHOT_WORKLOADS.map((x) => x.id).join(', ')}`);
+        return w;
+      });
+      exitOnSignals();
+      const python = await pythonFor(clients, true);
+      const report = await doctor();
+      const progress = new Progress();
+      const results = await runBench({
+        clients,
+        workloads: { snapshot: workload === 'monitor' ? [] : snapshots, monitor: workload !== 'snapshot' },
+        repeat: opts.repeat,
+        timeoutMs: opts.timeout,
+        records: opts.records,
+        samples: opts.samples,
+        rate: opts.rate,
+        python,
+        report,
+        onProgress: (s) => progress.update(s),
+      });
+      progress.done();
+      if (opts.out) writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');
+      process.stdout.write(format === 'json' ? JSON.stringify(results, null, 2) + '\n' : renderBench(results, format === 'markdown'));
+    });
+}
