@@ -48,6 +48,4 @@ class Client(base.Client):
 
     def close(self):
         self.pool.shutdown(wait=False)
-        for pv in self.pvs:
-            pv.disconnect()
         epics.ca.finalize_libca()
