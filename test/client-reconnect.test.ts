@@ -1,0 +1,52 @@
+// Reconnection: the IOC is stopped and started again on the same ports during a monitor; the
+// monitor reports the gap (disconnected, then connected) and resumes with fresh updates.
+import { afterAll, describe, expect, it } from 'vitest';
+import { startIoc, type Ioc } from '../src/ioc/index.js';
+import { DisconnectedError, NotFoundError, type MonitorEvent } from '../src/index.js';
+import { contextFor, waitFor } from './client-helpers.js';
+
+let ioc: Ioc | undefined;
+
+afterAll(async () => {
+  await ioc?.stop();
+});
+
+describe('reconnection', () => {
+  it('a monitor sees the IOC go away and come back, and resumes', async () => {
+    ioc = await startIoc({ records: 5, rate: 20, arrayElements: 0 });
+    const { caPort, pvaPort, env } = ioc;
+    const ctx = contextFor(env);
+    try {
+      const events: MonitorEvent[] = [];
+      const m = ctx.monitor('TEST:CALC1', {}, (ev) => events.push(ev));
+      const updates = (): number => events.filter((e) => e.kind === 'update').length;
+      await waitFor(() => updates() >= 3, 5000, 'first updates');
+
+      await ioc.stop();
+      ioc = undefined;
+      await waitFor(() => events.some((e) => e.kind === 'disconnected'), 5000, 'the disconnect');
+      const before = updates();
+      // While the IOC is down, a get of the channel fails (not a hang, not a crash).
+      await expect(ctx.get('TEST:CALC1', { timeout: 200 })).rejects.toBeInstanceOf(DisconnectedError);
+      await expect(ctx.get('TEST:CALC5', { timeout: 200 })).rejects.toBeInstanceOf(NotFoundError);
+
+      ioc = await startIoc({ records: 5, rate: 20, arrayElements: 0, caPort, pvaPort });
+      const disc = events.findIndex((e) => e.kind === 'disconnected');
+      await waitFor(() => events.slice(disc).some((e) => e.kind === 'connected'), 15000, 'the reconnect');
+      await waitFor(() => updates() >= before + 3, 5000, 'updates after the reconnect');
+      m.close();
+
+      const kinds = events.map((e) => e.kind).filter((k, i, a) => k !== 'update' || a[i - 1] !== 'update');
+      expect(kinds).toEqual(['connected', 'update', 'disconnected', 'connected', 'update']);
+      // The restarted IOC counts from the start again: the values show the gap.
+      const ups = events.filter((e) => e.kind === 'update') as Array<{ value: number }>;
+      const after = ups.slice(before);
+      expect(after[0]!.value).toBeLessThan(ups[before - 1]!.value);
+      for (let i = 2; i < after.length; i++) expect(after[i]!.value).toBe(after[i - 1]!.value + 1);
+      // And ordinary reads work again on the new circuit.
+      expect((await ctx.get('TEST:CALC1')).value).toEqual(expect.any(Number));
+    } finally {
+      await ctx.close();
+    }
+  }, 40_000);
+});
