@@ -1,6 +1,10 @@
-// Once per test run: make sure the managed Python environment exists (first use builds it).
+// Once per test run: make sure the managed Python environment exists (first use builds it)
+// and the C libca runner is built.
 import { ensurePythonEnv } from '../src/pyenv/index.js';
+import { buildCRunner } from '../src/bench/clib.js';
 
 export default async function setup(): Promise<void> {
-  await ensurePythonEnv();
+  const python = await ensurePythonEnv();
+  const c = await buildCRunner(python);
+  if ('error' in c) process.stderr.write(`C runner not built: ${c.error}\n`);
 }

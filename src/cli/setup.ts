@@ -1,15 +1,20 @@
-// `epicsperf setup`: create (or check) the managed Python environment.
+// `epicsperf setup`: create (or check) the managed Python environment and build the C runner.
 import type { Command } from 'commander';
 import { ensurePythonEnv, pythonEnvStatus } from '../pyenv/index.js';
+import { buildCRunner } from '../bench/clib.js';
 
 export function register(program: Command): void {
   program
     .command('setup')
-    .description('create the managed Python environment (the IOC and the Python clients) if it is missing')
-    .option('--force', 'rebuild it even if it is ready')
+    .description('create the managed Python environment (the IOC and the Python clients) and build the C libca runner')
+    .option('--force', 'rebuild the Python environment even if it is ready')
     .action(async (opts: { force?: boolean }) => {
       const python = await ensurePythonEnv({ force: opts.force ?? false });
       const status = pythonEnvStatus();
-      process.stdout.write(`python environment: ${status.dir ?? python}\ninterpreter: ${python}\n`);
+      const c = await buildCRunner(python);
+      process.stdout.write(
+        `python environment: ${status.dir ?? python}\ninterpreter: ${python}\n` +
+          ('path' in c ? `C runner (c-libca): ${c.path}\n` : `C runner (c-libca): not built: ${c.error}\n`),
+      );
     });
 }
