@@ -20,7 +20,8 @@ export interface CircuitChannel {
 
 /** Why an operation ended without a reply. */
 export type FailReason =
-  | { kind: 'disconnected' }
+  | { kind: 'disconnected'; message?: string }
+  | { kind: 'protocol'; message: string }
   | { kind: 'remote'; status: number; message: string };
 
 /** A pending read/write or a subscription. */
@@ -254,7 +255,7 @@ export class ClientCircuit {
   }
 
   /** The circuit is gone: fail every pending operation and subscription. Returns the channels. */
-  close(): CircuitChannel[] {
+  close(why: FailReason = { kind: 'disconnected' }): CircuitChannel[] {
     if (this.closed) return [];
     this.closed = true;
     const ios = [...this.ios.values()];
@@ -263,9 +264,8 @@ export class ClientCircuit {
     this.ios.clear();
     this.subs.clear();
     this.channels.clear();
-    const reason: FailReason = { kind: 'disconnected' };
-    for (const io of ios) io.onFail(reason);
-    for (const s of subs) s.onFail(reason);
+    for (const io of ios) io.onFail(why);
+    for (const s of subs) s.onFail(why);
     return chans;
   }
 }

@@ -25,6 +25,10 @@ export class Channel implements CircuitChannel {
   everConnected = false;
   /** Last reason the server gave for refusing the channel. */
   lastFailure: string | undefined;
+  /** Set when the channel's last circuit died of a protocol error (cleared on connect). */
+  protocolError: string | undefined;
+  /** Delay before the next search, after a circuit failure (a governor against tight loops). */
+  researchDelayMs = 0;
   transport: TcpCircuit | undefined;
   /** Operations and monitors holding this channel. */
   refs = 0;
@@ -95,6 +99,8 @@ export class Channel implements CircuitChannel {
     this.state = 'connected';
     this.everConnected = true;
     this.lastFailure = undefined;
+    this.protocolError = undefined;
+    this.researchDelayMs = 0;
     this.notify(true);
   }
 

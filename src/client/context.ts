@@ -189,6 +189,7 @@ export class Context implements ChannelOwner {
   /** @internal The error a pending operation on `ch` fails with when its time is up. */
   timeoutError(ch: Channel): CaError {
     if (ch.state === 'connected') return new TimeoutError('no reply within the timeout', ch.name);
+    if (ch.protocolError) return new ProtocolError(`the server broke the protocol: ${ch.protocolError}`, ch.name);
     if (ch.everConnected) return new DisconnectedError('the channel is disconnected', ch.name);
     if (ch.lastFailure) return new NotFoundError(`the server refused the channel: ${ch.lastFailure}`, ch.name);
     if (ch.state === 'connecting') return new TimeoutError('found, but the channel did not connect within the timeout', ch.name);
@@ -197,7 +198,8 @@ export class Context implements ChannelOwner {
 
   /** @internal */
   failError(reason: FailReason, name: string): CaError {
-    if (reason.kind === 'disconnected') return new DisconnectedError('the circuit was lost', name);
+    if (reason.kind === 'disconnected') return new DisconnectedError(`the circuit was lost${reason.message ? ` (${reason.message})` : ''}`, name);
+    if (reason.kind === 'protocol') return new ProtocolError(`protocol error from the server: ${reason.message}`, name);
     return new RemoteError(reason.status, reason.message, name);
   }
 
@@ -218,7 +220,7 @@ export class Context implements ChannelOwner {
       this.forget(ch);
       return;
     }
-    this.searcher().add(ch.cid, ch.name, ch.paddedLength);
+    this.searcher().add(ch.cid, ch.name, ch.paddedLength, ch.researchDelayMs);
   }
 
   private onFound(cid: number, host: string, port: number): void {
@@ -241,8 +243,15 @@ export class Context implements ChannelOwner {
   private onCircuitClose(t: TcpCircuit, reason: CloseReason, detail: string): void {
     if (this.circuits.get(t.key) === t) this.circuits.delete(t.key);
     if (reason !== 'closed' && log.isLevelEnabled('info')) log.info({ server: t.key, reason, detail }, 'circuit closed');
-    const chans = t.circuit.close();
-    for (const c of chans) (c as Channel).lost();
+    const chans = t.circuit.close(
+      reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` },
+    );
+    const broken = reason === 'protocol' || reason === 'connect-failed';
+    for (const c of chans as Channel[]) {
+      if (reason === 'protocol') c.protocolError = detail;
+      c.researchDelayMs = broken ? Math.min(Math.max(c.researchDelayMs * 2, 250), 5000) : 0;
+      c.lost();
+    }
   }
 
   /** Diagnostics: number of open circuits, channels, and names still searching. */

@@ -137,7 +137,8 @@ export class Monitor implements AsyncIterable<MonitorEvent>, IoHandler {
 
   /** IoHandler: the subscription failed (a disconnect is reported by the channel listener). */
   onFail(reason: Parameters<IoHandler['onFail']>[0]): void {
-    if (reason.kind === 'disconnected') return;
+    // A lost circuit (whatever the cause) is reported by the channel listener; we resubscribe later.
+    if (reason.kind === 'disconnected' || reason.kind === 'protocol') return;
     this.sub = undefined;
     this.fail(this.ctx.failError(reason, this.ch.name));
   }

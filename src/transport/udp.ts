@@ -51,16 +51,22 @@ export class UdpSearcher {
   }
 
   /** Start (or restart, after a disconnect) searching for a name. */
-  add(cid: number, name: string, paddedLength: number): void {
+  add(cid: number, name: string, paddedLength: number, delayMs = 0): void {
     if (this.closed) return;
     const now = performance.now();
     let p = this.pending.get(cid);
     if (!p) {
-      p = { cid, name, paddedLength, attempt: 0, dueAt: now, queued: false };
+      p = { cid, name, paddedLength, attempt: 0, dueAt: now + delayMs, queued: false };
       this.pending.set(cid, p);
     } else {
       p.attempt = 0;
-      p.dueAt = now;
+      p.dueAt = now + delayMs;
+    }
+    if (delayMs > 0) {
+      // Later (e.g. after a circuit to that server failed): the due scan picks it up.
+      if (p.dueAt < this.nextDue) this.nextDue = p.dueAt;
+      this.schedule(delayMs);
+      return;
     }
     if (!p.queued) {
       p.queued = true;
