@@ -52,7 +52,7 @@ class Client(base.Client):
         deadline = t0 + timeout
         self.pvs = self.ctx.get_pvs(*self.names, timeout=timeout)
         out = [None] * len(self.names)
-        left = [0]
+        left = [1]  # one for the issuing loop, so early answers cannot finish the wait
         all_read = threading.Event()
         lock = threading.Lock()
 
@@ -60,10 +60,12 @@ class Client(base.Client):
             def on_read(response):
                 try:
                     value, sev, stat, stamp = decode(response)
-                    out[i] = base.ok(value, sev, stat, stamp, base.elapsed_ms(t0))
+                    entry = base.ok(value, sev, stat, stamp, base.elapsed_ms(t0))
                 except Exception as err:  # noqa: BLE001 - a bad response fails one entry
-                    out[i] = base.failed(err, base.elapsed_ms(t0))
+                    entry = base.failed(err, base.elapsed_ms(t0))
                 with lock:
+                    if out[i] is None:
+                        out[i] = entry
                     left[0] -= 1
                     if left[0] == 0:
                         all_read.set()
@@ -86,6 +88,7 @@ class Client(base.Client):
                 with lock:
                     left[0] -= 1
         with lock:
+            left[0] -= 1
             if left[0] == 0:
                 all_read.set()
         all_read.wait(timeout)
