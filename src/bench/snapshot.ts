@@ -46,6 +46,9 @@ export interface SnapshotRunOptions {
   timeoutMs: number;
   /** Check values against reference reads made before and after the run (default true). */
   verify?: boolean;
+  /** Deadlines (ms) after which the runner is killed: to be ready, and to finish the snapshot. */
+  readyTimeoutMs?: number;
+  deadlineMs?: number;
   onProgress?: (text: string) => void;
 }
 
@@ -81,14 +84,14 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
   const runner = new RunnerProcess(command, [...args, 'snapshot', '--names', names.path, '--timeout-ms', String(o.timeoutMs)], o.env);
   try {
     progress('starting');
-    const ready = await runner.next('ready', 60_000, 'ready');
+    const ready = await runner.next('ready', o.readyTimeoutMs ?? 60_000, 'ready');
     result.version = typeof ready.version === 'string' ? ready.version : undefined;
     if (verify) before = await reference(o.env, o.names, o.timeoutMs);
     progress('reading');
     const cpu0 = cpuSeconds(runner.pid, true) ?? 0;
     const t0 = performance.now();
     runner.send('start');
-    const deadline = 60_000 + o.timeoutMs * Math.min(o.names.length, 120);
+    const deadline = o.deadlineMs ?? 60_000 + o.timeoutMs * Math.min(o.names.length, 120);
     await runner.next('done', deadline, 'the end of the snapshot');
     result.wallMs = performance.now() - t0;
     const cpu1 = cpuSeconds(runner.pid, true);

@@ -1,0 +1,76 @@
+// The monitor sample checks on synthetic streams: clean, gaps, repeats, stale timestamps, wrong severities.
+import { describe, expect, it } from 'vitest';
+import { checkMonitorSamples, decodeSamples, percentile, type Sample } from '../src/bench/checks.js';
+import { SampleStore } from '../src/bench/runners/protocol.js';
+
+const T0 = 1_800_000_000;
+
+function stream(pvs: number, n: number, tweak?: (s: Sample, pv: number, i: number) => Sample | undefined): Sample[] {
+  const out: Sample[] = [];
+  for (let i = 0; i < n; i++)
+    for (let pv = 0; pv < pvs; pv++) {
+      const s: Sample = { pv, severity: 1, status: 4, value: 100 + i, iocTime: T0 + i * 0.1, recvTime: T0 + i * 0.1 + 0.002 };
+      const t = tweak ? tweak(s, pv, i) : s;
+      if (t) out.push(t);
+    }
+  return out;
+}
+
+const opts = { pvs: 3, samplesPerPv: 10, startedAt: T0, periodS: 0.1, expectedSeverity: 1 };
+
+describe('monitor sample checks', () => {
+  it('passes a clean stream and measures latency and rate', () => {
+    const c = checkMonitorSamples(stream(3, 10), opts);
+    expect(c.ok).toBe(true);
+    expect(c.samples).toBe(30);
+    expect(c.latencyMs!.p50).toBeCloseTo(2, 3);
+    expect(c.updatesPerSecond).toBeCloseTo(30 / 0.9, 1);
+  });
+
+  it('counts a gap and the values it skipped', () => {
+    const c = checkMonitorSamples(stream(3, 10, (s, pv, i) => (pv === 1 && (i === 4 || i === 5) ? undefined : s)), { ...opts, samplesPerPv: 8 });
+    expect(c.ok).toBe(false);
+    expect(c.gaps).toBe(1);
+    expect(c.missedValues).toBe(2);
+    expect(c.findings.join()).toMatch(/103 -> 106 \(2 missed\)/);
+  });
+
+  it('flags repeated values and timestamps that do not increase', () => {
+    const c = checkMonitorSamples(stream(3, 10, (s, pv, i) => (pv === 2 && i === 6 ? { ...s, value: 105, iocTime: T0 + 0.5 } : s)), opts);
+    expect(c.valueErrors).toBeGreaterThanOrEqual(1);
+    expect(c.timestampErrors).toBe(1);
+    expect(c.ok).toBe(false);
+  });
+
+  it('flags stale timestamps and wrong severities', () => {
+    const c = checkMonitorSamples(stream(3, 10, (s, pv, i) => (pv === 0 && i === 0 ? { ...s, iocTime: T0 - 60 } : pv === 1 && i === 3 ? { ...s, severity: 0 } : s)), opts);
+    expect(c.staleTimestamps).toBe(1);
+    expect(c.severityErrors).toBe(1);
+    expect(c.ok).toBe(false);
+  });
+
+  it('reports silent and incomplete PVs', () => {
+    const c = checkMonitorSamples(stream(3, 10, (s, pv, i) => (pv === 0 ? undefined : pv === 2 && i > 4 ? undefined : s)), opts);
+    expect(c.silentPvs).toBe(1);
+    expect(c.incompletePvs).toBe(1);
+    expect(c.ok).toBe(false);
+  });
+
+  it('round-trips samples through the binary wire layout', () => {
+    const store = new SampleStore(2, 2);
+    expect(store.add(0, 1, 4, 7, T0, T0 + 0.5)).toBe(false);
+    expect(store.add(1, 2, 3, -1.5, T0 + 1, T0 + 1.25)).toBe(false);
+    expect(store.add(0, 1, 4, 8, T0 + 2, T0 + 2.5)).toBe(false);
+    expect(store.add(0, 1, 4, 9, T0 + 3, T0 + 3.5)).toBe(false); // beyond this PV's samples: dropped
+    expect(store.add(1, 2, 3, -0.5, T0 + 4, T0 + 4.25)).toBe(true);
+    const back = decodeSamples(store.bytes());
+    expect(back).toHaveLength(4);
+    expect(back[1]).toEqual({ pv: 1, severity: 2, status: 3, value: -1.5, iocTime: T0 + 1, recvTime: T0 + 1.25 });
+  });
+
+  it('takes percentiles by rank', () => {
+    expect(percentile([1, 2, 3, 4], 50)).toBe(2);
+    expect(percentile([1, 2, 3, 4], 99)).toBe(4);
+    expect(Number.isNaN(percentile([], 50))).toBe(true);
+  });
+});

@@ -1,0 +1,81 @@
+// Every client's runner against the built-in IOC at a small size: a snapshot with missing names
+// and a monitor whose every sample is checked; plus runners that crash or hang.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startIoc, type Ioc } from '../src/ioc/index.js';
+import { ensurePythonEnv } from '../src/pyenv/index.js';
+import { CLIENTS, clientStatusList, type ClientSpec } from '../src/bench/clients.js';
+import { runSnapshot } from '../src/bench/snapshot.js';
+import { runMonitor } from '../src/bench/monitor.js';
+
+let ioc: Ioc;
+let python: string;
+const available = new Map<string, boolean>();
+
+beforeAll(async () => {
+  python = await ensurePythonEnv();
+  const { statuses } = await clientStatusList();
+  for (const s of statuses) available.set(s.name, s.available);
+  ioc = await startIoc({ records: 20, rate: 10, arrayElements: 0 });
+});
+afterAll(async () => {
+  await ioc?.stop();
+});
+
+describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (name, client) => {
+  it('is available here', () => {
+    expect(available.get(name)).toBe(true);
+  });
+
+  it('snapshot: 20 counters answer with checked values, 3 missing names fail in about the timeout', async () => {
+    const names = [...ioc.counterNames().slice(0, 10), 'TEST:NOPE1', ...ioc.counterNames().slice(10), 'TEST:NOPE2', 'TEST:NOPE3'];
+    const run = await runSnapshot({ client, python, env: ioc.env, names, timeoutMs: 1000 });
+    expect(run.error).toBeUndefined();
+    expect(run.answered).toBe(20);
+    expect(run.failed).toBe(3);
+    expect(run.wrong).toBe(0);
+    expect(run.rows.filter((r) => !r.ok).map((r) => r.name)).toEqual(['TEST:NOPE1', 'TEST:NOPE2', 'TEST:NOPE3']);
+    for (const r of run.rows.filter((x) => x.ok)) {
+      expect(typeof r.value).toBe('number');
+      expect(r.correct).toBe(true);
+      if (r.severity !== undefined) expect(r.severity).toBe(1);
+    }
+    expect(run.wallMs!).toBeGreaterThan(900);
+    expect(run.wallMs!).toBeLessThan(client.name === 'pyepics' ? 6000 : 3500);
+  });
+
+  it.skipIf(!client.workloads.includes('monitor'))('monitor: 20 counters x 10 samples, every sample checked', async () => {
+    const run = await runMonitor({ client, python, env: ioc.env, names: ioc.counterNames(), samples: 10, rate: 10, iocPid: ioc.pid, warmupMs: 200 });
+    expect(run.error).toBeUndefined();
+    expect(run.check!.samples).toBe(200);
+    expect(run.check!.ok).toBe(true);
+    expect(run.connectMs!).toBeGreaterThan(0);
+    expect(run.peakRssMb!).toBeGreaterThan(1);
+    expect(run.cpuPercent?.samples.length ?? 0).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('runners that misbehave', () => {
+  const spec = (name: string): ClientSpec => ({ name, runtime: 'python', protocol: 'CA', workloads: ['snapshot'], description: 'test', library: 'x' });
+
+  it('a runner that crashes gives a row that says why', async () => {
+    // The real Python driver asked for a client it does not have: it exits with an error.
+    const run = await runSnapshot({ client: spec('no-such-client'), python, env: ioc.env, names: ['TEST:CALC1'], timeoutMs: 500 });
+    expect(run.answered).toBe(0);
+    expect(run.error).toMatch(/no-such-client/);
+  });
+
+  it('a runner that hangs is killed at its deadline and reported', async () => {
+    // An interpreter stand-in that never says ready (a real runner cannot be made to hang on purpose).
+    const dir = mkdtempSync(join(tmpdir(), 'epicsperf-hang-'));
+    const hang = join(dir, 'python');
+    writeFileSync(hang, '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
+    const t0 = Date.now();
+    const run = await runSnapshot({ client: spec('hang'), python: hang, env: ioc.env, names: ['TEST:CALC1'], timeoutMs: 500, readyTimeoutMs: 1500 });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(run.error).toMatch(/did not reach ready within 2 s and was killed/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
