@@ -410,6 +410,7 @@ static void run_monitor(char **names, size_t n, long per_pv) {
         if (status != ECA_NORMAL) fail(1, "%s: %s", names[i], ca_message(status));
     }
     ca_flush_io();
+    if (n == 0) emit("{\"ev\":\"connected\",\"count\":0}\n{\"ev\":\"complete\"}\n", NULL, 0);
 
     expect_command("ship");
     epicsMutexMustLock(mon.lock);

@@ -32,8 +32,6 @@ def decode(response):
     meta = response.metadata
     if response.data_type in (caproto.ChannelType.TIME_STRING, caproto.ChannelType.STRING):
         value = [v.decode("latin-1") if isinstance(v, bytes) else v for v in data]
-    elif response.data_type == caproto.ChannelType.TIME_CHAR and len(data) > 1:
-        value = data
     else:
         value = data
     if len(value) == 1:

@@ -43,15 +43,14 @@ def alarm_of(value):
 
 
 def plain(value):
-    """The value itself: the index for an NTEnum, else the unwrapped value."""
-    if hasattr(value, "raw") and not hasattr(value, "severity"):
-        value = value.raw
-    if hasattr(value, "get") and callable(value.get) and not isinstance(value, (str, bytes)):
-        try:
-            return value.get("value.index", value.get("value"))
-        except Exception:  # noqa: BLE001 - not a structure
-            return value
-    return value
+    """The value itself: p4p's unwrapped NT types are values already (ntenum is its index);
+    a structure p4p does not unwrap gives its value field."""
+    if hasattr(value, "severity") or not hasattr(value, "get"):
+        return value
+    try:
+        return value["value"]
+    except (KeyError, TypeError):
+        return str(value)
 
 
 def error_text(err):

@@ -104,6 +104,10 @@ function monitor(ctx: TcaContext, args: RunnerArgs, store: SampleStore, monitors
       emit({ ev: 'complete' });
     }
   };
+  if (n === 0) {
+    emit({ ev: 'connected', count: 0 });
+    emit({ ev: 'complete' });
+  }
   args.names.forEach((name, i) => {
     void (async () => {
       const channel = await ctx.createChannel(name, 'ca');
