@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { doctor } from '../doctor.js';
-import { clientNames } from '../bench/clients.js';
+import { CLIENTS, type Workload } from '../bench/clients.js';
 import { runBench, SNAPSHOT_WORKLOADS, type BenchResults } from '../bench/suite.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
 import { snapshotBenchTable, summarizeSnapshot } from '../report/snapshot-bench.js';
@@ -14,7 +14,7 @@ import { intArg, numberArg } from './options.js';
 import { UsageError } from './errors.js';
 
 interface Opts {
-  clients: string;
+  clients?: string;
   repeat: number;
   out?: string;
   format: string;
@@ -53,7 +53,7 @@ export function register(program: Command): void {
     .command('bench')
     .description('run every client on the snapshot and/or monitor workloads, repeated, and compare them')
     .argument('[workload]', 'snapshot, monitor or all', 'all')
-    .option('--clients <list>', 'comma-separated clients (default: all)', clientNames().join(','))
+    .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', 'runs per client and workload', intArg(1, 100), 3)
     .option('--out <file>', 'write the JSON results (environment, options, every raw figure) here')
     .option('--format <format>', 'table, markdown or json (on stdout)', 'table')
@@ -65,7 +65,9 @@ export function register(program: Command): void {
     .action(async (workload: string, opts: Opts) => {
       if (!['snapshot', 'monitor', 'all'].includes(workload)) throw new UsageError(`workload must be snapshot, monitor or all, got "${workload}"`);
       const format = parseFormat(opts.format, ['table', 'markdown', 'json'] as const);
-      const clients = parseClientList(opts.clients, workload as 'snapshot' | 'monitor' | 'all');
+      const clients = opts.clients === undefined
+        ? CLIENTS.filter((c) => workload === 'all' || c.workloads.includes(workload as Workload))
+        : parseClientList(opts.clients, workload as Workload | 'all');
       const ids = opts.snapshots.split(',').map((s) => s.trim()).filter(Boolean);
       const snapshots = ids.map((id) => {
         const w = SNAPSHOT_WORKLOADS.find((x) => x.id === id);
