@@ -22,7 +22,6 @@ const SLOT_EXPIRY_MS = 20;
 
 export class UdpSearcher {
   private socket: dgram.Socket | undefined;
-  private ready: Promise<void> | undefined;
   private readonly pending = new Map<number, Pending>();
   private queue: Pending[] = [];
   private qHead = 0;
@@ -30,7 +29,6 @@ export class UdpSearcher {
   private sequence = 1;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
-  private pumping = false;
   private nextDue = Infinity;
   private closed = false;
   /** Datagrams sent (for diagnostics and tests). */
@@ -38,16 +36,17 @@ export class UdpSearcher {
 
   constructor(private readonly config: CaConfig, private readonly onFound: FoundHandler) {}
 
-  private open(): Promise<void> {
-    if (this.ready) return this.ready;
+  private open(): dgram.Socket {
+    if (this.socket) return this.socket;
     const s = dgram.createSocket({ type: 'udp4' });
     this.socket = s;
     s.on('message', (msg, rinfo) => this.onMessage(msg, rinfo.address));
     s.on('error', () => {
       // Send errors (e.g. ICMP port unreachable) are expected when no server listens.
     });
-    this.ready = new Promise((resolve) => s.bind(0, () => resolve()));
-    return this.ready;
+    // Sends made before the bind completes are queued by Node and go out once bound.
+    s.bind(0);
+    return s;
   }
 
   /** Start (or restart, after a disconnect) searching for a name. */
@@ -72,7 +71,10 @@ export class UdpSearcher {
       p.queued = true;
       this.queue.push(p);
     }
-    this.schedule(0);
+    // A full datagram's worth waiting and room in the window: send now, while the caller is
+    // still adding names (the server works on these meanwhile).
+    if (this.queue.length - this.qHead >= 48 && this.inFlight.size < this.config.searchWindow) this.sendDue();
+    else this.schedule(0);
   }
 
   /** Stop searching for a name (found elsewhere, or no longer wanted). */
@@ -96,22 +98,18 @@ export class UdpSearcher {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.timerAt = Infinity;
-      void this.pump();
+      this.pump();
     }, delayMs);
   }
 
-  private async pump(): Promise<void> {
-    if (this.pumping || this.closed) return;
-    this.pumping = true;
-    try {
-      await this.open();
-      this.sendDue();
-    } finally {
-      this.pumping = false;
-    }
+  private pump(): void {
+    if (this.closed) return;
+    this.sendDue();
   }
 
   private sendDue(): void {
+    if (this.closed) return;
+    const socket = this.open();
     const now = performance.now();
     if (this.inFlight.size) for (const [seq, at] of this.inFlight) if (now - at > SLOT_EXPIRY_MS) this.inFlight.delete(seq);
     // Names whose retry is due join the queue (scan only when something can be due).
@@ -150,7 +148,7 @@ export class UdpSearcher {
       if (!gram) break;
       this.sequence = (gram.sequence + 1) >>> 0 || 1;
       this.inFlight.set(gram.sequence, now);
-      for (const d of this.config.searchDestinations) this.socket!.send(gram.bytes, d.port, d.host);
+      for (const d of this.config.searchDestinations) socket.send(gram.bytes, d.port, d.host);
       this.datagramsSent++;
       for (const p of batch) {
         p.queued = false;
@@ -200,7 +198,7 @@ export class UdpSearcher {
       }
       pos += HEADER_SIZE + size;
     }
-    if (answered && this.queue.length > this.qHead && !this.pumping) this.sendDue();
+    if (answered && this.queue.length > this.qHead) this.sendDue();
   }
 
   close(): void {
