@@ -25,9 +25,9 @@ def load_from(lib):
     epics = lib
 
 
-def read_pv(pv, timeout, t0):
+def read_pv(pv, timeout, t0, connect_timeout=None):
     """One PV object's read: wait for the connection, then its time-stamped value."""
-    if not pv.wait_for_connection(timeout=timeout):
+    if not pv.wait_for_connection(timeout=timeout if connect_timeout is None else connect_timeout):
         return base.failed("not found", base.elapsed_ms(t0))
     data = pv.get_with_metadata(timeout=timeout, form="time")
     if data is None or data.get("value") is None:

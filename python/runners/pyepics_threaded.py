@@ -1,8 +1,10 @@
-"""pyepics with a thread pool: each task creates an epics.PV and reads it.
+"""pyepics with a thread pool of PV gets.
 
-Snapshot: a ThreadPoolExecutor of WORKERS threads runs one PV get per name, so up to
-WORKERS missing PVs wait out their timeouts side by side; each task's timeout counts
-from when its PV is created. Monitor: PV objects with callbacks, created from the pool.
+Snapshot: every epics.PV is created first (so all searches start together, as pyepics
+advises for many PVs), then a ThreadPoolExecutor of WORKERS threads reads them; each
+waits for its connection until the shared deadline (the timeout from the start), so
+missing PVs together cost one timeout, and its get has its own timeout. Monitor: PV
+objects with callbacks, created from the pool.
 """
 
 import time
@@ -13,7 +15,7 @@ from . import pyepics
 from .pyepics import read_pv, subscribe
 
 LIBRARY = "pyepics"
-WORKERS = 100
+WORKERS = 20
 epics = None
 
 
@@ -34,13 +36,14 @@ class Client(base.Client):
         self.pvs = []
 
     def snapshot(self, timeout, t0):
-        def task(name):
-            pv = epics.PV(name, form="time", connection_timeout=timeout)
-            return pv, read_pv(pv, timeout, t0)
+        # All PV objects first (their searches go out together), then the pool reads them.
+        self.pvs = [epics.PV(name, form="time", connection_timeout=timeout) for name in self.names]
+        deadline = t0 + timeout
 
-        done = list(self.pool.map(task, self.names))
-        self.pvs = [pv for pv, _ in done]
-        return [entry for _, entry in done]
+        def task(pv):
+            return read_pv(pv, timeout, t0, connect_timeout=max(0.0, deadline - time.time()))
+
+        return list(self.pool.map(task, self.pvs))
 
     def monitor(self, store):
         self.pvs = list(self.pool.map(lambda item: subscribe(item[1], item[0], store),
