@@ -164,8 +164,13 @@ def command_reader():
     return q
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):
+        fail(message, 2)
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="runner.py")
+    p = ArgumentParser(prog="runner.py")
     p.add_argument("--client", required=True, choices=CLIENTS)
     p.add_argument("workload", choices=("snapshot", "monitor"))
     p.add_argument("--names", required=True)
