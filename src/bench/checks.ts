@@ -139,3 +139,50 @@ export function checkMonitorSamples(samples: readonly Sample[], o: CheckOptions)
     c.staleTimestamps === 0 && c.severityErrors === 0;
   return c;
 }
+
+export interface ArrayCheck {
+  updates: number;
+  elements: number;
+  /** Updates the IOC made that the client never saw (the value jumped by more than 1). */
+  skipped: number;
+  /** Updates whose probe elements disagreed with the first element. */
+  corrupt: number;
+  /** Updates whose value repeated or went backwards. */
+  valueErrors: number;
+  /** Elements received per second, in millions, over the updates after the first. */
+  mElementsPerSecond: number;
+  updatesPerSecond: number;
+  latencyMs: { p50: number; p99: number } | undefined;
+  ok: boolean;
+}
+
+/** Checks the samples of the array workload (one PV; value = update number k, status = bad probes). */
+export function checkArraySamples(samples: readonly Sample[], elements: number): ArrayCheck {
+  let skipped = 0;
+  let corrupt = 0;
+  let valueErrors = 0;
+  const lat: number[] = [];
+  for (let i = 0; i < samples.length; i++) {
+    const s = samples[i]!;
+    if (s.status !== 0) corrupt++;
+    if (i === 0) continue;
+    lat.push((s.recvTime - s.iocTime) * 1000);
+    const step = s.value - samples[i - 1]!.value;
+    if (step > 1) skipped += step - 1;
+    else if (step !== 1) valueErrors++;
+  }
+  lat.sort((a, b) => a - b);
+  const span = samples.length > 1 ? samples[samples.length - 1]!.recvTime - samples[0]!.recvTime : 0;
+  const updatesPerSecond = span > 0 ? (samples.length - 1) / span : 0;
+  return {
+    updates: samples.length,
+    elements,
+    skipped,
+    corrupt,
+    valueErrors,
+    mElementsPerSecond: (updatesPerSecond * elements) / 1e6,
+    updatesPerSecond,
+    latencyMs: lat.length ? { p50: percentile(lat, 50), p99: percentile(lat, 99) } : undefined,
+    ok: corrupt === 0 && valueErrors === 0 && samples.length > 1,
+  };
+}

@@ -6,7 +6,7 @@ import { PACKAGE_ROOT, PYTHON_DIR, pythonEnvStatus } from '../pyenv/index.js';
 import { doctor, packageVersion, type DoctorReport } from '../doctor.js';
 import { cRunnerPath } from './clib.js';
 
-export type Workload = 'snapshot' | 'monitor';
+export type Workload = 'snapshot' | 'monitor' | 'array';
 
 export interface ClientSpec {
   name: string;
@@ -23,8 +23,8 @@ const py = (name: string, library: string, protocol: 'CA' | 'PVA', description: 
 });
 
 export const CLIENTS: readonly ClientSpec[] = [
-  { name: 'node', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epicsperf', description: "this project's TypeScript CA client" },
-  { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epicsperf', description: 'the same, inside a worker thread' },
+  { name: 'node', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: "this project's TypeScript CA client" },
+  { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: 'the same, inside a worker thread' },
   { name: 'epics-tca', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epics-tca', description: 'the epics-tca npm package (pure TypeScript CA)' },
   { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
   { name: 'caget-procs', runtime: 'c', protocol: 'CA', workloads: ['snapshot'], library: 'epicscorelibs', description: 'one c-libca caget process per PV, all in parallel' },

@@ -1,13 +1,15 @@
 // The monitor workload for one client: start its runner, let it subscribe to the IOC's counters
 // until every PV has its samples, measure its CPU and memory from outside, then check the samples.
 import { RunnerProcess, RunnerError } from './runner.js';
-import { CpuSampler } from './procstat.js';
-import { checkMonitorSamples, decodeSamples, type MonitorCheck } from './checks.js';
+import { CpuSampler, memoryKb } from './procstat.js';
+import { checkArraySamples, checkMonitorSamples, decodeSamples, type ArrayCheck, type MonitorCheck } from './checks.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
 import { stat, type Stat } from './stats.js';
 import { writeNamesFile } from './names.js';
 
 export interface MonitorRunOptions {
+  /** 'monitor': many counters; 'array': one big waveform (docs/runners.md). Default 'monitor'. */
+  workload?: 'monitor' | 'array';
   client: ClientSpec;
   python: string;
   env: Record<string, string>;
@@ -19,6 +21,9 @@ export interface MonitorRunOptions {
   iocPid?: number;
   /** Time after the runner is connected before CPU sampling starts (ms, default 1000). */
   warmupMs?: number;
+  /** Kill the runner if its resident memory passes this many MiB (default 4096): a client that
+   *  falls behind queues updates without bound, and the machine is shared. */
+  maxRssMb?: number;
   /** Called with a short status while it runs (for a live line). */
   onProgress?: (text: string) => void;
 }
@@ -37,17 +42,29 @@ export interface MonitorRun {
   iocCpuPercent?: Stat;
   peakRssMb?: number;
   check?: MonitorCheck;
+  /** The array workload's figures and checks. */
+  array?: ArrayCheck;
 }
 
 export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
   const { command, args } = runnerCommand(o.client, o.python);
   const names = writeNamesFile(o.names);
-  const runner = new RunnerProcess(command, [...args, 'monitor', '--names', names.path, '--samples', String(o.samples)], o.env);
+  const workload = o.workload ?? 'monitor';
+  const runner = new RunnerProcess(command, [...args, workload, '--names', names.path, '--samples', String(o.samples)], o.env);
   const result: MonitorRun = { client: o.client.name, ok: false };
   const progress = o.onProgress ?? (() => {});
   let sampler: CpuSampler | undefined;
   let iocSampler: CpuSampler | undefined;
   let warm: NodeJS.Timeout | undefined;
+  const maxRssMb = o.maxRssMb ?? 4096;
+  let overMemory = 0;
+  const guard = setInterval(() => {
+    const m = memoryKb(runner.pid);
+    if (m && m.rssKb / 1024 > maxRssMb) {
+      overMemory = m.rssKb / 1024;
+      void runner.kill();
+    }
+  }, 500);
   try {
     progress('starting');
     const ready = await runner.next('ready', 60_000, 'ready');
@@ -66,7 +83,7 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
       iocSampler?.start();
     }, o.warmupMs ?? 1000);
     const expectedS = o.samples / Math.max(o.rate, 0.1);
-    await runner.next('complete', 30_000 + expectedS * 3000, `${o.samples} samples per PV`);
+    const complete = await runner.next('complete', 30_000 + expectedS * 3000, `${o.samples} samples per PV`);
     result.collectS = (performance.now() - t0) / 1000;
     clearTimeout(warm);
     const cpu = sampler.stop();
@@ -80,6 +97,13 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     runner.send('ship');
     const shipped = await runner.next('samples', 60_000, 'shipping samples');
     const samples = decodeSamples(shipped.payload ?? new Uint8Array(0));
+    if (workload === 'array') {
+      result.array = checkArraySamples(samples, Number(complete.elements ?? 0));
+      result.ok = result.array.ok;
+      if (!result.ok) result.error = `array check failed: ${result.array.corrupt} corrupt, ${result.array.valueErrors} out of order`;
+      await runner.finish();
+      return result;
+    }
     result.check = checkMonitorSamples(samples, {
       pvs: o.names.length,
       samplesPerPv: o.samples,
@@ -92,9 +116,12 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     if (!result.ok) result.error = `sample check failed: ${result.check.findings.slice(0, 2).join('; ')}`;
     await runner.finish();
   } catch (err) {
-    result.error = err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    result.error = overMemory
+      ? `killed: its memory grew past ${maxRssMb} MiB (${Math.round(overMemory)} MiB): it fell behind the updates`
+      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
     await runner.kill();
   } finally {
+    clearInterval(guard);
     if (warm) clearTimeout(warm);
     sampler?.stop();
     iocSampler?.stop();

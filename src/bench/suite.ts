@@ -32,9 +32,16 @@ export function snapshotNames(w: SnapshotWorkload): string[] {
   return names;
 }
 
+export interface ArrayWorkload {
+  /** Elements of the waveform. */
+  elements: number;
+  /** Updates to receive per run. */
+  samples: number;
+}
+
 export interface BenchOptions {
   clients: readonly ClientSpec[];
-  workloads: { snapshot: readonly SnapshotWorkload[]; monitor: boolean };
+  workloads: { snapshot: readonly SnapshotWorkload[]; monitor: boolean; array?: ArrayWorkload | undefined };
   repeat: number;
   timeoutMs: number;
   records: number;
@@ -54,6 +61,7 @@ export interface BenchResults {
   unavailable: { client: string; reason: string }[];
   snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[] }[];
   monitor: { runs: MonitorRun[] } | undefined;
+  array: { workload: ArrayWorkload; runs: MonitorRun[] } | undefined;
 }
 
 export async function runBench(o: BenchOptions): Promise<BenchResults> {
@@ -73,6 +81,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     unavailable,
     snapshot: [],
     monitor: undefined,
+    array: undefined,
   };
 
   if (o.workloads.snapshot.length) {
@@ -110,6 +119,27 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
           runs.push(await runMonitor({
             client, python: o.python, env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocPid: ioc.pid,
             onProgress: (s) => progress(`${tag}: ${s} (${Math.round((Date.now() - t0) / 1000)} s)`),
+          }));
+        }
+      }
+    } finally {
+      await ioc.stop();
+    }
+  }
+  const aw = o.workloads.array;
+  if (aw) {
+    const arrClients = ready.filter((c) => c.workloads.includes('array'));
+    // The IOC refreshes the waveform as fast as it can; a client that keeps up sees every update.
+    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: 'max' });
+    const runs: MonitorRun[] = [];
+    results.array = { workload: aw, runs };
+    try {
+      for (let rep = 1; rep <= o.repeat; rep++) {
+        for (const client of arrClients) {
+          const tag = `array ${aw.elements} x ${aw.samples} · ${client.name} · run ${rep}/${o.repeat}`;
+          runs.push(await runMonitor({
+            workload: 'array', client, python: o.python, env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples,
+            rate: 1, iocPid: ioc.pid, onProgress: (s) => progress(`${tag}: ${s}`),
           }));
         }
       }

@@ -6,6 +6,7 @@ import { doctor } from '../doctor.js';
 import { CLIENTS, type Workload } from '../bench/clients.js';
 import { runBench, SNAPSHOT_WORKLOADS, type BenchResults } from '../bench/suite.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
+import { arrayTable, summarizeArray } from '../report/array.js';
 import { snapshotBenchTable, summarizeSnapshot } from '../report/snapshot-bench.js';
 import type { MonitorRun } from '../bench/monitor.js';
 import type { SnapshotRun } from '../bench/snapshot.js';
@@ -23,6 +24,8 @@ interface Opts {
   samples: number;
   rate: number;
   snapshots: string;
+  arrayElements: number;
+  arraySamples: number;
 }
 
 function groupBy<T extends { client: string }>(runs: readonly T[]): Map<string, T[]> {
@@ -44,6 +47,11 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
     out.push(`\nMonitor: ${o.records} counters x ${o.samples} samples at ${o.rate} Hz (CPU of the client process, 100% = one core)\n\n`);
     out.push(monitorTable(summarizeMonitor(groupBy<MonitorRun>(results.monitor.runs)), markdown));
   }
+  if (results.array) {
+    const a = results.array.workload;
+    out.push(`\nArray: one ${a.elements.toLocaleString('en-US')}-double waveform refreshed as fast as the IOC can, ${a.samples} updates per run\n\n`);
+    out.push(arrayTable(summarizeArray(groupBy<MonitorRun>(results.array.runs)), markdown));
+  }
   for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);
   return out.join('') + '\n';
 }
@@ -52,7 +60,7 @@ export function register(program: Command): void {
   program
     .command('bench')
     .description('run every client on the snapshot and/or monitor workloads, repeated, and compare them')
-    .argument('[workload]', 'snapshot, monitor or all', 'all')
+    .argument('[workload]', 'snapshot, monitor, array, or all (= snapshot and monitor)', 'all')
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', 'runs per client and workload', intArg(1, 100), 3)
     .option('--out <file>', 'write the JSON results (environment, options, every raw figure) here')
@@ -62,8 +70,10 @@ export function register(program: Command): void {
     .option('--records <n>', 'monitor: counters', intArg(1, 100_000), 1000)
     .option('--samples <n>', 'monitor: samples per counter', intArg(2, 100_000), 100)
     .option('--rate <hz>', 'monitor: counter rate', numberArg(0, { exclusiveMin: true }), 10)
+    .option('--array-elements <n>', 'array: elements of the waveform', intArg(1, 50_000_000), 10_000_000)
+    .option('--array-samples <n>', 'array: updates to receive per run', intArg(2, 10_000), 30)
     .action(async (workload: string, opts: Opts) => {
-      if (!['snapshot', 'monitor', 'all'].includes(workload)) throw new UsageError(`workload must be snapshot, monitor or all, got "${workload}"`);
+      if (!['snapshot', 'monitor', 'array', 'all'].includes(workload)) throw new UsageError(`workload must be snapshot, monitor, array or all, got "${workload}"`);
       const format = parseFormat(opts.format, ['table', 'markdown', 'json'] as const);
       const clients = opts.clients === undefined
         ? CLIENTS.filter((c) => workload === 'all' || c.workloads.includes(workload as Workload))
@@ -80,7 +90,11 @@ export function register(program: Command): void {
       const progress = new Progress();
       const results = await runBench({
         clients,
-        workloads: { snapshot: workload === 'monitor' ? [] : snapshots, monitor: workload !== 'snapshot' },
+        workloads: {
+          snapshot: workload === 'snapshot' || workload === 'all' ? snapshots : [],
+          monitor: workload === 'monitor' || workload === 'all',
+          array: workload === 'array' ? { elements: opts.arrayElements, samples: opts.arraySamples } : undefined,
+        },
         repeat: opts.repeat,
         timeoutMs: opts.timeout,
         records: opts.records,

@@ -24,6 +24,7 @@ export class NodeWorkload {
 
   start(): void {
     if (this.args.workload === 'snapshot') void this.snapshot();
+    else if (this.args.workload === 'array') this.array();
     else this.monitor();
   }
 
@@ -66,6 +67,26 @@ export class NodeWorkload {
       };
       this.monitors.push(this.ctx.monitor(name, { type: 'double' }, onEvent));
     });
+  }
+
+  /** One big waveform: keep first element, probe consistency, times; the arrays are pooled. */
+  private array(): void {
+    const store = (this.store = new SampleStore(1, this.args.samples));
+    let n = 0;
+    let elements = 0;
+    const onEvent = (e: MonitorEvent): void => {
+      if (e.kind !== 'update') return;
+      const recv = nowSeconds();
+      const a = e.value as Float64Array;
+      elements = a.length;
+      const first = a[0]!;
+      const bad = (a[a.length >> 1] !== first ? 1 : 0) + (a[a.length - 1] !== first ? 1 : 0);
+      if (n++ === 0) this.events({ ev: 'connected', count: 1 });
+      if (store.add(0, e.severity, bad, first, e.posixSeconds, recv) && n === this.args.samples) {
+        this.events({ ev: 'complete', elements });
+      }
+    };
+    this.monitors.push(this.ctx.monitor(this.args.names[0]!, { type: 'double', reuseArrays: true }, onEvent));
   }
 
   ship(): Shipment {

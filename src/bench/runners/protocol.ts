@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 export const SAMPLE_BYTES = 32;
 
 export interface RunnerArgs {
-  workload: 'snapshot' | 'monitor';
+  workload: 'snapshot' | 'monitor' | 'array';
   names: string[];
   timeoutMs: number;
   samples: number;
@@ -26,7 +26,7 @@ export function parseRunnerArgs(argv = process.argv.slice(2), extra: Record<stri
     },
   });
   const workload = positionals[0];
-  if (workload !== 'snapshot' && workload !== 'monitor') fail(`unknown workload "${workload ?? ''}"`, 2);
+  if (workload !== 'snapshot' && workload !== 'monitor' && workload !== 'array') fail(`unknown workload "${workload ?? ''}"`, 2);
   if (!values.names) fail('--names FILE is required', 2);
   const names = readFileSync(values.names as string, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
   return {

@@ -1,0 +1,60 @@
+// Renders the array workload: a row per client (M elements/s received, median over repeats with
+// min-max, ratio to the best, skipped and corrupt updates, CPU and memory of the client).
+import type { MonitorRun } from '../bench/monitor.js';
+import { stat, type Stat } from '../bench/stats.js';
+import { fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
+
+export interface ArrayRow {
+  client: string;
+  runs: MonitorRun[];
+  mElemS?: Stat;
+  /** Best throughput divided by this one (1.0 = the best). */
+  ratio?: number;
+  updatesS?: Stat;
+  cpu?: Stat;
+  peakRssMb?: Stat;
+  skipped: number;
+  corrupt: number;
+  ok: number;
+  error?: string;
+}
+
+export function summarizeArray(byClient: Map<string, MonitorRun[]>): ArrayRow[] {
+  const rows: ArrayRow[] = [];
+  for (const [client, runs] of byClient) {
+    const done = runs.filter((r) => r.array);
+    const row: ArrayRow = {
+      client, runs, ok: runs.filter((r) => r.ok).length,
+      skipped: done.reduce((a, r) => a + r.array!.skipped, 0),
+      corrupt: done.reduce((a, r) => a + r.array!.corrupt, 0),
+    };
+    const put = <K extends keyof ArrayRow>(k: K, v: ArrayRow[K] | undefined) => {
+      if (v !== undefined) row[k] = v;
+    };
+    put('mElemS', stat(done.map((r) => r.array!.mElementsPerSecond)));
+    put('updatesS', stat(done.map((r) => r.array!.updatesPerSecond)));
+    put('cpu', stat(done.map((r) => r.cpuPercent?.mean ?? NaN)));
+    put('peakRssMb', stat(done.map((r) => r.peakRssMb ?? NaN)));
+    put('error', runs.find((r) => r.error)?.error);
+    rows.push(row);
+  }
+  const best = Math.max(...rows.map((r) => r.mElemS?.median ?? 0));
+  for (const r of rows) if (r.mElemS && r.mElemS.median > 0) r.ratio = best / r.mElemS.median;
+  return rows.sort((a, b) => (b.mElemS?.median ?? -1) - (a.mElemS?.median ?? -1));
+}
+
+const columns: Column<ArrayRow>[] = [
+  { header: 'client', get: (r) => r.client },
+  { header: 'M elements/s', get: (r) => fmtStat(r.mElemS, 1), align: 'right' },
+  { header: 'best / this', get: (r) => (r.ratio === undefined ? '-' : fmt(r.ratio, 2)), align: 'right' },
+  { header: 'updates/s', get: (r) => fmtStat(r.updatesS, 1), align: 'right' },
+  { header: 'skipped', get: (r) => String(r.skipped), align: 'right' },
+  { header: 'corrupt', get: (r) => String(r.corrupt), align: 'right' },
+  { header: 'CPU %', get: (r) => fmtStat(r.cpu, 0), align: 'right' },
+  { header: 'peak RSS MB', get: (r) => fmt(r.peakRssMb?.median, 0), align: 'right' },
+  { header: 'note', get: (r) => r.error ?? '' },
+];
+
+export function arrayTable(rows: readonly ArrayRow[], markdown = false): string {
+  return markdown ? renderMarkdown(rows, columns) : renderTable(rows, columns);
+}
