@@ -33,10 +33,17 @@ def emit(event, payload=None):
         event = dict(event, bytes=len(payload))
     data = (json.dumps(event, separators=(",", ":")) + "\n").encode()
     with _events_lock:
-        _events.write(data)
+        _write_all(data)
         if payload is not None:
-            _events.write(payload)
-        _events.flush()
+            _write_all(memoryview(payload))
+
+
+def _write_all(data):
+    """Write every byte: a pipe may take a large payload in several writes."""
+    view = memoryview(data)
+    while view:
+        n = _events.write(view)
+        view = view[n or 0:]
 
 
 def fail(message, code=1):
