@@ -3,12 +3,17 @@
  *
  *   epicsperf-ca snapshot --names FILE [--timeout-ms N]
  *   epicsperf-ca monitor --names FILE [--samples N]
+ *   epicsperf-ca array --names FILE [--samples N]
  *   epicsperf-ca get NAME [--timeout-ms N]
  *
  * Runner modes use preemptive callbacks: every channel is created at once, each get is
  * issued from its connection callback (DBR_TIME_STRING for string PVs, else
  * DBR_TIME_DOUBLE), each subscription (DBR_TIME_DOUBLE, DBE_VALUE|DBE_ALARM) is queued
  * with its channel. Samples go to one preallocated array; events are written on fd 3.
+ * The array workload subscribes to its one waveform from the connection callback
+ * (DBR_TIME_DOUBLE, count 0 = the server's current length, DBE_VALUE|DBE_ALARM) and looks at
+ * the first, middle and last elements of each update in libca's buffer; libca takes its
+ * array size limit from EPICS_CA_MAX_ARRAY_BYTES in the environment.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -135,7 +140,7 @@ static void parse_options(int argc, char **argv, Options *o) {
     o->timeout = 1.0;
     o->samples = 100;
     o->names_file = o->name = NULL;
-    if (argc < 2) fail(2, "usage: epicsperf-ca snapshot|monitor --names FILE | get NAME");
+    if (argc < 2) fail(2, "usage: epicsperf-ca snapshot|monitor|array --names FILE | get NAME");
     o->mode = argv[1];
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -390,14 +395,21 @@ static void put_double(unsigned char *p, double v) {
     put_le(p, bits, 8);
 }
 
-static void run_monitor(char **names, size_t n, long per_pv) {
+static void ship_samples(void);
+
+static void monitor_init(size_t n, long per_pv) {
     mon.count = n;
     mon.per_pv = per_pv;
     mon.samples = malloc((n ? n : 1) * (size_t)per_pv * sizeof(Sample));
     mon.counts = calloc(n ? n : 1, sizeof(long));
     mon.lock = epicsMutexMustCreate();
+    if (!mon.samples || !mon.counts) fail(1, "out of memory for %zu x %ld samples", n, per_pv);
+}
+
+static void run_monitor(char **names, size_t n, long per_pv) {
+    monitor_init(n, per_pv);
     chid *channels = calloc(n ? n : 1, sizeof(chid));
-    if (!mon.samples || !mon.counts || !channels) fail(1, "out of memory for %zu x %ld samples", n, per_pv);
+    if (!channels) fail(1, "out of memory");
     emit_ready();
     expect_command("start");
 
@@ -411,7 +423,13 @@ static void run_monitor(char **names, size_t n, long per_pv) {
     }
     ca_flush_io();
     if (n == 0) emit("{\"ev\":\"connected\",\"count\":0}\n{\"ev\":\"complete\"}\n", NULL, 0);
+    ship_samples();
+}
 
+/* After `ship`: stop storing, then write every stored sample in the 32-byte layout. */
+static void ship_samples(void) {
+    size_t n = mon.count;
+    long per_pv = mon.per_pv;
     expect_command("ship");
     epicsMutexMustLock(mon.lock);
     mon.closed = 1;
@@ -435,6 +453,69 @@ static void run_monitor(char **names, size_t n, long per_pv) {
     snprintf(line, sizeof line, "{\"ev\":\"samples\",\"count\":%zu,\"bytes\":%zu}\n", total,
              total * SAMPLE_BYTES);
     emit(line, out, total * SAMPLE_BYTES);
+}
+
+/* ---- array: one large waveform ----------------------------------------------------- */
+
+static struct {
+    const char *name;
+    int subscribed;
+    evid ev;
+} arr;
+
+static void on_array(struct event_handler_args args) {
+    double received = wall_now();
+    if (args.status != ECA_NORMAL || !args.dbr) {
+        const char *limit = getenv("EPICS_CA_MAX_ARRAY_BYTES");
+        fail(1, "%s: %s (EPICS_CA_MAX_ARRAY_BYTES=%s)", arr.name, ca_message(args.status),
+             limit ? limit : "unset");
+    }
+    const struct dbr_time_double *d = args.dbr;
+    const dbr_double_t *v = &d->value;
+    long count = args.count;
+    double first = count > 0 ? v[0] : NAN;
+    int bad = count > 0 ? (v[count / 2] != first) + (v[count - 1] != first) : 2;
+    epicsMutexMustLock(mon.lock);
+    long c = mon.counts[0];
+    if (c < mon.per_pv && !mon.closed) {
+        Sample *s = &mon.samples[c];
+        s->index = 0;
+        s->severity = d->severity;
+        s->status = (int16_t)bad;
+        s->value = first;
+        s->stamp = stamp_seconds(&d->stamp);
+        s->received = received;
+        mon.counts[0] = c + 1;
+        if (c == 0) emit("{\"ev\":\"connected\",\"count\":1}\n", NULL, 0);
+        if (c + 1 == mon.per_pv) {
+            char line[80];
+            snprintf(line, sizeof line, "{\"ev\":\"complete\",\"elements\":%ld}\n", count);
+            emit(line, NULL, 0);
+        }
+    }
+    epicsMutexUnlock(mon.lock);
+}
+
+static void on_array_connection(struct connection_handler_args args) {
+    if (args.op != CA_OP_CONN_UP || arr.subscribed) return;
+    arr.subscribed = 1;
+    int status = ca_create_subscription(DBR_TIME_DOUBLE, 0, args.chid, DBE_VALUE | DBE_ALARM,
+                                        on_array, NULL, &arr.ev);
+    if (status != ECA_NORMAL) fail(1, "%s: %s", arr.name, ca_message(status));
+    ca_flush_io();
+}
+
+static void run_array(char **names, size_t n, long samples) {
+    if (n != 1) fail(2, "array: --names must hold one name, it holds %zu", n);
+    monitor_init(1, samples);
+    arr.name = names[0];
+    emit_ready();
+    expect_command("start");
+    chid ch;
+    int status = ca_create_channel(arr.name, on_array_connection, NULL, CA_PRIORITY_DEFAULT, &ch);
+    if (status != ECA_NORMAL) fail(1, "%s: %s", arr.name, ca_message(status));
+    ca_flush_io();
+    ship_samples();
 }
 
 /* ---- get: one PV, caget style --------------------------------------------------- */
@@ -500,6 +581,7 @@ int main(int argc, char **argv) {
     if (status != ECA_NORMAL) fail(1, "cannot create a CA context: %s", ca_message(status));
     if (!strcmp(o.mode, "snapshot")) run_snapshot(names, n, o.timeout);
     else if (!strcmp(o.mode, "monitor")) run_monitor(names, n, o.samples);
+    else if (!strcmp(o.mode, "array")) run_array(names, n, o.samples);
     else fail(2, "unknown workload %s", o.mode);
     expect_command("exit");
     ca_context_destroy();

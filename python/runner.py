@@ -3,15 +3,18 @@ fd-3 events, the in-memory sample store and the binary sample payload (docs/runn
 
     python runner.py --client pyepics snapshot --names FILE [--timeout-ms N]
     python runner.py --client caproto monitor --names FILE [--samples N]
+    python runner.py --client p4p array --names FILE [--samples N]
 
 Each client lives in runners/<client>.py (dashes become underscores) and exposes
 LIBRARY (the package named when it is missing), load() -> version, and Client.
+A client that serves the array workload has Client.array(store): see ArrayStore.
 Only the chosen client's library is ever imported: some cannot share a process.
 """
 
 import argparse
 import importlib
 import json
+import math
 import os
 import queue
 import sys
@@ -107,8 +110,11 @@ class Store:
             if c + 1 == self.samples:
                 self.finished += 1
                 if self.finished == self.count:
-                    emit({"ev": "complete"})
+                    emit(self.complete_event())
                     self.done.set()
+
+    def complete_event(self):
+        return {"ev": "complete"}
 
     def close(self):
         """Stop storing (samples arriving later are dropped); returns the sample count."""
@@ -148,6 +154,35 @@ class Store:
         return bytes(out)
 
 
+class ArrayStore(Store):
+    """The array workload's store: one PV, one sample per update of a large array.
+
+    add_array() takes the update's array as the library gives it (numpy array, list, any
+    sequence) and looks at three elements only: the first is the value, and the status is
+    how many of the middle and last elements differ from it (0 for an intact update).
+    """
+
+    def __init__(self, samples):
+        super().__init__(1, samples)
+        self.elements = 0
+
+    def add_array(self, severity, values, stamp, received):
+        try:
+            n = len(values)
+        except TypeError:  # a one-element array given as a scalar
+            values, n = (values,), 1
+        if n == 0:
+            self.add(0, severity, 2, math.nan, stamp, received)
+            return
+        first = values[0]
+        bad = (values[n >> 1] != first) + (values[n - 1] != first)
+        self.elements = n
+        self.add(0, severity, int(bad), float(first), stamp, received)
+
+    def complete_event(self):
+        return {"ev": "complete", "elements": self.elements}
+
+
 def read_names(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -179,7 +214,7 @@ class ArgumentParser(argparse.ArgumentParser):
 def parse_args(argv):
     p = ArgumentParser(prog="runner.py")
     p.add_argument("--client", required=True, choices=CLIENTS)
-    p.add_argument("workload", choices=("snapshot", "monitor"))
+    p.add_argument("workload", choices=("snapshot", "monitor", "array"))
     p.add_argument("--names", required=True)
     p.add_argument("--timeout-ms", type=float, default=1000.0)
     p.add_argument("--samples", type=int, default=100)
@@ -201,6 +236,11 @@ def main(argv):
     except ImportError:
         fail(f"{module.LIBRARY} is not installed", 3)
     names = read_names(args.names)
+    if args.workload == "array":
+        if not hasattr(module.Client, "array"):
+            fail(f"{args.client} does not serve the array workload", 2)
+        if len(names) != 1:
+            fail(f"array: --names must hold one name, it holds {len(names)}", 2)
     commands = command_reader()
     try:
         client = module.Client(names)
@@ -215,6 +255,9 @@ def main(argv):
         expect(client, commands, "ship")
         emit({"ev": "results"}, json.dumps(results, separators=(",", ":"),
                                            allow_nan=False).encode())
+    elif args.workload == "array":
+        store = ArrayStore(max(1, args.samples))
+        client.array(store)
     else:
         store = Store(len(names), max(1, args.samples))
         if names:
@@ -222,6 +265,7 @@ def main(argv):
         else:
             emit({"ev": "connected", "count": 0})
             emit({"ev": "complete"})
+    if args.workload != "snapshot":
         expect(client, commands, "ship")
         count = store.close()
         emit({"ev": "samples", "count": count}, store.pack())

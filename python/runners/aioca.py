@@ -4,6 +4,9 @@ Snapshot: the batch form caget(names, format=FORMAT_TIME, timeout=t, throw=False
 runs one caget per name concurrently; the library returns all results together, so
 every entry's elapsedMs is the batch's. Monitor: camonitor(names, callback) with
 FORMAT_TIME; the callback gets (value, index). The loop runs while waiting for commands.
+Array: camonitor(name, callback, format=FORMAT_TIME, count=0) with DBE_VALUE|DBE_ALARM;
+aioca copies each update into a numpy array in libca's callback and hands the newest to the
+loop (all_updates=False, its default: updates the loop has not reached are replaced).
 """
 
 import asyncio
@@ -65,6 +68,19 @@ class Client(base.Client):
                                    events=aioca.DBE_VALUE | aioca.DBE_ALARM)
 
         self.subscriptions = self.loop.run_until_complete(subscribe())
+
+    def array(self, store):
+        add = store.add_array
+        now = time.time
+
+        def on_update(value):
+            add(value.severity, value, value.timestamp, now())
+
+        async def subscribe():
+            return aioca.camonitor(self.names[0], on_update, format=aioca.FORMAT_TIME, count=0,
+                                   events=aioca.DBE_VALUE | aioca.DBE_ALARM)
+
+        self.subscriptions = [self.loop.run_until_complete(subscribe())]
 
     def wait_command(self, commands):
         return self.loop.run_until_complete(self.loop.run_in_executor(None, commands.get))

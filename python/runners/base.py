@@ -74,6 +74,11 @@ class Client:
         Returns once subscribed; the driver then waits for `ship`."""
         raise NotImplementedError
 
+    # A client that serves the array workload defines array(store): subscribe to the one
+    # name, whole array, TIME form, DBE_VALUE|DBE_ALARM; its callback calls
+    # store.add_array(severity, values, timestamp, now) with the array as the library gives
+    # it. Returns once subscribed.
+
     def wait_command(self, commands):
         """Block until the next stdin command; clients with their own event loop keep it running."""
         return commands.get()

@@ -5,6 +5,9 @@ Snapshot: get_pvs() searches every name at once; each PV's connection is awaited
 against the shared deadline (the timeout from the start), and its read is started
 at once with wait=False and a callback, so missing PVs together cost one timeout.
 Monitor: pv.subscribe(data_type='time') with a callback (run by caproto's callback thread).
+Array: the same subscription (caproto asks for count 0, the server's current length); the
+response's data is a big-endian numpy view of the received bytes, of which the runner reads
+three elements.
 """
 
 import threading
@@ -113,6 +116,21 @@ class Client(base.Client):
             cb = callback_for(i)
             self.keep.append((sub, cb))
             sub.add_callback(cb)
+
+    def array(self, store):
+        self.pvs = self.ctx.get_pvs(self.names[0], timeout=60.0)
+        add = store.add_array
+        now = time.time
+
+        def on_update(_sub, response):
+            received = now()
+            meta = response.metadata
+            add(meta.severity, response.data, meta.timestamp, received)
+
+        mask = caproto.SubscriptionType.DBE_VALUE | caproto.SubscriptionType.DBE_ALARM
+        sub = self.pvs[0].subscribe(data_type="time", mask=mask)
+        self.keep.append((sub, on_update))
+        sub.add_callback(on_update)
 
     def close(self):
         self.ctx.disconnect(wait=False)

@@ -3,7 +3,10 @@
 Snapshot: caget(names, format=FORMAT_TIME, timeout=t, throw=False), which reads every
 name concurrently (one cothread each) and returns all results together, so every
 entry's elapsedMs is the batch's. Monitor: camonitor(names, callback) with FORMAT_TIME
-(library defaults otherwise). While waiting for commands the scheduler keeps running:
+(library defaults otherwise). Array: camonitor(name, callback, format=FORMAT_TIME,
+count=0) with DBE_VALUE|DBE_ALARM; cothread copies each update into a numpy array in
+libca's callback and hands the newest to the scheduler (all_updates=False, its default).
+While waiting for commands the scheduler keeps running:
 stdin commands reach it through a ThreadedEventQueue.
 """
 
@@ -61,6 +64,17 @@ class Client(base.Client):
             add(index, value.severity, value.status, base.as_float(value), value.timestamp, now())
 
         self.subscriptions = catools.camonitor(self.names, on_update, format=catools.FORMAT_TIME)
+
+    def array(self, store):
+        add = store.add_array
+        now = time.time
+
+        def on_update(value):
+            add(value.severity, value, value.timestamp, now())
+
+        self.subscriptions = [catools.camonitor(
+            self.names[0], on_update, format=catools.FORMAT_TIME, count=0,
+            events=catools.DBE_VALUE | catools.DBE_ALARM)]
 
     def wait_command(self, commands):
         if self.inbox is None:

@@ -5,6 +5,8 @@ returns all results together, so every entry's elapsedMs is the batch's. Monitor
 ctx.monitor(name, callback) per name (callbacks on p4p's worker threads). Values are
 p4p's unwrapped NT types; the alarm status is mapped from alarm.message to the CA status
 when it names one (QSRV sends the CA status there), else alarm.status.
+Array: ctx.monitor(name, callback) on the waveform; p4p unwraps the NTScalarArray into an
+ntnumericarray, a numpy view of the received array, of which the runner reads three elements.
 """
 
 import time
@@ -94,6 +96,19 @@ class Client(base.Client):
 
         self.subscriptions = [self.ctx.monitor(name, callback_for(i), notify_disconnect=False)
                               for i, name in enumerate(self.names)]
+
+    def array(self, store):
+        add = store.add_array
+        now = time.time
+
+        def on_update(value):
+            if isinstance(value, Exception):
+                return
+            received = now()
+            severity, _status, stamp = alarm_of(value)
+            add(severity, value, stamp, received)
+
+        self.subscriptions = [self.ctx.monitor(self.names[0], on_update, notify_disconnect=False)]
 
     def close(self):
         for sub in self.subscriptions:

@@ -4,6 +4,9 @@ Snapshot: one pvaccess.Channel per name with its timeout set, and asyncGet() on 
 with a result and an error callback, so the gets run concurrently and missing PVs
 together cost one timeout. Monitor: channel.monitor(callback, request) per name.
 The alarm status is mapped from alarm.message to the CA status when it names one.
+Array: channel.monitor(callback, request) on the waveform; with useNumPyArrays (pvapy's
+default) pv['value'] is a read-only numpy view of the received pvData array, no copy, of
+which the runner reads three elements.
 pvapy must never share a process with the epicscorelibs-based clients.
 """
 
@@ -106,6 +109,21 @@ class Client(base.Client):
             channel = pva.Channel(name, pva.PVA)
             self.channels.append(channel)
             channel.monitor(callback_for(i), REQUEST)
+
+    def array(self, store):
+        add = store.add_array
+        now = time.time
+
+        def on_update(pv):
+            received = now()
+            alarm = pv["alarm"]
+            stamp = pv["timeStamp"]
+            add(alarm["severity"], pv["value"],
+                stamp["secondsPastEpoch"] + stamp["nanoseconds"] * 1e-9, received)
+
+        channel = pva.Channel(self.names[0], pva.PVA)
+        self.channels.append(channel)
+        channel.monitor(on_update, REQUEST)
 
     def close(self):
         for channel in self.channels:

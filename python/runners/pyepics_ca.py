@@ -4,6 +4,8 @@ channel first, connect them all, then start every get (wait=False) and collect t
 Snapshot: the connect phase shares one deadline (the timeout from the start), so all
 missing PVs together cost one timeout; the gets of the connected channels then have
 their own timeout. Monitor: ca.create_subscription with DBR_TIME and DBE_VALUE|DBE_ALARM.
+Array: the same subscription with count=0 (the server's current length); pyepics copies
+each update into a new numpy array, the runner looks at three elements.
 """
 
 import time
@@ -74,6 +76,18 @@ class Client(base.Client):
             # Waits for this channel's connection (all were searched at creation).
             self.subscriptions.append(ca.create_subscription(
                 chid, use_time=True, mask=mask, callback=callback_for(i), timeout=60.0))
+
+    def array(self, store):
+        self.create_all()
+        add = store.add_array
+        now = time.time
+
+        def on_update(value=None, severity=0, timestamp=0.0, **_):
+            add(severity, value, timestamp, now())
+
+        self.subscriptions.append(ca.create_subscription(
+            self.chids[0], use_time=True, mask=ca.dbr.DBE_VALUE | ca.dbr.DBE_ALARM,
+            callback=on_update, count=0, timeout=60.0))
 
     def close(self):
         for _cb, _arg, evid in self.subscriptions:

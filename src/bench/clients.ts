@@ -18,24 +18,25 @@ export interface ClientSpec {
   library: string;
 }
 
-const py = (name: string, library: string, protocol: 'CA' | 'PVA', description: string): ClientSpec => ({
-  name, runtime: 'python', protocol, workloads: ['snapshot', 'monitor'], description, library,
+const py = (name: string, library: string, protocol: 'CA' | 'PVA', description: string, workloads: Workload[] = ['snapshot', 'monitor']): ClientSpec => ({
+  name, runtime: 'python', protocol, workloads, description, library,
 });
+const ALL: Workload[] = ['snapshot', 'monitor', 'array'];
 
 export const CLIENTS: readonly ClientSpec[] = [
   { name: 'node', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: "this project's TypeScript CA client" },
   { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: 'the same, inside a worker thread' },
   { name: 'epics-tca', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epics-tca', description: 'the epics-tca npm package (pure TypeScript CA)' },
-  { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
+  { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
   { name: 'caget-procs', runtime: 'c', protocol: 'CA', workloads: ['snapshot'], library: 'epicscorelibs', description: 'one c-libca caget process per PV, all in parallel' },
-  py('pyepics', 'pyepics', 'CA', 'pyepics PV objects, one after another'),
-  py('pyepics-ca', 'pyepics', 'CA', 'pyepics ca module: create all channels, then connect and get'),
+  py('pyepics', 'pyepics', 'CA', 'pyepics PV objects, one after another', ALL),
+  py('pyepics-ca', 'pyepics', 'CA', 'pyepics ca module: create all channels, then connect and get', ALL),
   py('pyepics-threaded', 'pyepics', 'CA', 'pyepics PV gets from a thread pool'),
-  py('caproto', 'caproto', 'CA', 'caproto threading client'),
-  py('aioca', 'aioca', 'CA', 'aioca (asyncio, on libca)'),
-  py('cothread', 'cothread', 'CA', 'cothread.catools (on libca)'),
-  py('p4p', 'p4p', 'PVA', 'p4p thread Context (PV Access)'),
-  py('pvapy', 'pvapy', 'PVA', 'pvapy Channel (PV Access)'),
+  py('caproto', 'caproto', 'CA', 'caproto threading client', ALL),
+  py('aioca', 'aioca', 'CA', 'aioca (asyncio, on libca)', ALL),
+  py('cothread', 'cothread', 'CA', 'cothread.catools (on libca)', ALL),
+  py('p4p', 'p4p', 'PVA', 'p4p thread Context (PV Access)', ALL),
+  py('pvapy', 'pvapy', 'PVA', 'pvapy Channel (PV Access)', ALL),
 ];
 
 export function findClient(name: string): ClientSpec | undefined {
