@@ -29,19 +29,25 @@ describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (name, clie
     expect(available.get(name)).toBe(true);
   });
 
-  it('snapshot: 20 counters answer with checked values, 3 missing names fail in about the timeout', async () => {
-    const names = [...ioc.counterNames().slice(0, 10), 'TEST:NOPE1', ...ioc.counterNames().slice(10), 'TEST:NOPE2', 'TEST:NOPE3'];
+  it('snapshot: 20 counters, a string and an array answer with checked values, 3 missing names fail in about the timeout', async () => {
+    const names = [...ioc.counterNames().slice(0, 10), 'TEST:NOPE1', ...ioc.counterNames().slice(10), 'TEST:NOPE2', 'TEST:NOPE3',
+      'TEST:KIND:STRING', 'TEST:KIND:ARR:DOUBLE'];
     const run = await runSnapshot({ client, python, env: ioc.env, names, timeoutMs: 1000 });
     expect(run.error).toBeUndefined();
-    expect(run.answered).toBe(20);
+    expect(run.answered).toBe(22);
     expect(run.failed).toBe(3);
     expect(run.wrong).toBe(0);
     expect(run.rows.filter((r) => !r.ok).map((r) => r.name)).toEqual(['TEST:NOPE1', 'TEST:NOPE2', 'TEST:NOPE3']);
-    for (const r of run.rows.filter((x) => x.ok)) {
+    const counters = run.rows.filter((x) => x.ok && x.name.startsWith('TEST:CALC'));
+    expect(counters).toHaveLength(20);
+    for (const r of counters) {
       expect(typeof r.value).toBe('number');
       expect(r.correct).toBe(true);
       if (r.severity !== undefined) expect(r.severity).toBe(1);
     }
+    const byName = new Map(run.rows.map((r) => [r.name, r]));
+    expect(byName.get('TEST:KIND:STRING')!.value).toBe('hello epics');
+    expect(byName.get('TEST:KIND:ARR:DOUBLE')!.value).toEqual([0, 1.25, 2.5, 3.75, 5, 6.25, 7.5, 8.75, 10, 11.25]);
     expect(run.wallMs!).toBeGreaterThan(900);
     expect(run.wallMs!).toBeLessThan(client.name === 'pyepics' ? 6000 : 3500);
   });
@@ -54,6 +60,26 @@ describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (name, clie
     expect(run.connectMs!).toBeGreaterThan(0);
     expect(run.peakRssMb!).toBeGreaterThan(1);
     expect(run.cpuPercent?.samples.length ?? 0).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('array workload', () => {
+  let arrayIoc: Ioc;
+  beforeAll(async () => {
+    arrayIoc = await startIoc({ records: 1, rate: 0, arrayElements: 100_000, arrayRate: 20 });
+  });
+  afterAll(async () => {
+    await arrayIoc?.stop();
+  });
+
+  const arrayClients = CLIENTS.filter((c) => c.workloads.includes('array'));
+  it.each(arrayClients.map((c) => [c.name, c] as const))('%s: 5 updates of 100,000 elements, none corrupt', async (_name, client) => {
+    const run = await runMonitor({ workload: 'array', client, python, env: arrayIoc.env, names: [arrayIoc.prefix + 'ARRAY'], samples: 5, rate: 20, warmupMs: 200 });
+    expect(run.error).toBeUndefined();
+    expect(run.ok).toBe(true);
+    expect(run.array!.updates).toBe(5);
+    expect(run.array!.elements).toBe(100_000);
+    expect(run.array!.corrupt).toBe(0);
   });
 });
 
