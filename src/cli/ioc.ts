@@ -15,6 +15,7 @@ interface IocCliOptions {
   caPort?: number;
   pvaPort?: number;
   envFile?: string;
+  writeEnv?: string;
 }
 
 export function register(program: Command): void {
@@ -29,7 +30,8 @@ export function register(program: Command): void {
     .option('--array-rate <hz>', "PREFIX:ARRAY refresh rate in Hz (0 = off, 'max' = as fast as possible)", '1')
     .option('--ca-port <port>', 'CA server port (default: a free one)', portArg)
     .option('--pva-port <port>', 'PVA server port (default: a free one)', portArg)
-    .option('--env-file <file>', 'also write the NAME=value lines to this file')
+    .option('--env-file <file>', 'also write the NAME=value lines to this file (Node 20 itself insists this file exists already: use --write-env there)')
+    .option('--write-env <file>', 'the same as --env-file')
     .action(async (opts: IocCliOptions) => {
       if (opts.nameStyle !== 'plain' && opts.nameStyle !== 'padded')
         throw new UsageError(`--name-style must be plain or padded, got "${opts.nameStyle}"`);
@@ -47,12 +49,13 @@ export function register(program: Command): void {
         ...(opts.pvaPort !== undefined && { pvaPort: opts.pvaPort }),
       });
       const lines = Object.entries(ioc.env).map(([k, v]) => `${k}=${v}`);
-      if (opts.envFile) {
+      const envFile = opts.writeEnv ?? opts.envFile;
+      if (envFile) {
         try {
-          writeFileSync(opts.envFile, lines.join('\n') + '\n');
+          writeFileSync(envFile, lines.join('\n') + '\n');
         } catch (err) {
           await ioc.stop();
-          throw new UsageError(`cannot write --env-file ${opts.envFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+          throw new UsageError(`cannot write ${envFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
         }
       }
       process.stdout.write(lines.join('\n') + '\nready\n');

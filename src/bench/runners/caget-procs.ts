@@ -8,7 +8,7 @@ const caget = args.flags.caget as string | undefined;
 if (!caget) fail('--caget PATH is required', 2);
 if (args.workload !== 'snapshot') fail('caget-procs runs the snapshot workload only', 2);
 
-type Row = { ok: true; value: number | string; elapsedMs: number } | { ok: false; error: string; elapsedMs: number };
+type Row = { ok: true; value: number | number[] | string; elapsedMs: number } | { ok: false; error: string; elapsedMs: number };
 let rows: Row[] = [];
 
 function getOne(name: string, t0: number): Promise<Row> {
@@ -23,14 +23,20 @@ function getOne(name: string, t0: number): Promise<Row> {
       const elapsedMs = performance.now() - t0;
       const line = out.trim();
       if (code === 0 && line.startsWith(name)) {
-        const text = line.slice(name.length).trim();
-        const num = Number(text);
-        resolve({ ok: true, value: text !== '' && Number.isFinite(num) ? num : text, elapsedMs });
+        resolve({ ok: true, value: parseCagetValue(line.slice(name.length).trim()), elapsedMs });
       } else {
         resolve({ ok: false, error: err.trim().split('\n').pop() || `exit code ${code}`, elapsedMs });
       }
     });
   });
+}
+
+/** caget's value text: a number, "COUNT v1 v2 ..." for an array, otherwise a string. */
+function parseCagetValue(text: string): number | number[] | string {
+  const tokens = text.split(/\s+/);
+  const nums = tokens.map(Number);
+  if (tokens.length > 1 && nums.every(Number.isFinite) && nums[0] === tokens.length - 1) return nums.slice(1);
+  return text !== '' && tokens.length === 1 && Number.isFinite(nums[0]) ? nums[0]! : text;
 }
 
 emit({ ev: 'ready', client: 'caget-procs', version: 'libca' });
