@@ -4,9 +4,10 @@ Snapshot: one pvaccess.Channel per name with its timeout set, and asyncGet() on 
 with a result and an error callback, so the gets run concurrently and missing PVs
 together cost one timeout. Monitor: channel.monitor(callback, request) per name.
 The alarm status is mapped from alarm.message to the CA status when it names one.
-Array: channel.monitor(callback, request) on the waveform; with useNumPyArrays (pvapy's
-default) pv['value'] is a read-only numpy view of the received pvData array, no copy, of
-which the runner reads three elements.
+Array: channel.monitor(callback, request) on the waveform. With pvapy's defaults (monitor
+queue length 0, useNumPyArrays) the callback runs on pvapy's monitor thread with the received
+structure itself, and pv['value'] is a read-only numpy view of its array: no copy; the runner
+reads three elements.
 pvapy must never share a process with the epicscorelibs-based clients.
 """
 
