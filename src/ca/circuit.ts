@@ -3,7 +3,7 @@
 // the transport feeds received messages to receive() and writes out.take() once per tick.
 import { CA_MINOR_PROTOCOL_REVISION, Cmd, ECA_NORMAL } from './constants.js';
 import type { Header } from './header.js';
-import { decodeResponse, encodeMessage, type RequestMessage } from './messages.js';
+import { decodeResponse, encodeCreateChan, encodeMessage, encodeReadNotify, type RequestMessage } from './messages.js';
 import { ByteWriter } from './writer.js';
 
 /** A channel as the circuit sees it; implemented by the client layer. */
@@ -26,8 +26,11 @@ export type FailReason =
 
 /** A pending read/write or a subscription. */
 export interface IoHandler {
-  /** READ_NOTIFY / EVENT_ADD data, or a WRITE_NOTIFY completion (empty payload). */
-  onReply(header: Header, payload: Uint8Array, owned: boolean): void;
+  /**
+   * READ_NOTIFY / EVENT_ADD data, or a WRITE_NOTIFY completion (empty payload). `owned` and
+   * `hostOrder` are as the framer delivered them (see MessageHandler).
+   */
+  onReply(header: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean): void;
   onFail(reason: FailReason): void;
 }
 
@@ -47,6 +50,8 @@ export class ClientCircuit {
   private readonly ios = new Map<number, IoHandler>();
   private readonly subs = new Map<number, IoHandler>();
   private nextIoid = 1;
+  /** Set once ioids wrapped around 2^32: from then on, skip ids still pending. */
+  private wrapped = false;
   private nextSubid = 1;
   private flushRequested = false;
   closed = false;
@@ -71,6 +76,10 @@ export class ClientCircuit {
   send(m: RequestMessage): void {
     if (this.closed) return;
     encodeMessage(this.out, m);
+    this.requestFlush();
+  }
+
+  private requestFlush(): void {
     if (!this.flushRequested) {
       this.flushRequested = true;
       this.events.wantFlush();
@@ -85,7 +94,9 @@ export class ClientCircuit {
 
   createChannel(ch: CircuitChannel): void {
     this.channels.set(ch.cid, ch);
-    this.send({ type: 'CreateChanRequest', name: ch.name, cid: ch.cid, version: CA_MINOR_PROTOCOL_REVISION });
+    if (this.closed) return;
+    encodeCreateChan(this.out, ch.name, ch.cid, CA_MINOR_PROTOCOL_REVISION);
+    this.requestFlush();
   }
 
   /** Forget a channel; sends CLEAR_CHANNEL when it had a server id. */
@@ -96,15 +107,20 @@ export class ClientCircuit {
 
   private allocIoid(h: IoHandler): number {
     let id = this.nextIoid;
-    while (this.ios.has(id)) id = (id + 1) >>> 0;
+    // Ids only repeat after 2^32 operations; check for a long-pending one only past the wrap.
+    if (this.wrapped) while (this.ios.has(id) || id === 0) id = (id + 1) >>> 0;
     this.nextIoid = (id + 1) >>> 0;
+    if (this.nextIoid === 0) this.wrapped = true;
     this.ios.set(id, h);
     return id;
   }
 
   read(sid: number, dataType: number, count: number, h: IoHandler): number {
     const ioid = this.allocIoid(h);
-    this.send({ type: 'ReadNotifyRequest', dataType, count, sid, ioid });
+    if (!this.closed) {
+      encodeReadNotify(this.out, dataType, count, sid, ioid);
+      this.requestFlush();
+    }
     return ioid;
   }
 
@@ -144,7 +160,7 @@ export class ClientCircuit {
   }
 
   /** Dispatch one received message. */
-  receive(h: Header, payload: Uint8Array, owned: boolean): void {
+  receive(h: Header, payload: Uint8Array, owned: boolean, hostOrder = false): void {
     if (this.closed) return;
     const c = h.command;
     // Hot paths first, without building a message object.
@@ -153,7 +169,7 @@ export class ClientCircuit {
       if (!sub) return; // cancelled, or the confirmation of EVENT_CANCEL
       if (h.payloadSize === 0 && h.param1 === ECA_NORMAL) return;
       if (h.param1 !== ECA_NORMAL) sub.onFail({ kind: 'remote', status: h.param1, message: '' });
-      else sub.onReply(h, payload, owned);
+      else sub.onReply(h, payload, owned, hostOrder);
       return;
     }
     if (c === Cmd.READ_NOTIFY || c === Cmd.WRITE_NOTIFY) {
@@ -161,7 +177,7 @@ export class ClientCircuit {
       if (!io) return;
       this.ios.delete(h.param2);
       if (h.param1 !== ECA_NORMAL) io.onFail({ kind: 'remote', status: h.param1, message: '' });
-      else io.onReply(h, payload, owned);
+      else io.onReply(h, payload, owned, hostOrder);
       return;
     }
     if (c === Cmd.CREATE_CHAN) {

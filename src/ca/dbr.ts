@@ -111,6 +111,8 @@ export interface DecodeOptions {
   longString?: boolean;
   /** The payload is owned by the caller for good: arrays may view it in place (after swapping). */
   owned?: boolean;
+  /** The array elements are already in host byte order (the framer swapped them on arrival). */
+  hostOrder?: boolean;
 }
 
 const utf8 = new TextDecoder('utf-8');
@@ -173,7 +175,7 @@ function readMetadata(view: DataView, bytes: Uint8Array, native: number, form: n
 }
 
 /** Make a native-endian typed array of `count` elements from big-endian bytes at `off`. */
-function readArray(bytes: Uint8Array, off: number, native: number, count: number, owned: boolean): CaArray {
+function readArray(bytes: Uint8Array, off: number, native: number, count: number, owned: boolean, hostOrder: boolean): CaArray {
   const size = ELEMENT_SIZE[native]!;
   const nbytes = count * size;
   let src: Uint8Array;
@@ -183,7 +185,7 @@ function readArray(bytes: Uint8Array, off: number, native: number, count: number
   } else {
     src = bytes.slice(off, off + nbytes); // fresh, aligned at 0
   }
-  if (size > 1) byteSwap(src, size);
+  if (size > 1 && !hostOrder) byteSwap(src, size);
   const buf = src.buffer;
   const o = src.byteOffset;
   switch (native) {
@@ -201,37 +203,92 @@ function readArray(bytes: Uint8Array, off: number, native: number, count: number
  * unknown or the payload is too short for the count (a protocol error for the caller).
  */
 export function decodeDbr(type: number, count: number, payload: Uint8Array, opts?: DecodeOptions): Reading | undefined {
+  return decodeDbrFlags(type, count, payload, opts?.asArray === true, opts?.longString === true, opts?.owned === true, opts?.hostOrder === true);
+}
+
+/** decodeDbr with its options as arguments (no options object on hot paths). */
+export function decodeDbrFlags(
+  type: number, count: number, payload: Uint8Array, asArray: boolean, longString: boolean, owned: boolean, hostOrder: boolean,
+): Reading | undefined {
+  const d = decodeDbrParts(type, count, payload, asArray, longString, owned, hostOrder);
+  return d && new Reading(d.value, type, count, d.status, d.severity, d.secondsPastEpoch, d.nanoseconds, d.metadata);
+}
+
+/** The fields of one decoded payload (what a Reading is made of). */
+export interface DbrParts {
+  value: CaValue;
+  status: number;
+  severity: number;
+  secondsPastEpoch: number;
+  nanoseconds: number;
+  metadata: DbrMetadata | undefined;
+}
+
+const parts: DbrParts = { value: 0, status: 0, severity: 0, secondsPastEpoch: 0, nanoseconds: 0, metadata: undefined };
+
+/**
+ * Decode a payload's fields into a shared scratch object, valid until the next call (for callers
+ * that build their own result object). Undefined as for decodeDbr.
+ */
+export function decodeDbrParts(
+  type: number, count: number, payload: Uint8Array, asArray: boolean, longString: boolean, owned: boolean, hostOrder: boolean,
+): DbrParts | undefined {
   const l = LAYOUTS[type];
   if (!l) return undefined;
   const native = l.native;
   const off = l.valueOffset;
   if (payload.length < off + count * l.elementSize) return undefined;
-  const view = new DataView(payload.buffer, payload.byteOffset, payload.length);
   const form = l.form;
   let status = 0, severity = 0, secs = 0, nsec = 0;
   if (form !== DbrForm.PLAIN) {
-    status = view.getInt16(0);
-    severity = view.getInt16(2);
+    status = ((payload[0]! << 24) >> 16) | payload[1]!;
+    severity = ((payload[2]! << 24) >> 16) | payload[3]!;
     if (form === DbrForm.TIME) {
-      secs = view.getUint32(4);
-      nsec = view.getUint32(8);
+      secs = ((payload[4]! << 24) | (payload[5]! << 16) | (payload[6]! << 8) | payload[7]!) >>> 0;
+      nsec = ((payload[8]! << 24) | (payload[9]! << 16) | (payload[10]! << 8) | payload[11]!) >>> 0;
     }
   }
   let value: CaValue;
   if (native === 0) {
-    if (count === 1 && !opts?.asArray) value = readCString(payload, off, MAX_STRING_SIZE);
+    if (count === 1 && !asArray) value = readCString(payload, off, MAX_STRING_SIZE);
     else {
       const arr: string[] = [];
       for (let i = 0; i < count; i++) arr.push(readCString(payload, off + i * MAX_STRING_SIZE, MAX_STRING_SIZE));
       value = arr;
     }
-  } else if (native === 4 && opts?.longString) {
+  } else if (native === 4 && longString) {
     value = readCString(payload, off, count);
-  } else if (count === 1 && !opts?.asArray) {
-    value = readNumber(view, off, native);
+  } else if (count === 1 && !asArray) {
+    value = readScalar(payload, off, native);
   } else {
-    value = readArray(payload, off, native, count, opts?.owned === true);
+    value = readArray(payload, off, native, count, owned, hostOrder);
   }
-  const meta = form >= DbrForm.GR ? readMetadata(view, payload, native, form) : undefined;
-  return new Reading(value, type, count, status, severity, secs, nsec, meta);
+  let meta: DbrMetadata | undefined;
+  if (form >= DbrForm.GR) meta = readMetadata(new DataView(payload.buffer, payload.byteOffset, payload.length), payload, native, form);
+  parts.value = value;
+  parts.status = status;
+  parts.severity = severity;
+  parts.secondsPastEpoch = secs;
+  parts.nanoseconds = nsec;
+  parts.metadata = meta;
+  return parts;
+}
+
+const scratch = new DataView(new ArrayBuffer(8));
+
+/** One big-endian number of a native type at `off`, without a DataView over the payload. */
+function readScalar(b: Uint8Array, off: number, native: number): number {
+  switch (native) {
+    case 1: return ((b[off]! << 24) >> 16) | b[off + 1]!;
+    case 3: return (b[off]! << 8) | b[off + 1]!;
+    case 4: return b[off]!;
+    case 5: return (b[off]! << 24) | (b[off + 1]! << 16) | (b[off + 2]! << 8) | b[off + 3]!;
+    case 2:
+      scratch.setUint32(0, ((b[off]! << 24) | (b[off + 1]! << 16) | (b[off + 2]! << 8) | b[off + 3]!) >>> 0);
+      return scratch.getFloat32(0);
+    default:
+      scratch.setUint32(0, ((b[off]! << 24) | (b[off + 1]! << 16) | (b[off + 2]! << 8) | b[off + 3]!) >>> 0);
+      scratch.setUint32(4, ((b[off + 4]! << 24) | (b[off + 5]! << 16) | (b[off + 6]! << 8) | b[off + 7]!) >>> 0);
+      return scratch.getFloat64(0);
+  }
 }

@@ -1,15 +1,28 @@
 // The TCP framer: push(chunk) delivers every complete message, keeps partial bytes, handles
 // extended headers, enforces a maximum payload (a protocol error, never a throw), and lets the
-// transport read a large payload straight into its final buffer (directTarget/commitDirect).
-import { EXTENDED_HEADER_SIZE, HEADER_SIZE } from './constants.js';
+// transport read a large payload straight into its final buffer (directTarget/commitDirect),
+// optionally converting its array elements to host byte order as they arrive.
+import { Cmd, ECA_NORMAL, EXTENDED_HEADER_SIZE, HEADER_SIZE } from './constants.js';
+import { dbrLayout } from './dbr.js';
 import { emptyHeader, readHeader, type Header } from './header.js';
+import { byteSwap } from './swap.js';
 
 /**
  * Called once per message. `payload` is a view that is only valid during the call unless
  * `owned` is true (then it is a buffer of its own, offset 0, that the receiver may keep).
- * The header object is reused between calls.
+ * `hostOrder` is true when the array elements of a DBR payload were already converted to host
+ * byte order (the header fields of the DBR stay big-endian). The header object is reused.
  */
-export type MessageHandler = (header: Header, payload: Uint8Array, owned: boolean) => void;
+export type MessageHandler = (header: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean) => void;
+
+export interface FramerOptions {
+  /**
+   * Convert the elements of large DBR arrays (EVENT_ADD / READ_NOTIFY payloads that span reads)
+   * to host byte order while they arrive, when the data is still in cache; such messages are
+   * delivered with `hostOrder` true. Default false.
+   */
+  swapArrays?: boolean;
+}
 export type ErrorHandler = (reason: string) => void;
 
 const EMPTY = new Uint8Array(0);
@@ -25,6 +38,13 @@ export class Framer {
   private partial: Uint8Array | undefined;
   private filled = 0;
   private failed = false;
+  /** In-place swap of the partial payload: element size (0: none), region end, bytes done. */
+  private swapSize = 0;
+  private swapEnd = 0;
+  private swapped = 0;
+  private readonly swapArrays: boolean;
+  /** DataView of the last chunk's buffer (chunks are usually the same reused read buffer). */
+  private view: DataView | undefined;
 
   constructor(
     private readonly onMessage: MessageHandler,
@@ -33,7 +53,16 @@ export class Framer {
     public maxPayload = 0xffffffff,
     /** Allocates the buffer of a payload that spans reads (offset 0; need not be zeroed). */
     private readonly allocate: (size: number) => Uint8Array = (n) => new Uint8Array(n),
-  ) {}
+    options: FramerOptions = {},
+  ) {
+    this.swapArrays = options.swapArrays === true;
+  }
+
+  private viewOf(chunk: Uint8Array): DataView {
+    const v = this.view;
+    if (v && v.buffer === chunk.buffer && v.byteOffset === chunk.byteOffset && v.byteLength >= chunk.length) return v;
+    return (this.view = new DataView(chunk.buffer, chunk.byteOffset, chunk.length));
+  }
 
   /** True once a protocol error was reported; later input is ignored. */
   get hasFailed(): boolean {
@@ -49,12 +78,14 @@ export class Framer {
   push(chunk: Uint8Array): void {
     let pos = 0;
     const len = chunk.length;
+    let view: DataView | undefined;
     while (pos < len && !this.failed) {
       if (this.partial) {
         const n = Math.min(this.partial.length - this.filled, len - pos);
         this.partial.set(chunk.subarray(pos, pos + n), this.filled);
         this.filled += n;
         pos += n;
+        if (this.swapSize) this.swapProgress();
         if (this.filled === this.partial.length) this.finishPartial();
         continue;
       }
@@ -62,8 +93,8 @@ export class Framer {
         pos = this.fillCarry(chunk, pos);
         continue;
       }
-      const view = new DataView(chunk.buffer, chunk.byteOffset + pos, len - pos);
-      const hs = readHeader(view, 0, len - pos, this.header);
+      view ??= this.viewOf(chunk);
+      const hs = readHeader(view, pos, len - pos, this.header);
       if (hs === 0) {
         this.carry.set(chunk.subarray(pos), 0);
         this.carryLen = len - pos;
@@ -82,18 +113,44 @@ export class Framer {
       return chunk.length;
     }
     if (size === 0) {
-      this.onMessage(this.header, EMPTY, false);
+      this.onMessage(this.header, EMPTY, false, false);
       return pos;
     }
     const avail = chunk.length - pos;
     if (avail >= size) {
-      this.onMessage(this.header, chunk.subarray(pos, pos + size), false);
+      this.onMessage(this.header, chunk.subarray(pos, pos + size), false, false);
       return pos + size;
     }
     this.partial = this.allocate(size);
     this.partial.set(chunk.subarray(pos), 0);
     this.filled = avail;
+    if (this.swapArrays) this.planSwap(size);
     return chunk.length;
+  }
+
+  /** For a DBR array reply spanning reads: where its elements lie, to swap them as they arrive. */
+  private planSwap(size: number): void {
+    const h = this.header;
+    this.swapSize = 0;
+    if ((h.command !== Cmd.EVENT_ADD && h.command !== Cmd.READ_NOTIFY) || h.param1 !== ECA_NORMAL || h.dataCount < 2) return;
+    const l = dbrLayout(h.dataType);
+    if (!l || l.native === 0 || l.elementSize < 2) return;
+    const end = l.valueOffset + h.dataCount * l.elementSize;
+    if (end > size) return; // too short for its count: the decoder reports it
+    this.swapSize = l.elementSize;
+    this.swapEnd = end;
+    this.swapped = l.valueOffset;
+    this.swapProgress();
+  }
+
+  /** Swap the whole elements received since the last call. */
+  private swapProgress(): void {
+    const size = this.swapSize;
+    let upto = Math.min(this.filled, this.swapEnd);
+    upto -= (upto - this.swapped) % size;
+    if (upto <= this.swapped) return;
+    byteSwap(this.partial!.subarray(this.swapped, upto), size);
+    this.swapped = upto;
   }
 
   private fillCarry(chunk: Uint8Array, pos: number): number {
@@ -117,9 +174,11 @@ export class Framer {
 
   private finishPartial(): void {
     const p = this.partial!;
+    const hostOrder = this.swapSize !== 0;
     this.partial = undefined;
     this.filled = 0;
-    this.onMessage(this.header, p, true);
+    this.swapSize = 0;
+    this.onMessage(this.header, p, true, hostOrder);
   }
 
   /**
@@ -137,6 +196,7 @@ export class Framer {
     const p = this.partial;
     if (!p) return;
     this.filled += n;
+    if (this.swapSize) this.swapProgress();
     if (this.filled >= p.length) this.finishPartial();
   }
 
@@ -144,12 +204,14 @@ export class Framer {
   stop(): void {
     this.failed = true;
     this.partial = undefined;
+    this.swapSize = 0;
     this.carryLen = 0;
   }
 
   private fail(reason: string): void {
     this.failed = true;
     this.partial = undefined;
+    this.swapSize = 0;
     this.carryLen = 0;
     this.onError(reason);
   }

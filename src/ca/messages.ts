@@ -78,22 +78,56 @@ export function paddedLength(s: string): number {
   return align8((isAscii(s) ? s.length : utf8.encode(s).length) + 1);
 }
 
+/**
+ * Write a 16-byte header plus a NUL-terminated, 8-byte-padded ASCII name at `off` of `b`/`v`
+ * (the caller made room: 16 + paddedLength(name) bytes). Returns the bytes written, or 0
+ * when the name is not plain ASCII (the caller then takes the general path).
+ */
+export function writeNameMessage(
+  v: DataView, b: Uint8Array, off: number, cmd: number, name: string, dataType: number, count: number, p1: number, p2: number,
+): number {
+  const n = name.length;
+  const size = (n + 8) & ~7;
+  const base = off + 16;
+  for (let i = 0; i < n; i++) {
+    const c = name.charCodeAt(i);
+    if (c > 127) return 0;
+    b[base + i] = c;
+  }
+  for (let i = n; i < size; i++) b[base + i] = 0;
+  v.setUint16(off, cmd);
+  v.setUint16(off + 2, size);
+  v.setUint16(off + 4, dataType);
+  v.setUint16(off + 6, count);
+  v.setUint32(off + 8, p1 >>> 0);
+  v.setUint32(off + 12, p2 >>> 0);
+  return 16 + size;
+}
+
 /** A message whose payload is a name, written straight into the writer (no intermediate buffer). */
 function putName(w: ByteWriter, cmd: number, name: string, dataType: number, count: number, p1: number, p2: number): void {
-  if (!isAscii(name)) return put(w, cmd, paddedString(name), dataType, count, p1, p2);
-  const n = name.length;
-  const size = align8(n + 1);
-  const off = w.reserve(16 + size);
-  writeHeader(w.dataView, off, cmd, size, dataType, count, p1, p2);
-  const b = w.bytes;
-  const base = off + 16;
-  for (let i = 0; i < n; i++) b[base + i] = name.charCodeAt(i);
-  for (let i = n; i < size; i++) b[base + i] = 0;
+  const size = (name.length + 8) & ~7;
+  if (16 + size <= 0xfffe) {
+    const off = w.reserve(16 + size);
+    if (writeNameMessage(w.dataView, w.bytes, off, cmd, name, dataType, count, p1, p2)) return;
+    w.length = off; // not ASCII: undo and take the general path
+  }
+  put(w, cmd, paddedString(name), dataType, count, p1, p2);
 }
 
 function header(w: ByteWriter, cmd: number, dataType: number, count: number, p1: number, p2: number): void {
   const off = w.reserve(16);
   writeHeader(w.dataView, off, cmd, 0, dataType, count, p1, p2);
+}
+
+/** CREATE_CHAN request, appended without building a message object (the hot path of a snapshot). */
+export function encodeCreateChan(w: ByteWriter, name: string, cid: number, version: number): void {
+  putName(w, Cmd.CREATE_CHAN, name, 0, 0, cid, version);
+}
+
+/** READ_NOTIFY request, appended without building a message object. */
+export function encodeReadNotify(w: ByteWriter, dataType: number, count: number, sid: number, ioid: number): void {
+  put(w, Cmd.READ_NOTIFY, EMPTY, dataType, count, sid, ioid);
 }
 
 /** Append one message (either direction) to `w`. */

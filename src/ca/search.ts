@@ -1,8 +1,10 @@
 // Name resolution without I/O: packing many SEARCH requests into datagrams (a VERSION with a
 // sequence number first), parsing reply datagrams, and the retry backoff schedule.
-import { CA_MINOR_PROTOCOL_REVISION, DONT_REPLY, EXTENDED_HEADER_SIZE, HEADER_SIZE, MAX_SEARCH_DATAGRAM } from './constants.js';
+import {
+  CA_MINOR_PROTOCOL_REVISION, Cmd, DONT_REPLY, EXTENDED_HEADER_SIZE, HEADER_SIZE, MAX_SEARCH_DATAGRAM, SEQUENCE_NO_IS_VALID,
+} from './constants.js';
 import { emptyHeader, readHeader } from './header.js';
-import { decodeResponse, encodeMessage, paddedLength, type Invalid, type ResponseMessage } from './messages.js';
+import { decodeResponse, encodeMessage, paddedLength, writeNameMessage, type Invalid, type ResponseMessage } from './messages.js';
 import { ByteWriter } from './writer.js';
 
 export interface SearchEntry {
@@ -63,6 +65,40 @@ export function buildSearchDatagrams(
   }
   close();
   return out;
+}
+
+/** Write the VERSION message that opens a search datagram, carrying `sequence`; returns 16. */
+export function writeSearchVersion(view: DataView, off: number, sequence: number): number {
+  view.setUint16(off, Cmd.VERSION);
+  view.setUint16(off + 2, 0);
+  view.setUint16(off + 4, SEQUENCE_NO_IS_VALID);
+  view.setUint16(off + 6, CA_MINOR_PROTOCOL_REVISION);
+  view.setUint32(off + 8, sequence >>> 0);
+  view.setUint32(off + 12, 0);
+  return HEADER_SIZE;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * Write one SEARCH request (header and padded name) at `off`; the caller made room for
+ * HEADER_SIZE + paddedLength(name) bytes. Returns the bytes written.
+ */
+export function writeSearchRequest(view: DataView, bytes: Uint8Array, off: number, name: string, cid: number): number {
+  const n = writeNameMessage(view, bytes, off, Cmd.SEARCH, name, DONT_REPLY, CA_MINOR_PROTOCOL_REVISION, cid, cid);
+  if (n) return n;
+  // Not ASCII: UTF-8 bytes, NUL-terminated, padded to 8.
+  const enc = utf8.encode(name);
+  const size = (enc.length + 8) & ~7;
+  bytes.set(enc, off + HEADER_SIZE);
+  bytes.fill(0, off + HEADER_SIZE + enc.length, off + HEADER_SIZE + size);
+  view.setUint16(off, Cmd.SEARCH);
+  view.setUint16(off + 2, size);
+  view.setUint16(off + 4, DONT_REPLY);
+  view.setUint16(off + 6, CA_MINOR_PROTOCOL_REVISION);
+  view.setUint32(off + 8, cid >>> 0);
+  view.setUint32(off + 12, cid >>> 0);
+  return HEADER_SIZE + size;
 }
 
 /** Parse a UDP datagram from a server into its messages; a malformed tail ends the list. */

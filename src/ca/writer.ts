@@ -35,14 +35,17 @@ export class ByteWriter {
     return this.buf;
   }
 
-  /** Copy out everything written so far and start over (the internal buffer is kept). */
+  /** Everything written so far, as bytes of its own; the writer starts over. */
   take(): Uint8Array {
-    const out = this.buf.slice(0, this.length);
+    const n = this.length;
     this.length = 0;
-    if (this.buf.length > 1 << 20) {
-      this.buf = new Uint8Array(4096);
+    if (n >= 16384) {
+      // Big output (e.g. thousands of requests): hand the buffer over instead of copying it.
+      const out = this.buf.subarray(0, n);
+      this.buf = new Uint8Array(Math.min(this.buf.length, 1 << 20));
       this.view = new DataView(this.buf.buffer);
+      return out;
     }
-    return out;
+    return this.buf.slice(0, n);
   }
 }

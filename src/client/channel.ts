@@ -4,10 +4,16 @@
 import { CA_ACCESS_READ, CA_ACCESS_WRITE, NATIVE_TYPE_NAMES, type NativeTypeName } from '../ca/constants.js';
 import type { CircuitChannel } from '../ca/circuit.js';
 import type { TcpCircuit } from '../transport/tcp.js';
+import type { SearchTarget } from '../transport/udp.js';
 
 export type ChannelState = 'searching' | 'connecting' | 'connected' | 'closed';
 
 export type ConnectionListener = (connected: boolean) => void;
+
+/** A one-shot wait for the channel to connect, as an object (no closure per waiter). */
+export interface ConnectWaiter {
+  channelConnected(ch: Channel): void;
+}
 
 /** What a channel needs from its Context. */
 export interface ChannelOwner {
@@ -15,7 +21,7 @@ export interface ChannelOwner {
   research(ch: Channel): void;
 }
 
-export class Channel implements CircuitChannel {
+export class Channel implements CircuitChannel, SearchTarget {
   state: ChannelState = 'searching';
   sid = 0;
   nativeType = -1;
@@ -33,6 +39,12 @@ export class Channel implements CircuitChannel {
   /** Operations and monitors holding this channel. */
   refs = 0;
   private listeners: ConnectionListener[] | undefined;
+  private waiter: ConnectWaiter | undefined;
+  private moreWaiters: ConnectWaiter[] | undefined;
+  /** SearchTarget: the name resolver's state for this channel. */
+  searchAttempt = 0;
+  searchDueAt = 0;
+  searchQueued = false;
 
   constructor(
     private readonly owner: ChannelOwner,
@@ -85,6 +97,32 @@ export class Channel implements CircuitChannel {
     return this.listen(l);
   }
 
+  /** Call `w.channelConnected` once the channel connects (the caller checks `connected` first). */
+  addWaiter(w: ConnectWaiter): void {
+    if (!this.waiter) this.waiter = w;
+    else (this.moreWaiters ??= []).push(w);
+  }
+
+  removeWaiter(w: ConnectWaiter): void {
+    if (this.waiter === w) {
+      this.waiter = this.moreWaiters?.shift();
+      return;
+    }
+    const more = this.moreWaiters;
+    if (!more) return;
+    const i = more.indexOf(w);
+    if (i >= 0) more.splice(i, 1);
+  }
+
+  private wakeWaiters(): void {
+    const w = this.waiter;
+    const more = this.moreWaiters;
+    this.waiter = undefined;
+    this.moreWaiters = undefined;
+    if (w) w.channelConnected(this);
+    if (more) for (const x of more) x.channelConnected(this);
+  }
+
   private notify(up: boolean): void {
     const ls = this.listeners;
     if (!ls || ls.length === 0) return;
@@ -102,6 +140,7 @@ export class Channel implements CircuitChannel {
     this.protocolError = undefined;
     this.researchDelayMs = 0;
     this.notify(true);
+    if (this.waiter) this.wakeWaiters();
   }
 
   onAccessRights(rights: number): void {
@@ -135,6 +174,8 @@ export class Channel implements CircuitChannel {
     this.state = 'closed';
     if (was === 'connected') this.notify(false);
     this.listeners = undefined;
+    this.waiter = undefined;
+    this.moreWaiters = undefined;
     this.transport = undefined;
   }
 }

@@ -1,12 +1,12 @@
 // The Context: configuration, name resolution (one UDP searcher), the circuit pool (one TCP
 // circuit per server), the channel cache, get/put, and close() that releases everything.
 import { decodeDbr, type Reading } from '../ca/dbr.js';
-import { MAX_NAME_BYTES } from '../ca/search.js';
+import { intToIpv4, MAX_NAME_BYTES } from '../ca/search.js';
 import { paddedLength } from '../ca/messages.js';
 import type { FailReason } from '../ca/circuit.js';
 import { resolveConfig, type CaConfig, type ContextOptions } from '../transport/config.js';
 import { TcpCircuit, type CloseReason } from '../transport/tcp.js';
-import { UdpSearcher } from '../transport/udp.js';
+import { UdpSearcher, type SearchTarget } from '../transport/udp.js';
 import { getLogger } from '../log.js';
 import { Channel, type ChannelOwner } from './channel.js';
 import { encodePut, planRead, type PutValue, type ReadOptions } from './convert.js';
@@ -32,7 +32,6 @@ export class Context implements ChannelOwner {
   private udp: UdpSearcher | undefined;
   private readonly circuits = new Map<string, TcpCircuit>();
   private readonly channels = new Map<string, Channel>();
-  private readonly byCid = new Map<number, Channel>();
   private readonly monitors = new Set<Monitor>();
   private nextCid = 1;
   private isClosed = false;
@@ -132,7 +131,7 @@ export class Context implements ChannelOwner {
     this.udp = undefined;
     for (const ch of this.channels.values()) ch.close();
     this.channels.clear();
-    this.byCid.clear();
+    this.lastCircuit = undefined;
     for (const t of [...this.circuits.values()]) t.close();
     this.circuits.clear();
   }
@@ -147,22 +146,29 @@ export class Context implements ChannelOwner {
   acquire(name: string): Channel {
     if (this.isClosed) throw new ClosedError(undefined, typeof name === 'string' ? name : undefined);
     if (typeof name !== 'string' || name.length === 0) throw new BadArgumentError('the PV name is empty');
-    let ch = this.channels.get(name);
-    if (!ch) {
-      if (name.includes('\0')) throw new BadArgumentError('the PV name contains a NUL character', name);
-      const padded = paddedLength(name);
-      if (padded > MAX_NAME_BYTES + 1) {
-        const bytes = new TextEncoder().encode(name).length;
-        throw new BadArgumentError(`the PV name is ${bytes} bytes long; at most ${MAX_NAME_BYTES} fit a search request`, name);
-      }
-      const cid = this.nextCid;
-      this.nextCid = (this.nextCid + 1) >>> 0 || 1;
-      ch = new Channel(this, cid, name, padded);
-      this.channels.set(name, ch);
-      this.byCid.set(cid, ch);
-      this.searcher().add(cid, name, padded);
-    }
+    const ch = this.channels.get(name) ?? this.newChannel(name);
     ch.refs++;
+    return ch;
+  }
+
+  private newChannel(name: string): Channel {
+    // One pass over the name: no NUL, and its length on the wire.
+    let ascii = true;
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c === 0) throw new BadArgumentError('the PV name contains a NUL character', name);
+      if (c > 127) ascii = false;
+    }
+    const padded = ascii ? (name.length + 8) & ~7 : paddedLength(name);
+    if (padded > MAX_NAME_BYTES + 1) {
+      const bytes = new TextEncoder().encode(name).length;
+      throw new BadArgumentError(`the PV name is ${bytes} bytes long; at most ${MAX_NAME_BYTES} fit a search request`, name);
+    }
+    const cid = this.nextCid;
+    this.nextCid = (this.nextCid + 1) >>> 0 || 1;
+    const ch = new Channel(this, cid, name, padded);
+    this.channels.set(name, ch);
+    this.searcher().add(ch);
     return ch;
   }
 
@@ -174,9 +180,8 @@ export class Context implements ChannelOwner {
   }
 
   private forget(ch: Channel): void {
-    this.udp?.remove(ch.cid);
+    this.udp?.remove(ch);
     this.channels.delete(ch.name);
-    this.byCid.delete(ch.cid);
     ch.transport?.circuit.clearChannel(ch, ch.state === 'connected' ? ch.sid : undefined);
     ch.close();
   }
@@ -209,7 +214,7 @@ export class Context implements ChannelOwner {
   }
 
   private searcher(): UdpSearcher {
-    if (!this.udp) this.udp = new UdpSearcher(this.config, (cid, host, port) => this.onFound(cid, host, port));
+    if (!this.udp) this.udp = new UdpSearcher(this.config, (t, addr, port, from) => this.onFound(t, addr, port, from));
     return this.udp;
   }
 
@@ -220,28 +225,43 @@ export class Context implements ChannelOwner {
       this.forget(ch);
       return;
     }
-    this.searcher().add(ch.cid, ch.name, ch.paddedLength, ch.researchDelayMs);
+    this.searcher().add(ch, ch.researchDelayMs);
   }
 
-  private onFound(cid: number, host: string, port: number): void {
-    const ch = this.byCid.get(cid);
-    if (!ch || ch.state !== 'searching') return;
-    const key = `${host}:${port}`;
-    let t = this.circuits.get(key);
-    if (!t) {
-      t = new TcpCircuit(host, port, this.config, {
-        onConnect: () => {},
-        onClose: (c, reason, detail) => this.onCircuitClose(c, reason, detail),
-      });
-      this.circuits.set(key, t);
+  /** The circuit the last search answer pointed to (answers come in runs from one server). */
+  private lastCircuit: TcpCircuit | undefined;
+  private lastAddr = -1;
+  private lastPort = -1;
+  private lastFrom = '';
+
+  private onFound(t: SearchTarget, addr: number, port: number, from: string): void {
+    const ch = t as Channel;
+    if (ch.state !== 'searching' || this.isClosed) return;
+    const wildcard = addr === 0xffffffff || addr === 0;
+    let c = this.lastCircuit;
+    if (!c || !c.open || addr !== this.lastAddr || port !== this.lastPort || (wildcard && from !== this.lastFrom)) {
+      const key = `${wildcard ? from : intToIpv4(addr)}:${port}`;
+      c = this.circuits.get(key);
+      if (!c) {
+        c = new TcpCircuit(wildcard ? from : intToIpv4(addr), port, this.config, {
+          onConnect: () => {},
+          onClose: (tc, reason, detail) => this.onCircuitClose(tc, reason, detail),
+        });
+        this.circuits.set(key, c);
+      }
+      this.lastCircuit = c;
+      this.lastAddr = addr;
+      this.lastPort = port;
+      this.lastFrom = from;
     }
     ch.state = 'connecting';
-    ch.transport = t;
-    t.circuit.createChannel(ch);
+    ch.transport = c;
+    c.circuit.createChannel(ch);
   }
 
   private onCircuitClose(t: TcpCircuit, reason: CloseReason, detail: string): void {
     if (this.circuits.get(t.key) === t) this.circuits.delete(t.key);
+    if (this.lastCircuit === t) this.lastCircuit = undefined;
     if (reason !== 'closed' && log.isLevelEnabled('info')) log.info({ server: t.key, reason, detail }, 'circuit closed');
     const chans = t.circuit.close(
       reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` },

@@ -1,12 +1,14 @@
 // Snapshot: read many names concurrently, each against its own timeout, with one timer for the
 // batch; one result per name in input order (value, alarm, timestamp, elapsed, or why it failed).
-import type { Reading } from '../ca/dbr.js';
-import type { Channel } from './channel.js';
+// Lean per name: one small object that waits for the connection and takes the reply.
+import { decodeDbrParts, Reading, type DbrMetadata } from '../ca/dbr.js';
+import type { ClientCircuit, FailReason, IoHandler } from '../ca/circuit.js';
+import type { Header } from '../ca/header.js';
+import type { Channel, ConnectWaiter } from './channel.js';
 import type { Context } from './context.js';
-import { planRead, type ReadOptions } from './convert.js';
+import { planRead, type ReadOptions, type ReadPlan } from './convert.js';
 import { AbortedError, AccessDeniedError, CaError, ProtocolError } from './errors.js';
 import { checkTimeout } from './pending.js';
-import { decodeDbr } from '../ca/dbr.js';
 
 export interface SnapshotOptions extends ReadOptions {
   /** Milliseconds each name has to answer (default 5000). */
@@ -40,16 +42,22 @@ export interface SnapshotFailure {
 
 export type SnapshotResult = SnapshotSuccess | SnapshotFailure;
 
-/** A success; the Date is made only when `timestamp` is read. */
-class Answer implements SnapshotSuccess {
+/** A success: a Reading that also carries the name and the elapsed time (one object per answer). */
+class Answer extends Reading implements SnapshotSuccess {
   readonly ok = true as const;
-  constructor(readonly name: string, readonly reading: Reading, readonly elapsedMs: number) {}
-  get value(): Reading['value'] { return this.reading.value; }
-  get severity(): number { return this.reading.severity; }
-  get status(): number { return this.reading.status; }
-  get secondsPastEpoch(): number { return this.reading.secondsPastEpoch; }
-  get nanoseconds(): number { return this.reading.nanoseconds; }
-  get timestamp(): Date { return this.reading.timestamp; }
+  constructor(
+    readonly name: string,
+    readonly elapsedMs: number,
+    value: Reading['value'], dbrType: number, count: number, status: number, severity: number,
+    secondsPastEpoch: number, nanoseconds: number, metadata: DbrMetadata | undefined,
+  ) {
+    super(value, dbrType, count, status, severity, secondsPastEpoch, nanoseconds, metadata);
+  }
+
+  get reading(): Reading {
+    return this;
+  }
+
   toJSON(): object {
     return {
       name: this.name, ok: true, value: this.value, severity: this.severity, status: this.status,
@@ -58,88 +66,162 @@ class Answer implements SnapshotSuccess {
   }
 }
 
-export function runSnapshot(ctx: Context, names: readonly string[], opts: SnapshotOptions): Promise<SnapshotResult[]> {
-  const timeout = checkTimeout(opts.timeout);
-  const t0 = performance.now();
-  const n = names.length;
-  const results: Array<SnapshotResult | undefined> = new Array(n);
-  const chans: Array<Channel | undefined> = new Array(n);
-  const cancels: Array<(() => void) | undefined> = new Array(n);
-  const ioids = new Array<number>(n).fill(0);
-  let remaining = n;
-  if (n === 0) return Promise.resolve([]);
+/** One name of the batch: waits for its channel, then for its read. */
+class Item implements ConnectWaiter, IoHandler {
+  ioid = 0;
+  waiting = false;
+  circuit: ClientCircuit | undefined;
+  plan: ReadPlan | undefined;
+  constructor(readonly batch: Batch, readonly i: number, readonly ch: Channel) {}
 
-  return new Promise((resolve) => {
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const done = (): void => {
-      if (timer) clearTimeout(timer);
-      if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
-      for (let i = 0; i < n; i++) {
-        const ch = chans[i];
-        if (!ch) continue;
-        cancels[i]?.();
-        if (ioids[i]) ch.transport?.circuit.abandon(ioids[i]!);
-        if (!ctx.closed) ctx.release(ch);
-      }
-      resolve(results as SnapshotResult[]);
-    };
-    const fail = (i: number, error: CaError): void => {
-      if (results[i]) return;
-      results[i] = { name: names[i]!, ok: false, error, code: error.code, elapsedMs: performance.now() - t0 };
-      if (--remaining === 0) done();
-    };
-    const succeed = (i: number, r: Reading): void => {
-      if (results[i]) return;
-      results[i] = new Answer(names[i]!, r, performance.now() - t0);
-      if (--remaining === 0) done();
-    };
-    const read = (i: number, ch: Channel): void => {
-      if (results[i]) return;
-      if (!ch.canRead) return fail(i, new AccessDeniedError('no read access', ch.name));
-      const t = ch.transport!;
-      let plan;
-      try {
-        plan = planRead(ch, opts, ctx.maxArrayBytes, t.circuit.serverVersion);
-      } catch (e) {
-        return fail(i, e as CaError);
-      }
-      ioids[i] = t.circuit.read(ch.sid, plan.dbrType, plan.count, {
-        onReply: (h, payload, owned) => {
-          ioids[i] = 0;
-          const r = decodeDbr(h.dataType, h.dataCount, payload, { asArray: plan.asArray, longString: plan.longString, owned });
-          if (r) succeed(i, r);
-          else fail(i, new ProtocolError('undecodable reply', ch.name));
-        },
-        onFail: (reason) => {
-          ioids[i] = 0;
-          fail(i, ctx.failError(reason, ch.name));
-        },
-      });
-    };
-    for (let i = 0; i < n && remaining > 0; i++) {
+  channelConnected(): void {
+    this.waiting = false;
+    this.batch.read(this);
+  }
+
+  onReply(h: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean): void {
+    this.ioid = 0;
+    this.batch.reply(this, h, payload, owned, hostOrder);
+  }
+
+  onFail(reason: FailReason): void {
+    this.ioid = 0;
+    this.batch.fail(this.i, this.batch.ctx.failError(reason, this.ch.name));
+  }
+}
+
+class Batch {
+  readonly results: Array<SnapshotResult | undefined>;
+  readonly items: Array<Item | undefined>;
+  remaining: number;
+  readonly t0 = performance.now();
+  private timer: NodeJS.Timeout | undefined;
+  private onAbort: (() => void) | undefined;
+  private resolve!: (r: SnapshotResult[]) => void;
+  readonly promise: Promise<SnapshotResult[]>;
+  // The last read plan, reused while channels have the same native type and count.
+  private planType = -1;
+  private planCount = -1;
+  private planVersion = -1;
+  private lastPlan: ReadPlan | undefined;
+
+  constructor(readonly ctx: Context, readonly names: readonly string[], readonly opts: SnapshotOptions) {
+    const n = names.length;
+    this.results = new Array(n);
+    this.items = new Array(n);
+    this.remaining = n;
+    this.promise = new Promise((res) => (this.resolve = res));
+  }
+
+  start(timeout: number): void {
+    const { ctx, names, items } = this;
+    const n = names.length;
+    for (let i = 0; i < n && this.remaining > 0; i++) {
       const name = names[i]!;
       let ch: Channel;
       try {
         ch = ctx.acquire(name);
       } catch (e) {
-        fail(i, e instanceof CaError ? e : new ProtocolError(String(e), name));
+        this.fail(i, e instanceof CaError ? e : new ProtocolError(String(e), name));
         continue;
       }
-      chans[i] = ch;
-      cancels[i] = ch.whenConnected(() => read(i, ch));
+      const item = new Item(this, i, ch);
+      items[i] = item;
+      if (ch.state === 'connected') this.read(item);
+      else {
+        item.waiting = true;
+        ch.addWaiter(item);
+      }
     }
-    if (remaining === 0) return;
+    if (this.remaining === 0) return;
     // One timer for the batch, counted from the start (setting up 10,000 names takes time too).
-    timer = setTimeout(() => {
-      for (let i = 0; i < n && remaining > 0; i++) if (!results[i]) fail(i, ctx.timeoutError(chans[i]!));
-    }, Math.max(0, timeout - (performance.now() - t0)));
-    if (opts.signal) {
-      onAbort = () => {
-        for (let i = 0; i < n && remaining > 0; i++) if (!results[i]) fail(i, new AbortedError(undefined, names[i]));
+    this.timer = setTimeout(() => {
+      for (let i = 0; i < n && this.remaining > 0; i++) {
+        if (!this.results[i]) this.fail(i, ctx.timeoutError(this.items[i]!.ch));
+      }
+    }, Math.max(0, timeout - (performance.now() - this.t0)));
+    const signal = this.opts.signal;
+    if (signal) {
+      this.onAbort = () => {
+        for (let i = 0; i < n && this.remaining > 0; i++) if (!this.results[i]) this.fail(i, new AbortedError(undefined, names[i]));
       };
-      if (opts.signal.aborted) onAbort();
-      else opts.signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) this.onAbort();
+      else signal.addEventListener('abort', this.onAbort, { once: true });
     }
-  });
+  }
+
+  private planFor(ch: Channel, serverVersion: number): ReadPlan {
+    if (ch.nativeType === this.planType && ch.nativeCount === this.planCount && serverVersion === this.planVersion) return this.lastPlan!;
+    const plan = planRead(ch, this.opts, this.ctx.maxArrayBytes, serverVersion);
+    this.planType = ch.nativeType;
+    this.planCount = ch.nativeCount;
+    this.planVersion = serverVersion;
+    this.lastPlan = plan;
+    return plan;
+  }
+
+  read(item: Item): void {
+    if (this.results[item.i]) return;
+    const ch = item.ch;
+    const t = ch.transport;
+    if (!t || ch.state !== 'connected') {
+      // Lost again before we got here: wait for the next connection.
+      item.waiting = true;
+      ch.addWaiter(item);
+      return;
+    }
+    if (!ch.canRead) return this.fail(item.i, new AccessDeniedError('no read access', ch.name));
+    const circuit = t.circuit;
+    let plan: ReadPlan;
+    try {
+      plan = this.planFor(ch, circuit.serverVersion);
+    } catch (e) {
+      return this.fail(item.i, e as CaError);
+    }
+    item.plan = plan;
+    item.circuit = circuit;
+    item.ioid = circuit.read(ch.sid, plan.dbrType, plan.count, item);
+  }
+
+  reply(item: Item, h: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean): void {
+    const i = item.i;
+    if (this.results[i]) return;
+    const plan = item.plan!;
+    const d = decodeDbrParts(h.dataType, h.dataCount, payload, plan.asArray, plan.longString, owned, hostOrder);
+    if (!d) return this.fail(i, new ProtocolError('undecodable reply', item.ch.name));
+    this.results[i] = new Answer(
+      this.names[i]!, performance.now() - this.t0,
+      d.value, h.dataType, h.dataCount, d.status, d.severity, d.secondsPastEpoch, d.nanoseconds, d.metadata,
+    );
+    if (--this.remaining === 0) this.done();
+  }
+
+  fail(i: number, error: CaError): void {
+    if (this.results[i]) return;
+    this.results[i] = { name: this.names[i]!, ok: false, error, code: error.code, elapsedMs: performance.now() - this.t0 };
+    if (--this.remaining === 0) this.done();
+  }
+
+  private done(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.onAbort) this.opts.signal?.removeEventListener('abort', this.onAbort);
+    const { ctx, items } = this;
+    const closed = ctx.closed;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (!item) continue;
+      if (item.waiting) item.ch.removeWaiter(item);
+      if (item.ioid) item.circuit?.abandon(item.ioid);
+      if (!closed) ctx.release(item.ch);
+    }
+    this.resolve(this.results as SnapshotResult[]);
+  }
+}
+
+export function runSnapshot(ctx: Context, names: readonly string[], opts: SnapshotOptions): Promise<SnapshotResult[]> {
+  const timeout = checkTimeout(opts.timeout);
+  if (names.length === 0) return Promise.resolve([]);
+  const b = new Batch(ctx, names, opts);
+  b.start(timeout);
+  return b.promise;
 }

@@ -50,10 +50,11 @@ export class TcpCircuit {
       protocolError: (reason) => this.fail('protocol', reason),
     });
     this.framer = new Framer(
-      (h, p, owned) => this.circuit.receive(h, p, owned),
+      (h, p, owned, hostOrder) => this.circuit.receive(h, p, owned, hostOrder),
       (reason) => this.fail('protocol', reason),
       config.maxArrayBytes + 1024,
       (size) => this.allocate(size),
+      { swapArrays: true },
     );
     this.circuit.hello(0, config.hostName, config.clientName);
     this.socket = net.connect({
@@ -70,6 +71,11 @@ export class TcpCircuit {
     });
     this.socket.on('error', (err) => this.fail(this.connected ? 'disconnected' : 'connect-failed', err.message));
     this.socket.on('close', () => this.fail(this.connected ? 'disconnected' : 'connect-failed', 'connection closed by the server'));
+  }
+
+  /** False once the circuit closed (either side). */
+  get open(): boolean {
+    return !this.closed;
   }
 
   /** Large payload buffers handed back by their consumer, reused for the next large payload. */
@@ -104,6 +110,8 @@ export class TcpCircuit {
     this.lastRx = performance.now();
     if (this.closed) return false;
     if (buf !== this.chunk) {
+      // A large payload is arriving straight into its buffer: not a sign of falling behind.
+      this.fullReads = 0;
       this.framer.commitDirect(n);
       return true;
     }

@@ -3,29 +3,63 @@
 // server's receive buffer; per-name retries with a doubling backoff; first answer wins.
 import dgram from 'node:dgram';
 import { Cmd, HEADER_SIZE, MAX_SEARCH_DATAGRAM } from '../ca/constants.js';
-import { buildSearchDatagrams, intToIpv4, searchRetryDelay } from '../ca/search.js';
+import { searchRetryDelay, writeSearchRequest, writeSearchVersion } from '../ca/search.js';
 import type { CaConfig } from './config.js';
 
-interface Pending {
-  cid: number;
-  name: string;
-  paddedLength: number;
-  attempt: number;
-  dueAt: number;
-  queued: boolean;
+/**
+ * A name being searched for. The searcher keeps its state on the target itself (the Context's
+ * channels implement this), so a search costs no object of its own.
+ */
+export interface SearchTarget {
+  readonly cid: number;
+  readonly name: string;
+  /** Bytes of the name on the wire (NUL-terminated, padded to 8). */
+  readonly paddedLength: number;
+  /** Searcher state: attempts so far, when the next one is due, whether it waits in the queue. */
+  searchAttempt: number;
+  searchDueAt: number;
+  searchQueued: boolean;
 }
 
-export type FoundHandler = (cid: number, host: string, port: number, version: number) => void;
+/**
+ * A server answered for `target`: `address` is the IPv4 address it gave as a uint32 (0 or
+ * 0xffffffff: use `from`, the datagram's source), `port` its TCP port.
+ */
+export type FoundHandler = (target: SearchTarget, address: number, port: number, from: string, version: number) => void;
 
-/** How long a datagram holds a window slot when no reply names it (all its names missing). */
+/** Shortest time a datagram holds its window slot when no reply names it (all its names missing). */
 const SLOT_EXPIRY_MS = 20;
+/** Shortest first retry delay of a name. */
+const RETRY_BASE_MS = 32;
+/** Receive buffer asked for the search socket: replies to a whole window must fit. */
+const RECV_BUFFER_BYTES = 1 << 20;
+/**
+ * Search datagram size when every destination is on the loopback interface (its MTU is 64 KB,
+ * and CA servers accept datagrams up to 64 KB): fewer, larger datagrams, fewer system calls.
+ */
+const LOOPBACK_SEARCH_DATAGRAM = 8192;
+
+function isLoopback(host: string): boolean {
+  return host.startsWith('127.') || host === 'localhost';
+}
+
+interface InFlight {
+  at: number;
+  bytes: number;
+}
 
 export class UdpSearcher {
   private socket: dgram.Socket | undefined;
-  private readonly pending = new Map<number, Pending>();
-  private queue: Pending[] = [];
+  private readonly pending = new Map<number, SearchTarget>();
+  private queue: SearchTarget[] = [];
   private qHead = 0;
-  private readonly inFlight = new Map<number, number>();
+  private readonly inFlight = new Map<number, InFlight>();
+  private inFlightBytes = 0;
+  /** Bytes of search datagrams allowed in flight (searchWindow datagrams of the Ethernet size). */
+  private readonly windowBytes: number;
+  private readonly datagramBytes: number;
+  /** Smoothed time from a datagram's send to the processing of its reply (our own lag included). */
+  private srtt = SLOT_EXPIRY_MS;
   private sequence = 1;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
@@ -34,7 +68,22 @@ export class UdpSearcher {
   /** Datagrams sent (for diagnostics and tests). */
   datagramsSent = 0;
 
-  constructor(private readonly config: CaConfig, private readonly onFound: FoundHandler) {}
+  constructor(private readonly config: CaConfig, private readonly onFound: FoundHandler) {
+    this.windowBytes = Math.max(1, config.searchWindow) * MAX_SEARCH_DATAGRAM;
+    const dests = config.searchDestinations;
+    this.datagramBytes = dests.length > 0 && dests.every((d) => isLoopback(d.host)) ? LOOPBACK_SEARCH_DATAGRAM : MAX_SEARCH_DATAGRAM;
+  }
+
+  private get windowOpen(): boolean {
+    return this.inFlightBytes < this.windowBytes;
+  }
+
+  private freeSlot(seq: number): void {
+    const f = this.inFlight.get(seq);
+    if (!f) return;
+    this.inFlight.delete(seq);
+    this.inFlightBytes -= f.bytes;
+  }
 
   private open(): dgram.Socket {
     if (this.socket) return this.socket;
@@ -44,45 +93,49 @@ export class UdpSearcher {
     s.on('error', () => {
       // Send errors (e.g. ICMP port unreachable) are expected when no server listens.
     });
+    s.once('listening', () => {
+      try {
+        if (s.getRecvBufferSize() < RECV_BUFFER_BYTES) s.setRecvBufferSize(RECV_BUFFER_BYTES);
+      } catch {
+        // the system caps it: keep its default
+      }
+    });
     // Sends made before the bind completes are queued by Node and go out once bound.
     s.bind(0);
     return s;
   }
 
   /** Start (or restart, after a disconnect) searching for a name. */
-  add(cid: number, name: string, paddedLength: number, delayMs = 0): void {
+  add(t: SearchTarget, delayMs = 0): void {
     if (this.closed) return;
     const now = performance.now();
-    let p = this.pending.get(cid);
-    if (!p) {
-      p = { cid, name, paddedLength, attempt: 0, dueAt: now + delayMs, queued: false };
-      this.pending.set(cid, p);
-    } else {
-      p.attempt = 0;
-      p.dueAt = now + delayMs;
+    if (this.pending.get(t.cid) !== t) {
+      this.pending.set(t.cid, t);
+      t.searchQueued = false;
     }
+    t.searchAttempt = 0;
+    t.searchDueAt = now + delayMs;
     if (delayMs > 0) {
       // Later (e.g. after a circuit to that server failed): the due scan picks it up.
-      if (p.dueAt < this.nextDue) this.nextDue = p.dueAt;
+      if (t.searchDueAt < this.nextDue) this.nextDue = t.searchDueAt;
       this.schedule(delayMs);
       return;
     }
-    if (!p.queued) {
-      p.queued = true;
-      this.queue.push(p);
+    if (!t.searchQueued) {
+      t.searchQueued = true;
+      this.queue.push(t);
     }
     // A full datagram's worth waiting and room in the window: send now, while the caller is
     // still adding names (the server works on these meanwhile).
-    if (this.queue.length - this.qHead >= 48 && this.inFlight.size < this.config.searchWindow) this.sendDue();
+    if (this.queue.length - this.qHead >= 40 && this.windowOpen) this.sendDue();
     else this.schedule(0);
   }
 
   /** Stop searching for a name (found elsewhere, or no longer wanted). */
-  remove(cid: number): void {
-    const p = this.pending.get(cid);
-    if (!p) return;
-    this.pending.delete(cid);
-    p.queued = false; // stays in the queue array but is skipped
+  remove(t: SearchTarget): void {
+    if (this.pending.get(t.cid) !== t) return;
+    this.pending.delete(t.cid);
+    t.searchQueued = false; // stays in the queue array but is skipped
   }
 
   get searching(): number {
@@ -98,75 +151,82 @@ export class UdpSearcher {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.timerAt = Infinity;
-      this.pump();
+      // Let the replies already received be read first (timers run before I/O in a loop turn):
+      // a busy client would otherwise retry names whose answers are waiting in its socket.
+      setImmediate(() => this.sendDue());
     }, delayMs);
-  }
-
-  private pump(): void {
-    if (this.closed) return;
-    this.sendDue();
   }
 
   private sendDue(): void {
     if (this.closed) return;
     const socket = this.open();
     const now = performance.now();
-    if (this.inFlight.size) for (const [seq, at] of this.inFlight) if (now - at > SLOT_EXPIRY_MS) this.inFlight.delete(seq);
+    const expiry = Math.min(250, Math.max(SLOT_EXPIRY_MS, 2 * this.srtt));
+    if (this.inFlight.size) for (const [seq, f] of this.inFlight) if (now - f.at > expiry) this.freeSlot(seq);
     // Names whose retry is due join the queue (scan only when something can be due).
     let next = this.nextDue;
     if (now >= this.nextDue) {
       next = Infinity;
-      for (const p of this.pending.values()) {
-        if (p.queued) continue;
-        if (p.dueAt <= now) {
-          p.queued = true;
-          this.queue.push(p);
-        } else if (p.dueAt < next) next = p.dueAt;
+      for (const t of this.pending.values()) {
+        if (t.searchQueued) continue;
+        if (t.searchDueAt <= now) {
+          t.searchQueued = true;
+          this.queue.push(t);
+        } else if (t.searchDueAt < next) next = t.searchDueAt;
       }
     }
-    const window = this.config.searchWindow;
+    const maxPeriod = this.config.maxSearchPeriodMs;
+    const retryBase = Math.min(500, Math.max(RETRY_BASE_MS, 2 * this.srtt));
+    const max = this.datagramBytes;
+    const dests = this.config.searchDestinations;
     const q = this.queue;
     let qi = this.qHead;
-    while (qi < q.length && this.inFlight.size < window) {
-      // Take as many names as fit one datagram (the same sizing buildSearchDatagrams uses).
-      const batch: Pending[] = [];
-      let bytes = 2 * HEADER_SIZE;
+    while (qi < q.length && this.windowOpen) {
+      // As many names as fit one datagram, written straight into its bytes.
+      const bytes = new Uint8Array(max);
+      const view = new DataView(bytes.buffer);
+      const seq = this.sequence;
+      let len = writeSearchVersion(view, 0, seq);
+      let names = 0;
       while (qi < q.length) {
-        const p = q[qi]!;
-        if (!p.queued || this.pending.get(p.cid) !== p) {
+        const t = q[qi]!;
+        if (!t.searchQueued || this.pending.get(t.cid) !== t) {
           qi++;
           continue;
         }
-        const size = HEADER_SIZE + p.paddedLength;
-        if (bytes + size > MAX_SEARCH_DATAGRAM && batch.length) break;
-        bytes += size;
-        batch.push(p);
+        const size = HEADER_SIZE + t.paddedLength;
+        if (len + size > max) {
+          if (names) break;
+          // Cannot fit any datagram (the Context rejects such names earlier): drop it.
+          qi++;
+          this.remove(t);
+          continue;
+        }
+        len += writeSearchRequest(view, bytes, len, t.name, t.cid);
+        names++;
         qi++;
+        t.searchQueued = false;
+        t.searchDueAt = now + searchRetryDelay(t.searchAttempt, maxPeriod, retryBase);
+        t.searchAttempt++;
+        if (t.searchDueAt < next) next = t.searchDueAt;
       }
-      if (!batch.length) break;
-      const gram = buildSearchDatagrams(batch, this.sequence)[0];
-      if (!gram) break;
-      this.sequence = (gram.sequence + 1) >>> 0 || 1;
-      this.inFlight.set(gram.sequence, now);
-      for (const d of this.config.searchDestinations) socket.send(gram.bytes, d.port, d.host);
+      if (!names) break;
+      this.sequence = (seq + 1) >>> 0 || 1;
+      this.inFlight.set(seq, { at: now, bytes: len });
+      this.inFlightBytes += len;
+      const gram = bytes.subarray(0, len);
+      for (let d = 0; d < dests.length; d++) socket.send(gram, dests[d]!.port, dests[d]!.host);
       this.datagramsSent++;
-      for (const p of batch) {
-        p.queued = false;
-        p.dueAt = now + searchRetryDelay(p.attempt, this.config.maxSearchPeriodMs);
-        p.attempt++;
-        if (p.dueAt < next) next = p.dueAt;
-      }
     }
     this.nextDue = next;
     if (qi >= q.length) {
       this.queue = [];
-    this.qHead = 0;
       this.qHead = 0;
     } else if (qi > 1024 && qi * 2 > q.length) {
       this.queue = q.slice(qi);
       this.qHead = 0;
     } else this.qHead = qi;
-    if (this.queue.length > this.qHead) this.schedule(SLOT_EXPIRY_MS);
+    if (this.queue.length > this.qHead) this.schedule(expiry);
     else if (next !== Infinity) this.schedule(Math.max(1, next - now));
   }
 
@@ -176,29 +236,34 @@ export class UdpSearcher {
     let pos = 0;
     const len = msg.length;
     while (pos + HEADER_SIZE <= len) {
-      const cmd = msg.readUInt16BE(pos);
-      const size = msg.readUInt16BE(pos + 2);
+      const cmd = (msg[pos]! << 8) | msg[pos + 1]!;
+      const size = (msg[pos + 2]! << 8) | msg[pos + 3]!;
       if (size === 0xffff || pos + HEADER_SIZE + size > len) break; // malformed: ignore the rest
-      if (cmd === Cmd.VERSION) {
-        // The server answered that datagram: its slot is free (it may have expired already).
-        this.inFlight.delete(msg.readUInt32BE(pos + 8));
-        answered = true;
-      } else if (cmd === Cmd.SEARCH) {
+      if (cmd === Cmd.SEARCH) {
         const cid = msg.readUInt32BE(pos + 12);
-        const p = this.pending.get(cid);
-        if (p) {
+        const t = this.pending.get(cid);
+        if (t) {
           // First answer wins: later ones find nothing pending.
           this.pending.delete(cid);
-          p.queued = false;
+          t.searchQueued = false;
           const addr = msg.readUInt32BE(pos + 8);
-          const port = msg.readUInt16BE(pos + 4);
-          const version = size >= 2 ? msg.readUInt16BE(pos + HEADER_SIZE) : 0;
-          this.onFound(cid, addr === 0xffffffff || addr === 0 ? from : intToIpv4(addr), port, version);
+          const port = (msg[pos + 4]! << 8) | msg[pos + 5]!;
+          const version = size >= 2 ? (msg[pos + HEADER_SIZE]! << 8) | msg[pos + HEADER_SIZE + 1]! : 0;
+          this.onFound(t, addr, port, from, version);
         }
+      } else if (cmd === Cmd.VERSION) {
+        // The server answered that datagram: its slot is free (it may have expired already).
+        const seq = msg.readUInt32BE(pos + 8);
+        const f = this.inFlight.get(seq);
+        if (f) {
+          this.srtt += (performance.now() - f.at - this.srtt) / 8;
+          this.freeSlot(seq);
+        }
+        answered = true;
       }
       pos += HEADER_SIZE + size;
     }
-    if (answered && this.queue.length > this.qHead) this.sendDue();
+    if (answered && this.queue.length > this.qHead && !this.closed) this.sendDue();
   }
 
   close(): void {
@@ -208,6 +273,8 @@ export class UdpSearcher {
     this.pending.clear();
     this.queue = [];
     this.qHead = 0;
+    this.inFlight.clear();
+    this.inFlightBytes = 0;
     const s = this.socket;
     this.socket = undefined;
     if (s) {
