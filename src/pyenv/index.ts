@@ -112,6 +112,17 @@ function run(cmd: string, args: string[], what: string, onLine: (line: string) =
   });
 }
 
+/** pip, with what to do when it fails. */
+async function runPip(py: string, args: string[], onLine: (line: string) => void): Promise<void> {
+  try {
+    await run(py, args, 'pip install', onLine);
+  } catch (err) {
+    throw new PythonEnvError(
+      `${(err as Error).message} (check access to the Python package index, or set EPICSPERF_PYTHON to an interpreter that has the packages of python/requirements.txt)`,
+    );
+  }
+}
+
 export interface EnsureOptions {
   env?: NodeJS.ProcessEnv;
   /** Progress lines (for a person watching); defaults to stderr. */
@@ -149,10 +160,9 @@ export async function ensurePythonEnv(opts: EnsureOptions = {}): Promise<string>
     const py = venvPython(dir);
     progress('installing the pinned packages of python/requirements.txt (a few minutes on first use)');
     let lastShown = 0;
-    await run(
+    await runPip(
       py,
       ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', REQUIREMENTS],
-      'pip install',
       (line) => {
         log.debug(line);
         const m = /^(Collecting|Installing collected packages|Successfully installed)\s+(.*)$/.exec(line);
