@@ -7,6 +7,7 @@ import { CLIENTS, type Workload } from '../bench/clients.js';
 import { runBench, SNAPSHOT_WORKLOADS, type BenchResults } from '../bench/suite.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
 import { arrayTable, summarizeArray } from '../report/array.js';
+import { benchHtml } from '../report/html.js';
 import { snapshotBenchTable, summarizeSnapshot } from '../report/snapshot-bench.js';
 import type { MonitorRun } from '../bench/monitor.js';
 import type { SnapshotRun } from '../bench/snapshot.js';
@@ -18,6 +19,7 @@ interface Opts {
   clients?: string;
   repeat: number;
   out?: string;
+  html?: string;
   format: string;
   timeout: number;
   records: number;
@@ -64,6 +66,7 @@ export function register(program: Command): void {
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', 'runs per client and workload', intArg(1, 100), 3)
     .option('--out <file>', 'write the JSON results (environment, options, every raw figure) here')
+    .option('--html <file>', 'write an HTML report with charts here')
     .option('--format <format>', 'table, markdown or json (on stdout)', 'table')
     .option('--timeout <ms>', 'snapshot timeout per PV', intArg(1, 600_000), 1000)
     .option('--snapshots <ids>', `snapshot workloads (${SNAPSHOT_WORKLOADS.map((w) => w.id).join(',')})`, SNAPSHOT_WORKLOADS.map((w) => w.id).join(','))
@@ -106,6 +109,7 @@ export function register(program: Command): void {
       });
       progress.done();
       if (opts.out) writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');
+      if (opts.html) writeFileSync(opts.html, benchHtml(results));
       process.stdout.write(format === 'json' ? JSON.stringify(results, null, 2) + '\n' : renderBench(results, format === 'markdown'));
     });
 }
