@@ -1,0 +1,56 @@
+// The reporters are pure functions of results: tables sort by the figure and give ratios to the
+// best; the HTML report draws one bar per client and says why a client has none.
+import { describe, expect, it } from 'vitest';
+import { summarizeMonitor, monitorTable } from '../src/report/monitor.js';
+import { summarizeSnapshot, snapshotBenchTable } from '../src/report/snapshot-bench.js';
+import { barChart } from '../src/report/html.js';
+import type { MonitorRun } from '../src/bench/monitor.js';
+import type { SnapshotRun } from '../src/bench/snapshot.js';
+import { stat } from '../src/bench/stats.js';
+
+const mon = (client: string, cpu: number[], ok = true, error?: string): MonitorRun => ({
+  client, ok, ...(error && { error }),
+  cpuPercent: { ...stat(cpu)!, samples: cpu },
+  check: { pvs: 1, silentPvs: 0, incompletePvs: 0, samples: 10, gaps: 0, missedValues: ok ? 0 : 3, valueErrors: 0, timestampErrors: 0,
+    staleTimestamps: 0, severityErrors: 0, latencyMs: { p50: 1, p99: 2, max: 3 }, updatesPerSecond: 10, findings: [], ok },
+});
+
+describe('reports', () => {
+  it('monitor: sorted by CPU, ratio to the best, missed values summed, failures noted', () => {
+    const runs = new Map([
+      ['slow', [mon('slow', [40, 42]), mon('slow', [44], false, 'sample check failed: gap')]],
+      ['fast', [mon('fast', [1, 1.2])]],
+      ['broken', [{ client: 'broken', ok: false, error: 'the runner exited (code 3) before ready: boom' } as MonitorRun]],
+    ]);
+    const rows = summarizeMonitor(runs);
+    expect(rows.map((r) => r.client)).toEqual(['fast', 'slow', 'broken']);
+    expect(rows[0]!.ratio).toBe(1);
+    expect(rows[1]!.cpu!.median).toBeCloseTo(42.5, 5);
+    expect(rows[1]!.ratio).toBeCloseTo(42.5 / 1.1, 5);
+    expect(rows[1]!.missed).toBe(3);
+    const text = monitorTable(rows);
+    expect(text).toMatch(/fast\s+1\.10\s+1\.0\s+1\/1 ok/);
+    expect(text).toMatch(/slow\s+42\.50 \(41\.00-44\.00\)\s+38\.6\s+1\/2 ok\s+3/);
+    expect(text).toMatch(/broken .*before ready: boom/);
+  });
+
+  it('snapshot: wall time median with min-max and answered counts', () => {
+    const run = (client: string, wallMs: number, answered: number): SnapshotRun => ({ client, ok: true, wallMs, answered, failed: 2, wrong: 0, rows: [] });
+    const rows = summarizeSnapshot(new Map([['a', [run('a', 2000, 10), run('a', 3000, 10)]], ['b', [run('b', 1000, 10)]]]));
+    expect(rows.map((r) => [r.client, r.wallS!.median, r.ratio])).toEqual([['b', 1, 1], ['a', 2.5, 2.5]]);
+    expect(snapshotBenchTable(rows)).toMatch(/a\s+2\.500 \(2\.000-3\.000\)\s+2\.5\s+10\/12/);
+  });
+
+  it('bar chart: one bar per client scaled to the largest value, a note where there is none', () => {
+    const svg = barChart('CPU', '%', [
+      { label: 'fast', stat: stat([1, 2])! },
+      { label: 'slow', stat: stat([50, 60])! },
+      { label: 'broken', note: 'not installed' },
+    ]);
+    expect(svg.match(/<rect /g)).toHaveLength(2);
+    expect(svg.match(/<line /g)).toHaveLength(2);
+    expect(svg).toContain('>not installed<');
+    const widths = [...svg.matchAll(/<rect [^>]*width="([\d.]+)"/g)].map((m) => Number(m[1]));
+    expect(widths[1]! / widths[0]!).toBeCloseTo(55 / 1.5, 0);
+  });
+});
