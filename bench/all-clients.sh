@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Every client on the snapshot and monitor workloads of the issue (1000 counters x 100 samples at
+# 10 Hz; the 2012 study's snapshot lists), one bench run, with JSON, Markdown and HTML output.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=bench/results
+mkdir -p "$out"
+npx epicsperf bench all --repeat "${REPEAT:-3}" --records 1000 --samples 100 --rate 10 --timeout 1000 \
+  --snapshots "${SNAPSHOTS:-97,97+4,97+15,1000+95,10000+95}" \
+  --format markdown --out "$out/all-clients.json" --html "$out/all-clients.html" | tee "$out/all-clients.md"
