@@ -1,7 +1,6 @@
 // Shared helpers of the client tests: a Context on an IOC's environment (loopback only), and
 // an independent reading of PVs with pyepics (libca) from the managed Python environment.
-import { spawn } from 'node:child_process';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
+import { pythonJson } from './helpers/python.js';
 import { Context } from '../src/index.js';
 import type { ContextOptions } from '../src/index.js';
 
@@ -63,27 +62,8 @@ print(json.dumps(out))
 `;
 
 /** Read PVs with pyepics (libca) against the same IOC: value (count 0), alarm, timestamp, ctrl metadata. */
-export async function pyepicsRead(env: Readonly<Record<string, string>>, names: string[]): Promise<PyReading[]> {
-  const python = await ensurePythonEnv();
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-c', PY_READ, JSON.stringify(names)], {
-      env: { ...process.env, ...env, EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`pyepics reader failed (${code}): ${err.slice(-500)}`));
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop()!) as PyReading[]);
-      } catch (e) {
-        reject(new Error(`pyepics reader printed no JSON: ${out.slice(-300)} ${err.slice(-300)}`));
-      }
-    });
-  });
+export function pyepicsRead(env: Readonly<Record<string, string>>, names: string[]): Promise<PyReading[]> {
+  return pythonJson<PyReading[]>(PY_READ, [JSON.stringify(names)], { ...env, EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO' });
 }
 
 /** Wait until `pred` holds, polling every 20 ms, or fail after `ms`. */

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { getLogger } from '../log.js';
+import { killOnExit } from '../children.js';
 
 const log = getLogger('bench.runner');
 
@@ -16,15 +17,6 @@ export class RunnerError extends Error {
   readonly code = 'EPICSPERF_RUNNER';
 }
 
-const live = new Set<ChildProcess>();
-let hooked = false;
-function killAllOnExit(): void {
-  if (hooked) return;
-  hooked = true;
-  process.on('exit', () => {
-    for (const c of live) c.kill('SIGKILL');
-  });
-}
 
 export class RunnerProcess {
   readonly pid: number;
@@ -36,18 +28,14 @@ export class RunnerProcess {
   private ended = false;
 
   constructor(command: string, args: string[], env: Record<string, string>) {
-    killAllOnExit();
     this.child = spawn(command, args, {
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
-    live.add(this.child);
+    killOnExit(this.child);
     this.pid = this.child.pid ?? -1;
     this.exited = new Promise((resolve) => {
-      this.child.once('exit', (code, signal) => {
-        live.delete(this.child);
-        resolve({ code, signal });
-      });
+      this.child.once('exit', (code, signal) => resolve({ code, signal }));
     });
     this.child.once('error', (err) => {
       this.stderrTail.push(`cannot start ${command}: ${err.message}`);

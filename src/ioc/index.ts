@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { getLogger } from '../log.js';
+import { killOnExit } from '../children.js';
 import { ensurePythonEnv, PYTHON_DIR } from '../pyenv/index.js';
 import { freePort, isTcpPortFree, isUdpPortFree } from './ports.js';
 import { probeCa } from './probe.js';
@@ -51,19 +52,6 @@ export class IocError extends Error {
     super(message);
     this.name = 'IocError';
   }
-}
-
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // Last resort for a normal exit or an uncaught error; a parent killed outright is covered in
-  // the IOC itself (PR_SET_PDEATHSIG and stdin EOF).
-  process.on('exit', () => {
-    for (const child of live) child.kill('SIGKILL');
-  });
 }
 
 export function counterName(prefix: string, style: 'plain' | 'padded', i: number): string {
@@ -141,15 +129,10 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     '--repeater-port', String(repeaterPort),
   ];
   log.debug({ python, args }, 'starting IOC');
-  installExitHook();
   const child = spawn(python, ['-u', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  live.add(child);
-  const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', (code) => {
-      live.delete(child);
-      resolve(code);
-    });
-  });
+  // A parent killed outright is covered in the IOC itself (PR_SET_PDEATHSIG and stdin EOF).
+  killOnExit(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const stderrTail: string[] = [];
   let portClash = false;
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
