@@ -13,7 +13,10 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 interface Bar {
   label: string;
   stat?: Stat | undefined;
+  /** Why there is no bar. */
   note?: string | undefined;
+  /** A warning shown after the value (a failed check). */
+  flag?: string | undefined;
 }
 
 /** Horizontal bars: median as the bar, min-max as a whisker; missing values say why. */
@@ -33,7 +36,8 @@ export function barChart(title: string, unit: string, bars: readonly Bar[]): str
     const digits = s.median >= 100 ? 0 : s.median >= 10 ? 1 : 2;
     return `${label}<rect x="${left}" y="${y + 3}" width="${Math.max(1, x(s.median) - left).toFixed(1)}" height="${rowH - 8}" class="bar"/>` +
       (s.max > s.min ? `<line x1="${x(s.min).toFixed(1)}" x2="${x(s.max).toFixed(1)}" y1="${y + 11}" y2="${y + 11}" class="whisker"/>` : '') +
-      `<text x="${(x(s.max) + 6).toFixed(1)}" y="${y + 14}">${s.median.toFixed(digits)}</text>`;
+      `<text x="${(x(s.max) + 6).toFixed(1)}" y="${y + 14}">${s.median.toFixed(digits)}` +
+      (b.flag ? `<tspan class="note"> · ${esc(b.flag)}</tspan>` : '') + '</text>';
   });
   return `<figure><figcaption>${esc(title)} <span class="unit">(${esc(unit)})</span></figcaption>` +
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${h}" role="img" aria-label="${esc(title)}">${rows.join('')}</svg></figure>`;
@@ -54,19 +58,19 @@ export function benchHtml(r: BenchResults): string {
   for (const s of r.snapshot) {
     const rows = summarizeSnapshot(group<SnapshotRun>(s.runs));
     parts.push(`<h2>Snapshot ${esc(s.workload.id)}: ${s.workload.connected} PVs + ${s.workload.missing} missing, timeout ${r.options.timeoutMs} ms</h2>`);
-    parts.push(barChart('wall time, shorter is better', 's', rows.map((x) => ({ label: x.client, stat: x.wallS, note: x.error }))));
+    parts.push(barChart('wall time, shorter is better', 's', rows.map((x) => ({ label: x.client, stat: x.wallS, note: x.error, flag: x.wrong ? `${x.wrong} wrong` : undefined }))));
     parts.push(pre(snapshotBenchTable(rows)));
   }
   if (r.monitor) {
     const rows = summarizeMonitor(group<MonitorRun>(r.monitor.runs));
     parts.push(`<h2>Monitor: ${r.options.records} counters x ${r.options.samples} samples at ${r.options.rate} Hz</h2>`);
-    parts.push(barChart('CPU of the client process, lower is better', '% of one core', rows.map((x) => ({ label: x.client, stat: x.cpu, note: x.error }))));
+    parts.push(barChart('CPU of the client process, lower is better', '% of one core', rows.map((x) => ({ label: x.client, stat: x.cpu, note: x.error, flag: x.missed ? `${x.missed} missed` : x.checkFailures ? 'check failed' : undefined }))));
     parts.push(pre(monitorTable(rows)));
   }
   if (r.array) {
     const rows = summarizeArray(group<MonitorRun>(r.array.runs));
     parts.push(`<h2>Array: ${r.array.workload.elements.toLocaleString('en-US')} doubles, ${r.array.workload.samples} updates per run</h2>`);
-    parts.push(barChart('elements received per second, higher is better', 'millions', rows.map((x) => ({ label: x.client, stat: x.mElemS, note: x.error }))));
+    parts.push(barChart('elements received per second, higher is better', 'millions', rows.map((x) => ({ label: x.client, stat: x.mElemS, note: x.error, flag: x.corrupt ? `${x.corrupt} corrupt` : undefined }))));
     parts.push(pre(arrayTable(rows)));
   }
   if (r.unavailable.length) parts.push(`<h2>Not run</h2><ul>${r.unavailable.map((u) => `<li>${esc(u.client)}: ${esc(u.reason)}</li>`).join('')}</ul>`);
