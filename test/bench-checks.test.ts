@@ -1,6 +1,6 @@
 // The monitor sample checks on synthetic streams: clean, gaps, repeats, stale timestamps, wrong severities.
 import { describe, expect, it } from 'vitest';
-import { checkMonitorSamples, decodeSamples, percentile, type Sample } from '../src/bench/checks.js';
+import { checkArraySamples, checkMonitorSamples, decodeSamples, percentile, type Sample } from '../src/bench/checks.js';
 import { SampleStore } from '../src/bench/runners/protocol.js';
 
 const T0 = 1_800_000_000;
@@ -72,5 +72,25 @@ describe('monitor sample checks', () => {
     expect(percentile([1, 2, 3, 4], 50)).toBe(2);
     expect(percentile([1, 2, 3, 4], 99)).toBe(4);
     expect(Number.isNaN(percentile([], 50))).toBe(true);
+  });
+});
+
+describe('array sample checks', () => {
+  const arr = (values: number[], bad: number[] = []) =>
+    values.map((v, i) => ({ pv: 0, severity: 0, status: bad.includes(i) ? 1 : 0, value: v, iocTime: T0 + i * 0.1, recvTime: T0 + i * 0.1 + 0.01 }));
+  it('measures throughput and counts skipped updates', () => {
+    const c = checkArraySamples(arr([1, 2, 4, 5]), 1_000_000);
+    expect(c.ok).toBe(true);
+    expect(c.skipped).toBe(1);
+    expect(c.updatesPerSecond).toBeCloseTo(10, 3);
+    expect(c.mElementsPerSecond).toBeCloseTo(10, 3);
+  });
+  it('counts repeated content apart from errors, and flags corrupt or backward updates', () => {
+    const c = checkArraySamples(arr([1, 2, 2, 1, 3], [4]), 10);
+    expect(c.repeats).toBe(1);
+    expect(c.valueErrors).toBe(1);
+    expect(c.corrupt).toBe(1);
+    expect(c.ok).toBe(false);
+    expect(checkArraySamples(arr([5, 6, 6, 7]), 10).ok).toBe(true);
   });
 });

@@ -147,7 +147,11 @@ export interface ArrayCheck {
   skipped: number;
   /** Updates whose probe elements disagreed with the first element. */
   corrupt: number;
-  /** Updates whose value repeated or went backwards. */
+  /** Updates that carried the same content again. RSRV reads a large array when it sends it, not
+   *  when it was posted, so under backlog queued updates carry the newest content with their own
+   *  timestamps: a server effect, not a client error. */
+  repeats: number;
+  /** Updates whose value went backwards. */
   valueErrors: number;
   /** Elements received per second, in millions, over the updates after the first. */
   mElementsPerSecond: number;
@@ -161,6 +165,7 @@ export function checkArraySamples(samples: readonly Sample[], elements: number):
   let skipped = 0;
   let corrupt = 0;
   let valueErrors = 0;
+  let repeats = 0;
   const lat: number[] = [];
   for (let i = 0; i < samples.length; i++) {
     const s = samples[i]!;
@@ -169,6 +174,7 @@ export function checkArraySamples(samples: readonly Sample[], elements: number):
     lat.push((s.recvTime - s.iocTime) * 1000);
     const step = s.value - samples[i - 1]!.value;
     if (step > 1) skipped += step - 1;
+    else if (step === 0) repeats++;
     else if (step !== 1) valueErrors++;
   }
   lat.sort((a, b) => a - b);
@@ -179,6 +185,7 @@ export function checkArraySamples(samples: readonly Sample[], elements: number):
     elements,
     skipped,
     corrupt,
+    repeats,
     valueErrors,
     mElementsPerSecond: (updatesPerSecond * elements) / 1e6,
     updatesPerSecond,

@@ -100,7 +100,7 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     if (workload === 'array') {
       result.array = checkArraySamples(samples, Number(complete.elements ?? 0));
       result.ok = result.array.ok;
-      if (!result.ok) result.error = `array check failed: ${result.array.corrupt} corrupt, ${result.array.valueErrors} out of order`;
+      if (!result.ok) result.error = `array check failed: ${result.array.corrupt} corrupt, ${result.array.valueErrors} went backwards`;
       await runner.finish();
       return result;
     }

@@ -14,6 +14,7 @@ export interface ArrayRow {
   cpu?: Stat;
   peakRssMb?: Stat;
   skipped: number;
+  repeats: number;
   corrupt: number;
   ok: number;
   error?: string;
@@ -26,6 +27,7 @@ export function summarizeArray(byClient: Map<string, MonitorRun[]>): ArrayRow[] 
     const row: ArrayRow = {
       client, runs, ok: runs.filter((r) => r.ok).length,
       skipped: done.reduce((a, r) => a + r.array!.skipped, 0),
+      repeats: done.reduce((a, r) => a + r.array!.repeats, 0),
       corrupt: done.reduce((a, r) => a + r.array!.corrupt, 0),
     };
     const put = <K extends keyof ArrayRow>(k: K, v: ArrayRow[K] | undefined) => {
@@ -49,6 +51,7 @@ const columns: Column<ArrayRow>[] = [
   { header: 'best / this', get: (r) => (r.ratio === undefined ? '-' : fmt(r.ratio, 2)), align: 'right' },
   { header: 'updates/s', get: (r) => fmtStat(r.updatesS, 1), align: 'right' },
   { header: 'skipped', get: (r) => String(r.skipped), align: 'right' },
+  { header: 'repeated', get: (r) => String(r.repeats), align: 'right' },
   { header: 'corrupt', get: (r) => String(r.corrupt), align: 'right' },
   { header: 'CPU %', get: (r) => fmtStat(r.cpu, 0), align: 'right' },
   { header: 'peak RSS MB', get: (r) => fmt(r.peakRssMb?.median, 0), align: 'right' },
