@@ -22,6 +22,9 @@ export const SNAPSHOT_WORKLOADS: readonly SnapshotWorkload[] = [
   { id: '10000+95', connected: 10_000, missing: 95 },
 ];
 
+/** The issue's workloads: the 2012 study's lists, and 1,000 and 10,000 names with 95 missing. */
+export const DEFAULT_SNAPSHOTS = ['97', '97+4', '97+15', '1000+95', '10000+95'];
+
 export function snapshotNames(w: SnapshotWorkload): string[] {
   const names = Array.from({ length: w.connected }, (_, i) => `TEST:CALC${i + 1}`);
   // Missing names spread evenly through the list, as in a real save set.

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { doctor } from '../doctor.js';
 import { CLIENTS, type Workload } from '../bench/clients.js';
-import { runBench, SNAPSHOT_WORKLOADS, type BenchResults } from '../bench/suite.js';
+import { DEFAULT_SNAPSHOTS, runBench, SNAPSHOT_WORKLOADS, type BenchResults } from '../bench/suite.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
 import { arrayTable, summarizeArray } from '../report/array.js';
 import { benchHtml } from '../report/html.js';
@@ -69,7 +69,7 @@ export function register(program: Command): void {
     .option('--html <file>', 'write an HTML report with charts here')
     .option('--format <format>', 'table, markdown or json (on stdout)', 'table')
     .option('--timeout <ms>', 'snapshot timeout per PV', intArg(1, 600_000), 1000)
-    .option('--snapshots <ids>', `snapshot workloads (${SNAPSHOT_WORKLOADS.map((w) => w.id).join(',')})`, SNAPSHOT_WORKLOADS.map((w) => w.id).join(','))
+    .option('--snapshots <ids>', `snapshot workloads, from ${SNAPSHOT_WORKLOADS.map((w) => w.id).join(', ')}`, DEFAULT_SNAPSHOTS.join(','))
     .option('--records <n>', 'monitor: counters', intArg(1, 100_000), 1000)
     .option('--samples <n>', 'monitor: samples per counter', intArg(2, 100_000), 100)
     .option('--rate <hz>', 'monitor: counter rate', numberArg(0, { exclusiveMin: true }), 10)
