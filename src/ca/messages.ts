@@ -127,7 +127,14 @@ export function encodeCreateChan(w: ByteWriter, name: string, cid: number, versi
 
 /** READ_NOTIFY request, appended without building a message object. */
 export function encodeReadNotify(w: ByteWriter, dataType: number, count: number, sid: number, ioid: number): void {
-  put(w, Cmd.READ_NOTIFY, EMPTY, dataType, count, sid, ioid);
+  if (count > 0xffff) return put(w, Cmd.READ_NOTIFY, EMPTY, dataType, count, sid, ioid);
+  const off = w.reserve(16);
+  const v = w.dataView;
+  v.setUint32(off, Cmd.READ_NOTIFY << 16); // command, payload size 0
+  v.setUint16(off + 4, dataType);
+  v.setUint16(off + 6, count);
+  v.setUint32(off + 8, sid >>> 0);
+  v.setUint32(off + 12, ioid >>> 0);
 }
 
 /** Append one message (either direction) to `w`. */

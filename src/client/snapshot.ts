@@ -1,6 +1,7 @@
 // Snapshot: read many names concurrently, each against its own timeout, with one timer for the
 // batch; one result per name in input order (value, alarm, timestamp, elapsed, or why it failed).
 // Lean per name: one small object that waits for the connection and takes the reply.
+import { performance } from 'node:perf_hooks';
 import { decodeDbrParts, Reading, type DbrMetadata } from '../ca/dbr.js';
 import type { ClientCircuit, FailReason, IoHandler } from '../ca/circuit.js';
 import type { Header } from '../ca/header.js';

@@ -2,6 +2,7 @@
 // their final buffer), one coalesced write per event-loop turn, the ECHO watchdog
 // (EPICS_CA_CONN_TMO), and EVENTS_OFF/EVENTS_ON flow control when reads fall behind.
 import net from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { ClientCircuit } from '../ca/circuit.js';
 import { Framer } from '../ca/framer.js';
 import { installSwappers } from '../ca/swap.js';

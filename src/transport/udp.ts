@@ -2,6 +2,11 @@
 // in flight (a reply's VERSION sequence number frees its slot) so bursts do not overflow the
 // server's receive buffer; per-name retries with a doubling backoff; first answer wins.
 import dgram from 'node:dgram';
+// Loaded with this module rather than lazily by their first use, which is on the path of the
+// first search: dgram's bind() requires the cluster module (to detect cluster workers), and the
+// `performance` global loads perf_hooks when first touched.
+import 'node:cluster';
+import { performance } from 'node:perf_hooks';
 import { Cmd, HEADER_SIZE, MAX_SEARCH_DATAGRAM } from '../ca/constants.js';
 import { searchRetryDelay, writeSearchRequest, writeSearchVersion } from '../ca/search.js';
 import type { CaConfig } from './config.js';
@@ -55,6 +60,8 @@ export class UdpSearcher {
   private qHead = 0;
   private readonly inFlight = new Map<number, InFlight>();
   private inFlightBytes = 0;
+  /** Bytes of requests added since the last send (a full datagram's worth is sent at once). */
+  private queuedBytes = 0;
   /** Bytes of search datagrams allowed in flight (searchWindow datagrams of the Ethernet size). */
   private readonly windowBytes: number;
   private readonly datagramBytes: number;
@@ -121,13 +128,13 @@ export class UdpSearcher {
       this.schedule(delayMs);
       return;
     }
-    if (!t.searchQueued) {
-      t.searchQueued = true;
-      this.queue.push(t);
-    }
+    if (t.searchQueued) return this.schedule(0); // already waiting in the queue
+    t.searchQueued = true;
+    this.queue.push(t);
+    this.queuedBytes += HEADER_SIZE + t.paddedLength;
     // A full datagram's worth waiting and room in the window: send now, while the caller is
     // still adding names (the server works on these meanwhile).
-    if (this.queue.length - this.qHead >= 40 && this.windowOpen) this.sendDue();
+    if (this.queuedBytes >= this.datagramBytes - HEADER_SIZE && this.windowOpen) this.sendDue(true);
     else this.schedule(0);
   }
 
@@ -135,6 +142,7 @@ export class UdpSearcher {
   remove(t: SearchTarget): void {
     if (this.pending.get(t.cid) !== t) return;
     this.pending.delete(t.cid);
+    if (t.searchQueued) this.queuedBytes -= HEADER_SIZE + t.paddedLength;
     t.searchQueued = false; // stays in the queue array but is skipped
   }
 
@@ -157,7 +165,8 @@ export class UdpSearcher {
     }, delayMs);
   }
 
-  private sendDue(): void {
+  /** Send what is queued while the window allows (only full datagrams with `fullOnly`). */
+  private sendDue(fullOnly = false): void {
     if (this.closed) return;
     const socket = this.open();
     const now = performance.now();
@@ -172,6 +181,7 @@ export class UdpSearcher {
         if (t.searchDueAt <= now) {
           t.searchQueued = true;
           this.queue.push(t);
+          this.queuedBytes += HEADER_SIZE + t.paddedLength;
         } else if (t.searchDueAt < next) next = t.searchDueAt;
       }
     }
@@ -181,7 +191,7 @@ export class UdpSearcher {
     const dests = this.config.searchDestinations;
     const q = this.queue;
     let qi = this.qHead;
-    while (qi < q.length && this.windowOpen) {
+    while (qi < q.length && this.windowOpen && (!fullOnly || this.queuedBytes >= max - HEADER_SIZE)) {
       // As many names as fit one datagram, written straight into its bytes.
       const bytes = new Uint8Array(max);
       const view = new DataView(bytes.buffer);
@@ -203,6 +213,7 @@ export class UdpSearcher {
           continue;
         }
         len += writeSearchRequest(view, bytes, len, t.name, t.cid);
+        this.queuedBytes -= size;
         names++;
         qi++;
         t.searchQueued = false;
@@ -222,6 +233,7 @@ export class UdpSearcher {
     if (qi >= q.length) {
       this.queue = [];
       this.qHead = 0;
+      this.queuedBytes = 0;
     } else if (qi > 1024 && qi * 2 > q.length) {
       this.queue = q.slice(qi);
       this.qHead = 0;
@@ -240,13 +252,13 @@ export class UdpSearcher {
       const size = (msg[pos + 2]! << 8) | msg[pos + 3]!;
       if (size === 0xffff || pos + HEADER_SIZE + size > len) break; // malformed: ignore the rest
       if (cmd === Cmd.SEARCH) {
-        const cid = msg.readUInt32BE(pos + 12);
+        const cid = ((msg[pos + 12]! << 24) | (msg[pos + 13]! << 16) | (msg[pos + 14]! << 8) | msg[pos + 15]!) >>> 0;
         const t = this.pending.get(cid);
         if (t) {
           // First answer wins: later ones find nothing pending.
           this.pending.delete(cid);
           t.searchQueued = false;
-          const addr = msg.readUInt32BE(pos + 8);
+          const addr = ((msg[pos + 8]! << 24) | (msg[pos + 9]! << 16) | (msg[pos + 10]! << 8) | msg[pos + 11]!) >>> 0;
           const port = (msg[pos + 4]! << 8) | msg[pos + 5]!;
           const version = size >= 2 ? (msg[pos + HEADER_SIZE]! << 8) | msg[pos + HEADER_SIZE + 1]! : 0;
           this.onFound(t, addr, port, from, version);
@@ -273,6 +285,7 @@ export class UdpSearcher {
     this.pending.clear();
     this.queue = [];
     this.qHead = 0;
+    this.queuedBytes = 0;
     this.inFlight.clear();
     this.inFlightBytes = 0;
     const s = this.socket;
