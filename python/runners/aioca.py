@@ -26,16 +26,6 @@ def load():
     return getattr(_version, "__version__", getattr(_version, "version", "?"))
 
 
-ECA_TIMEOUT = 80
-
-
-def error_text(result):
-    """A failed caget's reason; its timeout covers the connection, so a timeout there
-    means no server answered the search within it."""
-    if getattr(result, "errorcode", None) == ECA_TIMEOUT:
-        return "not found"
-    return str(result).split(": ", 1)[-1]
-
 
 class Client(base.Client):
     def __init__(self, names):
@@ -47,14 +37,7 @@ class Client(base.Client):
     def snapshot(self, timeout, t0):
         results = self.loop.run_until_complete(aioca.caget(
             self.names, format=aioca.FORMAT_TIME, timeout=timeout, throw=False))
-        elapsed = base.elapsed_ms(t0)
-        out = []
-        for r in results:
-            if r.ok:
-                out.append(base.ok(r, r.severity, r.status, r.timestamp, elapsed))
-            else:
-                out.append(base.failed(error_text(r), elapsed))
-        return out
+        return base.catools_results(results, base.elapsed_ms(t0))
 
     def monitor(self, store):
         add = store.add

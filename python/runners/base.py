@@ -51,6 +51,24 @@ def failed(error, elapsed):
     return {"ok": False, "error": " ".join(str(error).split()) or "failed", "elapsedMs": elapsed}
 
 
+ECA_TIMEOUT = 80
+
+
+def catools_results(results, elapsed):
+    """Result entries from the batch caget of cothread.catools or aioca (its augmented values:
+    .ok, .severity, .status, .timestamp). Their timeout covers the connection, so a timeout
+    there means no server answered the search within it."""
+    out = []
+    for r in results:
+        if r.ok:
+            out.append(ok(r, r.severity, r.status, r.timestamp, elapsed))
+        elif getattr(r, "errorcode", None) == ECA_TIMEOUT:
+            out.append(failed("not found", elapsed))
+        else:
+            out.append(failed(str(r).split(": ", 1)[-1], elapsed))
+    return out
+
+
 def as_float(value):
     try:
         return float(value)
