@@ -11,7 +11,7 @@ import { benchHtml } from '../report/html.js';
 import { snapshotBenchTable, summarizeSnapshot } from '../report/snapshot-bench.js';
 import type { MonitorRun } from '../bench/monitor.js';
 import type { SnapshotRun } from '../bench/snapshot.js';
-import { exitOnSignals, parseClientList, parseFormat, Progress, pythonFor } from './common.js';
+import { exitOnSignals, parseClientList, parseFormat, Progress, prepareClients } from './common.js';
 import { intArg, numberArg } from './options.js';
 import { UsageError } from './errors.js';
 
@@ -88,7 +88,7 @@ export function register(program: Command): void {
         return w;
       });
       exitOnSignals();
-      const python = await pythonFor(clients, true);
+      const python = await prepareClients(clients, true);
       const report = await doctor();
       const progress = new Progress();
       const results = await runBench({

@@ -1,6 +1,7 @@
 // What the measuring commands share: choosing the IOC (built-in or from the environment),
 // resolving clients, a live progress line on stderr, and dying cleanly on Ctrl-C.
 import { ensurePythonEnv } from '../pyenv/index.js';
+import { buildCRunner } from '../bench/clib.js';
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
 import { findClient, clientNames, type ClientSpec, type Workload } from '../bench/clients.js';
 import { UsageError } from './errors.js';
@@ -39,10 +40,16 @@ export function parseClientList(list: string, workload: Workload | 'all'): Clien
   });
 }
 
-/** The interpreter for Python runners, set up on first use (only when a Python client is asked for). */
-export async function pythonFor(clients: readonly ClientSpec[], builtinIoc: boolean): Promise<string> {
-  if (builtinIoc || clients.some((c) => c.runtime === 'python')) return ensurePythonEnv();
-  return 'python3';
+/**
+ * Make the asked clients runnable: the managed Python environment for the built-in IOC and the
+ * Python runners, and the C runner for the libca clients (each built once, on first use).
+ * Returns the Python interpreter. A C runner that cannot be built leaves its rows saying why.
+ */
+export async function prepareClients(clients: readonly ClientSpec[], builtinIoc: boolean): Promise<string> {
+  const needsPython = builtinIoc || clients.some((c) => c.runtime !== 'node');
+  const python = needsPython ? await ensurePythonEnv() : 'python3';
+  if (clients.some((c) => c.runtime === 'c')) await buildCRunner(python);
+  return python;
 }
 
 export interface Target {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { runMonitor } from '../bench/monitor.js';
 import { counterNames } from '../ioc/index.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
-import { exitOnSignals, parseClient, parseFormat, Progress, pythonFor, target } from './common.js';
+import { exitOnSignals, parseClient, parseFormat, Progress, prepareClients, target } from './common.js';
 import { intArg, numberArg } from './options.js';
 import { UsageError } from './errors.js';
 
@@ -36,7 +36,7 @@ export function register(program: Command): void {
       if (opts.nameStyle !== 'plain' && opts.nameStyle !== 'padded') throw new UsageError(`--name-style must be plain or padded, got "${opts.nameStyle}"`);
       if (opts.ioc !== 'builtin' && opts.ioc !== 'external') throw new UsageError(`--ioc must be builtin or external, got "${opts.ioc}"`);
       exitOnSignals();
-      const python = await pythonFor([client], opts.ioc === 'builtin');
+      const python = await prepareClients([client], opts.ioc === 'builtin');
       const t = await target(opts.ioc, { records: opts.records, rate: opts.rate, prefix: opts.prefix, nameStyle: opts.nameStyle, arrayElements: 0 });
       const progress = new Progress();
       try {

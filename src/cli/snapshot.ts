@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { readPvList, PvListError } from '../pvlist.js';
 import { runSnapshot } from '../bench/snapshot.js';
 import { snapshotCsv, snapshotJson, snapshotTable } from '../report/snapshot.js';
-import { exitOnSignals, parseClient, parseFormat, Progress, pythonFor, target } from './common.js';
+import { exitOnSignals, parseClient, parseFormat, Progress, prepareClients, target } from './common.js';
 import { UsageError } from './errors.js';
 import { intArg } from './options.js';
 
@@ -36,7 +36,7 @@ export function register(program: Command): void {
         throw err;
       }
       exitOnSignals();
-      const python = await pythonFor([client], opts.ioc === 'builtin');
+      const python = await prepareClients([client], opts.ioc === 'builtin');
       const t = await target(opts.ioc, { arrayElements: 0, rate: 1, records: Math.max(1000, ...names.map(counterIndex)) });
       const progress = new Progress();
       try {
