@@ -118,10 +118,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       for (let rep = 1; rep <= o.repeat; rep++) {
         for (const client of monClients) {
           const tag = `monitor ${o.records}x${o.samples} · ${client.name} · run ${rep}/${o.repeat}`;
-          const t0 = Date.now();
           runs.push(await runMonitor({
             client, python: o.python, env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocPid: ioc.pid,
-            onProgress: (s) => progress(`${tag}: ${s} (${Math.round((Date.now() - t0) / 1000)} s)`),
+            onProgress: (s) => progress(`${tag}: ${s}`),
           }));
         }
       }

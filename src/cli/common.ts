@@ -72,18 +72,32 @@ export async function target(mode: string, iocOptions: IocOptions): Promise<Targ
   throw new UsageError(`--ioc must be builtin or env, got "${mode}"`);
 }
 
-/** A live status line on stderr when it is a terminal; quiet otherwise. */
+/** A live status line on stderr when it is a terminal (redrawn each second with the time spent
+ *  in the current step); quiet otherwise. */
 export class Progress {
   private readonly live = process.stderr.isTTY === true;
-  private last = '';
+  private text = '';
+  private since = 0;
+  private timer: NodeJS.Timeout | undefined;
+
   update(text: string): void {
-    if (!this.live || text === this.last) return;
-    this.last = text;
-    process.stderr.write(`\r\x1b[2K${text.slice(0, (process.stderr.columns ?? 100) - 1)}`);
+    if (!this.live || text === this.text) return;
+    this.text = text;
+    this.since = Date.now();
+    this.draw();
+    this.timer ??= setInterval(() => this.draw(), 1000).unref();
   }
+
+  private draw(): void {
+    const line = `${this.text} (${Math.round((Date.now() - this.since) / 1000)} s)`;
+    process.stderr.write(`\r\x1b[2K${line.slice(0, (process.stderr.columns ?? 100) - 1)}`);
+  }
+
   done(): void {
-    if (this.live && this.last) process.stderr.write('\r\x1b[2K');
-    this.last = '';
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.live && this.text) process.stderr.write('\r\x1b[2K');
+    this.text = '';
   }
 }
 

@@ -41,11 +41,10 @@ export function register(program: Command): void {
       const progress = new Progress();
       try {
         const names = t.ioc ? t.ioc.counterNames() : counterNames(opts.prefix, opts.nameStyle, opts.records);
-        const t0 = Date.now();
         const run = await runMonitor({
           client, python, env: t.env, names, samples: opts.samples, rate: opts.rate,
           ...(t.ioc && { iocPid: t.ioc.pid }),
-          onProgress: (s) => progress.update(`monitor ${client.name}: ${s} (${Math.round((Date.now() - t0) / 1000)} s)`),
+          onProgress: (s) => progress.update(`monitor ${client.name}: ${s}`),
         });
         progress.done();
         if (format === 'json') process.stdout.write(JSON.stringify({ schema: 'epicsperf/monitor@1', options: { ...opts }, run }, null, 2) + '\n');
