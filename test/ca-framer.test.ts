@@ -100,6 +100,58 @@ describe('framer', () => {
     expect((r.value as Float64Array).buffer).toBe(delivered!.buffer); // zero-copy view
   });
 
+  it('swapArrays: a large array reply is converted to host order as it arrives, wherever the reads split it', () => {
+    // TIME_DOUBLE (value at offset 16), TIME_SHORT (offset 14), TIME_LONG (12), TIME_FLOAT (12).
+    const cases: Array<[number, ArrayLike<number>]> = [
+      [20, Float64Array.from({ length: 20_000 }, (_, i) => i * 1.5 - 7)],
+      [15, Int16Array.from({ length: 50_000 }, (_, i) => (i % 65536) - 32768)],
+      [19, Int32Array.from({ length: 30_000 }, (_, i) => i * 1000 - 5)],
+      [16, Float32Array.from({ length: 30_000 }, (_, i) => i / 4)],
+    ];
+    for (const [type, values] of cases) {
+      const { payload, count } = encodeDbr(type, values as never);
+      payload.set([0, 2, 0, 1, 0x30, 0, 0, 1, 0, 0, 0, 9], 0); // status 2, severity 1, secs, nsec
+      const m = encode({ type: 'EventAddResponse', dataType: type, count, status: 1, subscriptionId: 3, payload });
+      for (const step of [1000, 4093, 65536 + 3]) {
+        let delivered: [Uint8Array, boolean, boolean] | undefined;
+        const f = new Framer((_h, p, owned, hostOrder) => (delivered = [p, owned, hostOrder]), () => {}, undefined, undefined, { swapArrays: true });
+        let pos = 0;
+        while (pos < m.length) {
+          const t = f.directTarget();
+          if (t) {
+            const k = Math.min(t.length, step + 5, m.length - pos); // odd sizes: reads end mid-element
+            t.set(m.subarray(pos, pos + k));
+            f.commitDirect(k);
+            pos += k;
+          } else {
+            f.push(m.subarray(pos, pos + step));
+            pos += step;
+          }
+        }
+        expect(delivered?.[1]).toBe(true);
+        expect(delivered?.[2]).toBe(true);
+        const r = decodeDbr(type, count, delivered![0], { owned: true, hostOrder: true })!;
+        expect(Array.from(r.value as ArrayLike<number>)).toEqual(Array.from(values));
+        expect([r.status, r.severity, r.secondsPastEpoch, r.nanoseconds]).toEqual([2, 1, 0x30000001, 9]);
+      }
+    }
+  });
+
+  it('swapArrays leaves strings, chars, errors and payloads that arrive whole in network order', () => {
+    const strings = encodeDbr(14, Array.from({ length: 3000 }, (_, i) => `s${i}`));
+    const chars = encodeDbr(18, new Uint8Array(200_000).fill(65));
+    const small = encodeDbr(20, new Float64Array([1, 2, 3]));
+    for (const [type, enc] of [[14, strings], [18, chars], [20, small]] as const) {
+      const m = encode({ type: 'ReadNotifyResponse', dataType: type, count: enc.count, status: 1, ioid: 1, payload: enc.payload });
+      const got: boolean[] = [];
+      let last: Uint8Array | undefined;
+      const f = new Framer((_h, p, _o, hostOrder) => { got.push(hostOrder); last = p.slice(); }, () => {}, undefined, undefined, { swapArrays: true });
+      for (let i = 0; i < m.length; i += 7000) f.push(m.subarray(i, i + 7000));
+      expect(got).toEqual([false]);
+      expect(Buffer.compare(last!, enc.payload.subarray(0, last!.length))).toBe(0);
+    }
+  });
+
   it('a payload over the limit is a protocol error, and later input is ignored', () => {
     const { framer, got, errors } = collect(1024);
     const w = new ByteWriter();

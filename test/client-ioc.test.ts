@@ -96,6 +96,8 @@ describe('dynamic size and explicit counts', () => {
       const a = r.value as Float64Array;
       expect(a).toBeInstanceOf(Float64Array);
       expect(a.length).toBe(100_000);
+      // Every element of update k is k: a small whole number (a byte-order slip would not be).
+      expect(Number.isInteger(a[0]) && a[0]! >= 0 && a[0]! < 1e6).toBe(true);
       expect(a.every((x) => x === a[0])).toBe(true);
     } finally {
       await big.close();
@@ -166,6 +168,28 @@ describe('monitor', () => {
       expect(ups[i]!.posixSeconds).toBeGreaterThan(ups[i - 1]!.posixSeconds);
     }
     expect(ups.slice(1).every((u) => u.severity === 1)).toBe(true);
+  });
+
+  it('a 100,000-element waveform: every update whole and in order; arrays kept without reuseArrays stay intact', async () => {
+    for (const reuseArrays of [false, true]) {
+      const seen: number[] = [];
+      const kept: Float64Array[] = [];
+      let broken = 0;
+      const m = ctx.monitor('TEST:ARRAY', { reuseArrays }, (ev) => {
+        if (ev.kind !== 'update') return;
+        const a = ev.value as Float64Array;
+        const k = a[0]!;
+        if (a.length !== 100_000 || !Number.isInteger(k) || k < 0 || k > 1e6 || !a.every((x) => x === k)) broken++;
+        seen.push(k);
+        kept.push(reuseArrays ? a.slice() : a);
+      });
+      await waitFor(() => seen.length >= 4, 10_000, 'four array updates');
+      m.close();
+      expect(broken).toBe(0);
+      for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThan(seen[i - 1]!);
+      // Arrays handed over without reuseArrays are the caller's: later updates never touch them.
+      kept.forEach((a, i) => expect(a.every((x) => x === seen[i])).toBe(true));
+    }
   });
 
   it('iterator form: connection event first, then updates; a tiny queue counts overruns', async () => {

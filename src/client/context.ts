@@ -1,6 +1,6 @@
 // The Context: configuration, name resolution (one UDP searcher), the circuit pool (one TCP
 // circuit per server), the channel cache, get/put, and close() that releases everything.
-import { decodeDbr, type Reading } from '../ca/dbr.js';
+import { decodeDbrFlags, type Reading } from '../ca/dbr.js';
 import { intToIpv4, MAX_NAME_BYTES } from '../ca/search.js';
 import { paddedLength } from '../ca/messages.js';
 import type { FailReason } from '../ca/circuit.js';
@@ -65,8 +65,8 @@ export class Context implements ChannelOwner {
       return p.reject(e);
     }
     const ioid = t.circuit.read(ch.sid, plan.dbrType, plan.count, {
-      onReply: (h, payload, owned) => {
-        const r = decodeDbr(h.dataType, h.dataCount, payload, { asArray: plan.asArray, longString: plan.longString, owned });
+      onReply: (h, payload, owned, hostOrder) => {
+        const r = decodeDbrFlags(h.dataType, h.dataCount, payload, plan.asArray, plan.longString, owned, hostOrder);
         if (r) p.resolve(r);
         else p.reject(new ProtocolError(`undecodable reply (type ${h.dataType}, count ${h.dataCount}, ${payload.length} bytes)`, ch.name));
       },

@@ -1,7 +1,7 @@
 // Subscriptions: the callback form and the async-iterator form (a bounded queue that counts
 // overruns), with connection events in the stream, and re-subscription after a reconnect.
 import { DBE_ALARM, DBE_LOG, DBE_PROPERTY, DBE_VALUE } from '../ca/constants.js';
-import { decodeDbr, type Reading } from '../ca/dbr.js';
+import { decodeDbrFlags, type Reading } from '../ca/dbr.js';
 import type { IoHandler } from '../ca/circuit.js';
 import type { Header } from '../ca/header.js';
 import type { TcpCircuit } from '../transport/tcp.js';
@@ -123,9 +123,9 @@ export class Monitor implements AsyncIterable<MonitorEvent>, IoHandler {
   }
 
   /** IoHandler: one update from the server. */
-  onReply(h: Header, payload: Uint8Array, owned: boolean): void {
+  onReply(h: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean): void {
     const plan = this.plan!;
-    const r = decodeDbr(h.dataType, h.dataCount, payload, { asArray: plan.asArray, longString: plan.longString, owned });
+    const r = decodeDbrFlags(h.dataType, h.dataCount, payload, plan.asArray, plan.longString, owned, hostOrder);
     if (!r) {
       this.fail(new ProtocolError(`undecodable update (type ${h.dataType}, count ${h.dataCount})`, this.ch.name));
       return;

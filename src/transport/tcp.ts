@@ -111,7 +111,8 @@ export class TcpCircuit {
     this.lastRx = performance.now();
     if (this.closed) return false;
     if (buf !== this.chunk) {
-      // A large payload is arriving straight into its buffer: not a sign of falling behind.
+      // A large payload is arriving straight into its buffer: not a sign of falling behind (and
+      // the chunk read that brought its header must not count towards flow control either).
       this.fullReads = 0;
       this.framer.commitDirect(n);
       return true;
