@@ -70,6 +70,7 @@ export class UdpSearcher {
   private sequence = 1;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
+  private soonPending = false;
   private nextDue = Infinity;
   private closed = false;
   /** Datagrams sent (for diagnostics and tests). */
@@ -115,27 +116,36 @@ export class UdpSearcher {
   /** Start (or restart, after a disconnect) searching for a name. */
   add(t: SearchTarget, delayMs = 0): void {
     if (this.closed) return;
-    const now = performance.now();
     if (this.pending.get(t.cid) !== t) {
       this.pending.set(t.cid, t);
       t.searchQueued = false;
     }
     t.searchAttempt = 0;
-    t.searchDueAt = now + delayMs;
+    t.searchDueAt = delayMs > 0 ? performance.now() + delayMs : 0;
     if (delayMs > 0) {
       // Later (e.g. after a circuit to that server failed): the due scan picks it up.
       if (t.searchDueAt < this.nextDue) this.nextDue = t.searchDueAt;
       this.schedule(delayMs);
       return;
     }
-    if (t.searchQueued) return this.schedule(0); // already waiting in the queue
+    if (t.searchQueued) return this.soon(); // already waiting in the queue
     t.searchQueued = true;
     this.queue.push(t);
     this.queuedBytes += HEADER_SIZE + t.paddedLength;
     // A full datagram's worth waiting and room in the window: send now, while the caller is
     // still adding names (the server works on these meanwhile).
     if (this.queuedBytes >= this.datagramBytes - HEADER_SIZE && this.windowOpen) this.sendDue(true);
-    else this.schedule(0);
+    else this.soon();
+  }
+
+  /** Send what is queued once the caller's synchronous work is done (one check per turn). */
+  private soon(): void {
+    if (this.soonPending || this.closed) return;
+    this.soonPending = true;
+    setImmediate(() => {
+      this.soonPending = false;
+      this.sendDue();
+    });
   }
 
   /** Stop searching for a name (found elsewhere, or no longer wanted). */
