@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { getLogger } from '../log.js';
 import { killOnExit } from '../children.js';
+import { schedulingPrefix } from './sched.js';
 
 const log = getLogger('bench.runner');
 
@@ -28,7 +29,8 @@ export class RunnerProcess {
   private ended = false;
 
   constructor(command: string, args: string[], env: Record<string, string>) {
-    this.child = spawn(command, args, {
+    const sched = schedulingPrefix().argv;
+    this.child = spawn(sched[0] ?? command, sched.length ? [...sched.slice(1), command, ...args] : args, {
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });

@@ -1,6 +1,7 @@
 // `bench`: each client in turn, repeated, on the snapshot and monitor workloads, against one
 // built-in IOC per workload family; returns plain results for the reporters.
 import { startIoc } from '../ioc/index.js';
+import { schedulingPrefix } from './sched.js';
 import type { DoctorReport } from '../doctor.js';
 import { clientStatuses, type ClientSpec } from './clients.js';
 import { runMonitor, type MonitorRun } from './monitor.js';
@@ -59,7 +60,7 @@ export interface BenchResults {
   schema: 'epicsperf/bench@1';
   startedAt: string;
   environment: DoctorReport;
-  options: Omit<BenchOptions, 'clients' | 'python' | 'report' | 'onProgress'> & { clients: string[] };
+  options: Omit<BenchOptions, 'clients' | 'python' | 'report' | 'onProgress'> & { clients: string[]; scheduling: string };
   /** Clients that could not run at all, with the reason. */
   unavailable: { client: string; reason: string }[];
   snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[] }[];
@@ -80,7 +81,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     schema: 'epicsperf/bench@1',
     startedAt: new Date().toISOString(),
     environment: o.report,
-    options: { workloads: o.workloads, repeat: o.repeat, timeoutMs: o.timeoutMs, records: o.records, samples: o.samples, rate: o.rate, clients: o.clients.map((c) => c.name) },
+    options: { workloads: o.workloads, repeat: o.repeat, timeoutMs: o.timeoutMs, records: o.records, samples: o.samples, rate: o.rate, clients: o.clients.map((c) => c.name), scheduling: schedulingPrefix().note },
     unavailable,
     snapshot: [],
     monitor: undefined,

@@ -39,7 +39,7 @@ function groupBy<T extends { client: string }>(runs: readonly T[]): Map<string, 
 export function renderBench(results: BenchResults, markdown: boolean): string {
   const out: string[] = [];
   const env = results.environment;
-  out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores) · repeats ${results.options.repeat}\n`);
+  out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores) · repeats ${results.options.repeat}\n${results.options.scheduling}\n`);
   for (const s of results.snapshot) {
     out.push(`\nSnapshot ${s.workload.id}: ${s.workload.connected} PVs that exist + ${s.workload.missing} missing, timeout ${results.options.timeoutMs} ms\n\n`);
     out.push(snapshotBenchTable(summarizeSnapshot(groupBy<SnapshotRun>(s.runs)), markdown));

@@ -54,7 +54,7 @@ const pre = (text: string) => `<pre>${esc(text)}</pre>`;
 export function benchHtml(r: BenchResults): string {
   const env = r.environment;
   const parts: string[] = [];
-  parts.push(`<h1>epicsperf bench</h1><p>${esc(r.startedAt)} · epicsperf ${esc(env.epicsperf)} · Node ${esc(env.node)} · Python ${esc(env.python.version ?? '-')} · ${esc(env.cpu.model)}, ${env.cpu.cores} cores, ${(env.memoryBytes / 2 ** 30).toFixed(0)} GiB · ${r.options.repeat} run(s) per client</p>`);
+  parts.push(`<h1>epicsperf bench</h1><p>${esc(r.startedAt)} · epicsperf ${esc(env.epicsperf)} · Node ${esc(env.node)} · Python ${esc(env.python.version ?? '-')} · ${esc(env.cpu.model)}, ${env.cpu.cores} cores, ${(env.memoryBytes / 2 ** 30).toFixed(0)} GiB · ${r.options.repeat} run(s) per client · ${esc(r.options.scheduling)}</p>`);
   for (const s of r.snapshot) {
     const rows = summarizeSnapshot(group<SnapshotRun>(s.runs));
     parts.push(`<h2>Snapshot ${esc(s.workload.id)}: ${s.workload.connected} PVs + ${s.workload.missing} missing, timeout ${r.options.timeoutMs} ms</h2>`);
