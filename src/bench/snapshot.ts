@@ -36,6 +36,10 @@ export interface SnapshotRun {
   cpuS?: number;
   peakRssMb?: number;
   rows: SnapshotRow[];
+  /** Set when `rows` holds only the failed and wrong PVs (stored bench results). */
+  rowsKept?: 'failures';
+  /** Elapsed time of the answers, ms (stored bench results, where the rows are dropped). */
+  elapsedMs?: { p50: number; p99: number; max: number };
 }
 
 export interface SnapshotRunOptions {

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { doctor } from '../doctor.js';
 import { CLIENTS, type Workload } from '../bench/clients.js';
-import { DEFAULT_SNAPSHOTS, runBench, SNAPSHOT_WORKLOADS, type BenchResults } from '../bench/suite.js';
+import { compactResults, DEFAULT_SNAPSHOTS, runBench, SNAPSHOT_WORKLOADS, type BenchResults } from '../bench/suite.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
 import { arrayTable, summarizeArray } from '../report/array.js';
 import { benchHtml } from '../report/html.js';
@@ -108,8 +108,8 @@ export function register(program: Command): void {
         onProgress: (s) => progress.update(s),
       });
       progress.done();
-      if (opts.out) writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');
+      if (opts.out) writeFileSync(opts.out, JSON.stringify(compactResults(results), null, 2) + '\n');
       if (opts.html) writeFileSync(opts.html, benchHtml(results));
-      process.stdout.write(format === 'json' ? JSON.stringify(results, null, 2) + '\n' : renderBench(results, format === 'markdown'));
+      process.stdout.write(format === 'json' ? JSON.stringify(compactResults(results), null, 2) + '\n' : renderBench(results, format === 'markdown'));
     });
 }
