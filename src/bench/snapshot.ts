@@ -36,8 +36,10 @@ export interface SnapshotRun {
   cpuS?: number;
   peakRssMb?: number;
   rows: SnapshotRow[];
-  /** Set when `rows` holds only the failed and wrong PVs (stored bench results). */
+  /** Set when `rows` holds only (the first 100 of) the failed and wrong PVs (stored bench results). */
   rowsKept?: 'failures';
+  /** How many PVs failed or disagreed, per reason (stored bench results). */
+  failureReasons?: Record<string, number>;
   /** Elapsed time of the answers, ms (stored bench results, where the rows are dropped). */
   elapsedMs?: { p50: number; p99: number; max: number };
 }

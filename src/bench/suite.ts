@@ -70,8 +70,9 @@ export interface BenchResults {
 }
 
 /**
- * The results as stored: a snapshot run keeps the rows of the PVs that failed or disagreed with
- * the IOC, and the distribution of the answers' elapsed times (10,000 rows per run otherwise).
+ * The results as stored: a snapshot run keeps the first 100 rows of PVs that failed or disagreed
+ * with the IOC, a count per reason, and the distribution of the answers' elapsed times, instead
+ * of one row per PV (10,000 per run).
  */
 export function compactResults(r: BenchResults): BenchResults {
   return {
@@ -82,7 +83,13 @@ export function compactResults(r: BenchResults): BenchResults {
         if (run.rowsKept === 'failures') return run;
         const times = run.rows.filter((x) => x.ok && x.elapsedMs !== undefined).map((x) => x.elapsedMs!).sort((a, b) => a - b);
         const elapsedMs = times.length ? { p50: percentile(times, 50), p99: percentile(times, 99), max: times[times.length - 1]! } : undefined;
-        return { ...run, rows: run.rows.filter((x) => !x.ok || x.correct === false), rowsKept: 'failures' as const, ...(elapsedMs && { elapsedMs }) };
+        const bad = run.rows.filter((x) => !x.ok || x.correct === false);
+        const failureReasons: Record<string, number> = {};
+        for (const x of bad) {
+          const why = x.ok ? 'disagrees with the IOC' : x.error ?? 'failed';
+          failureReasons[why] = (failureReasons[why] ?? 0) + 1;
+        }
+        return { ...run, rows: bad.slice(0, 100), rowsKept: 'failures' as const, failureReasons, ...(elapsedMs && { elapsedMs }) };
       }),
     })),
   };
