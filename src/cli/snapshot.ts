@@ -37,7 +37,8 @@ export function register(program: Command): void {
       }
       exitOnSignals();
       const python = await prepareClients([client], opts.ioc === 'builtin');
-      const t = await target(opts.ioc, { arrayElements: 0, rate: 1, records: Math.max(1000, ...names.map(counterIndex)) });
+      const records = names.reduce((m, n) => Math.max(m, counterIndex(n)), 1000);
+      const t = await target(opts.ioc, { arrayElements: 0, rate: 1, records });
       const progress = new Progress();
       try {
         const run = await runSnapshot({
