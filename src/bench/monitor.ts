@@ -1,7 +1,7 @@
 // The monitor workload for one client: start its runner, let it subscribe to the IOC's counters
 // until every PV has its samples, measure its CPU and memory from outside, then check the samples.
 import { RunnerProcess, RunnerError } from './runner.js';
-import { CpuSampler, memoryKb } from './procstat.js';
+import { cpuSeconds, CpuSampler, memoryKb } from './procstat.js';
 import { checkArraySamples, checkMonitorSamples, decodeSamples, type ArrayCheck, type MonitorCheck } from './checks.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
 import { stat, type Stat } from './stats.js';
@@ -37,7 +37,8 @@ export interface MonitorRun {
   connectMs?: number;
   /** From `start` until every PV had its samples, s. */
   collectS?: number;
-  /** CPU of the runner process, % of one core, sampled once a second after the warm-up. */
+  /** CPU of the runner process, % of one core, sampled once a second after the warm-up (one
+   *  figure over the whole collection when it ended before the first sample). */
   cpuPercent?: Stat & { samples: number[] };
   iocCpuPercent?: Stat;
   peakRssMb?: number;
@@ -76,6 +77,8 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     await runner.next('connected', 30_000 + o.names.length * 20, 'all PVs connected');
     result.connectMs = performance.now() - t0;
     progress('collecting');
+    // The whole collection window, for runs too short for one sample after the warm-up.
+    const window0 = { cpu: cpuSeconds(runner.pid), t: performance.now() };
     sampler = new CpuSampler(runner.pid);
     iocSampler = o.iocPid ? new CpuSampler(o.iocPid) : undefined;
     warm = setTimeout(() => {
@@ -87,6 +90,10 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     result.collectS = (performance.now() - t0) / 1000;
     clearTimeout(warm);
     const cpu = sampler.stop();
+    const window1 = cpuSeconds(runner.pid);
+    if (cpu.length === 0 && window0.cpu !== undefined && window1 !== undefined) {
+      cpu.push(((window1 - window0.cpu) / ((performance.now() - window0.t) / 1000)) * 100);
+    }
     const iocCpu = iocSampler?.stop() ?? [];
     sampler.updateMemory();
     result.peakRssMb = sampler.peakRssKb / 1024;
