@@ -111,7 +111,8 @@ export class RunnerProcess {
   /** Why the runner failed, from its last error-looking stderr lines. */
   reason(): string {
     const tail = this.stderrTail;
-    const err = [...tail].reverse().find((l) => /error|exception|traceback|not found|cannot|failed|killed/i.test(l) && !/^\s*File "/.test(l));
+    // The last error-looking line that is not a stack frame (Python `File "..."`, Node `at ...`).
+    const err = [...tail].reverse().find((l) => /error|exception|traceback|not found|cannot|failed|killed/i.test(l) && !/^\s*(File "|at )/.test(l));
     return (err ?? tail[tail.length - 1] ?? 'no output').trim().slice(0, 300);
   }
 

@@ -42,7 +42,7 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
   out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores) · repeats ${results.options.repeat}\n${results.options.scheduling}\n`);
   for (const s of results.snapshot) {
     out.push(`\nSnapshot ${s.workload.id}: ${s.workload.connected} PVs that exist + ${s.workload.missing} missing, timeout ${results.options.timeoutMs} ms\n\n`);
-    out.push(snapshotBenchTable(summarizeSnapshot(groupBy<SnapshotRun>(s.runs)), markdown));
+    out.push(snapshotBenchTable(summarizeSnapshot(groupBy<SnapshotRun>(s.runs), s.workload.connected), markdown));
   }
   if (results.monitor) {
     const o = results.options;

@@ -56,9 +56,9 @@ export function benchHtml(r: BenchResults): string {
   const parts: string[] = [];
   parts.push(`<h1>epicsperf bench</h1><p>${esc(r.startedAt)} · epicsperf ${esc(env.epicsperf)} · Node ${esc(env.node)} · Python ${esc(env.python.version ?? '-')} · ${esc(env.cpu.model)}, ${env.cpu.cores} cores, ${(env.memoryBytes / 2 ** 30).toFixed(0)} GiB · ${r.options.repeat} run(s) per client · ${esc(r.options.scheduling)}</p>`);
   for (const s of r.snapshot) {
-    const rows = summarizeSnapshot(group<SnapshotRun>(s.runs));
+    const rows = summarizeSnapshot(group<SnapshotRun>(s.runs), s.workload.connected);
     parts.push(`<h2>Snapshot ${esc(s.workload.id)}: ${s.workload.connected} PVs + ${s.workload.missing} missing, timeout ${r.options.timeoutMs} ms</h2>`);
-    parts.push(barChart('wall time, shorter is better', 's', rows.map((x) => ({ label: x.client, stat: x.wallS, note: x.error, flag: x.wrong ? `${x.wrong} wrong` : undefined }))));
+    parts.push(barChart('wall time, shorter is better', 's', rows.map((x) => ({ label: x.client, stat: x.wallS, note: x.error, flag: x.wrong ? `${x.wrong} wrong` : x.error }))));
     parts.push(pre(snapshotBenchTable(rows)));
   }
   if (r.monitor) {

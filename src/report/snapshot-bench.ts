@@ -16,7 +16,9 @@ export interface SnapshotBenchRow {
   error?: string;
 }
 
-export function summarizeSnapshot(byClient: Map<string, SnapshotRun[]>): SnapshotBenchRow[] {
+/** `existing`: how many of the names exist; a client that answers fewer is noted (its wall time
+ *  alone would flatter it). */
+export function summarizeSnapshot(byClient: Map<string, SnapshotRun[]>, existing?: number): SnapshotBenchRow[] {
   const rows: SnapshotBenchRow[] = [];
   for (const [client, runs] of byClient) {
     const done = runs.filter((r) => r.wallMs !== undefined);
@@ -33,7 +35,9 @@ export function summarizeSnapshot(byClient: Map<string, SnapshotRun[]>): Snapsho
     const cpu = stat(done.map((r) => r.cpuS ?? NaN));
     if (cpu) row.cpuS = cpu;
     const err = runs.find((r) => r.error)?.error;
+    const fewest = Math.min(...done.map((r) => r.answered));
     if (err) row.error = err;
+    else if (existing !== undefined && done.length && fewest < existing) row.error = `up to ${existing - fewest} PVs that exist went unanswered`;
     rows.push(row);
   }
   const best = Math.min(...rows.map((r) => r.wallS?.median ?? Infinity));

@@ -11,6 +11,9 @@ if (args.workload !== 'snapshot') fail('caget-procs runs the snapshot workload o
 type Row = { ok: true; value: number | number[] | string; elapsedMs: number } | { ok: false; error: string; elapsedMs: number };
 let rows: Row[] = [];
 
+// A failure to start one of thousands of processes (a process or file limit) fails that PV.
+process.on('uncaughtException', (err) => fail(`caget-procs: ${err.message}`));
+
 function getOne(name: string, t0: number): Promise<Row> {
   return new Promise((resolve) => {
     const child = spawn(caget!, ['get', name, '--timeout-ms', String(args.timeoutMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
