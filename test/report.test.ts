@@ -54,3 +54,12 @@ describe('reports', () => {
     expect(widths[1]! / widths[0]!).toBeCloseTo(55 / 1.5, 0);
   });
 });
+
+describe('snapshot notes', () => {
+  it('notes a client that answered fewer PVs than exist, so its wall time does not flatter it', () => {
+    const run = (client: string, answered: number): SnapshotRun => ({ client, ok: true, wallMs: 1000, answered, failed: 1095 - answered, wrong: 0, rows: [] });
+    const rows = summarizeSnapshot(new Map([['full', [run('full', 1000)]], ['partial', [run('partial', 848), run('partial', 900)]]]), 1000);
+    expect(rows.find((r) => r.client === 'full')!.error).toBeUndefined();
+    expect(rows.find((r) => r.client === 'partial')!.error).toBe('up to 152 PVs that exist went unanswered');
+  });
+});
