@@ -1,16 +1,12 @@
-// `epicsperf bench [snapshot|monitor|all]`: every client, repeated, one comparison table per
-// workload, and a JSON file with the environment, the options and every raw figure.
+// `epicsperf bench [snapshot|monitor|array|all]`: every client, repeated, one comparison table per
+// workload, a JSON file with the environment, the options and every raw figure, and an HTML report.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { doctor } from '../doctor.js';
 import { CLIENTS, type Workload } from '../bench/clients.js';
-import { compactResults, DEFAULT_SNAPSHOTS, runBench, SNAPSHOT_WORKLOADS, type BenchResults } from '../bench/suite.js';
-import { monitorTable, summarizeMonitor } from '../report/monitor.js';
-import { arrayTable, summarizeArray } from '../report/array.js';
+import { compactResults, DEFAULT_SNAPSHOTS, runBench, SNAPSHOT_WORKLOADS } from '../bench/suite.js';
 import { benchHtml } from '../report/html.js';
-import { snapshotBenchTable, summarizeSnapshot } from '../report/snapshot-bench.js';
-import type { MonitorRun } from '../bench/monitor.js';
-import type { SnapshotRun } from '../bench/snapshot.js';
+import { renderBench } from '../report/bench.js';
 import { exitOnSignals, parseClientList, parseFormat, Progress, prepareClients } from './common.js';
 import { intArg, numberArg } from './options.js';
 import { UsageError } from './errors.js';
@@ -28,34 +24,6 @@ interface Opts {
   snapshots: string;
   arrayElements: number;
   arraySamples: number;
-}
-
-function groupBy<T extends { client: string }>(runs: readonly T[]): Map<string, T[]> {
-  const m = new Map<string, T[]>();
-  for (const r of runs) m.set(r.client, [...(m.get(r.client) ?? []), r]);
-  return m;
-}
-
-export function renderBench(results: BenchResults, markdown: boolean): string {
-  const out: string[] = [];
-  const env = results.environment;
-  out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores) · repeats ${results.options.repeat}\n${results.options.scheduling}\n`);
-  for (const s of results.snapshot) {
-    out.push(`\nSnapshot ${s.workload.id}: ${s.workload.connected} PVs that exist + ${s.workload.missing} missing, timeout ${results.options.timeoutMs} ms\n\n`);
-    out.push(snapshotBenchTable(summarizeSnapshot(groupBy<SnapshotRun>(s.runs), s.workload.connected), markdown));
-  }
-  if (results.monitor) {
-    const o = results.options;
-    out.push(`\nMonitor: ${o.records} counters x ${o.samples} samples at ${o.rate} Hz (CPU of the client process, 100% = one core)\n\n`);
-    out.push(monitorTable(summarizeMonitor(groupBy<MonitorRun>(results.monitor.runs)), markdown));
-  }
-  if (results.array) {
-    const a = results.array.workload;
-    out.push(`\nArray: one ${a.elements.toLocaleString('en-US')}-double waveform refreshed as fast as the IOC can, ${a.samples} updates per run\n\n`);
-    out.push(arrayTable(summarizeArray(groupBy<MonitorRun>(results.array.runs)), markdown));
-  }
-  for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);
-  return out.join('') + '\n';
 }
 
 export function register(program: Command): void {

@@ -34,3 +34,10 @@ export function fmtStat(s: { median: number; min: number; max: number } | undefi
   if (!s) return '-';
   return s.min === s.max ? fmt(s.median, digits) : `${fmt(s.median, digits)} (${fmt(s.min, digits)}-${fmt(s.max, digits)})`;
 }
+
+/** Runs grouped by client, in the order clients first appear. */
+export function groupByClient<T extends { client: string }>(runs: readonly T[]): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const r of runs) m.set(r.client, [...(m.get(r.client) ?? []), r]);
+  return m;
+}

@@ -1,0 +1,30 @@
+// Renders a bench run as text or Markdown: the environment, then one table per workload.
+import type { BenchResults } from '../bench/suite.js';
+import type { MonitorRun } from '../bench/monitor.js';
+import type { SnapshotRun } from '../bench/snapshot.js';
+import { arrayTable, summarizeArray } from './array.js';
+import { monitorTable, summarizeMonitor } from './monitor.js';
+import { snapshotBenchTable, summarizeSnapshot } from './snapshot-bench.js';
+import { groupByClient } from './table.js';
+
+export function renderBench(results: BenchResults, markdown: boolean): string {
+  const out: string[] = [];
+  const env = results.environment;
+  out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores) · repeats ${results.options.repeat}\n${results.options.scheduling}\n`);
+  for (const s of results.snapshot) {
+    out.push(`\nSnapshot ${s.workload.id}: ${s.workload.connected} PVs that exist + ${s.workload.missing} missing, timeout ${results.options.timeoutMs} ms\n\n`);
+    out.push(snapshotBenchTable(summarizeSnapshot(groupByClient<SnapshotRun>(s.runs), s.workload.connected), markdown));
+  }
+  if (results.monitor) {
+    const o = results.options;
+    out.push(`\nMonitor: ${o.records} counters x ${o.samples} samples at ${o.rate} Hz (CPU of the client process, 100% = one core)\n\n`);
+    out.push(monitorTable(summarizeMonitor(groupByClient<MonitorRun>(results.monitor.runs)), markdown));
+  }
+  if (results.array) {
+    const a = results.array.workload;
+    out.push(`\nArray: one ${a.elements.toLocaleString('en-US')}-double waveform refreshed as fast as the IOC can, ${a.samples} updates per run\n\n`);
+    out.push(arrayTable(summarizeArray(groupByClient<MonitorRun>(results.array.runs)), markdown));
+  }
+  for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);
+  return out.join('') + '\n';
+}
