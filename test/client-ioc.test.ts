@@ -234,6 +234,44 @@ describe('snapshot', () => {
     for (const r of res) expect(r.elapsedMs).toBeLessThanOrEqual(wall + 1);
   });
 
+  it('a batch set up over several event-loop turns: every name answered, in order, each against the IOC', async () => {
+    // 1,000 names (20 counters and 980 missing names, interleaved) take several setup slices.
+    const names = Array.from({ length: 1000 }, (_, i) => (i % 50 === 0 ? `TEST:CALC${i / 50 + 1}` : `NOPE:SLICE:${i}`));
+    const fresh = contextFor(ioc.env);
+    try {
+      const res = await fresh.snapshot(names, { timeout: 400 });
+      expect(res.map((r) => r.name)).toEqual(names);
+      for (const [i, r] of res.entries()) {
+        if (i % 50 === 0) expect(r).toMatchObject({ ok: true, severity: 1 });
+        else expect(r).toMatchObject({ ok: false, code: 'ERR_CA_NOT_FOUND' });
+      }
+      expect(fresh.stats().searching).toBe(0);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('an abort while the batch is still being set up fails every name, and the context goes on', async () => {
+    const names = Array.from({ length: 2000 }, (_, i) => `NOPE:ABORT:${i}`);
+    const fresh = contextFor(ioc.env);
+    try {
+      const ac = new AbortController();
+      const p = fresh.snapshot(names, { timeout: 5000, signal: ac.signal });
+      await new Promise((r) => setImmediate(r));
+      const set = fresh.stats().channels;
+      expect(set).toBeGreaterThan(0);
+      expect(set).toBeLessThan(2000); // part of the batch is set up, the rest is not yet
+      ac.abort();
+      const res = await p;
+      expect(res).toHaveLength(2000);
+      expect(res.every((r) => !r.ok && r.code === 'ERR_CA_ABORTED')).toBe(true);
+      expect(fresh.stats()).toMatchObject({ channels: 0, searching: 0 });
+      expect((await fresh.get('TEST:CALC1', { timeout: 2000 })).severity).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('a bad name fails alone, never the batch', async () => {
     const res = await ctx.snapshot(['', 'TEST:CALC1'], { timeout: 1000 });
     expect(res[0]).toMatchObject({ ok: false, code: 'ERR_CA_BAD_ARGUMENT' });

@@ -172,6 +172,16 @@ export class Context implements ChannelOwner {
     return ch;
   }
 
+  /** @internal Many acquire() calls follow over several event-loop turns (see UdpSearcher.cork). */
+  corkSearch(): void {
+    this.searcher().cork();
+  }
+
+  /** @internal */
+  uncorkSearch(): void {
+    this.udp?.uncork();
+  }
+
   /** @internal Drop a reference; a channel nobody holds stops searching (connected ones stay cached). */
   release(ch: Channel): void {
     ch.refs--;

@@ -8,7 +8,7 @@ import type { Header } from '../ca/header.js';
 import type { Channel, ConnectWaiter } from './channel.js';
 import type { Context } from './context.js';
 import { planRead, type ReadOptions, type ReadPlan } from './convert.js';
-import { AbortedError, AccessDeniedError, CaError, ProtocolError } from './errors.js';
+import { AbortedError, AccessDeniedError, CaError, ProtocolError, TimeoutError } from './errors.js';
 import { checkTimeout } from './pending.js';
 
 export interface SnapshotOptions extends ReadOptions {
@@ -91,12 +91,19 @@ class Item implements ConnectWaiter, IoHandler {
   }
 }
 
+/** Names set up per event-loop turn when a snapshot starts. */
+const START_SLICE = 256;
+
 class Batch {
   readonly results: Array<SnapshotResult | undefined>;
   readonly items: Array<Item | undefined>;
   remaining: number;
   readonly t0 = performance.now();
   private timer: NodeJS.Timeout | undefined;
+  /** Names acquired so far (they are set up a slice per event-loop turn). */
+  private started = 0;
+  /** Whether this batch holds the searcher to full datagrams while it sets names up. */
+  private corked = false;
   private onAbort: (() => void) | undefined;
   private resolve!: (r: SnapshotResult[]) => void;
   readonly promise: Promise<SnapshotResult[]>;
@@ -115,9 +122,40 @@ class Batch {
   }
 
   start(timeout: number): void {
-    const { ctx, names, items } = this;
+    const { ctx, names } = this;
     const n = names.length;
-    for (let i = 0; i < n && this.remaining > 0; i++) {
+    // One timer for the batch, counted from the start (setting up 10,000 names takes time too).
+    this.timer = setTimeout(() => {
+      for (let i = 0; i < n && this.remaining > 0; i++) {
+        if (this.results[i]) continue;
+        const item = this.items[i];
+        this.fail(i, item ? ctx.timeoutError(item.ch) : new TimeoutError('not started within the timeout', names[i]));
+      }
+    }, timeout);
+    const signal = this.opts.signal;
+    if (signal) {
+      this.onAbort = () => {
+        for (let i = 0; i < n && this.remaining > 0; i++) if (!this.results[i]) this.fail(i, new AbortedError(undefined, names[i]));
+      };
+      if (signal.aborted) return this.onAbort();
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+    if (n > START_SLICE) {
+      ctx.corkSearch();
+      this.corked = true;
+    }
+    this.startSome();
+  }
+
+  /**
+   * Acquire the next slice of names and send what it needs, then let the event loop run before
+   * the next slice: the server's answers to the first names are handled (and its next requests
+   * sent) while later names are still being set up, so client and server work side by side.
+   */
+  private startSome(): void {
+    const { ctx, names, items } = this;
+    const end = Math.min(names.length, this.started + START_SLICE);
+    for (let i = this.started; i < end && this.remaining > 0; i++) {
       const name = names[i]!;
       let ch: Channel;
       try {
@@ -134,21 +172,15 @@ class Batch {
         ch.addWaiter(item);
       }
     }
-    if (this.remaining === 0) return;
-    // One timer for the batch, counted from the start (setting up 10,000 names takes time too).
-    this.timer = setTimeout(() => {
-      for (let i = 0; i < n && this.remaining > 0; i++) {
-        if (!this.results[i]) this.fail(i, ctx.timeoutError(this.items[i]!.ch));
-      }
-    }, Math.max(0, timeout - (performance.now() - this.t0)));
-    const signal = this.opts.signal;
-    if (signal) {
-      this.onAbort = () => {
-        for (let i = 0; i < n && this.remaining > 0; i++) if (!this.results[i]) this.fail(i, new AbortedError(undefined, names[i]));
-      };
-      if (signal.aborted) this.onAbort();
-      else signal.addEventListener('abort', this.onAbort, { once: true });
-    }
+    this.started = end;
+    if (end < names.length && this.remaining > 0) setImmediate(() => this.startSome());
+    else this.uncork();
+  }
+
+  private uncork(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.ctx.uncorkSearch();
   }
 
   private planFor(ch: Channel, serverVersion: number): ReadPlan {
@@ -205,6 +237,7 @@ class Batch {
 
   private done(): void {
     if (this.timer) clearTimeout(this.timer);
+    this.uncork();
     if (this.onAbort) this.opts.signal?.removeEventListener('abort', this.onAbort);
     const { ctx, items } = this;
     const closed = ctx.closed;

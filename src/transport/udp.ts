@@ -20,7 +20,7 @@ export interface SearchTarget {
   readonly name: string;
   /** Bytes of the name on the wire (NUL-terminated, padded to 8). */
   readonly paddedLength: number;
-  /** Searcher state: attempts so far, when the next one is due, whether it waits in the queue. */
+  /** Searcher state: attempts so far, when the next one is due (whole ms of performance.now()), whether it waits in the queue. */
   searchAttempt: number;
   searchDueAt: number;
   searchQueued: boolean;
@@ -66,11 +66,14 @@ export class UdpSearcher {
   private readonly windowBytes: number;
   private readonly datagramBytes: number;
   /** Smoothed time from a datagram's send to the processing of its reply (our own lag included). */
-  private srtt = SLOT_EXPIRY_MS;
+  /** In whole microseconds: the field keeps one number representation. */
+  private srttUs = SLOT_EXPIRY_MS * 1000;
   private sequence = 1;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private soonPending = false;
+  /** While above zero, more names are on their way: only full datagrams are sent. */
+  private corks = 0;
   private nextDue = Infinity;
   private closed = false;
   /** Datagrams sent (for diagnostics and tests). */
@@ -121,7 +124,7 @@ export class UdpSearcher {
       t.searchQueued = false;
     }
     t.searchAttempt = 0;
-    t.searchDueAt = delayMs > 0 ? performance.now() + delayMs : 0;
+    t.searchDueAt = delayMs > 0 ? Math.ceil(performance.now() + delayMs) : 0;
     if (delayMs > 0) {
       // Later (e.g. after a circuit to that server failed): the due scan picks it up.
       if (t.searchDueAt < this.nextDue) this.nextDue = t.searchDueAt;
@@ -138,9 +141,21 @@ export class UdpSearcher {
     else this.soon();
   }
 
+  /**
+   * The caller is about to add many names over several event-loop turns: until uncork(), send
+   * only full datagrams (a partial one would go out at the end of every turn).
+   */
+  cork(): void {
+    this.corks++;
+  }
+
+  uncork(): void {
+    if (this.corks > 0 && --this.corks === 0) this.soon();
+  }
+
   /** Send what is queued once the caller's synchronous work is done (one check per turn). */
   private soon(): void {
-    if (this.soonPending || this.closed) return;
+    if (this.soonPending || this.closed || this.corks > 0) return;
     this.soonPending = true;
     setImmediate(() => {
       this.soonPending = false;
@@ -178,68 +193,18 @@ export class UdpSearcher {
   /** Send what is queued while the window allows (only full datagrams with `fullOnly`). */
   private sendDue(fullOnly = false): void {
     if (this.closed) return;
-    const socket = this.open();
     const now = performance.now();
-    const expiry = Math.min(250, Math.max(SLOT_EXPIRY_MS, 2 * this.srtt));
-    if (this.inFlight.size) for (const [seq, f] of this.inFlight) if (now - f.at > expiry) this.freeSlot(seq);
+    const expiry = Math.min(250, Math.max(SLOT_EXPIRY_MS, this.srttUs / 500));
+    if (this.inFlight.size) this.expireSlots(now, expiry);
     // Names whose retry is due join the queue (scan only when something can be due).
-    let next = this.nextDue;
-    if (now >= this.nextDue) {
-      next = Infinity;
-      for (const t of this.pending.values()) {
-        if (t.searchQueued) continue;
-        if (t.searchDueAt <= now) {
-          t.searchQueued = true;
-          this.queue.push(t);
-          this.queuedBytes += HEADER_SIZE + t.paddedLength;
-        } else if (t.searchDueAt < next) next = t.searchDueAt;
-      }
-    }
-    const maxPeriod = this.config.maxSearchPeriodMs;
-    const retryBase = Math.min(500, Math.max(RETRY_BASE_MS, 2 * this.srtt));
+    this.nextDue = now >= this.nextDue ? this.queueDue(now) : this.nextDue;
     const max = this.datagramBytes;
-    const dests = this.config.searchDestinations;
-    const q = this.queue;
-    let qi = this.qHead;
-    while (qi < q.length && this.windowOpen && (!fullOnly || this.queuedBytes >= max - HEADER_SIZE)) {
-      // As many names as fit one datagram, written straight into its bytes.
-      const bytes = new Uint8Array(max);
-      const view = new DataView(bytes.buffer);
-      const seq = this.sequence;
-      let len = writeSearchVersion(view, 0, seq);
-      let names = 0;
-      while (qi < q.length) {
-        const t = q[qi]!;
-        if (!t.searchQueued || this.pending.get(t.cid) !== t) {
-          qi++;
-          continue;
-        }
-        const size = HEADER_SIZE + t.paddedLength;
-        if (len + size > max) {
-          if (names) break;
-          // Cannot fit any datagram (the Context rejects such names earlier): drop it.
-          qi++;
-          this.remove(t);
-          continue;
-        }
-        len += writeSearchRequest(view, bytes, len, t.name, t.cid);
-        this.queuedBytes -= size;
-        names++;
-        qi++;
-        t.searchQueued = false;
-        t.searchDueAt = now + searchRetryDelay(t.searchAttempt, maxPeriod, retryBase);
-        t.searchAttempt++;
-        if (t.searchDueAt < next) next = t.searchDueAt;
-      }
-      if (!names) break;
-      this.sequence = (seq + 1) >>> 0 || 1;
-      this.inFlight.set(seq, { at: now, bytes: len });
-      this.inFlightBytes += len;
-      const gram = bytes.subarray(0, len);
-      for (let d = 0; d < dests.length; d++) socket.send(gram, dests[d]!.port, dests[d]!.host);
-      this.datagramsSent++;
+    const full = fullOnly || this.corks > 0;
+    while (this.qHead < this.queue.length && this.windowOpen && (!full || this.queuedBytes >= max - HEADER_SIZE)) {
+      if (!this.sendDatagram(now)) break;
     }
-    this.nextDue = next;
+    const q = this.queue;
+    const qi = this.qHead;
     if (qi >= q.length) {
       this.queue = [];
       this.qHead = 0;
@@ -247,9 +212,83 @@ export class UdpSearcher {
     } else if (qi > 1024 && qi * 2 > q.length) {
       this.queue = q.slice(qi);
       this.qHead = 0;
-    } else this.qHead = qi;
+    }
     if (this.queue.length > this.qHead) this.schedule(expiry);
-    else if (next !== Infinity) this.schedule(Math.max(1, next - now));
+    else if (this.nextDue !== Infinity) this.schedule(Math.max(1, this.nextDue - now));
+  }
+
+  private expireSlots(now: number, expiry: number): void {
+    for (const [seq, f] of this.inFlight) if (now - f.at > expiry) this.freeSlot(seq);
+  }
+
+  /** Queue the names whose retry is due; returns when the next one falls due. */
+  private queueDue(now: number): number {
+    let next = Infinity;
+    for (const t of this.pending.values()) {
+      if (t.searchQueued) continue;
+      if (t.searchDueAt <= now) {
+        t.searchQueued = true;
+        this.queue.push(t);
+        this.queuedBytes += HEADER_SIZE + t.paddedLength;
+      } else if (t.searchDueAt < next) next = t.searchDueAt;
+    }
+    return next;
+  }
+
+  /**
+   * One datagram: as many queued names as fit, written straight into its bytes, sent to every
+   * destination. Returns false when the queue held no name to send.
+   */
+  private sendDatagram(now: number): boolean {
+    const max = this.datagramBytes;
+    const bytes = new Uint8Array(max);
+    const view = new DataView(bytes.buffer);
+    const seq = this.sequence;
+    const retryBase = Math.min(500, Math.max(RETRY_BASE_MS, this.srttUs / 500));
+    const maxPeriod = this.config.maxSearchPeriodMs;
+    const q = this.queue;
+    let qi = this.qHead;
+    let next = this.nextDue;
+    let len = writeSearchVersion(view, 0, seq);
+    let names = 0;
+    while (qi < q.length) {
+      const t = q[qi]!;
+      if (!t.searchQueued || this.pending.get(t.cid) !== t) {
+        qi++;
+        continue;
+      }
+      const size = HEADER_SIZE + t.paddedLength;
+      if (len + size > max) {
+        if (names) break;
+        // Cannot fit any datagram (the Context rejects such names earlier): drop it.
+        qi++;
+        this.remove(t);
+        continue;
+      }
+      len += writeSearchRequest(view, bytes, len, t.name, t.cid);
+      this.queuedBytes -= size;
+      names++;
+      qi++;
+      t.searchQueued = false;
+      t.searchDueAt = Math.ceil(now + searchRetryDelay(t.searchAttempt, maxPeriod, retryBase));
+      t.searchAttempt++;
+      if (t.searchDueAt < next) next = t.searchDueAt;
+    }
+    this.qHead = qi;
+    this.nextDue = next;
+    if (!names) return false;
+    this.sequence = (seq + 1) >>> 0 || 1;
+    this.inFlight.set(seq, { at: now, bytes: len });
+    this.inFlightBytes += len;
+    this.transmit(bytes.subarray(0, len));
+    return true;
+  }
+
+  private transmit(gram: Uint8Array): void {
+    const socket = this.open();
+    const dests = this.config.searchDestinations;
+    for (let d = 0; d < dests.length; d++) socket.send(gram, dests[d]!.port, dests[d]!.host);
+    this.datagramsSent++;
   }
 
   private onMessage(msg: Buffer, from: string): void {
@@ -278,7 +317,7 @@ export class UdpSearcher {
         const seq = msg.readUInt32BE(pos + 8);
         const f = this.inFlight.get(seq);
         if (f) {
-          this.srtt += (performance.now() - f.at - this.srtt) / 8;
+          this.srttUs += Math.round(((performance.now() - f.at) * 1000 - this.srttUs) / 8);
           this.freeSlot(seq);
         }
         answered = true;

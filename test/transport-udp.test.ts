@@ -1,0 +1,131 @@
+// The UDP name resolver against a plain UDP socket that plays the server's search side: names
+// packed into full datagrams, held to full datagrams while corked, the window of datagrams in
+// flight, and the first answer winning.
+import dgram from 'node:dgram';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../src/transport/config.js';
+import { UdpSearcher, type SearchTarget } from '../src/transport/udp.js';
+
+const SEARCH = 6;
+const VERSION = 0;
+
+interface Server {
+  port: number;
+  /** Names of each datagram received, in order. */
+  datagrams: string[][];
+  close(): void;
+}
+
+/** A search responder: answers every name it is sent (unless `silent`) and echoes the sequence. */
+async function searchServer(opts: { silent?: boolean } = {}): Promise<Server> {
+  const s = dgram.createSocket('udp4');
+  const datagrams: string[][] = [];
+  s.on('message', (msg, from) => {
+    const names: string[] = [];
+    const replies: Buffer[] = [];
+    for (let pos = 0; pos + 16 <= msg.length; ) {
+      const cmd = msg.readUInt16BE(pos);
+      const size = msg.readUInt16BE(pos + 2);
+      if (cmd === VERSION) {
+        const v = Buffer.alloc(16);
+        v.writeUInt32BE(msg.readUInt32BE(pos + 8), 8);
+        replies.push(v);
+      } else if (cmd === SEARCH) {
+        const raw = msg.subarray(pos + 16, pos + 16 + size);
+        names.push(raw.subarray(0, raw.indexOf(0)).toString());
+        const r = Buffer.alloc(24);
+        r.writeUInt16BE(SEARCH, 0);
+        r.writeUInt16BE(8, 2);
+        r.writeUInt16BE(5064, 4);
+        r.writeUInt32BE(0xffffffff, 8);
+        r.writeUInt32BE(msg.readUInt32BE(pos + 12), 12);
+        r.writeUInt16BE(13, 16);
+        replies.push(r);
+      }
+      pos += 16 + size;
+    }
+    datagrams.push(names);
+    if (!opts.silent) s.send(Buffer.concat(replies), from.port, from.address);
+  });
+  await new Promise<void>((res) => s.bind(0, '127.0.0.1', res));
+  return { port: s.address().port, datagrams, close: () => s.close() };
+}
+
+function target(cid: number, name: string): SearchTarget {
+  return { cid, name, paddedLength: (name.length + 8) & ~7, searchAttempt: 0, searchDueAt: 0, searchQueued: false };
+}
+
+const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+let cleanup: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanup) c();
+  cleanup = [];
+});
+
+async function setup(opts: { silent?: boolean; searchWindow?: number } = {}) {
+  const server = await searchServer(opts);
+  const found = new Map<number, number>();
+  const searcher = new UdpSearcher(
+    resolveConfig({ addrList: `127.0.0.1:${server.port}`, autoAddrList: false, env: {}, searchWindow: opts.searchWindow }),
+    (t) => found.set(t.cid, (found.get(t.cid) ?? 0) + 1),
+  );
+  cleanup.push(() => searcher.close(), () => server.close());
+  return { server, searcher, found };
+}
+
+// 32 bytes per name on the wire (16-byte header + "PV:NAME:0000nnn" padded to 16): 255 fit an
+// 8 KB loopback datagram after its 16-byte VERSION.
+const names = (n: number, from = 0): SearchTarget[] =>
+  Array.from({ length: n }, (_, i) => target(from + i + 1, `PV:NAME:${String(from + i).padStart(7, '0')}`));
+
+describe('UDP search', () => {
+  it('packs names into full datagrams, every name once, and every name is found once', async () => {
+    const { server, searcher, found } = await setup();
+    for (const t of names(1000)) searcher.add(t);
+    await sleep(200);
+    const all = server.datagrams.flat();
+    expect(all.length).toBe(1000);
+    expect(new Set(all).size).toBe(1000);
+    expect(server.datagrams.map((d) => d.length)).toEqual([255, 255, 255, 235]);
+    expect(found.size).toBe(1000);
+    expect([...found.values()].every((n) => n === 1)).toBe(true);
+    expect(searcher.searching).toBe(0);
+  });
+
+  it('names added over several turns go out in partial datagrams unless corked', async () => {
+    const plain = await setup();
+    for (let k = 0; k < 4; k++) {
+      for (const t of names(100, k * 100)) plain.searcher.add(t);
+      await turn();
+    }
+    const corked = await setup();
+    corked.searcher.cork();
+    for (let k = 0; k < 4; k++) {
+      for (const t of names(100, k * 100)) corked.searcher.add(t);
+      await turn();
+    }
+    await sleep(50);
+    // Held to full datagrams: nothing of the last 145 names has gone out before uncork().
+    expect(corked.server.datagrams.flat().length).toBe(255);
+    corked.searcher.uncork();
+    await sleep(100);
+    expect(plain.server.datagrams.map((d) => d.length)).toEqual([100, 100, 100, 100]);
+    expect(corked.server.datagrams.map((d) => d.length)).toEqual([255, 145]);
+    expect(corked.found.size).toBe(400);
+  });
+
+  it('a silent server holds the window: unanswered datagrams free it only as they expire', async () => {
+    // A window of 5 x 1450 bytes: one 8 KB datagram in flight at a time.
+    const { server, searcher } = await setup({ silent: true, searchWindow: 5 });
+    for (const t of names(1000)) searcher.add(t);
+    await turn();
+    expect(server.datagrams.length).toBe(1);
+    await sleep(150);
+    // Slots expire after 20 ms or more: the rest follows, paced, not at once.
+    expect(server.datagrams.flat().length).toBeGreaterThan(255);
+    expect(server.datagrams.length).toBeLessThan(12);
+    expect(searcher.searching).toBe(1000);
+  });
+});
