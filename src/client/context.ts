@@ -174,7 +174,7 @@ export class Context implements ChannelOwner {
 
   /** @internal Many acquire() calls follow over several event-loop turns (see UdpSearcher.cork). */
   corkSearch(): void {
-    this.searcher().cork();
+    if (!this.isClosed) this.searcher().cork();
   }
 
   /** @internal */

@@ -20,7 +20,10 @@ export interface SearchTarget {
   readonly name: string;
   /** Bytes of the name on the wire (NUL-terminated, padded to 8). */
   readonly paddedLength: number;
-  /** Searcher state: attempts so far, when the next one is due (whole ms of performance.now()), whether it waits in the queue. */
+  /**
+   * Searcher state: attempts so far, when the next one is due (whole ms of performance.now()),
+   * whether it waits in the queue.
+   */
   searchAttempt: number;
   searchDueAt: number;
   searchQueued: boolean;
@@ -65,8 +68,10 @@ export class UdpSearcher {
   /** Bytes of search datagrams allowed in flight (searchWindow datagrams of the Ethernet size). */
   private readonly windowBytes: number;
   private readonly datagramBytes: number;
-  /** Smoothed time from a datagram's send to the processing of its reply (our own lag included). */
-  /** In whole microseconds: the field keeps one number representation. */
+  /**
+   * Smoothed time from a datagram's send to the processing of its reply (our own lag included),
+   * in whole microseconds (an integer field keeps one representation in the engine).
+   */
   private srttUs = SLOT_EXPIRY_MS * 1000;
   private sequence = 1;
   private timer: NodeJS.Timeout | undefined;
