@@ -61,6 +61,7 @@ describe('epicsperf snapshot', () => {
     ['a bad IOC choice', () => ['snapshot', 'fixtures/pvs.txt', '--ioc', 'mars'], /--ioc must be builtin or env/],
     ['a bench workload that does not exist', () => ['bench', 'nonsense'], /workload must be snapshot, monitor, array or all/],
     ['a bench client list naming an unknown client', () => ['bench', '--clients', 'node,bogus'], /unknown client "bogus"/],
+    ['a bad array refresh rate', () => ['bench', 'array', '--array-rate', 'fast'], /--array-rate must be a number > 0 or max, got "fast"/],
     ['a monitor client that does not monitor', () => ['monitor', '--client', 'caget-procs'], /does not run the monitor workload/],
   ])('rejects %s with one line and exit 2', async (_what, args, re) => {
     const r = await runCli(args());

@@ -42,6 +42,8 @@ export interface ArrayWorkload {
   elements: number;
   /** Updates to receive per run. */
   samples: number;
+  /** How often the IOC refreshes the waveform: Hz, or 'max' (as fast as it can). */
+  rate: number | 'max';
 }
 
 export interface BenchOptions {
@@ -160,7 +162,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (aw) {
     const arrClients = ready.filter((c) => c.workloads.includes('array'));
     // The IOC refreshes the waveform as fast as it can; a client that keeps up sees every update.
-    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: 'max' });
+    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate });
     const runs: MonitorRun[] = [];
     results.array = { workload: aw, runs };
     try {

@@ -24,6 +24,7 @@ interface Opts {
   snapshots: string;
   arrayElements: number;
   arraySamples: number;
+  arrayRate: string;
 }
 
 export function register(program: Command): void {
@@ -43,6 +44,7 @@ export function register(program: Command): void {
     .option('--rate <hz>', 'monitor: counter rate', numberArg(0, { exclusiveMin: true }), 10)
     .option('--array-elements <n>', 'array: elements of the waveform', intArg(1, 50_000_000), 10_000_000)
     .option('--array-samples <n>', 'array: updates to receive per run', intArg(2, 10_000), 30)
+    .option('--array-rate <hz>', "array: the IOC's refresh rate in Hz, or max (as fast as it can)", 'max')
     .action(async (workload: string, opts: Opts) => {
       if (!['snapshot', 'monitor', 'array', 'all'].includes(workload)) throw new UsageError(`workload must be snapshot, monitor, array or all, got "${workload}"`);
       const format = parseFormat(opts.format, ['table', 'markdown', 'json'] as const);
@@ -55,6 +57,9 @@ export function register(program: Command): void {
         if (!w) throw new UsageError(`unknown snapshot workload "${id}": choose from ${SNAPSHOT_WORKLOADS.map((x) => x.id).join(', ')}`);
         return w;
       });
+      const arrayRate = opts.arrayRate === 'max' ? 'max' : Number(opts.arrayRate);
+      if (arrayRate !== 'max' && !(Number.isFinite(arrayRate) && arrayRate > 0))
+        throw new UsageError(`--array-rate must be a number > 0 or max, got "${opts.arrayRate}"`);
       exitOnSignals();
       const python = await prepareClients(clients, true);
       const report = await doctor();
@@ -64,7 +69,7 @@ export function register(program: Command): void {
         workloads: {
           snapshot: workload === 'snapshot' || workload === 'all' ? snapshots : [],
           monitor: workload === 'monitor' || workload === 'all',
-          array: workload === 'array' ? { elements: opts.arrayElements, samples: opts.arraySamples } : undefined,
+          array: workload === 'array' ? { elements: opts.arrayElements, samples: opts.arraySamples, rate: arrayRate } : undefined,
         },
         repeat: opts.repeat,
         timeoutMs: opts.timeout,
