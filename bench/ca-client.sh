@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The CA client's figures for README: this project's client beside pyepics and a C program on
-# libca, on the built-in IOC, each workload in one bench run (median of REPEAT runs, default 3).
+# libca, on the built-in IOC, each workload in one bench run (median of REPEAT runs, default 3;
+# the snapshots, a second each, SNAPSHOT_REPEAT runs, default 9).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat=${REPEAT:-3}
+snapshot_repeat=${SNAPSHOT_REPEAT:-9}
 out=bench/results
 mkdir -p "$out"
 npx epicsperf bench monitor --clients c-libca,node,pyepics --records 1000 --samples 100 --rate 10 \
   --repeat "$repeat" --format markdown --out "$out/ca-monitor.json" | tee "$out/ca-monitor.md"
 npx epicsperf bench snapshot --clients c-libca,node,pyepics-ca --snapshots 10000,10000+95 --timeout 1000 \
-  --repeat "$repeat" --format markdown --out "$out/ca-snapshot.json" | tee "$out/ca-snapshot.md"
+  --repeat "$snapshot_repeat" --format markdown --out "$out/ca-snapshot.json" | tee "$out/ca-snapshot.md"
 npx epicsperf bench array --clients c-libca,node,pyepics --array-elements 10000000 --array-samples 30 \
   --repeat "$repeat" --format markdown --out "$out/ca-array.json" | tee "$out/ca-array.md"
 # At "max" the IOC's own refresh loop takes most of a core of the two; at 20 Hz it offers more

@@ -7,6 +7,9 @@ import { barChart } from '../src/report/html.js';
 import type { MonitorRun } from '../src/bench/monitor.js';
 import type { SnapshotRun } from '../src/bench/snapshot.js';
 import { stat } from '../src/bench/stats.js';
+import { stealMeter } from '../src/bench/procstat.js';
+import { renderBench } from '../src/report/bench.js';
+import type { BenchResults } from '../src/bench/suite.js';
 
 const mon = (client: string, cpu: number[], ok = true, error?: string): MonitorRun => ({
   client, ok, ...(error && { error }),
@@ -61,5 +64,24 @@ describe('snapshot notes', () => {
     const rows = summarizeSnapshot(new Map([['full', [run('full', 1000)]], ['partial', [run('partial', 848), run('partial', 900)]]]), 1000);
     expect(rows.find((r) => r.client === 'full')!.error).toBeUndefined();
     expect(rows.find((r) => r.client === 'partial')!.error).toBe('up to 152 PVs that exist went unanswered');
+  });
+});
+
+describe('host load', () => {
+  it('steal is measured from /proc/stat as a share of the machine, and a loaded host is named in the table title', () => {
+    const steal = stealMeter();
+    const t = Date.now();
+    while (Date.now() - t < 50); // some CPU time passes
+    const p = steal();
+    expect(p).toBeGreaterThanOrEqual(0);
+    expect(p).toBeLessThanOrEqual(100);
+    const results = (stealPercent: number): BenchResults => ({
+      schema: 'epicsperf/bench@1', startedAt: '', unavailable: [], monitor: undefined, array: undefined,
+      environment: { epicsperf: '0', node: 'v20', python: { version: '3' }, cpu: { model: 'cpu', cores: 2 } } as BenchResults['environment'],
+      options: { repeat: 1, timeoutMs: 1000, scheduling: '' } as BenchResults['options'],
+      snapshot: [{ workload: { id: '97', connected: 97, missing: 0 }, runs: [], stealPercent }],
+    });
+    expect(renderBench(results(27.6), false)).toMatch(/Snapshot 97: .* timeout 1000 ms · CPU steal 28% \(a loaded host: times run longer\)/);
+    expect(renderBench(results(0.1), false)).not.toMatch(/steal/);
   });
 });

@@ -39,6 +39,33 @@ export function childPids(pid: number): number[] {
   }
 }
 
+/** The machine's CPU time and the part a hypervisor took for other guests ("steal"), in ticks. */
+function machineTicks(): { total: number; steal: number } | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const f = line.trim().split(/\s+/).slice(1).map(Number);
+    if (f.length < 8) return undefined;
+    // user nice system idle iowait irq softirq steal [guest guest_nice]: guest time is in user.
+    return { total: f.slice(0, 8).reduce((a, b) => a + b, 0), steal: f[7]! };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Start measuring hypervisor steal; the returned function gives the percentage of the machine's
+ * CPU time stolen since (undefined where /proc/stat has no steal column). On a shared virtual
+ * machine it tells how loaded the host was while a figure was taken.
+ */
+export function stealMeter(): () => number | undefined {
+  const start = machineTicks();
+  return () => {
+    const end = machineTicks();
+    if (!start || !end || end.total <= start.total) return undefined;
+    return (100 * (end.steal - start.steal)) / (end.total - start.total);
+  };
+}
+
 /** Resident set size and its peak, in kB. */
 export function memoryKb(pid: number): { rssKb: number; peakKb: number } | undefined {
   try {

@@ -1,6 +1,7 @@
 // `bench`: each client in turn, repeated, on the snapshot and monitor workloads, against one
 // built-in IOC per workload family; returns plain results for the reporters.
 import { startIoc } from '../ioc/index.js';
+import { stealMeter } from './procstat.js';
 import { schedulingPrefix } from './sched.js';
 import { percentile } from './checks.js';
 import type { DoctorReport } from '../doctor.js';
@@ -66,9 +67,10 @@ export interface BenchResults {
   options: Omit<BenchOptions, 'clients' | 'python' | 'report' | 'onProgress'> & { clients: string[]; scheduling: string };
   /** Clients that could not run at all, with the reason. */
   unavailable: { client: string; reason: string }[];
-  snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[] }[];
-  monitor: { runs: MonitorRun[] } | undefined;
-  array: { workload: ArrayWorkload; runs: MonitorRun[] } | undefined;
+  /** `stealPercent`: CPU time the hypervisor gave other guests while the workload ran (see stealMeter). */
+  snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: number | undefined }[];
+  monitor: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
+  array: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
 }
 
 /**
@@ -124,15 +126,17 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     const ioc = await startIoc({ records, rate: 1, arrayElements: 0 });
     try {
       for (const w of o.workloads.snapshot) {
-        const entry = { workload: w, runs: [] as SnapshotRun[] };
+        const entry: BenchResults['snapshot'][number] = { workload: w, runs: [] };
         results.snapshot.push(entry);
         const names = snapshotNames(w);
+        const steal = stealMeter();
         for (let rep = 1; rep <= o.repeat; rep++) {
           for (const client of snapClients) {
             const tag = `snapshot ${w.id} · ${client.name} · run ${rep}/${o.repeat}`;
             entry.runs.push(await runSnapshot({ client, python: o.python, env: ioc.env, names, timeoutMs: o.timeoutMs, onProgress: (s) => progress(`${tag}: ${s}`) }));
           }
         }
+        entry.stealPercent = steal();
       }
     } finally {
       await ioc.stop();
@@ -143,7 +147,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     const monClients = ready.filter((c) => c.workloads.includes('monitor'));
     const ioc = await startIoc({ records: o.records, rate: o.rate, arrayElements: 0 });
     const runs: MonitorRun[] = [];
-    results.monitor = { runs };
+    const monitor: NonNullable<BenchResults['monitor']> = (results.monitor = { runs });
+    const steal = stealMeter();
     try {
       for (let rep = 1; rep <= o.repeat; rep++) {
         for (const client of monClients) {
@@ -154,6 +159,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
           }));
         }
       }
+      monitor.stealPercent = steal();
     } finally {
       await ioc.stop();
     }
@@ -164,7 +170,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     // The IOC refreshes the waveform as fast as it can; a client that keeps up sees every update.
     const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate });
     const runs: MonitorRun[] = [];
-    results.array = { workload: aw, runs };
+    const array: NonNullable<BenchResults['array']> = (results.array = { workload: aw, runs });
+    const steal = stealMeter();
     try {
       for (let rep = 1; rep <= o.repeat; rep++) {
         for (const client of arrClients) {
@@ -175,6 +182,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
           }));
         }
       }
+      array.stealPercent = steal();
     } finally {
       await ioc.stop();
     }

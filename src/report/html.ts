@@ -8,6 +8,7 @@ import { summarizeArray, arrayTable } from './array.js';
 import { summarizeMonitor, monitorTable } from './monitor.js';
 import { summarizeSnapshot, snapshotBenchTable } from './snapshot-bench.js';
 import { groupByClient } from './table.js';
+import { stealNote } from './bench.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -52,19 +53,19 @@ export function benchHtml(r: BenchResults): string {
   parts.push(`<h1>epicsperf bench</h1><p>${esc(r.startedAt)} · epicsperf ${esc(env.epicsperf)} · Node ${esc(env.node)} · Python ${esc(env.python.version ?? '-')} · ${esc(env.cpu.model)}, ${env.cpu.cores} cores, ${(env.memoryBytes / 2 ** 30).toFixed(0)} GiB · ${r.options.repeat} run(s) per client · ${esc(r.options.scheduling)}</p>`);
   for (const s of r.snapshot) {
     const rows = summarizeSnapshot(groupByClient<SnapshotRun>(s.runs), s.workload.connected);
-    parts.push(`<h2>Snapshot ${esc(s.workload.id)}: ${s.workload.connected} PVs + ${s.workload.missing} missing, timeout ${r.options.timeoutMs} ms</h2>`);
+    parts.push(`<h2>Snapshot ${esc(s.workload.id)}: ${s.workload.connected} PVs + ${s.workload.missing} missing, timeout ${r.options.timeoutMs} ms${esc(stealNote(s.stealPercent))}</h2>`);
     parts.push(barChart('wall time, shorter is better', 's', rows.map((x) => ({ label: x.client, stat: x.wallS, note: x.error, flag: x.wrong ? `${x.wrong} wrong` : x.error }))));
     parts.push(pre(snapshotBenchTable(rows)));
   }
   if (r.monitor) {
     const rows = summarizeMonitor(groupByClient<MonitorRun>(r.monitor.runs));
-    parts.push(`<h2>Monitor: ${r.options.records} counters x ${r.options.samples} samples at ${r.options.rate} Hz</h2>`);
+    parts.push(`<h2>Monitor: ${r.options.records} counters x ${r.options.samples} samples at ${r.options.rate} Hz${esc(stealNote(r.monitor.stealPercent))}</h2>`);
     parts.push(barChart('CPU of the client process, lower is better', '% of one core', rows.map((x) => ({ label: x.client, stat: x.cpu, note: x.error, flag: x.missed ? `${x.missed} missed` : x.checkFailures ? 'check failed' : undefined }))));
     parts.push(pre(monitorTable(rows)));
   }
   if (r.array) {
     const rows = summarizeArray(groupByClient<MonitorRun>(r.array.runs));
-    parts.push(`<h2>Array: ${r.array.workload.elements.toLocaleString('en-US')} doubles refreshed ${r.array.workload.rate === 'max' ? 'as fast as the IOC can' : `at ${r.array.workload.rate} Hz`}, ${r.array.workload.samples} updates per run</h2>`);
+    parts.push(`<h2>Array: ${r.array.workload.elements.toLocaleString('en-US')} doubles refreshed ${r.array.workload.rate === 'max' ? 'as fast as the IOC can' : `at ${r.array.workload.rate} Hz`}, ${r.array.workload.samples} updates per run${esc(stealNote(r.array.stealPercent))}</h2>`);
     parts.push(barChart('elements received per second, higher is better', 'millions', rows.map((x) => ({ label: x.client, stat: x.mElemS, note: x.error, flag: x.corrupt ? `${x.corrupt} corrupt` : undefined }))));
     parts.push(pre(arrayTable(rows)));
   }
