@@ -7,9 +7,12 @@ import { monitorTable, summarizeMonitor } from './monitor.js';
 import { snapshotBenchTable, summarizeSnapshot } from './snapshot-bench.js';
 import { groupByClient } from './table.js';
 
-/** " · CPU steal N%" when the host took a noticeable share of the machine during the workload. */
+/**
+ * " · CPU steal N%" when the host gave at least 1% of the machine's CPU time to other guests
+ * during the workload (the more, the slower every figure of that table).
+ */
 export function stealNote(p: number | undefined): string {
-  return p !== undefined && p >= 0.5 ? ` · CPU steal ${p.toFixed(0)}% (a loaded host: times run longer)` : '';
+  return p !== undefined && p >= 1 ? ` · CPU steal ${p.toFixed(0)}%` : '';
 }
 
 export function renderBench(results: BenchResults, markdown: boolean): string {
