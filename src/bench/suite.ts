@@ -167,7 +167,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   const aw = o.workloads.array;
   if (aw) {
     const arrClients = ready.filter((c) => c.workloads.includes('array'));
-    // The IOC refreshes the waveform as fast as it can; a client that keeps up sees every update.
+    // The IOC refreshes the waveform at the given rate (by default as fast as it can); a client that
+    // keeps up sees every update.
     const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate });
     const runs: MonitorRun[] = [];
     const array: NonNullable<BenchResults['array']> = (results.array = { workload: aw, runs });
