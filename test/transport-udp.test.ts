@@ -81,14 +81,13 @@ const names = (n: number, from = 0): SearchTarget[] =>
   Array.from({ length: n }, (_, i) => target(from + i + 1, `PV:NAME:${String(from + i).padStart(7, '0')}`));
 
 describe('UDP search', () => {
-  it('packs names into full datagrams, every name once, and every name is found once', async () => {
+  it('packs names into full datagrams, and every name is found once', async () => {
     const { server, searcher, found } = await setup();
     for (const t of names(1000)) searcher.add(t);
     await sleep(200);
-    const all = server.datagrams.flat();
-    expect(all.length).toBe(1000);
-    expect(new Set(all).size).toBe(1000);
-    expect(server.datagrams.map((d) => d.length)).toEqual([255, 255, 255, 235]);
+    // (A retry would only follow the first round, should the test process stall for 30 ms.)
+    expect(server.datagrams.slice(0, 4).map((d) => d.length)).toEqual([255, 255, 255, 235]);
+    expect(new Set(server.datagrams.slice(0, 4).flat()).size).toBe(1000);
     expect(found.size).toBe(1000);
     expect([...found.values()].every((n) => n === 1)).toBe(true);
     expect(searcher.searching).toBe(0);
