@@ -10,7 +10,6 @@ loop (all_updates=False, its default: updates the loop has not reached are repla
 """
 
 import asyncio
-import time
 
 from . import base
 
@@ -40,11 +39,7 @@ class Client(base.Client):
         return base.catools_results(results, base.elapsed_ms(t0))
 
     def monitor(self, store):
-        add = store.add
-        now = time.time
-
-        def on_update(value, index):
-            add(index, value.severity, value.status, base.as_float(value), value.timestamp, now())
+        on_update = base.catools_updates(store)
 
         async def subscribe():
             return aioca.camonitor(self.names, on_update, format=aioca.FORMAT_TIME,
@@ -53,11 +48,7 @@ class Client(base.Client):
         self.subscriptions = self.loop.run_until_complete(subscribe())
 
     def array(self, store):
-        add = store.add_array
-        now = time.time
-
-        def on_update(value):
-            add(value.severity, value, value.timestamp, now())
+        on_update = base.catools_array_updates(store)
 
         async def subscribe():
             return aioca.camonitor(self.names[0], on_update, format=aioca.FORMAT_TIME, count=0,

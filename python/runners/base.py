@@ -69,6 +69,29 @@ def catools_results(results, elapsed):
     return out
 
 
+def catools_updates(store):
+    """The camonitor callback of cothread.catools and aioca (augmented values, with the
+    index of the PV in the list) that records each update into the sample store."""
+    add = store.add
+    now = time.time
+
+    def on_update(value, index):
+        add(index, value.severity, value.status, as_float(value), value.timestamp, now())
+
+    return on_update
+
+
+def catools_array_updates(store):
+    """The same for the one waveform of the array workload."""
+    add = store.add_array
+    now = time.time
+
+    def on_update(value):
+        add(value.severity, value, value.timestamp, now())
+
+    return on_update
+
+
 def as_float(value):
     try:
         return float(value)

@@ -11,7 +11,6 @@ stdin commands reach it through a ThreadedEventQueue.
 """
 
 import threading
-import time
 
 from . import base
 
@@ -41,23 +40,12 @@ class Client(base.Client):
         return base.catools_results(results, base.elapsed_ms(t0))
 
     def monitor(self, store):
-        add = store.add
-        now = time.time
-
-        def on_update(value, index):
-            add(index, value.severity, value.status, base.as_float(value), value.timestamp, now())
-
-        self.subscriptions = catools.camonitor(self.names, on_update, format=catools.FORMAT_TIME)
+        self.subscriptions = catools.camonitor(self.names, base.catools_updates(store),
+                                               format=catools.FORMAT_TIME)
 
     def array(self, store):
-        add = store.add_array
-        now = time.time
-
-        def on_update(value):
-            add(value.severity, value, value.timestamp, now())
-
         self.subscriptions = [catools.camonitor(
-            self.names[0], on_update, format=catools.FORMAT_TIME, count=0,
+            self.names[0], base.catools_array_updates(store), format=catools.FORMAT_TIME, count=0,
             events=catools.DBE_VALUE | catools.DBE_ALARM)]
 
     def wait_command(self, commands):

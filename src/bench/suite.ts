@@ -6,7 +6,7 @@ import { schedulingPrefix } from './sched.js';
 import { percentile } from './checks.js';
 import type { DoctorReport } from '../doctor.js';
 import { clientStatuses, type ClientSpec } from './clients.js';
-import { runMonitor, type MonitorRun } from './monitor.js';
+import { runMonitor, type MonitorRun, type MonitorRunOptions } from './monitor.js';
 import { runSnapshot, type SnapshotRun } from './snapshot.js';
 
 export interface SnapshotWorkload {
@@ -144,49 +144,54 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   }
 
   if (o.workloads.monitor) {
-    const monClients = ready.filter((c) => c.workloads.includes('monitor'));
     const ioc = await startIoc({ records: o.records, rate: o.rate, arrayElements: 0 });
-    const runs: MonitorRun[] = [];
-    const monitor: NonNullable<BenchResults['monitor']> = (results.monitor = { runs });
-    const steal = stealMeter();
     try {
-      for (let rep = 1; rep <= o.repeat; rep++) {
-        for (const client of monClients) {
-          const tag = `monitor ${o.records}x${o.samples} · ${client.name} · run ${rep}/${o.repeat}`;
-          runs.push(await runMonitor({
-            client, python: o.python, env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocPid: ioc.pid,
-            onProgress: (s) => progress(`${tag}: ${s}`),
-          }));
-        }
-      }
-      monitor.stealPercent = steal();
+      results.monitor = await repeatMonitor(o, ready, 'monitor', `monitor ${o.records}x${o.samples}`, {
+        env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocPid: ioc.pid,
+      });
     } finally {
       await ioc.stop();
     }
   }
   const aw = o.workloads.array;
   if (aw) {
-    const arrClients = ready.filter((c) => c.workloads.includes('array'));
     // The IOC refreshes the waveform at the given rate (by default as fast as it can); a client that
     // keeps up sees every update.
     const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate });
-    const runs: MonitorRun[] = [];
-    const array: NonNullable<BenchResults['array']> = (results.array = { workload: aw, runs });
-    const steal = stealMeter();
     try {
-      for (let rep = 1; rep <= o.repeat; rep++) {
-        for (const client of arrClients) {
-          const tag = `array ${aw.elements} x ${aw.samples} · ${client.name} · run ${rep}/${o.repeat}`;
-          runs.push(await runMonitor({
-            workload: 'array', client, python: o.python, env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples,
-            rate: 1, iocPid: ioc.pid, onProgress: (s) => progress(`${tag}: ${s}`),
-          }));
-        }
-      }
-      array.stealPercent = steal();
+      results.array = {
+        workload: aw,
+        ...(await repeatMonitor(o, ready, 'array', `array ${aw.elements} x ${aw.samples}`, {
+          env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples, rate: 1, iocPid: ioc.pid,
+        })),
+      };
     } finally {
       await ioc.stop();
     }
   }
   return results;
+}
+
+/**
+ * Every available client that serves `workload`, `o.repeat` times in turn, against one running
+ * IOC; the runs and the host's steal over them.
+ */
+async function repeatMonitor(
+  o: BenchOptions,
+  available: readonly ClientSpec[],
+  workload: 'monitor' | 'array',
+  label: string,
+  run: Pick<MonitorRunOptions, 'env' | 'names' | 'samples' | 'rate' | 'iocPid'>,
+): Promise<{ runs: MonitorRun[]; stealPercent: number | undefined }> {
+  const progress = o.onProgress ?? (() => {});
+  const clients = available.filter((c) => c.workloads.includes(workload));
+  const runs: MonitorRun[] = [];
+  const steal = stealMeter();
+  for (let rep = 1; rep <= o.repeat; rep++) {
+    for (const client of clients) {
+      const tag = `${label} · ${client.name} · run ${rep}/${o.repeat}`;
+      runs.push(await runMonitor({ ...run, workload, client, python: o.python, onProgress: (s) => progress(`${tag}: ${s}`) }));
+    }
+  }
+  return { runs, stealPercent: steal() };
 }

@@ -1,5 +1,6 @@
 // Renders the array workload: a row per client (M elements/s received, median over repeats with
-// min-max, ratio to the best, skipped and corrupt updates, CPU and memory of the client).
+// min-max, ratio to the best, skipped and corrupt updates, CPU and memory of the client, CPU of
+// the IOC over the same window).
 import type { MonitorRun } from '../bench/monitor.js';
 import { stat, type Stat } from '../bench/stats.js';
 import { fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
@@ -13,6 +14,7 @@ export interface ArrayRow {
   updatesS?: Stat;
   cpu?: Stat;
   peakRssMb?: Stat;
+  iocCpu?: Stat;
   skipped: number;
   repeats: number;
   corrupt: number;
@@ -37,6 +39,7 @@ export function summarizeArray(byClient: Map<string, MonitorRun[]>): ArrayRow[] 
     put('updatesS', stat(done.map((r) => r.array!.updatesPerSecond)));
     put('cpu', stat(done.map((r) => r.cpuPercent?.mean ?? NaN)));
     put('peakRssMb', stat(done.map((r) => r.peakRssMb ?? NaN)));
+    put('iocCpu', stat(done.map((r) => r.iocCpuPercent?.mean ?? NaN)));
     put('error', runs.find((r) => r.error)?.error);
     rows.push(row);
   }
@@ -55,6 +58,7 @@ const columns: Column<ArrayRow>[] = [
   { header: 'corrupt', get: (r) => String(r.corrupt), align: 'right' },
   { header: 'CPU %', get: (r) => fmtStat(r.cpu, 0), align: 'right' },
   { header: 'peak RSS MB', get: (r) => fmt(r.peakRssMb?.median, 0), align: 'right' },
+  { header: 'IOC CPU %', get: (r) => fmt(r.iocCpu?.median, 0), align: 'right' },
   { header: 'note', get: (r) => r.error ?? '' },
 ];
 
