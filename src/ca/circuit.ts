@@ -173,9 +173,8 @@ export class ClientCircuit {
       return;
     }
     if (c === Cmd.READ_NOTIFY || c === Cmd.WRITE_NOTIFY) {
-      const io = this.ios.get(h.param2);
+      const io = take(this.ios, h.param2);
       if (!io) return;
-      this.ios.delete(h.param2);
       if (h.param1 !== ECA_NORMAL) io.onFail({ kind: 'remote', status: h.param1, message: '' });
       else io.onReply(h, payload, owned, hostOrder);
       return;
@@ -193,28 +192,12 @@ export class ClientCircuit {
       case 'VersionResponse':
         this.serverVersion = m.version;
         return;
-      case 'AccessRightsResponse':
-        this.channels.get(m.cid)?.onAccessRights(m.rights);
+      case 'CreateChFailResponse':
+        take(this.channels, m.cid)?.onCreateFailed(0, 'channel creation failed');
         return;
-      case 'CreateChanResponse':
-        this.channels.get(m.cid)?.onCreated(m.sid, m.dataType, m.count);
+      case 'ServerDisconnResponse':
+        take(this.channels, m.cid)?.onServerDisconnect();
         return;
-      case 'CreateChFailResponse': {
-        const ch = this.channels.get(m.cid);
-        if (ch) {
-          this.channels.delete(m.cid);
-          ch.onCreateFailed(0, 'channel creation failed');
-        }
-        return;
-      }
-      case 'ServerDisconnResponse': {
-        const ch = this.channels.get(m.cid);
-        if (ch) {
-          this.channels.delete(m.cid);
-          ch.onServerDisconnect();
-        }
-        return;
-      }
       case 'ErrorResponse':
         this.onErrorMessage(m.cid, m.status, m.request, m.message);
         return;
@@ -231,7 +214,7 @@ export class ClientCircuit {
         this.events.protocolError(m.reason);
         return;
       default:
-        // Remaining responses (EVENT_ADD/READ_NOTIFY/WRITE_NOTIFY) were handled above.
+        // The rest (EVENT_ADD, READ_NOTIFY, WRITE_NOTIFY, CREATE_CHAN, ACCESS_RIGHTS) was handled above.
         return;
     }
   }
@@ -240,30 +223,15 @@ export class ClientCircuit {
     const reason: FailReason = { kind: 'remote', status, message };
     switch (req?.command) {
       case Cmd.READ_NOTIFY:
-      case Cmd.WRITE_NOTIFY: {
-        const io = this.ios.get(req.param2);
-        if (io) {
-          this.ios.delete(req.param2);
-          io.onFail(reason);
-        }
+      case Cmd.WRITE_NOTIFY:
+        take(this.ios, req.param2)?.onFail(reason);
         return;
-      }
-      case Cmd.EVENT_ADD: {
-        const sub = this.subs.get(req.param2);
-        if (sub) {
-          this.subs.delete(req.param2);
-          sub.onFail(reason);
-        }
+      case Cmd.EVENT_ADD:
+        take(this.subs, req.param2)?.onFail(reason);
         return;
-      }
-      case Cmd.CREATE_CHAN: {
-        const ch = this.channels.get(req.param1);
-        if (ch) {
-          this.channels.delete(req.param1);
-          ch.onCreateFailed(status, message);
-        }
+      case Cmd.CREATE_CHAN:
+        take(this.channels, req.param1)?.onCreateFailed(status, message);
         return;
-      }
       default:
         // An error about a request we cannot match (e.g. a plain WRITE): nothing is waiting.
         void cid;
@@ -284,4 +252,11 @@ export class ClientCircuit {
     for (const s of subs) s.onFail(why);
     return chans;
   }
+}
+
+/** Remove and return the entry of `key` (undefined when there is none). */
+function take<V>(m: Map<number, V>, key: number): V | undefined {
+  const v = m.get(key);
+  if (v !== undefined) m.delete(key);
+  return v;
 }
