@@ -31,8 +31,13 @@ export function epicsperfHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(cache, 'epicsperf');
 }
 
+/**
+ * The venv of this python/requirements.txt: `venv-<hash>` under epicsperfHome(). A checkout or
+ * version with other pins gets a venv of its own, so building one never removes another that
+ * a second checkout may be using.
+ */
 export function venvDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(epicsperfHome(env), 'venv');
+  return join(epicsperfHome(env), `venv-${requirementsHash().slice(0, 12)}`);
 }
 
 function requirementsHash(): string {
