@@ -10,13 +10,17 @@ import type { Channel } from './channel.js';
 import type { Context } from './context.js';
 import { planRead, type ReadOptions, type ReadPlan } from './convert.js';
 import { AbortedError, BadArgumentError, type CaError, ProtocolError } from './errors.js';
+import { EventQueue } from './event-queue.js';
 
 const log = getLogger('ca.monitor');
 
 export interface MonitorOptions extends ReadOptions {
   /** Event mask: a number (DBE_* bits) or flags; default value + alarm. */
   mask?: number | { value?: boolean; log?: boolean; alarm?: boolean; property?: boolean };
-  /** Iterator form: events kept before the oldest update is dropped (counted in `overruns`). Default 1000. */
+  /**
+   * Iterator form: events kept before the oldest value update is dropped (counted in `overruns`);
+   * connection and error events are never dropped. Default 1000.
+   */
   queueSize?: number;
   /** Fail with a not-found error if the channel is not connected within this many ms (default: wait forever). */
   timeout?: number;
@@ -43,12 +47,10 @@ function maskOf(m: MonitorOptions['mask']): number {
 }
 
 export class Monitor implements AsyncIterable<MonitorEvent>, IoHandler {
-  /** Updates dropped because the iterator's queue was full. */
-  overruns = 0;
   /** Updates received. */
   updates = 0;
   private readonly mask: number;
-  private readonly queueSize: number;
+  private readonly queue: EventQueue<MonitorEvent>;
   private plan: ReadPlan | undefined;
   private subid = 0;
   private sub: TcpCircuit | undefined;
@@ -56,10 +58,7 @@ export class Monitor implements AsyncIterable<MonitorEvent>, IoHandler {
   private readonly unlisten: () => void;
   private timer: NodeJS.Timeout | undefined;
   private abort: (() => void) | undefined;
-  // Iterator queue (a ring) and the waiting reader.
-  private ring: Array<MonitorEvent | undefined> = [];
-  private head = 0;
-  private size = 0;
+  // The iterator's waiting reader.
   private waiter: ((r: IteratorResult<MonitorEvent>) => void) | undefined;
   private waiterReject: ((e: unknown) => void) | undefined;
   private failure: CaError | undefined;
@@ -71,7 +70,7 @@ export class Monitor implements AsyncIterable<MonitorEvent>, IoHandler {
     private readonly callback: MonitorCallback | undefined,
   ) {
     this.mask = maskOf(opts.mask);
-    this.queueSize = Math.max(1, opts.queueSize ?? 1000);
+    this.queue = new EventQueue(Math.max(1, opts.queueSize ?? 1000));
     if (this.mask === 0) {
       ctx.release(ch);
       throw new BadArgumentError('the event mask selects nothing', ch.name);
@@ -92,6 +91,11 @@ export class Monitor implements AsyncIterable<MonitorEvent>, IoHandler {
 
   get name(): string {
     return this.ch.name;
+  }
+
+  /** Value updates dropped because the iterator's queue was full. */
+  get overruns(): number {
+    return this.queue.overruns;
   }
 
   /** True while the channel is connected and the subscription is in place. */
@@ -159,15 +163,7 @@ export class Monitor implements AsyncIterable<MonitorEvent>, IoHandler {
       w({ value: ev, done: false });
       return;
     }
-    if (this.size === this.queueSize) {
-      // Drop the oldest event to make room (connection events are rare; updates dominate).
-      this.ring[this.head] = undefined;
-      this.head = (this.head + 1) % this.queueSize;
-      this.size--;
-      this.overruns++;
-    }
-    this.ring[(this.head + this.size) % this.queueSize] = ev;
-    this.size++;
+    this.queue.push(ev);
   }
 
   private fail(err: CaError): void {
@@ -206,13 +202,8 @@ export class Monitor implements AsyncIterable<MonitorEvent>, IoHandler {
     if (this.callback) throw new BadArgumentError('this monitor delivers to a callback; it is not iterable', this.ch.name);
     return {
       next: (): Promise<IteratorResult<MonitorEvent>> => {
-        if (this.size > 0) {
-          const ev = this.ring[this.head]!;
-          this.ring[this.head] = undefined;
-          this.head = (this.head + 1) % this.queueSize;
-          this.size--;
-          return Promise.resolve({ value: ev, done: false });
-        }
+        const ev = this.queue.shift();
+        if (ev) return Promise.resolve({ value: ev, done: false });
         if (this.closed) return Promise.resolve({ value: undefined, done: true });
         return new Promise((res, rej) => {
           this.waiter = res;
