@@ -1,6 +1,7 @@
 // `epicsperf monitor --client NAME`: the EPICSPyClientPerformance workload for one client.
 import type { Command } from 'commander';
 import { runMonitor } from '../bench/monitor.js';
+import { MONITOR_FORMAT } from '../results/index.js';
 import { counterNames } from '../ioc/index.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
 import { exitOnSignals, parseClient, parseFormat, Progress, prepareClients, target } from './common.js';
@@ -47,7 +48,7 @@ export function register(program: Command): void {
           onProgress: (s) => progress.update(`monitor ${client.name}: ${s}`),
         });
         progress.done();
-        if (format === 'json') process.stdout.write(JSON.stringify({ schema: 'epicsperf/monitor@1', options: { ...opts }, run }, null, 2) + '\n');
+        if (format === 'json') process.stdout.write(JSON.stringify({ schema: MONITOR_FORMAT, options: { ...opts }, run }, null, 2) + '\n');
         else {
           process.stdout.write(monitorTable(summarizeMonitor(new Map([[client.name, [run]]]))));
           for (const f of run.check?.findings ?? []) process.stdout.write(`  ${f}\n`);
