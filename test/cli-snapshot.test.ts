@@ -1,9 +1,10 @@
 // The CLI end to end: snapshot of the fixture PV list on the built-in IOC, and bad input.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
+import { schemaErrors } from './helpers/schema.js';
 
 const oneLineError = (stderr: string) => stderr.trim().split('\n').filter((l) => l.startsWith('epicsperf:'));
 
@@ -18,6 +19,7 @@ describe('epicsperf snapshot', () => {
     expect(out.wallMs).toBeLessThan(2000);
     expect(out.rows.filter((x) => !x.ok).every((x) => x.name.startsWith('TEST:MISSING') && /search|timeout|not found/i.test(x.error ?? ''))).toBe(true);
     expect(out.rows.filter((x) => x.ok).every((x) => x.severityName === 'MINOR')).toBe(true);
+    expect(schemaErrors('snapshot', out)).toEqual([]);
   });
 
   it('prints a table with a summary line, and exits 0 when every PV answered', async () => {
@@ -80,6 +82,7 @@ describe('epicsperf monitor and bench', () => {
     expect(out.run.ok).toBe(true);
     expect(out.run.check.samples).toBe(300);
     expect(out.run.check.missedValues).toBe(0);
+    expect(schemaErrors('monitor', out)).toEqual([]);
   });
 
   it('bench: one table per workload and a JSON file with the environment', async () => {
@@ -90,11 +93,20 @@ describe('epicsperf monitor and bench', () => {
     expect(r.stdout).toMatch(/Monitor: 20 counters x 12 samples/);
     expect(r.stdout).toMatch(/\nnode\s+[\d.]+/);
     expect(r.stdout).toMatch(/\nc-libca\s+[\d.]+/);
-    const { readFileSync } = await import('node:fs');
     const json = JSON.parse(readFileSync(outFile, 'utf8')) as { schema: string; environment: { node: string }; snapshot: { runs: { answered: number }[] }[]; monitor: { runs: unknown[] } };
     expect(json.schema).toBe('epicsperf/bench@1');
     expect(json.environment.node).toBe(process.version);
     expect(json.snapshot[0]!.runs.map((x) => x.answered)).toEqual([97, 97]);
     expect(json.monitor.runs).toHaveLength(2);
+    expect(schemaErrors('bench', json)).toEqual([]);
+  });
+
+  it('bench array: every update checked, and the JSON file conforms to the schema', async () => {
+    const outFile = join(mkdtempSync(join(tmpdir(), 'epicsperf-bench-')), 'array.json');
+    const r = await runCli(['bench', 'array', '--clients', 'node', '--repeat', '1', '--array-elements', '1000', '--array-samples', '5', '--array-rate', '20', '--out', outFile], { timeoutMs: 120_000 });
+    expect(r.code).toBe(0);
+    const json = JSON.parse(readFileSync(outFile, 'utf8')) as { array: { runs: { ok: boolean; array: { elements: number; corrupt: number } }[] } };
+    expect(json.array.runs[0]).toMatchObject({ ok: true, array: { elements: 1000, corrupt: 0 } });
+    expect(schemaErrors('bench', json)).toEqual([]);
   });
 });

@@ -1,34 +1,7 @@
 // Checks every monitor sample a runner shipped (values step by exactly 1, timestamps strictly
 // increase and are not stale, severity MINOR), and derives latency and throughput. Pure functions.
-import { SAMPLE_BYTES } from './runners/protocol.js';
+import type { Sample } from './samples.js';
 import type { ArrayCheck, MonitorCheck } from '../results/index.js';
-
-export interface Sample {
-  pv: number;
-  severity: number;
-  status: number;
-  value: number;
-  iocTime: number;
-  recvTime: number;
-}
-
-export function decodeSamples(buf: Uint8Array): Sample[] {
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const n = Math.floor(buf.byteLength / SAMPLE_BYTES);
-  const out: Sample[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const o = i * SAMPLE_BYTES;
-    out[i] = {
-      pv: view.getUint32(o, true),
-      severity: view.getInt16(o + 4, true),
-      status: view.getInt16(o + 6, true),
-      value: view.getFloat64(o + 8, true),
-      iocTime: view.getFloat64(o + 16, true),
-      recvTime: view.getFloat64(o + 24, true),
-    };
-  }
-  return out;
-}
 
 export interface CheckOptions {
   pvs: number;

@@ -2,7 +2,8 @@
 // until every PV has its samples, measure its CPU and memory from outside, then check the samples.
 import { RunnerProcess, RunnerError } from './runner.js';
 import { cpuSeconds, CpuSampler, memoryKb } from './procstat.js';
-import { checkArraySamples, checkMonitorSamples, decodeSamples } from './checks.js';
+import { checkArraySamples, checkMonitorSamples } from './checks.js';
+import { decodeSamples } from './samples.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
 import { stat, type MonitorRun } from '../results/index.js';
 import { writeNamesFile } from './names.js';
