@@ -1,6 +1,7 @@
 // The monitor workload for one client: start its runner, let it subscribe to the IOC's counters
 // until every PV has its samples, measure its CPU and memory from outside, then check the samples.
-import { RunnerProcess, RunnerError } from './runner.js';
+import { RunnerProcess } from './runner.js';
+import { RunnerError } from '../errors.js';
 import { cpuSeconds, CpuSampler, memoryKb } from './procstat.js';
 import { checkArraySamples, checkMonitorSamples } from './checks.js';
 import { decodeSamples } from './samples.js';

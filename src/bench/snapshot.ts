@@ -2,7 +2,8 @@
 // by the orchestrator from `start` to `done`; each value is then checked against the IOC.
 import { Context } from '../client/context.js';
 import type { SnapshotResult } from '../client/snapshot.js';
-import { RunnerProcess, RunnerError } from './runner.js';
+import { RunnerProcess } from './runner.js';
+import { RunnerError } from '../errors.js';
 import { cpuSeconds, memoryKb } from './procstat.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
 import { writeNamesFile } from './names.js';

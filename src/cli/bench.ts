@@ -9,7 +9,7 @@ import { benchHtml } from '../report/html.js';
 import { renderBench } from '../report/bench.js';
 import { exitOnSignals, parseClientList, parseFormat, Progress, prepareClients } from './common.js';
 import { intArg, numberArg } from './options.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 interface Opts {
   clients?: string;

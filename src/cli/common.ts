@@ -4,7 +4,7 @@ import { ensurePythonEnv } from '../pyenv/index.js';
 import { buildCRunner } from '../bench/clib.js';
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
 import { findClient, clientNames, type ClientSpec, type Workload } from '../bench/clients.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 let signalsHooked = false;
 /** Ctrl-C or SIGTERM: exit now; the exit hooks kill the IOC and every runner. */

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { startIoc } from '../ioc/index.js';
 import { intArg, numberArg, portArg } from './options.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 interface IocCliOptions {
   records: number;

@@ -6,7 +6,7 @@ import { counterNames } from '../ioc/index.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
 import { exitOnSignals, parseClient, parseFormat, Progress, prepareClients, target } from './common.js';
 import { intArg, numberArg } from './options.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 interface Opts {
   client: string;

@@ -1,10 +1,9 @@
 // `epicsperf snapshot FILE`: read every PV in a list once, concurrently, each against its own timeout.
 import type { Command } from 'commander';
-import { readPvList, PvListError } from '../pvlist.js';
+import { readPvList } from '../pvlist.js';
 import { runSnapshot } from '../bench/snapshot.js';
 import { snapshotCsv, snapshotJson, snapshotTable } from '../report/snapshot.js';
 import { exitOnSignals, parseClient, parseFormat, Progress, prepareClients, target } from './common.js';
-import { UsageError } from './errors.js';
 import { intArg } from './options.js';
 
 interface Opts {
@@ -28,13 +27,7 @@ export function register(program: Command): void {
     .action(async (file: string, opts: Opts) => {
       const format = parseFormat(opts.format, ['table', 'json', 'csv'] as const);
       const client = parseClient(opts.client, 'snapshot');
-      let names: string[];
-      try {
-        names = readPvList(file);
-      } catch (err) {
-        if (err instanceof PvListError) throw new UsageError(err.message);
-        throw err;
-      }
+      const names = readPvList(file);
       exitOnSignals();
       const python = await prepareClients([client], opts.ioc === 'builtin');
       const records = names.reduce((m, n) => Math.max(m, counterIndex(n)), 1000);

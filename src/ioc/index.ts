@@ -7,6 +7,7 @@ import { killOnExit } from '../children.js';
 import { ensurePythonEnv, PYTHON_DIR } from '../pyenv/index.js';
 import { freePort, isTcpPortFree, isUdpPortFree } from './ports.js';
 import { probeCa } from './probe.js';
+import { IocError } from '../errors.js';
 
 const log = getLogger('ioc');
 
@@ -44,14 +45,6 @@ export interface Ioc {
   /** Resolves when the IOC process has exited (for whatever reason). */
   readonly exited: Promise<number | null>;
   stop(): Promise<void>;
-}
-
-export class IocError extends Error {
-  readonly code = 'EPICSPERF_IOC';
-  constructor(message: string) {
-    super(message);
-    this.name = 'IocError';
-  }
 }
 
 export function counterName(prefix: string, style: 'plain' | 'padded', i: number): string {

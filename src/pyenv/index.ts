@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getLogger } from '../log.js';
+import { PythonEnvError } from '../errors.js';
 
 const log = getLogger('pyenv');
 
@@ -15,14 +16,6 @@ export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 export const PYTHON_DIR = join(PACKAGE_ROOT, 'python');
 const REQUIREMENTS = join(PYTHON_DIR, 'requirements.txt');
 const MARKER = 'epicsperf-requirements.sha256';
-
-export class PythonEnvError extends Error {
-  readonly code = 'EPICSPERF_PYTHON_ENV';
-  constructor(message: string) {
-    super(message);
-    this.name = 'PythonEnvError';
-  }
-}
 
 /** Where epicsperf keeps its state: $EPICSPERF_HOME, else $XDG_CACHE_HOME/epicsperf, else ~/.cache/epicsperf. */
 export function epicsperfHome(env: NodeJS.ProcessEnv = process.env): string {
