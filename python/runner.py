@@ -191,9 +191,15 @@ def parse_args(argv):
     p.add_argument("--client", required=True, choices=CLIENTS)
     p.add_argument("workload", choices=("snapshot", "monitor", "array"))
     p.add_argument("--names", required=True)
-    p.add_argument("--timeout-ms", type=float, default=1000.0)
-    p.add_argument("--samples", type=int, default=100)
-    return p.parse_args(argv)
+    p.add_argument("--timeout-ms", type=float)
+    p.add_argument("--samples", type=int)
+    args = p.parse_args(argv)
+    # The harness passes every value the workload needs: the runners keep no defaults.
+    if args.workload == "snapshot" and args.timeout_ms is None:
+        fail("snapshot: --timeout-ms N is required", 2)
+    if args.workload != "snapshot" and args.samples is None:
+        fail(f"{args.workload}: --samples N is required", 2)
+    return args
 
 
 def expect(client, commands, word):

@@ -59,11 +59,11 @@ describe('epicsperf snapshot', () => {
     ['duplicate names', () => ['snapshot', file('dup.txt', 'A:B\nC:D\nA:B\n')], /line 3: duplicate PV name A:B \(first on line 1\)/],
     ['an unknown client', () => ['snapshot', 'fixtures/pvs.txt', '--client', 'nosuch'], /unknown client "nosuch"/],
     ['a bad timeout', () => ['snapshot', 'fixtures/pvs.txt', '--timeout', 'soon'], /--timeout.*invalid/],
-    ['a bad format', () => ['snapshot', 'fixtures/pvs.txt', '--format', 'xml'], /--format must be one of table, json, csv/],
-    ['a bad IOC choice', () => ['snapshot', 'fixtures/pvs.txt', '--ioc', 'mars'], /--ioc must be builtin or env/],
+    ['a bad format', () => ['snapshot', 'fixtures/pvs.txt', '--format', 'xml'], /option '--format <format>' argument 'xml' is invalid\. Allowed choices are table, json, csv/],
+    ['a bad IOC choice', () => ['snapshot', 'fixtures/pvs.txt', '--ioc', 'mars'], /option '--ioc <ioc>' argument 'mars' is invalid\. Allowed choices are env, builtin/],
     ['a bench workload that does not exist', () => ['bench', 'nonsense'], /workload must be snapshot, monitor, array or all/],
     ['a bench client list naming an unknown client', () => ['bench', '--clients', 'node,bogus'], /unknown client "bogus"/],
-    ['a bad array refresh rate', () => ['bench', 'array', '--array-rate', 'fast'], /--array-rate must be a number > 0 or max, got "fast"/],
+    ['a bad array refresh rate', () => ['bench', 'array', '--array-rate', 'fast'], /option '--array-rate <hz>' argument 'fast' is invalid\. expected a number > 0 or max/],
     ['a monitor client that does not monitor', () => ['monitor', '--client', 'caget-procs'], /does not run the monitor workload/],
   ])('rejects %s with one line and exit 2', async (_what, args, re) => {
     const r = await runCli(args());
@@ -71,6 +71,13 @@ describe('epicsperf snapshot', () => {
     expect(oneLineError(r.stderr)).toHaveLength(1);
     expect(r.stderr).toMatch(re);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('still takes --ioc external on monitor, as env, with a note', async () => {
+    const r = await runCli(['monitor', '--ioc', 'external', '--client', 'nosuch']);
+    expect(r.stderr).toMatch(/note: --ioc external is now spelled --ioc env/);
+    expect(r.stderr).toMatch(/unknown client "nosuch"/); // parsing went past --ioc
+    expect(r.code).toBe(2);
   });
 });
 

@@ -247,7 +247,7 @@ describe('epicsperf ioc (CLI)', () => {
     [['ioc', '--records', 'abc'], /--records.*invalid/],
     [['ioc', '--rate', '-1'], /--rate.*invalid/],
     [['ioc', '--bogus'], /unknown option '--bogus'/],
-    [['ioc', '--name-style', 'weird'], /--name-style must be plain or padded/],
+    [['ioc', '--name-style', 'weird'], /option '--name-style <style>' argument 'weird' is invalid\. Allowed choices are plain, padded/],
   ])('rejects bad input %j with one line and exit 2', async (args, re) => {
     const r = await runCli(args);
     expect(r.code).toBe(2);

@@ -26,12 +26,15 @@ export function parseRunnerArgs(argv = process.argv.slice(2), extra: Record<stri
   const workload = positionals[0];
   if (workload !== 'snapshot' && workload !== 'monitor' && workload !== 'array') fail(`unknown workload "${workload ?? ''}"`, 2);
   if (!values.names) fail('--names FILE is required', 2);
+  // The harness passes every value the workload needs: the runners keep no defaults of their own.
+  if (workload === 'snapshot' && values['timeout-ms'] === undefined) fail('snapshot: --timeout-ms N is required', 2);
+  if (workload !== 'snapshot' && values.samples === undefined) fail(`${workload}: --samples N is required`, 2);
   const names = readFileSync(values.names as string, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
   return {
     workload,
     names,
-    timeoutMs: Number(values['timeout-ms'] ?? 1000),
-    samples: Number(values.samples ?? 100),
+    timeoutMs: Number(values['timeout-ms']),
+    samples: Number(values.samples),
     flags: values as Record<string, string | boolean | undefined>,
   };
 }
