@@ -105,3 +105,53 @@ describe('runners that misbehave', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('the snapshot referee', () => {
+  const spec = (name: string): ClientSpec => ({ name, runtime: 'python', protocol: 'CA', workloads: ['snapshot'], description: 'test', library: 'x' });
+  // A runner that answers every name, the missing one too, with a made-up value; it speaks the
+  // runner protocol (docs/runners.md) and stands in for the interpreter of a Python client.
+  const LIAR = `#!${process.execPath}
+const { readFileSync, writeSync } = require('node:fs');
+const names = readFileSync(process.argv[process.argv.indexOf('--names') + 1], 'utf8').split('\\n').filter(Boolean);
+const emit = (ev, payload) => { writeSync(3, JSON.stringify(payload ? { ...ev, bytes: payload.length } : ev) + '\\n'); if (payload) writeSync(3, payload); };
+emit({ ev: 'ready', client: 'liar', version: '0' });
+require('node:readline').createInterface({ input: process.stdin }).on('line', (cmd) => {
+  if (cmd === 'start') emit({ ev: 'done' });
+  if (cmd === 'ship') emit({ ev: 'results' }, Buffer.from(JSON.stringify(names.map((n) => ({ ok: true, value: n.endsWith('CALC2') ? 12345 : 7, elapsedMs: 1 })))));
+  if (cmd === 'exit') process.exit(0);
+});
+`;
+  let dir: string;
+  let liar: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'epicsperf-liar-'));
+    liar = join(dir, 'python');
+    writeFileSync(liar, LIAR, { mode: 0o755 });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is the C runner on libca, and catches a wrong value and an answer for a name the IOC does not serve', async () => {
+    // TEST:KIND:LONG holds 42 and TEST:CALC2 counts from 0 at 10 Hz: neither can be 7 or 12345.
+    const names = ['TEST:KIND:LONG', 'TEST:CALC2', 'TEST:NOPE'];
+    const run = await runSnapshot({ client: spec('liar'), python: liar, env: ioc.env, names, timeoutMs: 500 });
+    expect(run.unchecked).toBeUndefined();
+    expect(run.answered).toBe(3);
+    expect(run.rows.map((r) => r.correct)).toEqual([false, false, false]);
+    expect(run.wrong).toBe(3);
+    expect(run.ok).toBe(false);
+  });
+
+  it('says the values were not checked when the referee cannot run, and grades nothing', async () => {
+    const home = process.env.EPICSPERF_HOME;
+    process.env.EPICSPERF_HOME = dir; // no C runner there
+    try {
+      const run = await runSnapshot({ client: spec('liar'), python: liar, env: ioc.env, names: ['TEST:KIND:LONG'], timeoutMs: 500 });
+      expect(run.unchecked).toMatch(/the referee \(c-libca\) could not read/);
+      expect(run.rows[0]!.correct).toBeUndefined();
+      expect(run.wrong).toBe(0);
+    } finally {
+      if (home === undefined) delete process.env.EPICSPERF_HOME;
+      else process.env.EPICSPERF_HOME = home;
+    }
+  });
+});

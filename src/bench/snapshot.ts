@@ -1,11 +1,10 @@
 // The snapshot workload for one client: read every PV once, each against its own timeout, timed
-// by the orchestrator from `start` to `done`; each value is then checked against the IOC.
-import { Context } from '../client/context.js';
-import type { SnapshotResult } from '../client/snapshot.js';
+// by the orchestrator from `start` to `done`; each value is then checked against a neutral
+// referee: reads made by the C runner on libca (never by the client being measured).
 import { RunnerProcess } from './runner.js';
 import { RunnerError } from '../errors.js';
 import { cpuSeconds, memoryKb } from './procstat.js';
-import { runnerCommand, type ClientSpec } from './clients.js';
+import { findClient, runnerCommand, type ClientSpec } from './clients.js';
 import { writeNamesFile } from './names.js';
 import type { SnapshotRow, SnapshotRun } from '../results/index.js';
 
@@ -15,7 +14,7 @@ export interface SnapshotRunOptions {
   env: Record<string, string>;
   names: readonly string[];
   timeoutMs: number;
-  /** Check values against reference reads made before and after the run (default true). */
+  /** Check values against the referee's reads made before and after the run (default true). */
   verify?: boolean;
   /** Deadlines (ms) after which the runner is killed: to be ready, and to finish the snapshot. */
   readyTimeoutMs?: number;
@@ -23,23 +22,33 @@ export interface SnapshotRunOptions {
   onProgress?: (text: string) => void;
 }
 
-async function reference(env: Record<string, string>, names: readonly string[], timeoutMs: number): Promise<SnapshotResult[]> {
-  const ctx = new Context({ env });
-  try {
-    return await ctx.snapshot(names, { timeout: timeoutMs });
-  } finally {
-    await ctx.close();
-  }
+/** The client whose reads are the reference: the C program on libca, the reference row. */
+export const REFEREE = 'c-libca';
+
+/**
+ * The referee's reads of `names` (one row per name), or why it could not read. After the run
+ * the referee reads only the names the client answered, with at least 2 s each, so names
+ * missing from the IOC do not hold libca's searches back.
+ */
+async function refereeReads(o: SnapshotRunOptions, names: readonly string[], timeoutMs: number): Promise<SnapshotRow[] | string> {
+  if (names.length === 0) return [];
+  const run = await runSnapshot({ ...o, client: findClient(REFEREE)!, names, timeoutMs, verify: false, onProgress: () => {} });
+  return run.rows.length === names.length ? run.rows : `the referee (${REFEREE}) could not read: ${run.error ?? 'no results'}`;
 }
 
-function agrees(v: unknown, before: SnapshotResult | undefined, after: SnapshotResult | undefined): boolean {
-  const refs = [before, after].filter((r): r is Extract<SnapshotResult, { ok: true }> => !!r?.ok);
-  if (refs.length === 0) return false; // answered a PV the IOC does not serve
-  const values = refs.map((r) => r.value);
+/**
+ * Whether a client's answer agrees with the referee: a number within the range the referee read
+ * before and after (counters move meanwhile; a missing "before" read leaves the range open
+ * below), anything else equal to one of its reads. A name the referee could not read afterwards
+ * was answered although the IOC does not serve it.
+ */
+function agrees(v: unknown, before: SnapshotRow | undefined, after: SnapshotRow | undefined): boolean {
+  if (!after?.ok) return false;
+  const values = [before, after].filter((r) => r?.ok).map((r) => r!.value);
   if (typeof v === 'number' && values.every((x) => typeof x === 'number')) {
-    const lo = Math.min(...(values as number[]));
     const hi = Math.max(...(values as number[]));
-    return (v >= lo && v <= hi) || (Number.isNaN(v) && values.some((x) => Number.isNaN(x)));
+    const lo = before?.ok ? Math.min(...(values as number[])) : -Infinity;
+    return v >= lo && v <= hi;
   }
   const norm = (x: unknown) => JSON.stringify(typeof x === 'object' && x !== null && 'length' in x ? Array.from(x as ArrayLike<unknown>) : x);
   return values.some((x) => norm(x) === norm(v));
@@ -51,13 +60,17 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
   const progress = o.onProgress ?? (() => {});
   const result: SnapshotRun = { client: o.client.name, ok: false, answered: 0, failed: 0, wrong: 0, rows: [] };
   const verify = o.verify ?? true;
-  let before: SnapshotResult[] | undefined;
+  let before: SnapshotRow[] | undefined;
   const runner = new RunnerProcess(command, [...args, 'snapshot', '--names', names.path, '--timeout-ms', String(o.timeoutMs)], o.env);
   try {
     progress('starting');
     const ready = await runner.next('ready', o.readyTimeoutMs ?? 60_000, 'ready');
     result.version = typeof ready.version === 'string' ? ready.version : undefined;
-    if (verify) before = await reference(o.env, o.names, o.timeoutMs);
+    if (verify) {
+      const reads = await refereeReads(o, o.names, o.timeoutMs);
+      if (typeof reads === 'string') result.unchecked = reads;
+      else before = reads;
+    }
     progress('reading');
     const cpu0 = cpuSeconds(runner.pid, true) ?? 0;
     const t0 = performance.now();
@@ -71,9 +84,19 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
     if (mem) result.peakRssMb = mem.peakKb / 1024;
     runner.send('ship');
     const shipped = await runner.next('results', 60_000, 'shipping results');
-    const after = verify ? await reference(o.env, o.names, o.timeoutMs) : undefined;
     const raw = JSON.parse((shipped.payload ?? Buffer.from('[]')).toString('utf8')) as Array<Record<string, unknown>>;
     if (raw.length !== o.names.length) throw new RunnerError(`the runner returned ${raw.length} results for ${o.names.length} names`);
+    let after: (SnapshotRow | undefined)[] | undefined;
+    if (before) {
+      const answered = raw.flatMap((r, i) => (r.ok === true ? [i] : []));
+      const reads = await refereeReads(o, answered.map((i) => o.names[i]!), Math.max(o.timeoutMs, 2000));
+      if (typeof reads === 'string') result.unchecked = reads;
+      else {
+        after = new Array(o.names.length);
+        answered.forEach((i, k) => (after![i] = reads[k]));
+      }
+    }
+    const check = before !== undefined && after !== undefined;
     result.rows = raw.map((r, i) => {
       const row: SnapshotRow = { name: o.names[i]!, ok: r.ok === true };
       if (row.ok) {
@@ -81,7 +104,7 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
         if (typeof r.severity === 'number') row.severity = r.severity;
         if (typeof r.status === 'number') row.status = r.status;
         if (typeof r.timestamp === 'number') row.timestamp = r.timestamp;
-        if (verify) row.correct = agrees(r.value, before?.[i], after?.[i]);
+        if (check) row.correct = agrees(r.value, before![i], after![i]);
       } else row.error = String(r.error ?? 'failed');
       if (typeof r.elapsedMs === 'number') row.elapsedMs = r.elapsedMs;
       return row;

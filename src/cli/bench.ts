@@ -61,7 +61,7 @@ export function register(program: Command): void {
         return w;
       });
       exitOnSignals();
-      const python = await prepareClients(clients, true);
+      const python = await prepareClients(clients, true, workload === 'snapshot' || workload === 'all');
       const report = await doctor();
       const progress = new Progress();
       const results = await runBench({

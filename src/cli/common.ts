@@ -44,12 +44,13 @@ export function parseClientList(list: string, workload: Workload | 'all'): Clien
 /**
  * Make the asked clients runnable: the managed Python environment for the built-in IOC and the
  * Python runners, and the C runner for the libca clients (each built once, on first use).
- * Returns the Python interpreter. A C runner that cannot be built leaves its rows saying why.
+ * `referee`: values will be checked, by the C runner (see bench/snapshot.ts). Returns the Python
+ * interpreter. A C runner that cannot be built leaves its rows saying why.
  */
-export async function prepareClients(clients: readonly ClientSpec[], builtinIoc: boolean): Promise<string> {
-  const needsPython = builtinIoc || clients.some((c) => c.runtime !== 'node');
+export async function prepareClients(clients: readonly ClientSpec[], builtinIoc: boolean, referee = false): Promise<string> {
+  const needsPython = builtinIoc || referee || clients.some((c) => c.runtime !== 'node');
   const python = needsPython ? await ensurePythonEnv() : 'python3';
-  if (clients.some((c) => c.runtime === 'c')) await buildCRunner(python);
+  if (referee || clients.some((c) => c.runtime === 'c')) await buildCRunner(python);
   return python;
 }
 

@@ -30,7 +30,7 @@ export function register(program: Command): void {
       const client = parseClient(opts.client, 'snapshot');
       const names = readPvList(file);
       exitOnSignals();
-      const python = await prepareClients([client], opts.ioc === 'builtin');
+      const python = await prepareClients([client], opts.ioc === 'builtin', opts.check === true);
       const records = names.reduce((m, n) => Math.max(m, counterIndex(n)), DEFAULTS.records);
       const t = await target(opts.ioc, { arrayElements: 0, rate: 1, records });
       const progress = new Progress();

@@ -33,7 +33,8 @@ export function summarizeSnapshot(byClient: Map<string, SnapshotRun[]>, existing
     if (wall) row.wallS = wall;
     const cpu = stat(done.map((r) => r.cpuS ?? NaN));
     if (cpu) row.cpuS = cpu;
-    const err = runs.find((r) => r.error)?.error;
+    const unchecked = runs.find((r) => r.unchecked)?.unchecked;
+    const err = runs.find((r) => r.error)?.error ?? (unchecked && `values not checked: ${unchecked}`);
     const fewest = Math.min(...done.map((r) => r.answered));
     if (err) row.error = err;
     else if (existing !== undefined && done.length && fewest < existing) row.error = `up to ${existing - fewest} PVs that exist went unanswered`;

@@ -12,7 +12,8 @@ const val = (v: unknown) => (v === undefined ? '' : Array.isArray(v) ? `[${v.len
 export function snapshotSummary(run: SnapshotRun, timeoutMs: number): string {
   const wall = run.wallMs === undefined ? '' : ` in ${fmt(run.wallMs / 1000, 3)} s`;
   const wrong = run.rows.some((r) => r.correct !== undefined) ? `, ${run.wrong} wrong` : '';
-  return `${run.answered} answered, ${run.failed} failed${wrong}${wall} (client ${run.client}, timeout ${timeoutMs} ms)`;
+  const unchecked = run.unchecked ? `; values not checked: ${run.unchecked}` : '';
+  return `${run.answered} answered, ${run.failed} failed${wrong}${wall} (client ${run.client}, timeout ${timeoutMs} ms)${unchecked}`;
 }
 
 export function snapshotTable(run: SnapshotRun, timeoutMs: number): string {
@@ -43,9 +44,11 @@ export function snapshotJson(run: SnapshotRun, timeoutMs: number): string {
     answered: run.answered,
     failed: run.failed,
     error: run.error,
+    ...(run.rows.some((r) => r.correct !== undefined) && { wrong: run.wrong }),
+    unchecked: run.unchecked,
     rows: run.rows.map((r) => ({
       name: r.name, ok: r.ok, value: r.value, severity: r.severity, severityName: r.severity === undefined ? undefined : sev(r.severity),
-      status: r.status, timestamp: r.timestamp, elapsedMs: r.elapsedMs, error: r.error,
+      status: r.status, timestamp: r.timestamp, elapsedMs: r.elapsedMs, error: r.error, correct: r.correct,
     })),
   }, null, 2) + '\n';
 }

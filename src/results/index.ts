@@ -96,6 +96,8 @@ export interface SnapshotRun {
   failed: number;
   /** Answers that disagree with the IOC (a wrong value, or an answer for a PV that does not exist). */
   wrong: number;
+  /** Set when the values could not be checked: why the referee (the C runner on libca) could not read. */
+  unchecked?: string;
   /** CPU seconds the runner (and its children) used between start and done. */
   cpuS?: number;
   peakRssMb?: number;
