@@ -2,8 +2,8 @@
 // backoff, broadcast addresses as a pure function, and a bounded fuzz of the decoders.
 import { describe, expect, it } from 'vitest';
 import {
-  ClientCircuit, DbrType, Framer, MAX_SEARCH_DATAGRAM, buildSearchDatagrams, decodeDbr, decodeRequest,
-  decodeResponse, parseDatagram, searchRetryDelay, emptyHeader, type CircuitChannel, type Header,
+  ClientCircuit, DbrType, Framer, MAX_SEARCH_DATAGRAM, decodeDbr, decodeRequest, parseSearchReplies, writeSearchRequest, writeSearchVersion,
+  decodeResponse, searchRetryDelay, emptyHeader, encodeMessage, ByteWriter, type CircuitChannel, type Header,
 } from '../src/ca/index.js';
 import { broadcastAddresses, parseAddrList } from '../src/transport/config.js';
 import { ServerCircuit } from './ca-fake-server.js';
@@ -107,20 +107,21 @@ describe('client circuit <-> server circuit in memory', () => {
 });
 
 describe('search', () => {
-  it('packs many names per datagram under the size limit, VERSION first with its sequence', () => {
-    const entries = Array.from({ length: 1000 }, (_, i) => ({ cid: i + 1, name: `TEST:CALC${i + 1}` }));
-    const grams = buildSearchDatagrams(entries, 5);
-    expect(grams.length).toBeGreaterThan(10);
-    expect(grams.length).toBeLessThan(30);
-    expect(grams.flatMap((g) => g.cids)).toEqual(entries.map((e) => e.cid));
-    grams.forEach((g, i) => {
-      expect(g.bytes.length).toBeLessThanOrEqual(MAX_SEARCH_DATAGRAM);
-      expect(g.sequence).toBe(5 + i);
-      const f: Array<ReturnType<typeof decodeRequest>> = [];
-      new Framer((h, p) => f.push(decodeRequest(h, p)), () => {}).push(g.bytes);
-      expect(f[0]).toEqual({ type: 'VersionRequest', priority: 0, version: 13, sequence: 5 + i });
-      expect(f.slice(1).every((m) => m.type === 'SearchRequest' && m.reply === 5 && m.version === 13)).toBe(true);
-    });
+  it('writes a datagram as the searcher does: VERSION with its sequence first, then SEARCH requests', () => {
+    const bytes = new Uint8Array(MAX_SEARCH_DATAGRAM);
+    const view = new DataView(bytes.buffer);
+    let len = writeSearchVersion(view, 0, 5);
+    const names = ['TEST:CALC1', 'TEST:ÄÖ', 'A'.repeat(39)];
+    names.forEach((n, i) => (len += writeSearchRequest(view, bytes, len, n, 100 + i)));
+    const f: Array<ReturnType<typeof decodeRequest>> = [];
+    new Framer((h, p) => f.push(decodeRequest(h, p)), () => {}).push(bytes.subarray(0, len));
+    expect(f[0]).toEqual({ type: 'VersionRequest', priority: 0, version: 13, sequence: 5 });
+    expect(f.slice(1)).toEqual(names.map((name, i) => ({ type: 'SearchRequest', name, cid: 100 + i, version: 13, reply: 5 })));
+    // The same bytes as the general encoder writes.
+    const w = new ByteWriter(len);
+    encodeMessage(w, { type: 'VersionRequest', priority: 0, version: 13, sequence: 5 });
+    names.forEach((name, i) => encodeMessage(w, { type: 'SearchRequest', name, cid: 100 + i, version: 13, reply: 5 }));
+    expect(Buffer.from(w.take())).toEqual(Buffer.from(bytes.subarray(0, len)));
   });
 
   it('retry delays double from the round-trip estimate and stop at the maximum period', () => {
@@ -129,12 +130,21 @@ describe('search', () => {
     expect(d[5]).toBe(60_000);
   });
 
-  it('parses a reply datagram; a malformed tail is reported, not thrown', () => {
-    const ok = Buffer.from(VECTORS.SearchResponse!, 'hex');
-    expect(parseDatagram(ok).messages[0]).toMatchObject({ type: 'SearchResponse', port: 5064, cid: 7 });
-    const bad = parseDatagram(new Uint8Array([...ok, 0, 6, 0, 99]));
-    expect(bad.messages.length).toBe(1);
-    expect(bad.error).toBeDefined();
+  it('parses a reply datagram: SEARCH answers and the VERSION echo; a malformed tail is reported, not thrown', () => {
+    const w = new ByteWriter(64);
+    encodeMessage(w, { type: 'VersionResponse', priority: 0, version: 13, sequence: 77 });
+    const reply = Buffer.concat([Buffer.from(w.take()), Buffer.from(VECTORS.SearchResponse!, 'hex')]);
+    const seen: unknown[] = [];
+    const handler = {
+      searchReply: (cid: number, address: number, port: number, version: number) => seen.push({ cid, address, port, version }),
+      searchVersion: (sequence: number) => seen.push({ sequence }),
+    };
+    const parse = (b: Uint8Array) => parseSearchReplies(b, new DataView(b.buffer, b.byteOffset, b.length), emptyHeader(), handler);
+    expect(parse(reply)).toBe(true);
+    expect(seen).toEqual([{ sequence: 77 }, { cid: 7, address: 0x7f000001, port: 5064, version: 13 }]);
+    seen.length = 0;
+    expect(parse(new Uint8Array([...reply, 0, 6, 0, 99]))).toBe(false);
+    expect(seen).toHaveLength(2);
   });
 });
 
@@ -187,7 +197,7 @@ describe('decoder fuzz', () => {
         framer.push(input.subarray(0, input.length >> 1));
         framer.push(input.subarray(input.length >> 1));
       }).not.toThrow();
-      expect(() => parseDatagram(input)).not.toThrow();
+      expect(() => parseSearchReplies(input, new DataView(input.buffer, input.byteOffset, input.length), emptyHeader(), { searchReply: () => {}, searchVersion: () => {} })).not.toThrow();
     }
     expect(messages).toBeGreaterThan(1000);
     expect(errors).toBeGreaterThan(0);

@@ -3,11 +3,9 @@
 // flight, and the first answer winning.
 import dgram from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ByteWriter, decodeRequest, encodeMessage, Framer } from '../src/ca/index.js';
 import { resolveConfig } from '../src/transport/config.js';
 import { UdpSearcher, type SearchTarget } from '../src/transport/udp.js';
-
-const SEARCH = 6;
-const VERSION = 0;
 
 interface Server {
   port: number;
@@ -21,31 +19,19 @@ async function searchServer(opts: { silent?: boolean } = {}): Promise<Server> {
   const s = dgram.createSocket('udp4');
   const datagrams: string[][] = [];
   s.on('message', (msg, from) => {
+    // The protocol core reads the requests and writes the replies.
     const names: string[] = [];
-    const replies: Buffer[] = [];
-    for (let pos = 0; pos + 16 <= msg.length; ) {
-      const cmd = msg.readUInt16BE(pos);
-      const size = msg.readUInt16BE(pos + 2);
-      if (cmd === VERSION) {
-        const v = Buffer.alloc(16);
-        v.writeUInt32BE(msg.readUInt32BE(pos + 8), 8);
-        replies.push(v);
-      } else if (cmd === SEARCH) {
-        const raw = msg.subarray(pos + 16, pos + 16 + size);
-        names.push(raw.subarray(0, raw.indexOf(0)).toString());
-        const r = Buffer.alloc(24);
-        r.writeUInt16BE(SEARCH, 0);
-        r.writeUInt16BE(8, 2);
-        r.writeUInt16BE(5064, 4);
-        r.writeUInt32BE(0xffffffff, 8);
-        r.writeUInt32BE(msg.readUInt32BE(pos + 12), 12);
-        r.writeUInt16BE(13, 16);
-        replies.push(r);
+    const w = new ByteWriter(msg.length * 2);
+    new Framer((h, p) => {
+      const m = decodeRequest(h, p);
+      if (m.type === 'VersionRequest') encodeMessage(w, { type: 'VersionResponse', priority: 0, version: 13, sequence: m.sequence ?? 0 });
+      else if (m.type === 'SearchRequest') {
+        names.push(m.name);
+        encodeMessage(w, { type: 'SearchResponse', port: 5064, address: 0xffffffff, cid: m.cid, version: 13 });
       }
-      pos += 16 + size;
-    }
+    }, () => {}).push(msg);
     datagrams.push(names);
-    if (!opts.silent) s.send(Buffer.concat(replies), from.port, from.address);
+    if (!opts.silent) s.send(w.take(), from.port, from.address);
   });
   await new Promise<void>((res) => s.bind(0, '127.0.0.1', res));
   return { port: s.address().port, datagrams, close: () => s.close() };

@@ -154,22 +154,16 @@ export class Framer {
   }
 
   private fillCarry(chunk: Uint8Array, pos: number): number {
-    // Need at least 16 bytes to know whether the header is extended.
-    let need = HEADER_SIZE;
-    if (this.carryLen >= HEADER_SIZE && this.isExtended()) need = EXTENDED_HEADER_SIZE;
+    // 16 bytes tell whether the header is extended; readHeader then wants 24.
+    const need = this.carryLen < HEADER_SIZE ? HEADER_SIZE : EXTENDED_HEADER_SIZE;
     const n = Math.min(need - this.carryLen, chunk.length - pos);
     this.carry.set(chunk.subarray(pos, pos + n), this.carryLen);
     this.carryLen += n;
     pos += n;
-    if (this.carryLen < need) return pos;
-    if (need === HEADER_SIZE && this.isExtended()) return pos; // read 8 more next round
-    readHeader(this.carryView, 0, this.carryLen, this.header);
+    if (this.carryLen < HEADER_SIZE) return pos;
+    if (readHeader(this.carryView, 0, this.carryLen, this.header) === 0) return pos; // extended: the rest next round
     this.carryLen = 0;
     return this.startPayload(chunk, pos);
-  }
-
-  private isExtended(): boolean {
-    return this.carryView.getUint16(2) === 0xffff && this.carryView.getUint16(6) === 0;
   }
 
   private finishPartial(): void {

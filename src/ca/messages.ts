@@ -1,7 +1,7 @@
 // Every CA message as a discriminated union, with one encoder (into a ByteWriter) and one
 // decoder per direction: requests (client -> server) and responses (server -> client).
 import { Cmd, DO_REPLY, SEQUENCE_NO_IS_VALID } from './constants.js';
-import { align8, headerSizeFor, writeHeader, type Header } from './header.js';
+import { align8, emptyHeader, headerSizeFor, readHeader, writeHeader, type Header } from './header.js';
 import { readCString } from './dbr.js';
 import { ByteWriter } from './writer.js';
 
@@ -95,12 +95,7 @@ export function writeNameMessage(
     b[base + i] = c;
   }
   for (let i = n; i < size; i++) b[base + i] = 0;
-  v.setUint16(off, cmd);
-  v.setUint16(off + 2, size);
-  v.setUint16(off + 4, dataType);
-  v.setUint16(off + 6, count);
-  v.setUint32(off + 8, p1 >>> 0);
-  v.setUint32(off + 12, p2 >>> 0);
+  writeHeader(v, off, cmd, size, dataType, count, p1, p2);
   return 16 + size;
 }
 
@@ -128,13 +123,7 @@ export function encodeCreateChan(w: ByteWriter, name: string, cid: number, versi
 /** READ_NOTIFY request, appended without building a message object. */
 export function encodeReadNotify(w: ByteWriter, dataType: number, count: number, sid: number, ioid: number): void {
   if (count > 0xffff) return put(w, Cmd.READ_NOTIFY, EMPTY, dataType, count, sid, ioid);
-  const off = w.reserve(16);
-  const v = w.dataView;
-  v.setUint32(off, Cmd.READ_NOTIFY << 16); // command, payload size 0
-  v.setUint16(off + 4, dataType);
-  v.setUint16(off + 6, count);
-  v.setUint32(off + 8, sid >>> 0);
-  v.setUint32(off + 12, ioid >>> 0);
+  writeHeader(w.dataView, w.reserve(16), Cmd.READ_NOTIFY, 0, dataType, count, sid, ioid);
 }
 
 /** Append one message (either direction) to `w`. */
@@ -267,19 +256,10 @@ export function decodeResponse(h: Header, payload: Uint8Array): ResponseMessage 
 function decodeError(h: Header, payload: Uint8Array): ResponseMessage | Invalid {
   let request: Header | undefined;
   let off = 0;
-  if (payload.length >= 16) {
-    const v = new DataView(payload.buffer, payload.byteOffset, payload.length);
-    request = {
-      command: v.getUint16(0), payloadSize: v.getUint16(2), dataType: v.getUint16(4),
-      dataCount: v.getUint16(6), param1: v.getUint32(8), param2: v.getUint32(12),
-    };
-    off = 16;
-    if (request.payloadSize === 0xffff && request.dataCount === 0 && payload.length >= 24) {
-      request.payloadSize = v.getUint32(16);
-      request.dataCount = v.getUint32(20);
-      off = 24;
-    }
-  }
+  // The request the error is about, as its header (16 or 24 bytes) opens the payload.
+  const h2 = emptyHeader();
+  off = readHeader(new DataView(payload.buffer, payload.byteOffset, payload.length), 0, payload.length, h2);
+  if (off) request = h2;
   const message = readCString(payload, off, payload.length - off);
   return { type: 'ErrorResponse', cid: h.param1, status: h.param2, request, message };
 }

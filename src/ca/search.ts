@@ -1,25 +1,8 @@
-// Name resolution without I/O: packing many SEARCH requests into datagrams (a VERSION with a
-// sequence number first), parsing reply datagrams, and the retry backoff schedule.
-import {
-  CA_MINOR_PROTOCOL_REVISION, Cmd, DONT_REPLY, EXTENDED_HEADER_SIZE, HEADER_SIZE, MAX_SEARCH_DATAGRAM, SEQUENCE_NO_IS_VALID,
-} from './constants.js';
-import { emptyHeader, readHeader } from './header.js';
-import { decodeResponse, encodeMessage, paddedLength, writeNameMessage, type Invalid, type ResponseMessage } from './messages.js';
-import { ByteWriter } from './writer.js';
-
-export interface SearchEntry {
-  cid: number;
-  name: string;
-  /** paddedLength(name), when already known. */
-  paddedLength?: number;
-}
-
-export interface SearchDatagram {
-  sequence: number;
-  bytes: Uint8Array;
-  cids: number[];
-}
-
+// Name resolution without I/O: the messages of a search datagram (a VERSION with a sequence
+// number first, then SEARCH requests), the one parser of reply datagrams, the retry schedule.
+import { CA_MINOR_PROTOCOL_REVISION, Cmd, DONT_REPLY, HEADER_SIZE, MAX_SEARCH_DATAGRAM, SEQUENCE_NO_IS_VALID } from './constants.js';
+import { readHeader, writeHeader, type Header } from './header.js';
+import { paddedLength, writeNameMessage } from './messages.js';
 
 /** Bytes one SEARCH message for this name takes (header + padded name). */
 export function searchMessageSize(name: string): number {
@@ -29,53 +12,9 @@ export function searchMessageSize(name: string): number {
 /** The longest name (in UTF-8 bytes, NUL excluded) whose SEARCH fits a datagram after the VERSION. */
 export const MAX_NAME_BYTES = MAX_SEARCH_DATAGRAM - 2 * HEADER_SIZE - 1 - ((MAX_SEARCH_DATAGRAM - 2 * HEADER_SIZE) % 8);
 
-/**
- * Pack entries into datagrams of at most `maxBytes`, each opening with a VERSION message that
- * carries a sequence number (servers echo it, which tells which datagram a reply answers).
- * Entries whose name does not fit any datagram are skipped (the caller rejects them earlier).
- */
-export function buildSearchDatagrams(
-  entries: Iterable<SearchEntry>,
-  firstSequence: number,
-  maxBytes = MAX_SEARCH_DATAGRAM,
-): SearchDatagram[] {
-  const out: SearchDatagram[] = [];
-  const w = new ByteWriter(maxBytes + 64);
-  let seq = firstSequence >>> 0;
-  let cids: number[] = [];
-  const open = (): void => {
-    encodeMessage(w, { type: 'VersionRequest', priority: 0, version: CA_MINOR_PROTOCOL_REVISION, sequence: seq });
-  };
-  const close = (): void => {
-    if (cids.length) out.push({ sequence: seq, bytes: w.take(), cids });
-    else w.take();
-    cids = [];
-    seq = (seq + 1) >>> 0 || 1;
-  };
-  open();
-  for (const e of entries) {
-    const size = HEADER_SIZE + (e.paddedLength ?? paddedLength(e.name));
-    if (HEADER_SIZE + size > maxBytes) continue;
-    if (w.length + size > maxBytes) {
-      close();
-      open();
-    }
-    encodeMessage(w, { type: 'SearchRequest', name: e.name, cid: e.cid, version: CA_MINOR_PROTOCOL_REVISION, reply: DONT_REPLY });
-    cids.push(e.cid);
-  }
-  close();
-  return out;
-}
-
 /** Write the VERSION message that opens a search datagram, carrying `sequence`; returns 16. */
 export function writeSearchVersion(view: DataView, off: number, sequence: number): number {
-  view.setUint16(off, Cmd.VERSION);
-  view.setUint16(off + 2, 0);
-  view.setUint16(off + 4, SEQUENCE_NO_IS_VALID);
-  view.setUint16(off + 6, CA_MINOR_PROTOCOL_REVISION);
-  view.setUint32(off + 8, sequence >>> 0);
-  view.setUint32(off + 12, 0);
-  return HEADER_SIZE;
+  return writeHeader(view, off, Cmd.VERSION, 0, SEQUENCE_NO_IS_VALID, CA_MINOR_PROTOCOL_REVISION, sequence, 0);
 }
 
 const utf8 = new TextEncoder();
@@ -92,32 +31,40 @@ export function writeSearchRequest(view: DataView, bytes: Uint8Array, off: numbe
   const size = (enc.length + 8) & ~7;
   bytes.set(enc, off + HEADER_SIZE);
   bytes.fill(0, off + HEADER_SIZE + enc.length, off + HEADER_SIZE + size);
-  view.setUint16(off, Cmd.SEARCH);
-  view.setUint16(off + 2, size);
-  view.setUint16(off + 4, DONT_REPLY);
-  view.setUint16(off + 6, CA_MINOR_PROTOCOL_REVISION);
-  view.setUint32(off + 8, cid >>> 0);
-  view.setUint32(off + 12, cid >>> 0);
-  return HEADER_SIZE + size;
+  return writeHeader(view, off, Cmd.SEARCH, size, DONT_REPLY, CA_MINOR_PROTOCOL_REVISION, cid, cid) + size;
 }
 
-/** Parse a UDP datagram from a server into its messages; a malformed tail ends the list. */
-export function parseDatagram(bytes: Uint8Array): { messages: ResponseMessage[]; error?: string } {
-  const messages: ResponseMessage[] = [];
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  const h = emptyHeader();
+/** What a server's reply datagram tells a searcher, one call per message that matters. */
+export interface SearchReplyHandler {
+  /**
+   * A server has `cid`: `address` is the IPv4 address it gave as a uint32 (0 or 0xffffffff:
+   * the datagram's source), `port` its TCP port, `version` its minor protocol version.
+   */
+  searchReply(cid: number, address: number, port: number, version: number): void;
+  /** The server answered the datagram that carried `sequence` (its VERSION echo). */
+  searchVersion(sequence: number): void;
+}
+
+/**
+ * Walk a datagram from a server in place, calling `handler` for each SEARCH reply and VERSION;
+ * other messages are skipped. `h` is scratch space (no allocation per datagram). Returns false
+ * when the datagram ends in a malformed message (what came before it was reported).
+ */
+export function parseSearchReplies(bytes: Uint8Array, view: DataView, h: Header, handler: SearchReplyHandler): boolean {
+  const len = bytes.length;
   let pos = 0;
-  while (pos < bytes.length) {
-    const hs = readHeader(view, pos, bytes.length - pos, h);
-    if (hs === 0) return { messages, error: 'truncated header' };
-    if (hs === EXTENDED_HEADER_SIZE && h.payloadSize > bytes.length) return { messages, error: 'bad extended header' };
-    if (pos + hs + h.payloadSize > bytes.length) return { messages, error: 'payload beyond datagram' };
-    const m: ResponseMessage | Invalid = decodeResponse(h, bytes.subarray(pos + hs, pos + hs + h.payloadSize));
-    if (m.type === 'Invalid') return { messages, error: m.reason };
-    messages.push(m);
+  while (pos < len) {
+    const hs = readHeader(view, pos, len - pos, h);
+    if (hs === 0 || pos + hs + h.payloadSize > len) return false;
+    if (h.command === Cmd.SEARCH) {
+      const version = h.payloadSize >= 2 ? view.getUint16(pos + hs) : 0;
+      handler.searchReply(h.param2, h.param1, h.dataType, version);
+    } else if (h.command === Cmd.VERSION) {
+      handler.searchVersion(h.param1);
+    }
     pos += hs + h.payloadSize;
   }
-  return { messages };
+  return true;
 }
 
 /**

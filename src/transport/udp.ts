@@ -7,8 +7,9 @@ import dgram from 'node:dgram';
 // `performance` global loads perf_hooks when first touched.
 import 'node:cluster';
 import { performance } from 'node:perf_hooks';
-import { Cmd, HEADER_SIZE, MAX_SEARCH_DATAGRAM } from '../ca/constants.js';
-import { searchRetryDelay, writeSearchRequest, writeSearchVersion } from '../ca/search.js';
+import { HEADER_SIZE, MAX_SEARCH_DATAGRAM } from '../ca/constants.js';
+import { emptyHeader } from '../ca/header.js';
+import { parseSearchReplies, searchRetryDelay, writeSearchRequest, writeSearchVersion, type SearchReplyHandler } from '../ca/search.js';
 import type { CaConfig } from './config.js';
 
 /**
@@ -74,6 +75,10 @@ export class UdpSearcher {
    */
   private srttUs = SLOT_EXPIRY_MS * 1000;
   private sequence = 1;
+  /** Scratch state of the reply being parsed. */
+  private readonly replyHeader = emptyHeader();
+  private replyFrom = '';
+  private replyAnswered = false;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private soonPending = false;
@@ -297,40 +302,32 @@ export class UdpSearcher {
   }
 
   private onMessage(msg: Buffer, from: string): void {
-    // Walk the datagram's headers in place (a reply carries dozens of SEARCH answers).
-    let answered = false;
-    let pos = 0;
-    const len = msg.length;
-    while (pos + HEADER_SIZE <= len) {
-      const cmd = (msg[pos]! << 8) | msg[pos + 1]!;
-      const size = (msg[pos + 2]! << 8) | msg[pos + 3]!;
-      if (size === 0xffff || pos + HEADER_SIZE + size > len) break; // malformed: ignore the rest
-      if (cmd === Cmd.SEARCH) {
-        const cid = ((msg[pos + 12]! << 24) | (msg[pos + 13]! << 16) | (msg[pos + 14]! << 8) | msg[pos + 15]!) >>> 0;
-        const t = this.pending.get(cid);
-        if (t) {
-          // First answer wins: later ones find nothing pending.
-          this.pending.delete(cid);
-          t.searchQueued = false;
-          const addr = ((msg[pos + 8]! << 24) | (msg[pos + 9]! << 16) | (msg[pos + 10]! << 8) | msg[pos + 11]!) >>> 0;
-          const port = (msg[pos + 4]! << 8) | msg[pos + 5]!;
-          const version = size >= 2 ? (msg[pos + HEADER_SIZE]! << 8) | msg[pos + HEADER_SIZE + 1]! : 0;
-          this.onFound(t, addr, port, from, version);
-        }
-      } else if (cmd === Cmd.VERSION) {
-        // The server answered that datagram: its slot is free (it may have expired already).
-        const seq = msg.readUInt32BE(pos + 8);
-        const f = this.inFlight.get(seq);
-        if (f) {
-          this.srttUs += Math.round(((performance.now() - f.at) * 1000 - this.srttUs) / 8);
-          this.freeSlot(seq);
-        }
-        answered = true;
-      }
-      pos += HEADER_SIZE + size;
-    }
-    if (answered && this.queue.length > this.qHead && !this.closed) this.sendDue();
+    this.replyFrom = from;
+    this.replyAnswered = false;
+    // A malformed tail is ignored: what came before it still counts.
+    parseSearchReplies(msg, new DataView(msg.buffer, msg.byteOffset, msg.length), this.replyHeader, this.replies);
+    if (this.replyAnswered && this.queue.length > this.qHead && !this.closed) this.sendDue();
   }
+
+  /** What a reply datagram tells (src/ca/search.ts parses it), with its source in replyFrom. */
+  private readonly replies: SearchReplyHandler = {
+    searchReply: (cid, address, port, version) => {
+      const t = this.pending.get(cid);
+      if (!t) return; // first answer wins: later ones find nothing pending
+      this.pending.delete(cid);
+      t.searchQueued = false;
+      this.onFound(t, address, port, this.replyFrom, version);
+    },
+    searchVersion: (sequence) => {
+      // The server answered that datagram: its slot is free (it may have expired already).
+      const f = this.inFlight.get(sequence);
+      if (f) {
+        this.srttUs += Math.round(((performance.now() - f.at) * 1000 - this.srttUs) / 8);
+        this.freeSlot(sequence);
+      }
+      this.replyAnswered = true;
+    },
+  };
 
   close(): void {
     this.closed = true;
