@@ -1,7 +1,8 @@
 // Byte-vector tests of every message in both directions, against bytes caproto produces.
 import { describe, expect, it } from 'vitest';
 import {
-  DbrType, Eca, decodeDbr, decodeRequest, decodeResponse, emptyHeader, encode, readHeader,
+  ByteWriter, DbrType, Eca, Framer, decodeDbr, decodeRequest, decodeResponse, emptyHeader, encode, encodeCreateChan, encodeReadNotify,
+  readHeader,
   type Message, type RequestMessage, type ResponseMessage,
 } from '../src/ca/index.js';
 import { VECTORS } from './ca-vectors.js';
@@ -71,6 +72,19 @@ describe('requests (client -> server)', () => {
     expect(hex(b)).toBe('000000000001000d0000004d00000000');
     const { header, payload } = split(hex(b));
     expect(decodeRequest(header, payload)).toEqual({ type: 'VersionRequest', priority: 0, version: 13, sequence: 77 });
+  });
+
+  it('the hot-path writers stay correct while the writer grows under them', () => {
+    const w = new ByteWriter(24);
+    for (let i = 0; i < 200; i++) {
+      encodeCreateChan(w, `TEST:CALC${i}`, i, 13);
+      encodeReadNotify(w, 20, 1, 1000 + i, i); // DBR_TIME_DOUBLE
+    }
+    const got: RequestMessage[] = [];
+    new Framer((h, p) => got.push(decodeRequest(h, p) as RequestMessage), () => {}).push(w.take());
+    expect(got).toHaveLength(400);
+    expect(got[398]).toEqual({ type: 'CreateChanRequest', name: 'TEST:CALC199', cid: 199, version: 13 });
+    expect(got[399]).toMatchObject({ type: 'ReadNotifyRequest', dataType: 20, count: 1, sid: 1199, ioid: 199 });
   });
 
   it('an unknown command decodes as Invalid, not a throw', () => {

@@ -123,7 +123,8 @@ export function encodeCreateChan(w: ByteWriter, name: string, cid: number, versi
 /** READ_NOTIFY request, appended without building a message object. */
 export function encodeReadNotify(w: ByteWriter, dataType: number, count: number, sid: number, ioid: number): void {
   if (count > 0xffff) return put(w, Cmd.READ_NOTIFY, EMPTY, dataType, count, sid, ioid);
-  writeHeader(w.dataView, w.reserve(16), Cmd.READ_NOTIFY, 0, dataType, count, sid, ioid);
+  const off = w.reserve(16); // may replace w.dataView: take the view after it
+  writeHeader(w.dataView, off, Cmd.READ_NOTIFY, 0, dataType, count, sid, ioid);
 }
 
 /** Append one message (either direction) to `w`. */
