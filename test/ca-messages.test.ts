@@ -75,7 +75,7 @@ describe('requests (client -> server)', () => {
   });
 
   it('the hot-path writers stay correct while the writer grows under them', () => {
-    const w = new ByteWriter(24);
+    const w = new ByteWriter(40); // the first READ_NOTIFY makes it grow
     for (let i = 0; i < 200; i++) {
       encodeCreateChan(w, `TEST:CALC${i}`, i, 13);
       encodeReadNotify(w, 20, 1, 1000 + i, i); // DBR_TIME_DOUBLE
@@ -83,8 +83,10 @@ describe('requests (client -> server)', () => {
     const got: RequestMessage[] = [];
     new Framer((h, p) => got.push(decodeRequest(h, p) as RequestMessage), () => {}).push(w.take());
     expect(got).toHaveLength(400);
-    expect(got[398]).toEqual({ type: 'CreateChanRequest', name: 'TEST:CALC199', cid: 199, version: 13 });
-    expect(got[399]).toMatchObject({ type: 'ReadNotifyRequest', dataType: 20, count: 1, sid: 1199, ioid: 199 });
+    for (let i = 0; i < 200; i++) {
+      expect(got[2 * i]).toEqual({ type: 'CreateChanRequest', name: `TEST:CALC${i}`, cid: i, version: 13 });
+      expect(got[2 * i + 1]).toMatchObject({ type: 'ReadNotifyRequest', dataType: 20, count: 1, sid: 1000 + i, ioid: i });
+    }
   });
 
   it('an unknown command decodes as Invalid, not a throw', () => {
