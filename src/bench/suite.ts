@@ -7,7 +7,7 @@ import { percentile } from './checks.js';
 import { clientStatuses, type ClientSpec } from './clients.js';
 import { runMonitor, type MonitorRunOptions } from './monitor.js';
 import { runSnapshot } from './snapshot.js';
-import { BENCH_FORMAT, type ArrayWorkload, type BenchResults, type EnvironmentReport, type MonitorRun, type SnapshotWorkload } from '../results/index.js';
+import { BENCH_FORMAT, type ArrayWorkload, type BenchResults, type BenchRunOptions, type EnvironmentReport, type MonitorRun, type SnapshotWorkload } from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */
 export const SNAPSHOT_WORKLOADS: readonly SnapshotWorkload[] = [
@@ -32,14 +32,9 @@ export function snapshotNames(w: SnapshotWorkload): string[] {
   return names;
 }
 
-export interface BenchOptions {
+/** What to run: the stored options (clients as specs; the scheduling note is found out) and how. */
+export interface BenchOptions extends Omit<BenchRunOptions, 'clients' | 'scheduling'> {
   clients: readonly ClientSpec[];
-  workloads: { snapshot: readonly SnapshotWorkload[]; monitor: boolean; array?: ArrayWorkload | undefined };
-  repeat: number;
-  timeoutMs: number;
-  records: number;
-  samples: number;
-  rate: number;
   python: string;
   report: EnvironmentReport;
   onProgress?: (text: string) => void;
