@@ -7,7 +7,7 @@ import { percentile } from './checks.js';
 import { clientStatuses, type ClientSpec } from './clients.js';
 import { runMonitor, type MonitorRunOptions } from './monitor.js';
 import { runSnapshot } from './snapshot.js';
-import { BENCH_FORMAT, type ArrayWorkload, type BenchResults, type BenchRunOptions, type EnvironmentReport, type MonitorRun, type SnapshotWorkload } from '../results/index.js';
+import { BENCH_FORMAT, type BenchResults, type BenchRunOptions, type EnvironmentReport, type MonitorRun, type SnapshotWorkload } from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */
 export const SNAPSHOT_WORKLOADS: readonly SnapshotWorkload[] = [
