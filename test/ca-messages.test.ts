@@ -89,6 +89,14 @@ describe('requests (client -> server)', () => {
     }
   });
 
+  it('a message without payload whose count needs the extended header takes 24 bytes', () => {
+    const b = encode({ type: 'CreateChanResponse', dataType: 6, count: 100_000, cid: 1, sid: 2 });
+    expect(b.length).toBe(24);
+    const h = emptyHeader();
+    expect(readHeader(new DataView(b.buffer, b.byteOffset, b.length), 0, b.length, h)).toBe(24);
+    expect(h).toMatchObject({ dataType: 6, dataCount: 100_000, payloadSize: 0 });
+  });
+
   it('an unknown command decodes as Invalid, not a throw', () => {
     const h = { ...emptyHeader(), command: 99 };
     expect(decodeRequest(h, new Uint8Array(0)).type).toBe('Invalid');

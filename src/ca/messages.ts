@@ -111,7 +111,7 @@ function putName(w: ByteWriter, cmd: number, name: string, dataType: number, cou
 }
 
 function header(w: ByteWriter, cmd: number, dataType: number, count: number, p1: number, p2: number): void {
-  const off = w.reserve(16);
+  const off = w.reserve(headerSizeFor(0, count)); // a count past 0xffff needs the 24-byte form
   writeHeader(w.dataView, off, cmd, 0, dataType, count, p1, p2);
 }
 
