@@ -113,7 +113,12 @@ export function decodeMessage(h: PvaHeader, payload: Uint8Array, ctx: DecodeCont
 export function encodeMessage(w: Writer, m: Message, opts: EncodeOptions = {}): void {
   const server = RESPONSES.has(m.type) ? Flags.SERVER : 0;
   switch (m.type) {
-    case 'SetByteOrder': startMessage(w, Ctrl.SET_BYTE_ORDER, Flags.CONTROL | Flags.SERVER); return;
+    case 'SetByteOrder': {
+      // The flag is the message: it names the byte order the sender uses from now on.
+      const o = startMessage(w, Ctrl.SET_BYTE_ORDER, Flags.CONTROL | Flags.SERVER);
+      w.bytes[o + 2] = Flags.CONTROL | Flags.SERVER | (m.bigEndian ? Flags.BIG_ENDIAN : 0);
+      return;
+    }
     case 'ControlEchoRequest': startMessage(w, Ctrl.ECHO_REQUEST, Flags.CONTROL, m.data); return;
     case 'ControlEchoResponse': startMessage(w, Ctrl.ECHO_RESPONSE, Flags.CONTROL | Flags.SERVER, m.data); return;
     case 'Control': startMessage(w, m.command, Flags.CONTROL | (m.fromServer ? Flags.SERVER : 0), m.data); return;
