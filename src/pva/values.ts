@@ -15,8 +15,9 @@ export interface PvStructure { [field: string]: PvValue }
 export interface PvUnion { field: string | null; value: PvValue | null }
 /** A variant union ("any") value: its own type (null: empty) and value. */
 export interface PvAny { type: FieldDesc | null; value: PvValue | null }
+/** Decoding gives typed arrays for numeric arrays; encoding also takes plain number[] / bigint[]. */
 export type PvValue =
-  | boolean | number | bigint | string | NumericArray | boolean[] | string[]
+  | boolean | number | bigint | string | NumericArray | boolean[] | string[] | number[] | bigint[]
   | PvStructure | (PvStructure | null)[] | PvUnion | (PvUnion | null)[] | PvAny | (PvAny | null)[];
 
 /** A value with its type, as variant unions, pvRequests and auth data travel. */
@@ -43,7 +44,8 @@ export function defaultValue(desc: FieldDesc): PvValue {
       return desc.type === 'long' || desc.type === 'ulong' ? 0n : 0;
     case 'scalarArray': {
       const C = ARRAYS[desc.type];
-      const n = desc.array === 'fixed' ? desc.size ?? 0 : 0;
+      // A fixed array starts at its size (kept small: a peer's type must not allocate gigabytes).
+      const n = desc.array === 'fixed' ? Math.min(desc.size ?? 0, 4096) : 0;
       if (C) return new C(n);
       return desc.type === 'string' ? new Array<string>(n).fill('') : new Array<boolean>(n).fill(false);
     }
@@ -164,7 +166,7 @@ function writeScalar(w: Writer, desc: FieldDesc, t: ScalarType, v: PvValue): voi
   }
 }
 
-function isArrayLike(v: PvValue): v is NumericArray | boolean[] | string[] {
+function isArrayLike(v: PvValue): v is NumericArray | boolean[] | string[] | number[] | bigint[] {
   return Array.isArray(v) || ArrayBuffer.isView(v);
 }
 
