@@ -1,0 +1,162 @@
+// Byte reader and writer for PV Access payloads: either byte order, the 1/5-byte size
+// encoding, UTF-8 strings. The reader throws DecodeError, which message decoders catch.
+
+/** Malformed input; never escapes the message decoders (they report it as an Invalid message). */
+export class DecodeError extends Error {
+  override name = 'DecodeError';
+}
+
+const utf8Decoder = new TextDecoder('utf-8', { fatal: false });
+const utf8Encoder = new TextEncoder();
+
+export class Reader {
+  readonly view: DataView;
+  pos: number;
+  readonly end: number;
+
+  constructor(readonly bytes: Uint8Array, readonly littleEndian: boolean, start = 0, end = bytes.length) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    this.pos = start;
+    this.end = end;
+  }
+
+  get remaining(): number {
+    return this.end - this.pos;
+  }
+
+  need(n: number): void {
+    if (n < 0 || this.pos + n > this.end) throw new DecodeError(`truncated: need ${n} bytes at ${this.pos}, have ${this.end - this.pos}`);
+  }
+
+  u8(): number { this.need(1); return this.bytes[this.pos++]!; }
+  i8(): number { this.need(1); return this.view.getInt8(this.pos++); }
+  bool(): boolean { return this.u8() !== 0; }
+  u16(): number { this.need(2); const v = this.view.getUint16(this.pos, this.littleEndian); this.pos += 2; return v; }
+  i16(): number { this.need(2); const v = this.view.getInt16(this.pos, this.littleEndian); this.pos += 2; return v; }
+  u32(): number { this.need(4); const v = this.view.getUint32(this.pos, this.littleEndian); this.pos += 4; return v; }
+  i32(): number { this.need(4); const v = this.view.getInt32(this.pos, this.littleEndian); this.pos += 4; return v; }
+  i64(): bigint { this.need(8); const v = this.view.getBigInt64(this.pos, this.littleEndian); this.pos += 8; return v; }
+  u64(): bigint { this.need(8); const v = this.view.getBigUint64(this.pos, this.littleEndian); this.pos += 8; return v; }
+  f32(): number { this.need(4); const v = this.view.getFloat32(this.pos, this.littleEndian); this.pos += 4; return v; }
+  f64(): number { this.need(8); const v = this.view.getFloat64(this.pos, this.littleEndian); this.pos += 8; return v; }
+
+  /** A size: one byte below 254, 254 then an int32, 255 for null (returned as -1). */
+  size(): number {
+    const b = this.u8();
+    if (b < 254) return b;
+    if (b === 255) return -1;
+    const n = this.i32();
+    if (n < 0) throw new DecodeError(`negative size ${n}`);
+    if (n === 0x7fffffff) throw new DecodeError('64-bit sizes are not supported');
+    return n;
+  }
+
+  /** A size that must not be null. */
+  count(): number {
+    const n = this.size();
+    if (n < 0) throw new DecodeError('null where a size is required');
+    return n;
+  }
+
+  /** `n` raw bytes as a view into the input. */
+  raw(n: number): Uint8Array {
+    this.need(n);
+    const out = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /** A size-prefixed UTF-8 string (a null string reads as ""). */
+  string(): string {
+    const n = this.size();
+    if (n <= 0) return '';
+    this.need(n);
+    const b = this.bytes;
+    const start = this.pos;
+    this.pos += n;
+    if (n < 64) {
+      let s = '';
+      for (let i = start; i < start + n; i++) {
+        const c = b[i]!;
+        if (c > 127) return utf8Decoder.decode(b.subarray(start, start + n));
+        s += String.fromCharCode(c);
+      }
+      return s;
+    }
+    return utf8Decoder.decode(b.subarray(start, start + n));
+  }
+}
+
+export class Writer {
+  private buf: Uint8Array;
+  private view: DataView;
+  length = 0;
+
+  constructor(public littleEndian = true, initial = 1024) {
+    this.buf = new Uint8Array(initial);
+    this.view = new DataView(this.buf.buffer);
+  }
+
+  /** Make room for `n` more bytes; returns the offset to write at (length grows by n). */
+  reserve(n: number): number {
+    const need = this.length + n;
+    if (need > this.buf.length) {
+      let cap = this.buf.length * 2;
+      while (cap < need) cap *= 2;
+      const nb = new Uint8Array(cap);
+      nb.set(this.buf.subarray(0, this.length));
+      this.buf = nb;
+      this.view = new DataView(nb.buffer);
+    }
+    const off = this.length;
+    this.length = need;
+    return off;
+  }
+
+  get bytes(): Uint8Array { return this.buf; }
+  get dataView(): DataView { return this.view; }
+
+  u8(v: number): void { const o = this.reserve(1); this.buf[o] = v & 0xff; }
+  bool(v: boolean): void { this.u8(v ? 1 : 0); }
+  u16(v: number): void { const o = this.reserve(2); this.view.setUint16(o, v & 0xffff, this.littleEndian); }
+  i16(v: number): void { const o = this.reserve(2); this.view.setInt16(o, v, this.littleEndian); }
+  u32(v: number): void { const o = this.reserve(4); this.view.setUint32(o, v >>> 0, this.littleEndian); }
+  i32(v: number): void { const o = this.reserve(4); this.view.setInt32(o, v | 0, this.littleEndian); }
+  i64(v: bigint): void { const o = this.reserve(8); this.view.setBigInt64(o, BigInt.asIntN(64, v), this.littleEndian); }
+  u64(v: bigint): void { const o = this.reserve(8); this.view.setBigUint64(o, BigInt.asUintN(64, v), this.littleEndian); }
+  f32(v: number): void { const o = this.reserve(4); this.view.setFloat32(o, v, this.littleEndian); }
+  f64(v: number): void { const o = this.reserve(8); this.view.setFloat64(o, v, this.littleEndian); }
+
+  /** A size; -1 writes the null size (255). */
+  size(n: number): void {
+    if (n < 0) this.u8(255);
+    else if (n < 254) this.u8(n);
+    else { this.u8(254); this.i32(n); }
+  }
+
+  raw(b: Uint8Array): void {
+    const o = this.reserve(b.length);
+    this.buf.set(b, o);
+  }
+
+  string(s: string): void {
+    let ascii = true;
+    for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) { ascii = false; break; }
+    if (!ascii) {
+      const b = utf8Encoder.encode(s);
+      this.size(b.length);
+      this.raw(b);
+      return;
+    }
+    this.size(s.length);
+    const o = this.reserve(s.length);
+    for (let i = 0; i < s.length; i++) this.buf[o + i] = s.charCodeAt(i);
+  }
+
+  /** Everything written so far, as bytes of its own; the writer starts over. */
+  take(): Uint8Array {
+    const out = this.buf.slice(0, this.length);
+    this.length = 0;
+    return out;
+  }
+}

@@ -1,0 +1,163 @@
+// Every PV Access message a client exchanges, as one discriminated union, with decodeMessage
+// (header + payload -> message, never throws) and encodeMessage (message -> bytes in a Writer).
+import type { BitSet } from './bitset.js';
+import { DecodeError, Reader, Writer } from './buffer.js';
+import { Cmd, Ctrl, Flags } from './constants.js';
+import { finishMessage, isBigEndian, isControl, isFromServer, startMessage, type PvaHeader } from './header.js';
+import { decodeOpRequest, decodeOpResponse, encodeOp } from './messages-ops.js';
+import { decodeSessionRequest, decodeSessionResponse, encodeSession } from './messages-session.js';
+import type { Status } from './status.js';
+import type { FieldDesc, StructureDesc, TypeCache, TypeRegistry } from './types.js';
+import type { PvStructure, Typed } from './values.js';
+
+export interface ChannelName { id: number; name: string }
+
+/** Control messages (no payload: the header's size field is their datum). */
+export type ControlMessage =
+  | { type: 'SetByteOrder'; bigEndian: boolean }
+  | { type: 'ControlEchoRequest'; data: number }
+  | { type: 'ControlEchoResponse'; data: number }
+  | { type: 'Control'; command: number; data: number; fromServer: boolean };
+
+/** Client -> server. */
+export type RequestMessage =
+  | { type: 'ConnectionValidationResponse'; bufferSize: number; registrySize: number; qos: number; authMethod: string; authData: Typed | null }
+  | { type: 'SearchRequest'; sequenceId: number; flags: number; responseAddress: Uint8Array; responsePort: number; protocols: string[]; channels: ChannelName[] }
+  | { type: 'EchoRequest'; payload: Uint8Array }
+  | { type: 'CreateChannelRequest'; channels: ChannelName[] }
+  | { type: 'DestroyChannelRequest'; sid: number; cid: number }
+  | { type: 'OpInitRequest'; command: number; sid: number; requestId: number; subcommand: number; pvRequest: Typed | null; queueSize?: number }
+  | { type: 'OpRequest'; command: number; sid: number; requestId: number; subcommand: number }
+  | { type: 'PutRequest'; sid: number; requestId: number; subcommand: number; changed: BitSet; valueType?: StructureDesc; value?: PvStructure }
+  | { type: 'MonitorAck'; sid: number; requestId: number; nfree: number }
+  | { type: 'GetFieldRequest'; sid: number; requestId: number; field: string }
+  | { type: 'DestroyRequest'; sid: number; requestId: number }
+  | { type: 'CancelRequest'; sid: number; requestId: number };
+
+/** Server -> client. */
+export type ResponseMessage =
+  | { type: 'ConnectionValidationRequest'; bufferSize: number; registrySize: number; authMethods: string[] }
+  | { type: 'ConnectionValidated'; status: Status }
+  | { type: 'SearchResponse'; guid: Uint8Array; sequenceId: number; address: Uint8Array; port: number; protocol: string; found: boolean; ids: number[] }
+  | { type: 'Beacon'; guid: Uint8Array; flags: number; sequenceId: number; changeCount: number; address: Uint8Array; port: number; protocol: string; serverStatus: Typed | null }
+  | { type: 'EchoResponse'; payload: Uint8Array }
+  | { type: 'CreateChannelResponse'; cid: number; sid: number; status: Status }
+  | { type: 'DestroyChannelResponse'; sid: number; cid: number }
+  | { type: 'AclChange'; cid: number; permissions: number }
+  | { type: 'OpInitResponse'; command: number; requestId: number; subcommand: number; status: Status; valueType: FieldDesc | null }
+  /** GET replies and PUT's get-back replies: the changed bitset and the value it merged into. */
+  | { type: 'DataResponse'; command: number; requestId: number; subcommand: number; status: Status; changed?: BitSet; valueType?: StructureDesc; value?: PvStructure }
+  | { type: 'OpResponse'; command: number; requestId: number; subcommand: number; status: Status }
+  | { type: 'MonitorUpdate'; requestId: number; subcommand: number; changed: BitSet; overrun?: BitSet; valueType?: StructureDesc; value?: PvStructure }
+  | { type: 'GetFieldResponse'; requestId: number; status: Status; valueType: FieldDesc | null }
+  | { type: 'ServerMessage'; requestId: number; messageType: number; message: string };
+
+/** A message of a command this library does not handle (ignored, not an error). */
+export interface UnknownMessage { type: 'Unknown'; command: number; flags: number; size: number }
+/** A message the decoder could not accept; the caller treats it as a protocol error. */
+export interface InvalidMessage { type: 'Invalid'; command: number; reason: string }
+
+export type Message = ControlMessage | RequestMessage | ResponseMessage;
+export type Decoded = Message | UnknownMessage | InvalidMessage;
+
+/** An operation's data type (from its INIT reply) and, optionally, the value updates merge into. */
+export interface Operation { type: StructureDesc; value?: PvStructure }
+
+export interface DecodeContext {
+  /** Types the sender defined on this connection (0xFD) for later references (0xFE). */
+  types?: TypeCache;
+  /** The operation a request id belongs to, to decode its data; undefined: data is skipped. */
+  operation?: (requestId: number) => Operation | undefined;
+}
+
+export interface EncodeOptions {
+  /** Sender-side type registry: types sent before go out as 0xFE + id. */
+  registry?: TypeRegistry;
+}
+
+const RESPONSES = new Set<string>([
+  'SetByteOrder', 'ControlEchoResponse', 'ConnectionValidationRequest', 'ConnectionValidated', 'SearchResponse', 'Beacon',
+  'EchoResponse', 'CreateChannelResponse', 'DestroyChannelResponse', 'AclChange', 'OpInitResponse', 'DataResponse', 'OpResponse',
+  'MonitorUpdate', 'GetFieldResponse', 'ServerMessage',
+]);
+
+function decodeControl(h: PvaHeader): ControlMessage {
+  const data = h.payloadSize;
+  if (h.command === Ctrl.SET_BYTE_ORDER && isFromServer(h.flags)) return { type: 'SetByteOrder', bigEndian: isBigEndian(h.flags) };
+  if (h.command === Ctrl.ECHO_REQUEST) return { type: 'ControlEchoRequest', data };
+  if (h.command === Ctrl.ECHO_RESPONSE) return { type: 'ControlEchoResponse', data };
+  return { type: 'Control', command: h.command, data, fromServer: isFromServer(h.flags) };
+}
+
+/**
+ * Decode one framed message; the direction comes from the header's flags. Never throws:
+ * malformed input comes back as an Invalid message. Byte arrays in the result (guid, address,
+ * echo payload) are copies; values may merge into the operation's value (see DecodeContext).
+ */
+export function decodeMessage(h: PvaHeader, payload: Uint8Array, ctx: DecodeContext = {}): Decoded {
+  if (isControl(h.flags)) return decodeControl(h);
+  const r = new Reader(payload, !isBigEndian(h.flags));
+  try {
+    const m = isFromServer(h.flags) ? decodeSessionResponse(r, h, ctx) ?? decodeOpResponse(r, h, ctx) : decodeSessionRequest(r, h, ctx) ?? decodeOpRequest(r, h, ctx);
+    return m ?? { type: 'Unknown', command: h.command, flags: h.flags, size: payload.length };
+  } catch (e) {
+    if (e instanceof DecodeError || e instanceof RangeError) return { type: 'Invalid', command: h.command, reason: e.message };
+    return { type: 'Invalid', command: h.command, reason: String(e) };
+  }
+}
+
+/**
+ * Append one message (header and payload) to `w`, in the writer's byte order. Values that do
+ * not fit their type are programming errors and throw TypeError (nothing is left in `w`).
+ */
+export function encodeMessage(w: Writer, m: Message, opts: EncodeOptions = {}): void {
+  const server = RESPONSES.has(m.type) ? Flags.SERVER : 0;
+  switch (m.type) {
+    case 'SetByteOrder': {
+      // The flag is the message: it names the byte order the sender uses from now on.
+      const o = startMessage(w, Ctrl.SET_BYTE_ORDER, Flags.CONTROL | Flags.SERVER);
+      w.bytes[o + 2] = Flags.CONTROL | Flags.SERVER | (m.bigEndian ? Flags.BIG_ENDIAN : 0);
+      return;
+    }
+    case 'ControlEchoRequest': startMessage(w, Ctrl.ECHO_REQUEST, Flags.CONTROL, m.data); return;
+    case 'ControlEchoResponse': startMessage(w, Ctrl.ECHO_RESPONSE, Flags.CONTROL | Flags.SERVER, m.data); return;
+    case 'Control': startMessage(w, m.command, Flags.CONTROL | (m.fromServer ? Flags.SERVER : 0), m.data); return;
+  }
+  const start = w.length;
+  const off = startMessage(w, commandOf(m), server);
+  try {
+    if (!encodeSession(w, m, opts)) encodeOp(w, m, opts);
+  } catch (e) {
+    w.length = start;
+    throw e;
+  }
+  finishMessage(w, off);
+}
+
+function commandOf(m: RequestMessage | ResponseMessage): number {
+  switch (m.type) {
+    case 'ConnectionValidationResponse': case 'ConnectionValidationRequest': return Cmd.CONNECTION_VALIDATION;
+    case 'ConnectionValidated': return Cmd.CONNECTION_VALIDATED;
+    case 'SearchRequest': return Cmd.SEARCH;
+    case 'SearchResponse': return Cmd.SEARCH_RESPONSE;
+    case 'Beacon': return Cmd.BEACON;
+    case 'EchoRequest': case 'EchoResponse': return Cmd.ECHO;
+    case 'CreateChannelRequest': case 'CreateChannelResponse': return Cmd.CREATE_CHANNEL;
+    case 'DestroyChannelRequest': case 'DestroyChannelResponse': return Cmd.DESTROY_CHANNEL;
+    case 'AclChange': return Cmd.ACL_CHANGE;
+    case 'PutRequest': return Cmd.PUT;
+    case 'MonitorAck': case 'MonitorUpdate': return Cmd.MONITOR;
+    case 'GetFieldRequest': case 'GetFieldResponse': return Cmd.GET_FIELD;
+    case 'DestroyRequest': return Cmd.DESTROY_REQUEST;
+    case 'CancelRequest': return Cmd.CANCEL_REQUEST;
+    case 'ServerMessage': return Cmd.MESSAGE;
+    default: return m.command;
+  }
+}
+
+/** Encode messages into bytes of their own (a convenience over a Writer). */
+export function encodeMessages(messages: Message[], littleEndian = true, opts: EncodeOptions = {}): Uint8Array {
+  const w = new Writer(littleEndian);
+  for (const m of messages) encodeMessage(w, m, opts);
+  return w.take();
+}

@@ -1,0 +1,277 @@
+// pvData values: serialization both ways for every type (64-bit integers as bigint, numeric
+// arrays as typed arrays), zero values, and bitset-selected (partial) structure (de)serialization.
+import { BitSet } from './bitset.js';
+import { DecodeError, type Reader, type Writer } from './buffer.js';
+import {
+  bitCount, decodeType, encodeType, MAX_TYPE_DEPTH,
+  type FieldDesc, type ScalarType, type StructureDesc, type TypeCache, type TypeRegistry, type UnionDesc,
+} from './types.js';
+
+export type NumericArray =
+  | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
+  | BigInt64Array | BigUint64Array | Float32Array | Float64Array;
+export interface PvStructure { [field: string]: PvValue }
+/** A union value: the selected member's name (null: nothing selected) and its value. */
+export interface PvUnion { field: string | null; value: PvValue | null }
+/** A variant union ("any") value: its own type (null: empty) and value. */
+export interface PvAny { type: FieldDesc | null; value: PvValue | null }
+/** Decoding gives typed arrays for numeric arrays; encoding also takes plain number[] / bigint[]. */
+export type PvValue =
+  | boolean | number | bigint | string | NumericArray | boolean[] | string[] | number[] | bigint[]
+  | PvStructure | (PvStructure | null)[] | PvUnion | (PvUnion | null)[] | PvAny | (PvAny | null)[];
+
+/** A value with its type, as variant unions, pvRequests and auth data travel. */
+export interface Typed { type: FieldDesc; value: PvValue }
+
+type ArrayCtor = { new (n: number): NumericArray; BYTES_PER_ELEMENT: number };
+const ARRAYS: Partial<Record<ScalarType, ArrayCtor>> = {
+  byte: Int8Array, ubyte: Uint8Array, short: Int16Array, ushort: Uint16Array, int: Int32Array, uint: Uint32Array,
+  long: BigInt64Array, ulong: BigUint64Array, float: Float32Array, double: Float64Array,
+};
+const HOST_LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function setField(obj: PvStructure, name: string, v: PvValue): void {
+  if (name === '__proto__') Object.defineProperty(obj, name, { value: v, enumerable: true, writable: true, configurable: true });
+  else obj[name] = v;
+}
+
+/** The zero value of a type (0, 0n, "", empty arrays, structures of zero values, empty unions). */
+export function defaultValue(desc: FieldDesc): PvValue {
+  switch (desc.kind) {
+    case 'scalar':
+      if (desc.type === 'string') return '';
+      if (desc.type === 'boolean') return false;
+      return desc.type === 'long' || desc.type === 'ulong' ? 0n : 0;
+    case 'scalarArray': {
+      const C = ARRAYS[desc.type];
+      // A fixed array starts at its size (kept small: a peer's type must not allocate gigabytes).
+      const n = desc.array === 'fixed' ? Math.min(desc.size ?? 0, 4096) : 0;
+      if (C) return new C(n);
+      return desc.type === 'string' ? new Array<string>(n).fill('') : new Array<boolean>(n).fill(false);
+    }
+    case 'structure': {
+      const o: PvStructure = {};
+      for (const f of desc.fields) setField(o, f.name, defaultValue(f.type));
+      return o;
+    }
+    case 'union': return { field: null, value: null };
+    case 'any': return { type: null, value: null };
+    default: return [];
+  }
+}
+
+function readScalar(r: Reader, t: ScalarType): PvValue {
+  switch (t) {
+    case 'boolean': return r.bool();
+    case 'byte': return r.i8();
+    case 'ubyte': return r.u8();
+    case 'short': return r.i16();
+    case 'ushort': return r.u16();
+    case 'int': return r.i32();
+    case 'uint': return r.u32();
+    case 'long': return r.i64();
+    case 'ulong': return r.u64();
+    case 'float': return r.f32();
+    case 'double': return r.f64();
+    case 'string': return r.string();
+  }
+}
+
+function readArray(r: Reader, t: ScalarType, n: number): PvValue {
+  const C = ARRAYS[t];
+  if (!C) {
+    if (n > r.remaining) throw new DecodeError(`${n} elements cannot fit in ${r.remaining} bytes`);
+    if (t === 'boolean') { const out: boolean[] = []; for (let i = 0; i < n; i++) out.push(r.bool()); return out; }
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) out.push(r.string());
+    return out;
+  }
+  const size = C.BYTES_PER_ELEMENT;
+  r.need(n * size);
+  const out = new C(n);
+  const src = r.bytes.subarray(r.pos, r.pos + n * size);
+  const dst = new Uint8Array(out.buffer);
+  if (size === 1 || r.littleEndian === HOST_LE) dst.set(src);
+  else for (let i = 0; i < n * size; i += size) for (let j = 0; j < size; j++) dst[i + j] = src[i + size - 1 - j]!;
+  r.pos += n * size;
+  return out;
+}
+
+/** Read a value of type `desc`. Throws DecodeError on malformed input. */
+export function decodeValue(r: Reader, desc: FieldDesc, cache: TypeCache | undefined, depth = 0): PvValue {
+  if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
+  switch (desc.kind) {
+    case 'scalar': return readScalar(r, desc.type);
+    case 'scalarArray': {
+      const n = desc.array === 'fixed' ? desc.size ?? 0 : r.count();
+      return readArray(r, desc.type, n);
+    }
+    case 'structure': {
+      const o: PvStructure = {};
+      for (const f of desc.fields) setField(o, f.name, decodeValue(r, f.type, cache, depth + 1));
+      return o;
+    }
+    case 'union': return decodeUnion(r, desc, cache, depth);
+    case 'any': return decodeAny(r, cache, depth);
+    case 'structureArray':
+    case 'unionArray':
+    case 'anyArray': {
+      const n = r.count();
+      if (n > r.remaining) throw new DecodeError(`${n} elements cannot fit in ${r.remaining} bytes`);
+      const out: (PvValue | null)[] = [];
+      for (let i = 0; i < n; i++) {
+        if (!r.bool()) { out.push(null); continue; }
+        if (desc.kind === 'structureArray') out.push(decodeValue(r, desc.element, cache, depth + 1));
+        else if (desc.kind === 'unionArray') out.push(decodeUnion(r, desc.element, cache, depth + 1));
+        else out.push(decodeAny(r, cache, depth + 1));
+      }
+      return out as PvValue;
+    }
+  }
+}
+
+function decodeUnion(r: Reader, desc: UnionDesc, cache: TypeCache | undefined, depth: number): PvUnion {
+  const sel = r.size();
+  if (sel < 0) return { field: null, value: null };
+  const m = desc.fields[sel];
+  if (!m) throw new DecodeError(`union selector ${sel} out of range (${desc.fields.length} members)`);
+  return { field: m.name, value: decodeValue(r, m.type, cache, depth + 1) };
+}
+
+function decodeAny(r: Reader, cache: TypeCache | undefined, depth: number): PvAny {
+  const type = decodeType(r, cache, depth + 1);
+  if (!type) return { type: null, value: null };
+  return { type, value: decodeValue(r, type, cache, depth + 1) };
+}
+
+function bad(desc: FieldDesc, v: unknown): never {
+  throw new TypeError(`value ${String(v)} does not fit type ${desc.kind}${'type' in desc ? ' ' + desc.type : ''}`);
+}
+
+const num = (desc: FieldDesc, v: PvValue): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? +v : bad(desc, v));
+const big = (desc: FieldDesc, v: PvValue): bigint =>
+  typeof v === 'bigint' ? v : typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : bad(desc, v);
+
+function writeScalar(w: Writer, desc: FieldDesc, t: ScalarType, v: PvValue): void {
+  switch (t) {
+    case 'boolean': w.bool(Boolean(v)); return;
+    case 'byte': case 'ubyte': w.u8(num(desc, v)); return;
+    case 'short': case 'ushort': w.u16(num(desc, v)); return;
+    case 'int': case 'uint': w.u32(num(desc, v)); return;
+    case 'long': w.i64(big(desc, v)); return;
+    case 'ulong': w.u64(big(desc, v)); return;
+    case 'float': w.f32(num(desc, v)); return;
+    case 'double': w.f64(num(desc, v)); return;
+    case 'string': w.string(typeof v === 'string' ? v : String(v)); return;
+  }
+}
+
+function isArrayLike(v: PvValue): v is NumericArray | boolean[] | string[] | number[] | bigint[] {
+  return Array.isArray(v) || ArrayBuffer.isView(v);
+}
+
+/**
+ * Write a value of type `desc`. Programming errors (a value that does not fit the type) throw
+ * TypeError; plain arrays are accepted where typed arrays are expected.
+ */
+export function encodeValue(w: Writer, desc: FieldDesc, v: PvValue, registry?: TypeRegistry): void {
+  switch (desc.kind) {
+    case 'scalar': writeScalar(w, desc, desc.type, v); return;
+    case 'scalarArray': {
+      if (!isArrayLike(v)) bad(desc, v);
+      const arr = v as ArrayLike<PvValue>;
+      if (desc.array !== 'fixed') w.size(arr.length);
+      else if (arr.length !== desc.size) throw new TypeError(`fixed array needs ${desc.size} elements, got ${arr.length}`);
+      const C = ARRAYS[desc.type];
+      if (C && v instanceof C && (C.BYTES_PER_ELEMENT === 1 || w.littleEndian === HOST_LE)) {
+        w.raw(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+        return;
+      }
+      for (let i = 0; i < arr.length; i++) writeScalar(w, desc, desc.type, arr[i]!);
+      return;
+    }
+    case 'structure': {
+      if (typeof v !== 'object' || v === null || isArrayLike(v)) bad(desc, v);
+      const o = v as PvStructure;
+      for (const f of desc.fields) encodeValue(w, f.type, o[f.name] ?? defaultValue(f.type), registry);
+      return;
+    }
+    case 'union': encodeUnion(w, desc, v as PvUnion); return;
+    case 'any': encodeAny(w, v as PvAny, registry); return;
+    case 'structureArray':
+    case 'unionArray':
+    case 'anyArray': {
+      if (!Array.isArray(v)) bad(desc, v);
+      w.size(v.length);
+      for (const el of v as (PvValue | null)[]) {
+        w.bool(el !== null);
+        if (el === null) continue;
+        if (desc.kind === 'structureArray') encodeValue(w, desc.element, el, registry);
+        else if (desc.kind === 'unionArray') encodeUnion(w, desc.element, el as PvUnion);
+        else encodeAny(w, el as PvAny, registry);
+      }
+    }
+  }
+}
+
+function encodeUnion(w: Writer, desc: UnionDesc, v: PvUnion): void {
+  if (!v || v.field === null) { w.size(-1); return; }
+  const i = desc.fields.findIndex((f) => f.name === v.field);
+  if (i < 0) throw new TypeError(`union has no member ${v.field}`);
+  w.size(i);
+  encodeValue(w, desc.fields[i]!.type, v.value ?? defaultValue(desc.fields[i]!.type));
+}
+
+function encodeAny(w: Writer, v: PvAny, registry?: TypeRegistry): void {
+  if (!v || !v.type) { encodeType(w, null); return; }
+  encodeType(w, v.type, registry);
+  encodeValue(w, v.type, v.value ?? defaultValue(v.type), registry);
+}
+
+/**
+ * Read the fields `bits` selects into `target` (a full value of `desc`), as GET replies and
+ * monitor updates carry them. A set structure bit means the whole structure follows.
+ */
+export function decodePartial(r: Reader, desc: StructureDesc, target: PvStructure, bits: BitSet, cache: TypeCache | undefined): void {
+  if (bits.get(0)) {
+    const full = decodeValue(r, desc, cache) as PvStructure;
+    for (const f of desc.fields) setField(target, f.name, full[f.name]!);
+    return;
+  }
+  partialInto(r, desc, target, bits, 0, cache, 0);
+}
+
+function partialInto(r: Reader, desc: StructureDesc, target: PvStructure, bits: BitSet, base: number, cache: TypeCache | undefined, depth: number): void {
+  if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
+  let off = base + 1;
+  for (const f of desc.fields) {
+    const span = f.type.kind === 'structure' ? bitCount(f.type) : 1;
+    if (bits.get(off)) setField(target, f.name, decodeValue(r, f.type, cache, depth + 1));
+    else if (f.type.kind === 'structure' && bits.anyIn(off + 1, off + span)) {
+      let sub = target[f.name];
+      if (typeof sub !== 'object' || sub === null || isArrayLike(sub)) {
+        sub = defaultValue(f.type);
+        setField(target, f.name, sub);
+      }
+      partialInto(r, f.type, sub as PvStructure, bits, off, cache, depth + 1);
+    }
+    off += span;
+  }
+}
+
+/** Write the fields `bits` selects from `value` (the counterpart of decodePartial). */
+export function encodePartial(w: Writer, desc: StructureDesc, value: PvStructure, bits: BitSet, registry?: TypeRegistry): void {
+  if (bits.get(0)) { encodeValue(w, desc, value, registry); return; }
+  partialOut(w, desc, value, bits, 0, registry);
+}
+
+function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: BitSet, base: number, registry?: TypeRegistry): void {
+  let off = base + 1;
+  for (const f of desc.fields) {
+    const span = f.type.kind === 'structure' ? bitCount(f.type) : 1;
+    const v = value[f.name] ?? defaultValue(f.type);
+    if (bits.get(off)) encodeValue(w, f.type, v, registry);
+    else if (f.type.kind === 'structure' && bits.anyIn(off + 1, off + span)) partialOut(w, f.type, v as PvStructure, bits, off, registry);
+    off += span;
+  }
+}
