@@ -1,10 +1,11 @@
-// A channel's life: searching -> connecting -> connected -> (disconnected -> searching) -> closed,
-// its server-side identity (sid, native type and count, access rights), and the listeners that
-// want to hear when it connects or disconnects (pending operations, monitors).
+// A channel and its life, with every transition a method of its own: searching -> connecting ->
+// connected -> (disconnected -> searching) -> closed; its server-side identity, the one way to
+// wait for it to connect, and the listeners that hear it connect and disconnect (monitors).
 import { CA_ACCESS_READ, CA_ACCESS_WRITE, NATIVE_TYPE_NAMES, type NativeTypeName } from '../ca/constants.js';
-import type { CircuitChannel } from '../ca/circuit.js';
+import type { CircuitChannel, FailReason } from '../ca/circuit.js';
 import type { TcpCircuit } from '../transport/tcp.js';
 import type { SearchTarget } from '../transport/udp.js';
+import { type CaError, DisconnectedError, NotFoundError, ProtocolError, RemoteError, TimeoutError } from './errors.js';
 
 export type ChannelState = 'searching' | 'connecting' | 'connected' | 'closed';
 
@@ -15,33 +16,36 @@ export interface ConnectWaiter {
   channelConnected(ch: Channel): void;
 }
 
-/** What a channel needs from its Context. */
+/** What a channel needs from the manager that made it. */
 export interface ChannelOwner {
-  /** The server dropped the channel or refused it: search for it again. */
-  research(ch: Channel): void;
+  /** The channel lost its server (or was refused): search again after `delayMs`, or forget it. */
+  research(ch: Channel, delayMs: number): void;
 }
 
+/** Longest pause before searching again for a channel whose circuit keeps failing. */
+const MAX_RESEARCH_DELAY_MS = 5000;
+
 export class Channel implements CircuitChannel, SearchTarget {
-  state: ChannelState = 'searching';
-  sid = 0;
-  nativeType = -1;
-  nativeCount = 0;
-  rights = 0;
+  private _state: ChannelState = 'searching';
+  private _sid = 0;
+  private _nativeType = -1;
+  private _nativeCount = 0;
+  private rights = 0;
+  private _transport: TcpCircuit | undefined;
   /** True once the channel has been connected at least once. */
-  everConnected = false;
+  private everConnected = false;
   /** Last reason the server gave for refusing the channel. */
-  lastFailure: string | undefined;
+  private lastFailure: string | undefined;
   /** Set when the channel's last circuit died of a protocol error (cleared on connect). */
-  protocolError: string | undefined;
+  private protocolError: string | undefined;
   /** Delay before the next search, after a circuit failure (a governor against tight loops). */
-  researchDelayMs = 0;
-  transport: TcpCircuit | undefined;
+  private researchDelayMs = 0;
   /** Operations and monitors holding this channel. */
-  refs = 0;
+  private refs = 0;
   private listeners: ConnectionListener[] | undefined;
   private waiter: ConnectWaiter | undefined;
   private moreWaiters: ConnectWaiter[] | undefined;
-  /** SearchTarget: the name resolver's state for this channel. */
+  /** SearchTarget: the name resolver's state for this channel (its own, kept here). */
   searchAttempt = 0;
   searchDueAt = 0;
   searchQueued = false;
@@ -54,8 +58,29 @@ export class Channel implements CircuitChannel, SearchTarget {
     readonly paddedLength: number,
   ) {}
 
+  get state(): ChannelState {
+    return this._state;
+  }
+
   get connected(): boolean {
-    return this.state === 'connected';
+    return this._state === 'connected';
+  }
+
+  /** The circuit of a connecting or connected channel. */
+  get transport(): TcpCircuit | undefined {
+    return this._transport;
+  }
+
+  get sid(): number {
+    return this._sid;
+  }
+
+  get nativeType(): number {
+    return this._nativeType;
+  }
+
+  get nativeCount(): number {
+    return this._nativeCount;
   }
 
   get canRead(): boolean {
@@ -67,8 +92,26 @@ export class Channel implements CircuitChannel, SearchTarget {
   }
 
   get nativeTypeName(): NativeTypeName | undefined {
-    return NATIVE_TYPE_NAMES[this.nativeType];
+    return NATIVE_TYPE_NAMES[this._nativeType];
   }
+
+  // ---- references (the manager forgets a channel nobody holds) ----
+
+  retain(): void {
+    this.refs++;
+  }
+
+  /** Drop a reference; true when nobody holds the channel any more and it is not connected. */
+  release(): boolean {
+    this.refs--;
+    return this.refs <= 0 && this._state !== 'connected' && this._state !== 'closed';
+  }
+
+  get held(): boolean {
+    return this.refs > 0;
+  }
+
+  // ---- waiting and listening ----
 
   /** Listen to connection changes; returns the remover. */
   listen(l: ConnectionListener): () => void {
@@ -83,21 +126,7 @@ export class Channel implements CircuitChannel, SearchTarget {
     if (i >= 0) ls.splice(i, 1);
   }
 
-  /** Call `fn` once the channel is connected (now if it already is); returns a canceller. */
-  whenConnected(fn: () => void): () => void {
-    if (this.state === 'connected') {
-      fn();
-      return () => {};
-    }
-    const l: ConnectionListener = (up) => {
-      if (!up) return;
-      this.unlisten(l);
-      fn();
-    };
-    return this.listen(l);
-  }
-
-  /** Call `w.channelConnected` once the channel connects (the caller checks `connected` first). */
+  /** The one wait for a connection: `w.channelConnected` once the channel connects (check `connected` first). */
   addWaiter(w: ConnectWaiter): void {
     if (!this.waiter) this.waiter = w;
     else (this.moreWaiters ??= []).push(w);
@@ -129,12 +158,23 @@ export class Channel implements CircuitChannel, SearchTarget {
     for (const l of ls.slice()) l(up);
   }
 
+  // ---- transitions ----
+
+  /** searching -> connecting: a server answered the search; ask its circuit for the channel. */
+  found(t: TcpCircuit): void {
+    if (this._state !== 'searching') return;
+    this._state = 'connecting';
+    this._transport = t;
+    t.circuit.createChannel(this);
+  }
+
+  /** CircuitChannel: connecting -> connected. */
   onCreated(sid: number, nativeType: number, nativeCount: number): void {
-    if (this.state !== 'connecting') return;
-    this.sid = sid;
-    this.nativeType = nativeType;
-    this.nativeCount = nativeCount;
-    this.state = 'connected';
+    if (this._state !== 'connecting') return;
+    this._sid = sid;
+    this._nativeType = nativeType;
+    this._nativeCount = nativeCount;
+    this._state = 'connected';
     this.everConnected = true;
     this.lastFailure = undefined;
     this.protocolError = undefined;
@@ -147,35 +187,75 @@ export class Channel implements CircuitChannel, SearchTarget {
     this.rights = rights;
   }
 
+  /** CircuitChannel: the server refused the channel; search again. */
   onCreateFailed(_status: number, message: string): void {
     this.lastFailure = message;
-    this.lost();
+    this.disconnected();
   }
 
+  /** CircuitChannel: the server dropped the channel; search again. */
   onServerDisconnect(): void {
-    this.lost();
+    this.disconnected();
   }
 
-  /** The circuit is gone or the server dropped us: tell listeners, then search again. */
-  lost(): void {
-    if (this.state === 'closed') return;
-    const was = this.state;
-    this.state = 'searching';
-    this.transport = undefined;
-    this.sid = 0;
+  /**
+   * The channel's circuit is gone. A broken circuit (protocol error, connect failure) doubles the
+   * pause before the next search; a plain disconnect searches again at once.
+   */
+  circuitLost(broken: boolean, protocolError?: string): void {
+    if (protocolError !== undefined) this.protocolError = protocolError;
+    this.researchDelayMs = broken ? Math.min(Math.max(this.researchDelayMs * 2, 250), MAX_RESEARCH_DELAY_MS) : 0;
+    this.disconnected();
+  }
+
+  /** -> searching: tell the listeners (when it was connected), then hand it back for a search. */
+  private disconnected(): void {
+    if (this._state === 'closed') return;
+    const was = this._state;
+    this._state = 'searching';
+    this._transport = undefined;
+    this._sid = 0;
     this.rights = 0;
     if (was === 'connected') this.notify(false);
-    this.owner.research(this);
+    this.owner.research(this, this.researchDelayMs);
   }
 
+  /** The manager forgets the channel: tell its circuit (and the server, when connected), then close. */
+  discard(): void {
+    this._transport?.circuit.clearChannel(this, this._state === 'connected' ? this._sid : undefined);
+    this.close();
+  }
+
+  /** -> closed, for good. */
   close(): void {
-    if (this.state === 'closed') return;
-    const was = this.state;
-    this.state = 'closed';
+    if (this._state === 'closed') return;
+    const was = this._state;
+    this._state = 'closed';
     if (was === 'connected') this.notify(false);
     this.listeners = undefined;
     this.waiter = undefined;
     this.moreWaiters = undefined;
-    this.transport = undefined;
+    this._transport = undefined;
+  }
+
+  // ---- errors an operation on this channel fails with ----
+
+  /** The error a pending operation fails with when its time is up, by what the channel went through. */
+  timeoutError(): CaError {
+    if (this._state === 'connected') return new TimeoutError('no reply within the timeout', this.name);
+    if (this.protocolError) return new ProtocolError(`the server broke the protocol: ${this.protocolError}`, this.name);
+    if (this.everConnected) return new DisconnectedError('the channel is disconnected', this.name);
+    if (this.lastFailure) return new NotFoundError(`the server refused the channel: ${this.lastFailure}`, this.name);
+    if (this._state === 'connecting') return new TimeoutError('found, but the channel did not connect within the timeout', this.name);
+    return new NotFoundError('no server answered the search within the timeout', this.name);
+  }
+
+  /** The error of an operation that ended without a reply. */
+  failureError(reason: FailReason): CaError {
+    if (reason.kind === 'disconnected') {
+      return new DisconnectedError(`the circuit was lost${reason.message ? ` (${reason.message})` : ''}`, this.name);
+    }
+    if (reason.kind === 'protocol') return new ProtocolError(`protocol error from the server: ${reason.message}`, this.name);
+    return new RemoteError(reason.status, reason.message, this.name);
   }
 }
