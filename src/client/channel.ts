@@ -25,13 +25,19 @@ export interface ChannelOwner {
 /** Longest pause before searching again for a channel whose circuit keeps failing. */
 const MAX_RESEARCH_DELAY_MS = 5000;
 
+/** The channel as its own transitions see it: the fields others only read are writable here. */
+type Writable = { -readonly [K in 'state' | 'sid' | 'nativeType' | 'nativeCount' | 'transport']: Channel[K] };
+
 export class Channel implements CircuitChannel, SearchTarget {
-  private _state: ChannelState = 'searching';
-  private _sid = 0;
-  private _nativeType = -1;
-  private _nativeCount = 0;
+  // Read by everyone, written only by this class's transitions (through `Writable`): plain
+  // fields rather than getters, as they are read for every operation.
+  readonly state: ChannelState = 'searching';
+  readonly sid: number = 0;
+  readonly nativeType: number = -1;
+  readonly nativeCount: number = 0;
+  /** The circuit of a connecting or connected channel. */
+  readonly transport: TcpCircuit | undefined;
   private rights = 0;
-  private _transport: TcpCircuit | undefined;
   /** True once the channel has been connected at least once. */
   private everConnected = false;
   /** Last reason the server gave for refusing the channel. */
@@ -58,29 +64,8 @@ export class Channel implements CircuitChannel, SearchTarget {
     readonly paddedLength: number,
   ) {}
 
-  get state(): ChannelState {
-    return this._state;
-  }
-
   get connected(): boolean {
-    return this._state === 'connected';
-  }
-
-  /** The circuit of a connecting or connected channel. */
-  get transport(): TcpCircuit | undefined {
-    return this._transport;
-  }
-
-  get sid(): number {
-    return this._sid;
-  }
-
-  get nativeType(): number {
-    return this._nativeType;
-  }
-
-  get nativeCount(): number {
-    return this._nativeCount;
+    return this.state === 'connected';
   }
 
   get canRead(): boolean {
@@ -92,7 +77,7 @@ export class Channel implements CircuitChannel, SearchTarget {
   }
 
   get nativeTypeName(): NativeTypeName | undefined {
-    return NATIVE_TYPE_NAMES[this._nativeType];
+    return NATIVE_TYPE_NAMES[this.nativeType];
   }
 
   // ---- references (the manager forgets a channel nobody holds) ----
@@ -104,7 +89,7 @@ export class Channel implements CircuitChannel, SearchTarget {
   /** Drop a reference; true when nobody holds the channel any more and it is not connected. */
   release(): boolean {
     this.refs--;
-    return this.refs <= 0 && this._state !== 'connected' && this._state !== 'closed';
+    return this.refs <= 0 && this.state !== 'connected' && this.state !== 'closed';
   }
 
   get held(): boolean {
@@ -162,19 +147,21 @@ export class Channel implements CircuitChannel, SearchTarget {
 
   /** searching -> connecting: a server answered the search; ask its circuit for the channel. */
   found(t: TcpCircuit): void {
-    if (this._state !== 'searching') return;
-    this._state = 'connecting';
-    this._transport = t;
+    if (this.state !== 'searching') return;
+    const w: Writable = this;
+    w.state = 'connecting';
+    w.transport = t;
     t.circuit.createChannel(this);
   }
 
   /** CircuitChannel: connecting -> connected. */
   onCreated(sid: number, nativeType: number, nativeCount: number): void {
-    if (this._state !== 'connecting') return;
-    this._sid = sid;
-    this._nativeType = nativeType;
-    this._nativeCount = nativeCount;
-    this._state = 'connected';
+    if (this.state !== 'connecting') return;
+    const w: Writable = this;
+    w.sid = sid;
+    w.nativeType = nativeType;
+    w.nativeCount = nativeCount;
+    w.state = 'connected';
     this.everConnected = true;
     this.lastFailure = undefined;
     this.protocolError = undefined;
@@ -210,11 +197,12 @@ export class Channel implements CircuitChannel, SearchTarget {
 
   /** -> searching: tell the listeners (when it was connected), then hand it back for a search. */
   private disconnected(): void {
-    if (this._state === 'closed') return;
-    const was = this._state;
-    this._state = 'searching';
-    this._transport = undefined;
-    this._sid = 0;
+    if (this.state === 'closed') return;
+    const was = this.state;
+    const w: Writable = this;
+    w.state = 'searching';
+    w.transport = undefined;
+    w.sid = 0;
     this.rights = 0;
     if (was === 'connected') this.notify(false);
     this.owner.research(this, this.researchDelayMs);
@@ -222,31 +210,32 @@ export class Channel implements CircuitChannel, SearchTarget {
 
   /** The manager forgets the channel: tell its circuit (and the server, when connected), then close. */
   discard(): void {
-    this._transport?.circuit.clearChannel(this, this._state === 'connected' ? this._sid : undefined);
+    this.transport?.circuit.clearChannel(this, this.state === 'connected' ? this.sid : undefined);
     this.close();
   }
 
   /** -> closed, for good. */
   close(): void {
-    if (this._state === 'closed') return;
-    const was = this._state;
-    this._state = 'closed';
+    if (this.state === 'closed') return;
+    const was = this.state;
+    const w: Writable = this;
+    w.state = 'closed';
     if (was === 'connected') this.notify(false);
     this.listeners = undefined;
     this.waiter = undefined;
     this.moreWaiters = undefined;
-    this._transport = undefined;
+    w.transport = undefined;
   }
 
   // ---- errors an operation on this channel fails with ----
 
   /** The error a pending operation fails with when its time is up, by what the channel went through. */
   timeoutError(): CaError {
-    if (this._state === 'connected') return new TimeoutError('no reply within the timeout', this.name);
+    if (this.state === 'connected') return new TimeoutError('no reply within the timeout', this.name);
     if (this.protocolError) return new ProtocolError(`the server broke the protocol: ${this.protocolError}`, this.name);
     if (this.everConnected) return new DisconnectedError('the channel is disconnected', this.name);
     if (this.lastFailure) return new NotFoundError(`the server refused the channel: ${this.lastFailure}`, this.name);
-    if (this._state === 'connecting') return new TimeoutError('found, but the channel did not connect within the timeout', this.name);
+    if (this.state === 'connecting') return new TimeoutError('found, but the channel did not connect within the timeout', this.name);
     return new NotFoundError('no server answered the search within the timeout', this.name);
   }
 
