@@ -137,8 +137,8 @@ typedef struct {
 } Options;
 
 static void parse_options(int argc, char **argv, Options *o) {
-    o->timeout = 1.0;
-    o->samples = 100;
+    o->timeout = -1.0; /* the harness passes every value a mode needs: no defaults here */
+    o->samples = 0;
     o->names_file = o->name = NULL;
     if (argc < 2) fail(2, "usage: epicsperf-ca snapshot|monitor|array --names FILE | get NAME");
     o->mode = argv[1];
@@ -150,7 +150,9 @@ static void parse_options(int argc, char **argv, Options *o) {
         else if (a[0] != '-' && !o->name) o->name = a;
         else fail(2, "unknown argument %s", a);
     }
-    if (o->samples < 1) o->samples = 1;
+    int timed = !strcmp(o->mode, "snapshot") || !strcmp(o->mode, "get");
+    if (timed && o->timeout < 0) fail(2, "%s: --timeout-ms N is required", o->mode);
+    if (!timed && o->samples < 1) fail(2, "%s: --samples N (at least 1) is required", o->mode);
 }
 
 static char **read_names(const char *path, size_t *count) {

@@ -20,12 +20,12 @@ EVENT_NAME = "epicsperf_tick"
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="ioc.py")
-    p.add_argument("--records", type=int, default=1000)
-    p.add_argument("--rate", type=float, default=10.0)
-    p.add_argument("--prefix", default="TEST:")
-    p.add_argument("--name-style", choices=["plain", "padded"], default="plain")
-    p.add_argument("--array-elements", type=int, default=1_000_000)
-    p.add_argument("--array-rate", default="1")
+    p.add_argument("--records", type=int, required=True)
+    p.add_argument("--rate", type=float, required=True)
+    p.add_argument("--prefix", required=True)
+    p.add_argument("--name-style", choices=["plain", "padded"], required=True)
+    p.add_argument("--array-elements", type=int, required=True)
+    p.add_argument("--array-rate", required=True)
     p.add_argument("--ca-port", type=int, required=True)
     p.add_argument("--pva-port", type=int, required=True)
     p.add_argument("--pva-broadcast-port", type=int, required=True)

@@ -22,9 +22,10 @@ import threading
 import time
 from array import array
 
+import samples
+
 CLIENTS = ("pyepics", "pyepics-ca", "pyepics-threaded", "caproto", "aioca",
            "cothread", "p4p", "pvapy")
-SAMPLE_BYTES = 32
 
 _events = None
 _events_lock = threading.Lock()
@@ -123,35 +124,9 @@ class Store:
         return sum(self.counts)
 
     def pack(self):
-        """The stored samples as 32-byte little-endian records, grouped by PV."""
-        total = sum(self.counts)
-        try:
-            import numpy as np
-        except ImportError:
-            return self._pack_struct(total)
-        rec = np.zeros(total, dtype=np.dtype([
-            ("index", "<u4"), ("severity", "<i2"), ("status", "<i2"),
-            ("value", "<f8"), ("stamp", "<f8"), ("received", "<f8")]))
-        counts = np.array(self.counts, dtype=np.int64)
-        keep = (np.arange(self.samples)[None, :] < counts[:, None]).ravel()
-        rec["index"] = np.repeat(np.arange(self.count, dtype=np.uint32), counts)
-        rec["severity"] = np.frombuffer(self.severity, dtype=np.int16)[keep]
-        rec["status"] = np.frombuffer(self.status, dtype=np.int16)[keep]
-        rec["value"] = np.frombuffer(self.value, dtype=np.float64)[keep]
-        rec["stamp"] = np.frombuffer(self.stamp, dtype=np.float64)[keep]
-        rec["received"] = np.frombuffer(self.received, dtype=np.float64)[keep]
-        return rec.tobytes()
-
-    def _pack_struct(self, total):
-        import struct
-        out = bytearray(total * SAMPLE_BYTES)
-        pos = 0
-        for i, n in enumerate(self.counts):
-            for k in range(i * self.samples, i * self.samples + n):
-                struct.pack_into("<Ihhddd", out, pos, i, self.severity[k],
-                                 self.status[k], self.value[k], self.stamp[k], self.received[k])
-                pos += SAMPLE_BYTES
-        return bytes(out)
+        """The stored samples as records, grouped by PV (samples.py)."""
+        return samples.pack(self.counts, self.samples, self.severity, self.status,
+                            self.value, self.stamp, self.received)
 
 
 class ArrayStore(Store):
@@ -216,9 +191,15 @@ def parse_args(argv):
     p.add_argument("--client", required=True, choices=CLIENTS)
     p.add_argument("workload", choices=("snapshot", "monitor", "array"))
     p.add_argument("--names", required=True)
-    p.add_argument("--timeout-ms", type=float, default=1000.0)
-    p.add_argument("--samples", type=int, default=100)
-    return p.parse_args(argv)
+    p.add_argument("--timeout-ms", type=float)
+    p.add_argument("--samples", type=int)
+    args = p.parse_args(argv)
+    # The harness passes every value the workload needs: the runners keep no defaults.
+    if args.workload == "snapshot" and args.timeout_ms is None:
+        fail("snapshot: --timeout-ms N is required", 2)
+    if args.workload != "snapshot" and args.samples is None:
+        fail(f"{args.workload}: --samples N is required", 2)
+    return args
 
 
 def expect(client, commands, word):

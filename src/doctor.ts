@@ -5,21 +5,7 @@ import { readFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT, PYTHON_DIR, pythonEnvStatus } from './pyenv/index.js';
-
-export interface LibraryStatus {
-  version?: string;
-  error?: string;
-}
-
-export interface DoctorReport {
-  epicsperf: string;
-  node: string;
-  os: { platform: string; release: string; arch: string };
-  cpu: { model: string; cores: number };
-  memoryBytes: number;
-  python: { executable: string; kind: 'external' | 'managed'; ready: boolean; version?: string; error?: string };
-  libraries: Record<string, LibraryStatus>;
-}
+import type { EnvironmentReport, LibraryStatus } from './results/index.js';
 
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -60,10 +46,10 @@ function nodeLibraries(): Record<string, LibraryStatus> {
   return out;
 }
 
-export async function doctor(): Promise<DoctorReport> {
+export async function doctor(): Promise<EnvironmentReport> {
   const status = pythonEnvStatus();
   const cpuList = cpus();
-  const report: DoctorReport = {
+  const report: EnvironmentReport = {
     epicsperf: packageVersion(),
     node: process.version,
     os: { platform: platform(), release: release(), arch: arch() },

@@ -1,9 +1,7 @@
 // The PV-list format: one name per line; blank lines and # comments ignored; `-` reads stdin.
 import { readFileSync } from 'node:fs';
 
-export class PvListError extends Error {
-  readonly code = 'EPICSPERF_PV_LIST';
-}
+import { PvListError } from './errors.js';
 
 /** Parse PV-list text. Throws PvListError (one line) on a bad name, a duplicate, or no names. */
 export function parsePvList(text: string, source = 'PV list'): string[] {

@@ -1,9 +1,10 @@
 // The CLI end to end: snapshot of the fixture PV list on the built-in IOC, and bad input.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
+import { schemaErrors } from './helpers/schema.js';
 
 const oneLineError = (stderr: string) => stderr.trim().split('\n').filter((l) => l.startsWith('epicsperf:'));
 
@@ -18,6 +19,7 @@ describe('epicsperf snapshot', () => {
     expect(out.wallMs).toBeLessThan(2000);
     expect(out.rows.filter((x) => !x.ok).every((x) => x.name.startsWith('TEST:MISSING') && /search|timeout|not found/i.test(x.error ?? ''))).toBe(true);
     expect(out.rows.filter((x) => x.ok).every((x) => x.severityName === 'MINOR')).toBe(true);
+    expect(schemaErrors('snapshot', out)).toEqual([]);
   });
 
   it('prints a table with a summary line, and exits 0 when every PV answered', async () => {
@@ -57,11 +59,11 @@ describe('epicsperf snapshot', () => {
     ['duplicate names', () => ['snapshot', file('dup.txt', 'A:B\nC:D\nA:B\n')], /line 3: duplicate PV name A:B \(first on line 1\)/],
     ['an unknown client', () => ['snapshot', 'fixtures/pvs.txt', '--client', 'nosuch'], /unknown client "nosuch"/],
     ['a bad timeout', () => ['snapshot', 'fixtures/pvs.txt', '--timeout', 'soon'], /--timeout.*invalid/],
-    ['a bad format', () => ['snapshot', 'fixtures/pvs.txt', '--format', 'xml'], /--format must be one of table, json, csv/],
-    ['a bad IOC choice', () => ['snapshot', 'fixtures/pvs.txt', '--ioc', 'mars'], /--ioc must be builtin or env/],
+    ['a bad format', () => ['snapshot', 'fixtures/pvs.txt', '--format', 'xml'], /option '--format <format>' argument 'xml' is invalid\. Allowed choices are table, json, csv/],
+    ['a bad IOC choice', () => ['snapshot', 'fixtures/pvs.txt', '--ioc', 'mars'], /option '--ioc <ioc>' argument 'mars' is invalid\. Allowed choices are env, builtin/],
     ['a bench workload that does not exist', () => ['bench', 'nonsense'], /workload must be snapshot, monitor, array or all/],
     ['a bench client list naming an unknown client', () => ['bench', '--clients', 'node,bogus'], /unknown client "bogus"/],
-    ['a bad array refresh rate', () => ['bench', 'array', '--array-rate', 'fast'], /--array-rate must be a number > 0 or max, got "fast"/],
+    ['a bad array refresh rate', () => ['bench', 'array', '--array-rate', 'fast'], /option '--array-rate <hz>' argument 'fast' is invalid\. expected a number > 0 or max/],
     ['a monitor client that does not monitor', () => ['monitor', '--client', 'caget-procs'], /does not run the monitor workload/],
   ])('rejects %s with one line and exit 2', async (_what, args, re) => {
     const r = await runCli(args());
@@ -69,6 +71,13 @@ describe('epicsperf snapshot', () => {
     expect(oneLineError(r.stderr)).toHaveLength(1);
     expect(r.stderr).toMatch(re);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('still takes --ioc external on monitor, as env, with a note', async () => {
+    const r = await runCli(['monitor', '--ioc', 'external', '--client', 'nosuch']);
+    expect(r.stderr).toMatch(/note: --ioc external is now spelled --ioc env/);
+    expect(r.stderr).toMatch(/unknown client "nosuch"/); // parsing went past --ioc
+    expect(r.code).toBe(2);
   });
 });
 
@@ -80,6 +89,7 @@ describe('epicsperf monitor and bench', () => {
     expect(out.run.ok).toBe(true);
     expect(out.run.check.samples).toBe(300);
     expect(out.run.check.missedValues).toBe(0);
+    expect(schemaErrors('monitor', out)).toEqual([]);
   });
 
   it('bench: one table per workload and a JSON file with the environment', async () => {
@@ -90,11 +100,20 @@ describe('epicsperf monitor and bench', () => {
     expect(r.stdout).toMatch(/Monitor: 20 counters x 12 samples/);
     expect(r.stdout).toMatch(/\nnode\s+[\d.]+/);
     expect(r.stdout).toMatch(/\nc-libca\s+[\d.]+/);
-    const { readFileSync } = await import('node:fs');
     const json = JSON.parse(readFileSync(outFile, 'utf8')) as { schema: string; environment: { node: string }; snapshot: { runs: { answered: number }[] }[]; monitor: { runs: unknown[] } };
     expect(json.schema).toBe('epicsperf/bench@1');
     expect(json.environment.node).toBe(process.version);
     expect(json.snapshot[0]!.runs.map((x) => x.answered)).toEqual([97, 97]);
     expect(json.monitor.runs).toHaveLength(2);
+    expect(schemaErrors('bench', json)).toEqual([]);
+  });
+
+  it('bench array: every update checked, and the JSON file conforms to the schema', async () => {
+    const outFile = join(mkdtempSync(join(tmpdir(), 'epicsperf-bench-')), 'array.json');
+    const r = await runCli(['bench', 'array', '--clients', 'node', '--repeat', '1', '--array-elements', '1000', '--array-samples', '5', '--array-rate', '20', '--out', outFile], { timeoutMs: 120_000 });
+    expect(r.code).toBe(0);
+    const json = JSON.parse(readFileSync(outFile, 'utf8')) as { array: { runs: { ok: boolean; array: { elements: number; corrupt: number } }[] } };
+    expect(json.array.runs[0]).toMatchObject({ ok: true, array: { elements: 1000, corrupt: 0 } });
+    expect(schemaErrors('bench', json)).toEqual([]);
   });
 });

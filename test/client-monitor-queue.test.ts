@@ -3,7 +3,6 @@
 // (the test needs a burst of updates while nobody reads, then a disconnect).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Context, type MonitorEvent, type Reading } from '../src/index.js';
-import { EventQueue } from '../src/client/queue.js';
 import { FakeNameServer, FakeTcpServer } from './ca-fake-server.js';
 import { waitFor } from './client-helpers.js';
 
@@ -24,8 +23,6 @@ afterAll(async () => {
   await server.close();
 });
 
-const update = (v: number) => ({ kind: 'update', value: v }) as unknown as Reading;
-
 describe('monitor queue', () => {
   it('an overflowing queue drops the oldest values, never the connection events', async () => {
     const m = ctx.monitor('FAKE:queue', { queueSize: 3 });
@@ -42,28 +39,5 @@ describe('monitor queue', () => {
     expect(seen.map((e) => e.kind)).toEqual(['connected', 'update', 'disconnected']);
     expect((seen[1] as Reading).value).toBe(10);
     expect(m.overruns).toBe(10);
-  });
-
-  it('the queue keeps connection and error events past its size; values make room', () => {
-    const q = new EventQueue(2);
-    q.push({ kind: 'connected', name: 'X', nativeType: 6, nativeCount: 1 });
-    q.push(update(1));
-    q.push(update(2));
-    q.push({ kind: 'disconnected', name: 'X' });
-    q.push({ kind: 'connected', name: 'X', nativeType: 6, nativeCount: 1 });
-    q.push(update(3));
-    const kinds: string[] = [];
-    for (let ev = q.shift(); ev; ev = q.shift()) kinds.push(ev.kind === 'update' ? `update ${ev.value}` : ev.kind);
-    expect(kinds).toEqual(['connected', 'disconnected', 'connected', 'update 3']);
-    expect(q.overruns).toBe(2);
-  });
-
-  it('values only: the oldest goes first', () => {
-    const q = new EventQueue(3);
-    for (let v = 1; v <= 7; v++) q.push(update(v));
-    const got: unknown[] = [];
-    for (let ev = q.shift(); ev; ev = q.shift()) got.push((ev as Reading).value);
-    expect(got).toEqual([5, 6, 7]);
-    expect(q.overruns).toBe(4);
   });
 });

@@ -5,15 +5,27 @@ import { startIoc, type Ioc } from '../src/ioc/index.js';
 import { alive, pythonJson, waitGone } from './helpers/python.js';
 import { BIN, runCli } from './helpers/cli.js';
 
+// Waiting with callbacks the way pyepics asks: poll, not sleep. A PV counts as connected
+// before its connection callback (on libca's thread) has made the subscription, and libca sends
+// a request made on its callback thread only at the next flush from another thread: with
+// time.sleep() instead, the last PV to connect got no update at all in about one run in ten.
+const POLL_FOR = `
+def poll_for(seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        epics.poll(evt=1.e-3, iot=0.1)
+`;
+
 const MONITOR = `
 import json, sys, time, epics
+${POLL_FOR}
 names = sys.argv[1].split(',')
 seen = {n: [] for n in names}
 def cb(pvname=None, value=None, severity=None, status=None, timestamp=None, **kw):
     seen[pvname].append([value, severity, status, timestamp, time.time()])
 pvs = [epics.PV(n, callback=cb, form='time') for n in names]
 for p in pvs: p.wait_for_connection(5)
-time.sleep(float(sys.argv[2]))
+poll_for(float(sys.argv[2]))
 for p in pvs: p.clear_callbacks()
 print(json.dumps(seen))
 `;
@@ -124,10 +136,11 @@ describe('built-in IOC', () => {
   it('refreshes PREFIX:ARRAY with every element equal to the update number', async () => {
     const script = `
 import json, sys, time, epics
+${POLL_FOR}
 got = []
 def cb(value=None, **kw): got.append([float(value.min()), float(value.max()), len(value)])
 pv = epics.PV('TEST:ARRAY', callback=cb)
-pv.wait_for_connection(5); time.sleep(1.6); pv.clear_callbacks()
+pv.wait_for_connection(5); poll_for(1.6); pv.clear_callbacks()
 print(json.dumps(got))`;
     const got = await pythonJson<[number, number, number][]>(script, [], ioc.env);
     expect(got.length).toBeGreaterThanOrEqual(3);
@@ -234,7 +247,7 @@ describe('epicsperf ioc (CLI)', () => {
     [['ioc', '--records', 'abc'], /--records.*invalid/],
     [['ioc', '--rate', '-1'], /--rate.*invalid/],
     [['ioc', '--bogus'], /unknown option '--bogus'/],
-    [['ioc', '--name-style', 'weird'], /--name-style must be plain or padded/],
+    [['ioc', '--name-style', 'weird'], /option '--name-style <style>' argument 'weird' is invalid\. Allowed choices are plain, padded/],
   ])('rejects bad input %j with one line and exit 2', async (args, re) => {
     const r = await runCli(args);
     expect(r.code).toBe(2);

@@ -4,12 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { summarizeMonitor, monitorTable } from '../src/report/monitor.js';
 import { summarizeSnapshot, snapshotBenchTable } from '../src/report/snapshot-bench.js';
 import { barChart } from '../src/report/html.js';
-import type { MonitorRun } from '../src/bench/monitor.js';
-import type { SnapshotRun } from '../src/bench/snapshot.js';
-import { stat } from '../src/bench/stats.js';
+import { stat, type BenchResults, type MonitorRun, type SnapshotRun } from '../src/results/index.js';
 import { stealMeter } from '../src/bench/procstat.js';
 import { renderBench } from '../src/report/bench.js';
-import type { BenchResults } from '../src/bench/suite.js';
 
 const mon = (client: string, cpu: number[], ok = true, error?: string): MonitorRun => ({
   client, ok, ...(error && { error }),

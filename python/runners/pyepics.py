@@ -4,6 +4,12 @@ Snapshot is sequential by design: each PV is created and read with the full time
 before the next, so every missing PV costs one whole timeout. Monitor: one PV object
 per name with a callback (the library's preemptive CA callbacks).
 
+The main thread polls libca while it waits for the harness's next command, as pyepics asks
+of a program that uses callbacks. A PV counts as connected before its connection callback
+(on libca's thread) has made its subscription, and libca sends a request made on that thread
+only at the next flush from another thread: a runner that blocked without polling left the
+last PVs to connect with no update at all in some runs.
+
 Array: one PV object with auto_monitor=DBE_VALUE|DBE_ALARM (pyepics would not monitor an
 array this large by default) and a callback. pyepics copies each update out of libca's
 buffer into a new numpy array (as_numpy, its default); the runner looks at three elements.
@@ -11,6 +17,7 @@ libca takes its array size limit from EPICS_CA_MAX_ARRAY_BYTES in the environmen
 IOC's client environment sets it; pyepics only sets 16 MiB when it is missing).
 """
 
+import queue
 import time
 
 from . import base
@@ -66,11 +73,23 @@ def subscribe_array(name, store):
                     callback=on_update)
 
 
+def wait_polling(commands):
+    """The next stdin command, polling libca until it comes (see the module's note)."""
+    while True:
+        try:
+            return commands.get(timeout=0.1)
+        except queue.Empty:
+            epics.poll(evt=1.e-3, iot=0.1)
+
+
 class Client(base.Client):
     def __init__(self, names):
         super().__init__(names)
         epics.ca.initialize_libca()
         self.pvs = []
+
+    def wait_command(self, commands):
+        return wait_polling(commands)
 
     def snapshot(self, timeout, t0):
         out = []

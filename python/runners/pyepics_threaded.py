@@ -4,7 +4,8 @@ Snapshot: every epics.PV is created first (so all searches start together, as py
 advises for many PVs), then a ThreadPoolExecutor of WORKERS threads reads them; each
 waits for its connection until the shared deadline (the timeout from the start), so
 missing PVs together cost one timeout, and its get has its own timeout. Monitor: PV
-objects with callbacks, created from the pool.
+objects with callbacks, created from the pool; the main thread polls libca while it waits
+(pyepics.wait_polling says why).
 """
 
 import time
@@ -12,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import base
 from . import pyepics
-from .pyepics import read_pv, subscribe
+from .pyepics import read_pv, subscribe, wait_polling
 
 LIBRARY = "pyepics"
 WORKERS = 20
@@ -34,6 +35,9 @@ class Client(base.Client):
         self.pool = ThreadPoolExecutor(max_workers=max(1, min(WORKERS, len(names))),
                                        initializer=epics.ca.use_initial_context)
         self.pvs = []
+
+    def wait_command(self, commands):
+        return wait_polling(commands)
 
     def snapshot(self, timeout, t0):
         # All PV objects first (their searches go out together), then the pool reads them.

@@ -1,61 +1,7 @@
 // Checks every monitor sample a runner shipped (values step by exactly 1, timestamps strictly
 // increase and are not stale, severity MINOR), and derives latency and throughput. Pure functions.
-import { SAMPLE_BYTES } from './runners/protocol.js';
-
-export interface Sample {
-  pv: number;
-  severity: number;
-  status: number;
-  value: number;
-  iocTime: number;
-  recvTime: number;
-}
-
-export function decodeSamples(buf: Uint8Array): Sample[] {
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const n = Math.floor(buf.byteLength / SAMPLE_BYTES);
-  const out: Sample[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const o = i * SAMPLE_BYTES;
-    out[i] = {
-      pv: view.getUint32(o, true),
-      severity: view.getInt16(o + 4, true),
-      status: view.getInt16(o + 6, true),
-      value: view.getFloat64(o + 8, true),
-      iocTime: view.getFloat64(o + 16, true),
-      recvTime: view.getFloat64(o + 24, true),
-    };
-  }
-  return out;
-}
-
-export interface MonitorCheck {
-  pvs: number;
-  /** PVs that delivered no sample at all. */
-  silentPvs: number;
-  /** PVs with fewer samples than asked. */
-  incompletePvs: number;
-  samples: number;
-  /** Places where the value jumped by more than 1 ... */
-  gaps: number;
-  /** ... and the values skipped there in total. */
-  missedValues: number;
-  /** Values that repeated or went backwards. */
-  valueErrors: number;
-  /** Timestamps that did not strictly increase. */
-  timestampErrors: number;
-  /** Timestamps older than the run (a stale or cached value) or in the future. */
-  staleTimestamps: number;
-  /** Samples whose severity was not the expected one. */
-  severityErrors: number;
-  /** Receive time minus IOC timestamp of every update after the first, ms. */
-  latencyMs: { p50: number; p99: number; max: number } | undefined;
-  /** Updates per second over the whole collection. */
-  updatesPerSecond: number;
-  /** Human-readable findings, at most a few per kind. */
-  findings: string[];
-  ok: boolean;
-}
+import type { Sample } from './samples.js';
+import type { ArrayCheck, MonitorCheck } from '../results/index.js';
 
 export interface CheckOptions {
   pvs: number;
@@ -138,26 +84,6 @@ export function checkMonitorSamples(samples: readonly Sample[], o: CheckOptions)
   c.ok = c.silentPvs === 0 && c.incompletePvs === 0 && c.gaps === 0 && c.valueErrors === 0 && c.timestampErrors === 0 &&
     c.staleTimestamps === 0 && c.severityErrors === 0;
   return c;
-}
-
-export interface ArrayCheck {
-  updates: number;
-  elements: number;
-  /** Updates the IOC made that the client never saw (the value jumped by more than 1). */
-  skipped: number;
-  /** Updates whose probe elements disagreed with the first element. */
-  corrupt: number;
-  /** Updates that carried the same content again. RSRV reads a large array when it sends it, not
-   *  when it was posted, so under backlog queued updates carry the newest content with their own
-   *  timestamps: a server effect, not a client error. */
-  repeats: number;
-  /** Updates whose value went backwards. */
-  valueErrors: number;
-  /** Elements received per second, in millions, over the updates after the first. */
-  mElementsPerSecond: number;
-  updatesPerSecond: number;
-  latencyMs: { p50: number; p99: number } | undefined;
-  ok: boolean;
 }
 
 /** Checks the samples of the array workload (one PV; value = update number k, status = bad probes). */

@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT, PYTHON_DIR, pythonEnvStatus } from '../pyenv/index.js';
-import { doctor, packageVersion, type DoctorReport } from '../doctor.js';
+import { doctor, packageVersion } from '../doctor.js';
+import type { EnvironmentReport } from '../results/index.js';
 import { cRunnerPath } from './clib.js';
 
 export type Workload = 'snapshot' | 'monitor' | 'array';
@@ -14,7 +15,7 @@ export interface ClientSpec {
   protocol: 'CA' | 'PVA';
   workloads: Workload[];
   description: string;
-  /** The library whose version identifies this client (a key of DoctorReport.libraries, or 'epicsperf'). */
+  /** The library whose version identifies this client (a key of EnvironmentReport.libraries, or 'epicsperf'). */
   library: string;
 }
 
@@ -74,7 +75,7 @@ export interface ClientStatus {
 }
 
 /** Availability and version of every client, from one doctor report. */
-export function clientStatuses(report: DoctorReport): ClientStatus[] {
+export function clientStatuses(report: EnvironmentReport): ClientStatus[] {
   const env = pythonEnvStatus();
   return CLIENTS.map((spec) => {
     if (spec.library === 'epicsperf') return { name: spec.name, available: true, version: packageVersion() };
@@ -92,7 +93,7 @@ export function clientStatuses(report: DoctorReport): ClientStatus[] {
   });
 }
 
-export async function clientStatusList(): Promise<{ report: DoctorReport; statuses: ClientStatus[] }> {
+export async function clientStatusList(): Promise<{ report: EnvironmentReport; statuses: ClientStatus[] }> {
   const report = await doctor();
   return { report, statuses: clientStatuses(report) };
 }

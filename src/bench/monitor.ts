@@ -1,10 +1,12 @@
 // The monitor workload for one client: start its runner, let it subscribe to the IOC's counters
 // until every PV has its samples, measure its CPU and memory from outside, then check the samples.
-import { RunnerProcess, RunnerError } from './runner.js';
+import { RunnerProcess } from './runner.js';
+import { RunnerError } from '../errors.js';
 import { cpuSeconds, CpuSampler, memoryKb } from './procstat.js';
-import { checkArraySamples, checkMonitorSamples, decodeSamples, type ArrayCheck, type MonitorCheck } from './checks.js';
+import { checkArraySamples, checkMonitorSamples } from './checks.js';
+import { decodeSamples } from './samples.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
-import { stat, type Stat } from './stats.js';
+import { stat, type MonitorRun } from '../results/index.js';
 import { writeNamesFile } from './names.js';
 
 export interface MonitorRunOptions {
@@ -26,25 +28,6 @@ export interface MonitorRunOptions {
   maxRssMb?: number;
   /** Called with a short status while it runs (for a live line). */
   onProgress?: (text: string) => void;
-}
-
-export interface MonitorRun {
-  client: string;
-  version?: string;
-  ok: boolean;
-  error?: string;
-  /** From `start` until every PV delivered its first update, ms. */
-  connectMs?: number;
-  /** From `start` until every PV had its samples, s. */
-  collectS?: number;
-  /** CPU of the runner process, % of one core, sampled once a second after the warm-up (one
-   *  figure over the whole collection when it ended before the first sample). */
-  cpuPercent?: Stat & { samples: number[] };
-  iocCpuPercent?: Stat;
-  peakRssMb?: number;
-  check?: MonitorCheck;
-  /** The array workload's figures and checks. */
-  array?: ArrayCheck;
 }
 
 export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {

@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { getLogger } from '../log.js';
 import { killOnExit } from '../children.js';
 import { schedulingPrefix } from './sched.js';
+import { RunnerError } from '../errors.js';
 
 const log = getLogger('bench.runner');
 
@@ -12,10 +13,6 @@ export interface RunnerEvent {
   ev: string;
   [key: string]: unknown;
   payload?: Buffer;
-}
-
-export class RunnerError extends Error {
-  readonly code = 'EPICSPERF_RUNNER';
 }
 
 

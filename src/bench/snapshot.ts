@@ -2,47 +2,12 @@
 // by the orchestrator from `start` to `done`; each value is then checked against the IOC.
 import { Context } from '../client/context.js';
 import type { SnapshotResult } from '../client/snapshot.js';
-import { RunnerProcess, RunnerError } from './runner.js';
+import { RunnerProcess } from './runner.js';
+import { RunnerError } from '../errors.js';
 import { cpuSeconds, memoryKb } from './procstat.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
 import { writeNamesFile } from './names.js';
-
-export interface SnapshotRow {
-  name: string;
-  ok: boolean;
-  value?: unknown;
-  severity?: number;
-  status?: number;
-  /** IOC timestamp, POSIX seconds. */
-  timestamp?: number;
-  elapsedMs?: number;
-  error?: string;
-  /** Whether the value agrees with what the IOC held around the run (undefined: not checked). */
-  correct?: boolean;
-}
-
-export interface SnapshotRun {
-  client: string;
-  version?: string;
-  ok: boolean;
-  error?: string;
-  /** From `start` to `done`, measured by the orchestrator, ms. */
-  wallMs?: number;
-  answered: number;
-  failed: number;
-  /** Answers that disagree with the IOC (a wrong value, or an answer for a PV that does not exist). */
-  wrong: number;
-  /** CPU seconds the runner (and its children) used between start and done. */
-  cpuS?: number;
-  peakRssMb?: number;
-  rows: SnapshotRow[];
-  /** Set when `rows` holds only (the first 100 of) the failed and wrong PVs (stored bench results). */
-  rowsKept?: 'failures';
-  /** How many PVs failed or disagreed, per reason (stored bench results). */
-  failureReasons?: Record<string, number>;
-  /** Elapsed time of the answers, ms (stored bench results, where the rows are dropped). */
-  elapsedMs?: { p50: number; p99: number; max: number };
-}
+import type { SnapshotRow, SnapshotRun } from '../results/index.js';
 
 export interface SnapshotRunOptions {
   client: ClientSpec;

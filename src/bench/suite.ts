@@ -4,16 +4,10 @@ import { startIoc } from '../ioc/index.js';
 import { stealMeter } from './procstat.js';
 import { schedulingPrefix } from './sched.js';
 import { percentile } from './checks.js';
-import type { DoctorReport } from '../doctor.js';
 import { clientStatuses, type ClientSpec } from './clients.js';
-import { runMonitor, type MonitorRun, type MonitorRunOptions } from './monitor.js';
-import { runSnapshot, type SnapshotRun } from './snapshot.js';
-
-export interface SnapshotWorkload {
-  id: string;
-  connected: number;
-  missing: number;
-}
+import { runMonitor, type MonitorRunOptions } from './monitor.js';
+import { runSnapshot } from './snapshot.js';
+import { BENCH_FORMAT, type ArrayWorkload, type BenchResults, type EnvironmentReport, type MonitorRun, type SnapshotWorkload } from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */
 export const SNAPSHOT_WORKLOADS: readonly SnapshotWorkload[] = [
@@ -38,15 +32,6 @@ export function snapshotNames(w: SnapshotWorkload): string[] {
   return names;
 }
 
-export interface ArrayWorkload {
-  /** Elements of the waveform. */
-  elements: number;
-  /** Updates to receive per run. */
-  samples: number;
-  /** How often the IOC refreshes the waveform: Hz, or 'max' (as fast as it can). */
-  rate: number | 'max';
-}
-
 export interface BenchOptions {
   clients: readonly ClientSpec[];
   workloads: { snapshot: readonly SnapshotWorkload[]; monitor: boolean; array?: ArrayWorkload | undefined };
@@ -56,21 +41,8 @@ export interface BenchOptions {
   samples: number;
   rate: number;
   python: string;
-  report: DoctorReport;
+  report: EnvironmentReport;
   onProgress?: (text: string) => void;
-}
-
-export interface BenchResults {
-  schema: 'epicsperf/bench@1';
-  startedAt: string;
-  environment: DoctorReport;
-  options: Omit<BenchOptions, 'clients' | 'python' | 'report' | 'onProgress'> & { clients: string[]; scheduling: string };
-  /** Clients that could not run at all, with the reason. */
-  unavailable: { client: string; reason: string }[];
-  /** `stealPercent`: CPU time the hypervisor gave other guests while the workload ran (see stealMeter). */
-  snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: number | undefined }[];
-  monitor: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
-  array: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
 }
 
 /**
@@ -109,7 +81,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     return !s || s.available;
   });
   const results: BenchResults = {
-    schema: 'epicsperf/bench@1',
+    schema: BENCH_FORMAT,
     startedAt: new Date().toISOString(),
     environment: o.report,
     options: { workloads: o.workloads, repeat: o.repeat, timeoutMs: o.timeoutMs, records: o.records, samples: o.samples, rate: o.rate, clients: o.clients.map((c) => c.name), scheduling: schedulingPrefix().note },

@@ -2,15 +2,15 @@
 import type { Command } from 'commander';
 import { CLIENTS, clientStatusList } from '../bench/clients.js';
 import { renderTable } from '../report/table.js';
-import { parseFormat } from './common.js';
+import { formatOption } from './options.js';
 
 export function register(program: Command): void {
   program
     .command('clients')
     .description('list every client, whether it is available here, and its version')
-    .option('--format <format>', 'table or json', 'table')
-    .action(async (opts: { format: string }) => {
-      const format = parseFormat(opts.format, ['table', 'json'] as const);
+    .addOption(formatOption(['table', 'json'] as const))
+    .action(async (opts: { format: 'table' | 'json' }) => {
+      const format = opts.format;
       const { statuses } = await clientStatusList();
       const rows = statuses.map((s, i) => ({ ...s, spec: CLIENTS[i]! }));
       if (format === 'json') {

@@ -4,7 +4,8 @@ import { ensurePythonEnv } from '../pyenv/index.js';
 import { buildCRunner } from '../bench/clib.js';
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
 import { findClient, clientNames, type ClientSpec, type Workload } from '../bench/clients.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
+import type { IocMode } from './options.js';
 
 let signalsHooked = false;
 /** Ctrl-C or SIGTERM: exit now; the exit hooks kill the IOC and every runner. */
@@ -59,17 +60,14 @@ export interface Target {
 }
 
 /** The IOC to measure against: the built-in one (started now) or the one the EPICS_* environment names. */
-export async function target(mode: string, iocOptions: IocOptions): Promise<Target> {
+export async function target(mode: IocMode, iocOptions: IocOptions): Promise<Target> {
   if (mode === 'builtin') {
     const ioc = await startIoc(iocOptions);
     return { env: { ...ioc.env }, ioc, stop: () => ioc.stop() };
   }
-  if (mode === 'env' || mode === 'external') {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (k.startsWith('EPICS_') && v !== undefined) env[k] = v;
-    return { env, stop: async () => {} };
-  }
-  throw new UsageError(`--ioc must be builtin or env, got "${mode}"`);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('EPICS_') && v !== undefined) env[k] = v;
+  return { env, stop: async () => {} };
 }
 
 /** A live status line on stderr when it is a terminal (redrawn each second with the time spent
@@ -99,9 +97,4 @@ export class Progress {
     if (this.live && this.text) process.stderr.write('\r\x1b[2K');
     this.text = '';
   }
-}
-
-export function parseFormat<T extends string>(value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${allowed.join(', ')}, got "${value}"`);
-  return value as T;
 }

@@ -1,15 +1,14 @@
 // `epicsperf doctor`: the machine, the runtimes and every client library.
 import type { Command } from 'commander';
 import { doctor } from '../doctor.js';
-import { UsageError } from './errors.js';
+import { formatOption } from './options.js';
 
 export function register(program: Command): void {
   program
     .command('doctor')
     .description('report Node, Python, OS, CPU, memory and the version of every client library')
-    .option('--format <format>', 'table or json', 'table')
-    .action(async (opts: { format: string }) => {
-      if (opts.format !== 'table' && opts.format !== 'json') throw new UsageError(`--format must be table or json, got "${opts.format}"`);
+    .addOption(formatOption(['table', 'json'] as const))
+    .action(async (opts: { format: 'table' | 'json' }) => {
       const r = await doctor();
       if (opts.format === 'json') {
         process.stdout.write(JSON.stringify(r, null, 2) + '\n');

@@ -1,14 +1,6 @@
 // How the CLI ends on an error: one line on stderr, a non-zero exit, never a stack trace.
+import { HarnessError } from '../errors.js';
 import { getLogger } from '../log.js';
-
-/** Bad input from the user: exit code 2. */
-export class UsageError extends Error {
-  readonly code = 'EPICSPERF_USAGE';
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 export const EXIT_USAGE = 2;
 export const EXIT_FAILURE = 1;
@@ -18,7 +10,7 @@ export function reportAndExit(err: unknown): never {
   getLogger('cli').debug({ stack: e.stack }, 'error details');
   const message = e.message.split('\n')[0] ?? 'unknown error';
   process.stderr.write(`epicsperf: error: ${message}\n`);
-  process.exitCode = err instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE;
+  process.exitCode = err instanceof HarnessError && err.isInputError ? EXIT_USAGE : EXIT_FAILURE;
   // Let pending cleanups (an IOC stop) finish; a lingering handle must not keep us alive.
   setTimeout(() => process.exit(), 10_000).unref();
   throw new CliExit();

@@ -2,16 +2,17 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { startIoc } from '../ioc/index.js';
-import { intArg, numberArg, portArg } from './options.js';
-import { UsageError } from './errors.js';
+import { DEFAULTS } from '../defaults.js';
+import { UsageError } from '../errors.js';
+import { arrayElementsOption, arrayRateOption, nameStyleOption, portArg, prefixOption, rateOption, recordsOption } from './options.js';
 
 interface IocCliOptions {
   records: number;
   rate: number;
   prefix: string;
-  nameStyle: string;
+  nameStyle: 'plain' | 'padded';
   arrayElements: number;
-  arrayRate: string;
+  arrayRate: number | 'max';
   caPort?: number;
   pvaPort?: number;
   envFile?: string;
@@ -22,29 +23,24 @@ export function register(program: Command): void {
   program
     .command('ioc')
     .description("run the built-in EPICS IOC (EPICS base's RSRV and QSRV) until Ctrl-C")
-    .option('--records <n>', 'number of counters PREFIX:CALC1..N', intArg(1, 1_000_000), 1000)
-    .option('--rate <hz>', 'counter update rate in Hz (0 = frozen)', numberArg(0), 10)
-    .option('--prefix <prefix>', 'record name prefix', 'TEST:')
-    .option('--name-style <style>', 'plain (CALC1..) or padded (CALC00000.., as EPICSPyClientPerformance)', 'plain')
-    .option('--array-elements <n>', 'elements of PREFIX:ARRAY (0 = none)', intArg(0, 100_000_000), 1_000_000)
-    .option('--array-rate <hz>', "PREFIX:ARRAY refresh rate in Hz (0 = off, 'max' = as fast as possible)", '1')
+    .addOption(recordsOption(1_000_000))
+    .addOption(rateOption(true))
+    .addOption(prefixOption())
+    .addOption(nameStyleOption())
+    .addOption(arrayElementsOption(DEFAULTS.iocArrayElements, 0, 100_000_000, 'elements of PREFIX:ARRAY (0 = none)'))
+    .addOption(arrayRateOption(DEFAULTS.iocArrayRate, true, "PREFIX:ARRAY refresh rate in Hz (0 = off, 'max' = as fast as possible)"))
     .option('--ca-port <port>', 'CA server port (default: a free one)', portArg)
     .option('--pva-port <port>', 'PVA server port (default: a free one)', portArg)
     .option('--env-file <file>', 'also write the NAME=value lines to this file (Node 20 itself insists this file exists already: use --write-env there)')
     .option('--write-env <file>', 'the same as --env-file')
     .action(async (opts: IocCliOptions) => {
-      if (opts.nameStyle !== 'plain' && opts.nameStyle !== 'padded')
-        throw new UsageError(`--name-style must be plain or padded, got "${opts.nameStyle}"`);
-      const arrayRate = opts.arrayRate === 'max' ? 'max' : Number(opts.arrayRate);
-      if (arrayRate !== 'max' && !(Number.isFinite(arrayRate) && arrayRate >= 0))
-        throw new UsageError(`--array-rate must be a number >= 0 or max, got "${opts.arrayRate}"`);
       const ioc = await startIoc({
         records: opts.records,
         rate: opts.rate,
         prefix: opts.prefix,
         nameStyle: opts.nameStyle,
         arrayElements: opts.arrayElements,
-        arrayRate,
+        arrayRate: opts.arrayRate,
         ...(opts.caPort !== undefined && { caPort: opts.caPort }),
         ...(opts.pvaPort !== undefined && { pvaPort: opts.pvaPort }),
       });

@@ -1,5 +1,7 @@
-// Option parsers shared by the commands: each turns bad input into commander's one-line usage error.
-import { InvalidArgumentError } from 'commander';
+// Every option the commands share, defined once (parser, choices, default from src/defaults.ts);
+// a bad value is commander's one-line usage error.
+import { InvalidArgumentError, Option } from 'commander';
+import { DEFAULTS } from '../defaults.js';
 
 export function intArg(min: number, max = Number.MAX_SAFE_INTEGER): (v: string) => number {
   return (v: string) => {
@@ -22,3 +24,53 @@ export function numberArg(min: number, opts: { exclusiveMin?: boolean } = {}): (
 export function portArg(v: string): number {
   return intArg(1, 65535)(v);
 }
+
+/** A refresh rate in Hz or `max`; `allowZero` (0 = off) for the IOC itself. */
+function rateOrMax(allowZero: boolean): (v: string) => number | 'max' {
+  return (v: string) => {
+    if (v === 'max') return 'max';
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n < 0 || (!allowZero && n === 0))
+      throw new InvalidArgumentError(`expected a number ${allowZero ? '>=' : '>'} 0 or max.`);
+    return n;
+  };
+}
+
+export type IocMode = 'env' | 'builtin';
+
+/** `--ioc env|builtin`; `external`, its former spelling on `monitor`, still means env. */
+export function iocOption(defaultMode: IocMode): Option {
+  return new Option('--ioc <ioc>', 'builtin: start the built-in IOC for the run; env: the IOC the EPICS_* environment names')
+    .default(defaultMode)
+    .argParser((v: string): IocMode => {
+      if (v === 'external') {
+        process.stderr.write('epicsperf: note: --ioc external is now spelled --ioc env\n');
+        return 'env';
+      }
+      if (v !== 'env' && v !== 'builtin') throw new InvalidArgumentError('Allowed choices are env, builtin.');
+      return v;
+    });
+}
+
+export function formatOption<T extends string>(choices: readonly T[]): Option {
+  return new Option('--format <format>', 'output format').choices(choices).default(choices[0]);
+}
+
+export const clientOption = (what: string): Option => new Option('--client <name>', `${what} (see \`epicsperf clients\`)`).default('node');
+export const timeoutOption = (): Option =>
+  new Option('--timeout <ms>', 'timeout of each PV, in milliseconds').argParser(intArg(1, 3_600_000)).default(DEFAULTS.timeoutMs);
+export const recordsOption = (max = 100_000): Option =>
+  new Option('--records <n>', 'number of counters PREFIX:CALC1..N').argParser(intArg(1, max)).default(DEFAULTS.records);
+export const samplesOption = (): Option =>
+  new Option('--samples <n>', 'samples to collect per counter').argParser(intArg(2, 100_000)).default(DEFAULTS.samples);
+export const rateOption = (allowZero = false): Option =>
+  new Option('--rate <hz>', `counter update rate in Hz${allowZero ? ' (0 = frozen)' : ''}`)
+    .argParser(numberArg(0, { exclusiveMin: !allowZero })).default(DEFAULTS.rate);
+export const prefixOption = (): Option => new Option('--prefix <prefix>', 'record name prefix').default(DEFAULTS.prefix);
+export const nameStyleOption = (): Option =>
+  new Option('--name-style <style>', 'plain (CALC1..) or padded (CALC00000.., as EPICSPyClientPerformance)')
+    .choices(['plain', 'padded']).default(DEFAULTS.nameStyle);
+export const arrayElementsOption = (defaultValue: number, min: number, max: number, help: string): Option =>
+  new Option('--array-elements <n>', help).argParser(intArg(min, max)).default(defaultValue);
+export const arrayRateOption = (defaultValue: number | 'max', allowZero: boolean, help: string): Option =>
+  new Option('--array-rate <hz>', help).argParser(rateOrMax(allowZero)).default(defaultValue);

@@ -1,17 +1,17 @@
 // `epicsperf snapshot FILE`: read every PV in a list once, concurrently, each against its own timeout.
 import type { Command } from 'commander';
-import { readPvList, PvListError } from '../pvlist.js';
+import { DEFAULTS } from '../defaults.js';
+import { readPvList } from '../pvlist.js';
 import { runSnapshot } from '../bench/snapshot.js';
 import { snapshotCsv, snapshotJson, snapshotTable } from '../report/snapshot.js';
-import { exitOnSignals, parseClient, parseFormat, Progress, prepareClients, target } from './common.js';
-import { UsageError } from './errors.js';
-import { intArg } from './options.js';
+import { exitOnSignals, parseClient, Progress, prepareClients, target } from './common.js';
+import { clientOption, formatOption, iocOption, timeoutOption, type IocMode } from './options.js';
 
 interface Opts {
   timeout: number;
   client: string;
-  format: string;
-  ioc: string;
+  format: 'table' | 'json' | 'csv';
+  ioc: IocMode;
   check?: boolean;
 }
 
@@ -20,24 +20,18 @@ export function register(program: Command): void {
     .command('snapshot')
     .description('read every PV in a list once, concurrently, each against its own timeout (exit 0: all answered, 1: some failed)')
     .argument('<file>', 'PV list: one name per line, # comments; - reads stdin')
-    .option('--timeout <ms>', 'timeout of each PV, in milliseconds', intArg(1, 3_600_000), 1000)
-    .option('--client <name>', 'client that reads (see `epicsperf clients`)', 'node')
-    .option('--format <format>', 'table, json or csv', 'table')
-    .option('--ioc <ioc>', 'env: the IOC the EPICS_CA_* environment names; builtin: start the built-in IOC', 'env')
+    .addOption(timeoutOption())
+    .addOption(clientOption('client that reads'))
+    .addOption(formatOption(['table', 'json', 'csv'] as const))
+    .addOption(iocOption('env'))
     .option('--check', 'check each value against reads made before and after')
     .action(async (file: string, opts: Opts) => {
-      const format = parseFormat(opts.format, ['table', 'json', 'csv'] as const);
+      const format = opts.format;
       const client = parseClient(opts.client, 'snapshot');
-      let names: string[];
-      try {
-        names = readPvList(file);
-      } catch (err) {
-        if (err instanceof PvListError) throw new UsageError(err.message);
-        throw err;
-      }
+      const names = readPvList(file);
       exitOnSignals();
       const python = await prepareClients([client], opts.ioc === 'builtin');
-      const records = names.reduce((m, n) => Math.max(m, counterIndex(n)), 1000);
+      const records = names.reduce((m, n) => Math.max(m, counterIndex(n)), DEFAULTS.records);
       const t = await target(opts.ioc, { arrayElements: 0, rate: 1, records });
       const progress = new Progress();
       try {

@@ -1,11 +1,15 @@
 // The bounded queue of a monitor's iterator form: when it is full the oldest queued value is
 // dropped (and counted as an overrun); connection and error events are never dropped.
-import type { MonitorEvent } from './monitor.js';
 
-export class EventQueue {
+/** What the queue needs to know of an event: value updates have kind 'update'. */
+export interface QueuedEvent {
+  readonly kind: string;
+}
+
+export class EventQueue<E extends QueuedEvent> {
   /** Values dropped to make room. */
   overruns = 0;
-  private ring: Array<MonitorEvent | undefined>;
+  private ring: Array<E | undefined>;
   private head = 0;
   private size = 0;
 
@@ -17,14 +21,14 @@ export class EventQueue {
     return this.size;
   }
 
-  push(ev: MonitorEvent): void {
+  push(ev: E): void {
     if (this.size >= this.limit && this.dropOldestValue()) this.overruns++;
     if (this.size === this.ring.length) this.grow();
     this.ring[(this.head + this.size) % this.ring.length] = ev;
     this.size++;
   }
 
-  shift(): MonitorEvent | undefined {
+  shift(): E | undefined {
     if (this.size === 0) return undefined;
     const ev = this.ring[this.head];
     this.ring[this.head] = undefined;
@@ -52,7 +56,7 @@ export class EventQueue {
   }
 
   private grow(): void {
-    const bigger = new Array<MonitorEvent | undefined>(Math.max(4, this.ring.length * 2));
+    const bigger = new Array<E | undefined>(Math.max(4, this.ring.length * 2));
     for (let i = 0; i < this.size; i++) bigger[i] = this.ring[(this.head + i) % this.ring.length];
     this.ring = bigger;
     this.head = 0;

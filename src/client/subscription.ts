@@ -26,7 +26,7 @@ export class ChannelMonitor extends Monitor implements IoHandler {
   private readonly ch: Channel;
   private readonly mask: number;
   private readonly spec: ReadSpec;
-  private readonly queue: EventQueue | undefined;
+  private readonly queue: EventQueue<MonitorEvent> | undefined;
   private plan: ReadPlan | undefined;
   private subid = 0;
   private sub: TcpCircuit | undefined;

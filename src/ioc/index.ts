@@ -7,6 +7,8 @@ import { killOnExit } from '../children.js';
 import { ensurePythonEnv, PYTHON_DIR } from '../pyenv/index.js';
 import { freePort, isTcpPortFree, isUdpPortFree } from './ports.js';
 import { probeCa } from './probe.js';
+import { DEFAULTS } from '../defaults.js';
+import { IocError } from '../errors.js';
 
 const log = getLogger('ioc');
 
@@ -44,14 +46,6 @@ export interface Ioc {
   /** Resolves when the IOC process has exited (for whatever reason). */
   readonly exited: Promise<number | null>;
   stop(): Promise<void>;
-}
-
-export class IocError extends Error {
-  readonly code = 'EPICSPERF_IOC';
-  constructor(message: string) {
-    super(message);
-    this.name = 'IocError';
-  }
 }
 
 export function counterName(prefix: string, style: 'plain' | 'padded', i: number): string {
@@ -106,9 +100,9 @@ export async function startIoc(options: IocOptions = {}): Promise<Ioc> {
 class PortRaceError extends Error {}
 
 async function launch(python: string, o: IocOptions): Promise<Ioc> {
-  const prefix = o.prefix ?? 'TEST:';
-  const records = o.records ?? 1000;
-  const nameStyle = o.nameStyle ?? 'plain';
+  const prefix = o.prefix ?? DEFAULTS.prefix;
+  const records = o.records ?? DEFAULTS.records;
+  const nameStyle = o.nameStyle ?? DEFAULTS.nameStyle;
   const taken = new Set<number>();
   const caPort = o.caPort ?? (await freePort({ tcp: true, udp: true }, taken));
   const pvaPort = o.pvaPort ?? (await freePort({ tcp: true, udp: false }, taken));
@@ -118,11 +112,11 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     join(PYTHON_DIR, 'ioc.py'),
     '--watch-stdin',
     '--records', String(records),
-    '--rate', String(o.rate ?? 10),
+    '--rate', String(o.rate ?? DEFAULTS.rate),
     '--prefix', prefix,
     '--name-style', nameStyle,
-    '--array-elements', String(o.arrayElements ?? 1_000_000),
-    '--array-rate', String(o.arrayRate ?? 1),
+    '--array-elements', String(o.arrayElements ?? DEFAULTS.iocArrayElements),
+    '--array-rate', String(o.arrayRate ?? DEFAULTS.iocArrayRate),
     '--ca-port', String(caPort),
     '--pva-port', String(pvaPort),
     '--pva-broadcast-port', String(pvaBroadcastPort),

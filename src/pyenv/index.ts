@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getLogger } from '../log.js';
+import { PythonEnvError } from '../errors.js';
 
 const log = getLogger('pyenv');
 
@@ -16,14 +17,6 @@ export const PYTHON_DIR = join(PACKAGE_ROOT, 'python');
 const REQUIREMENTS = join(PYTHON_DIR, 'requirements.txt');
 const MARKER = 'epicsperf-requirements.sha256';
 
-export class PythonEnvError extends Error {
-  readonly code = 'EPICSPERF_PYTHON_ENV';
-  constructor(message: string) {
-    super(message);
-    this.name = 'PythonEnvError';
-  }
-}
-
 /** Where epicsperf keeps its state: $EPICSPERF_HOME, else $XDG_CACHE_HOME/epicsperf, else ~/.cache/epicsperf. */
 export function epicsperfHome(env: NodeJS.ProcessEnv = process.env): string {
   if (env.EPICSPERF_HOME) return resolve(env.EPICSPERF_HOME);
@@ -31,8 +24,13 @@ export function epicsperfHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(cache, 'epicsperf');
 }
 
+/**
+ * The venv of this python/requirements.txt: `venv-<hash>` under epicsperfHome(). A checkout or
+ * version with other pins gets a venv of its own, so building one never removes another that
+ * a second checkout may be using.
+ */
 export function venvDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(epicsperfHome(env), 'venv');
+  return join(epicsperfHome(env), `venv-${requirementsHash().slice(0, 12)}`);
 }
 
 function requirementsHash(): string {

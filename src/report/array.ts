@@ -1,8 +1,7 @@
 // Renders the array workload: a row per client (M elements/s received, median over repeats with
 // min-max, ratio to the best, skipped and corrupt updates, CPU and memory of the client, CPU of
 // the IOC over the same window).
-import type { MonitorRun } from '../bench/monitor.js';
-import { stat, type Stat } from '../bench/stats.js';
+import { stat, type MonitorRun, type Stat } from '../results/index.js';
 import { fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
 
 export interface ArrayRow {

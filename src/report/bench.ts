@@ -1,7 +1,5 @@
 // Renders a bench run as text or Markdown: the environment, then one table per workload.
-import type { BenchResults } from '../bench/suite.js';
-import type { MonitorRun } from '../bench/monitor.js';
-import type { SnapshotRun } from '../bench/snapshot.js';
+import type { BenchResults, MonitorRun, SnapshotRun } from '../results/index.js';
 import { arrayTable, summarizeArray } from './array.js';
 import { monitorTable, summarizeMonitor } from './monitor.js';
 import { snapshotBenchTable, summarizeSnapshot } from './snapshot-bench.js';

@@ -1,9 +1,6 @@
 // A self-contained HTML report of a bench run: the environment, one bar chart (SVG, median with
 // min-max whiskers) and one table per workload. A pure function of the results.
-import type { BenchResults } from '../bench/suite.js';
-import type { MonitorRun } from '../bench/monitor.js';
-import type { SnapshotRun } from '../bench/snapshot.js';
-import type { Stat } from '../bench/stats.js';
+import type { BenchResults, MonitorRun, SnapshotRun, Stat } from '../results/index.js';
 import { summarizeArray, arrayTable } from './array.js';
 import { summarizeMonitor, monitorTable } from './monitor.js';
 import { summarizeSnapshot, snapshotBenchTable } from './snapshot-bench.js';

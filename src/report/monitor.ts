@@ -1,6 +1,5 @@
 // Renders monitor results: one row per client (median over repeats, min-max, ratio to the best).
-import type { MonitorRun } from '../bench/monitor.js';
-import { stat, type Stat } from '../bench/stats.js';
+import { stat, type MonitorRun, type Stat } from '../results/index.js';
 import { fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
 
 export interface MonitorRow {

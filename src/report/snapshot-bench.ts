@@ -1,7 +1,6 @@
 // Renders snapshot comparisons: one table per workload, a row per client (median wall time over
 // repeats with min-max, ratio to the best, answered/failed, values checked against the IOC).
-import type { SnapshotRun } from '../bench/snapshot.js';
-import { stat, type Stat } from '../bench/stats.js';
+import { stat, type SnapshotRun, type Stat } from '../results/index.js';
 import { fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
 
 export interface SnapshotBenchRow {

@@ -1,7 +1,7 @@
 // Renders one snapshot run (the `snapshot` command): a row per PV and a summary, as a table,
 // CSV or JSON.
 import { ALARM_STATUS_NAMES, SEVERITY_NAMES } from '../ca/constants.js';
-import type { SnapshotRun } from '../bench/snapshot.js';
+import { SNAPSHOT_FORMAT, type SnapshotRun } from '../results/index.js';
 import { csvField, fmt, renderTable } from './table.js';
 
 const sev = (n: number | undefined) => (n === undefined ? '' : SEVERITY_NAMES[n] ?? String(n));
@@ -35,7 +35,7 @@ export function snapshotCsv(run: SnapshotRun): string {
 
 export function snapshotJson(run: SnapshotRun, timeoutMs: number): string {
   return JSON.stringify({
-    schema: 'epicsperf/snapshot@1',
+    schema: SNAPSHOT_FORMAT,
     client: run.client,
     version: run.version,
     timeoutMs,

@@ -4,7 +4,8 @@ import { Context } from '../../client/context.js';
 import type { MonitorEvent } from '../../client/monitor.js';
 import type { Monitor } from '../../client/monitor.js';
 import type { RunnerArgs } from './protocol.js';
-import { nowSeconds, SampleStore } from './protocol.js';
+import { nowSeconds } from './protocol.js';
+import { SampleStore } from '../samples.js';
 
 export interface Shipment {
   event: Record<string, unknown>;

@@ -1,10 +1,8 @@
 // The runner side of the protocol (docs/runners.md) for runners written in Node: argv, the names
-// file, commands on stdin, events and payloads on fd 3, and the binary sample layout.
+// file, commands on stdin, events and payloads on fd 3 (the sample records: ../samples.ts).
 import { readFileSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-
-export const SAMPLE_BYTES = 32;
 
 export interface RunnerArgs {
   workload: 'snapshot' | 'monitor' | 'array';
@@ -28,12 +26,15 @@ export function parseRunnerArgs(argv = process.argv.slice(2), extra: Record<stri
   const workload = positionals[0];
   if (workload !== 'snapshot' && workload !== 'monitor' && workload !== 'array') fail(`unknown workload "${workload ?? ''}"`, 2);
   if (!values.names) fail('--names FILE is required', 2);
+  // The harness passes every value the workload needs: the runners keep no defaults of their own.
+  if (workload === 'snapshot' && values['timeout-ms'] === undefined) fail('snapshot: --timeout-ms N is required', 2);
+  if (workload !== 'snapshot' && values.samples === undefined) fail(`${workload}: --samples N is required`, 2);
   const names = readFileSync(values.names as string, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
   return {
     workload,
     names,
-    timeoutMs: Number(values['timeout-ms'] ?? 1000),
-    samples: Number(values.samples ?? 100),
+    timeoutMs: Number(values['timeout-ms']),
+    samples: Number(values.samples),
     flags: values as Record<string, string | boolean | undefined>,
   };
 }
@@ -70,50 +71,6 @@ export function onCommand(handler: (cmd: string) => void): void {
   const rl = createInterface({ input: process.stdin });
   rl.on('line', (line) => handler(line.trim()));
   rl.on('close', () => process.exit(0));
-}
-
-/** Preallocated store of the first `samples` updates per PV, in the wire layout. */
-export class SampleStore {
-  readonly buffer: ArrayBuffer;
-  private readonly view: DataView;
-  private readonly counts: Uint32Array;
-  private used = 0;
-  private full = 0;
-
-  constructor(
-    private readonly pvs: number,
-    private readonly samples: number,
-  ) {
-    this.buffer = new ArrayBuffer(pvs * samples * SAMPLE_BYTES);
-    this.view = new DataView(this.buffer);
-    this.counts = new Uint32Array(pvs);
-  }
-
-  /** Store one update; returns true when every PV has all its samples. */
-  add(pv: number, severity: number, status: number, value: number, iocTime: number, recvTime: number): boolean {
-    const n = this.counts[pv]!;
-    if (n >= this.samples) return this.full === this.pvs;
-    this.counts[pv] = n + 1;
-    const off = this.used * SAMPLE_BYTES;
-    this.used++;
-    const v = this.view;
-    v.setUint32(off, pv, true);
-    v.setInt16(off + 4, severity, true);
-    v.setInt16(off + 6, status, true);
-    v.setFloat64(off + 8, value, true);
-    v.setFloat64(off + 16, iocTime, true);
-    v.setFloat64(off + 24, recvTime, true);
-    if (n + 1 === this.samples) this.full++;
-    return this.full === this.pvs;
-  }
-
-  get count(): number {
-    return this.used;
-  }
-
-  bytes(): Uint8Array {
-    return new Uint8Array(this.buffer, 0, this.used * SAMPLE_BYTES);
-  }
 }
 
 /** Wall-clock now in POSIX seconds with sub-millisecond resolution. */

@@ -1,0 +1,61 @@
+// The harness's errors (usage, PV lists, runners, the IOC, the Python environment): one base
+// class with a stable `code`, as the library's errors have (src/client/errors.ts).
+
+export type HarnessErrorCode =
+  | 'EPICSPERF_USAGE'
+  | 'EPICSPERF_PV_LIST'
+  | 'EPICSPERF_RUNNER'
+  | 'EPICSPERF_IOC'
+  | 'EPICSPERF_PYTHON_ENV';
+
+/** Base class of every error the harness reports. */
+export class HarnessError extends Error {
+  constructor(
+    readonly code: HarnessErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+  override get name(): string {
+    return this.constructor.name;
+  }
+  /** True when the user's input was at fault (the CLI exits with code 2). */
+  get isInputError(): boolean {
+    return this.code === 'EPICSPERF_USAGE' || this.code === 'EPICSPERF_PV_LIST';
+  }
+}
+
+/** Bad command-line input. */
+export class UsageError extends HarnessError {
+  constructor(message: string) {
+    super('EPICSPERF_USAGE', message);
+  }
+}
+
+/** A PV list that cannot be used: unreadable, empty, a bad name or a duplicate. */
+export class PvListError extends HarnessError {
+  constructor(message: string) {
+    super('EPICSPERF_PV_LIST', message);
+  }
+}
+
+/** A client's runner process broke the runner protocol, crashed, or passed its deadline. */
+export class RunnerError extends HarnessError {
+  constructor(message: string) {
+    super('EPICSPERF_RUNNER', message);
+  }
+}
+
+/** The built-in IOC could not start or be reached. */
+export class IocError extends HarnessError {
+  constructor(message: string) {
+    super('EPICSPERF_IOC', message);
+  }
+}
+
+/** The managed Python environment could not be created or used. */
+export class PythonEnvError extends HarnessError {
+  constructor(message: string) {
+    super('EPICSPERF_PYTHON_ENV', message);
+  }
+}

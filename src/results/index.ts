@@ -1,0 +1,183 @@
+// The result shapes that the orchestrator produces and the reporters read, and the versions of
+// their JSON formats: data only, so the reports depend on data, not on the code that made it.
+
+/** Format versions written in the `schema` field of each JSON output. */
+export const BENCH_FORMAT = 'epicsperf/bench@1';
+export const SNAPSHOT_FORMAT = 'epicsperf/snapshot@1';
+export const MONITOR_FORMAT = 'epicsperf/monitor@1';
+
+export interface Stat {
+  median: number;
+  min: number;
+  max: number;
+  mean: number;
+  n: number;
+}
+
+/** Median, min-max and mean of the finite values (undefined when there is none). */
+export function stat(values: readonly number[]): Stat | undefined {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const mid = v.length >> 1;
+  const median = v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+  return { median, min: v[0]!, max: v[v.length - 1]!, mean: v.reduce((a, b) => a + b, 0) / v.length, n: v.length };
+}
+
+export interface MonitorCheck {
+  pvs: number;
+  /** PVs that delivered no sample at all. */
+  silentPvs: number;
+  /** PVs with fewer samples than asked. */
+  incompletePvs: number;
+  samples: number;
+  /** Places where the value jumped by more than 1 ... */
+  gaps: number;
+  /** ... and the values skipped there in total. */
+  missedValues: number;
+  /** Values that repeated or went backwards. */
+  valueErrors: number;
+  /** Timestamps that did not strictly increase. */
+  timestampErrors: number;
+  /** Timestamps older than the run (a stale or cached value) or in the future. */
+  staleTimestamps: number;
+  /** Samples whose severity was not the expected one. */
+  severityErrors: number;
+  /** Receive time minus IOC timestamp of every update after the first, ms. */
+  latencyMs: { p50: number; p99: number; max: number } | undefined;
+  /** Updates per second over the whole collection. */
+  updatesPerSecond: number;
+  /** Human-readable findings, at most a few per kind. */
+  findings: string[];
+  ok: boolean;
+}
+
+export interface ArrayCheck {
+  updates: number;
+  elements: number;
+  /** Updates the IOC made that the client never saw (the value jumped by more than 1). */
+  skipped: number;
+  /** Updates whose probe elements disagreed with the first element. */
+  corrupt: number;
+  /** Updates that carried the same content again. RSRV reads a large array when it sends it, not
+   *  when it was posted, so under backlog queued updates carry the newest content with their own
+   *  timestamps: a server effect, not a client error. */
+  repeats: number;
+  /** Updates whose value went backwards. */
+  valueErrors: number;
+  /** Elements received per second, in millions, over the updates after the first. */
+  mElementsPerSecond: number;
+  updatesPerSecond: number;
+  latencyMs: { p50: number; p99: number } | undefined;
+  ok: boolean;
+}
+
+export interface SnapshotRow {
+  name: string;
+  ok: boolean;
+  value?: unknown;
+  severity?: number;
+  status?: number;
+  /** IOC timestamp, POSIX seconds. */
+  timestamp?: number;
+  elapsedMs?: number;
+  error?: string;
+  /** Whether the value agrees with what the IOC held around the run (undefined: not checked). */
+  correct?: boolean;
+}
+
+export interface SnapshotRun {
+  client: string;
+  version?: string;
+  ok: boolean;
+  error?: string;
+  /** From `start` to `done`, measured by the orchestrator, ms. */
+  wallMs?: number;
+  answered: number;
+  failed: number;
+  /** Answers that disagree with the IOC (a wrong value, or an answer for a PV that does not exist). */
+  wrong: number;
+  /** CPU seconds the runner (and its children) used between start and done. */
+  cpuS?: number;
+  peakRssMb?: number;
+  rows: SnapshotRow[];
+  /** Set when `rows` holds only (the first 100 of) the failed and wrong PVs (stored bench results). */
+  rowsKept?: 'failures';
+  /** How many PVs failed or disagreed, per reason (stored bench results). */
+  failureReasons?: Record<string, number>;
+  /** Elapsed time of the answers, ms (stored bench results, where the rows are dropped). */
+  elapsedMs?: { p50: number; p99: number; max: number };
+}
+
+export interface MonitorRun {
+  client: string;
+  version?: string;
+  ok: boolean;
+  error?: string;
+  /** From `start` until every PV delivered its first update, ms. */
+  connectMs?: number;
+  /** From `start` until every PV had its samples, s. */
+  collectS?: number;
+  /** CPU of the runner process, % of one core, sampled once a second after the warm-up (one
+   *  figure over the whole collection when it ended before the first sample). */
+  cpuPercent?: Stat & { samples: number[] };
+  iocCpuPercent?: Stat;
+  peakRssMb?: number;
+  check?: MonitorCheck;
+  /** The array workload's figures and checks. */
+  array?: ArrayCheck;
+}
+
+export interface SnapshotWorkload {
+  id: string;
+  connected: number;
+  missing: number;
+}
+
+export interface ArrayWorkload {
+  /** Elements of the waveform. */
+  elements: number;
+  /** Updates to receive per run. */
+  samples: number;
+  /** How often the IOC refreshes the waveform: Hz, or 'max' (as fast as it can). */
+  rate: number | 'max';
+}
+
+/** The options of a bench run, as stored with its results. */
+export interface BenchRunOptions {
+  workloads: { snapshot: readonly SnapshotWorkload[]; monitor: boolean; array?: ArrayWorkload | undefined };
+  repeat: number;
+  timeoutMs: number;
+  records: number;
+  samples: number;
+  rate: number;
+  clients: string[];
+  scheduling: string;
+}
+
+export interface BenchResults {
+  schema: typeof BENCH_FORMAT;
+  startedAt: string;
+  environment: EnvironmentReport;
+  options: BenchRunOptions;
+  /** Clients that could not run at all, with the reason. */
+  unavailable: { client: string; reason: string }[];
+  /** `stealPercent`: CPU time the hypervisor gave other guests while the workload ran (see stealMeter). */
+  snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: number | undefined }[];
+  monitor: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
+  array: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
+}
+
+export interface LibraryStatus {
+  version?: string;
+  error?: string;
+}
+
+export interface EnvironmentReport {
+  epicsperf: string;
+  node: string;
+  os: { platform: string; release: string; arch: string };
+  cpu: { model: string; cores: number };
+  memoryBytes: number;
+  python: { executable: string; kind: 'external' | 'managed'; ready: boolean; version?: string; error?: string };
+  libraries: Record<string, LibraryStatus>;
+}
