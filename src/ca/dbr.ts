@@ -115,6 +115,22 @@ export interface DecodeOptions {
   hostOrder?: boolean;
 }
 
+/**
+ * Builds the object a decoded payload becomes: a Reading, or a subclass that carries more (a
+ * caller that keeps its own result objects decodes straight into them, one object per payload).
+ */
+export interface ReadingFactory<R extends Reading = Reading> {
+  makeReading(
+    value: CaValue, dbrType: number, count: number, status: number, severity: number,
+    secondsPastEpoch: number, nanoseconds: number, metadata: DbrMetadata | undefined,
+  ): R;
+}
+
+/** The default factory: plain Readings. */
+const plainReadings: ReadingFactory = {
+  makeReading: (value, dbrType, count, status, severity, secs, nsec, meta) => new Reading(value, dbrType, count, status, severity, secs, nsec, meta),
+};
+
 /** DecodeOptions as bits, for hot paths (no options object per payload). */
 export const DECODE_AS_ARRAY = 1;
 export const DECODE_LONG_STRING = 2;
@@ -212,10 +228,13 @@ function readArray(bytes: Uint8Array, off: number, native: number, count: number
 
 /**
  * Decode a DBR payload (big-endian) of `count` elements into a Reading; the options as an object
- * or as DECODE_* bits. Returns undefined when the type is unknown or the payload is too short
- * for the count (a protocol error for the caller).
+ * or as DECODE_* bits; `factory` builds the result (plain Readings unless given). Returns undefined
+ * when the type is unknown or the payload is too short for the count (a protocol error for the caller).
  */
-export function decodeDbr(type: number, count: number, payload: Uint8Array, options: DecodeOptions | number = 0): Reading | undefined {
+export function decodeDbr<R extends Reading = Reading>(
+  type: number, count: number, payload: Uint8Array, options: DecodeOptions | number = 0,
+  factory: ReadingFactory<R> = plainReadings as ReadingFactory<R>,
+): R | undefined {
   const flags = typeof options === 'number' ? options : flagsOf(options);
   const l = LAYOUTS[type];
   if (!l) return undefined;
@@ -250,7 +269,7 @@ export function decodeDbr(type: number, count: number, payload: Uint8Array, opti
   }
   let meta: DbrMetadata | undefined;
   if (form >= DbrForm.GR) meta = readMetadata(new DataView(payload.buffer, payload.byteOffset, payload.length), payload, native, form);
-  return new Reading(value, type, count, status, severity, secs, nsec, meta);
+  return factory.makeReading(value, type, count, status, severity, secs, nsec, meta);
 }
 
 const scratch = new DataView(new ArrayBuffer(8));

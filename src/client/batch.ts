@@ -1,7 +1,7 @@
 // A snapshot in progress: many names read concurrently through the one read path, with one timer
 // for the batch and names set up a slice per event-loop turn; one result per name, never a rejection.
 import { performance } from 'node:perf_hooks';
-import { Reading } from '../ca/dbr.js';
+import { type CaValue, type DbrMetadata, Reading } from '../ca/dbr.js';
 import type { Channel } from './channel.js';
 import { AbortedError, CaError, ProtocolError, TimeoutError } from './errors.js';
 import type { ChannelManager } from './manager.js';
@@ -9,11 +9,16 @@ import { checkTimeout } from './pending.js';
 import { ChannelRead, ReadSpec } from './read.js';
 import type { SnapshotOptions, SnapshotResult, SnapshotSuccess } from './snapshot.js';
 
-/** A success: a Reading that also carries the name and the elapsed time. */
+/** A success: a Reading that also carries the name and the elapsed time (the reply is decoded straight into it). */
 class Answer extends Reading implements SnapshotSuccess {
   readonly ok = true as const;
-  constructor(readonly name: string, readonly elapsedMs: number, r: Reading) {
-    super(r.value, r.dbrType, r.count, r.status, r.severity, r.secondsPastEpoch, r.nanoseconds, r.metadata);
+  constructor(
+    readonly name: string,
+    readonly elapsedMs: number,
+    value: CaValue, dbrType: number, count: number, status: number, severity: number,
+    secondsPastEpoch: number, nanoseconds: number, metadata: DbrMetadata | undefined,
+  ) {
+    super(value, dbrType, count, status, severity, secondsPastEpoch, nanoseconds, metadata);
   }
 
   get reading(): Reading {
@@ -28,7 +33,7 @@ class Answer extends Reading implements SnapshotSuccess {
   }
 }
 
-/** One name of the batch: its read, with the outcome going to the batch. */
+/** One name of the batch: its read, decoded into the batch's result, with the outcome going to the batch. */
 class Item extends ChannelRead {
   constructor(private readonly batch: Batch, readonly i: number, ch: Channel, spec: ReadSpec) {
     super(ch, spec);
@@ -38,8 +43,16 @@ class Item extends ChannelRead {
     return this.batch.results[this.i] !== undefined;
   }
 
+  override makeReading(
+    value: CaValue, dbrType: number, count: number, status: number, severity: number,
+    secondsPastEpoch: number, nanoseconds: number, metadata: DbrMetadata | undefined,
+  ): Answer {
+    const b = this.batch;
+    return new Answer(b.names[this.i]!, performance.now() - b.t0, value, dbrType, count, status, severity, secondsPastEpoch, nanoseconds, metadata);
+  }
+
   protected succeeded(r: Reading): void {
-    this.batch.answer(this.i, r);
+    this.batch.answer(this.i, r as Answer);
   }
 
   protected failed(e: CaError): void {
@@ -54,7 +67,7 @@ class Batch {
   readonly results: Array<SnapshotResult | undefined>;
   private readonly items: Array<Item | undefined>;
   private remaining: number;
-  private readonly t0 = performance.now();
+  readonly t0 = performance.now();
   private readonly spec: ReadSpec;
   private timer: NodeJS.Timeout | undefined;
   /** Names acquired so far (they are set up a slice per event-loop turn). */
@@ -65,7 +78,7 @@ class Batch {
   private resolve!: (r: SnapshotResult[]) => void;
   readonly promise: Promise<SnapshotResult[]>;
 
-  constructor(private readonly mgr: ChannelManager, private readonly names: readonly string[], private readonly opts: SnapshotOptions) {
+  constructor(private readonly mgr: ChannelManager, readonly names: readonly string[], private readonly opts: SnapshotOptions) {
     const n = names.length;
     this.results = new Array(n);
     this.items = new Array(n);
@@ -132,9 +145,9 @@ class Batch {
     this.mgr.uncorkSearch();
   }
 
-  answer(i: number, r: Reading): void {
+  answer(i: number, a: Answer): void {
     if (this.results[i]) return;
-    this.results[i] = new Answer(this.names[i]!, performance.now() - this.t0, r);
+    this.results[i] = a;
     if (--this.remaining === 0) this.done();
   }
 

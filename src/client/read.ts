@@ -1,6 +1,6 @@
 // The one read path: wait for the channel, plan the request (DBR type and count), check read
 // access, issue READ_NOTIFY and decode the reply; used by get and by every name of a snapshot.
-import { DECODE_HOST_ORDER, DECODE_OWNED, decodeDbr, type Reading } from '../ca/dbr.js';
+import { type CaValue, DECODE_HOST_ORDER, DECODE_OWNED, type DbrMetadata, decodeDbr, Reading, type ReadingFactory } from '../ca/dbr.js';
 import type { ClientCircuit, FailReason, IoHandler } from '../ca/circuit.js';
 import type { Header } from '../ca/header.js';
 import type { Channel, ConnectWaiter } from './channel.js';
@@ -32,16 +32,19 @@ export class ReadSpec {
 }
 
 /** Decode a READ_NOTIFY or EVENT_ADD payload as `plan` asked for it (undefined: undecodable). */
-export function decodeReply(plan: ReadPlan, h: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean): Reading | undefined {
+export function decodeReply<R extends Reading = Reading>(
+  plan: ReadPlan, h: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean, factory?: ReadingFactory<R>,
+): R | undefined {
   const flags = plan.decodeFlags | (owned ? DECODE_OWNED : 0) | (hostOrder ? DECODE_HOST_ORDER : 0);
-  return decodeDbr(h.dataType, h.dataCount, payload, flags);
+  return decodeDbr(h.dataType, h.dataCount, payload, flags, factory);
 }
 
 /**
  * One read of one channel, from the wait for its connection to the decoded reply. Subclasses
- * say where the outcome goes; one object per read (no closures).
+ * say where the outcome goes, and may decode into a Reading of their own (`makeReading`); one
+ * object per read (no closures).
  */
-export abstract class ChannelRead implements ConnectWaiter, IoHandler {
+export abstract class ChannelRead implements ConnectWaiter, IoHandler, ReadingFactory {
   private ioid = 0;
   private waiting = false;
   private circuit: ClientCircuit | undefined;
@@ -53,6 +56,14 @@ export abstract class ChannelRead implements ConnectWaiter, IoHandler {
   protected abstract get settled(): boolean;
   protected abstract succeeded(r: Reading): void;
   protected abstract failed(e: CaError): void;
+
+  /** ReadingFactory: what the reply is decoded into (a plain Reading unless a subclass says). */
+  makeReading(
+    value: CaValue, dbrType: number, count: number, status: number, severity: number,
+    secondsPastEpoch: number, nanoseconds: number, metadata: DbrMetadata | undefined,
+  ): Reading {
+    return new Reading(value, dbrType, count, status, severity, secondsPastEpoch, nanoseconds, metadata);
+  }
 
   /** Read now if the channel is connected, else as soon as it connects. */
   start(): void {
@@ -94,7 +105,7 @@ export abstract class ChannelRead implements ConnectWaiter, IoHandler {
   /** IoHandler */
   onReply(h: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean): void {
     this.ioid = 0;
-    const r = decodeReply(this.plan!, h, payload, owned, hostOrder);
+    const r = decodeReply(this.plan!, h, payload, owned, hostOrder, this);
     if (r) this.succeeded(r);
     else this.failed(new ProtocolError(`undecodable reply (type ${h.dataType}, count ${h.dataCount}, ${payload.length} bytes)`, this.ch.name));
   }
