@@ -1,13 +1,12 @@
 // The public API of epicsperf as a library: the Channel Access client (Context, snapshot),
 // its options and result types, and its error classes.
-export { Context, type GetOptions, type PutOptions } from './client/context.js';
+export { Context } from './client/context.js';
 export { snapshot } from './client/standalone.js';
 export {
   Monitor, type MonitorOptions, type MonitorEvent, type MonitorCallback, type ConnectionEvent, type MonitorErrorEvent,
 } from './client/monitor.js';
 export type { SnapshotOptions, SnapshotResult, SnapshotSuccess, SnapshotFailure } from './client/snapshot.js';
-export type { ReadOptions, PutValue } from './client/convert.js';
-export type { CallOptions } from './client/pending.js';
+export type { CallOptions, ReadOptions, GetOptions, PutOptions, PutValue } from './client/options.js';
 export type { ContextOptions } from './transport/config.js';
 export { Reading, type CaValue, type CaArray, type DbrMetadata } from './ca/dbr.js';
 export {

@@ -115,6 +115,34 @@ export interface DecodeOptions {
   hostOrder?: boolean;
 }
 
+/**
+ * Builds the object a decoded payload becomes: a Reading, or a subclass that carries more (a
+ * caller that keeps its own result objects decodes straight into them, one object per payload).
+ */
+export interface ReadingFactory<R extends Reading = Reading> {
+  makeReading(
+    value: CaValue, dbrType: number, count: number, status: number, severity: number,
+    secondsPastEpoch: number, nanoseconds: number, metadata: DbrMetadata | undefined,
+  ): R;
+}
+
+/** The default factory: plain Readings. */
+const plainReadings: ReadingFactory = {
+  makeReading: (value, dbrType, count, status, severity, secs, nsec, meta) => new Reading(value, dbrType, count, status, severity, secs, nsec, meta),
+};
+
+/** DecodeOptions as bits, for hot paths (no options object per payload). */
+export const DECODE_AS_ARRAY = 1;
+export const DECODE_LONG_STRING = 2;
+export const DECODE_OWNED = 4;
+export const DECODE_HOST_ORDER = 8;
+
+function flagsOf(o: DecodeOptions | undefined): number {
+  if (!o) return 0;
+  return (o.asArray ? DECODE_AS_ARRAY : 0) | (o.longString ? DECODE_LONG_STRING : 0)
+    | (o.owned ? DECODE_OWNED : 0) | (o.hostOrder ? DECODE_HOST_ORDER : 0);
+}
+
 const utf8 = new TextDecoder('utf-8');
 
 /** Decode a NUL-terminated string from at most `max` bytes. */
@@ -199,40 +227,15 @@ function readArray(bytes: Uint8Array, off: number, native: number, count: number
 }
 
 /**
- * Decode a DBR payload (big-endian) of `count` elements. Returns undefined when the type is
- * unknown or the payload is too short for the count (a protocol error for the caller).
+ * Decode a DBR payload (big-endian) of `count` elements into a Reading; the options as an object
+ * or as DECODE_* bits; `factory` builds the result (plain Readings unless given). Returns undefined
+ * when the type is unknown or the payload is too short for the count (a protocol error for the caller).
  */
-export function decodeDbr(type: number, count: number, payload: Uint8Array, opts?: DecodeOptions): Reading | undefined {
-  return decodeDbrFlags(type, count, payload, opts?.asArray === true, opts?.longString === true, opts?.owned === true, opts?.hostOrder === true);
-}
-
-/** decodeDbr with its options as arguments (no options object on hot paths). */
-export function decodeDbrFlags(
-  type: number, count: number, payload: Uint8Array, asArray: boolean, longString: boolean, owned: boolean, hostOrder: boolean,
-): Reading | undefined {
-  const d = decodeDbrParts(type, count, payload, asArray, longString, owned, hostOrder);
-  return d && new Reading(d.value, type, count, d.status, d.severity, d.secondsPastEpoch, d.nanoseconds, d.metadata);
-}
-
-/** The fields of one decoded payload (what a Reading is made of). */
-export interface DbrParts {
-  value: CaValue;
-  status: number;
-  severity: number;
-  secondsPastEpoch: number;
-  nanoseconds: number;
-  metadata: DbrMetadata | undefined;
-}
-
-const parts: DbrParts = { value: 0, status: 0, severity: 0, secondsPastEpoch: 0, nanoseconds: 0, metadata: undefined };
-
-/**
- * Decode a payload's fields into a shared scratch object, valid until the next call (for callers
- * that build their own result object). Undefined as for decodeDbr.
- */
-export function decodeDbrParts(
-  type: number, count: number, payload: Uint8Array, asArray: boolean, longString: boolean, owned: boolean, hostOrder: boolean,
-): DbrParts | undefined {
+export function decodeDbr<R extends Reading = Reading>(
+  type: number, count: number, payload: Uint8Array, options: DecodeOptions | number = 0,
+  factory: ReadingFactory<R> = plainReadings as ReadingFactory<R>,
+): R | undefined {
+  const flags = typeof options === 'number' ? options : flagsOf(options);
   const l = LAYOUTS[type];
   if (!l) return undefined;
   const native = l.native;
@@ -248,6 +251,7 @@ export function decodeDbrParts(
       nsec = ((payload[8]! << 24) | (payload[9]! << 16) | (payload[10]! << 8) | payload[11]!) >>> 0;
     }
   }
+  const asArray = (flags & DECODE_AS_ARRAY) !== 0;
   let value: CaValue;
   if (native === 0) {
     if (count === 1 && !asArray) value = readCString(payload, off, MAX_STRING_SIZE);
@@ -256,22 +260,16 @@ export function decodeDbrParts(
       for (let i = 0; i < count; i++) arr.push(readCString(payload, off + i * MAX_STRING_SIZE, MAX_STRING_SIZE));
       value = arr;
     }
-  } else if (native === 4 && longString) {
+  } else if (native === 4 && (flags & DECODE_LONG_STRING) !== 0) {
     value = readCString(payload, off, count);
   } else if (count === 1 && !asArray) {
     value = readScalar(payload, off, native);
   } else {
-    value = readArray(payload, off, native, count, owned, hostOrder);
+    value = readArray(payload, off, native, count, (flags & DECODE_OWNED) !== 0, (flags & DECODE_HOST_ORDER) !== 0);
   }
   let meta: DbrMetadata | undefined;
   if (form >= DbrForm.GR) meta = readMetadata(new DataView(payload.buffer, payload.byteOffset, payload.length), payload, native, form);
-  parts.value = value;
-  parts.status = status;
-  parts.severity = severity;
-  parts.secondsPastEpoch = secs;
-  parts.nanoseconds = nsec;
-  parts.metadata = meta;
-  return parts;
+  return factory.makeReading(value, type, count, status, severity, secs, nsec, meta);
 }
 
 const scratch = new DataView(new ArrayBuffer(8));

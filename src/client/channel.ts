@@ -1,10 +1,11 @@
-// A channel's life: searching -> connecting -> connected -> (disconnected -> searching) -> closed,
-// its server-side identity (sid, native type and count, access rights), and the listeners that
-// want to hear when it connects or disconnects (pending operations, monitors).
+// A channel and its life, with every transition a method of its own: searching -> connecting ->
+// connected -> (disconnected -> searching) -> closed; its server-side identity, the one way to
+// wait for it to connect, and the listeners that hear it connect and disconnect (monitors).
 import { CA_ACCESS_READ, CA_ACCESS_WRITE, NATIVE_TYPE_NAMES, type NativeTypeName } from '../ca/constants.js';
-import type { CircuitChannel } from '../ca/circuit.js';
+import type { CircuitChannel, FailReason } from '../ca/circuit.js';
 import type { TcpCircuit } from '../transport/tcp.js';
 import type { SearchTarget } from '../transport/udp.js';
+import { type CaError, DisconnectedError, NotFoundError, ProtocolError, RemoteError, TimeoutError } from './errors.js';
 
 export type ChannelState = 'searching' | 'connecting' | 'connected' | 'closed';
 
@@ -15,33 +16,42 @@ export interface ConnectWaiter {
   channelConnected(ch: Channel): void;
 }
 
-/** What a channel needs from its Context. */
+/** What a channel needs from the manager that made it. */
 export interface ChannelOwner {
-  /** The server dropped the channel or refused it: search for it again. */
-  research(ch: Channel): void;
+  /** The channel lost its server (or was refused): search again after `delayMs`, or forget it. */
+  research(ch: Channel, delayMs: number): void;
 }
 
+/** Longest pause before searching again for a channel whose circuit keeps failing. */
+const MAX_RESEARCH_DELAY_MS = 5000;
+
+/** The channel as its own transitions see it: the fields others only read are writable here. */
+type Writable = { -readonly [K in 'state' | 'sid' | 'nativeType' | 'nativeCount' | 'transport']: Channel[K] };
+
 export class Channel implements CircuitChannel, SearchTarget {
-  state: ChannelState = 'searching';
-  sid = 0;
-  nativeType = -1;
-  nativeCount = 0;
-  rights = 0;
+  // Read by everyone, written only by this class's transitions (through `Writable`): plain
+  // fields rather than getters, as they are read for every operation.
+  readonly state: ChannelState = 'searching';
+  readonly sid: number = 0;
+  readonly nativeType: number = -1;
+  readonly nativeCount: number = 0;
+  /** The circuit of a connecting or connected channel. */
+  readonly transport: TcpCircuit | undefined;
+  private rights = 0;
   /** True once the channel has been connected at least once. */
-  everConnected = false;
+  private everConnected = false;
   /** Last reason the server gave for refusing the channel. */
-  lastFailure: string | undefined;
+  private lastFailure: string | undefined;
   /** Set when the channel's last circuit died of a protocol error (cleared on connect). */
-  protocolError: string | undefined;
+  private protocolError: string | undefined;
   /** Delay before the next search, after a circuit failure (a governor against tight loops). */
-  researchDelayMs = 0;
-  transport: TcpCircuit | undefined;
+  private researchDelayMs = 0;
   /** Operations and monitors holding this channel. */
-  refs = 0;
+  private refs = 0;
   private listeners: ConnectionListener[] | undefined;
   private waiter: ConnectWaiter | undefined;
   private moreWaiters: ConnectWaiter[] | undefined;
-  /** SearchTarget: the name resolver's state for this channel. */
+  /** SearchTarget: the name resolver's state for this channel (its own, kept here). */
   searchAttempt = 0;
   searchDueAt = 0;
   searchQueued = false;
@@ -70,6 +80,24 @@ export class Channel implements CircuitChannel, SearchTarget {
     return NATIVE_TYPE_NAMES[this.nativeType];
   }
 
+  // ---- references (the manager forgets a channel nobody holds) ----
+
+  retain(): void {
+    this.refs++;
+  }
+
+  /** Drop a reference; true when nobody holds the channel any more and it is not connected. */
+  release(): boolean {
+    this.refs--;
+    return this.refs <= 0 && this.state !== 'connected' && this.state !== 'closed';
+  }
+
+  get held(): boolean {
+    return this.refs > 0;
+  }
+
+  // ---- waiting and listening ----
+
   /** Listen to connection changes; returns the remover. */
   listen(l: ConnectionListener): () => void {
     (this.listeners ??= []).push(l);
@@ -83,21 +111,7 @@ export class Channel implements CircuitChannel, SearchTarget {
     if (i >= 0) ls.splice(i, 1);
   }
 
-  /** Call `fn` once the channel is connected (now if it already is); returns a canceller. */
-  whenConnected(fn: () => void): () => void {
-    if (this.state === 'connected') {
-      fn();
-      return () => {};
-    }
-    const l: ConnectionListener = (up) => {
-      if (!up) return;
-      this.unlisten(l);
-      fn();
-    };
-    return this.listen(l);
-  }
-
-  /** Call `w.channelConnected` once the channel connects (the caller checks `connected` first). */
+  /** The one wait for a connection: `w.channelConnected` once the channel connects (check `connected` first). */
   addWaiter(w: ConnectWaiter): void {
     if (!this.waiter) this.waiter = w;
     else (this.moreWaiters ??= []).push(w);
@@ -129,12 +143,25 @@ export class Channel implements CircuitChannel, SearchTarget {
     for (const l of ls.slice()) l(up);
   }
 
+  // ---- transitions ----
+
+  /** searching -> connecting: a server answered the search; ask its circuit for the channel. */
+  found(t: TcpCircuit): void {
+    if (this.state !== 'searching') return;
+    const w: Writable = this;
+    w.state = 'connecting';
+    w.transport = t;
+    t.circuit.createChannel(this);
+  }
+
+  /** CircuitChannel: connecting -> connected. */
   onCreated(sid: number, nativeType: number, nativeCount: number): void {
     if (this.state !== 'connecting') return;
-    this.sid = sid;
-    this.nativeType = nativeType;
-    this.nativeCount = nativeCount;
-    this.state = 'connected';
+    const w: Writable = this;
+    w.sid = sid;
+    w.nativeType = nativeType;
+    w.nativeCount = nativeCount;
+    w.state = 'connected';
     this.everConnected = true;
     this.lastFailure = undefined;
     this.protocolError = undefined;
@@ -147,35 +174,77 @@ export class Channel implements CircuitChannel, SearchTarget {
     this.rights = rights;
   }
 
+  /** CircuitChannel: the server refused the channel; search again. */
   onCreateFailed(_status: number, message: string): void {
     this.lastFailure = message;
-    this.lost();
+    this.disconnected();
   }
 
+  /** CircuitChannel: the server dropped the channel; search again. */
   onServerDisconnect(): void {
-    this.lost();
+    this.disconnected();
   }
 
-  /** The circuit is gone or the server dropped us: tell listeners, then search again. */
-  lost(): void {
+  /**
+   * The channel's circuit is gone. A broken circuit (protocol error, connect failure) doubles the
+   * pause before the next search; a plain disconnect searches again at once.
+   */
+  circuitLost(broken: boolean, protocolError?: string): void {
+    if (protocolError !== undefined) this.protocolError = protocolError;
+    this.researchDelayMs = broken ? Math.min(Math.max(this.researchDelayMs * 2, 250), MAX_RESEARCH_DELAY_MS) : 0;
+    this.disconnected();
+  }
+
+  /** -> searching: tell the listeners (when it was connected), then hand it back for a search. */
+  private disconnected(): void {
     if (this.state === 'closed') return;
     const was = this.state;
-    this.state = 'searching';
-    this.transport = undefined;
-    this.sid = 0;
+    const w: Writable = this;
+    w.state = 'searching';
+    w.transport = undefined;
+    w.sid = 0;
     this.rights = 0;
     if (was === 'connected') this.notify(false);
-    this.owner.research(this);
+    this.owner.research(this, this.researchDelayMs);
   }
 
+  /** The manager forgets the channel: tell its circuit (and the server, when connected), then close. */
+  discard(): void {
+    this.transport?.circuit.clearChannel(this, this.state === 'connected' ? this.sid : undefined);
+    this.close();
+  }
+
+  /** -> closed, for good. */
   close(): void {
     if (this.state === 'closed') return;
     const was = this.state;
-    this.state = 'closed';
+    const w: Writable = this;
+    w.state = 'closed';
     if (was === 'connected') this.notify(false);
     this.listeners = undefined;
     this.waiter = undefined;
     this.moreWaiters = undefined;
-    this.transport = undefined;
+    w.transport = undefined;
+  }
+
+  // ---- errors an operation on this channel fails with ----
+
+  /** The error a pending operation fails with when its time is up, by what the channel went through. */
+  timeoutError(): CaError {
+    if (this.state === 'connected') return new TimeoutError('no reply within the timeout', this.name);
+    if (this.protocolError) return new ProtocolError(`the server broke the protocol: ${this.protocolError}`, this.name);
+    if (this.everConnected) return new DisconnectedError('the channel is disconnected', this.name);
+    if (this.lastFailure) return new NotFoundError(`the server refused the channel: ${this.lastFailure}`, this.name);
+    if (this.state === 'connecting') return new TimeoutError('found, but the channel did not connect within the timeout', this.name);
+    return new NotFoundError('no server answered the search within the timeout', this.name);
+  }
+
+  /** The error of an operation that ended without a reply. */
+  failureError(reason: FailReason): CaError {
+    if (reason.kind === 'disconnected') {
+      return new DisconnectedError(`the circuit was lost${reason.message ? ` (${reason.message})` : ''}`, this.name);
+    }
+    if (reason.kind === 'protocol') return new ProtocolError(`protocol error from the server: ${reason.message}`, this.name);
+    return new RemoteError(reason.status, reason.message, this.name);
   }
 }

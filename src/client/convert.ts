@@ -1,29 +1,19 @@
 // Choosing what to ask for (DBR type, element count, array size limit) and turning a JS value
 // into the payload of a put for a channel's native type, with clear errors for bad values.
 import {
-  DbrType, FORM_NAMES, NATIVE_TYPE_NAMES, type FormName, type NativeTypeName,
+  DbrType, FORM_NAMES, NATIVE_TYPE_NAMES,
 } from '../ca/constants.js';
-import { dbrLayout, dbrTypeOf } from '../ca/dbr.js';
+import { DECODE_AS_ARRAY, DECODE_LONG_STRING, dbrLayout, dbrTypeOf } from '../ca/dbr.js';
 import { encodeDbr } from '../ca/dbr-encode.js';
 import type { Channel } from './channel.js';
 import { BadArgumentError } from './errors.js';
-
-export interface ReadOptions {
-  /** Value type to ask the server for: 'native' (default) or a native type name (the server converts). */
-  type?: 'native' | NativeTypeName;
-  /** Which DBR form: 'plain', 'sts', 'time' (default: value, alarm, timestamp), 'gr', 'ctrl'. */
-  form?: FormName;
-  /** Element count: default the current length for arrays (count 0), 1 for scalars. */
-  count?: number;
-  /** Decode a CHAR array as a string (a "long string"). */
-  longString?: boolean;
-}
+import type { PutValue, ReadOptions } from './options.js';
 
 export interface ReadPlan {
   dbrType: number;
   count: number;
-  asArray: boolean;
-  longString: boolean;
+  /** DECODE_AS_ARRAY and DECODE_LONG_STRING as the replies are to be decoded. */
+  decodeFlags: number;
 }
 
 /** Decide the DBR type and count of a read or subscription on a connected channel. */
@@ -55,12 +45,10 @@ export function planRead(ch: Channel, opts: ReadOptions, maxArrayBytes: number, 
   return {
     dbrType,
     count,
-    asArray: ch.nativeCount > 1 || (opts.count ?? 1) > 1,
-    longString: opts.longString === true && native === DbrType.CHAR,
+    decodeFlags: (ch.nativeCount > 1 || (opts.count ?? 1) > 1 ? DECODE_AS_ARRAY : 0)
+      | (opts.longString === true && native === DbrType.CHAR ? DECODE_LONG_STRING : 0),
   };
 }
-
-export type PutValue = number | bigint | boolean | string | readonly string[] | readonly number[] | ArrayLike<number>;
 
 const INT_RANGE: Record<number, [number, number]> = {
   [DbrType.SHORT]: [-32768, 32767],

@@ -2,13 +2,6 @@
 // settling runs the cleanups (cancel listeners, forget the ioid) and clears its timer.
 import { AbortedError, BadArgumentError, CaError } from './errors.js';
 
-export interface CallOptions {
-  /** Milliseconds before the call fails with a timeout (default 5000). */
-  timeout?: number;
-  /** Abort the call. */
-  signal?: AbortSignal;
-}
-
 export const DEFAULT_TIMEOUT_MS = 5000;
 
 export function checkTimeout(t: number | undefined, pvName?: string): number {

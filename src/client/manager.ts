@@ -1,0 +1,172 @@
+// The channel manager behind a Context: name resolution (one UDP searcher), the circuit pool (one
+// TCP circuit per server), the channel cache with its references, and releasing all of it.
+import { intToIpv4, MAX_NAME_BYTES } from '../ca/search.js';
+import { paddedLength } from '../ca/messages.js';
+import type { CaConfig } from '../transport/config.js';
+import { TcpCircuit, type CloseReason } from '../transport/tcp.js';
+import { UdpSearcher, type SearchTarget } from '../transport/udp.js';
+import { getLogger } from '../log.js';
+import { Channel, type ChannelOwner } from './channel.js';
+import { BadArgumentError, ClosedError } from './errors.js';
+
+const log = getLogger('ca.context');
+
+/** Something that holds channels until it is closed (a monitor); closed with the manager. */
+export interface Closable {
+  close(): void;
+}
+
+export class ChannelManager implements ChannelOwner {
+  private udp: UdpSearcher | undefined;
+  private readonly circuits = new Map<string, TcpCircuit>();
+  private readonly channels = new Map<string, Channel>();
+  private readonly holders = new Set<Closable>();
+  private nextCid = 1;
+  private isClosed = false;
+  /** The circuit the last search answer pointed to (answers come in runs from one server). */
+  private lastCircuit: TcpCircuit | undefined;
+  private lastAddr = -1;
+  private lastPort = -1;
+  private lastFrom = '';
+
+  constructor(readonly config: CaConfig) {}
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Validate a name and take a reference on its channel (creating and searching it). */
+  acquire(name: string): Channel {
+    if (this.isClosed) throw new ClosedError(undefined, typeof name === 'string' ? name : undefined);
+    if (typeof name !== 'string' || name.length === 0) throw new BadArgumentError('the PV name is empty');
+    const ch = this.channels.get(name) ?? this.newChannel(name);
+    ch.retain();
+    return ch;
+  }
+
+  private newChannel(name: string): Channel {
+    // One pass over the name: no NUL, and its length on the wire.
+    let ascii = true;
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c === 0) throw new BadArgumentError('the PV name contains a NUL character', name);
+      if (c > 127) ascii = false;
+    }
+    const padded = ascii ? (name.length + 8) & ~7 : paddedLength(name);
+    if (padded > MAX_NAME_BYTES + 1) {
+      const bytes = new TextEncoder().encode(name).length;
+      throw new BadArgumentError(`the PV name is ${bytes} bytes long; at most ${MAX_NAME_BYTES} fit a search request`, name);
+    }
+    const cid = this.nextCid;
+    this.nextCid = (this.nextCid + 1) >>> 0 || 1;
+    const ch = new Channel(this, cid, name, padded);
+    this.channels.set(name, ch);
+    this.searcher().add(ch);
+    return ch;
+  }
+
+  /** Drop a reference; a channel nobody holds stops searching (connected ones stay cached). */
+  release(ch: Channel): void {
+    if (this.isClosed) return;
+    if (ch.release()) this.forget(ch);
+  }
+
+  private forget(ch: Channel): void {
+    this.udp?.remove(ch);
+    this.channels.delete(ch.name);
+    ch.discard();
+  }
+
+  /** Many acquire() calls follow over several event-loop turns (see UdpSearcher.cork). */
+  corkSearch(): void {
+    if (!this.isClosed) this.searcher().cork();
+  }
+
+  uncorkSearch(): void {
+    this.udp?.uncork();
+  }
+
+  /** Close `h` with the manager (unless it is removed first). */
+  hold(h: Closable): void {
+    this.holders.add(h);
+  }
+
+  unhold(h: Closable): void {
+    this.holders.delete(h);
+  }
+
+  /** ChannelOwner: search again for a channel that lost its server, or forget it if nobody holds it. */
+  research(ch: Channel, delayMs: number): void {
+    if (this.isClosed || ch.state === 'closed') return;
+    if (!ch.held) {
+      this.forget(ch);
+      return;
+    }
+    this.searcher().add(ch, delayMs);
+  }
+
+  private searcher(): UdpSearcher {
+    if (!this.udp) this.udp = new UdpSearcher(this.config, (t, addr, port, from) => this.onFound(t, addr, port, from));
+    return this.udp;
+  }
+
+  private onFound(t: SearchTarget, addr: number, port: number, from: string): void {
+    const ch = t as Channel;
+    if (ch.state !== 'searching' || this.isClosed) return;
+    const wildcard = addr === 0xffffffff || addr === 0;
+    let c = this.lastCircuit;
+    if (!c || !c.open || addr !== this.lastAddr || port !== this.lastPort || (wildcard && from !== this.lastFrom)) {
+      const key = `${wildcard ? from : intToIpv4(addr)}:${port}`;
+      c = this.circuits.get(key);
+      if (!c) {
+        c = new TcpCircuit(wildcard ? from : intToIpv4(addr), port, this.config, {
+          onConnect: () => {},
+          onClose: (tc, reason, detail) => this.onCircuitClose(tc, reason, detail),
+        });
+        this.circuits.set(key, c);
+      }
+      this.lastCircuit = c;
+      this.lastAddr = addr;
+      this.lastPort = port;
+      this.lastFrom = from;
+    }
+    ch.found(c);
+  }
+
+  private onCircuitClose(t: TcpCircuit, reason: CloseReason, detail: string): void {
+    if (this.circuits.get(t.key) === t) this.circuits.delete(t.key);
+    if (this.lastCircuit === t) this.lastCircuit = undefined;
+    if (reason !== 'closed' && log.isLevelEnabled('info')) log.info({ server: t.key, reason, detail }, 'circuit closed');
+    const chans = t.circuit.close(
+      reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` },
+    );
+    const broken = reason === 'protocol' || reason === 'connect-failed';
+    const protocolError = reason === 'protocol' ? detail : undefined;
+    for (const c of chans as Channel[]) c.circuitLost(broken, protocolError);
+  }
+
+  /** Close every holder, circuit and socket and fail whatever is pending. */
+  close(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    for (const h of [...this.holders]) h.close();
+    this.holders.clear();
+    this.udp?.close();
+    this.udp = undefined;
+    for (const ch of this.channels.values()) ch.close();
+    this.channels.clear();
+    this.lastCircuit = undefined;
+    for (const t of [...this.circuits.values()]) t.close();
+    this.circuits.clear();
+  }
+
+  /** Diagnostics: number of open circuits, channels, and names still searching. */
+  stats(): { circuits: number; channels: number; searching: number; datagramsSent: number } {
+    return {
+      circuits: this.circuits.size,
+      channels: this.channels.size,
+      searching: this.udp?.searching ?? 0,
+      datagramsSent: this.udp?.datagramsSent ?? 0,
+    };
+  }
+}
