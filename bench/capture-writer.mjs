@@ -1,0 +1,50 @@
+// Write throughput of the capture writer (src/capture/writer.ts) to a file on disk: scalar PVs,
+// and one PV of 1M-element double arrays, flushed (and fsynced) every FLUSH_MS of updates.
+// Run after `npm run build`: node bench/capture-writer.mjs [dir]   (default: os.tmpdir())
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CaptureWriter } from '../dist/capture/writer.js';
+
+const dir = mkdtempSync(join(process.argv[2] ?? tmpdir(), 'epicsperf-capture-bench-'));
+
+/** Feed `updates` updates per flush for `flushes` flushes; report MB/s of file written. */
+async function run(label, { pvs, count, perFlush, flushes, fsync }) {
+  const path = join(dir, `${label}.h5`);
+  const w = await CaptureWriter.open(path, { fsync });
+  const ids = Array.from({ length: pvs }, (_, i) => w.addPv(`BENCH:PV${i}`, { nativeType: 'double', count }));
+  w.flush();
+  const array = count > 1 ? new Float64Array(count) : undefined;
+  let k = 0;
+  let flushMs = 0;
+  const t0 = performance.now();
+  for (let f = 0; f < flushes; f++) {
+    for (let u = 0; u < perFlush; u++, k++) {
+      const id = ids[u % pvs];
+      const now = 1.7e9 + k * 1e-3;
+      w.append(id, { value: array ? array.fill(k) : k, timestamp: now, received: now + 1e-4, severity: 0, status: 0 });
+    }
+    flushMs += w.flush().ms;
+  }
+  const totalMs = performance.now() - t0;
+  w.close();
+  const bytes = statSync(path).size;
+  const mb = bytes / 1e6;
+  console.log(
+    [label, `${k} updates`, `${mb.toFixed(1)} MB`, `total ${(mb / (totalMs / 1e3)).toFixed(1)} MB/s`,
+      `flush only ${(mb / (flushMs / 1e3)).toFixed(1)} MB/s`, `${(k / (totalMs / 1e3) / 1e3).toFixed(0)} k updates/s`].join('  |  '),
+  );
+  rmSync(path);
+}
+
+try {
+  for (const fsync of [true, false]) {
+    const tag = fsync ? 'fsync' : 'no-fsync';
+    // 1000 counters at 100 Hz: 100,000 updates a flush, 20 flushes
+    await run(`scalars-1000pv-${tag}`, { pvs: 1000, count: 1, perFlush: 100_000, flushes: 20, fsync });
+    // one 1M-double waveform, 10 updates a flush (80 MB), 10 flushes
+    await run(`array-1M-double-${tag}`, { pvs: 1, count: 1_000_000, perFlush: 10, flushes: 10, fsync });
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

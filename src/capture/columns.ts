@@ -1,0 +1,81 @@
+// The capture file's element types (CA native type -> HDF5 dtype and typed array) and the
+// growable per-PV column buffers that hold updates between two flushes.
+
+/** CA native types a capture stores (DBR_STRING is not captured yet). */
+export type NativeType = 'char' | 'short' | 'enum' | 'long' | 'float' | 'double';
+
+export const NATIVE_TYPES: readonly NativeType[] = ['char', 'short', 'enum', 'long', 'float', 'double'];
+
+export type NumericArray = Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+type NumericArrayCtor = { new (n: number): NumericArray; readonly BYTES_PER_ELEMENT: number };
+
+export interface ElementType {
+  /** h5wasm dtype string (little-endian). */
+  dtype: string;
+  /** The numpy name of the same type, as the format document gives it. */
+  numpy: string;
+  ctor: NumericArrayCtor;
+}
+
+/** The dataset element type of each native type (docs/capture-format.md, "Types"). */
+export const ELEMENT_TYPES: Readonly<Record<NativeType, ElementType>> = {
+  char: { dtype: '<B', numpy: 'uint8', ctor: Uint8Array },
+  short: { dtype: '<h', numpy: 'int16', ctor: Int16Array },
+  enum: { dtype: '<H', numpy: 'uint16', ctor: Uint16Array },
+  long: { dtype: '<i', numpy: 'int32', ctor: Int32Array },
+  float: { dtype: '<f', numpy: 'float32', ctor: Float32Array },
+  double: { dtype: '<d', numpy: 'float64', ctor: Float64Array },
+};
+
+/** A typed array that grows by doubling; `view()` is the filled part, `clear()` keeps the memory. */
+export class Column<T extends NumericArray> {
+  private buf: T;
+  length = 0;
+
+  constructor(private readonly ctor: { new (n: number): T }, initial = 64) {
+    this.buf = new ctor(initial);
+  }
+
+  private reserve(extra: number): void {
+    const need = this.length + extra;
+    if (need <= this.buf.length) return;
+    let size = Math.max(this.buf.length, 1);
+    while (size < need) size *= 2;
+    const next = new this.ctor(size);
+    next.set(this.buf.subarray(0, this.length) as never);
+    this.buf = next;
+  }
+
+  push(v: number): void {
+    this.reserve(1);
+    this.buf[this.length++] = v;
+  }
+
+  /** Append many values; a plain number array or any typed array (converted element by element). */
+  pushAll(values: ArrayLike<number>): void {
+    this.reserve(values.length);
+    if (ArrayBuffer.isView(values)) this.buf.set(values as never, this.length);
+    else for (let i = 0; i < values.length; i++) this.buf[this.length + i] = values[i]!;
+    this.length += values.length;
+  }
+
+  view(): T {
+    return this.buf.subarray(0, this.length) as T;
+  }
+
+  get bytes(): number {
+    return this.length * this.buf.BYTES_PER_ELEMENT;
+  }
+
+  clear(): void {
+    this.length = 0;
+    // a burst can leave a huge buffer behind: give back memory above 16 MiB
+    if (this.buf.byteLength > 16 * 1024 * 1024) this.buf = new this.ctor(64);
+  }
+}
+
+/** A PV name as an HDF5 link name: `%` -> `%25`, `/` -> `%2F`, and `.` alone -> `%2E`. */
+export function groupName(pv: string): string {
+  if (pv === '.') return '%2E';
+  return pv.replace(/%/g, '%25').replace(/\//g, '%2F');
+}

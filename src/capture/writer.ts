@@ -1,0 +1,368 @@
+// CaptureWriter: the HDF5 capture file of docs/capture-format.md, written with h5wasm. Updates
+// wait in per-PV buffers; flush() writes each buffer as one block and puts the file on disk.
+import { closeSync, fsyncSync, openSync, type PathLike } from 'node:fs';
+import { resolve } from 'node:path';
+import * as h5wasm from 'h5wasm/node';
+import { Column, ELEMENT_TYPES, NATIVE_TYPES, groupName, type NativeType, type NumericArray } from './columns.js';
+import type { GapRecord } from './gaps.js';
+
+export const FORMAT_NAME = 'epicsperf-capture';
+export const FORMAT_VERSION = 1;
+/** Rows per chunk of the one-row-per-update datasets (timestamp, received, ...). */
+const ROW_CHUNK = 4096;
+/** Target chunk size of the `value` datasets of arrays. */
+const ARRAY_CHUNK_BYTES = 512 * 1024;
+
+export class CaptureError extends Error {
+  constructor(
+    readonly code: 'EPICSPERF_CAPTURE_EXISTS' | 'EPICSPERF_CAPTURE_UNWRITABLE' | 'EPICSPERF_CAPTURE_USAGE' | 'EPICSPERF_CAPTURE_CLOSED',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CaptureError';
+  }
+}
+
+export interface PvMeta {
+  nativeType: NativeType;
+  /** Element count of the channel (1 = scalar). */
+  count: number;
+  /** The length of the array may change from update to update: store it in the varying layout. */
+  varying?: boolean;
+  units?: string;
+  precision?: number;
+  enumStrings?: readonly string[];
+}
+
+export interface CaptureUpdate {
+  value: number | ArrayLike<number>;
+  /** IOC time, POSIX seconds. */
+  timestamp: number;
+  /** Client time of arrival, POSIX seconds. */
+  received: number;
+  severity: number;
+  status: number;
+}
+
+export interface CaptureOpenOptions {
+  /** Replace an existing file. */
+  force?: boolean;
+  /** fsync after each flush (default true): the bytes survive a crash of the machine, not only of the process. */
+  fsync?: boolean;
+  /** File attributes: the tool version, the options of the run and its environment (stored as JSON). */
+  toolVersion?: string;
+  options?: unknown;
+  environment?: unknown;
+}
+
+export interface FlushStats {
+  /** Updates written by this flush, all PVs. */
+  updates: number;
+  /** Bytes of data handed to HDF5 (values and per-update columns). */
+  bytes: number;
+  ms: number;
+}
+
+type Layout = 'scalar' | 'fixed' | 'varying';
+
+interface PvState {
+  path: string;
+  meta: PvMeta;
+  layout: Layout;
+  value: Column<NumericArray>;
+  length: Column<Uint32Array>; // varying: elements of each update
+  timestamp: Column<Float64Array>;
+  received: Column<Float64Array>;
+  severity: Column<Uint8Array>;
+  status: Column<Uint16Array>;
+  gaps: Column<Float64Array>; // 4 numbers per gap
+  /** Rows (updates) and, for `varying`, elements already in the file. */
+  rows: number;
+  elements: number;
+  gapRows: number;
+  datasets: Map<string, Dataset>;
+}
+
+type Dataset = InstanceType<typeof h5wasm.Dataset>;
+type H5File = InstanceType<typeof h5wasm.File>;
+
+export class CaptureWriter {
+  private readonly pvs: PvState[] = [];
+  private readonly names = new Set<string>();
+  private closed = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly file: H5File,
+    private readonly fd: number,
+    private readonly fsync: boolean,
+  ) {}
+
+  /**
+   * Create the capture file. An existing file is refused unless `force`; an unwritable path
+   * throws a CaptureError before anything is written.
+   */
+  static async open(path: string, opts: CaptureOpenOptions = {}): Promise<CaptureWriter> {
+    const abs = resolve(path);
+    const fd = openOrExplain(abs, opts.force === true);
+    let file: H5File;
+    try {
+      await h5wasm.ready;
+      // low bound v1.8: readable by HDF5 >= 1.8, and no file-consistency flags that would
+      // make a file whose writer was killed refuse to open
+      file = new h5wasm.File(abs, 'w', { libver: ['v108', 'v108'] });
+    } catch (err) {
+      closeSync(fd);
+      throw new CaptureError('EPICSPERF_CAPTURE_UNWRITABLE', `cannot create HDF5 file ${abs}: ${String(err)}`);
+    }
+    file.create_attribute('format', FORMAT_NAME);
+    file.create_attribute('format_version', FORMAT_VERSION, null, '<I');
+    file.create_attribute('tool', 'epicsperf');
+    file.create_attribute('tool_version', opts.toolVersion ?? '');
+    file.create_attribute('created', new Date().toISOString());
+    file.create_attribute('options', JSON.stringify(opts.options ?? {}));
+    file.create_attribute('environment', JSON.stringify(opts.environment ?? {}));
+    file.create_group('pvs');
+    const w = new CaptureWriter(abs, file, fd, opts.fsync !== false);
+    w.flush();
+    return w;
+  }
+
+  /** Add a PV; returns its index for append(). Its group exists in the file after the next flush. */
+  addPv(name: string, meta: PvMeta): number {
+    this.assertOpen();
+    if (this.names.has(name)) throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${name} was added twice`);
+    if (!NATIVE_TYPES.includes(meta.nativeType)) {
+      throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${name}: native type ${String(meta.nativeType)} cannot be captured`);
+    }
+    if (!Number.isInteger(meta.count) || meta.count < 1) {
+      throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${name}: count must be a positive integer, not ${meta.count}`);
+    }
+    const layout: Layout = meta.varying ? 'varying' : meta.count === 1 ? 'scalar' : 'fixed';
+    const et = ELEMENT_TYPES[meta.nativeType];
+    const index = this.pvs.length;
+    const path = `/pvs/${groupName(name)}`;
+    const g = this.file.create_group(path);
+    g.create_attribute('name', name);
+    g.create_attribute('index', index, null, '<I');
+    g.create_attribute('native_type', meta.nativeType);
+    g.create_attribute('count', meta.count, null, '<I');
+    g.create_attribute('layout', layout);
+    if (meta.units !== undefined) g.create_attribute('units', meta.units);
+    if (meta.precision !== undefined) g.create_attribute('precision', meta.precision, null, '<h');
+    if (meta.enumStrings !== undefined && meta.enumStrings.length > 0) g.create_attribute('enum_strings', [...meta.enumStrings]);
+
+    const rows = (n: string, dtype: string) => extendable(this.file, `${path}/${n}`, dtype, [ROW_CHUNK]);
+    const esize = et.ctor.BYTES_PER_ELEMENT;
+    if (layout === 'fixed') {
+      const chunkRows = Math.max(1, Math.min(ROW_CHUNK, Math.floor(ARRAY_CHUNK_BYTES / (meta.count * esize))));
+      extendable(this.file, `${path}/value`, et.dtype, [chunkRows, meta.count]);
+    } else if (layout === 'varying') {
+      extendable(this.file, `${path}/value`, et.dtype, [Math.max(1, ARRAY_CHUNK_BYTES / esize)]);
+      rows('offset', '<Q');
+      rows('length', '<I');
+    } else {
+      rows('value', et.dtype);
+    }
+    rows('timestamp', '<d');
+    rows('received', '<d');
+    rows('severity', '<B');
+    rows('status', '<H');
+    const gaps = extendable(this.file, `${path}/gaps`, '<d', [256, 4]);
+    gaps.create_attribute('columns', ['index', 'before', 'after', 'lost']);
+
+    this.pvs.push({
+      path,
+      meta: { ...meta },
+      layout,
+      value: new Column<NumericArray>(et.ctor as never, layout === 'scalar' ? 64 : meta.count),
+      length: new Column(Uint32Array),
+      timestamp: new Column(Float64Array),
+      received: new Column(Float64Array),
+      severity: new Column(Uint8Array),
+      status: new Column(Uint16Array),
+      gaps: new Column(Float64Array),
+      rows: 0,
+      elements: 0,
+      gapRows: 0,
+      datasets: new Map(),
+    });
+    this.names.add(name);
+    return index;
+  }
+
+  /** Buffer one update; returns its row in the PV's datasets. */
+  append(pv: number, u: CaptureUpdate): number {
+    const s = this.pv(pv);
+    const v = u.value;
+    if (s.layout === 'scalar') {
+      s.value.push(typeof v === 'number' ? v : (v[0] ?? Number.NaN));
+    } else {
+      const arr: ArrayLike<number> = typeof v === 'number' ? [v] : v;
+      if (s.layout === 'fixed' && arr.length !== s.meta.count) {
+        throw new CaptureError(
+          'EPICSPERF_CAPTURE_USAGE',
+          `PV ${s.path}: an update of ${arr.length} elements for a fixed layout of ${s.meta.count} (add the PV as varying)`,
+        );
+      }
+      s.value.pushAll(arr);
+      if (s.layout === 'varying') s.length.push(arr.length);
+    }
+    s.timestamp.push(u.timestamp);
+    s.received.push(u.received);
+    s.severity.push(u.severity);
+    s.status.push(u.status);
+    return s.rows + s.timestamp.length - 1;
+  }
+
+  /** Buffer one gap record of a PV (see gaps.ts). */
+  appendGap(pv: number, g: GapRecord): void {
+    const s = this.pv(pv);
+    s.gaps.pushAll([g.index, g.before, g.after, g.lost]);
+  }
+
+  /** Updates of a PV so far: in the file and buffered. */
+  updates(pv: number): number {
+    const s = this.pv(pv);
+    return s.rows + s.timestamp.length;
+  }
+
+  /** Bytes waiting for the next flush. */
+  get pendingBytes(): number {
+    let n = 0;
+    for (const s of this.pvs) n += s.value.bytes + s.timestamp.length * 29 + s.gaps.bytes;
+    return n;
+  }
+
+  /** Write every PV's buffer as one block, flush the HDF5 file and (by default) fsync it. */
+  flush(): FlushStats {
+    this.assertOpen();
+    const t0 = performance.now();
+    let updates = 0;
+    let bytes = 0;
+    for (const s of this.pvs) {
+      const n = s.timestamp.length;
+      const r0 = s.rows;
+      const r1 = r0 + n;
+      if (n > 0) {
+        if (s.layout === 'varying') {
+          const e0 = s.elements;
+          const e1 = e0 + s.value.length;
+          if (e1 > e0) appendBlock(this.ds(s, 'value'), [e1], [[e0, e1]], s.value.view());
+          const offsets = new BigUint64Array(n);
+          const lengths = s.length.view();
+          let off = e0;
+          for (let i = 0; i < n; i++) {
+            offsets[i] = BigInt(off);
+            off += lengths[i]!;
+          }
+          appendBlock(this.ds(s, 'offset'), [r1], [[r0, r1]], offsets);
+          appendBlock(this.ds(s, 'length'), [r1], [[r0, r1]], lengths);
+          s.elements = e1;
+          bytes += n * 12;
+        } else if (s.layout === 'fixed') {
+          appendBlock(this.ds(s, 'value'), [r1, s.meta.count], [[r0, r1], [0, s.meta.count]], s.value.view());
+        } else {
+          appendBlock(this.ds(s, 'value'), [r1], [[r0, r1]], s.value.view());
+        }
+        bytes += s.value.bytes + n * 19;
+        appendBlock(this.ds(s, 'timestamp'), [r1], [[r0, r1]], s.timestamp.view());
+        appendBlock(this.ds(s, 'received'), [r1], [[r0, r1]], s.received.view());
+        appendBlock(this.ds(s, 'severity'), [r1], [[r0, r1]], s.severity.view());
+        appendBlock(this.ds(s, 'status'), [r1], [[r0, r1]], s.status.view());
+        s.rows = r1;
+        updates += n;
+        for (const c of [s.value, s.length, s.timestamp, s.received, s.severity, s.status]) c.clear();
+      }
+      const g = s.gaps.length / 4;
+      if (g > 0) {
+        const g1 = s.gapRows + g;
+        appendBlock(this.ds(s, 'gaps'), [g1, 4], [[s.gapRows, g1], [0, 4]], s.gaps.view());
+        s.gapRows = g1;
+        s.gaps.clear();
+      }
+    }
+    this.file.flush();
+    if (this.fsync) fsyncSync(this.fd);
+    return { updates, bytes, ms: performance.now() - t0 };
+  }
+
+  /** Flush what is buffered and close the file. Safe to call twice. */
+  close(): void {
+    if (this.closed) return;
+    try {
+      this.flush();
+    } finally {
+      this.closed = true;
+      this.file.close();
+      closeSync(this.fd);
+    }
+  }
+
+  private pv(index: number): PvState {
+    this.assertOpen();
+    const s = this.pvs[index];
+    if (!s) throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `no PV with index ${index}`);
+    return s;
+  }
+
+  private ds(s: PvState, name: string): Dataset {
+    let d = s.datasets.get(name);
+    if (!d) {
+      d = this.file.get(`${s.path}/${name}`) as Dataset;
+      s.datasets.set(name, d);
+    }
+    return d;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new CaptureError('EPICSPERF_CAPTURE_CLOSED', `capture file ${this.path} is closed`);
+  }
+}
+
+/**
+ * Create (or truncate) the file with node:fs first, so a path that cannot be written is a
+ * clear error before HDF5 touches it; the descriptor stays open for fsync.
+ */
+function openOrExplain(path: PathLike, force: boolean): number {
+  try {
+    return openSync(path, force ? 'w' : 'wx');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EEXIST') {
+      throw new CaptureError('EPICSPERF_CAPTURE_EXISTS', `${String(path)} exists (use --force to replace it)`);
+    }
+    throw new CaptureError('EPICSPERF_CAPTURE_UNWRITABLE', `cannot write ${String(path)}: ${e.code ?? ''} ${e.message}`.trim());
+  }
+}
+
+/** An empty dataset, extendable along its first dimension. */
+function extendable(file: H5File, path: string, dtype: string, chunks: number[]): Dataset {
+  const shape = chunks.map((c, i) => (i === 0 ? 0 : c));
+  const maxshape = shape.map((d, i) => (i === 0 ? null : d));
+  const slash = path.lastIndexOf('/');
+  const parent = file.get(path.slice(0, slash)) as InstanceType<typeof h5wasm.Group>;
+  return parent.create_dataset({ name: path.slice(slash + 1), data: [], shape, maxshape, chunks, dtype });
+}
+
+/**
+ * Grow a dataset to `shape` and write `data` (already of the dataset's element type) at
+ * `ranges`: h5wasm's own resize and write calls, less the metadata read that write_slice does
+ * on every call (a tenth of a millisecond, which adds up over thousands of datasets a flush).
+ */
+function appendBlock(ds: Dataset, shape: number[], ranges: [number, number][], data: ArrayBufferView): void {
+  const M = h5wasm.Module;
+  if (M.resize_dataset(ds.file_id, ds.path, shape.map(BigInt)) < 0) throw new Error(`cannot resize ${ds.path}`);
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const ptr = M._malloc(Math.max(1, bytes.byteLength));
+  if (ptr === 0) throw new Error(`out of memory for ${bytes.byteLength} bytes of ${ds.path}`);
+  try {
+    M.HEAPU8.set(bytes, ptr);
+    const count = ranges.map(([a, b]) => BigInt(b - a));
+    const offset = ranges.map(([a]) => BigInt(a));
+    const strides = ranges.map(() => 1n);
+    if (M.set_dataset_data(ds.file_id, ds.path, count, offset, strides, BigInt(ptr)) < 0) throw new Error(`cannot write ${ds.path}`);
+  } finally {
+    M._free(ptr);
+  }
+}
