@@ -1,5 +1,6 @@
 // Byte reader and writer for PV Access payloads: either byte order, the 1/5-byte size
 // encoding, UTF-8 strings. The reader throws DecodeError, which message decoders catch.
+import { ByteWriter } from '../ca/writer.js';
 
 /** Malformed input; never escapes the message decoders (they report it as an Invalid message). */
 export class DecodeError extends Error {
@@ -87,45 +88,21 @@ export class Reader {
   }
 }
 
-export class Writer {
-  private buf: Uint8Array;
-  private view: DataView;
-  length = 0;
-
+export class Writer extends ByteWriter {
   constructor(public littleEndian = true, initial = 1024) {
-    this.buf = new Uint8Array(initial);
-    this.view = new DataView(this.buf.buffer);
+    super(initial);
   }
 
-  /** Make room for `n` more bytes; returns the offset to write at (length grows by n). */
-  reserve(n: number): number {
-    const need = this.length + n;
-    if (need > this.buf.length) {
-      let cap = this.buf.length * 2;
-      while (cap < need) cap *= 2;
-      const nb = new Uint8Array(cap);
-      nb.set(this.buf.subarray(0, this.length));
-      this.buf = nb;
-      this.view = new DataView(nb.buffer);
-    }
-    const off = this.length;
-    this.length = need;
-    return off;
-  }
-
-  get bytes(): Uint8Array { return this.buf; }
-  get dataView(): DataView { return this.view; }
-
-  u8(v: number): void { const o = this.reserve(1); this.buf[o] = v & 0xff; }
+  u8(v: number): void { const o = this.reserve(1); this.bytes[o] = v & 0xff; }
   bool(v: boolean): void { this.u8(v ? 1 : 0); }
-  u16(v: number): void { const o = this.reserve(2); this.view.setUint16(o, v & 0xffff, this.littleEndian); }
-  i16(v: number): void { const o = this.reserve(2); this.view.setInt16(o, v, this.littleEndian); }
-  u32(v: number): void { const o = this.reserve(4); this.view.setUint32(o, v >>> 0, this.littleEndian); }
-  i32(v: number): void { const o = this.reserve(4); this.view.setInt32(o, v | 0, this.littleEndian); }
-  i64(v: bigint): void { const o = this.reserve(8); this.view.setBigInt64(o, BigInt.asIntN(64, v), this.littleEndian); }
-  u64(v: bigint): void { const o = this.reserve(8); this.view.setBigUint64(o, BigInt.asUintN(64, v), this.littleEndian); }
-  f32(v: number): void { const o = this.reserve(4); this.view.setFloat32(o, v, this.littleEndian); }
-  f64(v: number): void { const o = this.reserve(8); this.view.setFloat64(o, v, this.littleEndian); }
+  u16(v: number): void { const o = this.reserve(2); this.dataView.setUint16(o, v & 0xffff, this.littleEndian); }
+  i16(v: number): void { const o = this.reserve(2); this.dataView.setInt16(o, v, this.littleEndian); }
+  u32(v: number): void { const o = this.reserve(4); this.dataView.setUint32(o, v >>> 0, this.littleEndian); }
+  i32(v: number): void { const o = this.reserve(4); this.dataView.setInt32(o, v | 0, this.littleEndian); }
+  i64(v: bigint): void { const o = this.reserve(8); this.dataView.setBigInt64(o, BigInt.asIntN(64, v), this.littleEndian); }
+  u64(v: bigint): void { const o = this.reserve(8); this.dataView.setBigUint64(o, BigInt.asUintN(64, v), this.littleEndian); }
+  f32(v: number): void { const o = this.reserve(4); this.dataView.setFloat32(o, v, this.littleEndian); }
+  f64(v: number): void { const o = this.reserve(8); this.dataView.setFloat64(o, v, this.littleEndian); }
 
   /** A size; -1 writes the null size (255). */
   size(n: number): void {
@@ -136,7 +113,7 @@ export class Writer {
 
   raw(b: Uint8Array): void {
     const o = this.reserve(b.length);
-    this.buf.set(b, o);
+    this.bytes.set(b, o);
   }
 
   string(s: string): void {
@@ -150,13 +127,6 @@ export class Writer {
     }
     this.size(s.length);
     const o = this.reserve(s.length);
-    for (let i = 0; i < s.length; i++) this.buf[o + i] = s.charCodeAt(i);
-  }
-
-  /** Everything written so far, as bytes of its own; the writer starts over. */
-  take(): Uint8Array {
-    const out = this.buf.slice(0, this.length);
-    this.length = 0;
-    return out;
+    for (let i = 0; i < s.length; i++) this.bytes[o + i] = s.charCodeAt(i);
   }
 }
