@@ -3,7 +3,8 @@
 import { type CaValue, DECODE_HOST_ORDER, DECODE_OWNED, type DbrMetadata, decodeDbr, Reading, type ReadingFactory } from '../ca/dbr.js';
 import type { ClientCircuit, FailReason, IoHandler } from '../ca/circuit.js';
 import type { Header } from '../ca/header.js';
-import type { Channel, ConnectWaiter } from './channel.js';
+import type { Channel } from './channel.js';
+import { ChannelOperation } from './operation.js';
 import { planRead, type ReadPlan } from './convert.js';
 import { AccessDeniedError, type CaError, ProtocolError } from './errors.js';
 import type { ChannelManager } from './manager.js';
@@ -44,16 +45,13 @@ export function decodeReply<R extends Reading = Reading>(
  * say where the outcome goes, and may decode into a Reading of their own (`makeReading`); one
  * object per read (no closures).
  */
-export abstract class ChannelRead implements ConnectWaiter, IoHandler, ReadingFactory {
-  private ioid = 0;
-  private waiting = false;
-  private circuit: ClientCircuit | undefined;
+export abstract class ChannelRead extends ChannelOperation implements IoHandler, ReadingFactory {
   private plan: ReadPlan | undefined;
 
-  constructor(readonly ch: Channel, private readonly spec: ReadSpec) {}
+  constructor(ch: Channel, private readonly spec: ReadSpec) {
+    super(ch);
+  }
 
-  /** The outcome is known (or no longer wanted): nothing more is sent. */
-  protected abstract get settled(): boolean;
   protected abstract succeeded(r: Reading): void;
   protected abstract failed(e: CaError): void;
 
@@ -65,41 +63,21 @@ export abstract class ChannelRead implements ConnectWaiter, IoHandler, ReadingFa
     return new Reading(value, dbrType, count, status, severity, secondsPastEpoch, nanoseconds, metadata);
   }
 
-  /** Read now if the channel is connected, else as soon as it connects. */
-  start(): void {
-    if (this.settled) return;
-    if (this.ch.connected) this.issue();
-    else this.wait();
-  }
-
-  private wait(): void {
-    this.waiting = true;
-    this.ch.addWaiter(this);
-  }
-
-  /** ConnectWaiter */
-  channelConnected(): void {
-    this.waiting = false;
-    this.issue();
-  }
-
-  private issue(): void {
-    if (this.settled) return;
-    const ch = this.ch;
-    const t = ch.transport;
-    // Lost again before we got here: wait for the next connection.
-    if (!t || !ch.connected) return this.wait();
-    if (!ch.canRead) return this.failed(new AccessDeniedError('no read access', ch.name));
-    const circuit = t.circuit;
+  /** ChannelOperation: check access, plan, and send READ_NOTIFY. */
+  protected send(ch: Channel, circuit: ClientCircuit): number {
+    if (!ch.canRead) {
+      this.failed(new AccessDeniedError('no read access', ch.name));
+      return 0;
+    }
     let plan: ReadPlan;
     try {
       plan = this.spec.planFor(ch, circuit.serverVersion);
     } catch (e) {
-      return this.failed(e as CaError);
+      this.failed(e as CaError);
+      return 0;
     }
     this.plan = plan;
-    this.circuit = circuit;
-    this.ioid = circuit.read(ch.sid, plan.dbrType, plan.count, this);
+    return circuit.read(ch.sid, plan.dbrType, plan.count, this);
   }
 
   /** IoHandler */
@@ -114,18 +92,6 @@ export abstract class ChannelRead implements ConnectWaiter, IoHandler, ReadingFa
   onFail(reason: FailReason): void {
     this.ioid = 0;
     this.failed(this.ch.failureError(reason));
-  }
-
-  /** Stop waiting for the connection, and forget the read in flight (a late reply is ignored). */
-  cancel(): void {
-    if (this.waiting) {
-      this.waiting = false;
-      this.ch.removeWaiter(this);
-    }
-    if (this.ioid) {
-      this.circuit?.abandon(this.ioid);
-      this.ioid = 0;
-    }
   }
 }
 

@@ -1,7 +1,8 @@
-// The write path: wait for the channel (the same connection wait as reads), check write access,
-// encode the value for the channel's native type, send WRITE_NOTIFY (or a plain WRITE).
+// The write path: a ChannelOperation (the same connection wait as reads) that checks write access,
+// encodes the value for the channel's native type and sends WRITE_NOTIFY (or a plain WRITE).
 import type { ClientCircuit, FailReason, IoHandler } from '../ca/circuit.js';
-import type { Channel, ConnectWaiter } from './channel.js';
+import type { Channel } from './channel.js';
+import { ChannelOperation } from './operation.js';
 import { encodePut } from './convert.js';
 import { AccessDeniedError, type CaError } from './errors.js';
 import type { ChannelManager } from './manager.js';
@@ -9,53 +10,38 @@ import type { PutOptions, PutValue } from './options.js';
 import { checkTimeout, Pending } from './pending.js';
 
 /** One put of one channel, settling a promise with its own timeout and signal. */
-class ChannelWrite implements ConnectWaiter, IoHandler {
-  private ioid = 0;
-  private waiting = false;
-  private circuit: ClientCircuit | undefined;
-
+class ChannelWrite extends ChannelOperation implements IoHandler {
   constructor(
-    private readonly ch: Channel,
+    ch: Channel,
     private readonly value: PutValue,
     private readonly notify: boolean,
     private readonly p: Pending<void>,
-  ) {}
-
-  start(): void {
-    if (this.p.done) return;
-    if (this.ch.connected) this.issue();
-    else this.wait();
+  ) {
+    super(ch);
   }
 
-  private wait(): void {
-    this.waiting = true;
-    this.ch.addWaiter(this);
+  protected get settled(): boolean {
+    return this.p.done;
   }
 
-  channelConnected(): void {
-    this.waiting = false;
-    this.issue();
-  }
-
-  private issue(): void {
-    const { ch, p } = this;
-    if (p.done) return;
-    const t = ch.transport;
-    if (!t || !ch.connected) return this.wait();
-    if (!ch.canWrite) return p.reject(new AccessDeniedError('no write access', ch.name));
+  /** ChannelOperation: check access, encode for the native type, send WRITE_NOTIFY (or WRITE). */
+  protected send(ch: Channel, circuit: ClientCircuit): number {
+    const p = this.p;
+    if (!ch.canWrite) {
+      p.reject(new AccessDeniedError('no write access', ch.name));
+      return 0;
+    }
     let enc;
     try {
       enc = encodePut(ch, this.value);
     } catch (e) {
-      return p.reject(e);
+      p.reject(e);
+      return 0;
     }
-    const circuit = t.circuit;
-    if (!this.notify) {
-      circuit.write(ch.sid, enc.dbrType, enc.count, enc.payload);
-      return p.resolve();
-    }
-    this.circuit = circuit;
-    this.ioid = circuit.write(ch.sid, enc.dbrType, enc.count, enc.payload, this);
+    if (this.notify) return circuit.write(ch.sid, enc.dbrType, enc.count, enc.payload, this);
+    circuit.write(ch.sid, enc.dbrType, enc.count, enc.payload);
+    p.resolve();
+    return 0;
   }
 
   onReply(): void {
@@ -66,17 +52,6 @@ class ChannelWrite implements ConnectWaiter, IoHandler {
   onFail(reason: FailReason): void {
     this.ioid = 0;
     this.p.reject(this.ch.failureError(reason) as CaError);
-  }
-
-  cancel(): void {
-    if (this.waiting) {
-      this.waiting = false;
-      this.ch.removeWaiter(this);
-    }
-    if (this.ioid) {
-      this.circuit?.abandon(this.ioid);
-      this.ioid = 0;
-    }
   }
 }
 
