@@ -1,11 +1,21 @@
-// The public Context: configuration, get/put/monitor/snapshot and close(). The channels, name
-// resolution and circuits behind it belong to its ChannelManager, held in a private field.
+// The public Context: configuration, get/put/monitor/snapshot and close() for both protocols.
+// A name prefixed `ca://` or `pva://` picks the protocol, others use the context's default (CA
+// unless set); the CA and PVA channel managers behind it are private and made on first use.
 import type { Reading } from '../ca/dbr.js';
+import type { FieldDesc } from '../pva/types.js';
 import { resolveConfig, type CaConfig, type ContextOptions } from '../transport/config.js';
+import { resolvePvaConfig, type PvaConfig } from '../transport/pva-config.js';
 import { runSnapshot } from './batch.js';
+import { BadArgumentError, ClosedError } from './errors.js';
 import { ChannelManager } from './manager.js';
 import type { Monitor, MonitorCallback, MonitorOptions } from './monitor.js';
-import type { GetOptions, PutOptions, PutValue } from './options.js';
+import type { CallOptions, GetOptions, PutOptions, PutValue } from './options.js';
+import { pvaGet, pvaGetField, pvaPut, type PvaPutOptions, type PvaReadOptions } from './pva/api.js';
+import { PvaManager } from './pva/manager.js';
+import { PvaMonitor, type PvaMonitorOptions } from './pva/monitor.js';
+import type { PvaPutValue } from './pva/ops.js';
+import type { PvaReading } from './pva/reading.js';
+import { runPvaSnapshot, type PvaSnapshotOptions } from './pva/snapshot.js';
 import { readOnce } from './read.js';
 import type { SnapshotOptions, SnapshotResult } from './snapshot.js';
 import { ChannelMonitor } from './subscription.js';
@@ -13,53 +23,127 @@ import { writeOnce } from './write.js';
 
 export type { GetOptions, PutOptions } from './options.js';
 
-export class Context {
-  readonly config: CaConfig;
-  readonly #manager: ChannelManager;
+export type Protocol = 'ca' | 'pva';
+/** What a read gives over a protocol. */
+export type ReadingOf<P extends Protocol> = P extends 'pva' ? PvaReading : Reading;
+type PvaName = `pva://${string}`;
+type CaName = `ca://${string}`;
 
-  constructor(options: ContextOptions = {}) {
+/** The protocol and the bare name of `name` under a context whose default is `def`. */
+export function splitName(name: string, def: Protocol): [Protocol, string] {
+  if (typeof name !== 'string') return [def, name];
+  if (name.startsWith('pva://')) return ['pva', name.slice(6)];
+  if (name.startsWith('ca://')) return ['ca', name.slice(5)];
+  return [def, name];
+}
+
+export class Context<P extends Protocol = 'ca'> {
+  readonly config: CaConfig;
+  readonly pvaConfig: PvaConfig;
+  /** Protocol of names without a prefix. */
+  readonly protocol: P;
+  readonly #ca: ChannelManager;
+  #pva: PvaManager | undefined;
+
+  /** `protocol`: the protocol of names without a `ca://` or `pva://` prefix (default 'ca'). */
+  constructor(options: ContextOptions & { protocol?: P } = {}) {
+    const proto = options.protocol ?? 'ca';
+    if (proto !== 'ca' && proto !== 'pva') throw new BadArgumentError(`protocol must be 'ca' or 'pva', got '${String(proto)}'`);
+    this.protocol = proto as P;
     this.config = resolveConfig(options);
-    this.#manager = new ChannelManager(this.config);
+    this.pvaConfig = resolvePvaConfig(options);
+    this.#ca = new ChannelManager(this.config);
   }
 
   get closed(): boolean {
-    return this.#manager.closed;
+    return this.#ca.closed;
   }
 
-  /** Read a PV once. Resolves to a Reading (value, alarm, timestamp, metadata). */
-  async get(name: string, opts: GetOptions = {}): Promise<Reading> {
-    return readOnce(this.#manager, name, opts);
+  #pvaManager(): PvaManager {
+    if (this.#ca.closed) throw new ClosedError();
+    return (this.#pva ??= new PvaManager(this.pvaConfig));
   }
 
-  /** Write a PV. By default waits for completion (WRITE_NOTIFY); `wait: false` sends a WRITE. */
-  async put(name: string, value: PutValue, opts: PutOptions = {}): Promise<void> {
-    return writeOnce(this.#manager, name, value, opts);
+  /** Read a PV once: a Reading over CA, a PvaReading (normative types) over PV Access. */
+  get(name: PvaName, opts?: CallOptions & PvaReadOptions): Promise<PvaReading>;
+  get(name: CaName, opts?: GetOptions): Promise<Reading>;
+  get(name: string, opts?: GetOptions & PvaReadOptions): Promise<ReadingOf<P>>;
+  async get(name: string, opts: GetOptions & PvaReadOptions = {}): Promise<Reading | PvaReading> {
+    const [proto, bare] = splitName(name, this.protocol);
+    if (proto === 'pva') return pvaGet(this.#pvaManager(), bare, opts);
+    return readOnce(this.#ca, bare, opts);
+  }
+
+  /**
+   * Write a PV. CA waits for completion (WRITE_NOTIFY) unless `wait: false`; PV Access puts the
+   * `value` field (an enum's index, or its choice by name) or, given an object, the fields it names.
+   */
+  put(name: PvaName, value: PvaPutValue, opts?: PvaPutOptions): Promise<void>;
+  put(name: string, value: PutValue | PvaPutValue, opts?: PutOptions & PvaPutOptions): Promise<void>;
+  async put(name: string, value: PutValue | PvaPutValue, opts: PutOptions & PvaPutOptions = {}): Promise<void> {
+    const [proto, bare] = splitName(name, this.protocol);
+    if (proto === 'pva') return pvaPut(this.#pvaManager(), bare, value as PvaPutValue, opts);
+    return writeOnce(this.#ca, bare, value as PutValue, opts);
   }
 
   /**
    * Subscribe to a PV. With a callback, events go to it and the returned handle has close().
    * Without, the returned Monitor is an async iterable with a bounded queue.
    */
-  monitor(name: string, opts?: MonitorOptions, callback?: MonitorCallback): Monitor {
-    return new ChannelMonitor(this.#manager, name, opts ?? {}, callback);
+  monitor(name: PvaName, opts?: PvaMonitorOptions, callback?: MonitorCallback<PvaReading>): Monitor<PvaReading>;
+  monitor(name: CaName, opts?: MonitorOptions, callback?: MonitorCallback): Monitor;
+  monitor(name: string, opts?: MonitorOptions & PvaMonitorOptions, callback?: MonitorCallback<ReadingOf<P>>): Monitor<ReadingOf<P>>;
+  monitor(name: string, opts?: MonitorOptions & PvaMonitorOptions, callback?: MonitorCallback<never>): Monitor<ReadingOf<P> | Reading | PvaReading> {
+    const [proto, bare] = splitName(name, this.protocol);
+    if (proto === 'pva') return new PvaMonitor(this.#pvaManager(), bare, opts ?? {}, callback as MonitorCallback<PvaReading> | undefined);
+    return new ChannelMonitor(this.#ca, bare, opts ?? {}, callback as MonitorCallback | undefined);
   }
 
-  /** Read many PVs at once, each against its own timeout; one result per name, never a rejection. */
-  snapshot(names: readonly string[], opts: SnapshotOptions = {}): Promise<SnapshotResult[]> {
-    return runSnapshot(this.#manager, names, opts);
+  /**
+   * Read many PVs at once, each against its own timeout; one result per name in input order,
+   * never a rejection. Names of both protocols may be mixed.
+   */
+  async snapshot(names: readonly string[], opts: SnapshotOptions & PvaSnapshotOptions = {}): Promise<SnapshotResult<ReadingOf<P>>[]> {
+    const ca: number[] = [];
+    const pva: number[] = [];
+    const bare: string[] = new Array(names.length);
+    names.forEach((n, i) => {
+      const [proto, b] = splitName(n, this.protocol);
+      bare[i] = b;
+      (proto === 'pva' ? pva : ca).push(i);
+    });
+    if (pva.length === 0) return (await runSnapshot(this.#ca, bare, opts)) as SnapshotResult<ReadingOf<P>>[];
+    if (ca.length === 0) return (await runPvaSnapshot(this.#pvaManager(), bare, opts)) as SnapshotResult<ReadingOf<P>>[];
+    const [a, b] = await Promise.all([
+      runSnapshot(this.#ca, ca.map((i) => bare[i]!), opts),
+      runPvaSnapshot(this.#pvaManager(), pva.map((i) => bare[i]!), opts),
+    ]);
+    const out = new Array<SnapshotResult<Reading> | SnapshotResult<PvaReading>>(names.length);
+    ca.forEach((i, k) => (out[i] = a[k]!));
+    pva.forEach((i, k) => (out[i] = b[k]!));
+    return out as SnapshotResult<ReadingOf<P>>[];
   }
 
-  /** Close every circuit and socket and fail whatever is pending; the process can then exit. */
+  /** PV Access GET_FIELD: the type description of a channel (or of one of its fields, by dotted path). */
+  async getField(name: string, field = '', opts: CallOptions = {}): Promise<FieldDesc> {
+    const [proto, bare] = splitName(name, this.protocol);
+    if (proto !== 'pva') throw new BadArgumentError('getField is a PV Access operation: use a pva:// name or a PVA context', name);
+    return pvaGetField(this.#pvaManager(), bare, field, opts);
+  }
+
+  /** Close every connection and socket of both protocols and fail whatever is pending. */
   async close(): Promise<void> {
-    this.#manager.close();
+    this.#ca.close();
+    this.#pva?.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
 
-  /** Diagnostics: number of open circuits, channels, and names still searching. */
-  stats(): { circuits: number; channels: number; searching: number; datagramsSent: number } {
-    return this.#manager.stats();
+  /** Diagnostics: open circuits, channels, names still searching, datagrams sent (CA; `pva` for PV Access). */
+  stats(): { circuits: number; channels: number; searching: number; datagramsSent: number; pva?: ReturnType<PvaManager['stats']> } {
+    const s = this.#ca.stats();
+    return this.#pva ? { ...s, pva: this.#pva.stats() } : s;
   }
 }

@@ -24,17 +24,19 @@ export interface MonitorOptions extends ReadOptions {
 }
 
 export type ConnectionEvent =
+  /** nativeType and nativeCount are CA's (-1 and 0 over PV Access). */
   | { kind: 'connected'; name: string; nativeType: number; nativeCount: number }
   | { kind: 'disconnected'; name: string };
 export type MonitorErrorEvent = { kind: 'error'; name: string; error: CaError };
-export type MonitorEvent = Reading | ConnectionEvent | MonitorErrorEvent;
-export type MonitorCallback = (event: MonitorEvent) => void;
+/** A monitor's events: value updates (a CA Reading, or a PvaReading over PV Access), connection changes, errors. */
+export type MonitorEvent<R = Reading> = R | ConnectionEvent | MonitorErrorEvent;
+export type MonitorCallback<R = Reading> = (event: MonitorEvent<R>) => void;
 
 /**
  * A subscription to one PV, made by Context.monitor(). With a callback, events go to it; without,
  * the Monitor is an async iterable. The channel is re-subscribed after each reconnect.
  */
-export abstract class Monitor implements AsyncIterable<MonitorEvent> {
+export abstract class Monitor<R = Reading> implements AsyncIterable<MonitorEvent<R>> {
   /** Updates dropped because the iterator's queue was full. */
   abstract get overruns(): number;
   /** Updates received. */
@@ -45,7 +47,7 @@ export abstract class Monitor implements AsyncIterable<MonitorEvent> {
   abstract get active(): boolean;
   /** Cancel the subscription and release the channel. Idempotent. */
   abstract close(): void;
-  abstract [Symbol.asyncIterator](): AsyncIterator<MonitorEvent>;
+  abstract [Symbol.asyncIterator](): AsyncIterator<MonitorEvent<R>>;
 
   [Symbol.dispose](): void {
     this.close();

@@ -11,10 +11,11 @@ export interface SnapshotOptions extends ReadOptions {
   signal?: AbortSignal;
 }
 
-export interface SnapshotSuccess {
+/** One name's answer; `R` is the reading it carries (a CA Reading, or a PvaReading over PV Access). */
+export interface SnapshotSuccess<R extends { value: unknown } = Reading> {
   readonly name: string;
   readonly ok: true;
-  readonly value: Reading['value'];
+  readonly value: R['value'];
   readonly severity: number;
   readonly status: number;
   /** The PV's timestamp (TIME form; the EPICS epoch when the form has none). */
@@ -23,7 +24,7 @@ export interface SnapshotSuccess {
   readonly nanoseconds: number;
   /** Milliseconds from the start of the snapshot to this answer. */
   readonly elapsedMs: number;
-  readonly reading: Reading;
+  readonly reading: R;
 }
 
 export interface SnapshotFailure {
@@ -34,4 +35,4 @@ export interface SnapshotFailure {
   elapsedMs: number;
 }
 
-export type SnapshotResult = SnapshotSuccess | SnapshotFailure;
+export type SnapshotResult<R extends { value: unknown } = Reading> = SnapshotSuccess<R> | SnapshotFailure;
