@@ -27,6 +27,7 @@ const ALL: Workload[] = ['snapshot', 'monitor', 'array'];
 export const CLIENTS: readonly ClientSpec[] = [
   { name: 'node', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: "this project's TypeScript CA client" },
   { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: 'the same, inside a worker thread' },
+  { name: 'node-pva', runtime: 'node', protocol: 'PVA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: "this project's TypeScript client over PV Access" },
   { name: 'epics-tca', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epics-tca', description: 'the epics-tca npm package (pure TypeScript CA)' },
   { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
   { name: 'caget-procs', runtime: 'c', protocol: 'CA', workloads: ['snapshot'], library: 'epicscorelibs', description: 'one c-libca caget process per PV, all in parallel' },
@@ -54,6 +55,8 @@ export function runnerCommand(spec: ClientSpec, python: string): { command: stri
   switch (spec.name) {
     case 'node':
       return { command: process.execPath, args: [join(dist, 'node.js')] };
+    case 'node-pva':
+      return { command: process.execPath, args: [join(dist, 'node.js'), '--pva'] };
     case 'node-worker':
       return { command: process.execPath, args: [join(dist, 'node.js'), '--worker'] };
     case 'epics-tca':

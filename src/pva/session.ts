@@ -5,7 +5,7 @@ import { BitSet } from './bitset.js';
 import { Writer } from './buffer.js';
 import { Cmd, Sub } from './constants.js';
 import type { PvaHeader } from './header.js';
-import { decodeMessage, encodeMessage, type Message, type Operation, type ResponseMessage } from './messages.js';
+import { decodeMessage, encodeMessage, type ChannelName, type Message, type Operation, type ResponseMessage } from './messages.js';
 import { isSuccess, type Status } from './status.js';
 import { scalar, structure, TypeCache, type FieldDesc, type StructureDesc } from './types.js';
 import type { PvStructure, Typed } from './values.js';
@@ -62,6 +62,8 @@ export interface SessionEvents {
 /** The buffer size and introspection registry size this client announces. */
 const CLIENT_BUFFER = 0x10000;
 const CLIENT_REGISTRY = 0x7fff;
+/** Channels named in one CREATE_CHANNEL request (pvxs takes many; other servers only one). */
+const MAX_CREATES = 1;
 
 export class ClientSession {
   readonly types = new TypeCache();
@@ -82,6 +84,7 @@ export class ClientSession {
 
   /** The bytes to write (undefined: nothing). */
   take(): Uint8Array | undefined {
+    if (this.creates.length) this.flushCreates();
     return this.out.length ? this.out.take() : undefined;
   }
 
@@ -185,8 +188,18 @@ export class ClientSession {
     else this.early.push(ch);
   }
 
+  /** Creates wait here until the end of the turn's writes, to go out as one request. */
+  private creates: ChannelName[] = [];
+
   private sendCreate(ch: SessionChannel): void {
-    this.send({ type: 'CreateChannelRequest', channels: [{ id: ch.cid, name: ch.name }] });
+    if (this.creates.length === 0) this.events.wantFlush();
+    this.creates.push({ id: ch.cid, name: ch.name });
+  }
+
+  private flushCreates(): void {
+    const list = this.creates;
+    for (let i = 0; i < list.length; i += MAX_CREATES) this.send({ type: 'CreateChannelRequest', channels: list.slice(i, i + MAX_CREATES) });
+    this.creates = [];
   }
 
   private onCreateChannel(cid: number, sid: number, status: Status): void {

@@ -1,6 +1,9 @@
-// The workloads as this project's Node client runs them (snapshot, monitor), independent of
-// whether they run on the main thread or inside a worker thread.
+// The workloads as this project's Node client runs them (snapshot, monitor, array), over CA or
+// (--pva) PV Access, independent of whether they run on the main thread or inside a worker thread.
+import { ALARM_STATUS_NAMES } from '../../ca/constants.js';
 import { Context } from '../../client/context.js';
+import { PvaReading } from '../../client/pva/reading.js';
+import type { Reading } from '../../ca/dbr.js';
 import type { MonitorEvent } from '../../client/monitor.js';
 import type { Monitor } from '../../client/monitor.js';
 import type { RunnerArgs } from './protocol.js';
@@ -12,16 +15,31 @@ export interface Shipment {
   payload: Uint8Array;
 }
 
+/** The CA alarm status of a reading: QSRV sends the CA status name as the PVA alarm message. */
+function statusOf(r: { status: number }): number {
+  if (r instanceof PvaReading) {
+    const i = ALARM_STATUS_NAMES.indexOf(r.message as (typeof ALARM_STATUS_NAMES)[number]);
+    return i >= 0 ? i : r.status;
+  }
+  return r.status;
+}
+
 export class NodeWorkload {
-  private readonly ctx = new Context();
-  private monitors: Monitor[] = [];
+  private readonly ctx: Context<'ca' | 'pva'>;
+  /** PV Access: the fields the monitors ask for. */
+  private readonly request: string | undefined;
+  private monitors: Monitor<Reading | PvaReading>[] = [];
   private store: SampleStore | undefined;
   private snapshotJson: Uint8Array | undefined;
 
   constructor(
     private readonly args: RunnerArgs,
     private readonly events: (event: Record<string, unknown>) => void,
-  ) {}
+  ) {
+    const pva = args.flags.pva === true;
+    this.ctx = new Context({ protocol: pva ? 'pva' : 'ca' });
+    this.request = pva ? 'field(value,alarm,timeStamp)' : undefined;
+  }
 
   start(): void {
     if (this.args.workload === 'snapshot') void this.snapshot();
@@ -36,9 +54,10 @@ export class NodeWorkload {
       r.ok
         ? {
             ok: true,
-            value: typeof r.value === 'number' || typeof r.value === 'string' ? r.value : Array.from(r.value as ArrayLike<number>),
+            value: typeof r.value === 'number' || typeof r.value === 'string' ? r.value
+              : typeof r.value === 'bigint' ? Number(r.value) : Array.from(r.value as ArrayLike<number>),
             severity: r.severity,
-            status: r.status,
+            status: statusOf(r.reading),
             timestamp: r.reading.posixSeconds,
             elapsedMs: r.elapsedMs,
           }
@@ -54,19 +73,19 @@ export class NodeWorkload {
     const seen = new Uint8Array(names.length);
     let complete = false;
     names.forEach((name, i) => {
-      const onEvent = (e: MonitorEvent): void => {
+      const onEvent = (e: MonitorEvent<Reading | PvaReading>): void => {
         if (e.kind !== 'update') return;
         const recv = nowSeconds();
         if (seen[i] === 0) {
           seen[i] = 1;
           if (++firstSeen === names.length) this.events({ ev: 'connected', count: names.length });
         }
-        if (store.add(i, e.severity, e.status, e.value as number, e.posixSeconds, recv) && !complete) {
+        if (store.add(i, e.severity, statusOf(e), Number(e.value), e.posixSeconds, recv) && !complete) {
           complete = true;
           this.events({ ev: 'complete' });
         }
       };
-      this.monitors.push(this.ctx.monitor(name, { type: 'double' }, onEvent));
+      this.monitors.push(this.ctx.monitor(name, { type: 'double', ...(this.request ? { request: this.request } : {}) }, onEvent));
     });
   }
 
@@ -75,7 +94,7 @@ export class NodeWorkload {
     const store = (this.store = new SampleStore(1, this.args.samples));
     let n = 0;
     let elements = 0;
-    const onEvent = (e: MonitorEvent): void => {
+    const onEvent = (e: MonitorEvent<Reading | PvaReading>): void => {
       if (e.kind !== 'update') return;
       const recv = nowSeconds();
       const a = e.value as Float64Array;
@@ -87,7 +106,8 @@ export class NodeWorkload {
         this.events({ ev: 'complete', elements });
       }
     };
-    this.monitors.push(this.ctx.monitor(this.args.names[0]!, { type: 'double', reuseArrays: true }, onEvent));
+    const opts = this.request ? { request: this.request } : { type: 'double' as const, reuseArrays: true };
+    this.monitors.push(this.ctx.monitor(this.args.names[0]!, opts, onEvent));
   }
 
   ship(): Shipment {

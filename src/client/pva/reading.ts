@@ -1,6 +1,6 @@
 // What a PV Access read or monitor update gives: the normative-type shape (NTScalar, NTEnum, ...)
 // with the value, alarm and timestamp lifted out, in the same shape as a CA Reading.
-import { toNT, type NTValue } from '../../pva/nt.js';
+import { ntName, toNT, type NTValue } from '../../pva/nt.js';
 import type { FieldDesc } from '../../pva/types.js';
 import type { NumericArray, PvStructure, PvValue } from '../../pva/values.js';
 
@@ -9,6 +9,18 @@ export type PvaValue = number | bigint | string | boolean | NumericArray | strin
 
 const isObj = (v: unknown): v is PvStructure => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0);
+
+const kinds = new WeakMap<FieldDesc, string>();
+
+/** The normative type of a type description ('' for none), looked up once per type. */
+function kindOf(type: FieldDesc): string {
+  let k = kinds.get(type);
+  if (k === undefined) {
+    k = type.kind === 'structure' ? ntName(type.id) ?? '' : '';
+    kinds.set(type, k);
+  }
+  return k;
+}
 
 export class PvaReading {
   readonly kind = 'update' as const;
@@ -23,8 +35,7 @@ export class PvaReading {
   readonly secondsPastEpoch: number;
   readonly nanoseconds: number;
   readonly userTag: number;
-  /** The value in its normative-type shape (kind 'plain' for other structures). */
-  readonly nt: NTValue;
+  #nt: NTValue | undefined;
 
   constructor(
     /** The structure's type as the server described it. */
@@ -32,13 +43,11 @@ export class PvaReading {
     /** The structure as decoded (a monitor's later updates do not change it: each update is a new reading). */
     readonly raw: PvStructure,
   ) {
-    const nt = toNT(type, raw);
-    this.nt = nt;
-    switch (nt.kind) {
-      case 'NTEnum': this.value = nt.value.index; break;
-      case 'NTTable': this.value = nt.columns as PvValue; break;
-      case 'plain': this.value = isObj(raw) && 'value' in raw ? raw.value! : raw; break;
-      default: this.value = nt.value;
+    switch (kindOf(type)) {
+      case 'NTScalar': case 'NTScalarArray': this.value = raw.value as PvaValue; break;
+      case 'NTEnum': this.value = isObj(raw.value) ? num(raw.value.index) : 0; break;
+      case 'NTTable': case 'NTNDArray': this.value = this.nt.kind === 'NTTable' ? (this.nt.columns as PvValue) : (this.nt as { value: PvaValue }).value; break;
+      default: this.value = isObj(raw) && 'value' in raw ? raw.value! : raw;
     }
     const alarm = raw.alarm;
     const ts = raw.timeStamp;
@@ -48,6 +57,11 @@ export class PvaReading {
     this.secondsPastEpoch = isObj(ts) ? num(ts.secondsPastEpoch) : 0;
     this.nanoseconds = isObj(ts) ? num(ts.nanoseconds) : 0;
     this.userTag = isObj(ts) ? num(ts.userTag) : 0;
+  }
+
+  /** The value in its normative-type shape (kind 'plain' for other structures); made on first use. */
+  get nt(): NTValue {
+    return (this.#nt ??= toNT(this.type, this.raw));
   }
 
   /** The timestamp as a Date (millisecond precision). */
