@@ -275,3 +275,39 @@ function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: Bi
     off += span;
   }
 }
+
+const isStruct = (v: PvValue | undefined): v is PvStructure =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v) && !('field' in v && 'value' in v && Object.keys(v).length === 2);
+
+function copyStructure(desc: StructureDesc, v: PvStructure): PvStructure {
+  const out: PvStructure = {};
+  for (const f of desc.fields) {
+    const x = v[f.name]!;
+    setField(out, f.name, f.type.kind === 'structure' && isStruct(x) ? copyStructure(f.type, x) : x);
+  }
+  return out;
+}
+
+/**
+ * A copy of the fields of `value` that `valid` covers (the fields a server sent: a set structure
+ * bit covers all its fields). Nested structures are copied; arrays are shared (decoding replaces
+ * them, never changes them in place).
+ */
+export function selectFields(desc: StructureDesc, value: PvStructure, valid: BitSet): PvStructure {
+  if (valid.get(0)) return copyStructure(desc, value);
+  return selectInto(desc, value, valid, 0);
+}
+
+function selectInto(desc: StructureDesc, value: PvStructure, valid: BitSet, base: number): PvStructure {
+  const out: PvStructure = {};
+  let off = base + 1;
+  for (const f of desc.fields) {
+    const t = f.type;
+    const span = t.kind === 'structure' ? bitCount(t) : 1;
+    const x = value[f.name]!;
+    if (valid.get(off)) setField(out, f.name, t.kind === 'structure' && isStruct(x) ? copyStructure(t, x) : x);
+    else if (t.kind === 'structure' && valid.anyIn(off + 1, off + span) && isStruct(x)) setField(out, f.name, selectInto(t, x, valid, off));
+    off += span;
+  }
+  return out;
+}

@@ -9,7 +9,7 @@ import type { CallOptions } from '../options.js';
 import { checkTimeout, Pending } from '../pending.js';
 import type { PvaChannel } from './channel.js';
 import type { PvaManager } from './manager.js';
-import { PvaGet, PvaOperation, putData, pvRequestOf, remoteError, type PvaPutValue, type PvaRequest } from './ops.js';
+import { fieldOf, PvaGet, PvaOperation, putData, pvRequestOf, remoteError, type PvaPutValue, type PvaRequest } from './ops.js';
 import { PvaReading } from './reading.js';
 
 export interface PvaReadOptions {
@@ -125,6 +125,13 @@ class GetFieldOnce extends PvaOperation {
     this.requestId = 0;
     if (!isSuccess(status)) return this.failed(remoteError(this.ch.name, status));
     if (!type) return this.failed(new ProtocolError('GET_FIELD reply without a type', this.ch.name));
+    // Servers may answer with the whole type (pvxs does): then the field is looked up here.
+    if (this.field && type.kind === 'structure') {
+      const sub = fieldOf(type, this.field);
+      if (sub) return this.p.resolve(sub);
+      const whole = type.id.startsWith('epics:nt/') || type.fields.some((f) => f.name === 'value');
+      if (whole) return this.failed(new BadArgumentError(`the channel's structure has no field '${this.field}'`, this.ch.name));
+    }
     this.p.resolve(type);
   }
 }

@@ -2,12 +2,12 @@
 // an ack for every half queue consumed), made again after each reconnect; updates become
 // PvaReadings delivered with the connection events to a callback or the bounded queue.
 import { Cmd } from '../../pva/constants.js';
-import type { BitSet } from '../../pva/bitset.js';
+import { BitSet } from '../../pva/bitset.js';
 import { buildPvRequest, parsePvRequest, type PvRequestOptions } from '../../pva/pvrequest.js';
 import type { ClientSession, OpHandler, PvaFailReason } from '../../pva/session.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import type { FieldDesc, StructureDesc } from '../../pva/types.js';
-import type { PvStructure, Typed } from '../../pva/values.js';
+import { selectFields, type PvStructure, type Typed } from '../../pva/values.js';
 import { getLogger } from '../../log.js';
 import { AbortedError, BadArgumentError, type CaError } from '../errors.js';
 import { Monitor, type MonitorCallback, type MonitorEvent } from '../monitor.js';
@@ -31,18 +31,6 @@ export interface PvaMonitorOptions {
   signal?: AbortSignal;
 }
 
-const isObj = (v: unknown): v is PvStructure => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
-
-/** A copy of the nested structures of a value (arrays are replaced, never changed in place, by later updates). */
-function cloneStructure(v: PvStructure): PvStructure {
-  const out: PvStructure = {};
-  for (const k in v) {
-    const x = v[k]!;
-    out[k] = isObj(x) ? cloneStructure(x) : x;
-  }
-  return out;
-}
-
 function monitorRequest(req: PvaRequest | undefined, pipelineSize: number): Typed {
   let o: PvRequestOptions;
   try {
@@ -63,6 +51,8 @@ export class PvaMonitor extends Monitor<PvaReading> implements OpHandler {
   private requestId = 0;
   private type: StructureDesc | undefined;
   private unacked = 0;
+  /** The fields the server has sent since the subscription began (the value holds only these). */
+  private valid = new BitSet();
   private closed = false;
   private readonly unlisten: () => void;
   private timer: NodeJS.Timeout | undefined;
@@ -107,6 +97,7 @@ export class PvaMonitor extends Monitor<PvaReading> implements OpHandler {
     this.session = ch.transport!.session;
     this.type = undefined;
     this.unacked = 0;
+    this.valid = new BitSet();
     this.requestId = this.session.init(Cmd.MONITOR, ch.sid, this.request, this, this.pipelineSize);
   }
 
@@ -126,10 +117,11 @@ export class PvaMonitor extends Monitor<PvaReading> implements OpHandler {
     this.session!.monitorStart(this.requestId);
   }
 
-  onUpdate(value: PvStructure, _changed: BitSet): void {
+  onUpdate(value: PvStructure, changed: BitSet): void {
     if (this.closed || !this.type) return;
     this.received++;
-    this.emit(new PvaReading(this.type, cloneStructure(value)));
+    if (!this.valid.get(0)) this.valid.or(changed);
+    this.emit(new PvaReading(this.type, selectFields(this.type, value, this.valid)));
     if (++this.unacked >= this.pipelineSize >> 1 && this.requestId) {
       this.session!.monitorAck(this.requestId, this.unacked);
       this.unacked = 0;

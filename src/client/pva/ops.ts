@@ -6,7 +6,7 @@ import { buildPvRequest, type PvRequestOptions } from '../../pva/pvrequest.js';
 import type { PvaFailReason, OpHandler } from '../../pva/session.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import { bitOffset, formatType, type FieldDesc, type StructureDesc } from '../../pva/types.js';
-import { defaultValue, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
+import { defaultValue, selectFields, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
 import { BadArgumentError, type CaError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
 import type { PvaChannel, PvaConnectWaiter } from './channel.js';
 
@@ -122,21 +122,23 @@ export abstract class PvaGet extends PvaOperation {
     this.session!.get(this.requestId);
   }
 
-  onReply(status: Status, value: PvStructure | undefined): void {
+  onReply(status: Status, value: PvStructure | undefined, changed: BitSet | undefined): void {
     const id = this.requestId;
     const type = this.session!.typeOf(id);
     this.session!.destroy(id);
     this.requestId = 0;
     if (!isSuccess(status)) return this.failed(remoteError(this.ch.name, status));
-    if (!value || !type) return this.failed(new ProtocolError('GET reply without data', this.ch.name));
-    this.succeeded(type, value);
+    if (!value || !type || !changed) return this.failed(new ProtocolError('GET reply without data', this.ch.name));
+    // Only the fields the server sent (pvxs keeps the whole type and marks the selected fields).
+    this.succeeded(type, changed.get(0) ? value : selectFields(type, value, changed));
   }
 }
 
 /** The value a put accepts: a plain value (for the `value` field) or fields by dotted path. */
 export type PvaPutValue = PvValue | { [path: string]: PvValue };
 
-function fieldAt(type: StructureDesc, path: string): FieldDesc | undefined {
+/** The type of a field by dotted path ("alarm.severity"). */
+export function fieldOf(type: StructureDesc, path: string): FieldDesc | undefined {
   let cur: FieldDesc = type;
   for (const part of path.split('.')) {
     if (cur.kind !== 'structure') return undefined;
@@ -184,7 +186,7 @@ export function putData(type: StructureDesc, v: PvaPutValue, name: string, enumC
   const plain = typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v);
   const entries: [string, PvValue][] = plain ? [['value', v as PvValue]] : Object.entries(v as Record<string, PvValue>);
   for (let [path, x] of entries) {
-    let desc = fieldAt(type, path);
+    let desc = fieldOf(type, path);
     if (desc?.kind === 'structure' && desc.id === 'enum_t' && path === 'value') {
       if (typeof x === 'string') {
         const i = enumChoices?.indexOf(x) ?? -1;
@@ -192,7 +194,7 @@ export function putData(type: StructureDesc, v: PvaPutValue, name: string, enumC
         x = i;
       }
       path = 'value.index';
-      desc = fieldAt(type, path);
+      desc = fieldOf(type, path);
     }
     if (!desc) throw new BadArgumentError(`the channel's structure has no field '${path}'`, name);
     const bit = bitOffset(type, path)!;
