@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../src/ioc/index.js';
 import { BadArgumentError, ClosedError, Context, NotFoundError, PvaReading, type MonitorEvent } from '../src/index.js';
-import { p4pRead, plain, pvaContextFor, pvaEnv, type P4pReading } from './pva-helpers.js';
+import { expectSent, p4pRead, plain, pvaContextFor, pvaEnv, type P4pReading } from './pva-helpers.js';
 import { waitFor } from './client-helpers.js';
 
 let ioc: Ioc;
@@ -26,19 +26,6 @@ afterAll(async () => {
   await ioc?.stop();
 });
 
-const isZero = (v: unknown): boolean => v === 0 || v === false || v === '' || (Array.isArray(v) && v.length === 0)
-  || (typeof v === 'object' && v !== null && Object.values(v).every(isZero));
-
-function expectSent(ours: Record<string, unknown>, theirs: Record<string, unknown>, path: string): void {
-  for (const [k, t] of Object.entries(theirs)) {
-    const o = ours[k];
-    if (o === undefined) expect(isZero(t), `${path}.${k} not sent, but p4p has ${JSON.stringify(t)}`).toBe(true);
-    else if (typeof t === 'object' && t !== null && !Array.isArray(t)) expectSent(o as Record<string, unknown>, t as Record<string, unknown>, `${path}.${k}`);
-    else expect(o, `${path}.${k}`).toEqual(t);
-  }
-  for (const k of Object.keys(ours)) expect(k in theirs, `${path}.${k} is not in p4p's value`).toBe(true);
-}
-
 describe('every kind of record matches p4p, field by field', () => {
   let ref: Map<string, P4pReading>;
   beforeAll(async () => {
@@ -54,7 +41,7 @@ describe('every kind of record matches p4p, field by field', () => {
     expect(r.type.kind === 'structure' && r.type.id).toBe(want.id);
     // Field by field: what QSRV sent equals what p4p has; a field QSRV did not send (p4p shows it
     // at its zero value) is absent here.
-    expectSent(plain(r.raw) as Record<string, unknown>, want.value!, name);
+    expectSent(expect, plain(r.raw) as Record<string, unknown>, want.value!, name);
     const alarm = want.value!.alarm as { severity: number; status: number; message: string };
     const ts = want.value!.timeStamp as { secondsPastEpoch: number; nanoseconds: number };
     expect([r.severity, r.status, r.message]).toEqual([alarm.severity, alarm.status, alarm.message]);

@@ -11,7 +11,7 @@ export function pvaContextFor(env: Readonly<Record<string, string>>): Context<'p
   return new Context({ env: pvaEnv(env), protocol: 'pva' });
 }
 
-/** JSON of a p4p Value: numpy arrays as lists, 64-bit integers as strings, non-finite floats by name. */
+/** JSON of a p4p Value (64-bit integers past 2^53 as strings): numpy arrays as lists, 64-bit integers as strings, non-finite floats by name. */
 export const PY_PLAIN = String.raw`
 import json, math
 def plain(v):
@@ -20,6 +20,7 @@ def plain(v):
     if isinstance(v, (list, tuple)): return [plain(x) for x in v]
     if isinstance(v, float) and not math.isfinite(v): return repr(v)
     if isinstance(v, bytes): return list(v)
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**53: return str(v)
     return v
 def value_dict(val):
     out = {}
@@ -53,10 +54,30 @@ export function p4pRead(env: Readonly<Record<string, string>>, names: string[]):
 
 /** Our value in the shape PY_PLAIN gives: typed arrays as lists, bigints as numbers, non-finite floats by name. */
 export function plain(v: unknown): unknown {
-  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
   if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf';
   if (ArrayBuffer.isView(v)) return Array.from(v as unknown as ArrayLike<number | bigint>, plain);
   if (Array.isArray(v)) return v.map(plain);
   if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
   return v;
+}
+
+const isZero = (v: unknown): boolean => v === 0 || v === false || v === '' || (Array.isArray(v) && v.length === 0)
+  || (typeof v === 'object' && v !== null && Object.values(v).every(isZero));
+
+/**
+ * Field by field: what the server sent equals what p4p has; a field the server did not send
+ * (p4p shows it at its zero value) is absent from ours. `expect` is vitest's.
+ */
+export function expectSent(
+  expect: (v: unknown, msg?: string) => { toBe(x: unknown): void; toEqual(x: unknown): void },
+  ours: Record<string, unknown>, theirs: Record<string, unknown>, path: string,
+): void {
+  for (const [k, t] of Object.entries(theirs)) {
+    const o = ours[k];
+    if (o === undefined) expect(isZero(t), `${path}.${k} not sent, but p4p has ${JSON.stringify(t)}`).toBe(true);
+    else if (typeof t === 'object' && t !== null && !Array.isArray(t)) expectSent(expect, o as Record<string, unknown>, t as Record<string, unknown>, `${path}.${k}`);
+    else expect(o, `${path}.${k}`).toEqual(t);
+  }
+  for (const k of Object.keys(ours)) expect(k in theirs, `${path}.${k} is not in p4p's value`).toBe(true);
 }
