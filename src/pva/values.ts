@@ -3,7 +3,7 @@
 import { BitSet } from './bitset.js';
 import { DecodeError, type Reader, type Writer } from './buffer.js';
 import {
-  bitCount, decodeType, encodeType, MAX_TYPE_DEPTH,
+  decodeType, encodeType, fieldSpans, MAX_TYPE_DEPTH,
   type FieldDesc, type ScalarType, type StructureDesc, type TypeCache, type TypeRegistry, type UnionDesc,
 } from './types.js';
 
@@ -243,17 +243,20 @@ export function decodePartial(r: Reader, desc: StructureDesc, target: PvStructur
 
 function partialInto(r: Reader, desc: StructureDesc, target: PvStructure, bits: BitSet, base: number, cache: TypeCache | undefined, depth: number): void {
   if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
+  const spans = fieldSpans(desc);
+  const fields = desc.fields;
   let off = base + 1;
-  for (const f of desc.fields) {
-    const span = f.type.kind === 'structure' ? bitCount(f.type) : 1;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    const span = spans[i]!;
     if (bits.get(off)) setField(target, f.name, decodeValue(r, f.type, cache, depth + 1));
-    else if (f.type.kind === 'structure' && bits.anyIn(off + 1, off + span)) {
+    else if (span > 1 && bits.anyIn(off + 1, off + span)) {
       let sub = target[f.name];
       if (typeof sub !== 'object' || sub === null || isArrayLike(sub)) {
         sub = defaultValue(f.type);
         setField(target, f.name, sub);
       }
-      partialInto(r, f.type, sub as PvStructure, bits, off, cache, depth + 1);
+      partialInto(r, f.type as StructureDesc, sub as PvStructure, bits, off, cache, depth + 1);
     }
     off += span;
   }
@@ -266,18 +269,18 @@ export function encodePartial(w: Writer, desc: StructureDesc, value: PvStructure
 }
 
 function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: BitSet, base: number, registry?: TypeRegistry): void {
+  const spans = fieldSpans(desc);
   let off = base + 1;
-  for (const f of desc.fields) {
-    const span = f.type.kind === 'structure' ? bitCount(f.type) : 1;
+  desc.fields.forEach((f, i) => {
+    const span = spans[i]!;
     const v = value[f.name] ?? defaultValue(f.type);
     if (bits.get(off)) encodeValue(w, f.type, v, registry);
-    else if (f.type.kind === 'structure' && bits.anyIn(off + 1, off + span)) partialOut(w, f.type, v as PvStructure, bits, off, registry);
+    else if (span > 1 && bits.anyIn(off + 1, off + span)) partialOut(w, f.type as StructureDesc, v as PvStructure, bits, off, registry);
     off += span;
-  }
+  });
 }
 
-const isStruct = (v: PvValue | undefined): v is PvStructure =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v) && !('field' in v && 'value' in v && Object.keys(v).length === 2);
+const isStruct = (v: PvValue | undefined): v is PvStructure => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
 function copyStructure(desc: StructureDesc, v: PvStructure): PvStructure {
   const out: PvStructure = {};
@@ -300,13 +303,20 @@ export function selectFields(desc: StructureDesc, value: PvStructure, valid: Bit
 
 function selectInto(desc: StructureDesc, value: PvStructure, valid: BitSet, base: number): PvStructure {
   const out: PvStructure = {};
+  const spans = fieldSpans(desc);
+  const fields = desc.fields;
   let off = base + 1;
-  for (const f of desc.fields) {
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
     const t = f.type;
-    const span = t.kind === 'structure' ? bitCount(t) : 1;
-    const x = value[f.name]!;
-    if (valid.get(off)) setField(out, f.name, t.kind === 'structure' && isStruct(x) ? copyStructure(t, x) : x);
-    else if (t.kind === 'structure' && valid.anyIn(off + 1, off + span) && isStruct(x)) setField(out, f.name, selectInto(t, x, valid, off));
+    const span = spans[i]!;
+    if (valid.get(off)) {
+      const x = value[f.name]!;
+      setField(out, f.name, t.kind === 'structure' && isStruct(x) ? copyStructure(t, x) : x);
+    } else if (span > 1 && valid.anyIn(off + 1, off + span)) {
+      const x = value[f.name]!;
+      if (isStruct(x)) setField(out, f.name, selectInto(t as StructureDesc, x, valid, off));
+    }
     off += span;
   }
   return out;

@@ -31,7 +31,22 @@ export interface PvaMonitorOptions {
   signal?: AbortSignal;
 }
 
+const requests = new Map<string, Typed>();
+
 function monitorRequest(req: PvaRequest | undefined, pipelineSize: number): Typed {
+  if (typeof req === 'string' || req === undefined) {
+    const key = `${pipelineSize} ${req ?? ''}`;
+    let t = requests.get(key);
+    if (!t) {
+      t = buildMonitorRequest(req, pipelineSize);
+      if (requests.size < 64) requests.set(key, t);
+    }
+    return t;
+  }
+  return buildMonitorRequest(req, pipelineSize);
+}
+
+function buildMonitorRequest(req: PvaRequest | undefined, pipelineSize: number): Typed {
   let o: PvRequestOptions;
   try {
     o = typeof req === 'string' ? parsePvRequest(req) : req ?? {};
