@@ -6,9 +6,9 @@ import { Reader, Writer } from './buffer.js';
 import { Cmd, Flags, Sub } from './constants.js';
 import { isBigEndian, type PvaHeader } from './header.js';
 import { decodeMessage, encodeMessage, type ChannelName, type Message, type Operation, type ResponseMessage } from './messages.js';
-import { isSuccess, type Status } from './status.js';
+import { decodeStatus, isSuccess, OK, type Status } from './status.js';
 import { scalar, structure, TypeCache, type FieldDesc, type StructureDesc } from './types.js';
-import { decodePartial, defaultValue, type PvStructure, type Typed } from './values.js';
+import { decodeUpdate, type PvStructure, type Typed } from './values.js';
 
 /** Why a channel or operation ended without its reply. */
 export type PvaFailReason =
@@ -106,7 +106,7 @@ export class ClientSession {
   /** One framed message from the server. */
   receive(h: PvaHeader, payload: Uint8Array): void {
     if (this.state === 'closed') return;
-    if (h.command === Cmd.MONITOR && (h.flags & Flags.CONTROL) === 0 && this.monitorUpdate(h, payload)) return;
+    if ((h.command === Cmd.MONITOR || h.command === Cmd.GET) && (h.flags & Flags.CONTROL) === 0 && this.data(h, payload)) return;
     const m = decodeMessage(h, payload, { types: this.types, operation: this.lookup });
     switch (m.type) {
       case 'Invalid': return this.events.protocolError(`malformed message (command ${m.command}): ${m.reason}`);
@@ -157,28 +157,36 @@ export class ClientSession {
   }
 
   /**
-   * The hot path of a monitor update (the generic decoder gives the same, with more objects):
-   * false when the message is not a plain update of a known monitor.
+   * The data path of monitor updates and GET replies, decoded into new structures that hold only
+   * the fields the server sent (a monitor's next update copies what it changes). False when the
+   * message is not data of a known operation (the generic decoder takes it).
    */
-  private monitorUpdate(h: PvaHeader, payload: Uint8Array): boolean {
+  private data(h: PvaHeader, payload: Uint8Array): boolean {
     if (payload.length < 5) return false;
     const r = new Reader(payload, !isBigEndian(h.flags));
     const e = this.ops.get(r.i32());
-    if (!e?.op || !e.keep || (r.u8() & (Sub.INIT | Sub.DESTROY | Sub.PROCESS)) !== 0) return false;
-    const op = e.op;
-    let changed: BitSet, overrun: BitSet;
-    let value = op.value;
+    const op = e?.op;
+    if (!op || e.command !== h.command || (r.u8() & (Sub.INIT | Sub.DESTROY | Sub.PROCESS)) !== 0) return false;
+    let changed: BitSet, overrun: BitSet | undefined;
+    let value: PvStructure;
+    const monitor = h.command === Cmd.MONITOR;
     try {
+      const status = monitor ? OK : decodeStatus(r);
+      if (!isSuccess(status)) {
+        e.handler.onReply?.(status, undefined, undefined, null);
+        return true;
+      }
       changed = BitSet.decode(r);
-      value ??= defaultValue(op.type) as PvStructure;
-      decodePartial(r, op.type, value, changed, this.types);
-      overrun = BitSet.decode(r);
+      value = decodeUpdate(r, op.type, monitor ? op.value : undefined, changed, this.types);
+      if (monitor) overrun = BitSet.decode(r);
     } catch (err) {
-      this.events.protocolError(`malformed monitor update: ${(err as Error).message}`);
+      this.events.protocolError(`malformed ${monitor ? 'monitor update' : 'GET reply'}: ${(err as Error).message}`);
       return true;
     }
-    op.value = value;
-    e.handler.onUpdate?.(value, changed, overrun);
+    if (monitor) {
+      op.value = value;
+      e.handler.onUpdate?.(value, changed, overrun);
+    } else e.handler.onReply?.(OK, value, changed, null);
     return true;
   }
 

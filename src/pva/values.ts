@@ -282,40 +282,30 @@ function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: Bi
 
 const isStruct = (v: PvValue | undefined): v is PvStructure => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
-function copyStructure(desc: StructureDesc, v: PvStructure): PvStructure {
-  const out: PvStructure = {};
-  for (const f of desc.fields) {
-    const x = v[f.name]!;
-    setField(out, f.name, f.type.kind === 'structure' && isStruct(x) ? copyStructure(f.type, x) : x);
-  }
-  return out;
-}
-
 /**
- * A copy of the fields of `value` that `valid` covers (the fields a server sent: a set structure
- * bit covers all its fields). Nested structures are copied; arrays are shared (decoding replaces
- * them, never changes them in place).
+ * Read the fields `bits` selects into a new structure made from `prev` (which is not changed:
+ * it and the structures inside it that the update touches are copied). Starting from no
+ * `prev`, the result holds only the fields the sender sent. A set structure bit means the
+ * whole structure follows.
  */
-export function selectFields(desc: StructureDesc, value: PvStructure, valid: BitSet): PvStructure {
-  if (valid.get(0)) return copyStructure(desc, value);
-  return selectInto(desc, value, valid, 0);
+export function decodeUpdate(r: Reader, desc: StructureDesc, prev: PvStructure | undefined, bits: BitSet, cache: TypeCache | undefined): PvStructure {
+  if (bits.get(0)) return decodeValue(r, desc, cache) as PvStructure;
+  return updateInto(r, desc, prev, bits, 0, cache, 0);
 }
 
-function selectInto(desc: StructureDesc, value: PvStructure, valid: BitSet, base: number): PvStructure {
-  const out: PvStructure = {};
+function updateInto(r: Reader, desc: StructureDesc, prev: PvStructure | undefined, bits: BitSet, base: number, cache: TypeCache | undefined, depth: number): PvStructure {
+  if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
+  const out: PvStructure = prev ? { ...prev } : {};
   const spans = fieldSpans(desc);
   const fields = desc.fields;
   let off = base + 1;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
-    const t = f.type;
     const span = spans[i]!;
-    if (valid.get(off)) {
-      const x = value[f.name]!;
-      setField(out, f.name, t.kind === 'structure' && isStruct(x) ? copyStructure(t, x) : x);
-    } else if (span > 1 && valid.anyIn(off + 1, off + span)) {
-      const x = value[f.name]!;
-      if (isStruct(x)) setField(out, f.name, selectInto(t as StructureDesc, x, valid, off));
+    if (bits.get(off)) setField(out, f.name, decodeValue(r, f.type, cache, depth + 1));
+    else if (span > 1 && bits.anyIn(off + 1, off + span)) {
+      const sub = prev?.[f.name];
+      setField(out, f.name, updateInto(r, f.type as StructureDesc, isStruct(sub) ? sub : undefined, bits, off, cache, depth + 1));
     }
     off += span;
   }

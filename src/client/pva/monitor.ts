@@ -2,12 +2,12 @@
 // an ack for every half queue consumed), made again after each reconnect; updates become
 // PvaReadings delivered with the connection events to a callback or the bounded queue.
 import { Cmd } from '../../pva/constants.js';
-import { BitSet } from '../../pva/bitset.js';
+import type { BitSet } from '../../pva/bitset.js';
 import { buildPvRequest, parsePvRequest, type PvRequestOptions } from '../../pva/pvrequest.js';
 import type { ClientSession, OpHandler, PvaFailReason } from '../../pva/session.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import type { FieldDesc, StructureDesc } from '../../pva/types.js';
-import { selectFields, type PvStructure, type Typed } from '../../pva/values.js';
+import type { PvStructure, Typed } from '../../pva/values.js';
 import { getLogger } from '../../log.js';
 import { AbortedError, BadArgumentError, type CaError } from '../errors.js';
 import { Monitor, type MonitorCallback, type MonitorEvent } from '../monitor.js';
@@ -66,8 +66,6 @@ export class PvaMonitor extends Monitor<PvaReading> implements OpHandler {
   private requestId = 0;
   private type: StructureDesc | undefined;
   private unacked = 0;
-  /** The fields the server has sent since the subscription began (the value holds only these). */
-  private valid = new BitSet();
   private closed = false;
   private readonly unlisten: () => void;
   private timer: NodeJS.Timeout | undefined;
@@ -112,7 +110,6 @@ export class PvaMonitor extends Monitor<PvaReading> implements OpHandler {
     this.session = ch.transport!.session;
     this.type = undefined;
     this.unacked = 0;
-    this.valid = new BitSet();
     this.requestId = this.session.init(Cmd.MONITOR, ch.sid, this.request, this, this.pipelineSize);
   }
 
@@ -132,11 +129,11 @@ export class PvaMonitor extends Monitor<PvaReading> implements OpHandler {
     this.session!.monitorStart(this.requestId);
   }
 
-  onUpdate(value: PvStructure, changed: BitSet): void {
+  onUpdate(value: PvStructure, _changed: BitSet): void {
     if (this.closed || !this.type) return;
     this.received++;
-    if (!this.valid.get(0)) this.valid.or(changed);
-    this.emit(new PvaReading(this.type, selectFields(this.type, value, this.valid)));
+    // Each update is a new structure (the session copies what an update changes): it is the reading's own.
+    this.emit(new PvaReading(this.type, value));
     if (++this.unacked >= this.pipelineSize >> 1 && this.requestId) {
       this.session!.monitorAck(this.requestId, this.unacked);
       this.unacked = 0;

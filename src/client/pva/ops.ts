@@ -6,7 +6,7 @@ import { buildPvRequest, type PvRequestOptions } from '../../pva/pvrequest.js';
 import type { PvaFailReason, OpHandler } from '../../pva/session.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import { bitOffset, formatType, type FieldDesc, type StructureDesc } from '../../pva/types.js';
-import { defaultValue, selectFields, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
+import { defaultValue, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
 import { BadArgumentError, type CaError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
 import type { PvaChannel, PvaConnectWaiter } from './channel.js';
 
@@ -129,8 +129,8 @@ export abstract class PvaGet extends PvaOperation {
     this.requestId = 0;
     if (!isSuccess(status)) return this.failed(remoteError(this.ch.name, status));
     if (!value || !type || !changed) return this.failed(new ProtocolError('GET reply without data', this.ch.name));
-    // Only the fields the server sent (pvxs keeps the whole type and marks the selected fields).
-    this.succeeded(type, changed.get(0) ? value : selectFields(type, value, changed));
+    // The value holds only the fields the server sent (pvxs keeps the whole type and marks the selected fields).
+    this.succeeded(type, value);
   }
 }
 
