@@ -7,7 +7,7 @@ import { Cmd, Flags, Sub } from './constants.js';
 import { isBigEndian, type PvaHeader } from './header.js';
 import { decodeMessage, encodeMessage, type ChannelName, type Message, type Operation, type ResponseMessage } from './messages.js';
 import { decodeStatus, isSuccess, OK, type Status } from './status.js';
-import { scalar, structure, TypeCache, type FieldDesc, type StructureDesc } from './types.js';
+import { decodeType, scalar, structure, TypeCache, type FieldDesc, type StructureDesc } from './types.js';
 import { decodeUpdate, type PvStructure, type Typed } from './values.js';
 
 /** Why a channel or operation ended without its reply. */
@@ -59,6 +59,10 @@ export interface SessionEvents {
   searchResponse?(m: Extract<ResponseMessage, { type: 'SearchResponse' }>): void;
 }
 
+/** Bytes as a string of the same length (a map key). */
+const keyDecoder = new TextDecoder('latin1');
+const latin1 = (b: Uint8Array): string => keyDecoder.decode(b);
+
 /** The buffer size and introspection registry size this client announces. */
 const CLIENT_BUFFER = 0x10000;
 const CLIENT_REGISTRY = 0x7fff;
@@ -106,7 +110,7 @@ export class ClientSession {
   /** One framed message from the server. */
   receive(h: PvaHeader, payload: Uint8Array): void {
     if (this.state === 'closed') return;
-    if ((h.command === Cmd.MONITOR || h.command === Cmd.GET) && (h.flags & Flags.CONTROL) === 0 && this.data(h, payload)) return;
+    if ((h.command === Cmd.MONITOR || h.command === Cmd.GET || h.command === Cmd.PUT) && (h.flags & Flags.CONTROL) === 0 && this.data(h, payload)) return;
     const m = decodeMessage(h, payload, { types: this.types, operation: this.lookup });
     switch (m.type) {
       case 'Invalid': return this.events.protocolError(`malformed message (command ${m.command}): ${m.reason}`);
@@ -164,9 +168,13 @@ export class ClientSession {
   private data(h: PvaHeader, payload: Uint8Array): boolean {
     if (payload.length < 5) return false;
     const r = new Reader(payload, !isBigEndian(h.flags));
-    const e = this.ops.get(r.i32());
-    const op = e?.op;
-    if (!op || e.command !== h.command || (r.u8() & (Sub.INIT | Sub.DESTROY | Sub.PROCESS)) !== 0) return false;
+    const id = r.i32();
+    const e = this.ops.get(id);
+    if (!e || e.command !== h.command) return false;
+    const sub = r.u8();
+    if (sub & Sub.INIT) return this.initReply(r, id);
+    const op = e.op;
+    if (!op || h.command === Cmd.PUT || (sub & (Sub.DESTROY | Sub.PROCESS)) !== 0) return false;
     let changed: BitSet, overrun: BitSet | undefined;
     let value: PvStructure;
     const monitor = h.command === Cmd.MONITOR;
@@ -187,6 +195,43 @@ export class ClientSession {
       op.value = value;
       e.handler.onUpdate?.(value, changed, overrun);
     } else e.handler.onReply?.(OK, value, changed, null);
+    return true;
+  }
+
+  /** Types seen in INIT replies, by their bytes: thousands of channels of one record type share one description. */
+  private readonly interned = new Map<string, FieldDesc>();
+
+  /**
+   * An INIT reply whose type is written out in full (no cache ids): the same bytes give the same
+   * type object, decoded once. False for anything else (the generic decoder takes it).
+   */
+  private initReply(r: Reader, id: number): boolean {
+    const at = r.pos;
+    let status: Status;
+    try {
+      status = decodeStatus(r);
+    } catch {
+      return false;
+    }
+    const code = r.remaining > 0 ? r.bytes[r.pos]! : -1;
+    if (!isSuccess(status) || code === 0xfd || code === 0xfe || code === 0xfc || code < 0) {
+      r.pos = at;
+      return false;
+    }
+    const bytes = r.bytes.subarray(r.pos, r.end);
+    const key = latin1(bytes);
+    let type = this.interned.get(key);
+    if (!type) {
+      try {
+        type = decodeType(r, this.types) ?? undefined;
+      } catch (err) {
+        this.events.protocolError(`malformed INIT reply: ${(err as Error).message}`);
+        return true;
+      }
+      if (!type) return false;
+      if (this.interned.size < 256) this.interned.set(key, type);
+    }
+    this.onInit(id, status, type);
     return true;
   }
 

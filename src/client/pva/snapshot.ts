@@ -73,10 +73,17 @@ class PvaBatch {
   start(timeout: number): void {
     const n = this.names.length;
     this.timer = setTimeout(() => {
-      for (let i = 0; i < n && this.remaining > 0; i++) {
-        if (this.results[i]) continue;
-        const item = this.items[i];
-        this.fail(i, item ? item.ch.timeoutError() : new TimeoutError('not started within the timeout', this.names[i]));
+      // Thousands of names may time out at once: their errors carry no stack (it would only show this timer).
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      try {
+        for (let i = 0; i < n && this.remaining > 0; i++) {
+          if (this.results[i]) continue;
+          const item = this.items[i];
+          this.fail(i, item ? item.ch.timeoutError() : new TimeoutError('not started within the timeout', this.names[i]));
+        }
+      } finally {
+        Error.stackTraceLimit = limit;
       }
     }, timeout);
     const signal = this.signal;
