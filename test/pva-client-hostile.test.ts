@@ -36,7 +36,7 @@ describe('hostile PVA server', () => {
     const err = await ctx.get(`FAKE:${mode}`, { timeout: 1500 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProtocolError);
     expect(Date.now() - t0).toBeLessThan(1500);
-    const why = { truncated: /malformed message \(command 10\)/, oversized: /exceeds the limit/, badref: /unknown type id 77/ }[mode]!;
+    const why = { truncated: /malformed INIT reply: truncated/, oversized: /exceeds the limit/, badref: /unknown type id 77/ }[mode]!;
     if (!why.test((err as Error).message)) expect((err as Error).message).toBe(String(why));
     // The same context still works (a new connection).
     expect((await ctx.get('FAKE:good', { timeout: 2000 })).value).toBe(42.5);
