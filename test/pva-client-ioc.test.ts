@@ -186,7 +186,14 @@ describe('snapshots and names', () => {
     await expect(ctx.get('')).rejects.toBeInstanceOf(BadArgumentError);
     await expect(ctx.get(K + 'LONG', { timeout: -1 })).rejects.toBeInstanceOf(BadArgumentError);
     const c = pvaContextFor(ioc.env);
+    // Closing fails what is pending at once: a search in progress and a snapshot.
+    const pending = c.get('TEST:NOT:THERE', { timeout: 10_000 }).catch((e: unknown) => e);
+    const snap = c.snapshot(['TEST:NOT:THERE:2', K + 'LONG'], { timeout: 10_000 });
+    const t0 = Date.now();
     await c.close();
+    expect(await pending).toBeInstanceOf(ClosedError);
+    expect((await snap).map((x) => x.ok || x.code)).toEqual(['ERR_CA_CLOSED', 'ERR_CA_CLOSED']);
+    expect(Date.now() - t0).toBeLessThan(1000);
     await expect(c.get(K + 'LONG')).rejects.toBeInstanceOf(ClosedError);
   });
 });

@@ -10,6 +10,8 @@ export type PvaChannelState = 'searching' | 'connecting' | 'connected' | 'closed
 
 export interface PvaConnectWaiter {
   channelConnected(ch: PvaChannel): void;
+  /** The channel closed for good (its Context closed) before it connected. */
+  channelClosed(ch: PvaChannel): void;
 }
 
 export interface PvaChannelOwner {
@@ -139,8 +141,10 @@ export class PvaChannel implements SessionChannel, PvaSearchTarget {
     this.state = 'closed';
     if (was === 'connected') this.notify(false);
     this.listeners = undefined;
+    const ws = this.waiters;
     this.waiters = [];
     this.transport = undefined;
+    for (const w of ws) w.channelClosed(this);
   }
 
   /** The error a pending operation fails with when its time is up. */

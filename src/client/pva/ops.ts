@@ -7,7 +7,7 @@ import type { PvaFailReason, OpHandler } from '../../pva/session.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import { bitOffset, formatType, type FieldDesc, type StructureDesc } from '../../pva/types.js';
 import { defaultValue, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
-import { BadArgumentError, type CaError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
+import { BadArgumentError, type CaError, ClosedError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
 import type { PvaChannel, PvaConnectWaiter } from './channel.js';
 
 /** The pvRequest of a call: a string ("field(value,alarm)record[process=true]") or its parts. */
@@ -74,8 +74,14 @@ export abstract class PvaOperation implements PvaConnectWaiter, OpHandler {
     this.begin();
   }
 
+  channelClosed(): void {
+    this.waiting = false;
+    if (!this.settled) this.failed(new ClosedError(undefined, this.ch.name));
+  }
+
   private begin(): void {
     if (this.settled) return;
+    if (this.ch.state === 'closed') return this.channelClosed();
     const t = this.ch.transport;
     if (!t || !this.ch.connected) return this.wait();
     this.session = t.session;
@@ -85,6 +91,7 @@ export abstract class PvaOperation implements PvaConnectWaiter, OpHandler {
   /** OpHandler: the request ended without a reply. A lost connection waits for the next one. */
   onFail(reason: PvaFailReason): void {
     this.requestId = 0;
+    if (this.ch.state === 'closed') return this.channelClosed();
     if (reason.kind === 'disconnected' && !this.settled) return this.wait();
     this.failed(pvaFailure(this.ch, reason));
   }
