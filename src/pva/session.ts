@@ -46,6 +46,8 @@ interface OpEntry {
   op: Operation | undefined;
   /** Monitor: keep merging into one value. */
   keep: boolean;
+  /** The server destroys the request after its reply (an execution with the DESTROY bit). */
+  last?: boolean;
 }
 
 export interface SessionEvents {
@@ -129,6 +131,7 @@ export class ClientSession {
       case 'OpInitResponse': return this.onInit(m.requestId, m.status, m.valueType);
       case 'DataResponse': {
         const e = this.ops.get(m.requestId);
+        if (e?.last) this.ops.delete(m.requestId);
         e?.handler.onReply?.(m.status, m.value, m.changed, null);
         return;
       }
@@ -174,10 +177,12 @@ export class ClientSession {
     const sub = r.u8();
     if (sub & Sub.INIT) return this.initReply(r, id);
     const op = e.op;
-    if (!op || h.command === Cmd.PUT || (sub & (Sub.DESTROY | Sub.PROCESS)) !== 0) return false;
+    // A monitor's DESTROY or PROCESS bit is its end; a GET's DESTROY bit only echoes the request's.
+    if (!op || h.command === Cmd.PUT || (h.command === Cmd.MONITOR && (sub & (Sub.DESTROY | Sub.PROCESS)) !== 0)) return false;
     let changed: BitSet, overrun: BitSet | undefined;
     let value: PvStructure;
     const monitor = h.command === Cmd.MONITOR;
+    if (e.last) this.ops.delete(id);
     try {
       const status = monitor ? OK : decodeStatus(r);
       if (!isSuccess(status)) {
@@ -343,10 +348,12 @@ export class ClientSession {
     return this.ops.get(id)?.op?.type;
   }
 
-  /** GET execution (the reply goes to onReply). */
-  get(id: number): void {
+  /** GET execution (the reply goes to onReply); `last`: the server destroys the request after replying. */
+  get(id: number, last = false): void {
     const e = this.ops.get(id);
-    if (e) this.send({ type: 'OpRequest', command: Cmd.GET, sid: e.sid, requestId: id, subcommand: Sub.EXEC });
+    if (!e) return;
+    e.last = last;
+    this.send({ type: 'OpRequest', command: Cmd.GET, sid: e.sid, requestId: id, subcommand: last ? Sub.DESTROY : Sub.EXEC });
   }
 
   /** PUT execution of the fields `changed` selects from `value`. */

@@ -121,18 +121,21 @@ export abstract class PvaGet extends PvaOperation {
     this.requestId = this.session!.init(Cmd.GET, this.ch.sid, this.request, this);
   }
 
-  onInit(status: Status): void {
+  /** The reply's type (the session forgets a request once its last reply came). */
+  private type: StructureDesc | undefined;
+
+  onInit(status: Status, type: FieldDesc | null): void {
     if (!isSuccess(status)) {
       this.requestId = 0;
       return this.failed(remoteError(this.ch.name, status));
     }
-    this.session!.get(this.requestId);
+    this.type = type as StructureDesc;
+    this.session!.get(this.requestId, true);
   }
 
   onReply(status: Status, value: PvStructure | undefined, changed: BitSet | undefined): void {
     const id = this.requestId;
-    const type = this.session!.typeOf(id);
-    this.session!.destroy(id);
+    const type = this.session!.typeOf(id) ?? this.type;
     this.requestId = 0;
     if (!isSuccess(status)) return this.failed(remoteError(this.ch.name, status));
     if (!value || !type || !changed) return this.failed(new ProtocolError('GET reply without data', this.ch.name));
