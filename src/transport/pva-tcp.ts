@@ -10,6 +10,7 @@ import type { CloseReason } from './tcp.js';
 
 /** Seconds to wait for an echo reply before the connection is declared unresponsive. */
 const ECHO_TIMEOUT_MS = 5000;
+const READ_CHUNK = 64 * 1024;
 /** Largest message (joined segments included) accepted from a server. */
 const MAX_MESSAGE = 256 * 1024 * 1024;
 
@@ -30,6 +31,7 @@ export class PvaCircuit {
   private lastRx = performance.now();
   private echoSentAt = 0;
   private watchdog: NodeJS.Timeout | undefined;
+  private readonly chunk = new Uint8Array(READ_CHUNK);
 
   constructor(readonly host: string, readonly port: number, private readonly config: PvaConfig, private readonly handlers: PvaCircuitHandlers) {
     this.key = `${host}:${port}`;
@@ -41,18 +43,24 @@ export class PvaCircuit {
     if (handlers.searchResponse) events.searchResponse = handlers.searchResponse;
     this.session = new ClientSession(events, config.user, config.host);
     this.framer = new Framer((h, p) => this.session.receive(h, p), (reason) => this.fail('protocol', reason), MAX_MESSAGE);
-    this.socket = net.connect({ host, port, noDelay: true });
+    // Reads land in one reused buffer (the framer copies only what it must keep).
+    this.socket = net.connect({
+      host, port, noDelay: true,
+      onread: { buffer: this.chunk, callback: (n, buf) => this.onRead(n, buf) },
+    });
     this.socket.on('connect', () => {
       this.connected = true;
       this.lastRx = performance.now();
       this.armWatchdog();
     });
-    this.socket.on('data', (chunk) => {
-      this.lastRx = performance.now();
-      if (!this.closed) this.framer.push(chunk);
-    });
     this.socket.on('error', (err) => this.fail(this.connected ? 'disconnected' : 'connect-failed', err.message));
     this.socket.on('close', () => this.fail(this.connected ? 'disconnected' : 'connect-failed', 'connection closed by the server'));
+  }
+
+  private onRead(n: number, buf: Uint8Array): boolean {
+    this.lastRx = performance.now();
+    if (!this.closed) this.framer.push(n === buf.length ? buf : buf.subarray(0, n));
+    return true;
   }
 
   get open(): boolean {
