@@ -58,38 +58,44 @@ afterAll(async () => {
 
 const cell = (pv: string, c: string): string => `tr[data-pv="${pv}"] .${c}`;
 
+/** Wait until the text of `sel` on the page satisfies `pred`; returns it. */
+async function waitText(sel: string, pred: (t: string) => boolean, ms = 10_000): Promise<string> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const t = (await page.textContent(sel)) ?? '';
+    if (pred(t)) return t;
+    if (Date.now() > end) throw new Error(`${sel} still reads '${t}'`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('ws-bridge example in Chromium', () => {
   it('shows a counter advancing, connected, in MINOR alarm', async () => {
     await page.goto(`${url}?pv=TEST:CALC1&pv=TEST:KIND:LONG&pv=TEST:KIND:ENUM`);
-    await page.waitForFunction((sel) => /^\d+$/.test(document.querySelector(sel)?.textContent ?? ''), cell('TEST:CALC1', 'value'));
-    const first = Number(await page.textContent(cell('TEST:CALC1', 'value')));
-    await page.waitForFunction(
-      ([sel, v]) => Number(document.querySelector(sel as string)?.textContent) >= (v as number) + 3,
-      [cell('TEST:CALC1', 'value'), first] as const,
-      { timeout: 10_000 },
-    );
+    const first = Number(await waitText(cell('TEST:CALC1', 'value'), (t) => /^\d+$/.test(t)));
+    await waitText(cell('TEST:CALC1', 'value'), (t) => Number(t) >= first + 3);
     expect(await page.textContent(cell('TEST:CALC1', 'connection'))).toBe('connected');
     expect(await page.textContent(cell('TEST:CALC1', 'severity'))).toBe('MINOR');
     expect(await page.textContent('#bridge')).toBe('connected');
     // The enum shows its state once the bridge has read the states.
-    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent === 'On', cell('TEST:KIND:ENUM', 'value'));
+    await waitText(cell('TEST:KIND:ENUM', 'value'), (t) => t === 'On');
   });
 
   it('a put typed into the page reaches the IOC and comes back as an update', async () => {
     await page.fill(cell('TEST:KIND:LONG', 'input'), '77');
     await page.click(cell('TEST:KIND:LONG', 'put'));
-    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent === 'done', cell('TEST:KIND:LONG', 'result'));
+    await waitText(cell('TEST:KIND:LONG', 'result'), (t) => t === 'done');
     expect((await pyepicsRead(ioc.env, ['TEST:KIND:LONG']))[0]!.value).toBe(77);
-    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent === '77 counts', cell('TEST:KIND:LONG', 'value'));
+    await waitText(cell('TEST:KIND:LONG', 'value'), (t) => t === '77 counts');
     await page.fill(cell('TEST:KIND:ENUM', 'input'), 'Fault');
     await page.click(cell('TEST:KIND:ENUM', 'put'));
-    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent === 'Fault', cell('TEST:KIND:ENUM', 'value'));
+    await waitText(cell('TEST:KIND:ENUM', 'value'), (t) => t === 'Fault');
     expect((await pyepicsRead(ioc.env, ['TEST:KIND:ENUM']))[0]!.value).toBe(2);
   });
 
   it('a bad put is reported on the page, not thrown', async () => {
     await page.fill(cell('TEST:KIND:LONG', 'input'), 'not a number');
     await page.click(cell('TEST:KIND:LONG', 'put'));
-    await page.waitForFunction((sel) => (document.querySelector(sel)?.textContent ?? '').startsWith('failed:'), cell('TEST:KIND:LONG', 'result'));
+    await waitText(cell('TEST:KIND:LONG', 'result'), (t) => t.startsWith('failed:'));
   });
 });
