@@ -126,6 +126,7 @@ const http = createServer((req, res) => {
 const wss = new WebSocketServer({ server: http, path: '/ws' });
 wss.on('connection', (ws) => {
   const mine = new Set();
+  ws.on('error', () => ws.terminate());
   ws.on('message', (data) => {
     let msg;
     try {
