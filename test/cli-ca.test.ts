@@ -39,6 +39,7 @@ describe('ca get', () => {
     expect((await ca('get', '-# ', '3', `${K}ARR:DOUBLE`)).code).toBe(2); // "-# " is no flag
     expect((await ca('get', '-#', '3', `${K}ARR:DOUBLE`)).stdout).toBe(`${K}ARR:DOUBLE 3 0 1.25 2.5\n`);
     expect((await ca('get', '-#3', '-t', `${K}ARR:SHORT`)).stdout).toBe('3 0 -300 -600\n');
+    expect((await ca('get', '-F', ',', '-#', '3', `${K}ARR:SHORT`, `${K}SHORT`)).stdout).toBe(`${K}ARR:SHORT,3,0,-300,-600\n${K}SHORT,1,-1234\n`);
     const s = await ca('get', '-S', `${K}LONGSTRING`);
     expect(s.stdout).toBe(`${K}LONGSTRING A long string held in a char waveform, longer than the 40 characters of DBR_STRING.\n`);
     const wide = await ca('get', '-a', 'TEST:CALC1', `${K}LONG`);
@@ -105,6 +106,9 @@ describe('ca put', () => {
     expect(a.stdout).toBe('3 1.5 -2 1000\n');
     expect((await pyepicsRead(ioc.env, [`${K}ARR:DOUBLE`]))[0]!.value).toEqual([1.5, -2, 1000]);
     expect((await ca('put', '-t', `${K}STRING`, 'two', 'words')).stdout).toBe('two words\n');
+    const long = (await ca('put', '-l', `${K}STRING`, 'three')).stdout.split('\n');
+    expect(long[0]).toMatch(new RegExp(`^Old : ${col(`${K}STRING`)}${STAMP.source} two words  $`));
+    expect(long[1]).toMatch(new RegExp(`^New : ${col(`${K}STRING`)}${STAMP.source} three  $`));
   });
 
   it('bad values and flags exit 2; a PV not found exits 1', async () => {
