@@ -1,10 +1,13 @@
 // Readings carry what their form carries (a timestamp only in TIME forms, checked at run time and
-// in the types), the 'full' get merges TIME and CTRL, and info() tells what pyepics's cainfo
-// fields tell, for a PV of every native type of the built-in IOC.
+// in the types), the 'full' get merges TIME and CTRL, info() tells what pyepics's cainfo fields
+// tell for a PV of every native type of the built-in IOC, and the IOC's access security
+// changing a client's rights reaches a monitor's stream as events no full queue drops.
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { startIoc, type Ioc } from '../src/ioc/index.js';
-import { type Context, type ChannelInfo, type CtrlReading, type DbrMetadata, NotFoundError, type TimeReading } from '../src/index.js';
-import { contextFor, pyepicsRead } from './client-helpers.js';
+import {
+  AccessDeniedError, type ChannelInfo, type Context, type CtrlReading, type DbrMetadata, type MonitorEvent, NotFoundError, type TimeReading,
+} from '../src/index.js';
+import { contextFor, pyepicsRead, waitFor } from './client-helpers.js';
 import { pythonJson } from './helpers/python.js';
 
 let ioc: Ioc;
@@ -138,5 +141,41 @@ describe('info', () => {
     for (let i = 0; i < 100 && events.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
     m.close();
     expect(events[0]).toMatchObject({ kind: 'connected', readAccess: true, writeAccess: true });
+  });
+});
+
+describe('access rights', () => {
+  const GATE = `${K}GATE`;
+  const GATED = `${K}GATED`;
+  const env = (): Record<string, string> => ({ ...ioc.env, EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO' });
+
+  it("the IOC's access security changes them: events in the stream (kept by a full queue), info and puts follow, as pyepics sees", async () => {
+    const m = ctx.monitor(GATED, { queueSize: 2 });
+    await waitFor(() => m.active && m.updates >= 1, 5000, 'the subscription');
+    for (let v = 1; v <= 6; v++) await ctx.put(GATED, v);
+    await waitFor(() => m.updates >= 7, 5000, 'six more updates');
+    await ctx.put(GATE, 0);
+    // The IOC re-evaluates the rule when its INPA link posts the new GATE value.
+    const closed = async (): Promise<boolean> => !(await ctx.info(GATED)).writeAccess;
+    for (let i = 0; i < 100 && !(await closed()); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await ctx.info(GATED)).toMatchObject({ readAccess: true, writeAccess: false });
+    const [py] = await pythonJson<PyInfo[]>(PY_INFO, [JSON.stringify([GATED])], env());
+    expect([py!.read, py!.write]).toEqual([true, false]);
+    await expect(ctx.put(GATED, 99, { timeout: 1000 })).rejects.toBeInstanceOf(AccessDeniedError);
+    await ctx.put(GATE, 1);
+    for (let i = 0; i < 100 && (await closed()); i++) await new Promise((r) => setTimeout(r, 20));
+    const before = m.updates;
+    await ctx.put(GATED, 5);
+    await waitFor(() => m.updates > before, 5000, 'the update of the last put');
+    m.close();
+    const seen: MonitorEvent[] = [];
+    for await (const ev of m) seen.push(ev);
+    expect(seen[0]).toMatchObject({ kind: 'connected', readAccess: true, writeAccess: true });
+    expect(seen.filter((e) => e.kind === 'access')).toEqual([
+      { kind: 'access', name: GATED, readAccess: true, writeAccess: false },
+      { kind: 'access', name: GATED, readAccess: true, writeAccess: true },
+    ]);
+    expect(m.overruns).toBeGreaterThan(0);
+    expect(seen.at(-1)).toMatchObject({ kind: 'update', value: 5 });
   });
 });
