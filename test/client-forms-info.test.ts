@@ -17,7 +17,7 @@ const K = 'TEST:KIND:';
 const BY_TYPE = ['STRING', 'SHORT', 'FLOAT', 'ENUM', 'CHAR', 'LONG', 'DOUBLE', 'ARR:SHORT', 'ARR:DOUBLE', 'LONGSTRING', 'DYN'].map((k) => K + k);
 
 beforeAll(async () => {
-  ioc = await startIoc({ records: 2, rate: 10, arrayElements: 0 });
+  ioc = await startIoc({ records: 2, rate: 10, arrayElements: 0, accessSecurity: true });
   ctx = contextFor(ioc.env);
 });
 
