@@ -68,7 +68,7 @@ describe('HTML report in a browser', () => {
     const failText = await page.locator('table.summary .fail').allTextContents();
     expect(failText.some((t) => /400 PVs that exist unanswered/.test(t))).toBe(true);
     expect(failText.some((t) => /12 updates missed/.test(t))).toBe(true);
-    const red = await page.locator('table.summary .fail').first().evaluate((e) => getComputedStyle(e).color);
+    const red = await page.locator('table.summary .fail').first().evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { color: string } }).getComputedStyle(e).color);
     expect(red).toBe('rgb(198, 40, 40)');
 
     // Every chart has a bar per client; the latency chart a line per client and percentile.

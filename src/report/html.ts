@@ -130,7 +130,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:
 h1{margin-bottom:.2em}.sub{color:#555;margin-top:0}
 table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ddd;padding:.3em .6em;vertical-align:top;text-align:left}
 th{background:#f4f6f8}.num{text-align:right;font-variant-numeric:tabular-nums}
-table.summary td{min-width:16em}table.summary ul{margin:.3em 0;padding-left:1.2em}.best{font-size:1.05em}
+table.summary td{min-width:16em}table.summary ul{display:flex;flex-wrap:wrap;gap:.15em 1.2em;list-style:none;margin:.3em 0;padding:0}.best{font-size:1.05em}
 .fail{color:${FAIL_COLOUR};font-weight:600}tr.incomplete td{background:#fdf0f0}li.incomplete{color:#555}
 .tag{background:#3b6ea8;color:#fff;border-radius:3px;padding:0 .35em;font-size:.85em}
 .unit,.legend,.none,.ratio{color:#666;font-weight:400}.wl a{color:inherit}
