@@ -2,7 +2,7 @@
 // (workloads, sizes, one run each, the client deadline), one plain progress line per step when
 // stderr is not a terminal, the run kept as JSON and HTML and listed by `results`; and a client
 // past its deadline is stopped while the other goes on.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +50,15 @@ describe('bench, quick profile', () => {
     const list = await runCli(['results', '--results-dir', dir]);
     expect(list.stdout).toMatch(new RegExp(`quick\\s+2: node,c-libca\\s+97\\+15, 1000\\+95, monitor, array\\s+snapshot 97\\+15: (node|c-libca) [\\d.]+ s`));
   }, 240_000);
+
+  it('a results folder that cannot be written is a one-line error before anything runs', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'epicsperf-quick-')), 'a-file');
+    writeFileSync(file, 'x');
+    const r = await runCli(['bench', '--clients', 'node', '--results-dir', join(file, 'sub')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`epicsperf: error: cannot keep results in ${join(file, 'sub')}: ENOTDIR\n`);
+    expect(r.ms).toBeLessThan(10_000);
+  });
 
   it('a client past its deadline is a row saying so, and the next client still runs', async () => {
     // pyepics reads one name after another: 15 missing names take it 15 s at a 1 s timeout.

@@ -8,7 +8,7 @@ import { compactResults, runBench, SNAPSHOT_WORKLOADS } from '../bench/suite.js'
 import { PROFILES } from '../bench/profiles.js';
 import { benchHtml } from '../report/html.js';
 import { renderBench } from '../report/bench.js';
-import { keepRun, resultsDir, writeAtomic } from '../results/store.js';
+import { ensureWritable, keepRun, resultsDir, writeAtomic } from '../results/store.js';
 import { exitOnSignals, parseClientList, prepareClients } from './common.js';
 import { BenchProgress } from './progress.js';
 import { arrayElementsOption, arrayRateOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption } from './options.js';
@@ -78,6 +78,7 @@ export function register(program: Command): void {
         return w;
       });
       const dir = opts.resultsDir ?? resultsDir();
+      if (opts.keep) ensureWritable(dir);
       exitOnSignals();
       const python = await prepareClients(clients, true, families.includes('snapshot'));
       const report = await doctor();

@@ -1,7 +1,7 @@
 // Kept bench runs: where they live (EPICSPERF_HOME/results or --results-dir), writing a run's
 // JSON and HTML without ever leaving a half-written file, listing past runs, and reading a
 // stored file back with its format version checked.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { epicsperfHome } from '../pyenv/index.js';
 import { ResultsFileError } from '../errors.js';
@@ -10,6 +10,16 @@ import { BENCH_FORMAT, type BenchResults } from './index.js';
 /** The default folder of kept runs. */
 export function resultsDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(epicsperfHome(env), 'results');
+}
+
+/** Makes sure runs can be kept in `dir` (created when missing), before a run is spent on it. */
+export function ensureWritable(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    throw new ResultsFileError(`cannot keep results in ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }
 
 /** Writes `text` to `path` through a temporary file in the same folder and a rename. */
