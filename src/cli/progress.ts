@@ -13,6 +13,9 @@ export class BenchProgress {
   private readonly t0 = performance.now();
   private stepStart = performance.now();
   private current: StepEvent | undefined;
+  private finished = 0;
+  /** Seconds from the start to the end of the last finished step. */
+  private finishedS = 0;
   private phase = '';
 
   constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {
@@ -34,6 +37,8 @@ export class BenchProgress {
       this.redraw();
       return;
     }
+    this.finished = e.index;
+    this.finishedS = (performance.now() - this.t0) / 1000;
     this.bar?.increment(1, this.payload());
     if (!this.live) {
       const total = (performance.now() - this.t0) / 1000;
@@ -44,7 +49,7 @@ export class BenchProgress {
   private startBar(total: number): void {
     this.bar = new SingleBar({
       stream: this.stream,
-      format: '{bar} {value}/{total} · {workload} · {client} · run {run} · {phase} {stepTime} · {duration_formatted} in all · ETA {eta_formatted}',
+      format: '{bar} {value}/{total} · {workload} · {client} · run {run} · {phase} {stepTime} · {duration_formatted} in all · ETA {eta}',
       barsize: 20,
       hideCursor: true,
       clearOnComplete: true,
@@ -64,7 +69,17 @@ export class BenchProgress {
       run: e ? `${e.run}/${e.repeat}` : '',
       phase: this.phase,
       stepTime: clock((performance.now() - this.stepStart) / 1000),
+      eta: this.eta(),
     };
+  }
+
+  /** The steps left at the mean time of the finished ones, less the time already in the next. */
+  private eta(): string {
+    const total = this.current?.total ?? 0;
+    if (this.finished === 0 || total === 0) return '-';
+    const now = (performance.now() - this.t0) / 1000;
+    const left = (this.finishedS / this.finished) * (total - this.finished) - (now - this.finishedS);
+    return clock(Math.max(0, left));
   }
 
   private redraw(): void {
