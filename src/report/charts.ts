@@ -1,7 +1,6 @@
 // The report's charts as Vega-Lite specifications, rendered to static SVG by vega in Node at
 // report time, so the HTML needs no script and no network to show them.
-import { compile, type TopLevelSpec } from 'vega-lite';
-import { parse, View } from 'vega';
+import type { TopLevelSpec } from 'vega-lite';
 import type { LatencyRun } from '../results/index.js';
 import { rank, type WorkloadFigures } from './workloads.js';
 
@@ -10,7 +9,9 @@ const FONT = 'system-ui, sans-serif';
 export const INCOMPLETE_FILL = '#c8c8c8';
 export const FAIL_COLOUR = '#c62828';
 
+/** vega and vega-lite are loaded when the first chart is drawn, not when the CLI starts. */
 export async function toSvg(spec: TopLevelSpec): Promise<string> {
+  const [{ compile }, { parse, View }] = await Promise.all([import('vega-lite'), import('vega')]);
   const view = new View(parse(compile(spec).spec), { renderer: 'none' });
   try {
     return await view.toSVG();
