@@ -1,6 +1,6 @@
 // The public API of epicsperf as a library: the Channel Access and PV Access client (Context,
 // snapshot), its options and result types, and its error classes.
-export { Context, type Protocol, type ReadingOf } from './client/context.js';
+export { Context, type Protocol, type ProtocolReading } from './client/context.js';
 export { PvaReading, type PvaValue } from './client/pva/reading.js';
 export type { PvaReadOptions, PvaPutOptions } from './client/pva/api.js';
 export type { PvaMonitorOptions } from './client/pva/monitor.js';
@@ -10,12 +10,18 @@ export type { NTValue, Alarm, TimeStamp, Display, Control } from './pva/nt.js';
 export type { FieldDesc, StructureDesc } from './pva/types.js';
 export { snapshot } from './client/standalone.js';
 export {
-  Monitor, type MonitorOptions, type MonitorEvent, type MonitorCallback, type ConnectionEvent, type MonitorErrorEvent,
+  Monitor, type MonitorOptions, type MonitorEvent, type MonitorCallback, type ConnectionEvent, type ConnectedEvent,
+  type CaConnectedEvent, type PvaConnectedEvent, type DisconnectedEvent, type AccessRightsEvent, type MonitorErrorEvent,
 } from './client/monitor.js';
+export type {
+  GetForm, ReadingOf, AnyReading, PlainReading, StsReading, TimeReading, GrReading, CtrlReading, FullReading,
+} from './client/reading.js';
+export type { ChannelInfo } from './client/info.js';
 export type { SnapshotOptions, SnapshotResult, SnapshotSuccess, SnapshotFailure } from './client/snapshot.js';
 export type { CallOptions, ReadOptions, GetOptions, PutOptions, PutValue } from './client/options.js';
 export type { ContextOptions } from './transport/config.js';
 export { Reading, type CaValue, type CaArray, type DbrMetadata } from './ca/dbr.js';
+export type { FormName, NativeTypeName } from './ca/constants.js';
 export {
   CaError, TimeoutError, DisconnectedError, NotFoundError, AccessDeniedError, RemoteError, ProtocolError,
   ClosedError, BadArgumentError, AbortedError, type CaErrorCode,

@@ -1,12 +1,14 @@
-// The public Context: configuration, get/put/monitor/snapshot and close() for both protocols.
-// A name prefixed `ca://` or `pva://` picks the protocol, others use the context's default (CA
-// unless set); the CA and PVA channel managers behind it are private and made on first use.
-import type { Reading } from '../ca/dbr.js';
+// The public Context: configuration, get/put/monitor/snapshot, info and close() for both
+// protocols. A name prefixed `ca://` or `pva://` picks the protocol, others use the context's
+// default (CA unless set); the CA and PVA channel managers behind it are private, PVA's made on
+// first use. Over CA a read's type follows its DBR form (ReadingOf<F>), over PVA it is a PvaReading.
+import type { FormName } from '../ca/constants.js';
 import type { FieldDesc } from '../pva/types.js';
 import { resolveConfig, type CaConfig, type ContextOptions } from '../transport/config.js';
 import { resolvePvaConfig, type PvaConfig } from '../transport/pva-config.js';
 import { runSnapshot } from './batch.js';
 import { BadArgumentError, ClosedError } from './errors.js';
+import { type ChannelInfo, infoOnce } from './info.js';
 import { ChannelManager } from './manager.js';
 import type { Monitor, MonitorCallback, MonitorOptions } from './monitor.js';
 import type { CallOptions, GetOptions, PutOptions, PutValue } from './options.js';
@@ -17,6 +19,7 @@ import type { PvaPutValue } from './pva/ops.js';
 import type { PvaReading } from './pva/reading.js';
 import { runPvaSnapshot, type PvaSnapshotOptions } from './pva/snapshot.js';
 import { readOnce } from './read.js';
+import type { AnyReading, GetForm, ReadingOf } from './reading.js';
 import type { SnapshotOptions, SnapshotResult } from './snapshot.js';
 import { ChannelMonitor } from './subscription.js';
 import { writeOnce } from './write.js';
@@ -24,8 +27,11 @@ import { writeOnce } from './write.js';
 export type { GetOptions, PutOptions } from './options.js';
 
 export type Protocol = 'ca' | 'pva';
-/** What a read gives over a protocol. */
-export type ReadingOf<P extends Protocol> = P extends 'pva' ? PvaReading : Reading;
+/**
+ * What a read gives over a protocol: a PvaReading over PV Access, the reading of form `F` over
+ * CA (TimeReading by default).
+ */
+export type ProtocolReading<P extends Protocol, F extends GetForm = 'time'> = P extends 'pva' ? PvaReading : ReadingOf<F>;
 type PvaName = `pva://${string}`;
 type CaName = `ca://${string}`;
 
@@ -64,14 +70,30 @@ export class Context<P extends Protocol = 'ca'> {
     return (this.#pva ??= new PvaManager(this.pvaConfig));
   }
 
-  /** Read a PV once: a Reading over CA, a PvaReading (normative types) over PV Access. */
+  /**
+   * Read a PV once. Over PV Access: a PvaReading (normative types; `request` selects fields).
+   * Over CA the form decides what the reading carries, and its type says so: 'time' (default)
+   * value, alarm and timestamp; 'ctrl'/'gr' value, alarm and metadata (no timestamp: CA's CTRL
+   * and GR forms carry none); 'full' all of them (TIME and CTRL read together, merged).
+   */
   get(name: PvaName, opts?: CallOptions & PvaReadOptions): Promise<PvaReading>;
-  get(name: CaName, opts?: GetOptions): Promise<Reading>;
-  get(name: string, opts?: GetOptions & PvaReadOptions): Promise<ReadingOf<P>>;
-  async get(name: string, opts: GetOptions & PvaReadOptions = {}): Promise<Reading | PvaReading> {
+  get<F extends GetForm = 'time'>(name: CaName, opts?: GetOptions & { form?: F }): Promise<ReadingOf<F>>;
+  get<F extends GetForm = 'time'>(name: string, opts?: GetOptions & PvaReadOptions & { form?: F }): Promise<ProtocolReading<P, F>>;
+  async get(name: string, opts: GetOptions & PvaReadOptions = {}): Promise<AnyReading | ReadingOf<'full'> | PvaReading> {
     const [proto, bare] = splitName(name, this.protocol);
     if (proto === 'pva') return pvaGet(this.#pvaManager(), bare, opts);
-    return readOnce(this.#ca, bare, opts);
+    return readOnce(this.#ca, bare, opts) as Promise<AnyReading | ReadingOf<'full'>>;
+  }
+
+  /**
+   * What a CA channel is (native type, element count, server, access), as cainfo tells it; waits
+   * for the connection. PV Access has no such query (its channels tell no native type nor access
+   * rights): use getField() for a PVA channel's type.
+   */
+  async info(name: string, opts: CallOptions = {}): Promise<ChannelInfo> {
+    const [proto, bare] = splitName(name, this.protocol);
+    if (proto !== 'ca') throw new BadArgumentError('info is a Channel Access operation: use a ca:// name or a CA context', name);
+    return infoOnce(this.#ca, bare, opts);
   }
 
   /**
@@ -88,22 +110,35 @@ export class Context<P extends Protocol = 'ca'> {
 
   /**
    * Subscribe to a PV. With a callback, events go to it and the returned handle has close().
-   * Without, the returned Monitor is an async iterable with a bounded queue.
+   * Without, the returned Monitor is an async iterable with a bounded queue. Its updates are
+   * PvaReadings over PV Access, CA readings of the monitor's form ('time' by default) over CA.
    */
   monitor(name: PvaName, opts?: PvaMonitorOptions, callback?: MonitorCallback<PvaReading>): Monitor<PvaReading>;
-  monitor(name: CaName, opts?: MonitorOptions, callback?: MonitorCallback): Monitor;
-  monitor(name: string, opts?: MonitorOptions & PvaMonitorOptions, callback?: MonitorCallback<ReadingOf<P>>): Monitor<ReadingOf<P>>;
-  monitor(name: string, opts?: MonitorOptions & PvaMonitorOptions, callback?: MonitorCallback<never>): Monitor<ReadingOf<P> | Reading | PvaReading> {
+  monitor<F extends FormName = 'time'>(
+    name: CaName, opts?: MonitorOptions & { form?: F }, callback?: MonitorCallback<ReadingOf<F>>,
+  ): Monitor<ReadingOf<F>>;
+  monitor<F extends FormName = 'time'>(
+    name: string, opts?: MonitorOptions & PvaMonitorOptions & { form?: F }, callback?: MonitorCallback<ProtocolReading<P, F>>,
+  ): Monitor<ProtocolReading<P, F>>;
+  monitor(name: string, opts?: MonitorOptions & PvaMonitorOptions, callback?: MonitorCallback<never>): Monitor<AnyReading> | Monitor<PvaReading> {
     const [proto, bare] = splitName(name, this.protocol);
     if (proto === 'pva') return new PvaMonitor(this.#pvaManager(), bare, opts ?? {}, callback as MonitorCallback<PvaReading> | undefined);
-    return new ChannelMonitor(this.#ca, bare, opts ?? {}, callback as MonitorCallback | undefined);
+    return new ChannelMonitor(this.#ca, bare, opts ?? {}, callback as MonitorCallback<AnyReading> | undefined);
   }
 
   /**
    * Read many PVs at once, each against its own timeout; one result per name in input order,
-   * never a rejection. Names of both protocols may be mixed.
+   * never a rejection. Names of both protocols may be mixed: the results are typed by the names'
+   * prefix when all share one, else by the context's protocol (tell a mixed snapshot's results
+   * apart with `r.reading instanceof PvaReading`). `form` applies to the CA names, `request` to
+   * the PVA names.
    */
-  async snapshot(names: readonly string[], opts: SnapshotOptions & PvaSnapshotOptions = {}): Promise<SnapshotResult<ReadingOf<P>>[]> {
+  snapshot(names: readonly PvaName[], opts?: SnapshotOptions & PvaSnapshotOptions): Promise<SnapshotResult<PvaReading>[]>;
+  snapshot<F extends FormName = 'time'>(names: readonly CaName[], opts?: SnapshotOptions & { form?: F }): Promise<SnapshotResult<ReadingOf<F>>[]>;
+  snapshot<F extends FormName = 'time'>(
+    names: readonly string[], opts?: SnapshotOptions & PvaSnapshotOptions & { form?: F },
+  ): Promise<SnapshotResult<ProtocolReading<P, F>>[]>;
+  async snapshot(names: readonly string[], opts: SnapshotOptions & PvaSnapshotOptions = {}): Promise<SnapshotResult<AnyReading | PvaReading>[]> {
     const ca: number[] = [];
     const pva: number[] = [];
     const bare: string[] = new Array(names.length);
@@ -112,16 +147,16 @@ export class Context<P extends Protocol = 'ca'> {
       bare[i] = b;
       (proto === 'pva' ? pva : ca).push(i);
     });
-    if (pva.length === 0) return (await runSnapshot(this.#ca, bare, opts)) as SnapshotResult<ReadingOf<P>>[];
-    if (ca.length === 0) return (await runPvaSnapshot(this.#pvaManager(), bare, opts)) as SnapshotResult<ReadingOf<P>>[];
+    if (pva.length === 0) return runSnapshot(this.#ca, bare, opts);
+    if (ca.length === 0) return runPvaSnapshot(this.#pvaManager(), bare, opts);
     const [a, b] = await Promise.all([
       runSnapshot(this.#ca, ca.map((i) => bare[i]!), opts),
       runPvaSnapshot(this.#pvaManager(), pva.map((i) => bare[i]!), opts),
     ]);
-    const out = new Array<SnapshotResult<Reading> | SnapshotResult<PvaReading>>(names.length);
+    const out = new Array<SnapshotResult<AnyReading> | SnapshotResult<PvaReading>>(names.length);
     ca.forEach((i, k) => (out[i] = a[k]!));
     pva.forEach((i, k) => (out[i] = b[k]!));
-    return out as SnapshotResult<ReadingOf<P>>[];
+    return out;
   }
 
   /** PV Access GET_FIELD: the type description of a channel (or of one of its fields, by dotted path). */

@@ -1,8 +1,8 @@
 // What a snapshot returns: one result per name, in input order (value, alarm, timestamp and the
 // time it took, or why that name failed), and its options.
-import type { Reading } from '../ca/dbr.js';
 import type { CaError } from './errors.js';
 import type { ReadOptions } from './options.js';
+import type { TimeReading } from './reading.js';
 
 export interface SnapshotOptions extends ReadOptions {
   /** Milliseconds each name has to answer (default 5000). */
@@ -11,21 +11,18 @@ export interface SnapshotOptions extends ReadOptions {
   signal?: AbortSignal;
 }
 
-/** One name's answer; `R` is the reading it carries (a CA Reading, or a PvaReading over PV Access). */
-export interface SnapshotSuccess<R extends { value: unknown } = Reading> {
+/**
+ * A name that answered: its reading `R` with the name and the time it took. Over CA `R` is the
+ * reading of the snapshot's form (TimeReading by default: value, alarm and timestamp; a GR or
+ * CTRL snapshot's carry metadata and no timestamp), over PV Access a PvaReading.
+ */
+export type SnapshotSuccess<R extends { readonly value: unknown } = TimeReading> = R & {
   readonly name: string;
   readonly ok: true;
-  readonly value: R['value'];
-  readonly severity: number;
-  readonly status: number;
-  /** The PV's timestamp (TIME form; the EPICS epoch when the form has none). */
-  readonly timestamp: Date;
-  readonly secondsPastEpoch: number;
-  readonly nanoseconds: number;
   /** Milliseconds from the start of the snapshot to this answer. */
   readonly elapsedMs: number;
   readonly reading: R;
-}
+};
 
 export interface SnapshotFailure {
   name: string;
@@ -35,4 +32,4 @@ export interface SnapshotFailure {
   elapsedMs: number;
 }
 
-export type SnapshotResult<R extends { value: unknown } = Reading> = SnapshotSuccess<R> | SnapshotFailure;
+export type SnapshotResult<R extends { readonly value: unknown } = TimeReading> = SnapshotSuccess<R> | SnapshotFailure;

@@ -2,7 +2,7 @@
 // their JSON formats: data only, so the reports depend on data, not on the code that made it.
 
 /** Format versions written in the `schema` field of each JSON output. */
-export const BENCH_FORMAT = 'epicsperf/bench@1';
+export const BENCH_FORMAT = 'epicsperf/bench@2';
 export const SNAPSHOT_FORMAT = 'epicsperf/snapshot@1';
 export const MONITOR_FORMAT = 'epicsperf/monitor@1';
 
@@ -108,6 +108,8 @@ export interface SnapshotRun {
   failureReasons?: Record<string, number>;
   /** Elapsed time of the answers, ms (stored bench results, where the rows are dropped). */
   elapsedMs?: { p50: number; p99: number; max: number };
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
 }
 
 export interface MonitorRun {
@@ -127,6 +129,29 @@ export interface MonitorRun {
   check?: MonitorCheck;
   /** The array workload's figures and checks. */
   array?: ArrayCheck;
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
+}
+
+/** One payload size of the latency workload: put-to-monitor round trips of one client. */
+export interface LatencyPoint {
+  elements: number;
+  bytes: number;
+  updates: number;
+  p50Ms: number;
+  p99Ms: number;
+  minMs: number;
+  maxMs: number;
+  ok: boolean;
+  error?: string;
+}
+
+export interface LatencyRun {
+  client: string;
+  version?: string;
+  ok: boolean;
+  error?: string;
+  points: LatencyPoint[];
 }
 
 export interface SnapshotWorkload {
@@ -154,11 +179,19 @@ export interface BenchRunOptions {
   rate: number;
   clients: string[];
   scheduling: string;
+  /** `quick` (the default: one short run each), `full` (the published workloads) or `custom`. */
+  profile: 'quick' | 'full' | 'custom';
+  /** Deadline of one client on one workload, s (a client past it is stopped; undefined: none). */
+  clientDeadlineS?: number | undefined;
 }
 
 export interface BenchResults {
   schema: typeof BENCH_FORMAT;
   startedAt: string;
+  /** From the start to the last result, s. */
+  durationS?: number;
+  /** The machine's host name. */
+  host: string;
   environment: EnvironmentReport;
   options: BenchRunOptions;
   /** Clients that could not run at all, with the reason. */
@@ -167,6 +200,7 @@ export interface BenchResults {
   snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: number | undefined }[];
   monitor: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
   array: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
+  latency?: { workload: { sizes: number[]; elementType: string; samplesPerSize: number }; runs: LatencyRun[]; stealPercent?: number } | undefined;
 }
 
 export interface LibraryStatus {

@@ -3,7 +3,7 @@
 import { ALARM_STATUS_NAMES } from '../../ca/constants.js';
 import { Context } from '../../client/context.js';
 import { PvaReading } from '../../client/pva/reading.js';
-import type { Reading } from '../../ca/dbr.js';
+import type { TimeReading } from '../../client/reading.js';
 import type { MonitorEvent } from '../../client/monitor.js';
 import type { Monitor } from '../../client/monitor.js';
 import type { RunnerArgs } from './protocol.js';
@@ -28,7 +28,7 @@ export class NodeWorkload {
   private readonly ctx: Context<'ca' | 'pva'>;
   /** PV Access: the fields the monitors ask for. */
   private readonly request: string | undefined;
-  private monitors: Monitor<Reading | PvaReading>[] = [];
+  private monitors: Monitor<TimeReading | PvaReading>[] = [];
   private store: SampleStore | undefined;
   private snapshotJson: Uint8Array | undefined;
 
@@ -73,7 +73,7 @@ export class NodeWorkload {
     const seen = new Uint8Array(names.length);
     let complete = false;
     names.forEach((name, i) => {
-      const onEvent = (e: MonitorEvent<Reading | PvaReading>): void => {
+      const onEvent = (e: MonitorEvent<TimeReading | PvaReading>): void => {
         if (e.kind !== 'update') return;
         const recv = nowSeconds();
         if (seen[i] === 0) {
@@ -94,7 +94,7 @@ export class NodeWorkload {
     const store = (this.store = new SampleStore(1, this.args.samples));
     let n = 0;
     let elements = 0;
-    const onEvent = (e: MonitorEvent<Reading | PvaReading>): void => {
+    const onEvent = (e: MonitorEvent<TimeReading | PvaReading>): void => {
       if (e.kind !== 'update') return;
       const recv = nowSeconds();
       const a = e.value as Float64Array;

@@ -106,7 +106,7 @@ export class PvaMonitor extends Monitor<PvaReading> implements OpHandler {
     if (this.closed || this.requestId || !ch.connected) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.emit({ kind: 'connected', name: ch.name, nativeType: -1, nativeCount: 0 });
+    this.emit({ kind: 'connected', name: ch.name, server: `${ch.transport!.host}:${ch.transport!.port}` });
     this.session = ch.transport!.session;
     this.type = undefined;
     this.unacked = 0;
