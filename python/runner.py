@@ -133,13 +133,16 @@ class ArrayStore(Store):
     """The array workload's store: one PV, one sample per update of a large array.
 
     add_array() takes the update's array as the library gives it (numpy array, list, any
-    sequence) and looks at three elements only: the first is the value, and the status is
-    how many of the middle and last elements differ from it (0 for an intact update).
+    sequence) and looks at three elements: the first is the value, and the status holds the
+    bits of the checks that failed (1: the middle element differs from the first, 2: the last
+    does, 4: the length differs from the first update's, 8: with check_all, some element does).
     """
 
-    def __init__(self, samples):
+    def __init__(self, samples, check_all=False):
         super().__init__(1, samples)
         self.elements = 0
+        self.first_length = -1
+        self.check_all = check_all
 
     def add_array(self, severity, values, stamp, received):
         try:
@@ -147,15 +150,27 @@ class ArrayStore(Store):
         except TypeError:  # a one-element array given as a scalar
             values, n = (values,), 1
         if n == 0:
-            self.add(0, severity, 2, math.nan, stamp, received)
+            self.add(0, severity, 4, math.nan, stamp, received)
             return
+        if self.first_length < 0:
+            self.first_length = n
         first = values[0]
-        bad = (values[n >> 1] != first) + (values[n - 1] != first)
+        bad = ((values[n >> 1] != first) * 1 + (values[n - 1] != first) * 2
+               + (n != self.first_length) * 4)
+        if self.check_all and not bad & 8 and not all_equal(values, first):
+            bad |= 8
         self.elements = n
         self.add(0, severity, int(bad), float(first), stamp, received)
 
     def complete_event(self):
         return {"ev": "complete", "elements": self.elements}
+
+
+def all_equal(values, first):
+    """Whether every element equals the first (numpy at once, else one by one)."""
+    if hasattr(values, "dtype"):
+        return bool((values == first).all())
+    return all(v == first for v in values)
 
 
 def read_names(path):
@@ -193,6 +208,7 @@ def parse_args(argv):
     p.add_argument("--names", required=True)
     p.add_argument("--timeout-ms", type=float)
     p.add_argument("--samples", type=int)
+    p.add_argument("--check-all", action="store_true")
     args = p.parse_args(argv)
     # The harness passes every value the workload needs: the runners keep no defaults.
     if args.workload == "snapshot" and args.timeout_ms is None:
@@ -237,7 +253,7 @@ def main(argv):
         emit({"ev": "results"}, json.dumps(results, separators=(",", ":"),
                                            allow_nan=False).encode())
     elif args.workload == "array":
-        store = ArrayStore(max(1, args.samples))
+        store = ArrayStore(max(1, args.samples), args.check_all)
         client.array(store)
     else:
         store = Store(len(names), max(1, args.samples))

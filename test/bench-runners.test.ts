@@ -73,13 +73,17 @@ describe('array workload', () => {
   });
 
   const arrayClients = CLIENTS.filter((c) => c.workloads.includes('array'));
-  it.each(arrayClients.map((c) => [c.name, c] as const))('%s: 5 updates of 100,000 elements, none corrupt', async (_name, client) => {
-    const run = await runMonitor({ workload: 'array', client, python, env: arrayIoc.env, names: [arrayIoc.prefix + 'ARRAY'], samples: 5, rate: 20, warmupMs: 200 });
+  it.each(arrayClients.map((c) => [c.name, c] as const))('%s: 5 updates of 100,000 elements, every element checked, none corrupt', async (_name, client) => {
+    const run = await runMonitor({
+      workload: 'array', client, python, env: arrayIoc.env, names: [arrayIoc.prefix + 'ARRAY'], samples: 5, rate: 20, warmupMs: 200,
+      array: { elements: 100_000, checkAll: true, iocStats: () => arrayIoc.stats() },
+    });
     expect(run.error).toBeUndefined();
     expect(run.ok).toBe(true);
     expect(run.array!.updates).toBe(5);
     expect(run.array!.elements).toBe(100_000);
     expect(run.array!.corrupt).toBe(0);
+    expect(run.array!.server!.updatesPerSecond).toBeGreaterThan(15);
   });
 });
 

@@ -1,6 +1,6 @@
 // `bench`: each client in turn, repeated, on the snapshot and monitor workloads, against one
 // built-in IOC per workload family; returns plain results for the reporters.
-import { startIoc } from '../ioc/index.js';
+import { startIoc, type ArrayType } from '../ioc/index.js';
 import { stealMeter } from './procstat.js';
 import { schedulingPrefix } from './sched.js';
 import { percentile } from './checks.js';
@@ -124,12 +124,13 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (aw) {
     // The IOC refreshes the waveform at the given rate (by default as fast as it can); a client that
     // keeps up sees every update.
-    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate });
+    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate, ...(aw.type && { arrayType: aw.type as ArrayType }) });
     try {
       results.array = {
         workload: aw,
         ...(await repeatMonitor(o, ready, 'array', `array ${aw.elements} x ${aw.samples}`, {
           env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples, rate: 1, iocPid: ioc.pid,
+          array: { elements: aw.elements, ...(aw.type && { type: aw.type }), iocStats: () => ioc.stats() },
         })),
       };
     } finally {
@@ -148,7 +149,7 @@ async function repeatMonitor(
   available: readonly ClientSpec[],
   workload: 'monitor' | 'array',
   label: string,
-  run: Pick<MonitorRunOptions, 'env' | 'names' | 'samples' | 'rate' | 'iocPid'>,
+  run: Pick<MonitorRunOptions, 'env' | 'names' | 'samples' | 'rate' | 'iocPid' | 'array'>,
 ): Promise<{ runs: MonitorRun[]; stealPercent: number | undefined }> {
   const progress = o.onProgress ?? (() => {});
   const clients = available.filter((c) => c.workloads.includes(workload));

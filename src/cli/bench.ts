@@ -10,7 +10,7 @@ import { renderBench } from '../report/bench.js';
 import { DEFAULTS } from '../defaults.js';
 import { exitOnSignals, parseClientList, Progress, prepareClients } from './common.js';
 import {
-  arrayElementsOption, arrayRateOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption,
+  arrayElementsOption, arrayRateOption, arrayTypeOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption,
 } from './options.js';
 import { UsageError } from '../errors.js';
 
@@ -28,6 +28,7 @@ interface Opts {
   arrayElements: number;
   arraySamples: number;
   arrayRate: number | 'max';
+  arrayType: string;
 }
 
 export function register(program: Command): void {
@@ -48,6 +49,7 @@ export function register(program: Command): void {
     .addOption(arrayElementsOption(DEFAULTS.benchArrayElements, 1, 50_000_000, 'array: elements of the waveform'))
     .option('--array-samples <n>', 'array: updates to receive per run', intArg(2, 10_000), DEFAULTS.benchArraySamples)
     .addOption(arrayRateOption(DEFAULTS.benchArrayRate, false, "array: the IOC's refresh rate in Hz, or max (as fast as it can)"))
+    .addOption(arrayTypeOption('array: element type of the waveform (double, float, int64, int32, int16, int8)'))
     .action(async (workload: string, opts: Opts) => {
       if (!['snapshot', 'monitor', 'array', 'all'].includes(workload)) throw new UsageError(`workload must be snapshot, monitor, array or all, got "${workload}"`);
       const format = opts.format;
@@ -69,7 +71,7 @@ export function register(program: Command): void {
         workloads: {
           snapshot: workload === 'snapshot' || workload === 'all' ? snapshots : [],
           monitor: workload === 'monitor' || workload === 'all',
-          array: workload === 'array' ? { elements: opts.arrayElements, samples: opts.arraySamples, rate: opts.arrayRate } : undefined,
+          array: workload === 'array' ? { elements: opts.arrayElements, samples: opts.arraySamples, rate: opts.arrayRate, type: opts.arrayType } : undefined,
         },
         repeat: opts.repeat,
         timeoutMs: opts.timeout,

@@ -28,7 +28,7 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
   }
   if (results.array) {
     const a = results.array.workload;
-    out.push(`\nArray: one ${a.elements.toLocaleString('en-US')}-double waveform refreshed ${a.rate === 'max' ? 'as fast as the IOC can' : `at ${a.rate} Hz`}, ${a.samples} updates per run${stealNote(results.array.stealPercent)}\n\n`);
+    out.push(`\nArray: one ${a.elements.toLocaleString('en-US')}-element ${a.type ?? 'double'} waveform refreshed ${a.rate === 'max' ? 'as fast as the IOC can' : `at ${a.rate} Hz`}, ${a.samples} updates per run${stealNote(results.array.stealPercent)}\n\n`);
     out.push(arrayTable(summarizeArray(groupByClient<MonitorRun>(results.array.runs)), markdown));
   }
   for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);

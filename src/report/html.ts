@@ -62,7 +62,7 @@ export function benchHtml(r: BenchResults): string {
   }
   if (r.array) {
     const rows = summarizeArray(groupByClient<MonitorRun>(r.array.runs));
-    parts.push(`<h2>Array: ${r.array.workload.elements.toLocaleString('en-US')} doubles refreshed ${r.array.workload.rate === 'max' ? 'as fast as the IOC can' : `at ${r.array.workload.rate} Hz`}, ${r.array.workload.samples} updates per run${esc(stealNote(r.array.stealPercent))}</h2>`);
+    parts.push(`<h2>Array: ${r.array.workload.elements.toLocaleString('en-US')} ${r.array.workload.type ?? 'double'} elements refreshed ${r.array.workload.rate === 'max' ? 'as fast as the IOC can' : `at ${r.array.workload.rate} Hz`}, ${r.array.workload.samples} updates per run${esc(stealNote(r.array.stealPercent))}</h2>`);
     parts.push(barChart('elements received per second, higher is better', 'millions', rows.map((x) => ({ label: x.client, stat: x.mElemS, note: x.error, flag: x.corrupt ? `${x.corrupt} corrupt` : undefined }))));
     parts.push(pre(arrayTable(rows)));
   }

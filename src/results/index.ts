@@ -56,8 +56,11 @@ export interface ArrayCheck {
   elements: number;
   /** Updates the IOC made that the client never saw (the value jumped by more than 1). */
   skipped: number;
-  /** Updates whose probe elements disagreed with the first element. */
+  /** Updates whose probe elements (or, in a full check, any element) disagreed with the first
+   *  element, or whose length was not the workload's. */
   corrupt: number;
+  /** The first few corrupt updates: which one (1-based, in arrival order), its first element, and what was wrong. */
+  corruptUpdates?: string[];
   /** Updates that carried the same content again. RSRV reads a large array when it sends it, not
    *  when it was posted, so under backlog queued updates carry the newest content with their own
    *  timestamps: a server effect, not a client error. */
@@ -68,6 +71,9 @@ export interface ArrayCheck {
   mElementsPerSecond: number;
   updatesPerSecond: number;
   latencyMs: { p50: number; p99: number } | undefined;
+  /** What the IOC published over the same run, counted on its side (updates and M elements per
+   *  second), and the client's updates/s as a fraction of it (1.0: it kept up). */
+  server?: { updatesPerSecond: number; mElementsPerSecond: number; fraction: number };
   ok: boolean;
 }
 
@@ -142,6 +148,10 @@ export interface ArrayWorkload {
   samples: number;
   /** How often the IOC refreshes the waveform: Hz, or 'max' (as fast as it can). */
   rate: number | 'max';
+  /** Element type of the waveform (default double). */
+  type?: string;
+  /** Every element of every update compared (tests), not only the first, middle and last. */
+  checkAll?: boolean;
 }
 
 /** The options of a bench run, as stored with its results. */

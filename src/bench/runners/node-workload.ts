@@ -70,24 +70,36 @@ export class NodeWorkload {
     });
   }
 
-  /** One big waveform: keep first element, probe consistency, times; the arrays are pooled. */
+  /** One big waveform in its native type: keep the first element, the checks' bits (ARRAY_BAD of
+   *  ../checks.ts), times; the arrays are pooled. With --check-all every element is compared. */
   private array(): void {
     const store = (this.store = new SampleStore(1, this.args.samples));
+    const checkAll = this.args.flags['check-all'] === true;
     let n = 0;
-    let elements = 0;
+    let elements = -1;
     const onEvent = (e: MonitorEvent): void => {
       if (e.kind !== 'update') return;
       const recv = nowSeconds();
-      const a = e.value as Float64Array;
-      elements = a.length;
-      const first = a[0]!;
-      const bad = (a[a.length >> 1] !== first ? 1 : 0) + (a[a.length - 1] !== first ? 1 : 0);
+      const v = e.value;
+      const a = (typeof v === 'number' ? [v] : v) as ArrayLike<number>;
+      const len = a.length;
+      if (elements < 0) elements = len;
+      const first = len > 0 ? a[0]! : NaN;
+      let bad = (a[len >> 1] !== first ? 1 : 0) | (a[len - 1] !== first ? 2 : 0) | (len !== elements ? 4 : 0);
+      if (checkAll) {
+        for (let i = 0; i < len; i++) {
+          if (a[i] !== first) {
+            bad |= 8;
+            break;
+          }
+        }
+      }
       if (n++ === 0) this.events({ ev: 'connected', count: 1 });
       if (store.add(0, e.severity, bad, first, e.posixSeconds, recv) && n === this.args.samples) {
-        this.events({ ev: 'complete', elements });
+        this.events({ ev: 'complete', elements: len });
       }
     };
-    this.monitors.push(this.ctx.monitor(this.args.names[0]!, { type: 'double', reuseArrays: true }, onEvent));
+    this.monitors.push(this.ctx.monitor(this.args.names[0]!, { reuseArrays: true }, onEvent));
   }
 
   ship(): Shipment {

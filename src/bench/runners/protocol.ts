@@ -20,6 +20,7 @@ export function parseRunnerArgs(argv = process.argv.slice(2), extra: Record<stri
       names: { type: 'string' },
       'timeout-ms': { type: 'string' },
       samples: { type: 'string' },
+      'check-all': { type: 'boolean' },
       ...extra,
     },
   });
