@@ -22,7 +22,7 @@ describe.each(ARRAY_TYPES.map((t) => [t] as const))('PREFIX:ARRAY as %s', (type)
     await ioc?.stop();
   });
 
-  it.each(['node', 'c-libca', 'p4p'])('%s: every element of 4 updates equals the update number', async (name) => {
+  it.each(['node', 'c-libca', 'c-pvxs', 'p4p'])('%s: every element of 4 updates equals the update number', async (name) => {
     const run = await runMonitor({
       workload: 'array', client: findClient(name)!, python, env: ioc.env, names: [ioc.prefix + 'ARRAY'], samples: 4, rate: 20, warmupMs: 200,
       array: { elements: ELEMENTS, type, checkAll: true, iocStats: () => ioc.stats() },
@@ -47,7 +47,7 @@ describe('int8 update numbers wrap', () => {
     await ioc?.stop();
   });
 
-  it.each(['node', 'p4p'])('%s: 400 updates across the wrap (unsigned over CA, signed over PVA), none corrupt or backwards', async (name) => {
+  it.each(['node', 'c-pvxs'])('%s: 400 updates across the wrap (unsigned over CA, signed over PVA), none corrupt or backwards', async (name) => {
     const run = await runMonitor({
       workload: 'array', client: findClient(name)!, python, env: ioc.env, names: [ioc.prefix + 'ARRAY'], samples: 400, rate: 1000, warmupMs: 200,
       array: { elements: 1000, type: 'int8', checkAll: true, iocStats: () => ioc.stats() },

@@ -6,6 +6,7 @@ import { PACKAGE_ROOT, PYTHON_DIR, pythonEnvStatus } from '../pyenv/index.js';
 import { doctor, packageVersion } from '../doctor.js';
 import type { EnvironmentReport } from '../results/index.js';
 import { cRunnerPath } from './clib.js';
+import { pvxsBuildError, pvxsRunnerPath } from './cxxlib.js';
 
 export type Workload = 'snapshot' | 'monitor' | 'array';
 
@@ -29,6 +30,7 @@ export const CLIENTS: readonly ClientSpec[] = [
   { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: 'the same, inside a worker thread' },
   { name: 'epics-tca', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epics-tca', description: 'the epics-tca npm package (pure TypeScript CA)' },
   { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
+  { name: 'c-pvxs', runtime: 'c', protocol: 'PVA', workloads: ['snapshot', 'monitor', 'array'], library: 'pvxslibs', description: 'a small C++ program on pvxs (the PVA reference)' },
   { name: 'caget-procs', runtime: 'c', protocol: 'CA', workloads: ['snapshot'], library: 'epicscorelibs', description: 'one c-libca caget process per PV, all in parallel' },
   py('pyepics', 'pyepics', 'CA', 'pyepics PV objects, one after another', ALL),
   py('pyepics-ca', 'pyepics', 'CA', 'pyepics ca module: create all channels, then connect and get', ALL),
@@ -60,6 +62,8 @@ export function runnerCommand(spec: ClientSpec, python: string): { command: stri
       return { command: process.execPath, args: [join(dist, 'epics-tca.js')] };
     case 'c-libca':
       return { command: cRunnerPath(), args: [] };
+    case 'c-pvxs':
+      return { command: pvxsRunnerPath(), args: [] };
     case 'caget-procs':
       return { command: process.execPath, args: [join(dist, 'caget-procs.js'), '--caget', cRunnerPath()] };
     default:
@@ -79,6 +83,10 @@ export function clientStatuses(report: EnvironmentReport): ClientStatus[] {
   const env = pythonEnvStatus();
   return CLIENTS.map((spec) => {
     if (spec.library === 'epicsperf') return { name: spec.name, available: true, version: packageVersion() };
+    if (spec.name === 'c-pvxs') {
+      if (!existsSync(pvxsRunnerPath())) return { name: spec.name, available: false, reason: pvxsBuildError() ?? 'the pvxs runner is not built (needs a C++ compiler; run `npx epicsperf setup`)' };
+      return { name: spec.name, available: true, version: `pvxs ${report.libraries.pvxslibs?.version ?? '?'}` };
+    }
     if (spec.runtime === 'c') {
       const path = cRunnerPath();
       if (!existsSync(path)) return { name: spec.name, available: false, reason: 'the C runner is not built (needs a C compiler; run `npx epicsperf setup`)' };
