@@ -24,8 +24,8 @@ from array import array
 
 import samples
 
-CLIENTS = ("pyepics", "pyepics-ca", "pyepics-threaded", "caproto", "aioca",
-           "cothread", "p4p", "pvapy")
+CLIENTS = ("pyepics", "pyepics-ca", "pyepics-threaded", "pyepics-nonumpy", "caproto", "aioca",
+           "cothread", "p4p", "pvapy", "pvapy-nonumpy")
 
 _events = None
 _events_lock = threading.Lock()

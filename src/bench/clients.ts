@@ -35,11 +35,13 @@ export const CLIENTS: readonly ClientSpec[] = [
   py('pyepics', 'pyepics', 'CA', 'pyepics PV objects, one after another', ALL),
   py('pyepics-ca', 'pyepics', 'CA', 'pyepics ca module: create all channels, then connect and get', ALL),
   py('pyepics-threaded', 'pyepics', 'CA', 'pyepics PV gets from a thread pool'),
+  py('pyepics-nonumpy', 'pyepics', 'CA', 'pyepics PV objects with arrays unpacked without numpy (as_numpy=False)', ['array']),
   py('caproto', 'caproto', 'CA', 'caproto threading client', ALL),
   py('aioca', 'aioca', 'CA', 'aioca (asyncio, on libca)', ALL),
   py('cothread', 'cothread', 'CA', 'cothread.catools (on libca)', ALL),
   py('p4p', 'p4p', 'PVA', 'p4p thread Context (PV Access)', ALL),
   py('pvapy', 'pvapy', 'PVA', 'pvapy Channel (PV Access)', ALL),
+  py('pvapy-nonumpy', 'pvapy', 'PVA', 'pvapy Channel with arrays read by getScalarArray (no numpy)', ['array']),
 ];
 
 export function findClient(name: string): ClientSpec | undefined {
