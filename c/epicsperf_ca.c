@@ -4,6 +4,8 @@
  *   epicsperf-ca snapshot --names FILE [--timeout-ms N]
  *   epicsperf-ca monitor --names FILE [--samples N]
  *   epicsperf-ca array --names FILE [--samples N] [--check-all]
+ *   epicsperf-ca array-put --names FILE --samples N --elements E --type T [--no-callback]
+ *   epicsperf-ca latency --names FILE --samples N --sizes S1,S2,...
  *   epicsperf-ca get NAME [--timeout-ms N]
  *
  * Runner modes use preemptive callbacks: every channel is created at once, each get is
@@ -133,14 +135,19 @@ static void buf_string(Buf *b, const char *s) {
 typedef struct {
     const char *mode, *names_file, *name;
     double timeout;
-    long samples;
-    int check_all;
+    long samples, elements;
+    int check_all, no_callback;
+    long sizes[64];
+    size_t nsizes;
 } Options;
 
 static void parse_options(int argc, char **argv, Options *o) {
     o->timeout = -1.0; /* the harness passes every value a mode needs: no defaults here */
     o->samples = 0;
     o->check_all = 0;
+    o->no_callback = 0;
+    o->elements = 0;
+    o->nsizes = 0;
     o->names_file = o->name = NULL;
     if (argc < 2) fail(2, "usage: epicsperf-ca snapshot|monitor|array --names FILE | get NAME");
     o->mode = argv[1];
@@ -150,6 +157,18 @@ static void parse_options(int argc, char **argv, Options *o) {
         else if (!strcmp(a, "--timeout-ms") && i + 1 < argc) o->timeout = atof(argv[++i]) / 1000.0;
         else if (!strcmp(a, "--samples") && i + 1 < argc) o->samples = atol(argv[++i]);
         else if (!strcmp(a, "--check-all")) o->check_all = 1;
+        else if (!strcmp(a, "--no-callback")) o->no_callback = 1;
+        else if (!strcmp(a, "--elements") && i + 1 < argc) o->elements = atol(argv[++i]);
+        else if (!strcmp(a, "--type") && i + 1 < argc) i++; /* the channel's native type is used */
+        else if (!strcmp(a, "--sizes") && i + 1 < argc) {
+            char *s = argv[++i], *end;
+            while (*s && o->nsizes < sizeof o->sizes / sizeof *o->sizes) {
+                long v = strtol(s, &end, 10);
+                if (end == s || v < 1) fail(2, "--sizes must be positive numbers, got %s", argv[i]);
+                o->sizes[o->nsizes++] = v;
+                s = *end == ',' ? end + 1 : end;
+            }
+        }
         else if (a[0] != '-' && !o->name) o->name = a;
         else fail(2, "unknown argument %s", a);
     }
@@ -557,6 +576,8 @@ static void run_array(char **names, size_t n, long samples) {
     ship_samples();
 }
 
+#include "epicsperf_ca_put.inc.c"
+
 /* ---- get: one PV, caget style --------------------------------------------------- */
 
 static int run_get(const char *name, double timeout) {
@@ -621,6 +642,13 @@ int main(int argc, char **argv) {
     if (!strcmp(o.mode, "snapshot")) run_snapshot(names, n, o.timeout);
     else if (!strcmp(o.mode, "monitor")) run_monitor(names, n, o.samples);
     else if (!strcmp(o.mode, "array")) { arr.check_all = o.check_all; run_array(names, n, o.samples); }
+    else if (!strcmp(o.mode, "array-put")) {
+        if (o.elements < 1) fail(2, "array-put: --elements N is required");
+        run_array_put(names, n, o.samples, o.elements, !o.no_callback);
+    } else if (!strcmp(o.mode, "latency")) {
+        if (o.nsizes == 0) fail(2, "latency: --sizes N,N,... is required");
+        run_latency(names, n, o.samples, o.sizes, o.nsizes);
+    }
     else fail(2, "unknown workload %s", o.mode);
     expect_command("exit");
     ca_context_destroy();

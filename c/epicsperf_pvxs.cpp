@@ -4,6 +4,7 @@
  *   epicsperf-pvxs snapshot --names FILE --timeout-ms N
  *   epicsperf-pvxs monitor --names FILE --samples N
  *   epicsperf-pvxs array --names FILE --samples N [--check-all]
+ *   epicsperf-pvxs array-put | latency ...  (epicsperf_pvxs_put.inc.cpp)
  *
  * One client Context from the EPICS_PVA_* environment. Snapshot: a get of
  * field(value,alarm,timeStamp) per name, all issued at once, each answered or given up at the
@@ -219,12 +220,15 @@ struct Store {
 
     Store(size_t n, long per) : samples(n * size_t(per)), counts(n), count(n), per_pv(per) {}
 
+    /* length: the array's (array workload), -1 for scalars, -2 for the put workloads (which write
+     * their own connected and complete events). */
     void add(size_t i, int severity, int status, double value, double stamp, double received, long length = -1) {
         std::lock_guard<std::mutex> g(lock);
         long c = counts[i];
         if (c >= per_pv || closed) return;
         samples[i * size_t(per_pv) + size_t(c)] = Sample{uint32_t(i), int16_t(severity), int16_t(status), value, stamp, received};
         counts[i] = c + 1;
+        if (length == -2) return;
         if (length >= 0) elements = length;
         if (c == 0 && ++started == count) emit("{\"ev\":\"connected\",\"count\":" + std::to_string(count) + "}\n");
         if (c + 1 == per_pv && ++finished == count)
@@ -326,6 +330,12 @@ void run_monitor(client::Context &ctx, const std::vector<std::string> &names, lo
     for (auto &s : subs) s->cancel();
 }
 
+} // namespace
+
+#include "epicsperf_pvxs_put.inc.cpp"
+
+namespace {
+
 std::vector<std::string> read_names(const std::string &path) {
     std::ifstream f(path);
     if (!f) fail(2, "cannot read --names %s: %s", path.c_str(), strerror(errno));
@@ -349,13 +359,28 @@ int main(int argc, char **argv) {
     std::string mode = argv[1], names_file;
     double timeout_ms = -1;
     long samples = 0;
-    bool check_all = false;
+    bool check_all = false, no_callback = false;
+    long elements = 0;
+    std::string type = "double";
+    std::vector<long> sizes;
     for (int i = 2; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--names" && i + 1 < argc) names_file = argv[++i];
         else if (a == "--timeout-ms" && i + 1 < argc) timeout_ms = atof(argv[++i]);
         else if (a == "--samples" && i + 1 < argc) samples = atol(argv[++i]);
         else if (a == "--check-all") check_all = true;
+        else if (a == "--no-callback") no_callback = true;
+        else if (a == "--elements" && i + 1 < argc) elements = atol(argv[++i]);
+        else if (a == "--type" && i + 1 < argc) type = argv[++i];
+        else if (a == "--sizes" && i + 1 < argc) {
+            std::stringstream ss(argv[++i]);
+            std::string item;
+            while (std::getline(ss, item, ',')) {
+                long v = atol(item.c_str());
+                if (v < 1) fail(2, "--sizes must be positive numbers, got %s", argv[i]);
+                sizes.push_back(v);
+            }
+        }
         else fail(2, "unknown argument %s", a.c_str());
     }
     if (names_file.empty()) fail(2, "--names FILE is required");
@@ -367,6 +392,13 @@ int main(int argc, char **argv) {
         if (mode == "snapshot") run_snapshot(ctx, names, timeout_ms);
         else if (mode == "monitor") run_monitor(ctx, names, samples, false, false);
         else if (mode == "array") run_monitor(ctx, names, samples, true, check_all);
+        else if (mode == "array-put") {
+            if (elements < 1) fail(2, "array-put: --elements N is required");
+            run_array_put(ctx, names, samples, elements, type, !no_callback);
+        } else if (mode == "latency") {
+            if (sizes.empty()) fail(2, "latency: --sizes N,N,... is required");
+            run_latency(ctx, names, samples, sizes, type);
+        }
         else fail(2, "unknown workload %s", mode.c_str());
         expect_command("exit");
         ctx.close();

@@ -25,6 +25,12 @@ class Stats:
             self.array_updates = k
             self.array_time = time.time()
 
+    def reset_puts(self):
+        with self.lock:
+            self.puts = self.put_elements = self.put_bad = 0
+            self.put_findings = []
+            self.put_first_time = self.put_last_time = 0.0
+
     def received_put(self, elements, bad, finding):
         now = time.time()
         with self.lock:
@@ -46,3 +52,36 @@ class Stats:
                    "putFirstTime": self.put_first_time, "putLastTime": self.put_last_time}
         sys.stdout.write("stats " + json.dumps(out, separators=(",", ":")) + "\n")
         sys.stdout.flush()
+
+
+class PutChecker:
+    """The on_update of PREFIX:ARRAY:PUT: every element of put k must equal k (wrapped to the
+    element type; a run starts again at 1) and the array must have the waveform's length."""
+
+    def __init__(self, stats, args):
+        import numpy
+        self.numpy = numpy
+        self.stats = stats
+        self.elements = args.array_elements
+        self.modulus = {"int8": 256, "int16": 65536}.get(args.array_type)
+        self.last = None
+
+    def __call__(self, value):
+        n = len(value)
+        problems = []
+        first = value[0] if n else None
+        if n != self.elements:
+            problems.append(f"{n} elements, expected {self.elements}")
+        if n and not bool((value == first).all()):
+            where = int(self.numpy.argmax(value != first))
+            problems.append(f"element {where} is {value[where]}, the first {first}")
+        if first is not None:
+            k = int(first)
+            step = k - self.last if self.last is not None else 1
+            if self.modulus:
+                step %= self.modulus
+            if k != 1 and step != 1:
+                problems.append(f"came after {self.last}")
+            self.last = k
+        finding = f"put {self.stats.puts + 1} (first element {first}): {', '.join(problems)}"
+        self.stats.received_put(n, bool(problems), finding)

@@ -41,6 +41,7 @@ def parse_args(argv):
     p.add_argument("--array-elements", type=int, required=True)
     p.add_argument("--array-rate", required=True)
     p.add_argument("--array-type", choices=sorted(ARRAY_TYPES), default="double")
+    p.add_argument("--latency-elements", type=int, default=0)
     p.add_argument("--ca-port", type=int, required=True)
     p.add_argument("--pva-port", type=int, required=True)
     p.add_argument("--pva-broadcast-port", type=int, required=True)
@@ -137,6 +138,10 @@ def db_text(args):
     if args.array_elements > 0:
         ftvl = ARRAY_TYPES[args.array_type][0]
         rec("waveform", P + "ARRAY", FTVL=q(ftvl), NELM=str(args.array_elements))
+    # The latency workload's targets: a client puts an array and waits for its own update.
+    if args.latency_elements > 0:
+        rec("waveform", P + "LATENCY:DOUBLE", FTVL='"DOUBLE"', NELM=str(args.latency_elements))
+        rec("waveform", P + "LATENCY:CHAR", FTVL='"UCHAR"', NELM=str(args.latency_elements))
     return "".join(out), arrays
 
 
@@ -179,7 +184,7 @@ def main(argv):
     args = parse_args(argv)
     die_with_parent()
     # CA carries an int64 waveform as doubles: 8 bytes per element covers every type.
-    max_array_bytes = max(16384, 8 * args.array_elements + 4096)
+    max_array_bytes = max(16384, 8 * max(args.array_elements, args.latency_elements) + 4096)
     os.environ.update(server_env(args, max_array_bytes))
 
     # softioc and the EPICS libraries read the environment when imported and at iocInit.
@@ -196,6 +201,19 @@ def main(argv):
     finally:
         os.unlink(db_path)
 
+    stats = array_stats.Stats()
+    if args.array_elements > 0:
+        # PREFIX:ARRAY:PUT, the array-put workload's target: each put is checked here.
+        from softioc import builder
+        # softioc's builder tables lack EPICS 7's INT64; its waveform device support itself
+        # works from the numpy dtype and the record's FTVL, so the pair is added to the tables.
+        builder.NumpyDtypeToDbf.setdefault("int64", "INT64")
+        builder.DbfStringToNumpy.setdefault("INT64", "int64")
+        builder.SetDeviceName(args.prefix + "ARRAY")
+        builder.WaveformOut("PUT", length=args.array_elements, datatype=ARRAY_TYPES[args.array_type][1],
+                            always_update=True, on_update=array_stats.PutChecker(stats, args))
+        builder.LoadDatabase()
+
     dispatcher = asyncio_dispatcher.AsyncioDispatcher()
     softioc.iocInit(dispatcher)
 
@@ -208,7 +226,6 @@ def main(argv):
         db_put_field_process(name, dbf, data.ctypes.data, len(values), True)
 
     stop = threading.Event()
-    stats = array_stats.Stats()
 
     # Counters: one named event per tick, posted on an absolute schedule so the rate does not drift.
     dbCore.eventNameToHandle.restype = ctypes.c_void_p
@@ -268,6 +285,9 @@ def main(argv):
             try:
                 for line in sys.stdin:
                     if line.strip() == "stats":
+                        stats.answer()
+                    elif line.strip() == "reset-puts":
+                        stats.reset_puts()
                         stats.answer()
             except Exception:
                 pass

@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT, epicsperfHome } from '../pyenv/index.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_ca.c');
+/** Included by SOURCE: part of what decides a rebuild. */
+const INCLUDED = [join(PACKAGE_ROOT, 'c', 'epicsperf_ca_put.inc.c')];
 
 /** Where the compiled C runner lives (it may not exist yet). */
 export function cRunnerPath(): string {
@@ -98,8 +100,9 @@ export async function buildCRunner(python: string): Promise<{ path: string } | {
     '-o', `${path}.tmp`, SOURCE,
     `-L${libs.lib}`, '-lca', '-lCom', '-lm', `-Wl,-rpath,${libs.lib}`,
   ];
-  const hash = createHash('sha256')
-    .update(source)
+  const hasher = createHash('sha256').update(source);
+  for (const f of INCLUDED) hasher.update(readFileSync(f));
+  const hash = hasher
     .update(JSON.stringify({ version: libs.version, lib: libs.lib, cc, platform: process.platform }))
     .digest('hex');
   try {

@@ -8,7 +8,7 @@ import type { EnvironmentReport } from '../results/index.js';
 import { cRunnerPath } from './clib.js';
 import { pvxsBuildError, pvxsRunnerPath } from './cxxlib.js';
 
-export type Workload = 'snapshot' | 'monitor' | 'array';
+export type Workload = 'snapshot' | 'monitor' | 'array' | 'array-put' | 'latency';
 
 export interface ClientSpec {
   name: string;
@@ -24,23 +24,25 @@ const py = (name: string, library: string, protocol: 'CA' | 'PVA', description: 
   name, runtime: 'python', protocol, workloads, description, library,
 });
 const ALL: Workload[] = ['snapshot', 'monitor', 'array'];
+/** Clients whose runners also put: the array-put and latency workloads. */
+const PUTS: Workload[] = [...ALL, 'array-put', 'latency'];
 
 export const CLIENTS: readonly ClientSpec[] = [
-  { name: 'node', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: "this project's TypeScript CA client" },
-  { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: 'the same, inside a worker thread' },
+  { name: 'node', runtime: 'node', protocol: 'CA', workloads: PUTS, library: 'epicsperf', description: "this project's TypeScript CA client" },
+  { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: PUTS, library: 'epicsperf', description: 'the same, inside a worker thread' },
   { name: 'epics-tca', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epics-tca', description: 'the epics-tca npm package (pure TypeScript CA)' },
-  { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
-  { name: 'c-pvxs', runtime: 'c', protocol: 'PVA', workloads: ['snapshot', 'monitor', 'array'], library: 'pvxslibs', description: 'a small C++ program on pvxs (the PVA reference)' },
+  { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: PUTS, library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
+  { name: 'c-pvxs', runtime: 'c', protocol: 'PVA', workloads: PUTS, library: 'pvxslibs', description: 'a small C++ program on pvxs (the PVA reference)' },
   { name: 'caget-procs', runtime: 'c', protocol: 'CA', workloads: ['snapshot'], library: 'epicscorelibs', description: 'one c-libca caget process per PV, all in parallel' },
-  py('pyepics', 'pyepics', 'CA', 'pyepics PV objects, one after another', ALL),
+  py('pyepics', 'pyepics', 'CA', 'pyepics PV objects, one after another', PUTS),
   py('pyepics-ca', 'pyepics', 'CA', 'pyepics ca module: create all channels, then connect and get', ALL),
   py('pyepics-threaded', 'pyepics', 'CA', 'pyepics PV gets from a thread pool'),
   py('pyepics-nonumpy', 'pyepics', 'CA', 'pyepics PV objects with arrays unpacked without numpy (as_numpy=False)', ['array']),
   py('caproto', 'caproto', 'CA', 'caproto threading client', ALL),
   py('aioca', 'aioca', 'CA', 'aioca (asyncio, on libca)', ALL),
   py('cothread', 'cothread', 'CA', 'cothread.catools (on libca)', ALL),
-  py('p4p', 'p4p', 'PVA', 'p4p thread Context (PV Access)', ALL),
-  py('pvapy', 'pvapy', 'PVA', 'pvapy Channel (PV Access)', ALL),
+  py('p4p', 'p4p', 'PVA', 'p4p thread Context (PV Access)', PUTS),
+  py('pvapy', 'pvapy', 'PVA', 'pvapy Channel (PV Access)', PUTS),
   py('pvapy-nonumpy', 'pvapy', 'PVA', 'pvapy Channel with arrays read by getScalarArray (no numpy)', ['array']),
 ];
 

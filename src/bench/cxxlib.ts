@@ -8,6 +8,8 @@ import { PACKAGE_ROOT, epicsperfHome } from '../pyenv/index.js';
 import { capture, coreLibs, firstError, platformIncludes } from './clib.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_pvxs.cpp');
+/** Included by SOURCE: part of what decides a rebuild. */
+const INCLUDED = [join(PACKAGE_ROOT, 'c', 'epicsperf_pvxs_put.inc.cpp')];
 
 /** Where the compiled pvxs runner lives (it may not exist yet). */
 export function pvxsRunnerPath(): string {
@@ -59,8 +61,9 @@ async function build(python: string): Promise<{ path: string } | { error: string
     '-o', `${path}.tmp`, SOURCE,
     `-L${pvxs.lib}`, `-L${core.lib}`, '-lpvxs', '-lCom', `-Wl,-rpath,${pvxs.lib}`, `-Wl,-rpath,${core.lib}`,
   ];
-  const hash = createHash('sha256')
-    .update(source)
+  const hasher = createHash('sha256').update(source);
+  for (const f of INCLUDED) hasher.update(readFileSync(f));
+  const hash = hasher
     .update(JSON.stringify({ pvxs: pvxs.version, core: core.version, lib: pvxs.lib, cxx, platform: process.platform }))
     .digest('hex');
   const hashFile = path + '.sha256';

@@ -30,6 +30,8 @@ export interface IocOptions {
   arrayRate?: number | 'max';
   /** Element type of PREFIX:ARRAY (default double); update k holds k wrapped to the type. */
   arrayType?: ArrayType;
+  /** Elements of PREFIX:LATENCY:DOUBLE and PREFIX:LATENCY:CHAR, the latency workload's targets (default 0 = none). */
+  latencyElements?: number;
   /** Explicit ports; free ones are picked when omitted. A given port that is busy is an error. */
   caPort?: number;
   pvaPort?: number;
@@ -50,6 +52,8 @@ export interface Ioc {
   counterNames(): string[];
   /** What the IOC counted on its side so far (array updates published, arrays put to it). */
   stats(): Promise<IocStats>;
+  /** Zero the IOC's put counts (before an array-put run); resolves to the counts after. */
+  resetPuts(): Promise<IocStats>;
   /** Resolves when the IOC process has exited (for whatever reason). */
   readonly exited: Promise<number | null>;
   stop(): Promise<void>;
@@ -71,6 +75,7 @@ function validate(o: IocOptions): void {
   };
   int(o.records, 'records', 1);
   int(o.arrayElements, 'arrayElements', 0);
+  int(o.latencyElements, 'latencyElements', 0);
   int(o.caPort, 'caPort', 1);
   int(o.pvaPort, 'pvaPort', 1);
   if (o.rate !== undefined && !(Number.isFinite(o.rate) && o.rate >= 0))
@@ -127,6 +132,7 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     '--array-elements', String(o.arrayElements ?? DEFAULTS.iocArrayElements),
     '--array-rate', String(o.arrayRate ?? DEFAULTS.iocArrayRate),
     '--array-type', o.arrayType ?? 'double',
+    '--latency-elements', String(o.latencyElements ?? 0),
     '--ca-port', String(caPort),
     '--pva-port', String(pvaPort),
     '--pva-broadcast-port', String(pvaBroadcastPort),
@@ -166,6 +172,7 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     const stats = new StatsChannel(child);
     return {
       stats: () => stats.ask(),
+      resetPuts: () => stats.ask(5000, 'reset-puts'),
       env,
       caPort,
       pvaPort,

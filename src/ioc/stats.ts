@@ -41,14 +41,14 @@ export class StatsChannel {
     });
   }
 
-  ask(timeoutMs = 5000): Promise<IocStats> {
+  ask(timeoutMs = 5000, command: 'stats' | 'reset-puts' = 'stats'): Promise<IocStats> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new IocError('the IOC did not answer a stats request')), timeoutMs);
       this.waiting.push((s) => {
         clearTimeout(timer);
         resolve(s);
       });
-      this.child.stdin!.write('stats\n');
+      this.child.stdin!.write(command + '\n');
     });
   }
 }

@@ -135,6 +135,84 @@ export interface MonitorRun {
   array?: ArrayCheck;
 }
 
+/** The array-put workload: arrays of `elements` put `samples` times per run to PREFIX:ARRAY:PUT. */
+export interface ArrayPutWorkload {
+  elements: number;
+  samples: number;
+  type: string;
+}
+
+export interface ArrayPutRun {
+  client: string;
+  version?: string;
+  /** Each put waited for its completion (CA WRITE_NOTIFY, PVA put reply), or was sent without. */
+  callback: boolean;
+  ok: boolean;
+  error?: string;
+  /** Puts the client made, and those that failed on its side. */
+  puts: number;
+  failedPuts: number;
+  /** From the first put's start to the last put's return, as the client saw it. */
+  putsPerSecond?: number;
+  mElementsPerSecond?: number;
+  cpuPercent?: Stat & { samples: number[] };
+  peakRssMb?: number;
+  iocCpuPercent?: Stat;
+  /** What the IOC received and checked (every element and the length of each put), counted on its side. */
+  ioc?: {
+    received: number;
+    elements: number;
+    /** Puts whose elements, length or order were wrong. */
+    bad: number;
+    findings: string[];
+    /** From the first put's arrival to the last's, at the IOC. */
+    putsPerSecond: number;
+    mElementsPerSecond: number;
+  };
+}
+
+/** One array size of a latency run: round trip (put, then the client's own monitor update) and one way. */
+export interface LatencyPoint {
+  elements: number;
+  bytes: number;
+  /** Rounds kept (after the warm-up rounds). */
+  updates: number;
+  /** Round trip: from before the put to the client's callback with its value, ms. */
+  p50Ms: number;
+  p99Ms: number;
+  minMs: number;
+  maxMs: number;
+  p90Ms?: number;
+  /** One way: the update's IOC timestamp to the client's callback (one host, one clock), ms. */
+  oneWayP50Ms?: number;
+  oneWayP90Ms?: number;
+  oneWayP99Ms?: number;
+  ok: boolean;
+  error?: string;
+}
+
+/** Fixed cost and slope of p50 against bytes (least squares), as the ADO bridge study fitted them. */
+export interface LatencyFit {
+  fixedMs: number;
+  mbPerS: number;
+}
+
+export interface LatencyRun {
+  client: string;
+  version?: string;
+  ok: boolean;
+  error?: string;
+  points: LatencyPoint[];
+  fit?: { roundTrip?: LatencyFit; oneWay?: LatencyFit };
+}
+
+export interface LatencyWorkload {
+  sizes: number[];
+  /** 'double' or 'char' (the byte-array case). */
+  elementType: string;
+  samplesPerSize: number;
+}
+
 export interface SnapshotWorkload {
   id: string;
   connected: number;
@@ -156,7 +234,13 @@ export interface ArrayWorkload {
 
 /** The options of a bench run, as stored with its results. */
 export interface BenchRunOptions {
-  workloads: { snapshot: readonly SnapshotWorkload[]; monitor: boolean; array?: ArrayWorkload | undefined };
+  workloads: {
+    snapshot: readonly SnapshotWorkload[];
+    monitor: boolean;
+    array?: ArrayWorkload | undefined;
+    arrayPut?: ArrayPutWorkload | undefined;
+    latency?: LatencyWorkload | undefined;
+  };
   repeat: number;
   timeoutMs: number;
   records: number;
@@ -177,6 +261,8 @@ export interface BenchResults {
   snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: number | undefined }[];
   monitor: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
   array: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
+  arrayPut?: { workload: ArrayPutWorkload; runs: ArrayPutRun[]; stealPercent?: number | undefined } | undefined;
+  latency?: { workload: LatencyWorkload; runs: LatencyRun[]; stealPercent?: number | undefined } | undefined;
 }
 
 export interface LibraryStatus {

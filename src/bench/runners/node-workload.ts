@@ -6,6 +6,7 @@ import type { Monitor } from '../../client/monitor.js';
 import type { RunnerArgs } from './protocol.js';
 import { nowSeconds } from './protocol.js';
 import { SampleStore } from '../samples.js';
+import { arrayPut, latency } from './node-put.js';
 
 export interface Shipment {
   event: Record<string, unknown>;
@@ -26,7 +27,20 @@ export class NodeWorkload {
   start(): void {
     if (this.args.workload === 'snapshot') void this.snapshot();
     else if (this.args.workload === 'array') this.array();
+    else if (this.args.workload === 'array-put') void this.put(arrayPut(this.ctx, this.args, this.events).then((store) => ({ store })));
+    else if (this.args.workload === 'latency') void this.put(latency(this.ctx, this.args, this.events));
     else this.monitor();
+  }
+
+  /** A put-driven workload: keep its samples (and monitor); a failure ends the runner with its reason. */
+  private async put(run: Promise<{ store: SampleStore; monitor?: Monitor }>): Promise<void> {
+    try {
+      const r = await run;
+      this.store = r.store;
+      if (r.monitor) this.monitors.push(r.monitor);
+    } catch (err) {
+      this.events({ ev: 'error', message: `${this.args.workload}: ${(err as Error).message}` });
+    }
   }
 
   private async snapshot(): Promise<void> {
