@@ -7,6 +7,7 @@ import { percentile } from './checks.js';
 import { clientStatuses, type ClientSpec } from './clients.js';
 import { runMonitor, type MonitorRunOptions } from './monitor.js';
 import { runSnapshot } from './snapshot.js';
+import { runPutWorkloads } from './put-suite.js';
 import { BENCH_FORMAT, type BenchResults, type BenchRunOptions, type EnvironmentReport, type MonitorRun, type SnapshotWorkload } from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */
@@ -137,6 +138,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       await ioc.stop();
     }
   }
+  await runPutWorkloads({ ...o.workloads, repeat: o.repeat, python: o.python, ...(o.onProgress && { onProgress: o.onProgress }) }, ready, results);
   return results;
 }
 

@@ -13,6 +13,9 @@ import {
   arrayElementsOption, arrayRateOption, arrayTypeOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption,
 } from './options.js';
 import { UsageError } from '../errors.js';
+import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
+
+const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'all'];
 
 interface Opts {
   clients?: string;
@@ -29,13 +32,16 @@ interface Opts {
   arraySamples: number;
   arrayRate: number | 'max';
   arrayType: string;
+  latencySizes: number[];
+  latencyType: string;
+  latencyCount: number;
 }
 
 export function register(program: Command): void {
   program
     .command('bench')
     .description('run every client on the snapshot and/or monitor workloads, repeated, and compare them')
-    .argument('[workload]', 'snapshot, monitor, array, or all (= snapshot and monitor)', 'all')
+    .argument('[workload]', 'snapshot, monitor, array, array-put, latency, or all (= snapshot and monitor)', 'all')
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', 'runs per client and workload', intArg(1, 100), DEFAULTS.repeat)
     .option('--out <file>', 'write the JSON results (environment, options, every raw figure) here')
@@ -50,12 +56,15 @@ export function register(program: Command): void {
     .option('--array-samples <n>', 'array: updates to receive per run', intArg(2, 10_000), DEFAULTS.benchArraySamples)
     .addOption(arrayRateOption(DEFAULTS.benchArrayRate, false, "array: the IOC's refresh rate in Hz, or max (as fast as it can)"))
     .addOption(arrayTypeOption('array: element type of the waveform (double, float, int64, int32, int16, int8)'))
+    .addOption(sizesOption('--latency-sizes'))
+    .addOption(latencyTypeOption('--latency-type'))
+    .addOption(countOption('--latency-count'))
     .action(async (workload: string, opts: Opts) => {
-      if (!['snapshot', 'monitor', 'array', 'all'].includes(workload)) throw new UsageError(`workload must be snapshot, monitor, array or all, got "${workload}"`);
+      if (!WORKLOADS.includes(workload)) throw new UsageError(`workload must be one of ${WORKLOADS.join(', ')}, got "${workload}"`);
       const format = opts.format;
       const clients = opts.clients === undefined
-        ? CLIENTS.filter((c) => workload === 'all' || c.workloads.includes(workload as Workload))
-        : parseClientList(opts.clients, workload as Workload | 'all');
+        ? CLIENTS.filter((c) => workload === 'all' || workload === 'latency' || c.workloads.includes(workload as Workload))
+        : parseClientList(opts.clients, workload === 'latency' ? 'all' : (workload as Workload | 'all'));
       const ids = opts.snapshots.split(',').map((s) => s.trim()).filter(Boolean);
       const snapshots = ids.map((id) => {
         const w = SNAPSHOT_WORKLOADS.find((x) => x.id === id);
@@ -72,6 +81,8 @@ export function register(program: Command): void {
           snapshot: workload === 'snapshot' || workload === 'all' ? snapshots : [],
           monitor: workload === 'monitor' || workload === 'all',
           array: workload === 'array' ? { elements: opts.arrayElements, samples: opts.arraySamples, rate: opts.arrayRate, type: opts.arrayType } : undefined,
+          arrayPut: workload === 'array-put' ? { elements: opts.arrayElements, samples: opts.arraySamples, type: opts.arrayType } : undefined,
+          latency: workload === 'latency' ? { sizes: opts.latencySizes, elementType: opts.latencyType, samplesPerSize: opts.latencyCount } : undefined,
         },
         repeat: opts.repeat,
         timeoutMs: opts.timeout,

@@ -2,6 +2,8 @@
 // min-max whiskers) and one table per workload. A pure function of the results.
 import type { BenchResults, MonitorRun, SnapshotRun, Stat } from '../results/index.js';
 import { summarizeArray, arrayTable } from './array.js';
+import { arrayPutTable, arrayPutTitle, summarizeArrayPut } from './array-put.js';
+import { latencyTables, latencyTitle } from './latency.js';
 import { summarizeMonitor, monitorTable } from './monitor.js';
 import { summarizeSnapshot, snapshotBenchTable } from './snapshot-bench.js';
 import { groupByClient } from './table.js';
@@ -66,6 +68,8 @@ export function benchHtml(r: BenchResults): string {
     parts.push(barChart('elements received per second, higher is better', 'millions', rows.map((x) => ({ label: x.client, stat: x.mElemS, note: x.error, flag: x.corrupt ? `${x.corrupt} corrupt` : undefined }))));
     parts.push(pre(arrayTable(rows)));
   }
+  if (r.arrayPut) parts.push(`<h2>${esc(arrayPutTitle(r.arrayPut.workload) + stealNote(r.arrayPut.stealPercent))}</h2>`, pre(arrayPutTable(summarizeArrayPut(r.arrayPut.runs))));
+  if (r.latency) parts.push(`<h2>${esc(latencyTitle(r.latency.workload) + stealNote(r.latency.stealPercent))}</h2>`, pre(latencyTables(r.latency.runs)));
   if (r.unavailable.length) parts.push(`<h2>Not run</h2><ul>${r.unavailable.map((u) => `<li>${esc(u.client)}: ${esc(u.reason)}</li>`).join('')}</ul>`);
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>epicsperf bench</title><style>
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:70em;color:#222}

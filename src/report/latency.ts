@@ -1,0 +1,50 @@
+// Renders the latency workload: per client and size the round trip (put, then the client's own
+// monitor update) p50/p90/p99 and the one way p50 (IOC timestamp to callback), and per client
+// the fixed cost and MB/s fitted from the sizes.
+import type { LatencyPoint, LatencyRun, LatencyWorkload } from '../results/index.js';
+import { fmt, renderMarkdown, renderTable, type Column } from './table.js';
+
+interface PointRow {
+  client: string;
+  point?: LatencyPoint;
+  run: LatencyRun;
+}
+
+const ms = (v: number | undefined): string => fmt(v, v !== undefined && v < 10 ? 3 : 1);
+
+const pointColumns: Column<PointRow>[] = [
+  { header: 'client', get: (r) => r.client },
+  { header: 'elements', get: (r) => (r.point ? r.point.elements.toLocaleString('en-US') : '-'), align: 'right' },
+  { header: 'bytes', get: (r) => (r.point ? r.point.bytes.toLocaleString('en-US') : '-'), align: 'right' },
+  { header: 'round trip p50 ms', get: (r) => ms(r.point?.p50Ms), align: 'right' },
+  { header: 'p90', get: (r) => ms(r.point?.p90Ms), align: 'right' },
+  { header: 'p99', get: (r) => ms(r.point?.p99Ms), align: 'right' },
+  { header: 'one way p50 ms', get: (r) => ms(r.point?.oneWayP50Ms), align: 'right' },
+  { header: 'p99', get: (r) => ms(r.point?.oneWayP99Ms), align: 'right' },
+  { header: 'rounds', get: (r) => (r.point ? String(r.point.updates) : '-'), align: 'right' },
+  { header: 'note', get: (r) => r.point?.error ?? (r.point ? '' : r.run.error ?? '') },
+];
+
+interface FitRow {
+  run: LatencyRun;
+}
+
+const fitColumns: Column<FitRow>[] = [
+  { header: 'client', get: (r) => r.run.client },
+  { header: 'round trip fixed ms', get: (r) => ms(r.run.fit?.roundTrip?.fixedMs), align: 'right' },
+  { header: 'MB/s', get: (r) => fmt(r.run.fit?.roundTrip?.mbPerS, 0), align: 'right' },
+  { header: 'one way fixed ms', get: (r) => ms(r.run.fit?.oneWay?.fixedMs), align: 'right' },
+  { header: 'MB/s', get: (r) => fmt(r.run.fit?.oneWay?.mbPerS, 0), align: 'right' },
+  { header: 'note', get: (r) => r.run.error ?? '' },
+];
+
+export function latencyTitle(w: LatencyWorkload): string {
+  return `Latency against payload size: ${w.elementType} arrays of ${w.sizes.map((s) => s.toLocaleString('en-US')).join(', ')} elements, ${w.samplesPerSize} rounds per size`;
+}
+
+/** The per-size table, then the fit per client (every run of a client, in order). */
+export function latencyTables(runs: readonly LatencyRun[], markdown = false): string {
+  const rows: PointRow[] = runs.flatMap((run) => (run.points.length ? run.points.map((point) => ({ client: run.client, point, run })) : [{ client: run.client, run }]));
+  const render = <T>(r: readonly T[], c: readonly Column<T>[]) => (markdown ? renderMarkdown(r, c) : renderTable(r, c));
+  return render(rows, pointColumns) + '\nFixed cost and slope, least squares of p50 against bytes:\n\n' + render(runs.map((run) => ({ run })), fitColumns);
+}
