@@ -7,6 +7,9 @@ import { ensurePythonEnv } from '../src/pyenv/index.js';
 import { CLIENTS } from '../src/bench/clients.js';
 import { runArrayPut } from '../src/bench/array-put.js';
 import { Context } from '../src/index.js';
+import { runCli } from './helpers/cli.js';
+import { schemaErrors } from './helpers/schema.js';
+import type { BenchResults } from '../src/results/index.js';
 
 const ELEMENTS = 100_000;
 let python: string;
@@ -63,5 +66,15 @@ it("the IOC's check names a short put and one out of order", async () => {
   expect(s.putFindings).toEqual([
     `put 2 (first element 2): ${ELEMENTS - 1} elements, expected ${ELEMENTS}`,
     'put 3 (first element 7): came after 2',
+  ]);
+});
+
+it('bench array-put: JSON that the schema accepts, a row per client and mode', async () => {
+  const r = await runCli(['bench', 'array-put', '--clients', 'c-libca,p4p', '--array-elements', '1000', '--array-samples', '5', '--array-type', 'float', '--repeat', '1', '--format', 'json'], { timeoutMs: 120_000 });
+  expect(r.code).toBe(0);
+  const json = JSON.parse(r.stdout) as BenchResults;
+  expect(schemaErrors('bench', json)).toEqual([]);
+  expect(json.arrayPut!.runs.map((x) => [x.client, x.callback, x.ok, x.ioc?.received ?? 0])).toEqual([
+    ['c-libca', true, true, 5], ['c-libca', false, true, 5], ['p4p', true, true, 5], ['p4p', false, false, 0],
   ]);
 });

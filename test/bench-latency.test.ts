@@ -5,7 +5,8 @@ import { startIoc, type Ioc } from '../src/ioc/index.js';
 import { ensurePythonEnv } from '../src/pyenv/index.js';
 import { findClient } from '../src/bench/clients.js';
 import { fitLatency, runLatency } from '../src/bench/latency.js';
-import type { LatencyPoint } from '../src/results/index.js';
+import type { BenchResults, LatencyPoint } from '../src/results/index.js';
+import { schemaErrors } from './helpers/schema.js';
 import { runCli } from './helpers/cli.js';
 
 describe('latency against the built-in IOC', () => {
@@ -58,4 +59,13 @@ it('fits the fixed cost and MB/s of p50 against bytes', () => {
   expect(fit.fixedMs).toBeCloseTo(0.35, 6);
   expect(fit.mbPerS).toBeCloseTo(30, 6);
   expect(fitLatency(points.slice(0, 1), (p) => p.p50Ms)).toBeUndefined();
+});
+
+it('bench latency: JSON that the schema accepts, one row per client, fits present', async () => {
+  const r = await runCli(['bench', 'latency', '--clients', 'node,pyepics-nonumpy', '--latency-sizes', '1,1000', '--latency-count', '5', '--repeat', '1', '--format', 'json'], { timeoutMs: 120_000 });
+  expect(r.code).toBe(0);
+  const json = JSON.parse(r.stdout) as BenchResults;
+  expect(schemaErrors('bench', json)).toEqual([]);
+  expect(json.latency!.runs.map((x) => [x.client, x.ok])).toEqual([['node', true], ['pyepics-nonumpy', false]]);
+  expect(json.latency!.runs[0]!.fit!.oneWay!.fixedMs).toBeGreaterThan(-1);
 });
