@@ -5,6 +5,8 @@ A client module that serves them gives its Client three methods:
   put_array(values, callback)         put a numpy array; with callback=True wait for completion;
   latency_monitor(name, on_update)    subscribe; call on_update(values, severity, stamp, received).
 A client that cannot put without completion raises NoPutWithoutCallback from put_array.
+A client whose callbacks run only while its own loop runs on the main thread (aioca, cothread)
+also gives wait_event(event, timeout): run that loop until the threading.Event is set.
 """
 
 import threading
@@ -84,8 +86,9 @@ def run_latency(client, store, name, sizes, type_, emit):
                 state["got"] = (received, severity, stamp, n)
                 arrived.set()
 
+    wait = getattr(client, "wait_event", None) or (lambda event, timeout: event.wait(timeout))
     client.latency_monitor(name, on_update)
-    if not state["first"].wait(30):
+    if not wait(state["first"], 30):
         raise RuntimeError(f"{name}: no first monitor update within 30 s")
     emit({"ev": "connected", "count": 1})
     counter = 0
@@ -101,7 +104,7 @@ def run_latency(client, store, name, sizes, type_, emit):
                 state["want"] = value
             t0 = time.time()
             client.put_array(buf, False)
-            if not arrived.wait(60):
+            if not wait(arrived, 60):
                 raise RuntimeError(f"{name}: no monitor update of the {size}-element put within 60 s")
             received, severity, stamp, n = state["got"]
             if rnd >= 0:
