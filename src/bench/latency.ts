@@ -88,18 +88,26 @@ export function latencyPoints(samples: readonly Sample[], w: LatencyWorkload): L
 }
 
 /**
- * Least-squares line of a p50 against bytes: the fixed cost (ms, the intercept) and the slope as
- * MB/s (1 / ms per byte). Undefined with fewer than two sizes or a slope that is not positive.
+ * The line `p50 = fixed + bytes / rate` through the sizes' p50s, by least squares of the relative
+ * error (each point weighted 1/p50², so a 1 ms and a 100 ms point count alike and the largest
+ * size cannot swamp the fixed cost): the fixed cost in ms and the rate in MB/s. Undefined with
+ * fewer than two sizes or a slope that is not positive.
  */
 export function fitLatency(points: readonly LatencyPoint[], y: (p: LatencyPoint) => number | undefined): LatencyFit | undefined {
-  const xy = points.map((p) => [p.bytes, y(p)] as const).filter((v): v is readonly [number, number] => v[1] !== undefined && Number.isFinite(v[1]));
+  const xy = points.map((p) => [p.bytes, y(p)] as const).filter((v): v is readonly [number, number] => v[1] !== undefined && Number.isFinite(v[1]) && v[1] > 0);
   if (xy.length < 2) return undefined;
-  const n = xy.length;
-  const mx = xy.reduce((a, v) => a + v[0], 0) / n;
-  const my = xy.reduce((a, v) => a + v[1], 0) / n;
-  const sxx = xy.reduce((a, v) => a + (v[0] - mx) ** 2, 0);
-  if (sxx === 0) return undefined;
-  const slope = xy.reduce((a, v) => a + (v[0] - mx) * (v[1] - my), 0) / sxx; // ms per byte
+  let sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const [x, v] of xy) {
+    const w = 1 / (v * v);
+    sw += w;
+    sx += w * x;
+    sy += w * v;
+    sxx += w * x * x;
+    sxy += w * x * v;
+  }
+  const det = sw * sxx - sx * sx;
+  if (det <= 0) return undefined;
+  const slope = (sw * sxy - sx * sy) / det; // ms per byte
   if (!(slope > 0)) return undefined;
-  return { fixedMs: my - slope * mx, mbPerS: 1 / slope / 1000 };
+  return { fixedMs: (sy - slope * sx) / sw, mbPerS: 1 / slope / 1000 };
 }

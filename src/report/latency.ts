@@ -46,5 +46,5 @@ export function latencyTitle(w: LatencyWorkload): string {
 export function latencyTables(runs: readonly LatencyRun[], markdown = false): string {
   const rows: PointRow[] = runs.flatMap((run) => (run.points.length ? run.points.map((point) => ({ client: run.client, point, run })) : [{ client: run.client, run }]));
   const render = <T>(r: readonly T[], c: readonly Column<T>[]) => (markdown ? renderMarkdown(r, c) : renderTable(r, c));
-  return render(rows, pointColumns) + '\nFixed cost and slope, least squares of p50 against bytes:\n\n' + render(runs.map((run) => ({ run })), fitColumns);
+  return render(rows, pointColumns) + '\nFixed cost and slope of p50 against bytes (least squares of the relative error):\n\n' + render(runs.map((run) => ({ run })), fitColumns);
 }

@@ -62,7 +62,8 @@ export async function latency(ctx: Context, args: RunnerArgs, events: Events): P
   let counter = 0;
   for (let i = 0; i < sizes.length; i++) {
     const size = sizes[i]!;
-    const buf = new Float64Array(size);
+    // Bytes for the byte-array case, as an application holding bytes would put them.
+    const buf = args.type === 'char' ? new Uint8Array(size) : new Float64Array(size);
     for (let round = -WARMUP; round < args.samples; round++) {
       const value = (counter++ % 250) + 1;
       buf.fill(value);
