@@ -77,4 +77,4 @@ it('bench array-put: JSON that the schema accepts, a row per client and mode', a
   expect(json.arrayPut!.runs.map((x) => [x.client, x.callback, x.ok, x.ioc?.received ?? 0])).toEqual([
     ['c-libca', true, true, 5], ['c-libca', false, true, 5], ['p4p', true, true, 5], ['p4p', false, false, 0],
   ]);
-});
+}, 150_000);
