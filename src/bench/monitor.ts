@@ -66,13 +66,14 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     progress('starting');
     const ready = await runner.next('ready', 60_000, 'ready');
     result.version = typeof ready.version === 'string' ? ready.version : undefined;
+    // The IOC's count before the client subscribes: every update after its first was posted later.
+    const stats0 = workload === 'array' ? await o.array?.iocStats?.() : undefined;
     const startedAt = Date.now() / 1000;
     const t0 = performance.now();
     runner.send('start');
     progress('connecting');
     await runner.next('connected', 30_000 + o.names.length * 20, 'all PVs connected');
     result.connectMs = performance.now() - t0;
-    const stats0 = workload === 'array' ? await o.array?.iocStats?.() : undefined;
     progress('collecting');
     // The whole collection window, for runs too short for one sample after the warm-up.
     const window0 = { cpu: cpuSeconds(runner.pid), t: performance.now() };

@@ -60,7 +60,7 @@ export function register(program: Command): void {
     .addOption(latencyTypeOption('--latency-type'))
     .addOption(countOption('--latency-count'))
     .action(async (workload: string, opts: Opts) => {
-      if (!WORKLOADS.includes(workload)) throw new UsageError(`workload must be one of ${WORKLOADS.join(', ')}, got "${workload}"`);
+      if (!WORKLOADS.includes(workload)) throw new UsageError(`workload must be ${WORKLOADS.slice(0, -1).join(', ')} or all, got "${workload}"`);
       const format = opts.format;
       const clients = opts.clients === undefined
         ? CLIENTS.filter((c) => workload === 'all' || workload === 'latency' || c.workloads.includes(workload as Workload))
