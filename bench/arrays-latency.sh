@@ -8,9 +8,9 @@ repeat=${REPEAT:-2}
 count=${LATENCY_COUNT:-50}
 out=bench/results
 mkdir -p "$out"
-run() { # name, then the bench arguments
+run() { # name, then the bench arguments; --full: no client deadline, the options give the sizes
   local name=$1; shift
-  npx epicsperf bench "$@" --format markdown --out "$out/$name.json" | tee "$out/$name.md"
+  npx epicsperf bench "$@" --full --format markdown --out "$out/$name.json" | tee "$out/$name.md"
 }
 # Over CA: 10M doubles refreshed as fast as the IOC can, with and without numpy.
 run arrays-ca array --clients c-libca,node,pyepics,pyepics-nonumpy --array-type double \

@@ -70,7 +70,7 @@ it("the IOC's check names a short put and one out of order", async () => {
 });
 
 it('bench array-put: JSON that the schema accepts, a row per client and mode', async () => {
-  const r = await runCli(['bench', 'array-put', '--clients', 'c-libca,p4p', '--array-elements', '1000', '--array-samples', '5', '--array-type', 'float', '--repeat', '1', '--format', 'json'], { timeoutMs: 120_000 });
+  const r = await runCli(['bench', 'array-put', '--clients', 'c-libca,p4p', '--array-elements', '1000', '--array-samples', '5', '--array-type', 'float', '--repeat', '1', '--no-keep', '--format', 'json'], { timeoutMs: 120_000 });
   expect(r.code).toBe(0);
   const json = JSON.parse(r.stdout) as BenchResults;
   expect(schemaErrors('bench', json)).toEqual([]);

@@ -62,7 +62,7 @@ it('fits the fixed cost and MB/s of p50 against bytes', () => {
 });
 
 it('bench latency: JSON that the schema accepts, one row per client, fits present', async () => {
-  const r = await runCli(['bench', 'latency', '--clients', 'node,pyepics-nonumpy', '--latency-sizes', '1,100000', '--latency-count', '5', '--repeat', '1', '--format', 'json'], { timeoutMs: 120_000 });
+  const r = await runCli(['bench', 'latency', '--clients', 'node,pyepics-nonumpy', '--latency-sizes', '1,100000', '--latency-count', '5', '--repeat', '1', '--no-keep', '--format', 'json'], { timeoutMs: 120_000 });
   expect(r.code).toBe(0);
   const json = JSON.parse(r.stdout) as BenchResults;
   expect(schemaErrors('bench', json)).toEqual([]);

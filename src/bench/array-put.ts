@@ -1,6 +1,7 @@
 // The array-put workload for one client: its runner puts arrays to PREFIX:ARRAY:PUT as fast as it
 // can (each waiting for completion, or not), measured from outside; the IOC checks every put.
 import { RunnerProcess } from './runner.js';
+import { ClientDeadline } from './deadline.js';
 import { RunnerError } from '../errors.js';
 import { CpuSampler } from './procstat.js';
 import { decodeSamples } from './samples.js';
@@ -18,6 +19,8 @@ export interface ArrayPutRunOptions {
   workload: ArrayPutWorkload;
   callback: boolean;
   ioc: { pid: number; stats(): Promise<IocStats>; resetPuts(): Promise<IocStats> };
+  /** The client's deadline for the whole run (ms): past it the runner is stopped (ClientDeadline). */
+  clientDeadlineMs?: number;
   onProgress?: (text: string) => void;
 }
 
@@ -30,7 +33,8 @@ export async function runArrayPut(o: ArrayPutRunOptions): Promise<ArrayPutRun> {
     ...(o.callback ? [] : ['--no-callback']),
   ], o.env);
   const result: ArrayPutRun = { client: o.client.name, callback: o.callback, ok: false, puts: 0, failedPuts: 0 };
-  const progress = o.onProgress ?? (() => {});
+  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
+  const progress = deadline.track(o.onProgress ?? (() => {}));
   const sampler = new CpuSampler(runner.pid);
   const iocSampler = new CpuSampler(o.ioc.pid);
   try {
@@ -82,9 +86,13 @@ export async function runArrayPut(o: ArrayPutRunOptions): Promise<ArrayPutRun> {
     if (problems.length) result.error = problems.join('; ');
     await runner.finish();
   } catch (err) {
-    result.error = err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
+    result.error = deadline.stoppedAfterS !== undefined
+      ? deadline.note()
+      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
     await runner.kill();
   } finally {
+    deadline.clear();
     sampler.stop();
     iocSampler.stop();
     names.remove();

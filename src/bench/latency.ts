@@ -2,6 +2,7 @@
 // own monitor update of it; round trip and one way (IOC timestamp to callback) per size, and the
 // fixed cost and slope fitted from the sizes, as the ADO bridge study did.
 import { RunnerProcess } from './runner.js';
+import { ClientDeadline } from './deadline.js';
 import { RunnerError } from '../errors.js';
 import { decodeSamples, type Sample } from './samples.js';
 import { percentile } from './checks.js';
@@ -27,6 +28,8 @@ export interface LatencyRunOptions {
   env: Record<string, string>;
   prefix: string;
   workload: LatencyWorkload;
+  /** The client's deadline for the whole run (ms): past it the runner is stopped (ClientDeadline). */
+  clientDeadlineMs?: number;
   onProgress?: (text: string) => void;
 }
 
@@ -38,7 +41,8 @@ export async function runLatency(o: LatencyRunOptions): Promise<LatencyRun> {
     ...args, 'latency', '--names', names.path, '--samples', String(w.samplesPerSize), '--sizes', w.sizes.join(','), '--type', w.elementType,
   ], o.env);
   const result: LatencyRun = { client: o.client.name, ok: false, points: [] };
-  const progress = o.onProgress ?? (() => {});
+  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
+  const progress = deadline.track(o.onProgress ?? (() => {}));
   try {
     progress('starting');
     const ready = await runner.next('ready', 60_000, 'ready');
@@ -60,9 +64,13 @@ export async function runLatency(o: LatencyRunOptions): Promise<LatencyRun> {
     if (!result.ok) result.error = result.points.find((p) => p.error)?.error ?? 'not every size was measured';
     await runner.finish();
   } catch (err) {
-    result.error = err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
+    result.error = deadline.stoppedAfterS !== undefined
+      ? deadline.note()
+      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
     await runner.kill();
   } finally {
+    deadline.clear();
     names.remove();
   }
   return result;

@@ -12,11 +12,29 @@ export interface PutSuiteOptions {
   latency?: LatencyWorkload | undefined;
   repeat: number;
   python: string;
+  /** Deadline of one client on one run, s (undefined: only the runners' own). */
+  clientDeadlineS?: number | undefined;
+  /** The phase of the step under way. */
   onProgress?: (text: string) => void;
 }
 
-export async function runPutWorkloads(o: PutSuiteOptions, ready: readonly ClientSpec[], results: BenchResults): Promise<void> {
+/** The bench's step counter (suite.ts Steps): reports each step's start and end. */
+export interface StepRunner {
+  run<T>(workload: string, client: string, run: number, repeat: number, body: () => Promise<T>, outcome: (r: T) => string): Promise<T>;
+}
+
+const arrayPutOutcome = (r: ArrayPutRun): string =>
+  r.error ?? `${r.putsPerSecond?.toFixed(1) ?? '-'} puts/s, the IOC checked ${r.ioc?.received ?? 0}/${r.puts - r.failedPuts}`;
+
+function latencyOutcome(r: LatencyRun): string {
+  if (r.error) return r.error;
+  const last = r.points[r.points.length - 1];
+  return last ? `p50 ${last.p50Ms.toFixed(3)} ms at ${last.elements.toLocaleString('en-US')} elements` : 'no result';
+}
+
+export async function runPutWorkloads(o: PutSuiteOptions, steps: StepRunner, ready: readonly ClientSpec[], results: BenchResults): Promise<void> {
   const progress = o.onProgress ?? (() => {});
+  const deadline = o.clientDeadlineS === undefined ? {} : { clientDeadlineMs: o.clientDeadlineS * 1000 };
   if (o.arrayPut) {
     const w = o.arrayPut;
     const clients = ready.filter((c) => c.workloads.includes('array-put'));
@@ -28,11 +46,10 @@ export async function runPutWorkloads(o: PutSuiteOptions, ready: readonly Client
       for (let rep = 1; rep <= o.repeat; rep++) {
         for (const client of clients) {
           for (const callback of [true, false]) {
-            const tag = `array-put · ${client.name} · ${callback ? 'completion' : 'no completion'} · run ${rep}/${o.repeat}`;
-            runs.push(await runArrayPut({
-              client, python: o.python, env: ioc.env, name: `${ioc.prefix}ARRAY:PUT`, workload: w, callback, ioc,
-              onProgress: (s) => progress(`${tag}: ${s}`),
-            }));
+            const label = `array-put ${w.elements.toLocaleString('en-US')} ${callback ? 'completion' : 'no completion'}`;
+            runs.push(await steps.run(label, client.name, rep, o.repeat, () => runArrayPut({
+              client, python: o.python, env: ioc.env, name: `${ioc.prefix}ARRAY:PUT`, workload: w, callback, ioc, onProgress: progress, ...deadline,
+            }), arrayPutOutcome));
           }
         }
       }
@@ -45,15 +62,16 @@ export async function runPutWorkloads(o: PutSuiteOptions, ready: readonly Client
     const w = o.latency;
     const clients = ready.filter((c) => c.workloads.includes('latency'));
     // Every client asked for has a row: those that cannot run it say why.
-    const cannot: LatencyRun[] = ready.filter((c) => !c.workloads.includes('latency')).map((c) => ({ client: c.name, ok: false, error: whyNoLatency(c), points: [] }));
+    const cannot: LatencyRun[] = ready.filter((c) => !c.workloads.includes('latency')).map((c) => ({ client: c.name, ok: false, unsupported: true, error: whyNoLatency(c), points: [] }));
     const ioc = await startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: Math.max(...w.sizes), python: o.python });
     const runs: LatencyRun[] = [];
     const steal = stealMeter();
     try {
       for (let rep = 1; rep <= o.repeat; rep++) {
         for (const client of clients) {
-          const tag = `latency · ${client.name} · run ${rep}/${o.repeat}`;
-          runs.push(await runLatency({ client, python: o.python, env: ioc.env, prefix: ioc.prefix, workload: w, onProgress: (s) => progress(`${tag}: ${s}`) }));
+          runs.push(await steps.run(`latency ${w.sizes.length} sizes`, client.name, rep, o.repeat, () => runLatency({
+            client, python: o.python, env: ioc.env, prefix: ioc.prefix, workload: w, onProgress: progress, ...deadline,
+          }), latencyOutcome));
         }
       }
     } finally {

@@ -46,7 +46,7 @@ export function register(program: Command): void {
       try {
         for (const client of clients) {
           if (!client.workloads.includes('latency')) {
-            runs.push({ client: client.name, ok: false, error: whyNoLatency(client), points: [] });
+            runs.push({ client: client.name, ok: false, unsupported: true, error: whyNoLatency(client), points: [] });
             continue;
           }
           runs.push(await runLatency({ client, python, env: ioc.env, prefix: ioc.prefix, workload, onProgress: (s) => progress.update(`${client.name}: ${s}`) }));

@@ -3,9 +3,10 @@ import type { BenchResults, MonitorRun, SnapshotRun } from '../results/index.js'
 import { arrayTable, summarizeArray } from './array.js';
 import { monitorTable, summarizeMonitor } from './monitor.js';
 import { snapshotBenchTable, summarizeSnapshot } from './snapshot-bench.js';
-import { groupByClient } from './table.js';
+import { fmtStat, groupByClient, renderMarkdown, renderTable, type Column } from './table.js';
 import { arrayPutTable, arrayPutTitle, summarizeArrayPut } from './array-put.js';
 import { latencyTables, latencyTitle } from './latency.js';
+import { rank, workloadFigures, type WorkloadFigures } from './workloads.js';
 
 /**
  * " · CPU steal N%" when the host gave at least 1% of the machine's CPU time to other guests
@@ -42,5 +43,36 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
     out.push(latencyTables(results.latency.runs, markdown));
   }
   for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);
+  return out.join('') + '\n';
+}
+
+/**
+ * Several runs side by side: per workload a row per client and a column per run with its main
+ * figure (median, min-max); a result that failed a check is marked with a cross.
+ */
+export function renderRuns(runs: readonly BenchResults[], labels: readonly string[], markdown: boolean): string {
+  if (runs.length === 1) return renderBench(runs[0]!, markdown);
+  const figures = runs.map(workloadFigures);
+  const keys = [...new Set(figures.flat().map((w) => w.key))];
+  const out: string[] = [];
+  for (const k of keys) {
+    const ws = figures.map((f) => f.find((w) => w.key === k));
+    const first = ws.find((w): w is WorkloadFigures => w !== undefined)!;
+    const clients = [...new Set(ws.flatMap((w) => (w ? rank(w).order.map((c) => c.client) : [])))];
+    const columns: Column<string>[] = [
+      { header: 'client', get: (c) => c },
+      ...ws.map((w, i): Column<string> => ({
+        header: labels[i]!,
+        align: 'right',
+        get: (c) => {
+          const f = w?.clients.find((x) => x.client === c);
+          if (!f) return '';
+          return f.problems.length ? `✗ ${fmtStat(f.stat, 3)}` : fmtStat(f.stat, 3);
+        },
+      })),
+    ];
+    out.push(`\n${first.title}\n${first.figure} (${first.unit}), ${first.better} is better; ✗ failed a check\n\n`);
+    out.push(markdown ? renderMarkdown(clients, columns) : renderTable(clients, columns));
+  }
   return out.join('') + '\n';
 }

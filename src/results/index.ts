@@ -2,7 +2,7 @@
 // their JSON formats: data only, so the reports depend on data, not on the code that made it.
 
 /** Format versions written in the `schema` field of each JSON output. */
-export const BENCH_FORMAT = 'epicsperf/bench@1';
+export const BENCH_FORMAT = 'epicsperf/bench@2';
 export const SNAPSHOT_FORMAT = 'epicsperf/snapshot@1';
 export const MONITOR_FORMAT = 'epicsperf/monitor@1';
 
@@ -114,6 +114,8 @@ export interface SnapshotRun {
   failureReasons?: Record<string, number>;
   /** Elapsed time of the answers, ms (stored bench results, where the rows are dropped). */
   elapsedMs?: { p50: number; p99: number; max: number };
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
 }
 
 export interface MonitorRun {
@@ -133,6 +135,8 @@ export interface MonitorRun {
   check?: MonitorCheck;
   /** The array workload's figures and checks. */
   array?: ArrayCheck;
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
 }
 
 /** The array-put workload: arrays of `elements` put `samples` times per run to PREFIX:ARRAY:PUT. */
@@ -169,6 +173,8 @@ export interface ArrayPutRun {
     putsPerSecond: number;
     mElementsPerSecond: number;
   };
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
 }
 
 /** One array size of a latency run: round trip (put, then the client's own monitor update) and one way. */
@@ -202,8 +208,12 @@ export interface LatencyRun {
   version?: string;
   ok: boolean;
   error?: string;
+  /** The client cannot run this workload (it does not put, or only reads once); `error` says why. */
+  unsupported?: boolean;
   points: LatencyPoint[];
   fit?: { roundTrip?: LatencyFit; oneWay?: LatencyFit };
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
 }
 
 export interface LatencyWorkload {
@@ -248,11 +258,19 @@ export interface BenchRunOptions {
   rate: number;
   clients: string[];
   scheduling: string;
+  /** `quick` (the default: one short run each), `full` (the published workloads) or `custom`. */
+  profile: 'quick' | 'full' | 'custom';
+  /** Deadline of one client on one workload, s (a client past it is stopped; undefined: none). */
+  clientDeadlineS?: number | undefined;
 }
 
 export interface BenchResults {
   schema: typeof BENCH_FORMAT;
   startedAt: string;
+  /** From the start to the last result, s. */
+  durationS?: number;
+  /** The machine's host name. */
+  host: string;
   environment: EnvironmentReport;
   options: BenchRunOptions;
   /** Clients that could not run at all, with the reason. */
