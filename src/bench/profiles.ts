@@ -1,6 +1,7 @@
 // The bench profiles: `quick` (the default, every client in minutes) and `full` (the published
 // workloads). A profile is data; a new workload joins a profile as one more entry of `workloads`.
-import type { ArrayWorkload } from '../results/index.js';
+import type { ArrayPutWorkload, ArrayWorkload, LatencyWorkload } from '../results/index.js';
+import { DEFAULT_LATENCY_SIZES } from './latency.js';
 import { DEFAULTS } from '../defaults.js';
 
 export interface BenchProfile {
@@ -12,13 +13,17 @@ export interface BenchProfile {
   /** A client still running one workload after this many seconds is stopped (undefined: only the
    *  runners' own deadlines apply). */
   clientDeadlineS: number | undefined;
-  /** What `bench all` runs; `bench snapshot|monitor|array` picks one family from here. */
+  /** What `bench all` runs; `bench snapshot|monitor|array|array-put|latency` picks one family from here. */
   workloads: {
     /** Snapshot workload ids (src/bench/suite.ts SNAPSHOT_WORKLOADS). */
     snapshot: string[];
     monitor: { records: number; samples: number; rate: number };
     /** Run by `bench all` when `inAll` is set, and always by `bench array`. */
     array: ArrayWorkload & { inAll: boolean };
+    /** Run by `bench all` when `inAll` is set, and always by `bench array-put` (its element type is the array's). */
+    arrayPut: Omit<ArrayPutWorkload, 'type'> & { inAll: boolean };
+    /** Run by `bench all` when `inAll` is set, and always by `bench latency`. */
+    latency: LatencyWorkload & { inAll: boolean };
   };
 }
 
@@ -32,6 +37,9 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
       snapshot: ['97+15', '1000+95'],
       monitor: { records: DEFAULTS.records, samples: 30, rate: DEFAULTS.rate },
       array: { elements: 1_000_000, samples: 10, rate: 'max', inAll: true },
+      arrayPut: { elements: 1_000_000, samples: 10, inAll: false },
+      // Three sizes, five decades apart: the fixed cost, the middle and the bandwidth.
+      latency: { sizes: [1, 1000, 100_000], elementType: 'double', samplesPerSize: 50, inAll: true },
     },
   },
   full: {
@@ -43,6 +51,9 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
       snapshot: ['97', '97+4', '97+15', '1000+95', '10000+95'],
       monitor: { records: DEFAULTS.records, samples: DEFAULTS.samples, rate: DEFAULTS.rate },
       array: { elements: DEFAULTS.benchArrayElements, samples: DEFAULTS.benchArraySamples, rate: DEFAULTS.benchArrayRate, inAll: false },
+      arrayPut: { elements: DEFAULTS.benchArrayElements, samples: DEFAULTS.benchArraySamples, inAll: false },
+      // The ADO bridge study's range, a decade apart (`bench latency --full`).
+      latency: { sizes: DEFAULT_LATENCY_SIZES, elementType: 'double', samplesPerSize: 200, inAll: false },
     },
   },
 };

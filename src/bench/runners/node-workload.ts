@@ -9,6 +9,7 @@ import type { Monitor } from '../../client/monitor.js';
 import type { RunnerArgs } from './protocol.js';
 import { nowSeconds } from './protocol.js';
 import { SampleStore } from '../samples.js';
+import { arrayPut, latency } from './node-put.js';
 
 export interface Shipment {
   event: Record<string, unknown>;
@@ -44,7 +45,26 @@ export class NodeWorkload {
   start(): void {
     if (this.args.workload === 'snapshot') void this.snapshot();
     else if (this.args.workload === 'array') this.array();
+    else if (this.args.workload === 'array-put') void this.put(arrayPut(this.caContext(), this.args, this.events).then((store) => ({ store })));
+    else if (this.args.workload === 'latency') void this.put(latency(this.caContext(), this.args, this.events));
     else this.monitor();
+  }
+
+  /** The put-driven workloads are Channel Access ones (node-pva does not list them). */
+  private caContext(): Context<'ca'> {
+    if (this.request !== undefined) throw new Error(`${this.args.workload} runs over Channel Access only`);
+    return this.ctx as Context<'ca'>;
+  }
+
+  /** A put-driven workload: keep its samples (and monitor); a failure ends the runner with its reason. */
+  private async put(run: Promise<{ store: SampleStore; monitor?: Monitor }>): Promise<void> {
+    try {
+      const r = await run;
+      this.store = r.store;
+      if (r.monitor) this.monitors.push(r.monitor);
+    } catch (err) {
+      this.events({ ev: 'error', message: `${this.args.workload}: ${(err as Error).message}` });
+    }
   }
 
   private async snapshot(): Promise<void> {
@@ -89,24 +109,36 @@ export class NodeWorkload {
     });
   }
 
-  /** One big waveform: keep first element, probe consistency, times; the arrays are pooled. */
+  /** One big waveform in its native type: keep the first element, the checks' bits (ARRAY_BAD of
+   *  ../checks.ts), times; the arrays are pooled. With --check-all every element is compared. */
   private array(): void {
     const store = (this.store = new SampleStore(1, this.args.samples));
+    const checkAll = this.args.flags['check-all'] === true;
     let n = 0;
-    let elements = 0;
+    let elements = -1;
     const onEvent = (e: MonitorEvent<TimeReading | PvaReading>): void => {
       if (e.kind !== 'update') return;
       const recv = nowSeconds();
-      const a = e.value as Float64Array;
-      elements = a.length;
-      const first = a[0]!;
-      const bad = (a[a.length >> 1] !== first ? 1 : 0) + (a[a.length - 1] !== first ? 1 : 0);
+      const v = e.value;
+      const a = (typeof v === 'number' ? [v] : v) as ArrayLike<number>;
+      const len = a.length;
+      if (elements < 0) elements = len;
+      const first = len > 0 ? a[0]! : NaN;
+      let bad = (a[len >> 1] !== first ? 1 : 0) | (a[len - 1] !== first ? 2 : 0) | (len !== elements ? 4 : 0);
+      if (checkAll) {
+        for (let i = 0; i < len; i++) {
+          if (a[i] !== first) {
+            bad |= 8;
+            break;
+          }
+        }
+      }
       if (n++ === 0) this.events({ ev: 'connected', count: 1 });
       if (store.add(0, e.severity, bad, first, e.posixSeconds, recv) && n === this.args.samples) {
-        this.events({ ev: 'complete', elements });
+        this.events({ ev: 'complete', elements: len });
       }
     };
-    const opts = this.request ? { request: this.request } : { type: 'double' as const, reuseArrays: true };
+    const opts = this.request ? { request: this.request } : { reuseArrays: true };
     this.monitors.push(this.ctx.monitor(this.args.names[0]!, opts, onEvent));
   }
 
