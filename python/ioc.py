@@ -1,7 +1,8 @@
 """The built-in test IOC: EPICS base's own IOC (RSRV for CA, QSRV for PVA) via softioc.
 
 Serves counters PREFIX:CALC<n>, correctness PVs under PREFIX:KIND:, and a large
-double waveform PREFIX:ARRAY. Prints NAME=value lines for the client environment,
+double waveform PREFIX:ARRAY. Writing N to PREFIX:SKIP makes every counter skip N values at
+its next update, and N to PREFIX:ARRAY:SKIP the array (a gap injected on the IOC side). Prints NAME=value lines for the client environment,
 then `ready`; runs until SIGINT/SIGTERM, or until its parent goes away (stdin EOF).
 """
 
@@ -71,11 +72,17 @@ def db_text(args):
     def q(s):
         return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
+    # Gap injection: a client writes N to SKIP; at the next tick every counter adds N more
+    # (B), then SKIP:RESET, on the same event in a later phase, puts SKIP back to 0.
+    rec("longout", P + "SKIP", VAL="0", PINI='"YES"')
+    rec("longout", P + "SKIP:RESET", SCAN='"Event"', EVNT=q(EVENT_NAME), PHAS="1", VAL="0",
+        OUT=q(P + "SKIP NPP"))
     for i in counter_indices(args.records, args.name_style):
         # VAL counts up by exactly 1 each time the tick event is posted; HIGH=0 with
         # HSV=MINOR keeps every update in MINOR alarm (as in EPICSPyClientPerformance).
         rec("calc", counter_name(P, args.name_style, i), SCAN='"Event"', EVNT=q(EVENT_NAME),
-            CALC='"VAL+1"', HIGH="0", HSV='"MINOR"', PREC="0", PINI='"YES"')
+            CALC='"VAL+1+B"', INPB=q(P + "SKIP NPP"), HIGH="0", HSV='"MINOR"', PREC="0",
+            PINI='"YES"')
 
     # One scalar per CA native type, with metadata for GR/CTRL checks.
     rec("stringout", K + "STRING", VAL=q("hello epics"), PINI='"YES"')
@@ -121,6 +128,7 @@ def db_text(args):
     # The large array: every element of update k equals k.
     if args.array_elements > 0:
         rec("waveform", P + "ARRAY", FTVL='"DOUBLE"', NELM=str(args.array_elements))
+        rec("longout", P + "ARRAY:SKIP", VAL="0", PINI='"YES"')
     return "".join(out), arrays
 
 
@@ -167,7 +175,7 @@ def main(argv):
 
     # softioc and the EPICS libraries read the environment when imported and at iocInit.
     from softioc import asyncio_dispatcher, fields, softioc
-    from softioc.imports import dbCore, db_put_field_process
+    from softioc.imports import dbCore, db_get_field, db_put_field_process
     import numpy
 
     text, arrays = db_text(args)
@@ -219,10 +227,17 @@ def main(argv):
         period = 0.0 if rate == "max" else 1.0 / float(rate)
         buf = numpy.empty(args.array_elements, dtype=numpy.float64)
         name = args.prefix + "ARRAY"
+        skip_name = name + ":SKIP"
+        skip = numpy.zeros(1, dtype=numpy.int32)
+        zero = numpy.zeros(1, dtype=numpy.int32)
         k = 0
         next_t = time.monotonic()
         while not stop.is_set():
             k += 1
+            db_get_field(skip_name, fields.DBF_LONG, skip.ctypes.data, 1)
+            if skip[0] > 0:  # a gap asked for by a client: skip that many updates, once
+                k += int(skip[0])
+                db_put_field_process(skip_name, fields.DBF_LONG, zero.ctypes.data, 1, False)
             buf.fill(float(k))
             db_put_field_process(name, fields.DBF_DOUBLE, buf.ctypes.data, args.array_elements, True)
             if period:
