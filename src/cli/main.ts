@@ -10,6 +10,7 @@ import * as snapshotCmd from './snapshot.js';
 import * as monitorCmd from './monitor.js';
 import * as clientsCmd from './clients.js';
 import * as benchCmd from './bench.js';
+import * as captureCmd from './capture.js';
 
 const program = new Command();
 program
@@ -27,7 +28,7 @@ program
     configureLogging({ level: o.logLevel, json: o.logJson ?? false });
   });
 
-for (const cmd of [snapshotCmd, monitorCmd, benchCmd, clientsCmd, setupCmd, doctorCmd, iocCmd]) cmd.register(program);
+for (const cmd of [snapshotCmd, monitorCmd, benchCmd, captureCmd, clientsCmd, setupCmd, doctorCmd, iocCmd]) cmd.register(program);
 for (const sub of program.commands) sub.exitOverride();
 
 try {
