@@ -62,8 +62,16 @@ class Pyepics:
         on_update = self.session.on_update
         now = time.time
 
+        first = []
+
         def cb(value=None, severity=0, status=0, timestamp=0.0, **_):
             received = now()
+            # add_callback(run_now=True) gives the current value; the monitor thread may give
+            # the same update again right after it: keep it once
+            if len(first) < 2:
+                first.append(timestamp)
+                if len(first) == 2 and first[0] == first[1]:
+                    return
             if is_array and not hasattr(value, "__len__"):
                 value = [value]
             on_update(index, value, timestamp, received, int(severity or 0), int(status or 0))

@@ -6,6 +6,9 @@ import { cpuSeconds, memoryKb } from '../bench/procstat.js';
 import { writeNamesFile } from '../bench/names.js';
 import { PACKAGE_ROOT, PYTHON_DIR } from '../pyenv/index.js';
 import { RunnerError } from '../errors.js';
+import { getLogger } from '../log.js';
+
+const log = getLogger('capture');
 import type { CaptureRun, CaptureSummary } from '../results/capture.js';
 
 /** The clients that can capture, and the runtime each one writes with. */
@@ -102,6 +105,7 @@ async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, s
     status('connecting');
     const capturing = await runner.next('capturing', 30_000 + o.names.length * 20, 'every PV subscribed');
     const missing = Number(capturing.missingCount ?? 0);
+    log.info({ client: o.client, pvs: capturing.pvs, out: o.out }, 'capturing');
     if (missing > 0) {
       const list = (capturing.missing as string[]).join(', ');
       o.onWarning?.(`${missing} PV(s) not captured (not connected within the timeout): ${list}${missing > 20 ? ', ...' : ''}`);
