@@ -14,7 +14,7 @@ import numpy as np
 
 FORMAT_NAME = "epicsperf-capture"
 FORMAT_VERSION = 1
-ROW_CHUNK = 4096
+ROW_CHUNK = 1024
 ARRAY_CHUNK_BYTES = 512 * 1024
 DTYPES = {"char": "u1", "short": "<i2", "enum": "<u2", "long": "<i4", "float": "<f4", "double": "<f8"}
 ROW_BYTES = 8 + 8 + 1 + 2

@@ -7,6 +7,8 @@ import { percentile } from './checks.js';
 import { clientStatuses, type ClientSpec } from './clients.js';
 import { runMonitor, type MonitorRunOptions } from './monitor.js';
 import { runSnapshot } from './snapshot.js';
+import { runCaptureBench } from './capture.js';
+import type { CaptureClient } from '../capture/orchestrate.js';
 import { BENCH_FORMAT, type BenchResults, type BenchRunOptions, type EnvironmentReport, type MonitorRun, type SnapshotWorkload } from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */
@@ -135,6 +137,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     } finally {
       await ioc.stop();
     }
+  }
+  const cw = o.workloads.capture;
+  if (cw) {
+    const clients = cw.clients.filter((c) => {
+      const s = statuses.find((x) => x.name === c);
+      if (s && !s.available && !unavailable.some((u) => u.client === c)) unavailable.push({ client: c, reason: s.reason ?? 'unavailable' });
+      return !s || s.available;
+    }) as CaptureClient[];
+    results.capture = await runCaptureBench({ clients, python: o.python, seconds: cw.seconds, flushMs: cw.flushMs, onProgress: progress });
   }
   return results;
 }

@@ -1,15 +1,16 @@
 // CaptureWriter: the HDF5 capture file of docs/capture-format.md, written with h5wasm. Updates
 // wait in per-PV buffers; flush() writes each buffer as one block and puts the file on disk.
-import { closeSync, fsyncSync, openSync, type PathLike } from 'node:fs';
+import { closeSync, fstatSync, openSync, type PathLike } from 'node:fs';
 import { resolve } from 'node:path';
 import * as h5wasm from 'h5wasm/node';
 import { Column, ELEMENT_TYPES, NATIVE_TYPES, groupName, type NativeType, type NumericArray } from './columns.js';
 import type { GapRecord } from './gaps.js';
+import { OrderedWrites } from './ordered.js';
 
 export const FORMAT_NAME = 'epicsperf-capture';
 export const FORMAT_VERSION = 1;
 /** Rows per chunk of the one-row-per-update datasets (timestamp, received, ...). */
-const ROW_CHUNK = 4096;
+const ROW_CHUNK = 1024;
 /** Target chunk size of the `value` datasets of arrays. */
 const ARRAY_CHUNK_BYTES = 512 * 1024;
 
@@ -90,13 +91,18 @@ export class CaptureWriter {
   private readonly pvs: PvState[] = [];
   private readonly names = new Set<string>();
   private closed = false;
+  /** A flush failed: HDF5's view of the file is ahead of the disk's, so nothing more is written. */
+  private broken = false;
+  private readonly ordered: OrderedWrites;
 
   private constructor(
     readonly path: string,
     private readonly file: H5File,
     private readonly fd: number,
     private readonly fsync: boolean,
-  ) {}
+  ) {
+    this.ordered = OrderedWrites.forPath(path);
+  }
 
   /**
    * Create the capture file. An existing file is refused unless `force`; an unwritable path
@@ -234,10 +240,29 @@ export class CaptureWriter {
     return n;
   }
 
-  /** Write every PV's buffer as one block, flush the HDF5 file and (by default) fsync it. */
+  /**
+   * Write every PV's buffer as one block, flush the HDF5 file and (by default) fsync it. HDF5's
+   * writes reach the disk in a safe order (ordered.ts). A failed flush leaves the file as the
+   * previous one left it, and the writer refuses further writes.
+   */
   flush(): FlushStats {
     this.assertOpen();
+    if (this.broken) throw new CaptureError('EPICSPERF_CAPTURE_CLOSED', `capture file ${this.path}: an earlier write failed`);
     const t0 = performance.now();
+    this.ordered.begin(fstatSync(this.fd).size);
+    try {
+      const r = this.writeBlocks();
+      this.file.flush();
+      this.ordered.commit(this.fd, this.fsync);
+      return { ...r, ms: performance.now() - t0 };
+    } catch (err) {
+      this.ordered.restore();
+      this.broken = true;
+      throw err;
+    }
+  }
+
+  private writeBlocks(): { updates: number; bytes: number } {
     let updates = 0;
     let bytes = 0;
     for (const s of this.pvs) {
@@ -282,20 +307,27 @@ export class CaptureWriter {
         s.gaps.clear();
       }
     }
-    this.file.flush();
-    if (this.fsync) fsyncSync(this.fd);
-    return { updates, bytes, ms: performance.now() - t0 };
+    return { updates, bytes };
   }
 
-  /** Flush what is buffered and close the file. Safe to call twice. */
+  /**
+   * Flush what is buffered and close the file. Safe to call twice. After a failed write, what
+   * HDF5 would still write on closing is dropped: the file stays as the last good flush left it.
+   */
   close(): void {
     if (this.closed) return;
     try {
-      this.flush();
+      if (!this.broken) this.flush();
     } finally {
       this.closed = true;
-      this.file.close();
-      closeSync(this.fd);
+      try {
+        this.ordered.begin(fstatSync(this.fd).size);
+        this.file.close();
+        if (!this.broken) this.ordered.commit(this.fd, this.fsync);
+      } finally {
+        this.ordered.restore();
+        closeSync(this.fd);
+      }
     }
   }
 

@@ -13,6 +13,8 @@ import {
   arrayElementsOption, arrayRateOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption,
 } from './options.js';
 import { UsageError } from '../errors.js';
+import { CAPTURE_CLIENTS } from '../capture/orchestrate.js';
+import { findClient } from '../bench/clients.js';
 
 interface Opts {
   clients?: string;
@@ -28,13 +30,15 @@ interface Opts {
   arrayElements: number;
   arraySamples: number;
   arrayRate: number | 'max';
+  captureSeconds: number;
+  captureFlushPeriod: number;
 }
 
 export function register(program: Command): void {
   program
     .command('bench')
     .description('run every client on the snapshot and/or monitor workloads, repeated, and compare them')
-    .argument('[workload]', 'snapshot, monitor, array, or all (= snapshot and monitor)', 'all')
+    .argument('[workload]', 'snapshot, monitor, array, capture, or all (= snapshot and monitor)', 'all')
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', 'runs per client and workload', intArg(1, 100), DEFAULTS.repeat)
     .option('--out <file>', 'write the JSON results (environment, options, every raw figure) here')
@@ -48,10 +52,13 @@ export function register(program: Command): void {
     .addOption(arrayElementsOption(DEFAULTS.benchArrayElements, 1, 50_000_000, 'array: elements of the waveform'))
     .option('--array-samples <n>', 'array: updates to receive per run', intArg(2, 10_000), DEFAULTS.benchArraySamples)
     .addOption(arrayRateOption(DEFAULTS.benchArrayRate, false, "array: the IOC's refresh rate in Hz, or max (as fast as it can)"))
+    .option('--capture-seconds <s>', 'capture: seconds each client captures at each load step', intArg(1, 3600), 5)
+    .option('--capture-flush-period <ms>', 'capture: flush period', intArg(10, 600_000), 1000)
     .action(async (workload: string, opts: Opts) => {
-      if (!['snapshot', 'monitor', 'array', 'all'].includes(workload)) throw new UsageError(`workload must be snapshot, monitor, array or all, got "${workload}"`);
+      if (!['snapshot', 'monitor', 'array', 'capture', 'all'].includes(workload)) throw new UsageError(`workload must be snapshot, monitor, array, capture or all, got "${workload}"`);
       const format = opts.format;
-      const clients = opts.clients === undefined
+      const capture = workload === 'capture' ? captureClients(opts.clients) : undefined;
+      const clients = capture ? capture.map((c) => findClient(c)!) : opts.clients === undefined
         ? CLIENTS.filter((c) => workload === 'all' || c.workloads.includes(workload as Workload))
         : parseClientList(opts.clients, workload as Workload | 'all');
       const ids = opts.snapshots.split(',').map((s) => s.trim()).filter(Boolean);
@@ -70,6 +77,7 @@ export function register(program: Command): void {
           snapshot: workload === 'snapshot' || workload === 'all' ? snapshots : [],
           monitor: workload === 'monitor' || workload === 'all',
           array: workload === 'array' ? { elements: opts.arrayElements, samples: opts.arraySamples, rate: opts.arrayRate } : undefined,
+          capture: capture && { clients: capture, seconds: opts.captureSeconds, flushMs: opts.captureFlushPeriod },
         },
         repeat: opts.repeat,
         timeoutMs: opts.timeout,
@@ -85,4 +93,15 @@ export function register(program: Command): void {
       if (opts.html) writeFileSync(opts.html, benchHtml(results));
       process.stdout.write(format === 'json' ? JSON.stringify(compactResults(results), null, 2) + '\n' : renderBench(results, format === 'markdown'));
     });
+}
+
+/** The capture workload's clients: --clients, each one that can capture, or all of them. */
+function captureClients(list: string | undefined): string[] {
+  if (list === undefined) return [...CAPTURE_CLIENTS];
+  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const n of names) {
+    if (!(CAPTURE_CLIENTS as readonly string[]).includes(n)) throw new UsageError(`client ${n} does not run the capture workload: choose from ${CAPTURE_CLIENTS.join(', ')}`);
+  }
+  if (names.length === 0) throw new UsageError('--clients is empty');
+  return [...new Set(names)];
 }

@@ -4,6 +4,7 @@ import { arrayTable, summarizeArray } from './array.js';
 import { monitorTable, summarizeMonitor } from './monitor.js';
 import { snapshotBenchTable, summarizeSnapshot } from './snapshot-bench.js';
 import { groupByClient } from './table.js';
+import { captureBenchText } from './capture.js';
 
 /**
  * " · CPU steal N%" when the host gave at least 1% of the machine's CPU time to other guests
@@ -31,6 +32,7 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
     out.push(`\nArray: one ${a.elements.toLocaleString('en-US')}-double waveform refreshed ${a.rate === 'max' ? 'as fast as the IOC can' : `at ${a.rate} Hz`}, ${a.samples} updates per run${stealNote(results.array.stealPercent)}\n\n`);
     out.push(arrayTable(summarizeArray(groupByClient<MonitorRun>(results.array.runs)), markdown));
   }
+  if (results.capture) out.push(captureBenchText(results.capture, markdown));
   for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);
   return out.join('') + '\n';
 }

@@ -6,6 +6,7 @@ import { summarizeMonitor, monitorTable } from './monitor.js';
 import { summarizeSnapshot, snapshotBenchTable } from './snapshot-bench.js';
 import { groupByClient } from './table.js';
 import { stealNote } from './bench.js';
+import { captureBars, captureBenchTable, captureBenchTitle, captureStepsTable } from './capture.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -65,6 +66,11 @@ export function benchHtml(r: BenchResults): string {
     parts.push(`<h2>Array: ${r.array.workload.elements.toLocaleString('en-US')} doubles refreshed ${r.array.workload.rate === 'max' ? 'as fast as the IOC can' : `at ${r.array.workload.rate} Hz`}, ${r.array.workload.samples} updates per run${esc(stealNote(r.array.stealPercent))}</h2>`);
     parts.push(barChart('elements received per second, higher is better', 'millions', rows.map((x) => ({ label: x.client, stat: x.mElemS, note: x.error, flag: x.corrupt ? `${x.corrupt} corrupt` : undefined }))));
     parts.push(pre(arrayTable(rows)));
+  }
+  if (r.capture) {
+    parts.push(`<h2>${esc(captureBenchTitle(r.capture))}</h2>`);
+    parts.push(barChart('MB/s written to HDF5 with zero loss, higher is better', 'MB/s', captureBars(r.capture)));
+    parts.push(pre(captureBenchTable(r.capture)) + pre(captureStepsTable(r.capture)));
   }
   if (r.unavailable.length) parts.push(`<h2>Not run</h2><ul>${r.unavailable.map((u) => `<li>${esc(u.client)}: ${esc(u.reason)}</li>`).join('')}</ul>`);
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>epicsperf bench</title><style>

@@ -1,5 +1,8 @@
 // The result shapes that the orchestrator produces and the reporters read, and the versions of
 // their JSON formats: data only, so the reports depend on data, not on the code that made it.
+import type { CaptureBenchResults } from './capture.js';
+
+export * from './capture.js';
 
 /** Format versions written in the `schema` field of each JSON output. */
 export const BENCH_FORMAT = 'epicsperf/bench@1';
@@ -146,7 +149,13 @@ export interface ArrayWorkload {
 
 /** The options of a bench run, as stored with its results. */
 export interface BenchRunOptions {
-  workloads: { snapshot: readonly SnapshotWorkload[]; monitor: boolean; array?: ArrayWorkload | undefined };
+  workloads: {
+    snapshot: readonly SnapshotWorkload[];
+    monitor: boolean;
+    array?: ArrayWorkload | undefined;
+    /** The capture workload (src/bench/capture.ts): its clients, seconds per step and flush period. */
+    capture?: { clients: readonly string[]; seconds: number; flushMs: number } | undefined;
+  };
   repeat: number;
   timeoutMs: number;
   records: number;
@@ -167,6 +176,7 @@ export interface BenchResults {
   snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: number | undefined }[];
   monitor: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
   array: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
+  capture?: CaptureBenchResults | undefined;
 }
 
 export interface LibraryStatus {
