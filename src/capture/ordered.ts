@@ -1,6 +1,7 @@
 // Ordered flushes: while the capture writer flushes, HDF5's writes to the file are held in memory
-// and then put on disk new space first, then the superblock, then the in-place updates, so a
-// process killed during a flush leaves the file as the previous flush left it (docs/capture-format.md).
+// and then put on disk new space first, then the superblock, the in-place updates, and the object
+// headers last, so a process killed during a flush leaves every dataset as the previous flush or
+// this one left it (docs/capture-format.md, "Writing").
 import fs from 'node:fs';
 
 interface Pending {
@@ -113,8 +114,12 @@ export class OrderedWrites {
     const inPlace = this.pending.filter((w) => w.pos < this.oldSize);
     for (const w of fresh) write(w);
     if (fsync && fresh.length) fs.fsyncSync(fd);
+    // the superblock (its end-of-file address now covers the new space), then the chunk indexes
+    // and chunks updated in place, then the object headers, whose dataspaces make the new rows visible
+    const header = (w: Pending) => w.data.length >= 4 && (w.data.toString('latin1', 0, 4) === 'OHDR' || w.data.toString('latin1', 0, 4) === 'OCHK');
     for (const w of inPlace) if (w.pos === 0) write(w);
-    for (const w of inPlace) if (w.pos !== 0) write(w);
+    for (const w of inPlace) if (w.pos !== 0 && !header(w)) write(w);
+    for (const w of inPlace) if (w.pos !== 0 && header(w)) write(w);
     if (fsync) fs.fsyncSync(fd);
     this.pending = [];
     this.pages.clear();
