@@ -7,6 +7,7 @@ main thread polls libca while it waits. p4p: the thread Context (PV Access), one
 Neither library reports updates it dropped, so lost updates show as gaps only."""
 
 import queue
+import threading
 import time
 
 from runners.base import ca_status
@@ -32,7 +33,11 @@ class Pyepics:
     def start(self, timeout):
         epics = self.epics
         mask = epics.dbr.DBE_VALUE | epics.dbr.DBE_ALARM
-        self.pvs = [epics.PV(n, form="time", auto_monitor=mask, connection_timeout=timeout) for n in self.names]
+        # each PV's callback is there from its first update; updates that come before the PV's
+        # group exists wait, and are written in order once it does
+        self.gates = [Gate(self.session.on_update, i) for i in range(len(self.names))]
+        self.pvs = [epics.PV(n, form="time", auto_monitor=mask, connection_timeout=timeout, callback=g.callback)
+                    for n, g in zip(self.names, self.gates)]
         missing = []
         deadline = time.monotonic() + timeout
         for i, pv in enumerate(self.pvs):
@@ -55,28 +60,8 @@ class Pyepics:
             if native == "enum" and ctrl.get("enum_strs"):
                 meta["enum_strings"] = list(ctrl["enum_strs"])
             self.session.add(i, native, nelm, nelm > 1 and count != nelm, **meta)
-            pv.add_callback(self._callback(i, nelm > 1), run_now=True)
+            self.gates[i].open(nelm > 1)
         return missing
-
-    def _callback(self, index, is_array):
-        on_update = self.session.on_update
-        now = time.time
-
-        first = []
-
-        def cb(value=None, severity=0, status=0, timestamp=0.0, **_):
-            received = now()
-            # add_callback(run_now=True) gives the current value; the monitor thread may give
-            # the same update again right after it: keep it once
-            if len(first) < 2:
-                first.append(timestamp)
-                if len(first) == 2 and first[0] == first[1]:
-                    return
-            if is_array and not hasattr(value, "__len__"):
-                value = [value]
-            on_update(index, value, timestamp, received, int(severity or 0), int(status or 0))
-
-        return cb
 
     def wait(self, commands, timeout):
         """The next command, polling libca until it comes (pyepics asks for it with callbacks)."""
@@ -96,6 +81,36 @@ class Pyepics:
             pv.clear_callbacks()
         self.epics.ca.finalize_libca()
         self.pvs = []
+
+
+class Gate:
+    """A pyepics callback that holds updates until its PV is in the file, then passes them on."""
+
+    def __init__(self, on_update, index):
+        self.on_update, self.index = on_update, index
+        self.lock = threading.Lock()
+        self.held = []
+        self.is_array = None
+
+    def callback(self, value=None, severity=0, status=0, timestamp=0.0, **_):
+        received = time.time()
+        with self.lock:
+            if self.is_array is None:
+                self.held.append((value, timestamp, received, severity, status))
+                return
+            self.deliver(value, timestamp, received, severity, status)
+
+    def deliver(self, value, timestamp, received, severity, status):
+        if self.is_array and not hasattr(value, "__len__"):
+            value = [value]
+        self.on_update(self.index, value, timestamp, received, int(severity or 0), int(status or 0))
+
+    def open(self, is_array):
+        with self.lock:
+            self.is_array = is_array
+            for args in self.held:
+                self.deliver(*args)
+            self.held = []
 
 
 P4P_TYPES = {"b": "char", "B": "char", "h": "short", "H": "short", "i": "long", "I": "long",

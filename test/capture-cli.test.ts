@@ -123,24 +123,27 @@ describe.each(['node', 'pyepics'])('capture with %s', (client) => {
 it('Ctrl-C writes what is buffered, flushes and closes: every update is in the file', async () => {
   const out = join(dir, 'sigint.h5');
   // no flush during the run: whatever is in the file was written on the way out
-  const { child, done } = startCli(['capture', list, '--out', out, '--ioc', 'env', '--flush-period', '600000', '--format', 'json']);
-  await sleep(3000);
+  const { child, done, said } = startCli(['--log-level', 'info', 'capture', list, '--out', out, '--ioc', 'env', '--flush-period', '600000', '--format', 'json']);
+  await said(/capturing/);
+  await sleep(2000);
   child.kill('SIGINT');
   const r = await done;
   expect(r.stderr).toMatch(/stopping: writing what is buffered/);
-  expect(r.code).toBe(0);
   const summary = JSON.parse(r.stdout).run.summary;
+  // exit 1 only if the IOC dropped updates for this client (a starved machine), and then they are recorded
+  expect(r.code).toBe(summary.pvs[0].lost > 0 ? 1 : 0);
   const d = await dumpWithH5py(out);
   const values = d.pvs['TEST:CALC1']!.datasets.value!.data;
-  expect(values.length).toBeGreaterThan(20);
+  expect(values.length).toBeGreaterThan(10);
   expect(values.length).toBe(summary.pvs[0].updates);
-  for (let i = 1; i < values.length; i++) expect(values[i]).toBe(values[i - 1]! + 1);
+  checkSteps(values, d.pvs['TEST:CALC1']!.datasets.gaps!.data);
 }, 60_000);
 
 it('SIGKILL of the writing process leaves a file h5py reads up to the last flush', async () => {
   const out = join(dir, 'sigkill.h5');
-  const { child, done } = startCli(['capture', list, '--out', out, '--ioc', 'env', '--flush-period', '300']);
-  await sleep(3000);
+  const { child, done, said } = startCli(['--log-level', 'info', 'capture', list, '--out', out, '--ioc', 'env', '--flush-period', '300']);
+  await said(/capturing/);
+  await sleep(2000);
   const runner = childPids(child.pid!).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('capture'));
   expect(runner).toBeDefined();
   process.kill(runner!, 'SIGKILL');
@@ -152,7 +155,7 @@ it('SIGKILL of the writing process leaves a file h5py reads up to the last flush
   const n = c.value!.data.length;
   expect(n).toBeGreaterThan(10);
   for (const k of ['timestamp', 'received', 'severity', 'status']) expect(c[k]!.data.length).toBe(n);
-  for (let i = 1; i < n; i++) expect(c.value!.data[i]).toBe(c.value!.data[i - 1]! + 1);
+  checkSteps(c.value!.data.slice(0, n), c.gaps!.data.filter((_, i) => c.gaps!.data[i - (i % 4)]! < n));
   expect(c.timestamp!.data.every((t) => t > 1e9)).toBe(true);
 }, 60_000);
 

@@ -3,7 +3,8 @@
 import { readFileSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { CaptureError, CaptureWriter } from './writer.js';
+import { CaptureError } from './writer.js';
+import { ThreadedWriter } from './worker.js';
 import { CaptureSession } from './session.js';
 import { packageVersion } from '../doctor.js';
 
@@ -53,9 +54,9 @@ const version = packageVersion();
 // a file-size limit (ulimit -f) makes the write fail with EFBIG instead of killing the process
 process.on('SIGXFSZ', () => {});
 
-let writer: CaptureWriter;
+let writer: ThreadedWriter;
 try {
-  writer = await CaptureWriter.open(values.out, {
+  writer = await ThreadedWriter.open(values.out, {
     force: values.force === true,
     toolVersion: version,
     options: JSON.parse(values.options ?? '{}'),
@@ -110,11 +111,8 @@ rl.on('line', (line) => {
 rl.on('close', () => {
   exitWhenStopped = true;
   if (state === 'ready') {
-    try {
-      writer.close();
-    } finally {
-      process.exit(0);
-    }
+    void writer.close().finally(() => process.exit(0));
+    return;
   }
   void stop();
 });

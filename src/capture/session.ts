@@ -5,7 +5,8 @@ import { Context } from '../client/context.js';
 import type { Monitor, MonitorEvent } from '../client/monitor.js';
 import { NATIVE_TYPE_NAMES } from '../ca/constants.js';
 import type { Reading } from '../ca/dbr.js';
-import { CaptureWriter, type PvMeta } from './writer.js';
+import type { PvMeta } from './writer.js';
+import type { ThreadedWriter } from './worker.js';
 import { GapDetector } from './gaps.js';
 import type { NativeType } from './columns.js';
 import type { CapturePvSummary, CaptureSummary } from '../results/capture.js';
@@ -52,7 +53,9 @@ export class CaptureSession {
   private failure: string | undefined;
   private stopped = false;
 
-  constructor(private readonly writer: CaptureWriter, private readonly o: SessionOptions) {
+  private flushing: Promise<void> | undefined;
+
+  constructor(private readonly writer: ThreadedWriter, private readonly o: SessionOptions) {
     this.ctx = new Context(o.env ? { env: o.env } : {});
     this.pvs = o.names.map((name) => ({
       name, index: undefined, type: undefined, meta: undefined, count: 0, lostSeen: 0,
@@ -106,7 +109,10 @@ export class CaptureSession {
       }));
     }
     await Promise.all(added);
-    this.timer = setInterval(() => this.flush(), this.o.flushMs);
+    this.timer = setInterval(() => {
+      // a flush still running when the next is due: its time is reported when it ends
+      this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
+    }, this.o.flushMs);
     return missing;
   }
 
@@ -152,10 +158,10 @@ export class CaptureSession {
   }
 
   /** Write the buffered blocks and flush; a write error stops the capture (what was flushed stays). */
-  flush(): void {
+  async flush(): Promise<void> {
     if (this.failure) return;
     try {
-      const f = this.writer.flush();
+      const f = await this.writer.flush();
       this.flushes++;
       this.flushMsTotal += f.ms;
       this.maxFlushMs = Math.max(this.maxFlushMs, f.ms);
@@ -195,9 +201,9 @@ export class CaptureSession {
   async stop(client: string, version: string): Promise<CaptureSummary> {
     const seconds = this.t0 ? (performance.now() - this.t0) / 1000 : 0;
     this.stopMonitors();
-    if (!this.failure) this.flush();
+    await this.flushing;
     try {
-      this.writer.close();
+      await this.writer.close();
     } catch (err) {
       this.failure ??= `closing the file failed: ${(err as Error).message.split('\n')[0]}`;
     }

@@ -45,6 +45,18 @@ export interface CaptureUpdate {
   status: number;
 }
 
+/** Many updates of one PV as columns (appendColumns). */
+export interface ColumnBlock {
+  value: NumericArray;
+  length?: Uint32Array;
+  timestamp: Float64Array;
+  received: Float64Array;
+  severity: Uint8Array;
+  status: Uint16Array;
+  /** Gap records, 4 numbers each. */
+  gaps: Float64Array;
+}
+
 export interface CaptureOpenOptions {
   /** Replace an existing file. */
   force?: boolean;
@@ -219,6 +231,25 @@ export class CaptureWriter {
     s.severity.push(u.severity);
     s.status.push(u.status);
     return s.rows + s.timestamp.length - 1;
+  }
+
+  /**
+   * Buffer many updates of a PV at once, as columns (the block another thread buffered: see
+   * worker.ts). `value` holds every element of the updates, `length` each update's count (varying).
+   */
+  appendColumns(pv: number, b: ColumnBlock): void {
+    const s = this.pv(pv);
+    const n = b.timestamp.length;
+    if (s.layout === 'fixed' && b.value.length !== n * s.meta.count) {
+      throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${s.path}: ${b.value.length} elements for ${n} updates of ${s.meta.count}`);
+    }
+    s.value.pushAll(b.value);
+    if (s.layout === 'varying') s.length.pushAll(b.length ?? new Uint32Array(0));
+    s.timestamp.pushAll(b.timestamp);
+    s.received.pushAll(b.received);
+    s.severity.pushAll(b.severity);
+    s.status.pushAll(b.status);
+    s.gaps.pushAll(b.gaps);
   }
 
   /** Buffer one gap record of a PV (see gaps.ts). */
