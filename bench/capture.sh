@@ -3,8 +3,9 @@
 # writes the built-in IOC's updates while the load rises step by step until updates are lost;
 # the disk's own sequential write rate is measured in the same run. SECONDS_PER_STEP (default 5).
 set -euo pipefail
+# the worktree's own build (npm run build first)
 cd "$(dirname "$0")/.."
 out=bench/results
 mkdir -p "$out"
-npx epicsperf bench capture --clients node,pyepics,p4p --capture-seconds "${SECONDS_PER_STEP:-5}" \
+node bin/epicsperf.js bench capture --clients node,pyepics,p4p --capture-seconds "${SECONDS_PER_STEP:-5}" \
   --format markdown --out "$out/capture.json" --html "$out/capture.html" | tee "$out/capture.md"
