@@ -135,7 +135,7 @@ it('Ctrl-C writes what is buffered, flushes and closes: every update is in the f
   expect(r.stderr).toMatch(/stopping: writing what is buffered/);
   const summary = JSON.parse(r.stdout).run.summary;
   // exit 1 only if the IOC dropped updates for this client (a starved machine), and then they are recorded
-  expect(r.code).toBe(summary.pvs[0].lost > 0 ? 1 : 0);
+  expect(r.code).toBe(summary.pvs.some((p: { lost: number }) => p.lost > 0) ? 1 : 0);
   const d = await dumpWithH5py(out);
   const values = d.pvs['TEST:CALC1']!.datasets.value!.data;
   expect(values.length).toBeGreaterThan(10);
