@@ -12,8 +12,9 @@ interface Pending {
 const PAGE = 64 * 1024;
 
 /**
- * Holds the writes HDF5 makes to one file (recognised by its device and inode) between begin()
- * and commit(). Reads of that file see the held writes. h5wasm reaches the file through Node's
+ * Holds the writes HDF5 makes into the existing part of one file (recognised by its device and
+ * inode) between begin() and commit(); writes beyond its old end go out at once, as nothing
+ * points there until the held ones land. Reads of that file see the held writes. h5wasm reaches the file through Node's
  * `fs` (Emscripten's NODERAWFS), whose writeSync and readSync are wrapped for that time only.
  */
 export class OrderedWrites {
@@ -22,6 +23,9 @@ export class OrderedWrites {
   private readonly fds = new Map<number, boolean>();
   private oldSize = 0;
   private active = false;
+  private freshWritten = false;
+  /** The first write that failed during this flush (a full disk, a file-size limit). */
+  failure: Error | undefined;
   private readonly origWrite = fs.writeSync;
   private readonly origRead = fs.readSync;
 
@@ -49,6 +53,8 @@ export class OrderedWrites {
   /** Start holding writes; `size` is the file's size now (the end of what the last flush wrote). */
   begin(size: number): void {
     this.oldSize = size;
+    this.freshWritten = false;
+    this.failure = undefined;
     this.pending = [];
     this.pages.clear();
     this.fds.clear();
@@ -56,6 +62,16 @@ export class OrderedWrites {
     const self = this;
     (fs as { writeSync: unknown }).writeSync = function (fd: number, buffer: unknown, offset?: unknown, length?: unknown, position?: unknown): number {
       if (self.active && typeof position === 'number' && ArrayBuffer.isView(buffer) && typeof offset === 'number' && typeof length === 'number' && self.ours(fd)) {
+        // beyond the old end of the file nothing points yet: written now, in order (no copy)
+        if (position >= self.oldSize) {
+          self.freshWritten = true;
+          try {
+            return (self.origWrite as (...a: unknown[]) => number)(fd, buffer, offset, length, position);
+          } catch (err) {
+            self.failure ??= err as Error; // HDF5 sees it too, but may not say so
+            throw err;
+          }
+        }
         const view = buffer as Uint8Array;
         const copy = Buffer.allocUnsafe(length);
         copy.set(new Uint8Array(view.buffer, view.byteOffset + offset, length));
@@ -102,18 +118,19 @@ export class OrderedWrites {
   }
 
   /**
-   * Put the held writes on the file `fd`: those beyond the old end of the file, fsync, then the
-   * superblock (offset 0), then the other in-place writes in their order, fsync.
+   * Put the held writes on the file `fd` (the writes beyond the old end of the file went out as
+   * they came): fsync, then the superblock (offset 0), the other in-place writes in their order,
+   * the object headers, fsync.
    */
   commit(fd: number, fsync: boolean): void {
     this.restore();
+    if (this.failure) throw this.failure; // the new space is not all there: keep the old state
     const write = (w: Pending) => {
       for (let off = 0; off < w.data.length;) off += (this.origWrite as (...a: unknown[]) => number)(fd, w.data, off, w.data.length - off, w.pos + off);
     };
-    const fresh = this.pending.filter((w) => w.pos >= this.oldSize);
-    const inPlace = this.pending.filter((w) => w.pos < this.oldSize);
-    for (const w of fresh) write(w);
-    if (fsync && fresh.length) fs.fsyncSync(fd);
+    // everything beyond the old end was written during the flush; only in-place writes were held
+    const inPlace = this.pending;
+    if (fsync && this.freshWritten) fs.fsyncSync(fd);
     // the superblock (its end-of-file address now covers the new space), then the chunk indexes
     // and chunks updated in place, then the object headers, whose dataspaces make the new rows visible
     const header = (w: Pending) => w.data.length >= 4 && (w.data.toString('latin1', 0, 4) === 'OHDR' || w.data.toString('latin1', 0, 4) === 'OCHK');

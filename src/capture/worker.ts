@@ -97,14 +97,16 @@ export class ThreadedWriter {
     this.pvs[pv]!.gaps.pushAll([g.index, g.before, g.after, g.lost]);
   }
 
-  /** The buffered blocks, copied out to their own memory (transferable); the buffers are emptied. */
+  /** The buffered blocks and the memory to transfer with them; the buffers start again empty. */
   private take(): { blocks: [number, ColumnBlock][]; transfer: ArrayBuffer[] } {
     const blocks: [number, ColumnBlock][] = [];
     const transfer: ArrayBuffer[] = [];
+    // each column's memory is handed over (transferred with its filled part as the view) and the
+    // column starts again on new memory: no copy
     const own = <T extends NumericArray>(c: Column<T>): T => {
-      const copy = c.view().slice() as T;
-      transfer.push(copy.buffer as ArrayBuffer);
-      return copy;
+      const data = c.detach();
+      transfer.push(data.buffer as ArrayBuffer);
+      return data;
     };
     this.pvs.forEach((b, i) => {
       if (b.timestamp.length === 0 && b.gaps.length === 0) return;
@@ -112,8 +114,7 @@ export class ThreadedWriter {
         value: own(b.value), ...(b.layout === 'varying' && { length: own(b.length) }), timestamp: own(b.timestamp),
         received: own(b.received), severity: own(b.severity), status: own(b.status), gaps: own(b.gaps),
       }]);
-      b.rows += b.timestamp.length;
-      for (const c of [b.value, b.length, b.timestamp, b.received, b.severity, b.status, b.gaps]) c.clear();
+      b.rows += blocks[blocks.length - 1]![1].timestamp.length;
     });
     return { blocks, transfer };
   }

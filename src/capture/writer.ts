@@ -243,7 +243,7 @@ export class CaptureWriter {
     if (s.layout === 'fixed' && b.value.length !== n * s.meta.count) {
       throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${s.path}: ${b.value.length} elements for ${n} updates of ${s.meta.count}`);
     }
-    s.value.pushAll(b.value);
+    s.value.adopt(b.value);
     if (s.layout === 'varying') s.length.pushAll(b.length ?? new Uint32Array(0));
     s.timestamp.pushAll(b.timestamp);
     s.received.pushAll(b.received);
@@ -283,13 +283,14 @@ export class CaptureWriter {
     this.ordered.begin(fstatSync(this.fd).size);
     try {
       const r = this.writeBlocks();
-      this.file.flush();
+      if (h5wasm.Module.flush(this.file.file_id) < 0) throw this.ordered.failure ?? new Error(`cannot flush ${this.path}`);
       this.ordered.commit(this.fd, this.fsync);
       return { ...r, ms: performance.now() - t0 };
     } catch (err) {
+      const cause = this.ordered.failure ?? err;
       this.ordered.restore();
       this.broken = true;
-      throw err;
+      throw cause;
     }
   }
 
