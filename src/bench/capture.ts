@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startIoc } from '../ioc/index.js';
 import { startCapture, DEFAULT_GAP_CHECK, type CaptureClient } from '../capture/orchestrate.js';
-import type { CaptureBenchClient, CaptureBenchResults, CaptureStep, CaptureStepResult } from '../results/capture.js';
+import type { CaptureBenchClient, CaptureBenchResults, CaptureRun, CaptureStep, CaptureStepResult } from '../results/capture.js';
 
 /** The study's figure: pandablocks wrote 50 MB/s to HDF5 (60 with the web UI off). */
 export const STUDY_MBS: [number, number] = [50, 60];
@@ -85,8 +85,9 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
             onStatus: (s) => progress(`capture ${label} · ${client}: ${s}`),
           }).done;
           rmSync(file, { force: true });
+          const lost = run.summary?.pvs.reduce((a, p) => a + p.lost, 0) ?? 0;
+          compactRun(run);
           const s = run.summary;
-          const lost = s?.pvs.reduce((a, p) => a + p.lost, 0) ?? 0;
           const r: CaptureStepResult = { client, step, run, lost, kept: run.ok && !!s && lost === 0 && s.slowFlushes === 0 };
           if (s && s.seconds > 0) {
             r.updatesS = s.updates / s.seconds;
@@ -109,4 +110,17 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
     rmSync(dir, { recursive: true, force: true });
   }
   return results;
+}
+
+/**
+ * A run as stored: the per-PV rows only of the PVs that lost updates or were left out (the first
+ * 20; a scalar step has thousands), and the first 20 warnings.
+ */
+export function compactRun(run: CaptureRun): CaptureRun {
+  if (run.summary) {
+    const pvs = run.summary.pvs;
+    run.summary.pvs = pvs.filter((p) => p.lost > 0 || p.skipped !== undefined).slice(0, 20);
+  }
+  run.warnings = run.warnings.slice(0, 20);
+  return run;
 }
