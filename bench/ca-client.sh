@@ -8,13 +8,13 @@ repeat=${REPEAT:-3}
 snapshot_repeat=${SNAPSHOT_REPEAT:-9}
 out=bench/results
 mkdir -p "$out"
-npx epicsperf bench monitor --clients c-libca,node,pyepics --records 1000 --samples 100 --rate 10 \
+npx epicsperf bench monitor --full --clients c-libca,node,pyepics --records 1000 --samples 100 --rate 10 \
   --repeat "$repeat" --format markdown --out "$out/ca-monitor.json" | tee "$out/ca-monitor.md"
-npx epicsperf bench snapshot --clients c-libca,node,pyepics-ca --snapshots 10000,10000+95 --timeout 1000 \
+npx epicsperf bench snapshot --full --clients c-libca,node,pyepics-ca --snapshots 10000,10000+95 --timeout 1000 \
   --repeat "$snapshot_repeat" --format markdown --out "$out/ca-snapshot.json" | tee "$out/ca-snapshot.md"
-npx epicsperf bench array --clients c-libca,node,pyepics --array-elements 10000000 --array-samples 30 \
+npx epicsperf bench array --full --clients c-libca,node,pyepics --array-elements 10000000 --array-samples 30 \
   --repeat "$repeat" --format markdown --out "$out/ca-array.json" | tee "$out/ca-array.md"
 # At "max" the IOC (its refresh loop and the CA server) takes 1.3-1.4 of the two cores; at 20 Hz
 # it takes less and still offers more updates than any client here takes (the IOC CPU column).
-npx epicsperf bench array --clients c-libca,node,pyepics --array-elements 10000000 --array-samples 30 --array-rate 20 \
+npx epicsperf bench array --full --clients c-libca,node,pyepics --array-elements 10000000 --array-samples 30 --array-rate 20 \
   --repeat "$repeat" --format markdown --out "$out/ca-array-20hz.json" | tee "$out/ca-array-20hz.md"

@@ -31,6 +31,8 @@ def parse_args(argv):
     p.add_argument("--pva-port", type=int, required=True)
     p.add_argument("--pva-broadcast-port", type=int, required=True)
     p.add_argument("--repeater-port", type=int, required=True)
+    p.add_argument("--access-security", action="store_true",
+                   help="load an access security file: KIND:GATED writable only while KIND:GATE is 1")
     p.add_argument("--watch-stdin", action="store_true",
                    help="exit when stdin reaches EOF (the parent is gone)")
     return p.parse_args(argv)
@@ -124,12 +126,28 @@ def db_text(args):
     rec("ao", K + "DBLMAX", VAL=repr(sys.float_info.max), PINI='"YES"')
     rec("stringout", K + "EMPTY", VAL='""', PINI='"YES"')
     rec("stringout", K + "STR39", VAL=q("0123456789abcdefghijklmnopqrstuvwxyzABC"), PINI='"YES"')
+    if args.access_security:
+        # Access security (see acf_text): clients may write GATED only while GATE is 1.
+        rec("longout", K + "GATE", VAL="1", PINI='"YES"')
+        rec("longout", K + "GATED", VAL="5", ASG='"GATED"', PINI='"YES"')
 
     # The large array: every element of update k equals k.
     if args.array_elements > 0:
         rec("waveform", P + "ARRAY", FTVL='"DOUBLE"', NELM=str(args.array_elements))
         rec("longout", P + "ARRAY:SKIP", VAL="0", PINI='"YES"')
     return "".join(out), arrays
+
+
+def acf_text(args):
+    """Access security: full access everywhere but in group GATED, writable only while KIND:GATE is 1."""
+    return (
+        "ASG(DEFAULT) {\n    RULE(1, WRITE)\n}\n"
+        "ASG(GATED) {\n"
+        f'    INPA("{args.prefix}KIND:GATE")\n'
+        "    RULE(1, READ)\n"
+        '    RULE(1, WRITE) {\n        CALC("A=1")\n    }\n'
+        "}\n"
+    )
 
 
 def client_env(args, max_array_bytes):
@@ -187,8 +205,21 @@ def main(argv):
     finally:
         os.unlink(db_path)
 
+    # The access security file is read at iocInit; an INPA link is a CA link to this IOC itself.
+    acf_path = None
+    if args.access_security:
+        with tempfile.NamedTemporaryFile("w", suffix=".acf", delete=False) as f:
+            f.write(acf_text(args))
+            acf_path = f.name
+        dbCore.asSetFilename.argtypes = [ctypes.c_char_p]
+        dbCore.asSetFilename(acf_path.encode())
+
     dispatcher = asyncio_dispatcher.AsyncioDispatcher()
-    softioc.iocInit(dispatcher)
+    try:
+        softioc.iocInit(dispatcher)
+    finally:
+        if acf_path:
+            os.unlink(acf_path)
 
     dtypes = {"CHAR": (numpy.int8, fields.DBF_CHAR), "UCHAR": (numpy.uint8, fields.DBF_UCHAR),
               "SHORT": (numpy.int16, fields.DBF_SHORT), "LONG": (numpy.int32, fields.DBF_LONG),

@@ -6,7 +6,8 @@ export type HarnessErrorCode =
   | 'EPICSPERF_PV_LIST'
   | 'EPICSPERF_RUNNER'
   | 'EPICSPERF_IOC'
-  | 'EPICSPERF_PYTHON_ENV';
+  | 'EPICSPERF_PYTHON_ENV'
+  | 'EPICSPERF_RESULTS';
 
 /** Base class of every error the harness reports. */
 export class HarnessError extends Error {
@@ -21,7 +22,7 @@ export class HarnessError extends Error {
   }
   /** True when the user's input was at fault (the CLI exits with code 2). */
   get isInputError(): boolean {
-    return this.code === 'EPICSPERF_USAGE' || this.code === 'EPICSPERF_PV_LIST';
+    return this.code === 'EPICSPERF_USAGE' || this.code === 'EPICSPERF_PV_LIST' || this.code === 'EPICSPERF_RESULTS';
   }
 }
 
@@ -57,5 +58,12 @@ export class IocError extends HarnessError {
 export class PythonEnvError extends HarnessError {
   constructor(message: string) {
     super('EPICSPERF_PYTHON_ENV', message);
+  }
+}
+
+/** A stored results file that cannot be read: missing, not JSON, or of another format version. */
+export class ResultsFileError extends HarnessError {
+  constructor(message: string) {
+    super('EPICSPERF_RESULTS', message);
   }
 }

@@ -133,7 +133,7 @@ describe('data responses (DBR payloads)', () => {
     const r = decodeDbr(m.dataType, m.count, m.payload)!;
     expect(r.value).toBe(42.25);
     expect([r.status, r.severity, r.secondsPastEpoch, r.nanoseconds]).toEqual([3, 1, 1000, 500000000]);
-    expect(r.timestamp.toISOString()).toBe('1990-01-01T00:16:40.500Z');
+    expect(r.timestamp!.toISOString()).toBe('1990-01-01T00:16:40.500Z');
   });
 
   it('TIME_SHORT array of 3 (EVENT_ADD)', () => {

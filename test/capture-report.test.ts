@@ -1,10 +1,13 @@
 // The capture workload's reports: the per-client table (highest load kept, the step that broke
-// it, the disk's rate), the text and HTML bench reports, and the JSON schemas of both outputs.
+// it, the disk's rate), its workload entry (summary, charts, compare), the text and HTML bench
+// reports, and the JSON schemas of both outputs.
 import { describe, expect, it } from 'vitest';
 import type { BenchResults, CaptureBenchResults, CaptureRun, CaptureStep, CaptureStepResult } from '../src/results/index.js';
 import { captureBenchTable, captureSummaryText } from '../src/report/capture.js';
 import { renderBench } from '../src/report/bench.js';
 import { benchHtml } from '../src/report/html.js';
+import { workloadFigures, rank } from '../src/report/workloads.js';
+import { compareRuns } from '../src/report/compare.js';
 import { schemaErrors } from './helpers/schema.js';
 
 const run = (client: string, mb: number, lost: number, error?: string): CaptureRun => ({
@@ -28,14 +31,14 @@ const capture: CaptureBenchResults = {
   clients: [{ client: 'node', best: steps[0]!, limit: steps[1]! }, { client: 'pyepics', limit: steps[2]! }],
 };
 const bench: BenchResults = {
-  schema: 'epicsperf/bench@1', startedAt: '2026-01-01T00:00:00.000Z', unavailable: [], snapshot: [], monitor: undefined, array: undefined,
+  schema: 'epicsperf/bench@2', startedAt: '2026-01-01T00:00:00.000Z', host: 'h', durationS: 120, unavailable: [], snapshot: [], monitor: undefined, array: undefined,
   environment: {
     epicsperf: '0.1.0', node: 'v20', os: { platform: 'linux', release: '6', arch: 'x64' }, cpu: { model: 'cpu', cores: 2 }, memoryBytes: 2 ** 34,
     python: { executable: 'python3', kind: 'managed', ready: true, version: '3.11' }, libraries: {},
   },
   options: {
     workloads: { snapshot: [], monitor: false, capture: { clients: ['node', 'pyepics'], seconds: 5, flushMs: 1000 } },
-    repeat: 1, timeoutMs: 1000, records: 1000, samples: 100, rate: 10, clients: ['node', 'pyepics'], scheduling: 'x',
+    repeat: 1, timeoutMs: 1000, records: 1000, samples: 100, rate: 10, clients: ['node', 'pyepics'], scheduling: 'x', profile: 'full',
   },
   capture,
 };
@@ -48,11 +51,49 @@ describe('capture reports', () => {
     expect(t.split('\n').find((l) => l.startsWith('pyepics'))).toMatch(/^pyepics\s+-\s+-.*2 lost/);
   });
 
-  it('joins the text and HTML bench reports, and the stored JSON fits the schema', () => {
+  it('a workload of the summary and compare: highest MB/s kept, higher is better; no figure at the first step is incomplete', () => {
+    const w = workloadFigures(bench).find((x) => x.key === 'capture')!;
+    expect(w).toMatchObject({ unit: 'MB/s', better: 'higher' });
+    expect(w.references).toEqual([{ label: 'disk (sequential)', value: 300 }, { label: 'the study (pandablocks)', value: 50, to: 60 }]);
+    const { best, order } = rank(w);
+    expect(best?.client).toBe('node');
+    expect(best?.stat?.median).toBe(80);
+    expect(best?.problems).toEqual([]);
+    const py = order.find((c) => c.client === 'pyepics')!;
+    expect(py.stat).toBeUndefined();
+    expect(py.problems).toEqual(['2 updates lost at its first step (1,000,000 doubles x 10 Hz)']);
+    // a run that failed, or was stopped at its deadline, is incomplete too
+    const failed: BenchResults = {
+      ...bench,
+      capture: {
+        ...capture,
+        steps: [steps[0]!, { ...steps[1]!, lost: 0, run: { ...run('node', 0, 0, 'stopped after 30 s (its deadline) while capturing'), stoppedAfterS: 30 } }],
+        clients: [{ client: 'node', best: steps[0]!, limit: steps[1]! }],
+      },
+    };
+    const node = workloadFigures(failed).find((x) => x.key === 'capture')!.clients[0]!;
+    expect(node.stoppedAfterS).toBe(30);
+    expect(node.problems).toEqual(['1,000,000 doubles x 20 Hz: stopped after 30 s (its deadline) while capturing']);
+    // compare: B wrote half as much, which is worse since higher is better
+    const half: BenchResults = { ...bench, capture: { ...capture, clients: [{ client: 'node', best: { ...steps[0]!, mbS: 40 } }] } };
+    const row = compareRuns(bench, half).find((r) => r.workload === 'capture' && r.client === 'node')!;
+    expect(row.ratio).toBe(0.5);
+    expect(row.worsePct).toBe(100);
+  });
+
+  it('joins the text and HTML bench reports, and the stored JSON fits the schema', async () => {
     expect(renderBench(bench, false)).toMatch(/Capture to HDF5: .* disk 300 MB\/s sequential .* the study: 50-60 MB\/s/);
-    const html = benchHtml(bench);
-    expect(html).toContain('disk (sequential)');
-    expect(html).toContain('the study (pandablocks)');
+    const html = await benchHtml(bench);
+    // its own section: the chart with the disk and the study as lines, the per-client table, every step
+    const section = html.slice(html.indexOf('<section id="w-capture">'));
+    expect(section).toMatch(/<h2>Capture to HDF5: /);
+    expect(section).toContain('disk (sequential)');
+    expect(section).toContain('the study (pandablocks)');
+    expect(section).toMatch(/<svg/);
+    expect(section).toMatch(/1,000,000 doubles x 20 Hz: 4 lost/);
+    expect(section).toContain('Every load step');
+    // and a row of the summary on top
+    expect(html).toMatch(/<a href="#w-capture">capture<\/a><div class="unit">highest MB\/s written with zero loss, higher is better/);
     expect(schemaErrors('bench', JSON.parse(JSON.stringify(bench)))).toEqual([]);
     expect(schemaErrors('bench', { ...bench, capture: { ...capture, steps: [{ client: 'node' }] } })).not.toEqual([]);
   });

@@ -65,6 +65,8 @@ describe('epicsperf snapshot', () => {
     ['a bench client list naming an unknown client', () => ['bench', '--clients', 'node,bogus'], /unknown client "bogus"/],
     ['a bad array refresh rate', () => ['bench', 'array', '--array-rate', 'fast'], /option '--array-rate <hz>' argument 'fast' is invalid\. expected a number > 0 or max/],
     ['a monitor client that does not monitor', () => ['monitor', '--client', 'caget-procs'], /does not run the monitor workload/],
+    ['a bench capture client that does not capture', () => ['bench', 'capture', '--clients', 'node,c-libca'], /client c-libca does not run the capture workload: choose from node, pyepics, p4p/],
+    ['a bench capture deadline no longer than a step', () => ['bench', 'capture', '--capture-seconds', '5', '--deadline', '5'], /--deadline \(5 s\) must be longer than a capture step \(--capture-seconds 5\)/],
   ])('rejects %s with one line and exit 2', async (_what, args, re) => {
     const r = await runCli(args());
     expect(r.code).toBe(2);
@@ -94,14 +96,14 @@ describe('epicsperf monitor and bench', () => {
 
   it('bench: one table per workload and a JSON file with the environment', async () => {
     const outFile = join(mkdtempSync(join(tmpdir(), 'epicsperf-bench-')), 'results.json');
-    const r = await runCli(['bench', 'all', '--clients', 'node,c-libca', '--repeat', '1', '--snapshots', '97+4', '--records', '20', '--samples', '12', '--out', outFile], { timeoutMs: 120_000 });
+    const r = await runCli(['bench', 'all', '--clients', 'node,c-libca', '--repeat', '1', '--snapshots', '97+4', '--records', '20', '--samples', '12', '--array-elements', '1000', '--array-samples', '5', '--array-rate', '20', '--no-keep', '--out', outFile], { timeoutMs: 120_000 });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Snapshot 97\+4: 97 PVs that exist \+ 4 missing/);
     expect(r.stdout).toMatch(/Monitor: 20 counters x 12 samples/);
     expect(r.stdout).toMatch(/\nnode\s+[\d.]+/);
     expect(r.stdout).toMatch(/\nc-libca\s+[\d.]+/);
     const json = JSON.parse(readFileSync(outFile, 'utf8')) as { schema: string; environment: { node: string }; snapshot: { runs: { answered: number }[] }[]; monitor: { runs: unknown[] } };
-    expect(json.schema).toBe('epicsperf/bench@1');
+    expect(json.schema).toBe('epicsperf/bench@2');
     expect(json.environment.node).toBe(process.version);
     expect(json.snapshot[0]!.runs.map((x) => x.answered)).toEqual([97, 97]);
     expect(json.monitor.runs).toHaveLength(2);
@@ -110,7 +112,7 @@ describe('epicsperf monitor and bench', () => {
 
   it('bench array: every update checked, and the JSON file conforms to the schema', async () => {
     const outFile = join(mkdtempSync(join(tmpdir(), 'epicsperf-bench-')), 'array.json');
-    const r = await runCli(['bench', 'array', '--clients', 'node', '--repeat', '1', '--array-elements', '1000', '--array-samples', '5', '--array-rate', '20', '--out', outFile], { timeoutMs: 120_000 });
+    const r = await runCli(['bench', 'array', '--clients', 'node', '--repeat', '1', '--array-elements', '1000', '--array-samples', '5', '--array-rate', '20', '--no-keep', '--out', outFile], { timeoutMs: 120_000 });
     expect(r.code).toBe(0);
     const json = JSON.parse(readFileSync(outFile, 'utf8')) as { array: { runs: { ok: boolean; array: { elements: number; corrupt: number } }[] } };
     expect(json.array.runs[0]).toMatchObject({ ok: true, array: { elements: 1000, corrupt: 0 } });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../src/ioc/index.js';
 import {
-  BadArgumentError, ClosedError, Context, NotFoundError, Reading, type MonitorEvent,
+  BadArgumentError, ClosedError, Context, NotFoundError, Reading, type MonitorEvent, type TimeReading,
 } from '../src/index.js';
 import { contextFor, pyepicsRead, waitFor, type PyReading } from './client-helpers.js';
 
@@ -162,7 +162,7 @@ describe('monitor', () => {
     await waitFor(() => events.filter((e) => e.kind === 'update').length >= 6, 5000, 'six updates');
     m.close();
     expect(events[0]!.kind).toBe('connected');
-    const ups = events.filter((e): e is Reading => e.kind === 'update');
+    const ups = events.filter((e): e is TimeReading => e.kind === 'update');
     for (let i = 1; i < ups.length; i++) {
       expect(ups[i]!.value).toBe((ups[i - 1]!.value as number) + 1);
       expect(ups[i]!.posixSeconds).toBeGreaterThan(ups[i - 1]!.posixSeconds);

@@ -23,6 +23,12 @@ export interface CaptureBenchOptions {
   /** Steps to run (default CAPTURE_STEPS). */
   steps?: readonly CaptureStep[];
   onProgress?: (text: string) => void;
+  /** The per-client deadline of one capture run (one client at one step), ms; undefined: none. */
+  clientDeadlineMs?: number;
+  /** Wraps each capture run (one client at one step): the bench's progress steps. */
+  runStep?: (label: string, client: string, body: () => Promise<CaptureStepResult>) => Promise<CaptureStepResult>;
+  /** `n` (step, client) runs counted up front will not run (a client dropped out of a kind). */
+  onSkip?: (n: number) => void;
 }
 
 function scalar(pvs: number, rateHz: number): CaptureStep {
@@ -68,7 +74,9 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
     }
     // a client that lost updates at a step of one kind goes on to the other kind only
     const out = new Map<string, Set<CaptureStep['kind']>>(o.clients.map((c) => [c, new Set()]));
-    for (const step of o.steps ?? CAPTURE_STEPS) {
+    const all = o.steps ?? CAPTURE_STEPS;
+    const runStep = o.runStep ?? ((_label, _client, body) => body());
+    for (const [i, step] of all.entries()) {
       const clients = o.clients.filter((c) => !out.get(c)!.has(step.kind));
       if (clients.length === 0) continue;
       const ioc = step.kind === 'scalar'
@@ -77,24 +85,31 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
       try {
         const names = step.kind === 'scalar' ? ioc.counterNames() : [`${ioc.prefix}ARRAY`];
         for (const client of clients) {
-          const label = step.kind === 'scalar' ? `${step.pvs} counters x ${step.rateHz} Hz` : `${step.elements} doubles x ${step.rateHz} Hz`;
+          const label = step.kind === 'scalar' ? `${step.pvs} counters x ${step.rateHz} Hz` : `${step.elements.toLocaleString('en-US')} doubles x ${step.rateHz} Hz`;
           const file = join(dir, `${client}.h5`);
-          const run = await startCapture({
-            client, python: o.python, env: { ...ioc.env }, names, out: file, flushMs: o.flushMs, force: true,
-            gapCheck: DEFAULT_GAP_CHECK, durationS: o.seconds, connectTimeoutMs: 30_000,
-            onStatus: (s) => progress(`capture ${label} · ${client}: ${s}`),
-          }).done;
-          rmSync(file, { force: true });
-          const lost = run.summary?.pvs.reduce((a, p) => a + p.lost, 0) ?? 0;
-          compactRun(run);
-          const s = run.summary;
-          const r: CaptureStepResult = { client, step, run, lost, kept: run.ok && !!s && lost === 0 && s.slowFlushes === 0 };
-          if (s && s.seconds > 0) {
-            r.updatesS = s.updates / s.seconds;
-            r.mbS = s.bytes / 1e6 / s.seconds;
-          }
+          const r = await runStep(label, client, async () => {
+            const run = await startCapture({
+              client, python: o.python, env: { ...ioc.env }, names, out: file, flushMs: o.flushMs, force: true,
+              gapCheck: DEFAULT_GAP_CHECK, durationS: o.seconds, connectTimeoutMs: 30_000,
+              onStatus: (s) => progress(s),
+              ...(o.clientDeadlineMs !== undefined && { clientDeadlineMs: o.clientDeadlineMs }),
+            }).done;
+            rmSync(file, { force: true });
+            const lost = run.summary?.pvs.reduce((a, p) => a + p.lost, 0) ?? 0;
+            compactRun(run);
+            const s = run.summary;
+            const res: CaptureStepResult = { client, step, run, lost, kept: run.ok && !!s && lost === 0 && s.slowFlushes === 0 };
+            if (s && s.seconds > 0) {
+              res.updatesS = s.updates / s.seconds;
+              res.mbS = s.bytes / 1e6 / s.seconds;
+            }
+            return res;
+          });
           results.steps.push(r);
-          if (!r.kept) out.get(client)!.add(step.kind);
+          if (!r.kept) {
+            out.get(client)!.add(step.kind);
+            o.onSkip?.(all.slice(i + 1).filter((x) => x.kind === step.kind).length);
+          }
         }
       } finally {
         await ioc.stop();

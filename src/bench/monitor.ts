@@ -8,6 +8,7 @@ import { decodeSamples } from './samples.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
 import { stat, type MonitorRun } from '../results/index.js';
 import { writeNamesFile } from './names.js';
+import { ClientDeadline } from './deadline.js';
 
 export interface MonitorRunOptions {
   /** 'monitor': many counters; 'array': one big waveform (docs/runners.md). Default 'monitor'. */
@@ -26,6 +27,8 @@ export interface MonitorRunOptions {
   /** Kill the runner if its resident memory passes this many MiB (default 4096): a client that
    *  falls behind queues updates without bound, and the machine is shared. */
   maxRssMb?: number;
+  /** The client's deadline for the whole run (ms): past it the runner is stopped (ClientDeadline). */
+  clientDeadlineMs?: number;
   /** Called with a short status while it runs (for a live line). */
   onProgress?: (text: string) => void;
 }
@@ -36,7 +39,8 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
   const workload = o.workload ?? 'monitor';
   const runner = new RunnerProcess(command, [...args, workload, '--names', names.path, '--samples', String(o.samples)], o.env);
   const result: MonitorRun = { client: o.client.name, ok: false };
-  const progress = o.onProgress ?? (() => {});
+  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
+  const progress = deadline.track(o.onProgress ?? (() => {}));
   let sampler: CpuSampler | undefined;
   let iocSampler: CpuSampler | undefined;
   let warm: NodeJS.Timeout | undefined;
@@ -106,11 +110,15 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     if (!result.ok) result.error = `sample check failed: ${result.check.findings.slice(0, 2).join('; ')}`;
     await runner.finish();
   } catch (err) {
-    result.error = overMemory
+    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
+    result.error = deadline.stoppedAfterS !== undefined
+      ? deadline.note()
+      : overMemory
       ? `killed: its memory grew past ${maxRssMb} MiB (${Math.round(overMemory)} MiB): it fell behind the updates`
       : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
     await runner.kill();
   } finally {
+    deadline.clear();
     clearInterval(guard);
     if (warm) clearTimeout(warm);
     sampler?.stop();

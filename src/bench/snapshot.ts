@@ -6,6 +6,7 @@ import { RunnerError } from '../errors.js';
 import { cpuSeconds, memoryKb } from './procstat.js';
 import { findClient, runnerCommand, type ClientSpec } from './clients.js';
 import { writeNamesFile } from './names.js';
+import { ClientDeadline } from './deadline.js';
 import type { SnapshotRow, SnapshotRun } from '../results/index.js';
 
 export interface SnapshotRunOptions {
@@ -19,6 +20,8 @@ export interface SnapshotRunOptions {
   /** Deadlines (ms) after which the runner is killed: to be ready, and to finish the snapshot. */
   readyTimeoutMs?: number;
   deadlineMs?: number;
+  /** The client's deadline for the whole run (ms): past it the runner is stopped (ClientDeadline). */
+  clientDeadlineMs?: number;
   onProgress?: (text: string) => void;
 }
 
@@ -32,7 +35,7 @@ export const REFEREE = 'c-libca';
  */
 async function refereeReads(o: SnapshotRunOptions, names: readonly string[], timeoutMs: number): Promise<SnapshotRow[] | string> {
   if (names.length === 0) return [];
-  const run = await runSnapshot({ ...o, client: findClient(REFEREE)!, names, timeoutMs, verify: false, onProgress: () => {} });
+  const run = await runSnapshot({ ...o, client: findClient(REFEREE)!, names, timeoutMs, verify: false, clientDeadlineMs: undefined, onProgress: () => {} });
   return run.rows.length === names.length ? run.rows : `the referee (${REFEREE}) could not read: ${run.error ?? 'no results'}`;
 }
 
@@ -57,11 +60,12 @@ function agrees(v: unknown, before: SnapshotRow | undefined, after: SnapshotRow 
 export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
   const { command, args } = runnerCommand(o.client, o.python);
   const names = writeNamesFile(o.names);
-  const progress = o.onProgress ?? (() => {});
   const result: SnapshotRun = { client: o.client.name, ok: false, answered: 0, failed: 0, wrong: 0, rows: [] };
   const verify = o.verify ?? true;
   let before: SnapshotRow[] | undefined;
   const runner = new RunnerProcess(command, [...args, 'snapshot', '--names', names.path, '--timeout-ms', String(o.timeoutMs)], o.env);
+  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
+  const progress = deadline.track(o.onProgress ?? (() => {}));
   try {
     progress('starting');
     const ready = await runner.next('ready', o.readyTimeoutMs ?? 60_000, 'ready');
@@ -71,17 +75,18 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
       if (typeof reads === 'string') result.unchecked = reads;
       else before = reads;
     }
-    progress('reading');
+    progress(`reading ${o.names.length} names`);
     const cpu0 = cpuSeconds(runner.pid, true) ?? 0;
     const t0 = performance.now();
     runner.send('start');
-    const deadline = o.deadlineMs ?? 60_000 + o.timeoutMs * Math.min(o.names.length, 120);
-    await runner.next('done', deadline, 'the end of the snapshot');
+    const doneMs = o.deadlineMs ?? 60_000 + o.timeoutMs * Math.min(o.names.length, 120);
+    await runner.next('done', doneMs, 'the end of the snapshot');
     result.wallMs = performance.now() - t0;
     const cpu1 = cpuSeconds(runner.pid, true);
     if (cpu1 !== undefined) result.cpuS = cpu1 - cpu0;
     const mem = memoryKb(runner.pid);
     if (mem) result.peakRssMb = mem.peakKb / 1024;
+    progress('checking');
     runner.send('ship');
     const shipped = await runner.next('results', 60_000, 'shipping results');
     const raw = JSON.parse((shipped.payload ?? Buffer.from('[]')).toString('utf8')) as Array<Record<string, unknown>>;
@@ -117,9 +122,13 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
     progress('done');
     await runner.finish();
   } catch (err) {
-    result.error = err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    result.error = deadline.stoppedAfterS !== undefined
+      ? deadline.note()
+      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
     await runner.kill();
   } finally {
+    deadline.clear();
     names.remove();
   }
   return result;

@@ -1,5 +1,7 @@
-// `bench`: each client in turn, repeated, on the snapshot and monitor workloads, against one
-// built-in IOC per workload family; returns plain results for the reporters.
+// `bench`: each client in turn, repeated, on the snapshot, monitor and array workloads, against
+// one built-in IOC per workload family, and the capture workload's load steps (src/bench/capture.ts);
+// returns plain results for the reporters.
+import { hostname } from 'node:os';
 import { startIoc } from '../ioc/index.js';
 import { stealMeter } from './procstat.js';
 import { schedulingPrefix } from './sched.js';
@@ -7,9 +9,11 @@ import { percentile } from './checks.js';
 import { clientStatuses, type ClientSpec } from './clients.js';
 import { runMonitor, type MonitorRunOptions } from './monitor.js';
 import { runSnapshot } from './snapshot.js';
-import { runCaptureBench } from './capture.js';
+import { CAPTURE_STEPS, runCaptureBench } from './capture.js';
 import type { CaptureClient } from '../capture/orchestrate.js';
-import { BENCH_FORMAT, type BenchResults, type BenchRunOptions, type EnvironmentReport, type MonitorRun, type SnapshotWorkload } from '../results/index.js';
+import {
+  BENCH_FORMAT, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type MonitorRun, type SnapshotRun, type SnapshotWorkload,
+} from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */
 export const SNAPSHOT_WORKLOADS: readonly SnapshotWorkload[] = [
@@ -39,8 +43,73 @@ export interface BenchOptions extends Omit<BenchRunOptions, 'clients' | 'schedul
   clients: readonly ClientSpec[];
   python: string;
   report: EnvironmentReport;
+  /** The phase of the step under way (starting, reading, collecting ...). */
   onProgress?: (text: string) => void;
+  /** A step (one client, one workload, one run) starts or ends. */
+  onStep?: (e: StepEvent) => void;
 }
+
+/** One step of a bench run: `index` of `total` (from 1), and at its end a one-line outcome. */
+export interface StepEvent {
+  phase: 'start' | 'end';
+  index: number;
+  total: number;
+  workload: string;
+  client: string;
+  run: number;
+  repeat: number;
+  /** At the end: seconds the step took, and what it found. */
+  seconds?: number;
+  outcome?: string;
+}
+
+/** The clients that serve each family of the run, available here. */
+function clientsFor(ready: readonly ClientSpec[]) {
+  const serving = (w: 'snapshot' | 'monitor' | 'array') => ready.filter((c) => c.workloads.includes(w));
+  return { snapshot: serving('snapshot'), monitor: serving('monitor'), array: serving('array') };
+}
+
+/** How many steps a run will take (the progress line's denominator). */
+export function countSteps(o: Pick<BenchOptions, 'repeat' | 'workloads'>, ready: readonly ClientSpec[]): number {
+  const c = clientsFor(ready);
+  const cw = o.workloads.capture;
+  // Capture: every load step for every client at most (a client that loses updates skips the
+  // rest of that kind, and the total shrinks then).
+  const capture = cw ? captureClientsOf(cw, ready).length * CAPTURE_STEPS.length : 0;
+  return o.repeat * (o.workloads.snapshot.length * c.snapshot.length + (o.workloads.monitor ? c.monitor.length : 0) + (o.workloads.array ? c.array.length : 0)) + capture;
+}
+
+/** The capture workload's clients that are available here, in the order asked. */
+function captureClientsOf(cw: NonNullable<BenchOptions['workloads']['capture']>, ready: readonly ClientSpec[]): CaptureClient[] {
+  return cw.clients.filter((c) => ready.some((r) => r.name === c)) as CaptureClient[];
+}
+
+/** Counts the steps and reports their starts and ends. */
+class Steps {
+  private index = 0;
+  constructor(private total: number, private readonly onStep: ((e: StepEvent) => void) | undefined) {}
+
+  /** `n` counted steps will not run after all. */
+  skip(n: number): void {
+    this.total = Math.max(this.index, this.total - n);
+  }
+
+  async run<T>(workload: string, client: string, run: number, repeat: number, body: () => Promise<T>, outcome: (r: T) => string): Promise<T> {
+    const base = { index: ++this.index, total: this.total, workload, client, run, repeat };
+    this.onStep?.({ phase: 'start', ...base });
+    const t0 = performance.now();
+    const r = await body();
+    this.onStep?.({ phase: 'end', ...base, seconds: (performance.now() - t0) / 1000, outcome: outcome(r) });
+    return r;
+  }
+}
+
+const snapshotOutcome = (r: SnapshotRun) =>
+  r.wallMs !== undefined && !r.error ? `${r.answered}/${r.answered + r.failed} answered in ${(r.wallMs / 1000).toFixed(2)} s` : r.error ?? 'failed';
+const captureOutcome = (r: CaptureStepResult) =>
+  r.kept ? `kept: ${r.mbS?.toFixed(1) ?? '-'} MB/s, ${Math.round(r.updatesS ?? 0)} updates/s` : r.run.error ?? `${r.lost} updates lost`;
+const monitorOutcome = (r: MonitorRun) =>
+  r.error ? r.error : r.array ? `${r.array.mElementsPerSecond.toFixed(1)} M elements/s` : `CPU ${r.cpuPercent?.mean.toFixed(1) ?? '-'} %`;
 
 /**
  * The results as stored: a snapshot run keeps the first 100 rows of PVs that failed or disagreed
@@ -77,11 +146,19 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     if (s && !s.available) unavailable.push({ client: c.name, reason: s.reason ?? 'unavailable' });
     return !s || s.available;
   });
+  const t0 = performance.now();
+  const steps = new Steps(countSteps(o, ready), o.onStep);
+  const deadlineMs = o.clientDeadlineS === undefined ? undefined : o.clientDeadlineS * 1000;
   const results: BenchResults = {
     schema: BENCH_FORMAT,
     startedAt: new Date().toISOString(),
+    host: hostname(),
     environment: o.report,
-    options: { workloads: o.workloads, repeat: o.repeat, timeoutMs: o.timeoutMs, records: o.records, samples: o.samples, rate: o.rate, clients: o.clients.map((c) => c.name), scheduling: schedulingPrefix().note },
+    options: {
+      workloads: o.workloads, repeat: o.repeat, timeoutMs: o.timeoutMs, records: o.records, samples: o.samples, rate: o.rate,
+      clients: o.clients.map((c) => c.name), scheduling: schedulingPrefix().note, profile: o.profile,
+      ...(o.clientDeadlineS !== undefined && { clientDeadlineS: o.clientDeadlineS }),
+    },
     unavailable,
     snapshot: [],
     monitor: undefined,
@@ -101,8 +178,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
         const steal = stealMeter();
         for (let rep = 1; rep <= o.repeat; rep++) {
           for (const client of snapClients) {
-            const tag = `snapshot ${w.id} · ${client.name} · run ${rep}/${o.repeat}`;
-            entry.runs.push(await runSnapshot({ client, python: o.python, env: ioc.env, names, timeoutMs: o.timeoutMs, onProgress: (s) => progress(`${tag}: ${s}`) }));
+            entry.runs.push(await steps.run(`snapshot ${w.id}`, client.name, rep, o.repeat, () => runSnapshot({
+              client, python: o.python, env: ioc.env, names, timeoutMs: o.timeoutMs, onProgress: progress,
+              ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
+            }), snapshotOutcome));
           }
         }
         entry.stealPercent = steal();
@@ -115,7 +194,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (o.workloads.monitor) {
     const ioc = await startIoc({ records: o.records, rate: o.rate, arrayElements: 0 });
     try {
-      results.monitor = await repeatMonitor(o, ready, 'monitor', `monitor ${o.records}x${o.samples}`, {
+      results.monitor = await repeatMonitor(o, steps, ready, 'monitor', `monitor ${o.records}x${o.samples}`, {
         env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocPid: ioc.pid,
       });
     } finally {
@@ -130,7 +209,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     try {
       results.array = {
         workload: aw,
-        ...(await repeatMonitor(o, ready, 'array', `array ${aw.elements} x ${aw.samples}`, {
+        ...(await repeatMonitor(o, steps, ready, 'array', `array ${aw.elements.toLocaleString('en-US')}`, {
           env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples, rate: 1, iocPid: ioc.pid,
         })),
       };
@@ -140,13 +219,16 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   }
   const cw = o.workloads.capture;
   if (cw) {
-    const clients = cw.clients.filter((c) => {
-      const s = statuses.find((x) => x.name === c);
-      if (s && !s.available && !unavailable.some((u) => u.client === c)) unavailable.push({ client: c, reason: s.reason ?? 'unavailable' });
-      return !s || s.available;
-    }) as CaptureClient[];
-    results.capture = await runCaptureBench({ clients, python: o.python, seconds: cw.seconds, flushMs: cw.flushMs, onProgress: progress });
+    const clients = captureClientsOf(cw, ready);
+    // Each (load step, client) capture is one step of the progress and one run under the deadline.
+    results.capture = await runCaptureBench({
+      clients, python: o.python, seconds: cw.seconds, flushMs: cw.flushMs, onProgress: progress,
+      ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
+      runStep: (label, client, body) => steps.run(`capture ${label}`, client, 1, 1, body, captureOutcome),
+      onSkip: (n) => steps.skip(n),
+    });
   }
+  results.durationS = Math.round((performance.now() - t0) / 100) / 10;
   return results;
 }
 
@@ -156,6 +238,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
  */
 async function repeatMonitor(
   o: BenchOptions,
+  steps: Steps,
   available: readonly ClientSpec[],
   workload: 'monitor' | 'array',
   label: string,
@@ -167,8 +250,10 @@ async function repeatMonitor(
   const steal = stealMeter();
   for (let rep = 1; rep <= o.repeat; rep++) {
     for (const client of clients) {
-      const tag = `${label} · ${client.name} · run ${rep}/${o.repeat}`;
-      runs.push(await runMonitor({ ...run, workload, client, python: o.python, onProgress: (s) => progress(`${tag}: ${s}`) }));
+      runs.push(await steps.run(label, client.name, rep, o.repeat, () => runMonitor({
+        ...run, workload, client, python: o.python, onProgress: progress,
+        ...(o.clientDeadlineS !== undefined && { clientDeadlineMs: o.clientDeadlineS * 1000 }),
+      }), monitorOutcome));
     }
   }
   return { runs, stealPercent: steal() };

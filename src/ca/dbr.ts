@@ -1,7 +1,7 @@
 // DBR payload layouts: the 7 native types in plain/STS/TIME/GR/CTRL forms, decoding to JS
 // values (typed arrays for numeric arrays, strings, enum state strings) and the Reading type.
 import {
-  DbrForm, EPICS_EPOCH_OFFSET, MAX_ENUM_STATES, MAX_ENUM_STRING_SIZE, MAX_STRING_SIZE,
+  DbrForm, EPICS_EPOCH_OFFSET, FORM_NAMES, type FormName, MAX_ENUM_STATES, MAX_ENUM_STRING_SIZE, MAX_STRING_SIZE,
   MAX_UNITS_SIZE, type DbrFormId, type NativeType,
 } from './constants.js';
 import { byteSwap } from './swap.js';
@@ -71,9 +71,28 @@ export interface DbrMetadata {
 export type CaArray = Int16Array | Float32Array | Uint16Array | Uint8Array | Int32Array | Float64Array;
 export type CaValue = number | string | string[] | CaArray;
 
-/** One decoded DBR payload. The JS Date is created only when `timestamp` is read. */
+/** The DBR form of a type id (0..34): plain, sts, time, gr or ctrl. */
+export function formNameOf(dbrType: number): FormName {
+  return FORM_NAMES[(dbrType / 7) | 0] ?? 'plain';
+}
+
+/**
+ * One decoded DBR payload. Only what its form carries is there: alarm status and severity from
+ * STS up (undefined in the plain form), a timestamp only in the TIME form (undefined otherwise;
+ * CA's GR and CTRL forms carry none), metadata only in GR and CTRL. The JS Date is made when
+ * `timestamp` is read. The client's public types narrow this per form (see src/client/reading.ts).
+ */
 export class Reading {
   readonly kind = 'update' as const;
+  /** Alarm status (menuAlarmStat index); undefined in the plain form. */
+  readonly status: number | undefined;
+  /** Alarm severity (0 NO_ALARM, 1 MINOR, 2 MAJOR, 3 INVALID); undefined in the plain form. */
+  readonly severity: number | undefined;
+  /** Seconds past the EPICS epoch (1990-01-01 UTC); undefined unless a TIME form. */
+  readonly secondsPastEpoch: number | undefined;
+  /** Nanoseconds of the timestamp; undefined unless a TIME form. */
+  readonly nanoseconds: number | undefined;
+
   constructor(
     /** The value: a number or string for scalars, a typed array or string[] for arrays. */
     readonly value: CaValue,
@@ -81,26 +100,38 @@ export class Reading {
     readonly dbrType: number,
     /** Element count as sent by the server. */
     readonly count: number,
-    /** Alarm status (menuAlarmStat index); 0 for plain forms. */
-    readonly status: number,
-    /** Alarm severity (0 NO_ALARM, 1 MINOR, 2 MAJOR, 3 INVALID); 0 for plain forms. */
-    readonly severity: number,
-    /** Seconds past the EPICS epoch (1990-01-01 UTC); 0 unless a TIME form. */
-    readonly secondsPastEpoch: number,
-    /** Nanoseconds of the timestamp; 0 unless a TIME form. */
-    readonly nanoseconds: number,
-    /** Units, limits, precision, enum strings: only for GR/CTRL forms. */
+    status: number | undefined,
+    severity: number | undefined,
+    secondsPastEpoch: number | undefined,
+    nanoseconds: number | undefined,
+    /** Units, limits, precision, enum strings: only for GR/CTRL forms (or a merged 'full' read). */
     readonly metadata: DbrMetadata | undefined,
-  ) {}
-
-  /** The timestamp as a Date (millisecond precision; see secondsPastEpoch/nanoseconds for full). */
-  get timestamp(): Date {
-    return new Date((this.secondsPastEpoch + EPICS_EPOCH_OFFSET) * 1000 + Math.floor(this.nanoseconds / 1e6));
+  ) {
+    const form = (dbrType / 7) | 0;
+    const timed = form === DbrForm.TIME;
+    this.status = form === DbrForm.PLAIN ? undefined : status;
+    this.severity = form === DbrForm.PLAIN ? undefined : severity;
+    this.secondsPastEpoch = timed ? secondsPastEpoch : undefined;
+    this.nanoseconds = timed ? nanoseconds : undefined;
   }
 
-  /** The timestamp as POSIX seconds (a float). */
-  get posixSeconds(): number {
-    return this.secondsPastEpoch + EPICS_EPOCH_OFFSET + this.nanoseconds / 1e9;
+  /** The DBR form it arrived in. */
+  get form(): FormName {
+    return formNameOf(this.dbrType);
+  }
+
+  /** The timestamp as a Date (millisecond precision; see secondsPastEpoch/nanoseconds for full); TIME forms only. */
+  get timestamp(): Date | undefined {
+    const s = this.secondsPastEpoch;
+    if (s === undefined) return undefined;
+    return new Date((s + EPICS_EPOCH_OFFSET) * 1000 + Math.floor(this.nanoseconds! / 1e6));
+  }
+
+  /** The timestamp as POSIX seconds (a float); TIME forms only. */
+  get posixSeconds(): number | undefined {
+    const s = this.secondsPastEpoch;
+    if (s === undefined) return undefined;
+    return s + EPICS_EPOCH_OFFSET + this.nanoseconds! / 1e9;
   }
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { RunnerProcess } from '../bench/runner.js';
 import { cpuSeconds, memoryKb } from '../bench/procstat.js';
 import { writeNamesFile } from '../bench/names.js';
+import { ClientDeadline } from '../bench/deadline.js';
 import { PACKAGE_ROOT, PYTHON_DIR } from '../pyenv/index.js';
 import { RunnerError } from '../errors.js';
 import { getLogger } from '../log.js';
@@ -35,6 +36,8 @@ export interface CaptureRunOptions {
   fileEnvironment?: unknown;
   onWarning?: (message: string) => void;
   onStatus?: (text: string) => void;
+  /** The bench's per-client deadline for this run (ms): past it the runner is killed (ClientDeadline). */
+  clientDeadlineMs?: number;
 }
 
 export interface CaptureHandle {
@@ -68,7 +71,8 @@ async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, s
     ...(o.force ? ['--force'] : []),
   ], o.env);
   const result: CaptureRun = { client: o.client, ok: false, warnings: [] };
-  const status = o.onStatus ?? (() => {});
+  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
+  const status = deadline.track(o.onStatus ?? (() => {}));
   let stoppedReason: string | undefined;
   let written = 0;
   runner.intercept = (e) => {
@@ -142,7 +146,13 @@ async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, s
     await runner.kill();
   } finally {
     clearInterval(memTimer);
+    deadline.clear();
     names.remove();
+  }
+  if (deadline.stoppedAfterS !== undefined) {
+    result.ok = false;
+    result.stoppedAfterS = deadline.stoppedAfterS;
+    result.error = deadline.note();
   }
   return result;
 }

@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { Context } from '../client/context.js';
 import type { Monitor, MonitorEvent } from '../client/monitor.js';
 import { NATIVE_TYPE_NAMES } from '../ca/constants.js';
-import type { Reading } from '../ca/dbr.js';
+import type { CtrlReading, TimeReading } from '../client/reading.js';
 import type { PvMeta } from './writer.js';
 import type { ThreadedWriter } from './worker.js';
 import { GapDetector } from './gaps.js';
@@ -31,7 +31,8 @@ interface Pv {
   name: string;
   index: number | undefined;
   type: NativeType | undefined;
-  meta: Reading | undefined;
+  /** The CTRL read made before subscribing (units, precision, enum strings). */
+  meta: CtrlReading | undefined;
   count: number;
   gaps: GapDetector | undefined;
   summary: CapturePvSummary;
@@ -92,7 +93,7 @@ export class CaptureSession {
       if (!pv.type) continue;
       added.push(new Promise<void>((resolve) => {
         let nativeCount = 1;
-        const onEvent = (e: MonitorEvent): void => {
+        const onEvent = (e: MonitorEvent<'time'>): void => {
           if (e.kind === 'connected') nativeCount = e.nativeCount;
           else if (e.kind === 'update') {
             if (pv.index === undefined) {
@@ -117,7 +118,7 @@ export class CaptureSession {
   }
 
   /** Create the PV's group: scalar, fixed (the first update is the channel's full length) or varying. */
-  private add(pv: Pv, nativeCount: number, first: Reading): void {
+  private add(pv: Pv, nativeCount: number, first: TimeReading): void {
     const length = typeof first.value === 'number' ? 1 : first.value.length;
     const m = pv.meta?.metadata;
     const meta: PvMeta = {
@@ -132,7 +133,7 @@ export class CaptureSession {
     pv.index = this.writer.addPv(pv.name, meta);
   }
 
-  private update(pv: Pv, e: Reading): void {
+  private update(pv: Pv, e: TimeReading): void {
     if (this.stopped || pv.index === undefined) return;
     let value = e.value as number | ArrayLike<number>;
     if (pv.count > 1 && typeof value !== 'number' && value.length !== pv.count) {

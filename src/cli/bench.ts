@@ -1,97 +1,147 @@
-// `epicsperf bench [snapshot|monitor|array|all]`: every client, repeated, one comparison table per
-// workload, a JSON file with the environment, the options and every raw figure, and an HTML report.
-import { writeFileSync } from 'node:fs';
+// `epicsperf bench [snapshot|monitor|array|capture|all]`: every client on the quick profile (or --full),
+// one comparison table per workload on stdout, progress on stderr, and every run kept as JSON and
+// HTML in the results folder.
 import type { Command } from 'commander';
 import { doctor } from '../doctor.js';
 import { CLIENTS, type Workload } from '../bench/clients.js';
-import { compactResults, DEFAULT_SNAPSHOTS, runBench, SNAPSHOT_WORKLOADS } from '../bench/suite.js';
+import { compactResults, runBench, SNAPSHOT_WORKLOADS } from '../bench/suite.js';
+import { PROFILES } from '../bench/profiles.js';
 import { benchHtml } from '../report/html.js';
 import { renderBench } from '../report/bench.js';
-import { DEFAULTS } from '../defaults.js';
-import { exitOnSignals, parseClientList, Progress, prepareClients } from './common.js';
-import {
-  arrayElementsOption, arrayRateOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption,
-} from './options.js';
+import { ensureWritable, keepRun, resultsDir, writeAtomic } from '../results/store.js';
+import { exitOnSignals, parseClientList, prepareClients } from './common.js';
+import { BenchProgress } from './progress.js';
+import { arrayElementsOption, arrayRateOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption } from './options.js';
 import { UsageError } from '../errors.js';
 import { CAPTURE_CLIENTS } from '../capture/orchestrate.js';
 import { findClient } from '../bench/clients.js';
 
 interface Opts {
+  full?: boolean;
   clients?: string;
-  repeat: number;
+  repeat?: number;
+  deadline?: number;
   out?: string;
   html?: string;
+  resultsDir?: string;
+  keep: boolean;
   format: 'table' | 'markdown' | 'json';
-  timeout: number;
-  records: number;
-  samples: number;
-  rate: number;
-  snapshots: string;
-  arrayElements: number;
-  arraySamples: number;
-  arrayRate: number | 'max';
-  captureSeconds: number;
-  captureFlushPeriod: number;
+  timeout?: number;
+  records?: number;
+  samples?: number;
+  rate?: number;
+  snapshots?: string;
+  arrayElements?: number;
+  arraySamples?: number;
+  arrayRate?: number | 'max';
+  captureSeconds?: number;
+  captureFlushPeriod?: number;
 }
 
+/** Options that change a profile's workloads: given any of them, the run is `custom`. */
+const SHAPING = [
+  'repeat', 'timeout', 'records', 'samples', 'rate', 'snapshots', 'arrayElements', 'arraySamples', 'arrayRate', 'captureSeconds', 'captureFlushPeriod', 'deadline',
+] as const;
+
+const WORKLOADS = ['snapshot', 'monitor', 'array', 'capture', 'all'] as const;
+
 export function register(program: Command): void {
+  const q = PROFILES.quick;
+  const f = PROFILES.full;
+  const both = (a: unknown, b: unknown) => `quick ${String(a)}, --full ${String(b)}`;
+  const fc = f.workloads.capture!;
   program
     .command('bench')
-    .description('run every client on the snapshot and/or monitor workloads, repeated, and compare them')
-    .argument('[workload]', 'snapshot, monitor, array, capture, or all (= snapshot and monitor)', 'all')
+    .description('run every client on the workloads, compare them, and keep the results (quick profile by default; --full for the published workloads)')
+    .argument('[workload]', `snapshot, monitor, array, capture, or all (quick: snapshot, monitor and array; --full: snapshot and monitor)`, 'all')
+    .option('--full', `the published workloads: snapshots ${f.workloads.snapshot.join(', ')}, ${f.repeat} runs each, no client deadline (bench capture always runs the full profile's capture)`)
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
-    .option('--repeat <n>', 'runs per client and workload', intArg(1, 100), DEFAULTS.repeat)
-    .option('--out <file>', 'write the JSON results (environment, options, every raw figure) here')
-    .option('--html <file>', 'write an HTML report with charts here')
+    .option('--repeat <n>', `runs per client and workload (${both(q.repeat, f.repeat)})`, intArg(1, 100))
+    .option('--deadline <s>', `seconds one client may take on one workload run before it is stopped (${both(q.clientDeadlineS, 'none')})`, intArg(1, 86_400))
+    .option('--results-dir <dir>', 'where every run is kept (default: results/ under EPICSPERF_HOME)')
+    .option('--no-keep', 'do not keep this run in the results folder')
+    .option('--out <file>', 'also write the JSON results (environment, options, every raw figure) here')
+    .option('--html <file>', 'also write the HTML report here')
     .addOption(formatOption(['table', 'markdown', 'json'] as const))
-    .addOption(timeoutOption())
-    .option('--snapshots <ids>', `snapshot workloads, from ${SNAPSHOT_WORKLOADS.map((w) => w.id).join(', ')}`, DEFAULT_SNAPSHOTS.join(','))
-    .addOption(recordsOption())
-    .addOption(samplesOption())
-    .addOption(rateOption())
-    .addOption(arrayElementsOption(DEFAULTS.benchArrayElements, 1, 50_000_000, 'array: elements of the waveform'))
-    .option('--array-samples <n>', 'array: updates to receive per run', intArg(2, 10_000), DEFAULTS.benchArraySamples)
-    .addOption(arrayRateOption(DEFAULTS.benchArrayRate, false, "array: the IOC's refresh rate in Hz, or max (as fast as it can)"))
-    .option('--capture-seconds <s>', 'capture: seconds each client captures at each load step', intArg(1, 3600), 5)
-    .option('--capture-flush-period <ms>', 'capture: flush period', intArg(10, 600_000), 1000)
+    .addOption(timeoutOption().default(undefined))
+    .option('--snapshots <ids>', `snapshot workloads, from ${SNAPSHOT_WORKLOADS.map((w) => w.id).join(', ')} (${both(q.workloads.snapshot.join(','), f.workloads.snapshot.join(','))})`)
+    .addOption(recordsOption().default(undefined))
+    .addOption(samplesOption().default(undefined))
+    .addOption(rateOption().default(undefined))
+    .addOption(arrayElementsOption(f.workloads.array.elements, 1, 50_000_000, `array: elements of the waveform (${both(q.workloads.array.elements, f.workloads.array.elements)})`).default(undefined))
+    .option('--array-samples <n>', `array: updates to receive per run (${both(q.workloads.array.samples, f.workloads.array.samples)})`, intArg(2, 10_000))
+    .addOption(arrayRateOption('max', false, "array: the IOC's refresh rate in Hz, or max (as fast as it can)").default(undefined))
+    .option('--capture-seconds <s>', `capture: seconds each client captures at each load step (${fc.seconds})`, intArg(1, 3600))
+    .option('--capture-flush-period <ms>', `capture: flush period (${fc.flushMs})`, intArg(10, 600_000))
     .action(async (workload: string, opts: Opts) => {
-      if (!['snapshot', 'monitor', 'array', 'capture', 'all'].includes(workload)) throw new UsageError(`workload must be snapshot, monitor, array, capture or all, got "${workload}"`);
-      const format = opts.format;
-      const capture = workload === 'capture' ? captureClients(opts.clients) : undefined;
-      const clients = capture ? capture.map((c) => findClient(c)!) : opts.clients === undefined
-        ? CLIENTS.filter((c) => workload === 'all' || c.workloads.includes(workload as Workload))
-        : parseClientList(opts.clients, workload as Workload | 'all');
-      const ids = opts.snapshots.split(',').map((s) => s.trim()).filter(Boolean);
+      if (!(WORKLOADS as readonly string[]).includes(workload)) throw new UsageError(`workload must be snapshot, monitor, array, capture or all, got "${workload}"`);
+      // Capture raises the load until updates are lost: it is not in the quick profile, and
+      // `bench capture` runs the full profile's capture workload.
+      const profile = opts.full || workload === 'capture' ? PROFILES.full : PROFILES.quick;
+      const p = profile.workloads;
+      const custom = SHAPING.some((k) => opts[k] !== undefined);
+      const families = workload === 'all'
+        ? ['snapshot', 'monitor', ...(p.array.inAll ? ['array'] : []), ...(p.capture?.inAll ? ['capture'] : [])]
+        : [workload];
+      const captureOnly = workload === 'capture';
+      const captureList = families.includes('capture') ? captureClients(captureOnly ? opts.clients : undefined) : [];
+      const clients = captureOnly
+        ? captureList.map((c) => findClient(c)!)
+        : opts.clients === undefined
+          ? CLIENTS.filter((c) => families.some((w) => c.workloads.includes(w as Workload)) || captureList.includes(c.name))
+          : parseClientList(opts.clients, workload === 'all' ? 'all' : (workload as Workload));
+      const ids = (opts.snapshots ?? p.snapshot.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
       const snapshots = ids.map((id) => {
         const w = SNAPSHOT_WORKLOADS.find((x) => x.id === id);
         if (!w) throw new UsageError(`unknown snapshot workload "${id}": choose from ${SNAPSHOT_WORKLOADS.map((x) => x.id).join(', ')}`);
         return w;
       });
+      const deadline = opts.deadline ?? profile.clientDeadlineS;
+      const captureWorkload = families.includes('capture')
+        ? { clients: captureList, seconds: opts.captureSeconds ?? fc.seconds, flushMs: opts.captureFlushPeriod ?? fc.flushMs }
+        : undefined;
+      // The deadline bounds each capture run (one client at one load step), start and close included.
+      if (captureWorkload && deadline !== undefined && deadline <= captureWorkload.seconds) {
+        throw new UsageError(`--deadline (${deadline} s) must be longer than a capture step (--capture-seconds ${captureWorkload.seconds})`);
+      }
+      const dir = opts.resultsDir ?? resultsDir();
+      if (opts.keep) ensureWritable(dir);
       exitOnSignals();
-      const python = await prepareClients(clients, true, workload === 'snapshot' || workload === 'all');
+      const python = await prepareClients(clients, true, families.includes('snapshot'));
       const report = await doctor();
-      const progress = new Progress();
+      const progress = new BenchProgress();
       const results = await runBench({
         clients,
         workloads: {
-          snapshot: workload === 'snapshot' || workload === 'all' ? snapshots : [],
-          monitor: workload === 'monitor' || workload === 'all',
-          array: workload === 'array' ? { elements: opts.arrayElements, samples: opts.arraySamples, rate: opts.arrayRate } : undefined,
-          capture: capture && { clients: capture, seconds: opts.captureSeconds, flushMs: opts.captureFlushPeriod },
+          snapshot: families.includes('snapshot') ? snapshots : [],
+          monitor: families.includes('monitor'),
+          array: families.includes('array')
+            ? { elements: opts.arrayElements ?? p.array.elements, samples: opts.arraySamples ?? p.array.samples, rate: opts.arrayRate ?? p.array.rate }
+            : undefined,
+          capture: captureWorkload,
         },
-        repeat: opts.repeat,
-        timeoutMs: opts.timeout,
-        records: opts.records,
-        samples: opts.samples,
-        rate: opts.rate,
+        repeat: opts.repeat ?? profile.repeat,
+        timeoutMs: opts.timeout ?? profile.timeoutMs,
+        records: opts.records ?? p.monitor.records,
+        samples: opts.samples ?? p.monitor.samples,
+        rate: opts.rate ?? p.monitor.rate,
+        profile: custom ? 'custom' : profile.name,
+        clientDeadlineS: deadline,
         python,
         report,
-        onProgress: (s) => progress.update(s),
+        onProgress: (s) => progress.phaseUpdate(s),
+        onStep: (e) => progress.step(e),
       });
       progress.done();
-      if (opts.out) writeFileSync(opts.out, JSON.stringify(compactResults(results), null, 2) + '\n');
-      if (opts.html) writeFileSync(opts.html, benchHtml(results));
-      process.stdout.write(format === 'json' ? JSON.stringify(compactResults(results), null, 2) + '\n' : renderBench(results, format === 'markdown'));
+      const json = JSON.stringify(compactResults(results), null, 2) + '\n';
+      const html = await benchHtml(results);
+      if (opts.out) writeAtomic(opts.out, json);
+      if (opts.html) writeAtomic(opts.html, html);
+      process.stdout.write(opts.format === 'json' ? json : renderBench(results, opts.format === 'markdown'));
+      if (opts.keep) {
+        const kept = keepRun(dir, results, json, html);
+        process.stderr.write(`epicsperf: took ${Math.round(results.durationS ?? 0)} s; report: ${kept.html}\nepicsperf: results: ${kept.json}\n`);
+      }
     });
 }
 

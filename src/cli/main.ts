@@ -11,6 +11,10 @@ import * as monitorCmd from './monitor.js';
 import * as clientsCmd from './clients.js';
 import * as benchCmd from './bench.js';
 import * as captureCmd from './capture.js';
+import * as caCmd from './ca.js';
+import * as resultsCmd from './results.js';
+import * as reportCmd from './report.js';
+import * as compareCmd from './compare.js';
 
 const program = new Command();
 program
@@ -28,7 +32,8 @@ program
     configureLogging({ level: o.logLevel, json: o.logJson ?? false });
   });
 
-for (const cmd of [snapshotCmd, monitorCmd, benchCmd, captureCmd, clientsCmd, setupCmd, doctorCmd, iocCmd]) cmd.register(program);
+const commands = [snapshotCmd, monitorCmd, benchCmd, captureCmd, resultsCmd, reportCmd, compareCmd, caCmd, clientsCmd, setupCmd, doctorCmd, iocCmd];
+for (const cmd of commands) cmd.register(program);
 for (const sub of program.commands) sub.exitOverride();
 
 try {

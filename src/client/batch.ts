@@ -7,10 +7,13 @@ import { AbortedError, CaError, ProtocolError, TimeoutError } from './errors.js'
 import type { ChannelManager } from './manager.js';
 import { checkTimeout } from './pending.js';
 import { ChannelRead, ReadSpec } from './read.js';
-import type { SnapshotOptions, SnapshotResult, SnapshotSuccess } from './snapshot.js';
+import type { FormName } from '../ca/constants.js';
+import type { SnapshotOptions, SnapshotResult } from './snapshot.js';
+
+type AnyResult = SnapshotResult<FormName>;
 
 /** A success: a Reading that also carries the name and the elapsed time (the reply is decoded straight into it). */
-class Answer extends Reading implements SnapshotSuccess {
+class Answer extends Reading {
   readonly ok = true as const;
   constructor(
     readonly name: string,
@@ -64,7 +67,7 @@ class Item extends ChannelRead {
 const START_SLICE = 256;
 
 class Batch {
-  readonly results: Array<SnapshotResult | undefined>;
+  readonly results: Array<AnyResult | undefined>;
   private readonly items: Array<Item | undefined>;
   private remaining: number;
   readonly t0 = performance.now();
@@ -75,8 +78,8 @@ class Batch {
   /** Whether this batch holds the searcher to full datagrams while it sets names up. */
   private corked = false;
   private onAbort: (() => void) | undefined;
-  private resolve!: (r: SnapshotResult[]) => void;
-  readonly promise: Promise<SnapshotResult[]>;
+  private resolve!: (r: AnyResult[]) => void;
+  readonly promise: Promise<AnyResult[]>;
 
   constructor(private readonly mgr: ChannelManager, readonly names: readonly string[], private readonly opts: SnapshotOptions) {
     const n = names.length;
@@ -147,7 +150,7 @@ class Batch {
 
   answer(i: number, a: Answer): void {
     if (this.results[i]) return;
-    this.results[i] = a;
+    this.results[i] = a as unknown as AnyResult;
     if (--this.remaining === 0) this.done();
   }
 
@@ -168,12 +171,12 @@ class Batch {
       item.cancel();
       mgr.release(item.ch);
     }
-    this.resolve(this.results as SnapshotResult[]);
+    this.resolve(this.results as AnyResult[]);
   }
 }
 
 /** Read many names at once, each against its own timeout; one result per name, in input order. */
-export function runSnapshot(mgr: ChannelManager, names: readonly string[], opts: SnapshotOptions): Promise<SnapshotResult[]> {
+export function runSnapshot(mgr: ChannelManager, names: readonly string[], opts: SnapshotOptions): Promise<AnyResult[]> {
   const timeout = checkTimeout(opts.timeout);
   if (names.length === 0) return Promise.resolve([]);
   const b = new Batch(mgr, names, opts);

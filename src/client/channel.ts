@@ -9,7 +9,9 @@ import { type CaError, DisconnectedError, NotFoundError, ProtocolError, RemoteEr
 
 export type ChannelState = 'searching' | 'connecting' | 'connected' | 'closed';
 
-export type ConnectionListener = (connected: boolean) => void;
+/** What a listener hears: connected, disconnected, or new access rights while connected. */
+export type ChannelChange = 'connected' | 'disconnected' | 'access';
+export type ConnectionListener = (change: ChannelChange) => void;
 
 /** A one-shot wait for the channel to connect, as an object (no closure per waiter). */
 export interface ConnectWaiter {
@@ -137,10 +139,10 @@ export class Channel implements CircuitChannel, SearchTarget {
     if (more) for (const x of more) x.channelConnected(this);
   }
 
-  private notify(up: boolean): void {
+  private notify(change: ChannelChange): void {
     const ls = this.listeners;
     if (!ls || ls.length === 0) return;
-    for (const l of ls.slice()) l(up);
+    for (const l of ls.slice()) l(change);
   }
 
   // ---- transitions ----
@@ -166,12 +168,15 @@ export class Channel implements CircuitChannel, SearchTarget {
     this.lastFailure = undefined;
     this.protocolError = undefined;
     this.researchDelayMs = 0;
-    this.notify(true);
+    this.notify('connected');
     if (this.waiter) this.wakeWaiters();
   }
 
+  /** CircuitChannel: the server's access rights (before the channel connects, and on any change after). */
   onAccessRights(rights: number): void {
+    const changed = rights !== this.rights;
     this.rights = rights;
+    if (changed && this.state === 'connected') this.notify('access');
   }
 
   /** CircuitChannel: the server refused the channel; search again. */
@@ -204,7 +209,7 @@ export class Channel implements CircuitChannel, SearchTarget {
     w.transport = undefined;
     w.sid = 0;
     this.rights = 0;
-    if (was === 'connected') this.notify(false);
+    if (was === 'connected') this.notify('disconnected');
     this.owner.research(this, this.researchDelayMs);
   }
 
@@ -220,7 +225,7 @@ export class Channel implements CircuitChannel, SearchTarget {
     const was = this.state;
     const w: Writable = this;
     w.state = 'closed';
-    if (was === 'connected') this.notify(false);
+    if (was === 'connected') this.notify('disconnected');
     this.listeners = undefined;
     this.waiter = undefined;
     this.moreWaiters = undefined;

@@ -114,8 +114,22 @@ class GetRead extends ChannelRead {
   }
 }
 
-/** Read a PV once: value, alarm, timestamp and metadata as the options ask. */
+/** Read a PV once: value, alarm, timestamp and metadata as the options ask ('full': two reads merged). */
 export function readOnce(mgr: ChannelManager, name: string, opts: GetOptions): Promise<Reading> {
+  if (opts.form === 'full') return readFull(mgr, name, opts);
+  return readForm(mgr, name, opts as ReadOptions & GetOptions);
+}
+
+/**
+ * Value, alarm, time and metadata in one call: DBR_TIME and DBR_CTRL requested together on the
+ * one channel, merged into a reading with the TIME form's value and the CTRL form's metadata.
+ */
+async function readFull(mgr: ChannelManager, name: string, opts: GetOptions): Promise<Reading> {
+  const [t, c] = await Promise.all([readForm(mgr, name, { ...opts, form: 'time' }), readForm(mgr, name, { ...opts, form: 'ctrl' })]);
+  return new Reading(t.value, t.dbrType, t.count, t.status, t.severity, t.secondsPastEpoch, t.nanoseconds, c.metadata ?? {});
+}
+
+function readForm(mgr: ChannelManager, name: string, opts: GetOptions & ReadOptions): Promise<Reading> {
   const timeout = checkTimeout(opts.timeout, name);
   const ch = mgr.acquire(name);
   const p = new Pending<Reading>(name, timeout, opts.signal, () => ch.timeoutError());

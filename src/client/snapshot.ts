@@ -1,8 +1,9 @@
 // What a snapshot returns: one result per name, in input order (value, alarm, timestamp and the
 // time it took, or why that name failed), and its options.
-import type { Reading } from '../ca/dbr.js';
+import type { FormName } from '../ca/constants.js';
 import type { CaError } from './errors.js';
 import type { ReadOptions } from './options.js';
+import type { ReadingOf } from './reading.js';
 
 export interface SnapshotOptions extends ReadOptions {
   /** Milliseconds each name has to answer (default 5000). */
@@ -11,20 +12,17 @@ export interface SnapshotOptions extends ReadOptions {
   signal?: AbortSignal;
 }
 
-export interface SnapshotSuccess {
+/**
+ * A name that answered: its reading (of the snapshot's form, 'time' by default: value, alarm and
+ * timestamp) with the name and the time it took.
+ */
+export type SnapshotSuccess<F extends FormName = 'time'> = ReadingOf<F> & {
   readonly name: string;
   readonly ok: true;
-  readonly value: Reading['value'];
-  readonly severity: number;
-  readonly status: number;
-  /** The PV's timestamp (TIME form; the EPICS epoch when the form has none). */
-  readonly timestamp: Date;
-  readonly secondsPastEpoch: number;
-  readonly nanoseconds: number;
   /** Milliseconds from the start of the snapshot to this answer. */
   readonly elapsedMs: number;
-  readonly reading: Reading;
-}
+  readonly reading: ReadingOf<F>;
+};
 
 export interface SnapshotFailure {
   name: string;
@@ -34,4 +32,4 @@ export interface SnapshotFailure {
   elapsedMs: number;
 }
 
-export type SnapshotResult = SnapshotSuccess | SnapshotFailure;
+export type SnapshotResult<F extends FormName = 'time'> = SnapshotSuccess<F> | SnapshotFailure;

@@ -1,6 +1,6 @@
 // The monitor of one channel: its EVENT_ADD subscription (made again after each reconnect), the
 // decoding of updates, and their delivery with the connection events to a callback or the queue.
-import { DBE_ALARM, DBE_LOG, DBE_PROPERTY, DBE_VALUE } from '../ca/constants.js';
+import { DBE_ALARM, DBE_LOG, DBE_PROPERTY, DBE_VALUE, type FormName } from '../ca/constants.js';
 import type { FailReason, IoHandler } from '../ca/circuit.js';
 import type { Header } from '../ca/header.js';
 import type { TcpCircuit } from '../transport/tcp.js';
@@ -9,7 +9,8 @@ import type { Channel } from './channel.js';
 import type { ReadPlan } from './convert.js';
 import { AbortedError, BadArgumentError, type CaError, ProtocolError } from './errors.js';
 import type { ChannelManager } from './manager.js';
-import { Monitor, type MonitorCallback, type MonitorEvent, type MonitorOptions } from './monitor.js';
+import { Monitor, type MonitorCallback, type MonitorEvent as AnyFormEvent, type MonitorOptions } from './monitor.js';
+import type { AnyReading } from './reading.js';
 import { EventQueue } from './queue.js';
 import { decodeReply, ReadSpec } from './read.js';
 
@@ -21,7 +22,9 @@ function maskOf(m: MonitorOptions['mask']): number {
   return (m.value ? DBE_VALUE : 0) | (m.log ? DBE_LOG : 0) | (m.alarm ? DBE_ALARM : 0) | (m.property ? DBE_PROPERTY : 0);
 }
 
-export class ChannelMonitor extends Monitor implements IoHandler {
+type MonitorEvent = AnyFormEvent<FormName>;
+
+export class ChannelMonitor extends Monitor<FormName> implements IoHandler {
   private received = 0;
   private readonly ch: Channel;
   private readonly mask: number;
@@ -42,7 +45,7 @@ export class ChannelMonitor extends Monitor implements IoHandler {
     private readonly mgr: ChannelManager,
     name: string,
     private readonly opts: MonitorOptions,
-    private readonly callback: MonitorCallback | undefined,
+    private readonly callback: MonitorCallback<FormName> | undefined,
   ) {
     super();
     const ch = mgr.acquire(name);
@@ -55,7 +58,11 @@ export class ChannelMonitor extends Monitor implements IoHandler {
     this.spec = new ReadSpec(opts, mgr.config.maxArrayBytes);
     if (!callback) this.queue = new EventQueue(Math.max(1, opts.queueSize ?? 1000));
     mgr.hold(this);
-    this.unlisten = ch.listen((up) => (up ? this.onConnected() : this.onDisconnected()));
+    this.unlisten = ch.listen((change) => {
+      if (change === 'connected') this.onConnected();
+      else if (change === 'disconnected') this.onDisconnected();
+      else this.onAccess();
+    });
     const signal = opts.signal;
     if (signal) {
       if (signal.aborted) queueMicrotask(() => this.fail(new AbortedError(undefined, ch.name, signal.reason)));
@@ -92,7 +99,10 @@ export class ChannelMonitor extends Monitor implements IoHandler {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const t = ch.transport!;
-    this.emit({ kind: 'connected', name: ch.name, nativeType: ch.nativeType, nativeCount: ch.nativeCount });
+    this.emit({
+      kind: 'connected', name: ch.name, nativeType: ch.nativeType, nativeCount: ch.nativeCount,
+      readAccess: ch.canRead, writeAccess: ch.canWrite,
+    });
     try {
       this.plan = this.spec.planFor(ch, t.circuit.serverVersion);
     } catch (e) {
@@ -101,6 +111,11 @@ export class ChannelMonitor extends Monitor implements IoHandler {
     }
     this.sub = t;
     this.subid = t.circuit.subscribe(ch.sid, this.plan.dbrType, this.plan.count, this.mask, this);
+  }
+
+  private onAccess(): void {
+    if (this.closed) return;
+    this.emit({ kind: 'access', name: this.ch.name, readAccess: this.ch.canRead, writeAccess: this.ch.canWrite });
   }
 
   private onDisconnected(): void {
@@ -118,7 +133,7 @@ export class ChannelMonitor extends Monitor implements IoHandler {
       return;
     }
     this.received++;
-    this.emit(r);
+    this.emit(r as AnyReading);
     if (owned && this.opts.reuseArrays && this.callback) this.sub?.recycle(payload);
   }
 

@@ -32,6 +32,11 @@ export interface IocOptions {
   python?: string;
   /** Give up if the IOC is not serving after this long (ms, default 60 s). */
   startTimeout?: number;
+  /**
+   * Load an access security file: PREFIX:KIND:GATED is writable only while PREFIX:KIND:GATE is 1
+   * (for tests of access-rights changes; off by default).
+   */
+  accessSecurity?: boolean;
 }
 
 export interface Ioc {
@@ -121,6 +126,7 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     '--pva-port', String(pvaPort),
     '--pva-broadcast-port', String(pvaBroadcastPort),
     '--repeater-port', String(repeaterPort),
+    ...(o.accessSecurity ? ['--access-security'] : []),
   ];
   log.debug({ python, args }, 'starting IOC');
   const child = spawn(python, ['-u', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });

@@ -42,9 +42,12 @@ export function summarizeArray(byClient: Map<string, MonitorRun[]>): ArrayRow[] 
     put('error', runs.find((r) => r.error)?.error);
     rows.push(row);
   }
-  const best = Math.max(...rows.map((r) => r.mElemS?.median ?? 0));
-  for (const r of rows) if (r.mElemS && r.mElemS.median > 0) r.ratio = best / r.mElemS.median;
-  return rows.sort((a, b) => (b.mElemS?.median ?? -1) - (a.mElemS?.median ?? -1));
+  // The best passed every check; rows with a failed check follow the others.
+  const failed = (r: ArrayRow) => r.error !== undefined || r.corrupt > 0;
+  const best = Math.max(...rows.filter((r) => !failed(r)).map((r) => r.mElemS?.median ?? 0));
+  for (const r of rows) if (r.mElemS && r.mElemS.median > 0 && best > 0) r.ratio = best / r.mElemS.median;
+  const key = (r: ArrayRow) => (failed(r) ? 1e12 : 0) - (r.mElemS?.median ?? -1);
+  return rows.sort((a, b) => key(a) - key(b));
 }
 
 const columns: Column<ArrayRow>[] = [

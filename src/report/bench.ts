@@ -3,7 +3,9 @@ import type { BenchResults, MonitorRun, SnapshotRun } from '../results/index.js'
 import { arrayTable, summarizeArray } from './array.js';
 import { monitorTable, summarizeMonitor } from './monitor.js';
 import { snapshotBenchTable, summarizeSnapshot } from './snapshot-bench.js';
-import { groupByClient } from './table.js';
+import { fmtStat, groupByClient, renderMarkdown, renderTable, type Column } from './table.js';
+import { latencyTable } from './latency.js';
+import { rank, workloadFigures, type WorkloadFigures } from './workloads.js';
 import { captureBenchText } from './capture.js';
 
 /**
@@ -32,7 +34,43 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
     out.push(`\nArray: one ${a.elements.toLocaleString('en-US')}-double waveform refreshed ${a.rate === 'max' ? 'as fast as the IOC can' : `at ${a.rate} Hz`}, ${a.samples} updates per run${stealNote(results.array.stealPercent)}\n\n`);
     out.push(arrayTable(summarizeArray(groupByClient<MonitorRun>(results.array.runs)), markdown));
   }
+  if (results.latency) {
+    const w = workloadFigures(results).find((x) => x.key === 'latency')!;
+    out.push(`\n${w.title}${stealNote(results.latency.stealPercent)}\n\n`);
+    out.push(latencyTable(results.latency.runs, markdown));
+  }
   if (results.capture) out.push(captureBenchText(results.capture, markdown));
   for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);
+  return out.join('') + '\n';
+}
+
+/**
+ * Several runs side by side: per workload a row per client and a column per run with its main
+ * figure (median, min-max); a result that failed a check is marked with a cross.
+ */
+export function renderRuns(runs: readonly BenchResults[], labels: readonly string[], markdown: boolean): string {
+  if (runs.length === 1) return renderBench(runs[0]!, markdown);
+  const figures = runs.map(workloadFigures);
+  const keys = [...new Set(figures.flat().map((w) => w.key))];
+  const out: string[] = [];
+  for (const k of keys) {
+    const ws = figures.map((f) => f.find((w) => w.key === k));
+    const first = ws.find((w): w is WorkloadFigures => w !== undefined)!;
+    const clients = [...new Set(ws.flatMap((w) => (w ? rank(w).order.map((c) => c.client) : [])))];
+    const columns: Column<string>[] = [
+      { header: 'client', get: (c) => c },
+      ...ws.map((w, i): Column<string> => ({
+        header: labels[i]!,
+        align: 'right',
+        get: (c) => {
+          const f = w?.clients.find((x) => x.client === c);
+          if (!f) return '';
+          return f.problems.length ? `✗ ${fmtStat(f.stat, 3)}` : fmtStat(f.stat, 3);
+        },
+      })),
+    ];
+    out.push(`\n${first.title}\n${first.figure} (${first.unit}), ${first.better} is better; ✗ failed a check\n\n`);
+    out.push(markdown ? renderMarkdown(clients, columns) : renderTable(clients, columns));
+  }
   return out.join('') + '\n';
 }

@@ -1,6 +1,5 @@
 // Renders captures: the summary of one `epicsperf capture` (a row per PV, then the totals), and
 // the bench's capture workload (a row per client: the highest load kept with zero loss).
-import { stat } from '../results/index.js';
 import type { CaptureBenchResults, CaptureRun, CaptureStepResult } from '../results/capture.js';
 import { fmt, renderMarkdown, renderTable, type Column } from './table.js';
 
@@ -37,7 +36,7 @@ interface BenchRow {
   limit?: CaptureStepResult | undefined;
 }
 
-const stepLabel = (r: CaptureStepResult | undefined) =>
+export const stepLabel = (r: CaptureStepResult | undefined) =>
   !r ? '-' : r.step.kind === 'scalar' ? `${r.step.pvs} scalars x ${r.step.rateHz} Hz` : `${r.step.elements.toLocaleString('en-US')} doubles x ${r.step.rateHz} Hz`;
 
 function limitNote(r: CaptureStepResult | undefined): string {
@@ -82,18 +81,6 @@ export function captureStepsTable(r: CaptureBenchResults, markdown = false): str
     { header: 'kept', get: (x) => (x.kept ? 'yes' : x.run.error ? `no: ${x.run.error}` : 'no') },
   ];
   return markdown ? renderMarkdown(r.steps, columns) : renderTable(r.steps, columns);
-}
-
-/** The bars of the HTML chart: each client's highest MB/s kept, the disk's rate and the study's. */
-export function captureBars(r: CaptureBenchResults): { label: string; stat?: ReturnType<typeof stat>; note?: string }[] {
-  const bars: { label: string; stat?: ReturnType<typeof stat>; note?: string }[] = r.clients.map((c) => ({
-    label: c.client,
-    stat: c.best?.mbS !== undefined ? stat([c.best.mbS]) : undefined,
-    note: c.best ? undefined : limitNote(c.limit),
-  }));
-  bars.push({ label: 'disk (sequential)', stat: r.diskMBs !== undefined ? stat([r.diskMBs]) : undefined, note: r.diskError ?? 'not measured' });
-  bars.push({ label: 'the study (pandablocks)', stat: stat(r.studyMBs) });
-  return bars;
 }
 
 /** The capture workload as text: title, the table per client and every step. */

@@ -1,82 +1,149 @@
-// A self-contained HTML report of a bench run: the environment, one bar chart (SVG, median with
-// min-max whiskers) and one table per workload. A pure function of the results.
-import type { BenchResults, MonitorRun, SnapshotRun, Stat } from '../results/index.js';
-import { summarizeArray, arrayTable } from './array.js';
-import { summarizeMonitor, monitorTable } from './monitor.js';
-import { summarizeSnapshot, snapshotBenchTable } from './snapshot-bench.js';
-import { groupByClient } from './table.js';
+// The HTML report of one or more bench runs: one self-contained file (inline CSS and SVG, no
+// script, no network). What the runs found on top, then per workload a chart of its main figure
+// and a table, latency against payload size, and the environment. A function of the results.
+import type { BenchResults, MonitorRun, SnapshotRun } from '../results/index.js';
+import { arrayTable, summarizeArray } from './array.js';
+import { monitorTable, summarizeMonitor } from './monitor.js';
+import { snapshotBenchTable, summarizeSnapshot } from './snapshot-bench.js';
+import { fmt, groupByClient } from './table.js';
 import { stealNote } from './bench.js';
-import { captureBars, captureBenchTable, captureBenchTitle, captureStepsTable } from './capture.js';
+import { figureChart, latencyChart, FAIL_COLOUR, INCOMPLETE_FILL } from './charts.js';
+import { rank, workloadFigures, type ClientFigure, type WorkloadFigures } from './workloads.js';
+import { latencyTable } from './latency.js';
+import { environmentRows } from './environment.js';
+import { captureBenchTable, captureStepsTable } from './capture.js';
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+export const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-interface Bar {
-  label: string;
-  stat?: Stat | undefined;
-  /** Why there is no bar. */
-  note?: string | undefined;
-  /** A warning shown after the value (a failed check). */
-  flag?: string | undefined;
+/** A short name for a run in a report of several: its number, date and host. */
+export function runLabel(r: BenchResults, i: number, count: number): string {
+  const day = r.startedAt.slice(0, 16).replace('T', ' ');
+  return count > 1 ? `#${i + 1} ${day} ${r.host}` : `${day} ${r.host}`;
 }
 
-/** Horizontal bars: median as the bar, min-max as a whisker; missing values say why. */
-export function barChart(title: string, unit: string, bars: readonly Bar[]): string {
-  const rowH = 22;
-  const left = 150;
-  const width = 640;
-  const plotW = width - left - 90;
-  const max = Math.max(...bars.map((b) => b.stat?.max ?? 0), 1e-9);
-  const x = (v: number) => left + (v / max) * plotW;
-  const h = bars.length * rowH + 40;
-  const rows = bars.map((b, i) => {
-    const y = 30 + i * rowH;
-    const label = `<text x="${left - 8}" y="${y + 14}" text-anchor="end">${esc(b.label)}</text>`;
-    if (!b.stat) return `${label}<text x="${left + 4}" y="${y + 14}" class="note">${esc(b.note ?? 'no result')}</text>`;
-    const s = b.stat;
-    const digits = s.median >= 100 ? 0 : s.median >= 10 ? 1 : 2;
-    return `${label}<rect x="${left}" y="${y + 3}" width="${Math.max(1, x(s.median) - left).toFixed(1)}" height="${rowH - 8}" class="bar"/>` +
-      (s.max > s.min ? `<line x1="${x(s.min).toFixed(1)}" x2="${x(s.max).toFixed(1)}" y1="${y + 11}" y2="${y + 11}" class="whisker"/>` : '') +
-      `<text x="${(x(s.max) + 6).toFixed(1)}" y="${y + 14}">${s.median.toFixed(digits)}` +
-      (b.flag ? `<tspan class="note"> · ${esc(b.flag)}</tspan>` : '') + '</text>';
+/** A figure with sensible digits and its unit. */
+export function figureText(v: number | undefined, unit: string): string {
+  if (v === undefined) return '-';
+  const digits = v >= 100 ? 0 : v >= 10 ? 1 : v >= 1 ? 2 : 3;
+  return `${fmt(v, digits)} ${unit}`;
+}
+
+function failures(c: ClientFigure): string {
+  return c.problems.length ? `<span class="fail">✗ ${esc(c.problems.join('; '))}</span>` : '';
+}
+
+/** The summary cell of one workload in one run: the best client that passed every check, each
+ *  other client's ratio to it, and the clients whose results are incomplete, in red. */
+function summaryCell(w: WorkloadFigures | undefined): string {
+  if (!w) return '<td class="none">not run</td>';
+  const { best, order, ratio } = rank(w);
+  const head = best
+    ? `<div class="best"><b>${esc(best.client)}</b> ${esc(figureText(best.stat?.median, w.unit))}</div>`
+    : '<div class="fail">no client passed every check</div>';
+  const others = order.filter((c) => c !== best).map((c) => {
+    const r = ratio.get(c.client);
+    const x = r === undefined ? '' : ` <span class="ratio">${r.toFixed(r >= 10 ? 0 : 1)}×</span>`;
+    const cls = c.problems.length ? 'other incomplete' : 'other';
+    return `<li class="${cls}">${esc(c.client)}${x} ${failures(c)}</li>`;
   });
-  return `<figure><figcaption>${esc(title)} <span class="unit">(${esc(unit)})</span></figcaption>` +
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${h}" role="img" aria-label="${esc(title)}">${rows.join('')}</svg></figure>`;
+  return `<td>${head}<ul>${others.join('')}</ul></td>`;
 }
 
-const pre = (text: string) => `<pre>${esc(text)}</pre>`;
+function summary(runs: readonly BenchResults[], figures: WorkloadFigures[][]): string {
+  const keys = [...new Set(figures.flat().map((w) => w.key))];
+  const head = runs.length > 1 ? `<tr><th>workload</th>${runs.map((r, i) => `<th>${esc(runLabel(r, i, runs.length))}</th>`).join('')}</tr>` : '<tr><th>workload</th><th>best client that passed every check, and every other client against it</th></tr>';
+  const rows = keys.map((k) => {
+    const w = figures.map((f) => f.find((x) => x.key === k));
+    const first = w.find((x) => x)!;
+    return `<tr><th class="wl"><a href="#${esc(anchor(k))}">${esc(k)}</a><div class="unit">${esc(first.figure)}, ${first.better} is better</div></th>${w.map(summaryCell).join('')}</tr>`;
+  });
+  return `<section id="summary"><h2>What the run${runs.length > 1 ? 's' : ''} found</h2><table class="summary">${head}${rows.join('')}</table>` +
+    `<p class="legend">N×: how many times worse than the best client's median (1.0× = as good). <span class="fail">✗ Red</span>: a failed check or missing work (names unanswered, updates missed, corrupt arrays, a client stopped at its deadline); such a client is never the best, and its bars are grey and dashed.</p></section>`;
+}
 
-export function benchHtml(r: BenchResults): string {
-  const env = r.environment;
+const anchor = (key: string) => `w-${key.replace(/[^A-Za-z0-9]+/g, '-')}`;
+
+function figuresTable(w: WorkloadFigures): string {
+  const { best, order, ratio } = rank(w);
+  const rows = order.map((c) => {
+    const s = c.stat;
+    const range = s && s.max > s.min ? ` (${fmt(s.min, 3)}-${fmt(s.max, 3)})` : '';
+    const r = ratio.get(c.client);
+    return `<tr class="${c.problems.length ? 'incomplete' : ''}"><td>${esc(c.client)}${c === best ? ' <span class="tag">best</span>' : ''}</td><td>${esc(c.version ?? '')}</td>` +
+      `<td class="num">${s ? `${fmt(s.median, 3)}${range}` : '-'}</td><td class="num">${r === undefined ? '-' : r.toFixed(2)}</td><td class="num">${c.values.length}</td><td>${failures(c)}</td></tr>`;
+  });
+  return `<table class="figures"><tr><th>client</th><th>version</th><th>${esc(w.figure)} (${esc(w.unit)}), median (min-max)</th><th>× best</th><th>runs</th><th>checks</th></tr>${rows.join('')}</table>`;
+}
+
+/** The detailed text table of a workload (answered, CPU, memory ...) for a single run. */
+function detailTable(r: BenchResults, key: string): string | undefined {
+  const s = r.snapshot.find((x) => `snapshot ${x.workload.id}` === key);
+  if (s) return snapshotBenchTable(summarizeSnapshot(groupByClient<SnapshotRun>(s.runs), s.workload.connected));
+  if (key === 'monitor' && r.monitor) return monitorTable(summarizeMonitor(groupByClient<MonitorRun>(r.monitor.runs)));
+  if (key === 'array' && r.array) return arrayTable(summarizeArray(groupByClient<MonitorRun>(r.array.runs)));
+  if (key === 'latency' && r.latency) return latencyTable(r.latency.runs);
+  if (key === 'capture' && r.capture) return `Every load step:\n\n${captureStepsTable(r.capture)}`;
+  return undefined;
+}
+
+async function workloadSection(runs: readonly BenchResults[], figures: WorkloadFigures[][], key: string): Promise<string> {
+  const present = figures.map((f, i) => ({ i, w: f.find((x) => x.key === key) })).filter((x): x is { i: number; w: WorkloadFigures } => x.w !== undefined);
+  const first = present[0]!.w;
+  const parts = [`<section id="${esc(anchor(key))}"><h2>${esc(first.title)}${esc(runs.length === 1 ? stealNote(first.stealPercent) : '')}</h2>`];
+  const chart = await figureChart(present.map(({ i, w }) => ({ label: runLabel(runs[i]!, i, runs.length), w })));
+  parts.push(`<figure class="chart" data-workload="${esc(key)}"><figcaption>${esc(first.figure)}: median with min-max over the runs; grey dashed bars failed a check</figcaption>${chart}</figure>`);
+  if (key === 'latency') {
+    for (const { i } of present) {
+      const l = runs[i]!.latency!;
+      const title = runs.length > 1 ? ` (${runLabel(runs[i]!, i, runs.length)})` : '';
+      parts.push(`<figure class="chart latency"><figcaption>round trip against payload size${esc(title)}</figcaption>${await latencyChart(l.runs)}</figure>`);
+    }
+  }
+  for (const { i, w } of present) {
+    if (runs.length > 1) parts.push(`<h3>${esc(runLabel(runs[i]!, i, runs.length))}${esc(stealNote(w.stealPercent))}</h3>`);
+    parts.push(figuresTable(w));
+    const c = runs[i]!.capture;
+    if (key === 'capture' && c) {
+      // Where each client's zero-loss figure was reached, with its CPU and memory there, against
+      // the disk's rate of the same run, and the step that lost updates.
+      parts.push(`<pre class="capture">${esc(captureBenchTable(c))}</pre>`);
+    }
+    const detail = detailTable(runs[i]!, key);
+    if (detail) parts.push(`<details><summary>every figure</summary><pre>${esc(detail)}</pre></details>`);
+  }
+  parts.push('</section>');
+  return parts.join('\n');
+}
+
+function environment(runs: readonly BenchResults[]): string {
+  const table = environmentRows(runs);
+  const head = runs.length > 1 ? `<tr><th></th>${runs.map((r, i) => `<th>${esc(runLabel(r, i, runs.length))}</th>`).join('')}</tr>` : '';
+  return `<section id="environment"><h2>Environment</h2><table class="env">${head}${table.map((row) => `<tr><th>${esc(row.name)}</th>${row.values.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('')}</table></section>`;
+}
+
+export async function benchHtml(input: BenchResults | readonly BenchResults[]): Promise<string> {
+  const runs = Array.isArray(input) ? (input as readonly BenchResults[]) : [input as BenchResults];
+  const figures = runs.map(workloadFigures);
+  const keys = [...new Set(figures.flat().map((w) => w.key))];
   const parts: string[] = [];
-  parts.push(`<h1>epicsperf bench</h1><p>${esc(r.startedAt)} · epicsperf ${esc(env.epicsperf)} · Node ${esc(env.node)} · Python ${esc(env.python.version ?? '-')} · ${esc(env.cpu.model)}, ${env.cpu.cores} cores, ${(env.memoryBytes / 2 ** 30).toFixed(0)} GiB · ${r.options.repeat} run(s) per client · ${esc(r.options.scheduling)}</p>`);
-  for (const s of r.snapshot) {
-    const rows = summarizeSnapshot(groupByClient<SnapshotRun>(s.runs), s.workload.connected);
-    parts.push(`<h2>Snapshot ${esc(s.workload.id)}: ${s.workload.connected} PVs + ${s.workload.missing} missing, timeout ${r.options.timeoutMs} ms${esc(stealNote(s.stealPercent))}</h2>`);
-    parts.push(barChart('wall time, shorter is better', 's', rows.map((x) => ({ label: x.client, stat: x.wallS, note: x.error, flag: x.wrong ? `${x.wrong} wrong` : x.error }))));
-    parts.push(pre(snapshotBenchTable(rows)));
-  }
-  if (r.monitor) {
-    const rows = summarizeMonitor(groupByClient<MonitorRun>(r.monitor.runs));
-    parts.push(`<h2>Monitor: ${r.options.records} counters x ${r.options.samples} samples at ${r.options.rate} Hz${esc(stealNote(r.monitor.stealPercent))}</h2>`);
-    parts.push(barChart('CPU of the client process, lower is better', '% of one core', rows.map((x) => ({ label: x.client, stat: x.cpu, note: x.error, flag: x.missed ? `${x.missed} missed` : x.checkFailures ? 'check failed' : undefined }))));
-    parts.push(pre(monitorTable(rows)));
-  }
-  if (r.array) {
-    const rows = summarizeArray(groupByClient<MonitorRun>(r.array.runs));
-    parts.push(`<h2>Array: ${r.array.workload.elements.toLocaleString('en-US')} doubles refreshed ${r.array.workload.rate === 'max' ? 'as fast as the IOC can' : `at ${r.array.workload.rate} Hz`}, ${r.array.workload.samples} updates per run${esc(stealNote(r.array.stealPercent))}</h2>`);
-    parts.push(barChart('elements received per second, higher is better', 'millions', rows.map((x) => ({ label: x.client, stat: x.mElemS, note: x.error, flag: x.corrupt ? `${x.corrupt} corrupt` : undefined }))));
-    parts.push(pre(arrayTable(rows)));
-  }
-  if (r.capture) {
-    parts.push(`<h2>${esc(captureBenchTitle(r.capture))}</h2>`);
-    parts.push(barChart('MB/s written to HDF5 with zero loss, higher is better', 'MB/s', captureBars(r.capture)));
-    parts.push(pre(captureBenchTable(r.capture)) + pre(captureStepsTable(r.capture)));
-  }
-  if (r.unavailable.length) parts.push(`<h2>Not run</h2><ul>${r.unavailable.map((u) => `<li>${esc(u.client)}: ${esc(u.reason)}</li>`).join('')}</ul>`);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>epicsperf bench</title><style>
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
+  const sub = runs.map((r, i) => `${runLabel(r, i, runs.length)} · ${r.options.profile} profile · ${r.options.repeat} run(s) per client${r.durationS ? ` · took ${Math.round(r.durationS)} s` : ''}`);
+  parts.push(`<h1>epicsperf bench</h1><p class="sub">${sub.map(esc).join('<br>')}</p>`);
+  parts.push(summary(runs, figures));
+  for (const k of keys) parts.push(await workloadSection(runs, figures, k));
+  const unavailable = runs.flatMap((r, i) => r.unavailable.map((u) => `<li>${esc(u.client)}${runs.length > 1 ? ` (${esc(runLabel(r, i, runs.length))})` : ''}: ${esc(u.reason)}</li>`));
+  if (unavailable.length) parts.push(`<section><h2>Not run</h2><ul>${unavailable.join('')}</ul></section>`);
+  parts.push(environment(runs));
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>epicsperf bench</title><style>
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}
+h1{margin-bottom:.2em}.sub{color:#555;margin-top:0}
+table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ddd;padding:.3em .6em;vertical-align:top;text-align:left}
+th{background:#f4f6f8}.num{text-align:right;font-variant-numeric:tabular-nums}
+table.summary td{min-width:16em}table.summary ul{display:flex;flex-wrap:wrap;gap:.15em 1.2em;list-style:none;margin:.3em 0;padding:0}.best{font-size:1.05em}
+.fail{color:${FAIL_COLOUR};font-weight:600}tr.incomplete td{background:#fdf0f0}li.incomplete{color:#555}
+.tag{background:#3b6ea8;color:#fff;border-radius:3px;padding:0 .35em;font-size:.85em}
+.unit,.legend,.none,.ratio{color:#666;font-weight:400}.wl a{color:inherit}
+figure{margin:1em 0}figcaption{font-weight:600;margin-bottom:.3em}figure svg{max-width:100%;height:auto}
 pre{font-size:12px;background:#f6f6f6;padding:.8em;overflow-x:auto}
-figure{margin:1em 0}figcaption{font-weight:600}.unit{font-weight:400;color:#666}
-svg text{font-size:12px;fill:#222}svg .note{fill:#a33}.bar{fill:#4a7bb7}.whisker{stroke:#222;stroke-width:1.5}
+.swatch{display:inline-block;width:1em;height:.8em;background:${INCOMPLETE_FILL};border:1px dashed ${FAIL_COLOUR}}
 </style></head><body>${parts.join('\n')}</body></html>\n`;
 }

@@ -47,9 +47,12 @@ export function summarizeMonitor(byClient: Map<string, MonitorRun[]>): MonitorRo
     if (err) row.error = err;
     rows.push(row);
   }
-  const best = Math.min(...rows.map((r) => r.cpu?.median ?? Infinity));
+  // The best passed every check; rows with a failed check follow the others.
+  const failed = (r: MonitorRow) => r.error !== undefined || r.checkFailures > 0;
+  const best = Math.min(...rows.filter((r) => !failed(r)).map((r) => r.cpu?.median ?? Infinity));
   for (const r of rows) if (r.cpu && best > 0 && Number.isFinite(best)) r.ratio = r.cpu.median / best;
-  return rows.sort((a, b) => (a.cpu?.median ?? Infinity) - (b.cpu?.median ?? Infinity));
+  const key = (r: MonitorRow) => (failed(r) ? 1e12 : 0) + (r.cpu?.median ?? 1e11);
+  return rows.sort((a, b) => key(a) - key(b));
 }
 
 const columns: Column<MonitorRow>[] = [

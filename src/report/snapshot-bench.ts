@@ -40,9 +40,12 @@ export function summarizeSnapshot(byClient: Map<string, SnapshotRun[]>, existing
     else if (existing !== undefined && done.length && fewest < existing) row.error = `up to ${existing - fewest} PVs that exist went unanswered`;
     rows.push(row);
   }
-  const best = Math.min(...rows.map((r) => r.wallS?.median ?? Infinity));
+  // The best is the fastest client with nothing to note (an incomplete answer cannot be the best);
+  // noted rows follow the others.
+  const best = Math.min(...rows.filter((r) => !r.error).map((r) => r.wallS?.median ?? Infinity));
   for (const r of rows) if (r.wallS && Number.isFinite(best) && best > 0) r.ratio = r.wallS.median / best;
-  return rows.sort((a, b) => (a.wallS?.median ?? Infinity) - (b.wallS?.median ?? Infinity));
+  const key = (r: SnapshotBenchRow) => (r.error ? 1e12 : 0) + (r.wallS?.median ?? 1e11);
+  return rows.sort((a, b) => key(a) - key(b));
 }
 
 const columns: Column<SnapshotBenchRow>[] = [

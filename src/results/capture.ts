@@ -53,6 +53,8 @@ export interface CaptureRun {
   peakRssMb?: number;
   /** Warnings the runner gave while it ran (cannot keep up, updates lost). */
   warnings: string[];
+  /** Set when the run passed the bench's per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
 }
 
 /** One load step of the bench's capture workload. */

@@ -5,7 +5,7 @@ import type { CaptureBenchResults } from './capture.js';
 export * from './capture.js';
 
 /** Format versions written in the `schema` field of each JSON output. */
-export const BENCH_FORMAT = 'epicsperf/bench@1';
+export const BENCH_FORMAT = 'epicsperf/bench@2';
 export const SNAPSHOT_FORMAT = 'epicsperf/snapshot@1';
 export const MONITOR_FORMAT = 'epicsperf/monitor@1';
 
@@ -111,6 +111,8 @@ export interface SnapshotRun {
   failureReasons?: Record<string, number>;
   /** Elapsed time of the answers, ms (stored bench results, where the rows are dropped). */
   elapsedMs?: { p50: number; p99: number; max: number };
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
 }
 
 export interface MonitorRun {
@@ -130,6 +132,29 @@ export interface MonitorRun {
   check?: MonitorCheck;
   /** The array workload's figures and checks. */
   array?: ArrayCheck;
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
+}
+
+/** One payload size of the latency workload: put-to-monitor round trips of one client. */
+export interface LatencyPoint {
+  elements: number;
+  bytes: number;
+  updates: number;
+  p50Ms: number;
+  p99Ms: number;
+  minMs: number;
+  maxMs: number;
+  ok: boolean;
+  error?: string;
+}
+
+export interface LatencyRun {
+  client: string;
+  version?: string;
+  ok: boolean;
+  error?: string;
+  points: LatencyPoint[];
 }
 
 export interface SnapshotWorkload {
@@ -147,6 +172,13 @@ export interface ArrayWorkload {
   rate: number | 'max';
 }
 
+export interface CaptureWorkload {
+  /** Seconds each client captures at each load step. */
+  seconds: number;
+  /** Flush period of the capture, ms. */
+  flushMs: number;
+}
+
 /** The options of a bench run, as stored with its results. */
 export interface BenchRunOptions {
   workloads: {
@@ -154,7 +186,7 @@ export interface BenchRunOptions {
     monitor: boolean;
     array?: ArrayWorkload | undefined;
     /** The capture workload (src/bench/capture.ts): its clients, seconds per step and flush period. */
-    capture?: { clients: readonly string[]; seconds: number; flushMs: number } | undefined;
+    capture?: (CaptureWorkload & { clients: readonly string[] }) | undefined;
   };
   repeat: number;
   timeoutMs: number;
@@ -163,11 +195,19 @@ export interface BenchRunOptions {
   rate: number;
   clients: string[];
   scheduling: string;
+  /** `quick` (the default: one short run each), `full` (the published workloads) or `custom`. */
+  profile: 'quick' | 'full' | 'custom';
+  /** Deadline of one client on one workload, s (a client past it is stopped; undefined: none). */
+  clientDeadlineS?: number | undefined;
 }
 
 export interface BenchResults {
   schema: typeof BENCH_FORMAT;
   startedAt: string;
+  /** From the start to the last result, s. */
+  durationS?: number;
+  /** The machine's host name. */
+  host: string;
   environment: EnvironmentReport;
   options: BenchRunOptions;
   /** Clients that could not run at all, with the reason. */
@@ -176,6 +216,8 @@ export interface BenchResults {
   snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: number | undefined }[];
   monitor: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
   array: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
+  latency?: { workload: { sizes: number[]; elementType: string; samplesPerSize: number }; runs: LatencyRun[]; stealPercent?: number } | undefined;
+  /** The capture workload: each client's load steps, the disk's rate, the study's figure. */
   capture?: CaptureBenchResults | undefined;
 }
 

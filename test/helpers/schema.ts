@@ -12,7 +12,7 @@ for (const name of ['monitor', 'snapshot', 'capture', 'bench']) {
 
 /** The schema's complaints about `doc` (empty when it conforms). */
 export function schemaErrors(kind: 'monitor' | 'snapshot' | 'capture' | 'bench', doc: unknown): string[] {
-  const validate = ajv.getSchema(`epicsperf/${kind}@1`)!;
+  const validate = ajv.getSchema(kind === 'bench' ? 'epicsperf/bench@2' : `epicsperf/${kind}@1`)!;
   if (validate(doc)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }

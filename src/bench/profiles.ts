@@ -1,0 +1,52 @@
+// The bench profiles: `quick` (the default, every client in minutes) and `full` (the published
+// workloads). A profile is data; a new workload joins a profile as one more entry of `workloads`.
+import type { ArrayWorkload, CaptureWorkload } from '../results/index.js';
+import { DEFAULTS } from '../defaults.js';
+
+export interface BenchProfile {
+  name: 'quick' | 'full';
+  /** Runs per client and workload. */
+  repeat: number;
+  /** Snapshot timeout per PV, ms. */
+  timeoutMs: number;
+  /** A client still running one workload after this many seconds is stopped (undefined: only the
+   *  runners' own deadlines apply). */
+  clientDeadlineS: number | undefined;
+  /** What `bench all` runs; `bench snapshot|monitor|array|capture` picks one family from here. */
+  workloads: {
+    /** Snapshot workload ids (src/bench/suite.ts SNAPSHOT_WORKLOADS). */
+    snapshot: string[];
+    monitor: { records: number; samples: number; rate: number };
+    /** Run by `bench all` when `inAll` is set, and always by `bench array`. */
+    array: ArrayWorkload & { inAll: boolean };
+    /** The capture workload (src/bench/capture.ts): it raises the load step by step until updates
+     *  are lost, so it is not in the quick profile; `bench capture` runs the full profile's. */
+    capture?: CaptureWorkload & { inAll: boolean };
+  };
+}
+
+export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
+  quick: {
+    name: 'quick',
+    repeat: 1,
+    timeoutMs: DEFAULTS.timeoutMs,
+    clientDeadlineS: 30,
+    workloads: {
+      snapshot: ['97+15', '1000+95'],
+      monitor: { records: DEFAULTS.records, samples: 30, rate: DEFAULTS.rate },
+      array: { elements: 1_000_000, samples: 10, rate: 'max', inAll: true },
+    },
+  },
+  full: {
+    name: 'full',
+    repeat: DEFAULTS.repeat,
+    timeoutMs: DEFAULTS.timeoutMs,
+    clientDeadlineS: undefined,
+    workloads: {
+      snapshot: ['97', '97+4', '97+15', '1000+95', '10000+95'],
+      monitor: { records: DEFAULTS.records, samples: DEFAULTS.samples, rate: DEFAULTS.rate },
+      array: { elements: DEFAULTS.benchArrayElements, samples: DEFAULTS.benchArraySamples, rate: DEFAULTS.benchArrayRate, inAll: false },
+      capture: { seconds: 5, flushMs: 1000, inAll: false },
+    },
+  },
+};

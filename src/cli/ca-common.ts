@@ -1,0 +1,53 @@
+// What the `epicsperf ca` commands share: their common flags, connecting with caget's message
+// for a name not found, the read the C tools make, and the error for bad flag combinations.
+import type { FormName, NativeTypeName } from '../ca/constants.js';
+import type { Context } from '../client/context.js';
+import { AccessDeniedError, CaError, NotFoundError, TimeoutError } from '../client/errors.js';
+import type { ChannelInfo } from '../client/info.js';
+import type { GetOptions } from '../client/options.js';
+import type { LineStyle } from './ca-format.js';
+
+export interface CommonFlags {
+  w: number;
+  n?: boolean;
+  '#'?: number;
+  S?: boolean;
+  F?: string;
+}
+
+/** A bad combination of flags or values (exit 2). */
+export class UsageError extends Error {}
+
+export function styleOf(o: CommonFlags, withCount: boolean): LineStyle {
+  return { separator: o.F ?? ' ', withCount, charAsString: o.S === true };
+}
+
+/** Connect to every name at once; prints caget's message for each one not found. */
+export async function connectAll(ctx: Context, names: string[], seconds: number): Promise<Array<ChannelInfo | undefined>> {
+  const timeout = seconds * 1000;
+  const infos = await Promise.all(names.map((n) => ctx.info(n, { timeout }).catch((e: unknown) => e)));
+  return infos.map((x, i) => {
+    if (x instanceof NotFoundError || x instanceof TimeoutError) {
+      process.stderr.write(`Channel connect timed out: '${names[i]}' not found.\n`);
+      return undefined;
+    }
+    if (x instanceof Error) throw x;
+    return x as ChannelInfo;
+  });
+}
+
+/** The read the C tools make for plain output: native type, enums as strings (or numbers with -n). */
+export function readOptionsFor(info: ChannelInfo, o: CommonFlags, form: FormName): GetOptions & { form: FormName } {
+  let type: NativeTypeName = info.nativeType;
+  if (type === 'enum') type = o.n ? 'short' : 'string';
+  const count = o['#'];
+  const longString = o.S === true && info.nativeType === 'char' && (count !== undefined || info.elementCount > 1);
+  return { type, form, count, longString };
+}
+
+/** The text of a read that failed, as caget prints it in place of the value. */
+export function failureText(e: unknown): string {
+  if (e instanceof AccessDeniedError) return '*** no read access';
+  if (e instanceof CaError) return `*** CA error ${e.message}`;
+  return `*** ${(e as Error)?.message ?? String(e)}`;
+}

@@ -1,0 +1,41 @@
+// The environment of one or more bench runs as rows of a table: machine, CPU steal per
+// workload, the runtimes and the version of every client library (a column per run).
+import type { BenchResults } from '../results/index.js';
+import { workloadFigures } from './workloads.js';
+
+export interface EnvRow {
+  name: string;
+  values: string[];
+}
+
+export function environmentRows(runs: readonly BenchResults[]): EnvRow[] {
+  const row = (name: string, get: (r: BenchResults) => string | undefined): EnvRow => ({ name, values: runs.map((r) => get(r) ?? '-') });
+  const rows: EnvRow[] = [
+    row('host', (r) => r.host),
+    row('started', (r) => r.startedAt),
+    row('took', (r) => (r.durationS === undefined ? undefined : `${Math.round(r.durationS)} s`)),
+    row('profile', (r) => `${r.options.profile}, ${r.options.repeat} run(s) per client${r.options.clientDeadlineS ? `, deadline ${r.options.clientDeadlineS} s per client and workload` : ''}`),
+    row('CPU', (r) => `${r.environment.cpu.model}, ${r.environment.cpu.cores} cores`),
+    row('memory', (r) => `${(r.environment.memoryBytes / 2 ** 30).toFixed(1)} GiB`),
+    row('OS', (r) => `${r.environment.os.platform} ${r.environment.os.release} ${r.environment.os.arch}`),
+    row('scheduling', (r) => r.options.scheduling),
+    row('epicsperf', (r) => r.environment.epicsperf),
+    row('Node', (r) => r.environment.node),
+    row('Python', (r) => `${r.environment.python.version ?? '-'} (${r.environment.python.kind})`),
+  ];
+  const keys = [...new Set(runs.flatMap((r) => workloadFigures(r).map((w) => w.key)))];
+  for (const k of keys) {
+    rows.push(row(`CPU steal, ${k}`, (r) => {
+      const p = workloadFigures(r).find((w) => w.key === k)?.stealPercent;
+      return p === undefined ? undefined : `${p.toFixed(1)} %`;
+    }));
+  }
+  const libs = [...new Set(runs.flatMap((r) => Object.keys(r.environment.libraries)))].sort();
+  for (const lib of libs) {
+    rows.push(row(lib, (r) => {
+      const l = r.environment.libraries[lib];
+      return l ? l.version ?? `missing: ${l.error ?? 'not installed'}` : undefined;
+    }));
+  }
+  return rows;
+}
