@@ -3,7 +3,9 @@
  *
  *   epicsperf-ca snapshot --names FILE [--timeout-ms N]
  *   epicsperf-ca monitor --names FILE [--samples N]
- *   epicsperf-ca array --names FILE [--samples N]
+ *   epicsperf-ca array --names FILE [--samples N] [--check-all]
+ *   epicsperf-ca array-put --names FILE --samples N --elements E --type T [--no-callback]
+ *   epicsperf-ca latency --names FILE --samples N --sizes S1,S2,...
  *   epicsperf-ca get NAME [--timeout-ms N]
  *
  * Runner modes use preemptive callbacks: every channel is created at once, each get is
@@ -11,8 +13,8 @@
  * DBR_TIME_DOUBLE), each subscription (DBR_TIME_DOUBLE, DBE_VALUE|DBE_ALARM) is queued
  * with its channel. Samples go to one preallocated array; events are written on fd 3.
  * The array workload subscribes to its one waveform from the connection callback
- * (DBR_TIME_DOUBLE, count 0 = the server's current length, DBE_VALUE|DBE_ALARM) and looks at
- * the first, middle and last elements of each update in libca's buffer; libca takes its
+ * (its native TIME type, count 0 = the server's current length, DBE_VALUE|DBE_ALARM) and looks
+ * at the first, middle and last elements of each update in libca's buffer; libca takes its
  * array size limit from EPICS_CA_MAX_ARRAY_BYTES in the environment.
  */
 #include <errno.h>
@@ -133,12 +135,19 @@ static void buf_string(Buf *b, const char *s) {
 typedef struct {
     const char *mode, *names_file, *name;
     double timeout;
-    long samples;
+    long samples, elements;
+    int check_all, no_callback;
+    long sizes[64];
+    size_t nsizes;
 } Options;
 
 static void parse_options(int argc, char **argv, Options *o) {
     o->timeout = -1.0; /* the harness passes every value a mode needs: no defaults here */
     o->samples = 0;
+    o->check_all = 0;
+    o->no_callback = 0;
+    o->elements = 0;
+    o->nsizes = 0;
     o->names_file = o->name = NULL;
     if (argc < 2) fail(2, "usage: epicsperf-ca snapshot|monitor|array --names FILE | get NAME");
     o->mode = argv[1];
@@ -147,6 +156,19 @@ static void parse_options(int argc, char **argv, Options *o) {
         if (!strcmp(a, "--names") && i + 1 < argc) o->names_file = argv[++i];
         else if (!strcmp(a, "--timeout-ms") && i + 1 < argc) o->timeout = atof(argv[++i]) / 1000.0;
         else if (!strcmp(a, "--samples") && i + 1 < argc) o->samples = atol(argv[++i]);
+        else if (!strcmp(a, "--check-all")) o->check_all = 1;
+        else if (!strcmp(a, "--no-callback")) o->no_callback = 1;
+        else if (!strcmp(a, "--elements") && i + 1 < argc) o->elements = atol(argv[++i]);
+        else if (!strcmp(a, "--type") && i + 1 < argc) i++; /* the channel's native type is used */
+        else if (!strcmp(a, "--sizes") && i + 1 < argc) {
+            char *s = argv[++i], *end;
+            while (*s && o->nsizes < sizeof o->sizes / sizeof *o->sizes) {
+                long v = strtol(s, &end, 10);
+                if (end == s || v < 1) fail(2, "--sizes must be positive numbers, got %s", argv[i]);
+                o->sizes[o->nsizes++] = v;
+                s = *end == ',' ? end + 1 : end;
+            }
+        }
         else if (a[0] != '-' && !o->name) o->name = a;
         else fail(2, "unknown argument %s", a);
     }
@@ -461,10 +483,38 @@ static void ship_samples(void) {
 
 static struct {
     const char *name;
-    int subscribed;
+    int subscribed, check_all;
+    long first_length;
     evid ev;
 } arr;
 
+/* Element i of a native-type value block, as a double (every CA numeric type fits). */
+static double element(const void *v, chtype type, long i) {
+    switch (type) {
+    case DBR_TIME_DOUBLE: return ((const dbr_double_t *)v)[i];
+    case DBR_TIME_FLOAT: return ((const dbr_float_t *)v)[i];
+    case DBR_TIME_LONG: return ((const dbr_long_t *)v)[i];
+    case DBR_TIME_SHORT: return ((const dbr_short_t *)v)[i];
+    case DBR_TIME_CHAR: return ((const dbr_char_t *)v)[i];
+    default: return NAN;
+    }
+}
+
+/* Whether every element equals the first, typed loops (the full check of the tests). */
+#define ALL_EQUAL(T) { const T *p = v; T f = p[0]; for (long i = 1; i < count; i++) if (p[i] != f) return 0; return 1; }
+static int all_equal(const void *v, chtype type, long count) {
+    switch (type) {
+    case DBR_TIME_DOUBLE: ALL_EQUAL(dbr_double_t)
+    case DBR_TIME_FLOAT: ALL_EQUAL(dbr_float_t)
+    case DBR_TIME_LONG: ALL_EQUAL(dbr_long_t)
+    case DBR_TIME_SHORT: ALL_EQUAL(dbr_short_t)
+    case DBR_TIME_CHAR: ALL_EQUAL(dbr_char_t)
+    default: return 0;
+    }
+}
+
+/* One update in the waveform's native type: the first element is the value, the status the
+ * bits of the checks that failed (1 middle, 2 last, 4 length, 8 any element with --check-all). */
 static void on_array(struct event_handler_args args) {
     double received = wall_now();
     if (args.status != ECA_NORMAL || !args.dbr) {
@@ -472,11 +522,14 @@ static void on_array(struct event_handler_args args) {
         fail(1, "%s: %s (EPICS_CA_MAX_ARRAY_BYTES=%s)", arr.name, ca_message(args.status),
              limit ? limit : "unset");
     }
-    const struct dbr_time_double *d = args.dbr;
-    const dbr_double_t *v = &d->value;
+    const struct dbr_time_double *d = args.dbr; /* status, severity, stamp: the same in every TIME type */
+    const void *v = dbr_value_ptr(args.dbr, args.type);
     long count = args.count;
-    double first = count > 0 ? v[0] : NAN;
-    int bad = count > 0 ? (v[count / 2] != first) + (v[count - 1] != first) : 2;
+    if (arr.first_length < 0) arr.first_length = count;
+    double first = count > 0 ? element(v, args.type, 0) : NAN;
+    int bad = count > 0 ? (element(v, args.type, count / 2) != first) | (element(v, args.type, count - 1) != first) << 1 : 0;
+    if (count != arr.first_length || count == 0) bad |= 4;
+    if (arr.check_all && count > 0 && !all_equal(v, args.type, count)) bad |= 8;
     epicsMutexMustLock(mon.lock);
     long c = mon.counts[0];
     if (c < mon.per_pv && !mon.closed) {
@@ -501,7 +554,9 @@ static void on_array(struct event_handler_args args) {
 static void on_array_connection(struct connection_handler_args args) {
     if (args.op != CA_OP_CONN_UP || arr.subscribed) return;
     arr.subscribed = 1;
-    int status = ca_create_subscription(DBR_TIME_DOUBLE, 0, args.chid, DBE_VALUE | DBE_ALARM,
+    chtype type = dbf_type_to_DBR_TIME(ca_field_type(args.chid));
+    if (type == DBR_TIME_STRING || type == DBR_TIME_ENUM) type = DBR_TIME_DOUBLE;
+    int status = ca_create_subscription(type, 0, args.chid, DBE_VALUE | DBE_ALARM,
                                         on_array, NULL, &arr.ev);
     if (status != ECA_NORMAL) fail(1, "%s: %s", arr.name, ca_message(status));
     ca_flush_io();
@@ -511,6 +566,7 @@ static void run_array(char **names, size_t n, long samples) {
     if (n != 1) fail(2, "array: --names must hold one name, it holds %zu", n);
     monitor_init(1, samples);
     arr.name = names[0];
+    arr.first_length = -1;
     emit_ready();
     expect_command("start");
     chid ch;
@@ -519,6 +575,8 @@ static void run_array(char **names, size_t n, long samples) {
     ca_flush_io();
     ship_samples();
 }
+
+#include "epicsperf_ca_put.inc.c"
 
 /* ---- get: one PV, caget style --------------------------------------------------- */
 
@@ -583,7 +641,14 @@ int main(int argc, char **argv) {
     if (status != ECA_NORMAL) fail(1, "cannot create a CA context: %s", ca_message(status));
     if (!strcmp(o.mode, "snapshot")) run_snapshot(names, n, o.timeout);
     else if (!strcmp(o.mode, "monitor")) run_monitor(names, n, o.samples);
-    else if (!strcmp(o.mode, "array")) run_array(names, n, o.samples);
+    else if (!strcmp(o.mode, "array")) { arr.check_all = o.check_all; run_array(names, n, o.samples); }
+    else if (!strcmp(o.mode, "array-put")) {
+        if (o.elements < 1) fail(2, "array-put: --elements N is required");
+        run_array_put(names, n, o.samples, o.elements, !o.no_callback);
+    } else if (!strcmp(o.mode, "latency")) {
+        if (o.nsizes == 0) fail(2, "latency: --sizes N,N,... is required");
+        run_latency(names, n, o.samples, o.sizes, o.nsizes);
+    }
     else fail(2, "unknown workload %s", o.mode);
     expect_command("exit");
     ca_context_destroy();

@@ -1,9 +1,12 @@
 """The built-in test IOC: EPICS base's own IOC (RSRV for CA, QSRV for PVA) via softioc.
 
 Serves counters PREFIX:CALC<n>, correctness PVs under PREFIX:KIND:, and a large
-double waveform PREFIX:ARRAY. Writing N to PREFIX:SKIP makes every counter skip N values at
-its next update, and N to PREFIX:ARRAY:SKIP the array (a gap injected on the IOC side). Prints NAME=value lines for the client environment,
-then `ready`; runs until SIGINT/SIGTERM, or until its parent goes away (stdin EOF).
+waveform PREFIX:ARRAY of --array-type (every element of update k equals k, wrapped to the
+type). Writing N to PREFIX:SKIP makes every counter skip N values at its next update, and N to
+PREFIX:ARRAY:SKIP the array (a gap injected on the IOC side). Prints NAME=value lines for the
+client environment, then `ready`; runs until SIGINT/SIGTERM, or until its parent goes away
+(stdin EOF). A `stats` line on stdin is answered on stdout with `stats {json}`: the updates it
+published so far (array_stats.py).
 """
 
 import argparse
@@ -16,7 +19,19 @@ import tempfile
 import threading
 import time
 
+import array_stats
+
 EVENT_NAME = "epicsperf_tick"
+
+# --array-type: (waveform FTVL, numpy dtype name, softioc DBF name).
+ARRAY_TYPES = {
+    "double": ("DOUBLE", "float64", "DBF_DOUBLE"),
+    "float": ("FLOAT", "float32", "DBF_FLOAT"),
+    "int64": ("INT64", "int64", "DBF_INT64"),
+    "int32": ("LONG", "int32", "DBF_LONG"),
+    "int16": ("SHORT", "int16", "DBF_SHORT"),
+    "int8": ("CHAR", "int8", "DBF_CHAR"),
+}
 
 
 def parse_args(argv):
@@ -27,6 +42,8 @@ def parse_args(argv):
     p.add_argument("--name-style", choices=["plain", "padded"], required=True)
     p.add_argument("--array-elements", type=int, required=True)
     p.add_argument("--array-rate", required=True)
+    p.add_argument("--array-type", choices=sorted(ARRAY_TYPES), default="double")
+    p.add_argument("--latency-elements", type=int, default=0)
     p.add_argument("--ca-port", type=int, required=True)
     p.add_argument("--pva-port", type=int, required=True)
     p.add_argument("--pva-broadcast-port", type=int, required=True)
@@ -133,8 +150,13 @@ def db_text(args):
 
     # The large array: every element of update k equals k.
     if args.array_elements > 0:
-        rec("waveform", P + "ARRAY", FTVL='"DOUBLE"', NELM=str(args.array_elements))
+        ftvl = ARRAY_TYPES[args.array_type][0]
+        rec("waveform", P + "ARRAY", FTVL=q(ftvl), NELM=str(args.array_elements))
         rec("longout", P + "ARRAY:SKIP", VAL="0", PINI='"YES"')
+    # The latency workload's targets: a client puts an array and waits for its own update.
+    if args.latency_elements > 0:
+        rec("waveform", P + "LATENCY:DOUBLE", FTVL='"DOUBLE"', NELM=str(args.latency_elements))
+        rec("waveform", P + "LATENCY:CHAR", FTVL='"UCHAR"', NELM=str(args.latency_elements))
     return "".join(out), arrays
 
 
@@ -188,7 +210,8 @@ def server_env(args, max_array_bytes):
 def main(argv):
     args = parse_args(argv)
     die_with_parent()
-    max_array_bytes = max(16384, 8 * args.array_elements + 4096)
+    # CA carries an int64 waveform as doubles: 8 bytes per element covers every type.
+    max_array_bytes = max(16384, 8 * max(args.array_elements, args.latency_elements) + 4096)
     os.environ.update(server_env(args, max_array_bytes))
 
     # softioc and the EPICS libraries read the environment when imported and at iocInit.
@@ -204,6 +227,19 @@ def main(argv):
         softioc.dbLoadDatabase(db_path)
     finally:
         os.unlink(db_path)
+
+    stats = array_stats.Stats()
+    if args.array_elements > 0:
+        # PREFIX:ARRAY:PUT, the array-put workload's target: each put is checked here.
+        from softioc import builder
+        # softioc's builder tables lack EPICS 7's INT64; its waveform device support itself
+        # works from the numpy dtype and the record's FTVL, so the pair is added to the tables.
+        builder.NumpyDtypeToDbf.setdefault("int64", "INT64")
+        builder.DbfStringToNumpy.setdefault("INT64", "int64")
+        builder.SetDeviceName(args.prefix + "ARRAY")
+        builder.WaveformOut("PUT", length=args.array_elements, datatype=ARRAY_TYPES[args.array_type][1],
+                            always_update=True, on_update=array_stats.PutChecker(stats, args))
+        builder.LoadDatabase()
 
     # The access security file is read at iocInit; an INPA link is a CA link to this IOC itself.
     acf_path = None
@@ -256,12 +292,16 @@ def main(argv):
         if args.array_elements <= 0 or rate in ("0", "0.0"):
             return
         period = 0.0 if rate == "max" else 1.0 / float(rate)
-        buf = numpy.empty(args.array_elements, dtype=numpy.float64)
+        _ftvl, dtype_name, dbf_name = ARRAY_TYPES[args.array_type]
+        dtype = numpy.dtype(dtype_name)
+        dbf = getattr(fields, dbf_name)
+        buf = numpy.empty(args.array_elements, dtype=dtype)
         name = args.prefix + "ARRAY"
         skip_name = name + ":SKIP"
         skip = numpy.zeros(1, dtype=numpy.int32)
         zero = numpy.zeros(1, dtype=numpy.int32)
         k = 0
+        published = 0
         next_t = time.monotonic()
         while not stop.is_set():
             k += 1
@@ -269,8 +309,11 @@ def main(argv):
             if skip[0] > 0:  # a gap asked for by a client: skip that many updates, once
                 k += int(skip[0])
                 db_put_field_process(skip_name, fields.DBF_LONG, zero.ctypes.data, 1, False)
-            buf.fill(float(k))
-            db_put_field_process(name, fields.DBF_DOUBLE, buf.ctypes.data, args.array_elements, True)
+            # k wrapped to the element type (two's complement for the narrow integers).
+            buf.fill(numpy.array(k, dtype=numpy.int64).astype(dtype))
+            db_put_field_process(name, dbf, buf.ctypes.data, args.array_elements, True)
+            published += 1  # updates sent, skipped values not counted
+            stats.published(published)
             if period:
                 next_t += period
                 delay = next_t - time.monotonic()
@@ -289,8 +332,12 @@ def main(argv):
     if args.watch_stdin:
         def watch():
             try:
-                while sys.stdin.buffer.read(4096):
-                    pass
+                for line in sys.stdin:
+                    if line.strip() == "stats":
+                        stats.answer()
+                    elif line.strip() == "reset-puts":
+                        stats.reset_puts()
+                        stats.answer()
             except Exception:
                 pass
             stopping.append("stdin closed")

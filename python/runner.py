@@ -22,10 +22,11 @@ import threading
 import time
 from array import array
 
+import put_workloads
 import samples
 
-CLIENTS = ("pyepics", "pyepics-ca", "pyepics-threaded", "caproto", "aioca",
-           "cothread", "p4p", "pvapy")
+CLIENTS = ("pyepics", "pyepics-ca", "pyepics-threaded", "pyepics-nonumpy", "caproto", "aioca",
+           "cothread", "p4p", "pvapy", "pvapy-nonumpy")
 
 _events = None
 _events_lock = threading.Lock()
@@ -133,13 +134,16 @@ class ArrayStore(Store):
     """The array workload's store: one PV, one sample per update of a large array.
 
     add_array() takes the update's array as the library gives it (numpy array, list, any
-    sequence) and looks at three elements only: the first is the value, and the status is
-    how many of the middle and last elements differ from it (0 for an intact update).
+    sequence) and looks at three elements: the first is the value, and the status holds the
+    bits of the checks that failed (1: the middle element differs from the first, 2: the last
+    does, 4: the length differs from the first update's, 8: with check_all, some element does).
     """
 
-    def __init__(self, samples):
+    def __init__(self, samples, check_all=False):
         super().__init__(1, samples)
         self.elements = 0
+        self.first_length = -1
+        self.check_all = check_all
 
     def add_array(self, severity, values, stamp, received):
         try:
@@ -147,15 +151,44 @@ class ArrayStore(Store):
         except TypeError:  # a one-element array given as a scalar
             values, n = (values,), 1
         if n == 0:
-            self.add(0, severity, 2, math.nan, stamp, received)
+            self.add(0, severity, 4, math.nan, stamp, received)
             return
+        if self.first_length < 0:
+            self.first_length = n
         first = values[0]
-        bad = (values[n >> 1] != first) + (values[n - 1] != first)
+        bad = ((values[n >> 1] != first) * 1 + (values[n - 1] != first) * 2
+               + (n != self.first_length) * 4)
+        if self.check_all and not bad & 8 and not all_equal(values, first):
+            bad |= 8
         self.elements = n
         self.add(0, severity, int(bad), float(first), stamp, received)
 
     def complete_event(self):
         return {"ev": "complete", "elements": self.elements}
+
+
+def all_equal(values, first):
+    """Whether every element equals the first (numpy at once, else one by one)."""
+    if hasattr(values, "dtype"):
+        return bool((values == first).all())
+    return all(v == first for v in values)
+
+
+def _quiet_add(store):
+    """Store.add without its connected/complete events: the put workloads write their own."""
+    def add(index, severity, status, value, stamp, received):
+        with store.lock:
+            c = store.counts[index]
+            if c >= store.samples or store.closed:
+                return
+            k = index * store.samples + c
+            store.severity[k] = severity
+            store.status[k] = status
+            store.value[k] = value
+            store.stamp[k] = stamp
+            store.received[k] = received
+            store.counts[index] = c + 1
+    return add
 
 
 def read_names(path):
@@ -189,16 +222,30 @@ class ArgumentParser(argparse.ArgumentParser):
 def parse_args(argv):
     p = ArgumentParser(prog="runner.py")
     p.add_argument("--client", required=True, choices=CLIENTS)
-    p.add_argument("workload", choices=("snapshot", "monitor", "array"))
+    p.add_argument("workload", choices=("snapshot", "monitor", "array", "array-put", "latency"))
     p.add_argument("--names", required=True)
     p.add_argument("--timeout-ms", type=float)
     p.add_argument("--samples", type=int)
+    p.add_argument("--check-all", action="store_true")
+    p.add_argument("--elements", type=int)
+    p.add_argument("--type")
+    p.add_argument("--no-callback", action="store_true")
+    p.add_argument("--sizes")
     args = p.parse_args(argv)
     # The harness passes every value the workload needs: the runners keep no defaults.
     if args.workload == "snapshot" and args.timeout_ms is None:
         fail("snapshot: --timeout-ms N is required", 2)
     if args.workload != "snapshot" and args.samples is None:
         fail(f"{args.workload}: --samples N is required", 2)
+    if args.workload == "array-put" and (args.elements is None or args.type is None):
+        fail("array-put: --elements N and --type T are required", 2)
+    if args.workload == "latency":
+        try:
+            args.sizes = [int(s) for s in (args.sizes or "").split(",") if s]
+        except ValueError:
+            fail(f"latency: --sizes must be numbers, got {args.sizes}", 2)
+        if not args.sizes:
+            fail("latency: --sizes N,N,... is required", 2)
     return args
 
 
@@ -220,6 +267,9 @@ def main(argv):
     if args.workload == "array":
         if not hasattr(module.Client, "array"):
             fail(f"{args.client} does not serve the array workload", 2)
+    if args.workload in ("array-put", "latency"):
+        if not hasattr(module.Client, "put_array"):
+            fail(f"{args.client} does not serve the {args.workload} workload", 2)
         if len(names) != 1:
             fail(f"array: --names must hold one name, it holds {len(names)}", 2)
     commands = command_reader()
@@ -237,8 +287,20 @@ def main(argv):
         emit({"ev": "results"}, json.dumps(results, separators=(",", ":"),
                                            allow_nan=False).encode())
     elif args.workload == "array":
-        store = ArrayStore(max(1, args.samples))
+        store = ArrayStore(max(1, args.samples), args.check_all)
         client.array(store)
+    elif args.workload == "array-put":
+        store = Store(1, max(1, args.samples))
+        store.add = _quiet_add(store)
+        try:
+            put_workloads.run_array_put(client, store, names[0], args.elements, args.type,
+                                        not args.no_callback, getattr(module, "PROTOCOL", "CA"), emit)
+        except put_workloads.NoPutWithoutCallback as err:
+            fail(str(err))
+    elif args.workload == "latency":
+        store = Store(len(args.sizes), max(1, args.samples))
+        store.add = _quiet_add(store)
+        put_workloads.run_latency(client, store, names[0], args.sizes, args.type or "double", emit)
     else:
         store = Store(len(names), max(1, args.samples))
         if names:

@@ -1,10 +1,17 @@
-// The public API of epicsperf as a library: the Channel Access client (Context, snapshot),
-// its options and result types, and its error classes.
-export { Context } from './client/context.js';
+// The public API of epicsperf as a library: the Channel Access and PV Access client (Context,
+// snapshot), its options and result types, and its error classes.
+export { Context, type Protocol, type ProtocolReading } from './client/context.js';
+export { PvaReading, type PvaValue } from './client/pva/reading.js';
+export type { PvaReadOptions, PvaPutOptions } from './client/pva/api.js';
+export type { PvaMonitorOptions } from './client/pva/monitor.js';
+export type { PvaSnapshotOptions } from './client/pva/snapshot.js';
+export type { PvaPutValue, PvaRequest } from './client/pva/ops.js';
+export type { NTValue, Alarm, TimeStamp, Display, Control } from './pva/nt.js';
+export type { FieldDesc, StructureDesc } from './pva/types.js';
 export { snapshot } from './client/standalone.js';
 export {
-  Monitor, type MonitorOptions, type MonitorEvent, type MonitorCallback, type ConnectionEvent, type AccessRightsEvent,
-  type MonitorErrorEvent,
+  Monitor, type MonitorOptions, type MonitorEvent, type MonitorCallback, type ConnectionEvent, type ConnectedEvent,
+  type CaConnectedEvent, type PvaConnectedEvent, type DisconnectedEvent, type AccessRightsEvent, type MonitorErrorEvent,
 } from './client/monitor.js';
 export type {
   GetForm, ReadingOf, AnyReading, PlainReading, StsReading, TimeReading, GrReading, CtrlReading, FullReading,

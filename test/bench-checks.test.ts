@@ -81,4 +81,26 @@ describe('array sample checks', () => {
     expect(c.ok).toBe(false);
     expect(checkArraySamples(arr([5, 6, 6, 7]), 10).ok).toBe(true);
   });
+  it('names the corrupt update and what was wrong with it', () => {
+    const samples = arr([1, 2, 3]);
+    samples[1]!.status = 2 | 8;
+    const c = checkArraySamples(samples, { elements: 10 });
+    expect(c.corrupt).toBe(1);
+    expect(c.corruptUpdates).toEqual(['update 2 (first element 2): last element differs, an element differs']);
+  });
+  it('an array shorter than the workload\'s is corrupt in every update', () => {
+    const c = checkArraySamples(arr([1, 2, 3]), { elements: 10, lastLength: 8 });
+    expect(c.corrupt).toBe(3);
+    expect(c.corruptUpdates![0]).toMatch(/8 elements, expected 10/);
+    expect(c.ok).toBe(false);
+  });
+  it('int8 and int16 update numbers wrap: steps are taken modulo the width, signed or unsigned', () => {
+    const signed = checkArraySamples(arr([126, 127, -128, -126]), { elements: 10, type: 'int8' });
+    expect([signed.skipped, signed.valueErrors, signed.ok]).toEqual([1, 0, true]);
+    const unsigned = checkArraySamples(arr([254, 255, 0, 1]), { elements: 10, type: 'int8' });
+    expect([unsigned.skipped, unsigned.valueErrors, unsigned.ok]).toEqual([0, 0, true]);
+    expect(checkArraySamples(arr([32767, -32768]), { elements: 10, type: 'int16' }).ok).toBe(true);
+    // Without the type the same numbers went backwards.
+    expect(checkArraySamples(arr([254, 255, 0, 1]), { elements: 10, type: 'double' }).valueErrors).toBe(1);
+  });
 });

@@ -1,5 +1,5 @@
 // `bench` on the quick profile with two clients, end to end on the built-in IOC: its structure
-// (workloads, sizes, one run each, the client deadline), one plain progress line per step when
+// (workloads, sizes, the three latency sizes, one run each, the client deadline), one plain progress line per step when
 // stderr is not a terminal, the run kept as JSON and HTML and listed by `results`; and a client
 // past its deadline is stopped while the other goes on.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,14 +17,16 @@ describe('bench, quick profile', () => {
     const r = await runCli(['bench', '--clients', 'node,c-libca', '--results-dir', dir], { timeoutMs: 240_000 });
     expect(r.code, r.stderr).toBe(0);
     const q = PROFILES.quick.workloads;
-    // One line per finished step: 2 snapshots, monitor and array, for each of the two clients.
-    const steps = r.stderr.split('\n').filter((l) => /^\[\d+\/8\] /.test(l));
+    // One line per finished step: 2 snapshots, monitor, array and latency, for each of the two clients.
+    const steps = r.stderr.split('\n').filter((l) => /^\[\d+\/10\] /.test(l));
     expect(steps.map((l) => l.replace(/: .*/, ''))).toEqual([
-      '[1/8] snapshot 97+15 · node · run 1/1', '[2/8] snapshot 97+15 · c-libca · run 1/1',
-      '[3/8] snapshot 1000+95 · node · run 1/1', '[4/8] snapshot 1000+95 · c-libca · run 1/1',
-      `[5/8] monitor ${q.monitor.records}x${q.monitor.samples} · node · run 1/1`, `[6/8] monitor ${q.monitor.records}x${q.monitor.samples} · c-libca · run 1/1`,
-      '[7/8] array 1,000,000 · node · run 1/1', '[8/8] array 1,000,000 · c-libca · run 1/1',
+      '[1/10] snapshot 97+15 · node · run 1/1', '[2/10] snapshot 97+15 · c-libca · run 1/1',
+      '[3/10] snapshot 1000+95 · node · run 1/1', '[4/10] snapshot 1000+95 · c-libca · run 1/1',
+      `[5/10] monitor ${q.monitor.records}x${q.monitor.samples} · node · run 1/1`, `[6/10] monitor ${q.monitor.records}x${q.monitor.samples} · c-libca · run 1/1`,
+      '[7/10] array 1,000,000 · node · run 1/1', '[8/10] array 1,000,000 · c-libca · run 1/1',
+      `[9/10] latency ${q.latency.sizes.length} sizes · node · run 1/1`, `[10/10] latency ${q.latency.sizes.length} sizes · c-libca · run 1/1`,
     ]);
+    expect(steps[8]).toMatch(/: p50 [\d.]+ ms at 100,000 elements \(\d+ s; \d+ s in all\)$/);
     expect(steps[2]).toMatch(/: 1000\/1095 answered in [\d.]+ s \(\d+ s; \d+ s in all\)$/);
 
     const json = r.stderr.match(/results: (.*\.json)\n/)?.[1];
@@ -44,11 +46,21 @@ describe('bench, quick profile', () => {
     expect(res.monitor!.runs.map((x) => [x.client, x.ok])).toEqual([['node', true], ['c-libca', true]]);
     expect(res.array!.workload).toEqual({ elements: 1_000_000, samples: q.array.samples, rate: q.array.rate });
     expect(res.array!.runs.map((x) => [x.client, x.array?.elements, x.array?.corrupt])).toEqual([['node', 1_000_000, 0], ['c-libca', 1_000_000, 0]]);
+    // Three latency sizes, every round of each measured, and a fit through them.
+    expect(res.latency!.workload).toEqual({ sizes: q.latency.sizes, elementType: q.latency.elementType, samplesPerSize: q.latency.samplesPerSize });
+    expect(q.latency.sizes).toHaveLength(3);
+    expect(res.latency!.runs.map((x) => [x.client, x.ok, x.points.map((p) => p.updates)])).toEqual(
+      ['node', 'c-libca'].map((c) => [c, true, q.latency.sizes.map(() => q.latency.samplesPerSize)]),
+    );
+    expect(res.latency!.runs.every((x) => x.fit?.roundTrip !== undefined)).toBe(true);
+    expect(res.arrayPut).toBeUndefined();
     expect(res.durationS).toBeGreaterThan(0);
-    expect(readFileSync(html!, 'utf8')).toMatch(/<section id="summary">/);
+    const page = readFileSync(html!, 'utf8');
+    expect(page).toMatch(/<section id="summary">/);
+    expect(page).toMatch(/<figure class="chart latency">/);
 
     const list = await runCli(['results', '--results-dir', dir]);
-    expect(list.stdout).toMatch(new RegExp(`quick\\s+2: node,c-libca\\s+97\\+15, 1000\\+95, monitor, array\\s+snapshot 97\\+15: (node|c-libca) [\\d.]+ s`));
+    expect(list.stdout).toMatch(new RegExp(`quick\\s+2: node,c-libca\\s+97\\+15, 1000\\+95, monitor, array, latency\\s+snapshot 97\\+15: (node|c-libca) [\\d.]+ s`));
   }, 240_000);
 
   it('a results folder that cannot be written is a one-line error before anything runs', async () => {

@@ -72,7 +72,7 @@ describe('ca get', () => {
   });
 
   it('bad flags: one line and exit 2', async () => {
-    for (const args of [['-x', 'A'], ['-w', 'soon', 'A'], ['-d', 'NOTATYPE', 'A'], ['-#', '0', 'A'], ['-t', '-a', 'A'], []]) {
+    for (const args of [['-x', 'A'], ['-w', 'soon', 'A'], ['-d', 'NOTATYPE', 'A'], ['-#', '0', 'A'], ['-t', '-a', 'A'], [], ['pva://A']]) {
       const r = await ca('get', ...args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);

@@ -2,9 +2,12 @@
 // and the C libca runner is built.
 import { ensurePythonEnv } from '../src/pyenv/index.js';
 import { buildCRunner } from '../src/bench/clib.js';
+import { buildPvxsRunner } from '../src/bench/cxxlib.js';
 
 export default async function setup(): Promise<void> {
   const python = await ensurePythonEnv();
   const c = await buildCRunner(python);
   if ('error' in c) process.stderr.write(`C runner not built: ${c.error}\n`);
+  const p = await buildPvxsRunner(python);
+  if ('error' in p) process.stderr.write(`pvxs runner not built: ${p.error}\n`);
 }

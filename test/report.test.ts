@@ -1,11 +1,16 @@
 // The reporters are pure functions of results: tables sort by the figure and give ratios to the
-// best.
+// best; array put and latency are workloads of the summary and of compare.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarizeMonitor, monitorTable } from '../src/report/monitor.js';
 import { summarizeSnapshot, snapshotBenchTable } from '../src/report/snapshot-bench.js';
-import { stat, type BenchResults, type MonitorRun, type SnapshotRun } from '../src/results/index.js';
+import { stat, type ArrayPutRun, type BenchResults, type LatencyPoint, type LatencyRun, type MonitorRun, type SnapshotRun } from '../src/results/index.js';
 import { stealMeter } from '../src/bench/procstat.js';
 import { renderBench } from '../src/report/bench.js';
+import { rank, workloadFigures } from '../src/report/workloads.js';
+import { compareRuns } from '../src/report/compare.js';
+import { benchHtml } from '../src/report/html.js';
 
 const mon = (client: string, cpu: number[], ok = true, error?: string): MonitorRun => ({
   client, ok, ...(error && { error }),
@@ -67,4 +72,64 @@ describe('host load', () => {
     expect(renderBench(results(27.6), false)).toMatch(/Snapshot 97: .* timeout 1000 ms · CPU steal 28%\n/);
     expect(renderBench(results(0.4), false)).not.toMatch(/steal/);
   });
+});
+
+describe('array put and latency in the summary and compare', () => {
+  const put = (client: string, callback: boolean, ioc: number, bad = 0): ArrayPutRun => ({
+    client, callback, ok: bad === 0, puts: 10, failedPuts: 0, putsPerSecond: ioc, mElementsPerSecond: ioc,
+    ioc: { received: 10, elements: 10_000_000, bad, findings: bad ? ['put 3: element 5 is 2, not 3'] : [], putsPerSecond: ioc, mElementsPerSecond: ioc },
+    ...(bad && { error: `the IOC found ${bad} bad` }),
+  });
+  const point = (elements: number, p50Ms: number): LatencyPoint => ({ elements, bytes: elements * 8, updates: 5, p50Ms, p99Ms: p50Ms * 2, minMs: p50Ms / 2, maxMs: p50Ms * 3, ok: true });
+  const lat = (client: string, p50: number): LatencyRun => ({
+    client, ok: true, points: [point(1, 0.1), point(100_000, p50)], fit: { roundTrip: { fixedMs: 0.1, mbPerS: 800_000 / p50 / 1000 } },
+  });
+  const results = (scale: number): BenchResults => ({
+    schema: 'epicsperf/bench@2', startedAt: '2026-11-24T10:00:00Z', host: 'h', unavailable: [], monitor: undefined, array: undefined, snapshot: [],
+    environment: { epicsperf: '0', node: 'v20', python: { version: '3' }, cpu: { model: 'cpu', cores: 2 } } as BenchResults['environment'],
+    options: { repeat: 1, timeoutMs: 1000, scheduling: '', profile: 'quick' } as BenchResults['options'],
+    arrayPut: {
+      workload: { elements: 1_000_000, samples: 10, type: 'double' },
+      runs: [put('node', true, 40 * scale), put('node', false, 90 * scale), put('pyepics', true, 20), put('pyepics', false, 30, 2)],
+    },
+    latency: {
+      workload: { sizes: [1, 100_000], elementType: 'double', samplesPerSize: 5 },
+      runs: [lat('node', 1.2 * scale), lat('c-libca', 1.0), { client: 'caget-procs', ok: false, unsupported: true, error: 'a one-shot reader: it neither puts nor monitors', points: [] }],
+    },
+  });
+
+  it('one workload per put mode and latency: the IOC-checked rate and the largest size as main figures, bad puts incomplete, clients that cannot put left out', () => {
+    const w = workloadFigures(results(1));
+    expect(w.map((x) => x.key)).toEqual(['array-put completion', 'array-put no completion', 'latency']);
+    const none = w[1]!;
+    expect(none.clients.map((c) => [c.client, c.stat?.median, c.problems])).toEqual([['node', 90, []], ['pyepics', 30, ['the IOC found 2 bad puts']]]);
+    expect(rank(none).best?.client).toBe('node');
+    const l = w[2]!;
+    expect(l.figure).toBe('median round trip at 100,000 elements');
+    expect(l.clients.map((c) => c.client)).toEqual(['node', 'c-libca']);
+    expect(rank(l).best?.client).toBe('c-libca');
+    // The text report keeps the row that says why, and the fit.
+    const text = renderBench(results(1), false);
+    expect(text).toMatch(/Array put: 10 puts per run of 1,000,000 double elements/);
+    expect(text).toMatch(/caget-procs .* a one-shot reader/);
+    expect(text).toMatch(/Fixed cost and slope of p50 against bytes/);
+  });
+
+  it('compare covers both put modes and latency', () => {
+    const rows = compareRuns(results(1), results(2));
+    const of = (wl: string, c: string) => rows.find((r) => r.workload === wl && r.client === c)!;
+    expect(of('array-put completion', 'node').ratio).toBe(2);
+    expect(of('array-put no completion', 'node').ratio).toBe(2);
+    expect(of('latency', 'node').ratio).toBe(2);
+    expect(rows.some((r) => r.client === 'caget-procs')).toBe(false);
+  });
+
+  it('the HTML report: the put modes and latency in the summary, the latency line chart, the per-size tables', async () => {
+    const fixture = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'results', 'run-a.json'), 'utf8')) as BenchResults;
+    const html = await benchHtml({ ...results(1), environment: fixture.environment, options: { ...fixture.options, profile: 'quick' } });
+    expect(html).toMatch(/<a href="#w-array-put-completion">array-put completion<\/a>/);
+    expect(html).toMatch(/<a href="#w-latency">latency<\/a>/);
+    expect(html).toMatch(/<figure class="chart latency">/);
+    expect(html).toMatch(/round trip p50 ms/);
+  }, 60_000);
 });

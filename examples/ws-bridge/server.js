@@ -28,6 +28,7 @@ function jsonValue(v) {
   if (ArrayBuffer.isView(v)) return Array.from(v, jsonValue);
   if (Array.isArray(v)) return v.map(jsonValue);
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  if (typeof v === 'bigint') return Number(v);
   return v;
 }
 
@@ -52,11 +53,13 @@ class Watch {
       };
       this.send(this.update);
     } else if (ev.kind === 'connected' || ev.kind === 'access') {
-      this.connection = { type: 'connection', pv: this.pv, connected: true, writable: ev.writeAccess };
+      // A pva:// name: PV Access tells no access rights, so the page offers the write (a refused put reports its error).
+      this.connection = { type: 'connection', pv: this.pv, connected: true, writable: ev.writeAccess ?? true };
       this.send(this.connection);
       // Units, precision and enum states come once per connection, from a CTRL read.
       if (ev.kind === 'connected') ctx.get(this.pv, { form: 'ctrl' }).then((r) => {
-        this.meta = { units: r.metadata.units, precision: r.metadata.precision, states: r.metadata.enumStrings };
+        const md = r.metadata ?? {}; // a PvaReading has none (its display is in r.nt)
+        this.meta = { units: md.units, precision: md.precision, states: md.enumStrings };
         if (this.update) this.send(Object.assign(this.update, this.meta));
       }, () => {});
     } else if (ev.kind === 'disconnected') {

@@ -10,6 +10,7 @@ loop (all_updates=False, its default: updates the loop has not reached are repla
 """
 
 import asyncio
+import time
 
 from . import base
 
@@ -58,6 +59,46 @@ class Client(base.Client):
 
     def wait_command(self, commands):
         return self.loop.run_until_complete(self.loop.run_in_executor(None, commands.get))
+
+    # array-put and latency (put_workloads.py): caput of a numpy array (wait=True for the
+    # completion) run on the loop; camonitor for the client's own updates, whose callbacks run
+    # only while the loop does: wait_event runs it until the driver's event is set.
+    def put_connect(self, name):
+        self.put_name = name
+        self.loop.run_until_complete(aioca.connect(name, timeout=10))
+
+    def put_array(self, values, callback):
+        self.loop.run_until_complete(aioca.caput(self.put_name, values, wait=callback, timeout=60))
+
+    def latency_monitor(self, name, on_update):
+        self.put_connect(name)
+        self.seen = asyncio.Event()
+        now = time.time
+
+        def on_value(value):
+            on_update(value, value.severity, value.timestamp, now())
+            self.seen.set()
+
+        async def subscribe():
+            return aioca.camonitor(name, on_value, format=aioca.FORMAT_TIME, count=0,
+                                   events=aioca.DBE_VALUE | aioca.DBE_ALARM)
+
+        self.subscriptions.append(self.loop.run_until_complete(subscribe()))
+
+    def wait_event(self, event, timeout):
+        async def until_set():
+            end = self.loop.time() + timeout
+            while not event.is_set():
+                left = end - self.loop.time()
+                if left <= 0:
+                    return False
+                self.seen.clear()
+                try:
+                    await asyncio.wait_for(self.seen.wait(), left)
+                except asyncio.TimeoutError:
+                    return False
+            return True
+        return self.loop.run_until_complete(until_set())
 
     def close(self):
         for sub in self.subscriptions:

@@ -132,5 +132,28 @@ class Client(base.Client):
         self.keep.append((sub, on_update))
         sub.add_callback(on_update)
 
+    # array-put and latency (put_workloads.py): pv.write of a numpy array (wait=True for the
+    # completion); a subscription with a callback for the client's own updates.
+    def put_connect(self, name):
+        self.put_pv, = self.ctx.get_pvs(name, timeout=60.0)
+        self.put_pv.wait_for_connection(timeout=10)
+
+    def put_array(self, values, callback):
+        self.put_pv.write(values, wait=callback, timeout=60)
+
+    def latency_monitor(self, name, on_update):
+        self.put_connect(name)
+        now = time.time
+
+        def on_event(_sub, response):
+            received = now()
+            meta = response.metadata
+            on_update(response.data, meta.severity, meta.timestamp, received)
+
+        mask = caproto.SubscriptionType.DBE_VALUE | caproto.SubscriptionType.DBE_ALARM
+        sub = self.put_pv.subscribe(data_type="time", mask=mask)
+        self.keep.append((sub, on_event))
+        sub.add_callback(on_event)
+
     def close(self):
         self.ctx.disconnect(wait=False)

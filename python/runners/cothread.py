@@ -11,6 +11,7 @@ stdin commands reach it through a ThreadedEventQueue.
 """
 
 import threading
+import time
 
 from . import base
 
@@ -59,6 +60,40 @@ class Client(base.Client):
 
             threading.Thread(target=forward, name="commands", daemon=True).start()
         return self.inbox.Wait()
+
+    # array-put and latency (put_workloads.py): caput of a numpy array (wait=True for the
+    # completion); camonitor for the client's own updates, whose callbacks run on the main
+    # thread's cothread scheduler: wait_event yields to it until the driver's event is set.
+    def put_connect(self, name):
+        self.put_name = name
+        catools.connect(name, timeout=10)
+
+    def put_array(self, values, callback):
+        catools.caput(self.put_name, values, wait=callback, timeout=60)
+
+    def latency_monitor(self, name, on_update):
+        self.put_connect(name)
+        self.seen = cothread.Event(auto_reset=True)
+        now = time.time
+
+        def on_value(value):
+            on_update(value, value.severity, value.timestamp, now())
+            self.seen.Signal()
+
+        self.subscriptions.append(catools.camonitor(name, on_value, format=catools.FORMAT_TIME,
+                                                    count=0, events=catools.DBE_VALUE | catools.DBE_ALARM))
+
+    def wait_event(self, event, timeout):
+        end = time.monotonic() + timeout
+        while not event.is_set():
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            try:
+                self.seen.Wait(left)
+            except cothread.Timedout:
+                return False
+        return True
 
     def close(self):
         for sub in self.subscriptions:

@@ -11,7 +11,11 @@ ntnumericarray, a numpy view of the received array, of which the runner reads th
 
 import time
 
+import put_workloads
+
 from . import base
+
+PROTOCOL = "PVA"
 
 LIBRARY = "p4p"
 Context = None
@@ -109,6 +113,34 @@ class Client(base.Client):
             add(severity, value, stamp, received)
 
         self.subscriptions = [self.ctx.monitor(self.names[0], on_update, notify_disconnect=False)]
+
+    # array-put and latency (put_workloads.py): ctx.put of a numpy array (a PVA put always has a
+    # reply, so there is no put without completion); ctx.monitor for the client's own updates.
+    def put_connect(self, name):
+        self.put_name = name
+        self.ctx.get(name, timeout=10)
+
+    def put_array(self, values, callback):
+        if not callback and self.put_name is not None and not self.latency_mode:
+            raise put_workloads.NoPutWithoutCallback("PV Access has no put without a reply (p4p)")
+        self.ctx.put(self.put_name, values, timeout=60, get=False)
+
+    def latency_monitor(self, name, on_update):
+        now = time.time
+        self.put_name = name
+        self.latency_mode = True
+
+        def on_value(value):
+            if isinstance(value, Exception):
+                return
+            received = now()
+            severity, _status, stamp = alarm_of(value)
+            on_update(value, severity, stamp, received)
+
+        self.subscriptions.append(self.ctx.monitor(name, on_value, notify_disconnect=False))
+
+    put_name = None
+    latency_mode = False
 
     def close(self):
         for sub in self.subscriptions:

@@ -14,7 +14,11 @@ pvapy must never share a process with the epicscorelibs-based clients.
 import threading
 import time
 
+import put_workloads
+
 from . import base
+
+PROTOCOL = "PVA"
 
 LIBRARY = "pvapy"
 pva = None
@@ -125,6 +129,38 @@ class Client(base.Client):
         channel = pva.Channel(self.names[0], pva.PVA)
         self.channels.append(channel)
         channel.monitor(on_update, REQUEST)
+
+    # array-put and latency (put_workloads.py): the value field of a PvObject set from the numpy
+    # array and Channel.put (a PVA put always has a reply); channel.monitor for the client's own
+    # updates.
+    def put_connect(self, name):
+        self.put_channel = pva.Channel(name, pva.PVA)
+        self.put_channel.setTimeout(60)
+        self.put_object = self.put_channel.get("field(value)")
+
+    def put_array(self, values, callback):
+        if not callback and not self.latency_mode:
+            raise put_workloads.NoPutWithoutCallback("PV Access has no put without a reply (pvapy)")
+        self.put_object["value"] = values
+        self.put_channel.put(self.put_object, "field(value)")
+
+    def latency_monitor(self, name, on_update):
+        now = time.time
+        self.latency_mode = True
+        self.put_connect(name)
+
+        def on_value(pv):
+            received = now()
+            alarm = pv["alarm"]
+            stamp = pv["timeStamp"]
+            on_update(pv["value"], alarm["severity"],
+                      stamp["secondsPastEpoch"] + stamp["nanoseconds"] * 1e-9, received)
+
+        channel = pva.Channel(name, pva.PVA)
+        self.channels.append(channel)
+        channel.monitor(on_value, REQUEST)
+
+    latency_mode = False
 
     def close(self):
         for channel in self.channels:

@@ -105,6 +105,30 @@ class Client(base.Client):
     def array(self, store):
         self.pvs = [subscribe_array(self.names[0], store)]
 
+    # array-put and latency (put_workloads.py): PV.put of a numpy array, with wait=True for the
+    # put-callback; a PV object with a monitor callback for the client's own updates.
+    def put_connect(self, name):
+        self.put_pv = epics.PV(name)
+        if not self.put_pv.wait_for_connection(timeout=10):
+            raise RuntimeError(f"{name}: not found")
+
+    def put_array(self, values, callback):
+        if self.put_pv is None:
+            self.put_connect(self.names[0])
+        self.put_pv.put(values, wait=callback, timeout=60)
+
+    def latency_monitor(self, name, on_update):
+        now = time.time
+
+        def on_change(value=None, severity=0, timestamp=0.0, **_):
+            on_update(value, severity, timestamp, now())
+
+        self.put_connect(name)
+        self.pvs.append(epics.PV(name, form="time", auto_monitor=epics.dbr.DBE_VALUE | epics.dbr.DBE_ALARM,
+                                 callback=on_change))
+
+    put_pv = None
+
     def close(self):
         # Destroying the CA context clears every channel; per-PV disconnect() is slow.
         epics.ca.finalize_libca()

@@ -86,19 +86,54 @@ export function checkMonitorSamples(samples: readonly Sample[], o: CheckOptions)
   return c;
 }
 
-/** Checks the samples of the array workload (one PV; value = update number k, status = bad probes). */
-export function checkArraySamples(samples: readonly Sample[], elements: number): ArrayCheck {
+/** Bits of an array sample's `status` (docs/runners.md): which check of the update failed. */
+export const ARRAY_BAD = { middle: 1, last: 2, length: 4, element: 8 } as const;
+
+/** Width of the wrap-around of update numbers in an array of this element type (undefined: none). */
+export function arrayModulus(type: string | undefined): number | undefined {
+  return type === 'int8' ? 256 : type === 'int16' ? 65536 : undefined;
+}
+
+/** Array updates per second the IOC published between two of its stats answers. */
+export interface ServerRate {
+  updatesPerSecond: number;
+  mElementsPerSecond: number;
+}
+
+export interface ArrayCheckOptions {
+  /** Elements every update should hold (the workload's size). */
+  elements: number;
+  /** The length of the last update, as the runner reported it. */
+  lastLength?: number;
+  /** The element type: int8 and int16 update numbers wrap (over CA int8 also arrives unsigned). */
+  type?: string;
+}
+
+/**
+ * Checks the samples of the array workload (one PV; value = the first element, which is the
+ * update number k wrapped to the type; status = the ARRAY_BAD bits of the update's own checks).
+ */
+export function checkArraySamples(samples: readonly Sample[], o: ArrayCheckOptions | number): ArrayCheck {
+  const opts = typeof o === 'number' ? { elements: o } : o;
+  const mod = arrayModulus(opts.type);
   let skipped = 0;
   let corrupt = 0;
   let valueErrors = 0;
   let repeats = 0;
+  const corruptUpdates: string[] = [];
+  const shortAll = opts.lastLength !== undefined && opts.lastLength !== opts.elements;
   const lat: number[] = [];
   for (let i = 0; i < samples.length; i++) {
     const s = samples[i]!;
-    if (s.status !== 0) corrupt++;
+    if (s.status !== 0 || shortAll || !Number.isFinite(s.value)) {
+      corrupt++;
+      if (corruptUpdates.length < 5) corruptUpdates.push(corruptText(i, s, shortAll ? opts : undefined));
+    }
     if (i === 0) continue;
     lat.push((s.recvTime - s.iocTime) * 1000);
-    const step = s.value - samples[i - 1]!.value;
+    let step = s.value - samples[i - 1]!.value;
+    // Narrow types wrap: the step is taken modulo the width (a skip of a whole width is not seen).
+    if (mod !== undefined) step = ((step % mod) + mod) % mod;
     if (step > 1) skipped += step - 1;
     else if (step === 0) repeats++;
     else if (step !== 1) valueErrors++;
@@ -108,14 +143,26 @@ export function checkArraySamples(samples: readonly Sample[], elements: number):
   const updatesPerSecond = span > 0 ? (samples.length - 1) / span : 0;
   return {
     updates: samples.length,
-    elements,
+    elements: opts.lastLength ?? opts.elements,
     skipped,
     corrupt,
+    ...(corruptUpdates.length > 0 && { corruptUpdates }),
     repeats,
     valueErrors,
-    mElementsPerSecond: (updatesPerSecond * elements) / 1e6,
+    mElementsPerSecond: (updatesPerSecond * opts.elements) / 1e6,
     updatesPerSecond,
     latencyMs: lat.length ? { p50: percentile(lat, 50), p99: percentile(lat, 99) } : undefined,
     ok: corrupt === 0 && valueErrors === 0 && samples.length > 1,
   };
+}
+
+function corruptText(i: number, s: Sample, short: { elements: number; lastLength?: number } | undefined): string {
+  const what: string[] = [];
+  if (short) what.push(`${short.lastLength} elements, expected ${short.elements}`);
+  if (s.status & ARRAY_BAD.length) what.push('its length differs from the first update');
+  if (s.status & ARRAY_BAD.middle) what.push('middle element differs');
+  if (s.status & ARRAY_BAD.last) what.push('last element differs');
+  if (s.status & ARRAY_BAD.element) what.push('an element differs');
+  if (!Number.isFinite(s.value)) what.push('empty');
+  return `update ${i + 1} (first element ${s.value}): ${what.join(', ') || `status ${s.status}`}`;
 }

@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT, epicsperfHome } from '../pyenv/index.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_ca.c');
+/** Included by SOURCE: part of what decides a rebuild. */
+const INCLUDED = [join(PACKAGE_ROOT, 'c', 'epicsperf_ca_put.inc.c')];
 
 /** Where the compiled C runner lives (it may not exist yet). */
 export function cRunnerPath(): string {
@@ -20,7 +22,7 @@ interface Captured {
   spawnError?: NodeJS.ErrnoException;
 }
 
-function capture(command: string, args: string[]): Promise<Captured> {
+export function capture(command: string, args: string[]): Promise<Captured> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
@@ -49,7 +51,7 @@ const PROBE = [
   'print(json.dumps({"include": p.include_path, "lib": p.lib_path, "version": v.version}))',
 ].join('\n');
 
-async function coreLibs(python: string): Promise<CoreLibs | { error: string }> {
+export async function coreLibs(python: string): Promise<CoreLibs | { error: string }> {
   const r = await capture(python, ['-c', PROBE]);
   if (r.spawnError) return { error: `cannot run ${python}: ${r.spawnError.code ?? r.spawnError.message}` };
   if (r.code !== 0) return { error: `epicscorelibs is not installed in ${python}` };
@@ -61,13 +63,13 @@ async function coreLibs(python: string): Promise<CoreLibs | { error: string }> {
 }
 
 /** The os/ and compiler/ include folders of EPICS base for this platform. */
-function platformIncludes(include: string): string[] {
+export function platformIncludes(include: string): string[] {
   const os = process.platform === 'darwin' ? 'Darwin' : process.platform === 'win32' ? 'WIN32' : 'Linux';
   const compiler = process.platform === 'darwin' ? 'clang' : process.platform === 'win32' ? 'msvc' : 'gcc';
   return [include, join(include, 'os', os), join(include, 'compiler', compiler)];
 }
 
-function firstError(text: string): string {
+export function firstError(text: string): string {
   const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
   const line = lines.find((l) => /error/i.test(l)) ?? lines[0] ?? 'no output';
   return line.length > 200 ? line.slice(0, 200) + '...' : line;
@@ -98,8 +100,9 @@ export async function buildCRunner(python: string): Promise<{ path: string } | {
     '-o', `${path}.tmp`, SOURCE,
     `-L${libs.lib}`, '-lca', '-lCom', '-lm', `-Wl,-rpath,${libs.lib}`,
   ];
-  const hash = createHash('sha256')
-    .update(source)
+  const hasher = createHash('sha256').update(source);
+  for (const f of INCLUDED) hasher.update(readFileSync(f));
+  const hash = hasher
     .update(JSON.stringify({ version: libs.version, lib: libs.lib, cc, platform: process.platform }))
     .digest('hex');
   try {

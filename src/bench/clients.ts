@@ -6,8 +6,9 @@ import { PACKAGE_ROOT, PYTHON_DIR, pythonEnvStatus } from '../pyenv/index.js';
 import { doctor, packageVersion } from '../doctor.js';
 import type { EnvironmentReport } from '../results/index.js';
 import { cRunnerPath } from './clib.js';
+import { pvxsBuildError, pvxsRunnerPath } from './cxxlib.js';
 
-export type Workload = 'snapshot' | 'monitor' | 'array';
+export type Workload = 'snapshot' | 'monitor' | 'array' | 'array-put' | 'latency';
 
 export interface ClientSpec {
   name: string;
@@ -23,21 +24,27 @@ const py = (name: string, library: string, protocol: 'CA' | 'PVA', description: 
   name, runtime: 'python', protocol, workloads, description, library,
 });
 const ALL: Workload[] = ['snapshot', 'monitor', 'array'];
+/** Clients whose runners also put: the array-put and latency workloads. */
+const PUTS: Workload[] = [...ALL, 'array-put', 'latency'];
 
 export const CLIENTS: readonly ClientSpec[] = [
-  { name: 'node', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: "this project's TypeScript CA client" },
-  { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: 'the same, inside a worker thread' },
+  { name: 'node', runtime: 'node', protocol: 'CA', workloads: PUTS, library: 'epicsperf', description: "this project's TypeScript CA client" },
+  { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: PUTS, library: 'epicsperf', description: 'the same, inside a worker thread' },
+  { name: 'node-pva', runtime: 'node', protocol: 'PVA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: "this project's TypeScript client over PV Access" },
   { name: 'epics-tca', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epics-tca', description: 'the epics-tca npm package (pure TypeScript CA)' },
-  { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
+  { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: PUTS, library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
+  { name: 'c-pvxs', runtime: 'c', protocol: 'PVA', workloads: PUTS, library: 'pvxslibs', description: 'a small C++ program on pvxs (the PVA reference)' },
   { name: 'caget-procs', runtime: 'c', protocol: 'CA', workloads: ['snapshot'], library: 'epicscorelibs', description: 'one c-libca caget process per PV, all in parallel' },
-  py('pyepics', 'pyepics', 'CA', 'pyepics PV objects, one after another', ALL),
+  py('pyepics', 'pyepics', 'CA', 'pyepics PV objects, one after another', PUTS),
   py('pyepics-ca', 'pyepics', 'CA', 'pyepics ca module: create all channels, then connect and get', ALL),
   py('pyepics-threaded', 'pyepics', 'CA', 'pyepics PV gets from a thread pool'),
-  py('caproto', 'caproto', 'CA', 'caproto threading client', ALL),
-  py('aioca', 'aioca', 'CA', 'aioca (asyncio, on libca)', ALL),
-  py('cothread', 'cothread', 'CA', 'cothread.catools (on libca)', ALL),
-  py('p4p', 'p4p', 'PVA', 'p4p thread Context (PV Access)', ALL),
-  py('pvapy', 'pvapy', 'PVA', 'pvapy Channel (PV Access)', ALL),
+  py('pyepics-nonumpy', 'pyepics', 'CA', 'pyepics PV objects with arrays unpacked without numpy (as_numpy=False)', ['array']),
+  py('caproto', 'caproto', 'CA', 'caproto threading client', PUTS),
+  py('aioca', 'aioca', 'CA', 'aioca (asyncio, on libca)', PUTS),
+  py('cothread', 'cothread', 'CA', 'cothread.catools (on libca)', PUTS),
+  py('p4p', 'p4p', 'PVA', 'p4p thread Context (PV Access)', PUTS),
+  py('pvapy', 'pvapy', 'PVA', 'pvapy Channel (PV Access)', PUTS),
+  py('pvapy-nonumpy', 'pvapy', 'PVA', 'pvapy Channel with arrays read by getScalarArray (no numpy)', ['array']),
 ];
 
 export function findClient(name: string): ClientSpec | undefined {
@@ -54,12 +61,16 @@ export function runnerCommand(spec: ClientSpec, python: string): { command: stri
   switch (spec.name) {
     case 'node':
       return { command: process.execPath, args: [join(dist, 'node.js')] };
+    case 'node-pva':
+      return { command: process.execPath, args: [join(dist, 'node.js'), '--pva'] };
     case 'node-worker':
       return { command: process.execPath, args: [join(dist, 'node.js'), '--worker'] };
     case 'epics-tca':
       return { command: process.execPath, args: [join(dist, 'epics-tca.js')] };
     case 'c-libca':
       return { command: cRunnerPath(), args: [] };
+    case 'c-pvxs':
+      return { command: pvxsRunnerPath(), args: [] };
     case 'caget-procs':
       return { command: process.execPath, args: [join(dist, 'caget-procs.js'), '--caget', cRunnerPath()] };
     default:
@@ -79,6 +90,10 @@ export function clientStatuses(report: EnvironmentReport): ClientStatus[] {
   const env = pythonEnvStatus();
   return CLIENTS.map((spec) => {
     if (spec.library === 'epicsperf') return { name: spec.name, available: true, version: packageVersion() };
+    if (spec.name === 'c-pvxs') {
+      if (!existsSync(pvxsRunnerPath())) return { name: spec.name, available: false, reason: pvxsBuildError() ?? 'the pvxs runner is not built (needs a C++ compiler; run `npx epicsperf setup`)' };
+      return { name: spec.name, available: true, version: `pvxs ${report.libraries.pvxslibs?.version ?? '?'}` };
+    }
     if (spec.runtime === 'c') {
       const path = cRunnerPath();
       if (!existsSync(path)) return { name: spec.name, available: false, reason: 'the C runner is not built (needs a C compiler; run `npx epicsperf setup`)' };

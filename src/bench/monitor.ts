@@ -8,6 +8,7 @@ import { decodeSamples } from './samples.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
 import { stat, type MonitorRun } from '../results/index.js';
 import { writeNamesFile } from './names.js';
+import type { IocStats } from '../ioc/stats.js';
 import { ClientDeadline } from './deadline.js';
 
 export interface MonitorRunOptions {
@@ -31,13 +32,25 @@ export interface MonitorRunOptions {
   clientDeadlineMs?: number;
   /** Called with a short status while it runs (for a live line). */
   onProgress?: (text: string) => void;
+  /** The array workload: what the waveform holds, and the IOC's own counts for its rate. */
+  array?: ArrayRunOptions;
+}
+
+export interface ArrayRunOptions {
+  elements: number;
+  type?: string;
+  /** Have the runner compare every element, not only the first, middle and last (tests). */
+  checkAll?: boolean;
+  /** The IOC's stats (Ioc.stats): its published rate over the collection window. */
+  iocStats?: () => Promise<IocStats>;
 }
 
 export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
   const { command, args } = runnerCommand(o.client, o.python);
   const names = writeNamesFile(o.names);
   const workload = o.workload ?? 'monitor';
-  const runner = new RunnerProcess(command, [...args, workload, '--names', names.path, '--samples', String(o.samples)], o.env);
+  const extra = workload === 'array' && o.array?.checkAll ? ['--check-all'] : [];
+  const runner = new RunnerProcess(command, [...args, workload, '--names', names.path, '--samples', String(o.samples), ...extra], o.env);
   const result: MonitorRun = { client: o.client.name, ok: false };
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const progress = deadline.track(o.onProgress ?? (() => {}));
@@ -57,6 +70,8 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     progress('starting');
     const ready = await runner.next('ready', 60_000, 'ready');
     result.version = typeof ready.version === 'string' ? ready.version : undefined;
+    // The IOC's count before the client subscribes: every update after its first was posted later.
+    const stats0 = workload === 'array' ? await o.array?.iocStats?.() : undefined;
     const startedAt = Date.now() / 1000;
     const t0 = performance.now();
     runner.send('start');
@@ -75,6 +90,7 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     const expectedS = o.samples / Math.max(o.rate, 0.1);
     const complete = await runner.next('complete', 30_000 + expectedS * 3000, `${o.samples} samples per PV`);
     result.collectS = (performance.now() - t0) / 1000;
+    const stats1 = stats0 ? await o.array?.iocStats?.() : undefined;
     clearTimeout(warm);
     const cpu = sampler.stop();
     const window1 = cpuSeconds(runner.pid);
@@ -92,9 +108,15 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     const shipped = await runner.next('samples', 60_000, 'shipping samples');
     const samples = decodeSamples(shipped.payload ?? new Uint8Array(0));
     if (workload === 'array') {
-      result.array = checkArraySamples(samples, Number(complete.elements ?? 0));
+      const elements = o.array?.elements ?? Number(complete.elements ?? 0);
+      result.array = checkArraySamples(samples, { elements, lastLength: Number(complete.elements ?? elements), ...(o.array?.type && { type: o.array.type }) });
+      const server = serverRate(stats0, stats1, elements);
+      if (server) result.array.server = { ...server, fraction: server.updatesPerSecond > 0 ? result.array.updatesPerSecond / server.updatesPerSecond : 0 };
       result.ok = result.array.ok;
-      if (!result.ok) result.error = `array check failed: ${result.array.corrupt} corrupt, ${result.array.valueErrors} went backwards`;
+      if (!result.ok) {
+        result.error = `array check failed: ${result.array.corrupt} corrupt, ${result.array.valueErrors} went backwards` +
+          (result.array.corruptUpdates ? `: ${result.array.corruptUpdates.slice(0, 2).join('; ')}` : '');
+      }
       await runner.finish();
       return result;
     }
@@ -126,4 +148,11 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     names.remove();
   }
   return result;
+}
+
+/** The IOC's published array rate between two of its stats answers (undefined without both). */
+export function serverRate(a: IocStats | undefined, b: IocStats | undefined, elements: number): { updatesPerSecond: number; mElementsPerSecond: number } | undefined {
+  if (!a || !b || !(b.arrayTime > a.arrayTime)) return undefined;
+  const updatesPerSecond = (b.arrayUpdates - a.arrayUpdates) / (b.arrayTime - a.arrayTime);
+  return { updatesPerSecond, mElementsPerSecond: (updatesPerSecond * elements) / 1e6 };
 }

@@ -1,16 +1,17 @@
-// `bench`: each client in turn, repeated, on the snapshot, monitor and array workloads, against
-// one built-in IOC per workload family, and the capture workload's load steps (src/bench/capture.ts);
-// returns plain results for the reporters.
+// `bench`: each client in turn, repeated, on the snapshot, monitor, array, array-put and latency
+// workloads, against one built-in IOC per workload family, and the capture workload's load steps
+// (src/bench/capture.ts); returns plain results for the reporters.
 import { hostname } from 'node:os';
-import { startIoc } from '../ioc/index.js';
+import { startIoc, type ArrayType } from '../ioc/index.js';
 import { stealMeter } from './procstat.js';
 import { schedulingPrefix } from './sched.js';
 import { percentile } from './checks.js';
-import { clientStatuses, type ClientSpec } from './clients.js';
+import { clientStatuses, type ClientSpec, type Workload } from './clients.js';
 import { runMonitor, type MonitorRunOptions } from './monitor.js';
 import { runSnapshot } from './snapshot.js';
 import { CAPTURE_STEPS, runCaptureBench } from './capture.js';
 import type { CaptureClient } from '../capture/orchestrate.js';
+import { runPutWorkloads } from './put-suite.js';
 import {
   BENCH_FORMAT, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type MonitorRun, type SnapshotRun, type SnapshotWorkload,
 } from '../results/index.js';
@@ -65,18 +66,21 @@ export interface StepEvent {
 
 /** The clients that serve each family of the run, available here. */
 function clientsFor(ready: readonly ClientSpec[]) {
-  const serving = (w: 'snapshot' | 'monitor' | 'array') => ready.filter((c) => c.workloads.includes(w));
-  return { snapshot: serving('snapshot'), monitor: serving('monitor'), array: serving('array') };
+  const serving = (w: Workload) => ready.filter((c) => c.workloads.includes(w));
+  return { snapshot: serving('snapshot'), monitor: serving('monitor'), array: serving('array'), arrayPut: serving('array-put'), latency: serving('latency') };
 }
 
-/** How many steps a run will take (the progress line's denominator). */
+/** How many steps a run will take (the progress line's denominator). An array-put step is one
+ *  client in one mode (with completion, then without); clients that cannot run latency take no step. */
 export function countSteps(o: Pick<BenchOptions, 'repeat' | 'workloads'>, ready: readonly ClientSpec[]): number {
   const c = clientsFor(ready);
-  const cw = o.workloads.capture;
+  const w = o.workloads;
+  const cw = w.capture;
   // Capture: every load step for every client at most (a client that loses updates skips the
   // rest of that kind, and the total shrinks then).
   const capture = cw ? captureClientsOf(cw, ready).length * CAPTURE_STEPS.length : 0;
-  return o.repeat * (o.workloads.snapshot.length * c.snapshot.length + (o.workloads.monitor ? c.monitor.length : 0) + (o.workloads.array ? c.array.length : 0)) + capture;
+  return o.repeat * (w.snapshot.length * c.snapshot.length + (w.monitor ? c.monitor.length : 0) + (w.array ? c.array.length : 0) +
+    (w.arrayPut ? 2 * c.arrayPut.length : 0) + (w.latency ? c.latency.length : 0)) + capture;
 }
 
 /** The capture workload's clients that are available here, in the order asked. */
@@ -85,7 +89,7 @@ function captureClientsOf(cw: NonNullable<BenchOptions['workloads']['capture']>,
 }
 
 /** Counts the steps and reports their starts and ends. */
-class Steps {
+export class Steps {
   private index = 0;
   constructor(private total: number, private readonly onStep: ((e: StepEvent) => void) | undefined) {}
 
@@ -109,7 +113,9 @@ const snapshotOutcome = (r: SnapshotRun) =>
 const captureOutcome = (r: CaptureStepResult) =>
   r.kept ? `kept: ${r.mbS?.toFixed(1) ?? '-'} MB/s, ${Math.round(r.updatesS ?? 0)} updates/s` : r.run.error ?? `${r.lost} updates lost`;
 const monitorOutcome = (r: MonitorRun) =>
-  r.error ? r.error : r.array ? `${r.array.mElementsPerSecond.toFixed(1)} M elements/s` : `CPU ${r.cpuPercent?.mean.toFixed(1) ?? '-'} %`;
+  r.error ? r.error : r.array
+    ? `${r.array.mElementsPerSecond.toFixed(1)} M elements/s${r.array.server ? ` (${r.array.server.fraction.toFixed(2)} of the IOC's rate)` : ''}`
+    : `CPU ${r.cpuPercent?.mean.toFixed(1) ?? '-'} %`;
 
 /**
  * The results as stored: a snapshot run keeps the first 100 rows of PVs that failed or disagreed
@@ -205,18 +211,22 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (aw) {
     // The IOC refreshes the waveform at the given rate (by default as fast as it can); a client that
     // keeps up sees every update.
-    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate });
+    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate, ...(aw.type && { arrayType: aw.type as ArrayType }) });
     try {
       results.array = {
         workload: aw,
         ...(await repeatMonitor(o, steps, ready, 'array', `array ${aw.elements.toLocaleString('en-US')}`, {
           env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples, rate: 1, iocPid: ioc.pid,
+          array: { elements: aw.elements, ...(aw.type && { type: aw.type }), iocStats: () => ioc.stats() },
         })),
       };
     } finally {
       await ioc.stop();
     }
   }
+  await runPutWorkloads({
+    ...o.workloads, repeat: o.repeat, python: o.python, clientDeadlineS: o.clientDeadlineS, ...(o.onProgress && { onProgress: o.onProgress }),
+  }, steps, ready, results);
   const cw = o.workloads.capture;
   if (cw) {
     const clients = captureClientsOf(cw, ready);
@@ -242,7 +252,7 @@ async function repeatMonitor(
   available: readonly ClientSpec[],
   workload: 'monitor' | 'array',
   label: string,
-  run: Pick<MonitorRunOptions, 'env' | 'names' | 'samples' | 'rate' | 'iocPid'>,
+  run: Pick<MonitorRunOptions, 'env' | 'names' | 'samples' | 'rate' | 'iocPid' | 'array'>,
 ): Promise<{ runs: MonitorRun[]; stealPercent: number | undefined }> {
   const progress = o.onProgress ?? (() => {});
   const clients = available.filter((c) => c.workloads.includes(workload));

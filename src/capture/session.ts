@@ -93,7 +93,7 @@ export class CaptureSession {
       if (!pv.type) continue;
       added.push(new Promise<void>((resolve) => {
         let nativeCount = 1;
-        const onEvent = (e: MonitorEvent<'time'>): void => {
+        const onEvent = (e: MonitorEvent<TimeReading>): void => {
           if (e.kind === 'connected') nativeCount = e.nativeCount;
           else if (e.kind === 'update') {
             if (pv.index === undefined) {

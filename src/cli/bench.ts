@@ -1,9 +1,9 @@
-// `epicsperf bench [snapshot|monitor|array|capture|all]`: every client on the quick profile (or --full),
+// `epicsperf bench [snapshot|monitor|array|array-put|latency|capture|all]`: every client on the quick profile (or --full),
 // one comparison table per workload on stdout, progress on stderr, and every run kept as JSON and
 // HTML in the results folder.
 import type { Command } from 'commander';
 import { doctor } from '../doctor.js';
-import { CLIENTS, type Workload } from '../bench/clients.js';
+import { CLIENTS, findClient, type Workload } from '../bench/clients.js';
 import { compactResults, runBench, SNAPSHOT_WORKLOADS } from '../bench/suite.js';
 import { PROFILES } from '../bench/profiles.js';
 import { benchHtml } from '../report/html.js';
@@ -11,10 +11,14 @@ import { renderBench } from '../report/bench.js';
 import { ensureWritable, keepRun, resultsDir, writeAtomic } from '../results/store.js';
 import { exitOnSignals, parseClientList, prepareClients } from './common.js';
 import { BenchProgress } from './progress.js';
-import { arrayElementsOption, arrayRateOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption } from './options.js';
+import {
+  arrayElementsOption, arrayRateOption, arrayTypeOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption,
+} from './options.js';
 import { UsageError } from '../errors.js';
 import { CAPTURE_CLIENTS } from '../capture/orchestrate.js';
-import { findClient } from '../bench/clients.js';
+import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
+
+const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture', 'all'];
 
 interface Opts {
   full?: boolean;
@@ -36,14 +40,25 @@ interface Opts {
   arrayRate?: number | 'max';
   captureSeconds?: number;
   captureFlushPeriod?: number;
+  arrayType?: string;
+  latencySizes?: number[];
+  latencyType?: string;
+  latencyCount?: number;
 }
 
 /** Options that change a profile's workloads: given any of them, the run is `custom`. */
 const SHAPING = [
-  'repeat', 'timeout', 'records', 'samples', 'rate', 'snapshots', 'arrayElements', 'arraySamples', 'arrayRate', 'captureSeconds', 'captureFlushPeriod', 'deadline',
+  'repeat', 'timeout', 'records', 'samples', 'rate', 'snapshots', 'arrayElements', 'arraySamples', 'arrayRate', 'arrayType',
+  'latencySizes', 'latencyType', 'latencyCount', 'captureSeconds', 'captureFlushPeriod', 'deadline',
 ] as const;
 
-const WORKLOADS = ['snapshot', 'monitor', 'array', 'capture', 'all'] as const;
+/** The families `bench all` runs on a profile. */
+export function familiesInAll(p: (typeof PROFILES)[keyof typeof PROFILES]['workloads']): string[] {
+  return [
+    'snapshot', 'monitor', ...(p.array.inAll ? ['array'] : []), ...(p.arrayPut.inAll ? ['array-put'] : []), ...(p.latency.inAll ? ['latency'] : []),
+    ...(p.capture?.inAll ? ['capture'] : []),
+  ];
+}
 
 export function register(program: Command): void {
   const q = PROFILES.quick;
@@ -53,7 +68,7 @@ export function register(program: Command): void {
   program
     .command('bench')
     .description('run every client on the workloads, compare them, and keep the results (quick profile by default; --full for the published workloads)')
-    .argument('[workload]', `snapshot, monitor, array, capture, or all (quick: snapshot, monitor and array; --full: snapshot and monitor)`, 'all')
+    .argument('[workload]', `snapshot, monitor, array, array-put, latency, capture, or all (quick: ${familiesInAll(q.workloads).join(', ')}; --full: ${familiesInAll(f.workloads).join(', ')})`, 'all')
     .option('--full', `the published workloads: snapshots ${f.workloads.snapshot.join(', ')}, ${f.repeat} runs each, no client deadline (bench capture always runs the full profile's capture)`)
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', `runs per client and workload (${both(q.repeat, f.repeat)})`, intArg(1, 100))
@@ -68,28 +83,31 @@ export function register(program: Command): void {
     .addOption(recordsOption().default(undefined))
     .addOption(samplesOption().default(undefined))
     .addOption(rateOption().default(undefined))
-    .addOption(arrayElementsOption(f.workloads.array.elements, 1, 50_000_000, `array: elements of the waveform (${both(q.workloads.array.elements, f.workloads.array.elements)})`).default(undefined))
-    .option('--array-samples <n>', `array: updates to receive per run (${both(q.workloads.array.samples, f.workloads.array.samples)})`, intArg(2, 10_000))
+    .addOption(arrayElementsOption(f.workloads.array.elements, 1, 50_000_000, `array, array-put: elements of the waveform (${both(q.workloads.array.elements, f.workloads.array.elements)})`).default(undefined))
+    .option('--array-samples <n>', `array: updates to receive per run; array-put: puts per run (${both(q.workloads.array.samples, f.workloads.array.samples)})`, intArg(2, 10_000))
     .addOption(arrayRateOption('max', false, "array: the IOC's refresh rate in Hz, or max (as fast as it can)").default(undefined))
     .option('--capture-seconds <s>', `capture: seconds each client captures at each load step (${fc.seconds})`, intArg(1, 3600))
     .option('--capture-flush-period <ms>', `capture: flush period (${fc.flushMs})`, intArg(10, 600_000))
+    .addOption(arrayTypeOption('array, array-put: element type of the waveform (double, float, int64, int32, int16, int8)').default(undefined, 'double'))
+    .addOption(sizesOption('--latency-sizes').default(undefined, both(q.workloads.latency.sizes.join(','), f.workloads.latency.sizes.join(','))))
+    .addOption(latencyTypeOption('--latency-type').default(undefined, 'double'))
+    .addOption(countOption('--latency-count').default(undefined, both(q.workloads.latency.samplesPerSize, f.workloads.latency.samplesPerSize)))
     .action(async (workload: string, opts: Opts) => {
-      if (!(WORKLOADS as readonly string[]).includes(workload)) throw new UsageError(`workload must be snapshot, monitor, array, capture or all, got "${workload}"`);
+      if (!WORKLOADS.includes(workload)) throw new UsageError(`workload must be ${WORKLOADS.slice(0, -1).join(', ')} or all, got "${workload}"`);
       // Capture raises the load until updates are lost: it is not in the quick profile, and
       // `bench capture` runs the full profile's capture workload.
       const profile = opts.full || workload === 'capture' ? PROFILES.full : PROFILES.quick;
       const p = profile.workloads;
       const custom = SHAPING.some((k) => opts[k] !== undefined);
-      const families = workload === 'all'
-        ? ['snapshot', 'monitor', ...(p.array.inAll ? ['array'] : []), ...(p.capture?.inAll ? ['capture'] : [])]
-        : [workload];
+      const families = workload === 'all' ? familiesInAll(p) : [workload];
       const captureOnly = workload === 'capture';
       const captureList = families.includes('capture') ? captureClients(captureOnly ? opts.clients : undefined) : [];
+      // Latency has a row for every client: those that cannot run it say why.
       const clients = captureOnly
         ? captureList.map((c) => findClient(c)!)
         : opts.clients === undefined
-          ? CLIENTS.filter((c) => families.some((w) => c.workloads.includes(w as Workload)) || captureList.includes(c.name))
-          : parseClientList(opts.clients, workload === 'all' ? 'all' : (workload as Workload));
+          ? CLIENTS.filter((c) => families.includes('latency') || families.some((w) => c.workloads.includes(w as Workload)) || captureList.includes(c.name))
+          : parseClientList(opts.clients, workload === 'all' || workload === 'latency' ? 'all' : (workload as Workload));
       const ids = (opts.snapshots ?? p.snapshot.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
       const snapshots = ids.map((id) => {
         const w = SNAPSHOT_WORKLOADS.find((x) => x.id === id);
@@ -116,7 +134,13 @@ export function register(program: Command): void {
           snapshot: families.includes('snapshot') ? snapshots : [],
           monitor: families.includes('monitor'),
           array: families.includes('array')
-            ? { elements: opts.arrayElements ?? p.array.elements, samples: opts.arraySamples ?? p.array.samples, rate: opts.arrayRate ?? p.array.rate }
+            ? { elements: opts.arrayElements ?? p.array.elements, samples: opts.arraySamples ?? p.array.samples, rate: opts.arrayRate ?? p.array.rate, ...(opts.arrayType && { type: opts.arrayType }) }
+            : undefined,
+          arrayPut: families.includes('array-put')
+            ? { elements: opts.arrayElements ?? p.arrayPut.elements, samples: opts.arraySamples ?? p.arrayPut.samples, type: opts.arrayType ?? 'double' }
+            : undefined,
+          latency: families.includes('latency')
+            ? { sizes: opts.latencySizes ?? p.latency.sizes, elementType: opts.latencyType ?? p.latency.elementType, samplesPerSize: opts.latencyCount ?? p.latency.samplesPerSize }
             : undefined,
           capture: captureWorkload,
         },

@@ -24,6 +24,8 @@ export function styleOf(o: CommonFlags, withCount: boolean): LineStyle {
 
 /** Connect to every name at once; prints caget's message for each one not found. */
 export async function connectAll(ctx: Context, names: string[], seconds: number): Promise<Array<ChannelInfo | undefined>> {
+  const pva = names.find((n) => n.startsWith('pva://'));
+  if (pva !== undefined) throw new UsageError(`${pva} is a PV Access name; the ca commands speak Channel Access`);
   const timeout = seconds * 1000;
   const infos = await Promise.all(names.map((n) => ctx.info(n, { timeout }).catch((e: unknown) => e)));
   return infos.map((x, i) => {

@@ -2,6 +2,7 @@
 // resolving clients, a live progress line on stderr, and dying cleanly on Ctrl-C.
 import { ensurePythonEnv } from '../pyenv/index.js';
 import { buildCRunner } from '../bench/clib.js';
+import { buildPvxsRunner } from '../bench/cxxlib.js';
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
 import { findClient, clientNames, type ClientSpec, type Workload } from '../bench/clients.js';
 import { UsageError } from '../errors.js';
@@ -50,7 +51,8 @@ export function parseClientList(list: string, workload: Workload | 'all'): Clien
 export async function prepareClients(clients: readonly ClientSpec[], builtinIoc: boolean, referee = false): Promise<string> {
   const needsPython = builtinIoc || referee || clients.some((c) => c.runtime !== 'node');
   const python = needsPython ? await ensurePythonEnv() : 'python3';
-  if (referee || clients.some((c) => c.runtime === 'c')) await buildCRunner(python);
+  if (referee || clients.some((c) => c.runtime === 'c' && c.name !== 'c-pvxs')) await buildCRunner(python);
+  if (clients.some((c) => c.name === 'c-pvxs')) await buildPvxsRunner(python);
   return python;
 }
 

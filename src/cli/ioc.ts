@@ -1,10 +1,10 @@
 // `epicsperf ioc`: run the built-in IOC in the foreground until SIGINT/SIGTERM.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { startIoc } from '../ioc/index.js';
+import { startIoc, type ArrayType } from '../ioc/index.js';
 import { DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
-import { arrayElementsOption, arrayRateOption, nameStyleOption, portArg, prefixOption, rateOption, recordsOption } from './options.js';
+import { arrayElementsOption, arrayRateOption, arrayTypeOption, nameStyleOption, portArg, prefixOption, rateOption, recordsOption } from './options.js';
 
 interface IocCliOptions {
   records: number;
@@ -13,6 +13,7 @@ interface IocCliOptions {
   nameStyle: 'plain' | 'padded';
   arrayElements: number;
   arrayRate: number | 'max';
+  arrayType: ArrayType;
   caPort?: number;
   pvaPort?: number;
   envFile?: string;
@@ -29,6 +30,7 @@ export function register(program: Command): void {
     .addOption(nameStyleOption())
     .addOption(arrayElementsOption(DEFAULTS.iocArrayElements, 0, 100_000_000, 'elements of PREFIX:ARRAY (0 = none)'))
     .addOption(arrayRateOption(DEFAULTS.iocArrayRate, true, "PREFIX:ARRAY refresh rate in Hz (0 = off, 'max' = as fast as possible)"))
+    .addOption(arrayTypeOption('element type of PREFIX:ARRAY: double, float, int64, int32, int16 or int8 (update k holds k, wrapped to the type)'))
     .option('--ca-port <port>', 'CA server port (default: a free one)', portArg)
     .option('--pva-port <port>', 'PVA server port (default: a free one)', portArg)
     .option('--env-file <file>', 'also write the NAME=value lines to this file (Node 20 itself insists this file exists already: use --write-env there)')
@@ -41,6 +43,7 @@ export function register(program: Command): void {
         nameStyle: opts.nameStyle,
         arrayElements: opts.arrayElements,
         arrayRate: opts.arrayRate,
+        arrayType: opts.arrayType,
         ...(opts.caPort !== undefined && { caPort: opts.caPort }),
         ...(opts.pvaPort !== undefined && { pvaPort: opts.pvaPort }),
       });

@@ -11,6 +11,7 @@ import * as monitorCmd from './monitor.js';
 import * as clientsCmd from './clients.js';
 import * as benchCmd from './bench.js';
 import * as captureCmd from './capture.js';
+import * as latencyCmd from './latency.js';
 import * as caCmd from './ca.js';
 import * as resultsCmd from './results.js';
 import * as reportCmd from './report.js';
@@ -32,7 +33,7 @@ program
     configureLogging({ level: o.logLevel, json: o.logJson ?? false });
   });
 
-const commands = [snapshotCmd, monitorCmd, benchCmd, captureCmd, resultsCmd, reportCmd, compareCmd, caCmd, clientsCmd, setupCmd, doctorCmd, iocCmd];
+const commands = [snapshotCmd, monitorCmd, benchCmd, latencyCmd, captureCmd, resultsCmd, reportCmd, compareCmd, caCmd, clientsCmd, setupCmd, doctorCmd, iocCmd];
 for (const cmd of commands) cmd.register(program);
 for (const sub of program.commands) sub.exitOverride();
 

@@ -2,6 +2,7 @@
 // a bad value is commander's one-line usage error.
 import { InvalidArgumentError, Option } from 'commander';
 import { DEFAULTS } from '../defaults.js';
+import { ARRAY_TYPES } from '../ioc/stats.js';
 
 export function intArg(min: number, max = Number.MAX_SAFE_INTEGER): (v: string) => number {
   return (v: string) => {
@@ -72,5 +73,7 @@ export const nameStyleOption = (): Option =>
     .choices(['plain', 'padded']).default(DEFAULTS.nameStyle);
 export const arrayElementsOption = (defaultValue: number, min: number, max: number, help: string): Option =>
   new Option('--array-elements <n>', help).argParser(intArg(min, max)).default(defaultValue);
+export const arrayTypeOption = (help: string): Option =>
+  new Option('--array-type <type>', help).choices([...ARRAY_TYPES]).default('double');
 export const arrayRateOption = (defaultValue: number | 'max', allowZero: boolean, help: string): Option =>
   new Option('--array-rate <hz>', help).argParser(rateOrMax(allowZero)).default(defaultValue);

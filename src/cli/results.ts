@@ -29,14 +29,17 @@ export function register(program: Command): void {
       const rows = runs.map((k) => {
         const r = k.results;
         if (!r) return { file: k.file, date: '', host: '', profile: '', clients: '', workloads: '', headline: k.error ?? '' };
-        const ran = [...new Set([...r.snapshot.flatMap((s) => s.runs), ...(r.monitor?.runs ?? []), ...(r.array?.runs ?? []), ...(r.latency?.runs ?? []), ...(r.capture?.steps.map((x) => x.run) ?? [])].map((x) => x.client))];
+        const ran = [...new Set([
+          ...r.snapshot.flatMap((s) => s.runs), ...(r.monitor?.runs ?? []), ...(r.array?.runs ?? []), ...(r.arrayPut?.runs ?? []),
+          ...(r.latency?.runs ?? []).filter((x) => !x.unsupported), ...(r.capture?.steps.map((x) => x.run) ?? []),
+        ].map((x) => x.client))];
         return {
           file: k.file,
           date: r.startedAt.slice(0, 19).replace('T', ' '),
           host: r.host,
           profile: r.options.profile,
           clients: `${ran.length}: ${ran.join(',')}`,
-          workloads: workloadFigures(r).map((w) => w.key.replace('snapshot ', '')).join(', '),
+          workloads: [...new Set(workloadFigures(r).map((w) => w.key.replace('snapshot ', '').replace(/^array-put .*/, 'array-put')))].join(', '),
           headline: headline(r),
         };
       });

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { ensurePythonEnv, pythonEnvStatus } from '../pyenv/index.js';
 import { buildCRunner } from '../bench/clib.js';
+import { buildPvxsRunner } from '../bench/cxxlib.js';
 
 export function register(program: Command): void {
   program
@@ -12,9 +13,11 @@ export function register(program: Command): void {
       const python = await ensurePythonEnv({ force: opts.force ?? false });
       const status = pythonEnvStatus();
       const c = await buildCRunner(python);
+      const p = await buildPvxsRunner(python);
       process.stdout.write(
         `python environment: ${status.dir ?? python}\ninterpreter: ${python}\n` +
-          ('path' in c ? `C runner (c-libca): ${c.path}\n` : `C runner (c-libca): not built: ${c.error}\n`),
+          ('path' in c ? `C runner (c-libca): ${c.path}\n` : `C runner (c-libca): not built: ${c.error}\n`) +
+          ('path' in p ? `C++ runner (c-pvxs): ${p.path}\n` : `C++ runner (c-pvxs): not built: ${p.error}\n`),
       );
     });
 }

@@ -7,10 +7,10 @@ import { AbortedError, CaError, ProtocolError, TimeoutError } from './errors.js'
 import type { ChannelManager } from './manager.js';
 import { checkTimeout } from './pending.js';
 import { ChannelRead, ReadSpec } from './read.js';
-import type { FormName } from '../ca/constants.js';
+import type { AnyReading } from './reading.js';
 import type { SnapshotOptions, SnapshotResult } from './snapshot.js';
 
-type AnyResult = SnapshotResult<FormName>;
+type AnyResult = SnapshotResult<AnyReading>;
 
 /** A success: a Reading that also carries the name and the elapsed time (the reply is decoded straight into it). */
 class Answer extends Reading {

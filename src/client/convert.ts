@@ -76,16 +76,32 @@ export function encodePut(ch: Channel, value: PutValue): { dbrType: number; coun
   const name = ch.name;
   if (value === null || value === undefined) throw new BadArgumentError('cannot write null or undefined', name);
   const isList = typeof value === 'object';
-  const list = isList ? Array.from(value as ArrayLike<unknown>) : undefined;
-  if (list && list.length === 0) throw new BadArgumentError('cannot write an empty array', name);
+  // A typed array of numbers is encoded as it is: no copy into a list of boxed numbers.
+  const typed = isList && ArrayBuffer.isView(value) && !(value instanceof DataView) && !(value instanceof BigInt64Array) && !(value instanceof BigUint64Array)
+    ? (value as unknown as ArrayLike<number>) : undefined;
+  const list = isList && !typed ? Array.from(value as ArrayLike<unknown>) : undefined;
+  if ((list ?? typed)?.length === 0) throw new BadArgumentError('cannot write an empty array', name);
   let dbrType: number;
   let enc: PutValue;
   if (native === DbrType.STRING || (native === DbrType.ENUM && typeof value === 'string')) {
     dbrType = DbrType.STRING;
-    enc = list ? list.map((x) => (typeof x === 'string' ? x : String(x))) : String(value);
+    const items = list ?? (typed ? Array.from(typed) : undefined);
+    enc = items ? items.map((x) => (typeof x === 'string' ? x : String(x))) : String(value);
   } else if (native === DbrType.CHAR && typeof value === 'string') {
     dbrType = DbrType.CHAR;
     enc = value;
+  } else if (typed) {
+    dbrType = native;
+    const range = INT_RANGE[native];
+    if (range) {
+      for (let i = 0; i < typed.length; i++) {
+        const n = typed[i]!;
+        if (!Number.isInteger(n) || n < range[0] || n > range[1]) {
+          throw new BadArgumentError(`${n} does not fit a ${NATIVE_TYPE_NAMES[native]} channel (${range[0]}..${range[1]})`, name);
+        }
+      }
+    }
+    enc = typed;
   } else {
     dbrType = native;
     const nums = (list ?? [value]).map((x) => toNumber(x, name));

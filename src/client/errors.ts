@@ -55,15 +55,19 @@ export class AccessDeniedError extends CaError {
   }
 }
 
-/** The server reported a failure, with its ECA status code. */
+/** The server reported a failure: CA with its ECA status code, PVA with its status type and message. */
 export class RemoteError extends CaError {
   /** ECA status as sent (message number << 3 | severity). */
   readonly status: number;
   /** Symbolic name, e.g. ECA_PUTFAIL. */
   readonly statusName: string;
-  constructor(status: number, detail: string, pvName?: string) {
-    const info = ecaInfo(status);
-    super('ERR_CA_REMOTE', `${info.name}: ${info.message}${detail ? ` (${detail})` : ''}`, pvName);
+  /**
+   * A CA failure with its ECA status; or, with `pvaType` (the PVA status type: 1 WARNING,
+   * 2 ERROR, 3 FATAL), a PV Access failure whose server message is `detail`.
+   */
+  constructor(status: number, detail: string, pvName?: string, pvaType?: number) {
+    const info = pvaType === undefined ? ecaInfo(status) : { name: `PVA_${['OK', 'WARNING', 'ERROR', 'FATAL'][pvaType] ?? pvaType}`, message: 'the server reported a failure' };
+    super('ERR_CA_REMOTE', pvaType === undefined || !detail ? `${info.name}: ${info.message}${detail ? ` (${detail})` : ''}` : `${info.name}: ${detail}`, pvName);
     this.status = status;
     this.statusName = info.name;
   }

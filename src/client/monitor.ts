@@ -1,9 +1,11 @@
-// What a monitor is to its user: its options, its events (updates, connection changes, errors)
-// and the Monitor handle (callback form, or an async iterable over a bounded queue).
-import type { FormName } from '../ca/constants.js';
+// What a monitor is to its user: its options, its events (updates, connection changes, access
+// rights, errors) and the Monitor handle (callback form, or an async iterable over a bounded
+// queue). The types are generic over the update a monitor delivers: a CA reading of its form or a
+// PvaReading.
 import type { CaError } from './errors.js';
 import type { ReadOptions } from './options.js';
-import type { ReadingOf } from './reading.js';
+import type { PvaReading } from './pva/reading.js';
+import type { TimeReading } from './reading.js';
 
 export interface MonitorOptions extends ReadOptions {
   /** Event mask: a number (DBE_* bits) or flags; default value + alarm. */
@@ -24,22 +26,39 @@ export interface MonitorOptions extends ReadOptions {
   reuseArrays?: boolean;
 }
 
-/** The channel connected (with the access the server grants) or lost its server. */
-export type ConnectionEvent =
-  | { kind: 'connected'; name: string; nativeType: number; nativeCount: number; readAccess: boolean; writeAccess: boolean }
-  | { kind: 'disconnected'; name: string };
-/** The server changed this client's access rights to the channel while connected (CA's ACCESS_RIGHTS). */
+/** A CA channel connected: its native type and element count, and the access the server grants. */
+export type CaConnectedEvent = {
+  kind: 'connected'; name: string; nativeType: number; nativeCount: number; readAccess: boolean; writeAccess: boolean;
+};
+/**
+ * A PV Access channel connected, on the server at `server` (host:port). PV Access tells no access
+ * rights on the wire (a refused get or put fails with a RemoteError) and no CA native type: the
+ * event carries neither.
+ */
+export type PvaConnectedEvent = { kind: 'connected'; name: string; server: string };
+/** The `connected` event of a monitor whose updates are `R`: PVA's for a PvaReading, CA's otherwise. */
+export type ConnectedEvent<R = TimeReading> = R extends PvaReading ? PvaConnectedEvent : CaConnectedEvent;
+export type DisconnectedEvent = { kind: 'disconnected'; name: string };
+/** The channel connected or lost its server. */
+export type ConnectionEvent<R = TimeReading> = ConnectedEvent<R> | DisconnectedEvent;
+/**
+ * The server changed this client's access rights to the channel while connected (CA's
+ * ACCESS_RIGHTS; a PV Access monitor never emits it).
+ */
 export type AccessRightsEvent = { kind: 'access'; name: string; readAccess: boolean; writeAccess: boolean };
 export type MonitorErrorEvent = { kind: 'error'; name: string; error: CaError };
-/** What a monitor delivers: updates of its form ('time' by default) and, never dropped, the other events. */
-export type MonitorEvent<F extends FormName = 'time'> = ReadingOf<F> | ConnectionEvent | AccessRightsEvent | MonitorErrorEvent;
-export type MonitorCallback<F extends FormName = 'time'> = (event: MonitorEvent<F>) => void;
+/**
+ * What a monitor delivers: its updates `R` (a CA reading of the monitor's form, TimeReading by
+ * default; a PvaReading over PV Access) and, never dropped, the other events.
+ */
+export type MonitorEvent<R = TimeReading> = R | ConnectionEvent<R> | AccessRightsEvent | MonitorErrorEvent;
+export type MonitorCallback<R = TimeReading> = (event: MonitorEvent<R>) => void;
 
 /**
  * A subscription to one PV, made by Context.monitor(). With a callback, events go to it; without,
  * the Monitor is an async iterable. The channel is re-subscribed after each reconnect.
  */
-export abstract class Monitor<F extends FormName = 'time'> implements AsyncIterable<MonitorEvent<F>> {
+export abstract class Monitor<R = TimeReading> implements AsyncIterable<MonitorEvent<R>> {
   /** Updates dropped because the iterator's queue was full. */
   abstract get overruns(): number;
   /** Updates received. */
@@ -50,7 +69,7 @@ export abstract class Monitor<F extends FormName = 'time'> implements AsyncItera
   abstract get active(): boolean;
   /** Cancel the subscription and release the channel. Idempotent. */
   abstract close(): void;
-  abstract [Symbol.asyncIterator](): AsyncIterator<MonitorEvent<F>>;
+  abstract [Symbol.asyncIterator](): AsyncIterator<MonitorEvent<R>>;
 
   [Symbol.dispose](): void {
     this.close();

@@ -1,9 +1,8 @@
 // What a snapshot returns: one result per name, in input order (value, alarm, timestamp and the
 // time it took, or why that name failed), and its options.
-import type { FormName } from '../ca/constants.js';
 import type { CaError } from './errors.js';
 import type { ReadOptions } from './options.js';
-import type { ReadingOf } from './reading.js';
+import type { TimeReading } from './reading.js';
 
 export interface SnapshotOptions extends ReadOptions {
   /** Milliseconds each name has to answer (default 5000). */
@@ -13,15 +12,16 @@ export interface SnapshotOptions extends ReadOptions {
 }
 
 /**
- * A name that answered: its reading (of the snapshot's form, 'time' by default: value, alarm and
- * timestamp) with the name and the time it took.
+ * A name that answered: its reading `R` with the name and the time it took. Over CA `R` is the
+ * reading of the snapshot's form (TimeReading by default: value, alarm and timestamp; a GR or
+ * CTRL snapshot's carry metadata and no timestamp), over PV Access a PvaReading.
  */
-export type SnapshotSuccess<F extends FormName = 'time'> = ReadingOf<F> & {
+export type SnapshotSuccess<R extends { readonly value: unknown } = TimeReading> = R & {
   readonly name: string;
   readonly ok: true;
   /** Milliseconds from the start of the snapshot to this answer. */
   readonly elapsedMs: number;
-  readonly reading: ReadingOf<F>;
+  readonly reading: R;
 };
 
 export interface SnapshotFailure {
@@ -32,4 +32,4 @@ export interface SnapshotFailure {
   elapsedMs: number;
 }
 
-export type SnapshotResult<F extends FormName = 'time'> = SnapshotSuccess<F> | SnapshotFailure;
+export type SnapshotResult<R extends { readonly value: unknown } = TimeReading> = SnapshotSuccess<R> | SnapshotFailure;

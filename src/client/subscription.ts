@@ -1,6 +1,6 @@
 // The monitor of one channel: its EVENT_ADD subscription (made again after each reconnect), the
 // decoding of updates, and their delivery with the connection events to a callback or the queue.
-import { DBE_ALARM, DBE_LOG, DBE_PROPERTY, DBE_VALUE, type FormName } from '../ca/constants.js';
+import { DBE_ALARM, DBE_LOG, DBE_PROPERTY, DBE_VALUE } from '../ca/constants.js';
 import type { FailReason, IoHandler } from '../ca/circuit.js';
 import type { Header } from '../ca/header.js';
 import type { TcpCircuit } from '../transport/tcp.js';
@@ -22,9 +22,9 @@ function maskOf(m: MonitorOptions['mask']): number {
   return (m.value ? DBE_VALUE : 0) | (m.log ? DBE_LOG : 0) | (m.alarm ? DBE_ALARM : 0) | (m.property ? DBE_PROPERTY : 0);
 }
 
-type MonitorEvent = AnyFormEvent<FormName>;
+type MonitorEvent = AnyFormEvent<AnyReading>;
 
-export class ChannelMonitor extends Monitor<FormName> implements IoHandler {
+export class ChannelMonitor extends Monitor<AnyReading> implements IoHandler {
   private received = 0;
   private readonly ch: Channel;
   private readonly mask: number;
@@ -45,7 +45,7 @@ export class ChannelMonitor extends Monitor<FormName> implements IoHandler {
     private readonly mgr: ChannelManager,
     name: string,
     private readonly opts: MonitorOptions,
-    private readonly callback: MonitorCallback<FormName> | undefined,
+    private readonly callback: MonitorCallback<AnyReading> | undefined,
   ) {
     super();
     const ch = mgr.acquire(name);

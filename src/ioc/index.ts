@@ -9,6 +9,9 @@ import { freePort, isTcpPortFree, isUdpPortFree } from './ports.js';
 import { probeCa } from './probe.js';
 import { DEFAULTS } from '../defaults.js';
 import { IocError } from '../errors.js';
+import { ARRAY_TYPES, StatsChannel, type ArrayType, type IocStats } from './stats.js';
+
+export { ARRAY_TYPES, type ArrayType, type IocStats } from './stats.js';
 
 const log = getLogger('ioc');
 
@@ -25,6 +28,10 @@ export interface IocOptions {
   arrayElements?: number;
   /** Refresh rate of PREFIX:ARRAY in Hz (default 1; 0 = off; 'max' = as fast as the IOC can). */
   arrayRate?: number | 'max';
+  /** Element type of PREFIX:ARRAY (default double); update k holds k wrapped to the type. */
+  arrayType?: ArrayType;
+  /** Elements of PREFIX:LATENCY:DOUBLE and PREFIX:LATENCY:CHAR, the latency workload's targets (default 0 = none). */
+  latencyElements?: number;
   /** Explicit ports; free ones are picked when omitted. A given port that is busy is an error. */
   caPort?: number;
   pvaPort?: number;
@@ -48,6 +55,10 @@ export interface Ioc {
   readonly pid: number;
   /** Names of the counters, in order. */
   counterNames(): string[];
+  /** What the IOC counted on its side so far (array updates published, arrays put to it). */
+  stats(): Promise<IocStats>;
+  /** Zero the IOC's put counts (before an array-put run); resolves to the counts after. */
+  resetPuts(): Promise<IocStats>;
   /** Resolves when the IOC process has exited (for whatever reason). */
   readonly exited: Promise<number | null>;
   stop(): Promise<void>;
@@ -69,12 +80,15 @@ function validate(o: IocOptions): void {
   };
   int(o.records, 'records', 1);
   int(o.arrayElements, 'arrayElements', 0);
+  int(o.latencyElements, 'latencyElements', 0);
   int(o.caPort, 'caPort', 1);
   int(o.pvaPort, 'pvaPort', 1);
   if (o.rate !== undefined && !(Number.isFinite(o.rate) && o.rate >= 0))
     throw new IocError(`rate must be a number >= 0, got ${o.rate}`);
   if (o.arrayRate !== undefined && o.arrayRate !== 'max' && !(Number.isFinite(o.arrayRate) && o.arrayRate >= 0))
     throw new IocError(`arrayRate must be a number >= 0 or 'max', got ${o.arrayRate}`);
+  if (o.arrayType !== undefined && !ARRAY_TYPES.includes(o.arrayType))
+    throw new IocError(`arrayType must be one of ${ARRAY_TYPES.join(', ')}, got ${String(o.arrayType)}`);
   if (o.prefix !== undefined && !/^[A-Za-z0-9_:.\-]*$/.test(o.prefix))
     throw new IocError(`prefix may hold letters, digits and _ : . - only, got "${o.prefix}"`);
 }
@@ -122,6 +136,8 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     '--name-style', nameStyle,
     '--array-elements', String(o.arrayElements ?? DEFAULTS.iocArrayElements),
     '--array-rate', String(o.arrayRate ?? DEFAULTS.iocArrayRate),
+    '--array-type', o.arrayType ?? 'double',
+    '--latency-elements', String(o.latencyElements ?? 0),
     '--ca-port', String(caPort),
     '--pva-port', String(pvaPort),
     '--pva-broadcast-port', String(pvaBroadcastPort),
@@ -159,7 +175,10 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     await probeCa(env, `${prefix}KIND:LONG`, o.startTimeout ?? 60_000);
     if (portClash) throw new PortRaceError(`the IOC could not bind port ${caPort}`);
     log.info({ caPort, pvaPort, pid: child.pid }, 'IOC ready');
+    const stats = new StatsChannel(child);
     return {
+      stats: () => stats.ask(),
+      resetPuts: () => stats.ask(5000, 'reset-puts'),
       env,
       caPort,
       pvaPort,

@@ -84,16 +84,22 @@ export class BitSet {
   static decode(r: Reader): BitSet {
     const n = r.count();
     r.need(n);
+    if (n > 1 << 22) throw new DecodeError('bitset too large');
     const bs = new BitSet();
+    const words = new Array<number>((n + 3) >> 2).fill(0);
+    const bytes = r.bytes;
     const whole = n & ~7;
-    const words = new Array<number>(Math.ceil(n / 4)).fill(0);
-    const put = (idx: number, v: number): void => { words[idx >>> 2] = (words[idx >>> 2]! | (v << ((idx & 3) * 8))) >>> 0; };
+    let pos = r.pos;
     for (let i = 0; i < whole; i += 8) {
-      for (let j = 0; j < 8; j++) put(i + j, r.bytes[r.pos + (r.littleEndian ? j : 7 - j)]!);
-      r.pos += 8;
+      // A whole 64-bit word in the message byte order.
+      for (let j = 0; j < 8; j++) {
+        const idx = i + j;
+        words[idx >>> 2] = (words[idx >>> 2]! | (bytes[pos + (r.littleEndian ? j : 7 - j)]! << ((idx & 3) * 8))) >>> 0;
+      }
+      pos += 8;
     }
-    for (let i = whole; i < n; i++) put(i, r.u8());
-    if (words.length > 1 << 20) throw new DecodeError('bitset too large');
+    for (let i = whole; i < n; i++) words[i >>> 2] = (words[i >>> 2]! | (bytes[pos++]! << ((i & 3) * 8))) >>> 0;
+    r.pos = pos;
     bs.words = words;
     return bs;
   }

@@ -61,6 +61,16 @@ export class Framer {
     }
     this.pending.set(bytes, this.pendingLen);
     this.pendingLen = need;
+    // A large message has begun: make room for all of it now, not by doubling as it arrives.
+    const h = this.header;
+    if (need >= HEADER_SIZE && need < 1 << 20 && readHeader(this.pending, 0, h) && !isControl(h.flags)) {
+      const whole = HEADER_SIZE + h.payloadSize;
+      if (whole > this.pending.length && h.payloadSize <= this.maxPayload) {
+        const nb = new Uint8Array(whole);
+        nb.set(this.pending.subarray(0, need));
+        this.pending = nb;
+      }
+    }
   }
 
   /** Deliver the complete messages in buf[0, end); returns the bytes consumed. */

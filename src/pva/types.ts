@@ -189,6 +189,19 @@ export function bitCount(desc: StructureDesc): number {
   return n;
 }
 
+const spanCache = new WeakMap<StructureDesc, Int32Array>();
+
+/** The bits each field of a structure takes (bitCount for structures, 1 otherwise), kept per type. */
+export function fieldSpans(desc: StructureDesc): Int32Array {
+  let spans = spanCache.get(desc);
+  if (!spans) {
+    spans = new Int32Array(desc.fields.length);
+    desc.fields.forEach((f, i) => (spans![i] = f.type.kind === 'structure' ? bitCount(f.type) : 1));
+    spanCache.set(desc, spans);
+  }
+  return spans;
+}
+
 /** The BitSet index of a dotted field path ("alarm.severity"; "" is the whole structure). */
 export function bitOffset(desc: StructureDesc, path: string): number | undefined {
   if (path === '') return 0;

@@ -3,7 +3,7 @@
 import { BitSet } from './bitset.js';
 import { DecodeError, type Reader, type Writer } from './buffer.js';
 import {
-  bitCount, decodeType, encodeType, MAX_TYPE_DEPTH,
+  decodeType, encodeType, fieldSpans, MAX_TYPE_DEPTH,
   type FieldDesc, type ScalarType, type StructureDesc, type TypeCache, type TypeRegistry, type UnionDesc,
 } from './types.js';
 
@@ -243,17 +243,20 @@ export function decodePartial(r: Reader, desc: StructureDesc, target: PvStructur
 
 function partialInto(r: Reader, desc: StructureDesc, target: PvStructure, bits: BitSet, base: number, cache: TypeCache | undefined, depth: number): void {
   if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
+  const spans = fieldSpans(desc);
+  const fields = desc.fields;
   let off = base + 1;
-  for (const f of desc.fields) {
-    const span = f.type.kind === 'structure' ? bitCount(f.type) : 1;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    const span = spans[i]!;
     if (bits.get(off)) setField(target, f.name, decodeValue(r, f.type, cache, depth + 1));
-    else if (f.type.kind === 'structure' && bits.anyIn(off + 1, off + span)) {
+    else if (span > 1 && bits.anyIn(off + 1, off + span)) {
       let sub = target[f.name];
       if (typeof sub !== 'object' || sub === null || isArrayLike(sub)) {
         sub = defaultValue(f.type);
         setField(target, f.name, sub);
       }
-      partialInto(r, f.type, sub as PvStructure, bits, off, cache, depth + 1);
+      partialInto(r, f.type as StructureDesc, sub as PvStructure, bits, off, cache, depth + 1);
     }
     off += span;
   }
@@ -266,12 +269,45 @@ export function encodePartial(w: Writer, desc: StructureDesc, value: PvStructure
 }
 
 function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: BitSet, base: number, registry?: TypeRegistry): void {
+  const spans = fieldSpans(desc);
   let off = base + 1;
-  for (const f of desc.fields) {
-    const span = f.type.kind === 'structure' ? bitCount(f.type) : 1;
+  desc.fields.forEach((f, i) => {
+    const span = spans[i]!;
     const v = value[f.name] ?? defaultValue(f.type);
     if (bits.get(off)) encodeValue(w, f.type, v, registry);
-    else if (f.type.kind === 'structure' && bits.anyIn(off + 1, off + span)) partialOut(w, f.type, v as PvStructure, bits, off, registry);
+    else if (span > 1 && bits.anyIn(off + 1, off + span)) partialOut(w, f.type as StructureDesc, v as PvStructure, bits, off, registry);
+    off += span;
+  });
+}
+
+const isStruct = (v: PvValue | undefined): v is PvStructure => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
+
+/**
+ * Read the fields `bits` selects into a new structure made from `prev` (which is not changed:
+ * it and the structures inside it that the update touches are copied). Starting from no
+ * `prev`, the result holds only the fields the sender sent. A set structure bit means the
+ * whole structure follows.
+ */
+export function decodeUpdate(r: Reader, desc: StructureDesc, prev: PvStructure | undefined, bits: BitSet, cache: TypeCache | undefined): PvStructure {
+  if (bits.get(0)) return decodeValue(r, desc, cache) as PvStructure;
+  return updateInto(r, desc, prev, bits, 0, cache, 0);
+}
+
+function updateInto(r: Reader, desc: StructureDesc, prev: PvStructure | undefined, bits: BitSet, base: number, cache: TypeCache | undefined, depth: number): PvStructure {
+  if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
+  const out: PvStructure = prev ? { ...prev } : {};
+  const spans = fieldSpans(desc);
+  const fields = desc.fields;
+  let off = base + 1;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    const span = spans[i]!;
+    if (bits.get(off)) setField(out, f.name, decodeValue(r, f.type, cache, depth + 1));
+    else if (span > 1 && bits.anyIn(off + 1, off + span)) {
+      const sub = prev?.[f.name];
+      setField(out, f.name, updateInto(r, f.type as StructureDesc, isStruct(sub) ? sub : undefined, bits, off, cache, depth + 1));
+    }
     off += span;
   }
+  return out;
 }

@@ -1,6 +1,6 @@
 // Renders the array workload: a row per client (M elements/s received, median over repeats with
 // min-max, ratio to the best, skipped and corrupt updates, CPU and memory of the client, CPU of
-// the IOC over the same window).
+// the IOC over the same window, and what the IOC published in the same runs, counted on its side).
 import { stat, type MonitorRun, type Stat } from '../results/index.js';
 import { fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
 
@@ -14,12 +14,19 @@ export interface ArrayRow {
   cpu?: Stat;
   peakRssMb?: Stat;
   iocCpu?: Stat;
+  /** The IOC's published rate in the same runs, and the client's updates/s as a fraction of it. */
+  serverMElemS?: Stat;
+  serverUpdatesS?: Stat;
+  ofServer?: Stat;
   skipped: number;
   repeats: number;
   corrupt: number;
   ok: number;
   error?: string;
 }
+
+/** A client at this fraction of the IOC's published rate or more kept up: the IOC was the limit. */
+export const KEPT_UP = 0.9;
 
 export function summarizeArray(byClient: Map<string, MonitorRun[]>): ArrayRow[] {
   const rows: ArrayRow[] = [];
@@ -39,7 +46,10 @@ export function summarizeArray(byClient: Map<string, MonitorRun[]>): ArrayRow[] 
     put('cpu', stat(done.map((r) => r.cpuPercent?.mean ?? NaN)));
     put('peakRssMb', stat(done.map((r) => r.peakRssMb ?? NaN)));
     put('iocCpu', stat(done.map((r) => r.iocCpuPercent?.mean ?? NaN)));
-    put('error', runs.find((r) => r.error)?.error);
+    put('serverMElemS', stat(done.map((r) => r.array!.server?.mElementsPerSecond ?? NaN)));
+    put('serverUpdatesS', stat(done.map((r) => r.array!.server?.updatesPerSecond ?? NaN)));
+    put('ofServer', stat(done.map((r) => r.array!.server?.fraction ?? NaN)));
+    put('error', runs.find((r) => r.error)?.error ?? (row.ofServer && row.ofServer.median >= KEPT_UP ? 'kept up with the IOC: the IOC is the limit' : undefined));
     rows.push(row);
   }
   // The best passed every check; rows with a failed check follow the others.
@@ -55,6 +65,9 @@ const columns: Column<ArrayRow>[] = [
   { header: 'M elements/s', get: (r) => fmtStat(r.mElemS, 1), align: 'right' },
   { header: 'best / this', get: (r) => (r.ratio === undefined ? '-' : fmt(r.ratio, 2)), align: 'right' },
   { header: 'updates/s', get: (r) => fmtStat(r.updatesS, 1), align: 'right' },
+  { header: 'IOC M el/s', get: (r) => fmt(r.serverMElemS?.median, 1), align: 'right' },
+  { header: 'IOC upd/s', get: (r) => fmt(r.serverUpdatesS?.median, 1), align: 'right' },
+  { header: 'x IOC', get: (r) => fmt(r.ofServer?.median, 2), align: 'right' },
   { header: 'skipped', get: (r) => String(r.skipped), align: 'right' },
   { header: 'repeated', get: (r) => String(r.repeats), align: 'right' },
   { header: 'corrupt', get: (r) => String(r.corrupt), align: 'right' },

@@ -4,7 +4,8 @@ import { arrayTable, summarizeArray } from './array.js';
 import { monitorTable, summarizeMonitor } from './monitor.js';
 import { snapshotBenchTable, summarizeSnapshot } from './snapshot-bench.js';
 import { fmtStat, groupByClient, renderMarkdown, renderTable, type Column } from './table.js';
-import { latencyTable } from './latency.js';
+import { arrayPutTable, arrayPutTitle, summarizeArrayPut } from './array-put.js';
+import { latencyTables, latencyTitle } from './latency.js';
 import { rank, workloadFigures, type WorkloadFigures } from './workloads.js';
 import { captureBenchText } from './capture.js';
 
@@ -31,13 +32,16 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
   }
   if (results.array) {
     const a = results.array.workload;
-    out.push(`\nArray: one ${a.elements.toLocaleString('en-US')}-double waveform refreshed ${a.rate === 'max' ? 'as fast as the IOC can' : `at ${a.rate} Hz`}, ${a.samples} updates per run${stealNote(results.array.stealPercent)}\n\n`);
+    out.push(`\nArray: one ${a.elements.toLocaleString('en-US')}-element ${a.type ?? 'double'} waveform refreshed ${a.rate === 'max' ? 'as fast as the IOC can' : `at ${a.rate} Hz`}, ${a.samples} updates per run${stealNote(results.array.stealPercent)}\n\n`);
     out.push(arrayTable(summarizeArray(groupByClient<MonitorRun>(results.array.runs)), markdown));
   }
+  if (results.arrayPut) {
+    out.push(`\n${arrayPutTitle(results.arrayPut.workload)}${stealNote(results.arrayPut.stealPercent)}\n\n`);
+    out.push(arrayPutTable(summarizeArrayPut(results.arrayPut.runs), markdown));
+  }
   if (results.latency) {
-    const w = workloadFigures(results).find((x) => x.key === 'latency')!;
-    out.push(`\n${w.title}${stealNote(results.latency.stealPercent)}\n\n`);
-    out.push(latencyTable(results.latency.runs, markdown));
+    out.push(`\n${latencyTitle(results.latency.workload)}${stealNote(results.latency.stealPercent)}\n\n`);
+    out.push(latencyTables(results.latency.runs, markdown));
   }
   if (results.capture) out.push(captureBenchText(results.capture, markdown));
   for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);

@@ -1,47 +1,55 @@
-// Renders the latency workload as text: a row per client and payload size (median, p99, min-max
-// of the put-to-update round trip), failures noted.
-import type { LatencyRun } from '../results/index.js';
+// Renders the latency workload as text: per client and size the round trip (put, then the
+// client's own monitor update) p50/p90/p99 and min-max and the one way p50/p99 (IOC timestamp to
+// callback), and per client the fixed cost and MB/s fitted from the sizes. The HTML report draws
+// the same points as a line chart (charts.ts latencyChart) above these tables.
+import type { LatencyPoint, LatencyRun, LatencyWorkload } from '../results/index.js';
 import { fmt, renderMarkdown, renderTable, type Column } from './table.js';
 
-interface Row {
+interface PointRow {
   client: string;
-  elements: string;
-  bytes: string;
-  updates: string;
-  p50: string;
-  p99: string;
-  range: string;
-  note: string;
+  point?: LatencyPoint;
+  run: LatencyRun;
 }
 
-export function latencyRows(runs: readonly LatencyRun[]): Row[] {
-  return runs.flatMap((r) => {
-    if (r.points.length === 0) return [{ client: r.client, elements: '-', bytes: '-', updates: '-', p50: '-', p99: '-', range: '-', note: r.error ?? 'no result' }];
-    return r.points.map((p) => ({
-      client: r.client,
-      elements: p.elements.toLocaleString('en-US'),
-      bytes: p.bytes.toLocaleString('en-US'),
-      updates: String(p.updates),
-      p50: fmt(p.p50Ms, 3),
-      p99: fmt(p.p99Ms, 3),
-      range: `${fmt(p.minMs, 3)}-${fmt(p.maxMs, 3)}`,
-      note: p.ok ? '' : p.error ?? 'failed',
-    }));
-  });
-}
+const ms = (v: number | undefined): string => fmt(v, v !== undefined && v < 10 ? 3 : 1);
 
-const columns: Column<Row>[] = [
+const pointColumns: Column<PointRow>[] = [
   { header: 'client', get: (r) => r.client },
-  { header: 'elements', get: (r) => r.elements, align: 'right' },
-  { header: 'bytes', get: (r) => r.bytes, align: 'right' },
-  { header: 'updates', get: (r) => r.updates, align: 'right' },
-  { header: 'p50 ms', get: (r) => r.p50, align: 'right' },
-  { header: 'p99 ms', get: (r) => r.p99, align: 'right' },
-  { header: 'min-max ms', get: (r) => r.range, align: 'right' },
-  { header: 'note', get: (r) => r.note },
+  { header: 'elements', get: (r) => (r.point ? r.point.elements.toLocaleString('en-US') : '-'), align: 'right' },
+  { header: 'bytes', get: (r) => (r.point ? r.point.bytes.toLocaleString('en-US') : '-'), align: 'right' },
+  { header: 'round trip p50 ms', get: (r) => ms(r.point?.p50Ms), align: 'right' },
+  { header: 'p90', get: (r) => ms(r.point?.p90Ms), align: 'right' },
+  { header: 'p99', get: (r) => ms(r.point?.p99Ms), align: 'right' },
+  { header: 'min-max', get: (r) => (r.point ? `${ms(r.point.minMs)}-${ms(r.point.maxMs)}` : '-'), align: 'right' },
+  { header: 'one way p50 ms', get: (r) => ms(r.point?.oneWayP50Ms), align: 'right' },
+  { header: 'p99', get: (r) => ms(r.point?.oneWayP99Ms), align: 'right' },
+  { header: 'rounds', get: (r) => (r.point ? String(r.point.updates) : '-'), align: 'right' },
+  { header: 'note', get: (r) => r.point?.error ?? (r.point ? '' : r.run.error ?? 'no result') },
 ];
 
-export function latencyTable(runs: readonly LatencyRun[], markdown = false): string {
-  const rows = latencyRows(runs);
-  return markdown ? renderMarkdown(rows, columns) : renderTable(rows, columns);
+interface FitRow {
+  run: LatencyRun;
+}
+
+const fitColumns: Column<FitRow>[] = [
+  { header: 'client', get: (r) => r.run.client },
+  { header: 'round trip fixed ms', get: (r) => ms(r.run.fit?.roundTrip?.fixedMs), align: 'right' },
+  { header: 'MB/s', get: (r) => fmt(r.run.fit?.roundTrip?.mbPerS, 0), align: 'right' },
+  { header: 'one way fixed ms', get: (r) => ms(r.run.fit?.oneWay?.fixedMs), align: 'right' },
+  { header: 'MB/s', get: (r) => fmt(r.run.fit?.oneWay?.mbPerS, 0), align: 'right' },
+  { header: 'note', get: (r) => r.run.error ?? '' },
+];
+
+export function latencyTitle(w: LatencyWorkload): string {
+  return `Latency against payload size: ${w.elementType} arrays of ${w.sizes.map((s) => s.toLocaleString('en-US')).join(', ')} elements, ${w.samplesPerSize} rounds per size`;
+}
+
+/** The per-size table, then the fit per client (every run of a client, in order; runs without a
+ *  fit, as in results that stored none, leave the second table out). */
+export function latencyTables(runs: readonly LatencyRun[], markdown = false): string {
+  const rows: PointRow[] = runs.flatMap((run) => (run.points.length ? run.points.map((point) => ({ client: run.client, point, run })) : [{ client: run.client, run }]));
+  const render = <T>(r: readonly T[], c: readonly Column<T>[]) => (markdown ? renderMarkdown(r, c) : renderTable(r, c));
+  const fitted = runs.filter((run) => run.fit && !run.unsupported);
+  const points = render(rows, pointColumns);
+  return fitted.length === 0 ? points : points + '\nFixed cost and slope of p50 against bytes (least squares of the relative error):\n\n' + render(fitted.map((run) => ({ run })), fitColumns);
 }

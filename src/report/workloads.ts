@@ -1,9 +1,11 @@
 // What each workload's main figure is, for the summary, the charts and compare: one description
 // per workload (the figure, its unit, whether higher or lower is better, and what makes a
 // client's result incomplete). A new workload is one more entry of WORKLOADS.
-import { stat, type BenchResults, type MonitorRun, type SnapshotRun, type Stat } from '../results/index.js';
+import { stat, type ArrayPutRun, type BenchResults, type LatencyRun, type MonitorRun, type SnapshotRun, type Stat } from '../results/index.js';
 import { groupByClient } from './table.js';
 import { captureBenchTitle, stepLabel } from './capture.js';
+import { arrayPutTitle } from './array-put.js';
+import { latencyTitle } from './latency.js';
 
 /** One client's main figure on one workload: a value per run, and why it cannot count as a result. */
 export interface ClientFigure {
@@ -20,7 +22,8 @@ export interface ClientFigure {
 }
 
 export interface WorkloadFigures {
-  /** Stable across runs, for compare: "snapshot 1000+95", "monitor", "array", "latency". */
+  /** Stable across runs, for compare: "snapshot 1000+95", "monitor", "array", "array-put completion",
+   *  "array-put no completion", "latency". */
   key: string;
   title: string;
   /** The main figure: what it is, its unit, which way is better. */
@@ -106,7 +109,7 @@ const monitor: WorkloadKind = {
 const array: WorkloadKind = {
   figures: (r) => (r.array ? [{
     key: 'array',
-    title: `Array: one ${r.array.workload.elements.toLocaleString('en-US')}-double waveform refreshed ${r.array.workload.rate === 'max' ? 'as fast as the IOC can' : `at ${r.array.workload.rate} Hz`}, ${r.array.workload.samples} updates per run`,
+    title: `Array: one ${r.array.workload.elements.toLocaleString('en-US')}-element ${r.array.workload.type ?? 'double'} waveform refreshed ${r.array.workload.rate === 'max' ? 'as fast as the IOC can' : `at ${r.array.workload.rate} Hz`}, ${r.array.workload.samples} updates per run`,
     figure: 'elements received per second',
     unit: 'millions',
     better: 'higher' as const,
@@ -115,11 +118,41 @@ const array: WorkloadKind = {
       const a = x.array;
       if (!a) return [];
       const p: string[] = [];
-      if (a.corrupt) p.push(`${plural(a.corrupt, 'corrupt array')}`);
+      if (a.corrupt) p.push(`${plural(a.corrupt, 'corrupt array')}${a.corruptUpdates?.length ? ` (${a.corruptUpdates.slice(0, 2).join('; ')})` : ''}`);
       if (a.valueErrors) p.push(`${plural(a.valueErrors, 'update')} went backwards`);
       return p;
     }),
   }] : []),
+};
+
+/** Array put, one entry per mode (each put waiting for its completion, or not): the main figure
+ *  is what the IOC received and checked per second, so a put still queued does not count. */
+const arrayPut: WorkloadKind = {
+  figures: (r) => {
+    const a = r.arrayPut;
+    if (!a) return [];
+    return [true, false].flatMap((callback) => {
+      const runs = a.runs.filter((x) => x.callback === callback);
+      if (runs.length === 0) return [];
+      const mode = callback ? 'completion' : 'no completion';
+      return [{
+        key: `array-put ${mode}`,
+        title: `${arrayPutTitle(a.workload)}, ${callback ? 'each waiting for its completion' : 'none waiting for completion'}`,
+        figure: 'elements put and checked by the IOC per second',
+        unit: 'millions',
+        better: 'higher' as const,
+        stealPercent: a.stealPercent,
+        clients: figure<ArrayPutRun>(runs, (x) => (x.stoppedAfterS !== undefined ? undefined : x.ioc?.mElementsPerSecond), (x) => {
+          const p: string[] = [];
+          if (x.failedPuts) p.push(`${plural(x.failedPuts, 'put')} failed in the client`);
+          if (x.ioc?.bad) p.push(`the IOC found ${plural(x.ioc.bad, 'bad put')}`);
+          if (x.ioc && x.ioc.received < x.puts - x.failedPuts) p.push(`the IOC received ${x.ioc.received} of ${x.puts - x.failedPuts}`);
+          if (x.ioc && x.puts < a.workload.samples && x.stoppedAfterS === undefined && !x.error) p.push(`${x.puts} of ${a.workload.samples} puts made`);
+          return p;
+        }),
+      }];
+    });
+  },
 };
 
 /** Latency: the main figure is the median round trip at the largest payload every client tried. */
@@ -128,14 +161,17 @@ const latency: WorkloadKind = {
     const l = r.latency;
     if (!l) return [];
     const largest = Math.max(...l.workload.sizes);
+    // Clients that cannot put have a row in the tables, not a place among the results.
+    const runs = l.runs.filter((x) => !x.unsupported);
+    if (runs.length === 0) return [];
     return [{
       key: 'latency',
-      title: `Latency: put to monitor update, ${l.workload.sizes.map((n) => n.toLocaleString('en-US')).join(' / ')} ${l.workload.elementType} elements, ${l.workload.samplesPerSize} updates each`,
+      title: latencyTitle(l.workload),
       figure: `median round trip at ${largest.toLocaleString('en-US')} elements`,
       unit: 'ms',
       better: 'lower' as const,
       stealPercent: l.stealPercent,
-      clients: figure(l.runs, (x) => x.points.find((p) => p.elements === largest && p.ok)?.p50Ms, (x) => {
+      clients: figure<LatencyRun>(runs, (x) => x.points.find((p) => p.elements === largest && p.ok)?.p50Ms, (x) => {
         const bad = x.points.filter((p) => !p.ok);
         const missing = l.workload.sizes.filter((n) => !x.points.some((p) => p.elements === n));
         return [
@@ -187,7 +223,7 @@ const capture: WorkloadKind = {
 };
 
 /** Every workload, in report order. */
-export const WORKLOADS: readonly WorkloadKind[] = [snapshot, monitor, array, latency, capture];
+export const WORKLOADS: readonly WorkloadKind[] = [snapshot, monitor, array, arrayPut, latency, capture];
 
 export function workloadFigures(r: BenchResults): WorkloadFigures[] {
   return WORKLOADS.flatMap((w) => w.figures(r));

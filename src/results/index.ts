@@ -59,8 +59,11 @@ export interface ArrayCheck {
   elements: number;
   /** Updates the IOC made that the client never saw (the value jumped by more than 1). */
   skipped: number;
-  /** Updates whose probe elements disagreed with the first element. */
+  /** Updates whose probe elements (or, in a full check, any element) disagreed with the first
+   *  element, or whose length was not the workload's. */
   corrupt: number;
+  /** The first few corrupt updates: which one (1-based, in arrival order), its first element, and what was wrong. */
+  corruptUpdates?: string[];
   /** Updates that carried the same content again. RSRV reads a large array when it sends it, not
    *  when it was posted, so under backlog queued updates carry the newest content with their own
    *  timestamps: a server effect, not a client error. */
@@ -71,6 +74,9 @@ export interface ArrayCheck {
   mElementsPerSecond: number;
   updatesPerSecond: number;
   latencyMs: { p50: number; p99: number } | undefined;
+  /** What the IOC published over the same run, counted on its side (updates and M elements per
+   *  second), and the client's updates/s as a fraction of it (1.0: it kept up). */
+  server?: { updatesPerSecond: number; mElementsPerSecond: number; fraction: number };
   ok: boolean;
 }
 
@@ -136,17 +142,68 @@ export interface MonitorRun {
   stoppedAfterS?: number;
 }
 
-/** One payload size of the latency workload: put-to-monitor round trips of one client. */
+/** The array-put workload: arrays of `elements` put `samples` times per run to PREFIX:ARRAY:PUT. */
+export interface ArrayPutWorkload {
+  elements: number;
+  samples: number;
+  type: string;
+}
+
+export interface ArrayPutRun {
+  client: string;
+  version?: string;
+  /** Each put waited for its completion (CA WRITE_NOTIFY, PVA put reply), or was sent without. */
+  callback: boolean;
+  ok: boolean;
+  error?: string;
+  /** Puts the client made, and those that failed on its side. */
+  puts: number;
+  failedPuts: number;
+  /** From the first put's start to the last put's return, as the client saw it. */
+  putsPerSecond?: number;
+  mElementsPerSecond?: number;
+  cpuPercent?: Stat & { samples: number[] };
+  peakRssMb?: number;
+  iocCpuPercent?: Stat;
+  /** What the IOC received and checked (every element and the length of each put), counted on its side. */
+  ioc?: {
+    received: number;
+    elements: number;
+    /** Puts whose elements, length or order were wrong. */
+    bad: number;
+    findings: string[];
+    /** From the first put's arrival to the last's, at the IOC. */
+    putsPerSecond: number;
+    mElementsPerSecond: number;
+  };
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
+}
+
+/** One array size of a latency run: round trip (put, then the client's own monitor update) and one way. */
 export interface LatencyPoint {
   elements: number;
   bytes: number;
+  /** Rounds kept (after the warm-up rounds). */
   updates: number;
+  /** Round trip: from before the put to the client's callback with its value, ms. */
   p50Ms: number;
   p99Ms: number;
   minMs: number;
   maxMs: number;
+  p90Ms?: number;
+  /** One way: the update's IOC timestamp to the client's callback (one host, one clock), ms. */
+  oneWayP50Ms?: number;
+  oneWayP90Ms?: number;
+  oneWayP99Ms?: number;
   ok: boolean;
   error?: string;
+}
+
+/** Fixed cost and slope of p50 against bytes (least squares), as the ADO bridge study fitted them. */
+export interface LatencyFit {
+  fixedMs: number;
+  mbPerS: number;
 }
 
 export interface LatencyRun {
@@ -154,7 +211,19 @@ export interface LatencyRun {
   version?: string;
   ok: boolean;
   error?: string;
+  /** The client cannot run this workload (it does not put, or only reads once); `error` says why. */
+  unsupported?: boolean;
   points: LatencyPoint[];
+  fit?: { roundTrip?: LatencyFit; oneWay?: LatencyFit };
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
+}
+
+export interface LatencyWorkload {
+  sizes: number[];
+  /** 'double' or 'char' (the byte-array case). */
+  elementType: string;
+  samplesPerSize: number;
 }
 
 export interface SnapshotWorkload {
@@ -170,6 +239,10 @@ export interface ArrayWorkload {
   samples: number;
   /** How often the IOC refreshes the waveform: Hz, or 'max' (as fast as it can). */
   rate: number | 'max';
+  /** Element type of the waveform (default double). */
+  type?: string;
+  /** Every element of every update compared (tests), not only the first, middle and last. */
+  checkAll?: boolean;
 }
 
 export interface CaptureWorkload {
@@ -185,6 +258,8 @@ export interface BenchRunOptions {
     snapshot: readonly SnapshotWorkload[];
     monitor: boolean;
     array?: ArrayWorkload | undefined;
+    arrayPut?: ArrayPutWorkload | undefined;
+    latency?: LatencyWorkload | undefined;
     /** The capture workload (src/bench/capture.ts): its clients, seconds per step and flush period. */
     capture?: (CaptureWorkload & { clients: readonly string[] }) | undefined;
   };
@@ -216,7 +291,8 @@ export interface BenchResults {
   snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: number | undefined }[];
   monitor: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
   array: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
-  latency?: { workload: { sizes: number[]; elementType: string; samplesPerSize: number }; runs: LatencyRun[]; stealPercent?: number } | undefined;
+  arrayPut?: { workload: ArrayPutWorkload; runs: ArrayPutRun[]; stealPercent?: number | undefined } | undefined;
+  latency?: { workload: LatencyWorkload; runs: LatencyRun[]; stealPercent?: number | undefined } | undefined;
   /** The capture workload: each client's load steps, the disk's rate, the study's figure. */
   capture?: CaptureBenchResults | undefined;
 }

@@ -31,6 +31,16 @@ export interface ContextOptions {
   hostName?: string;
   /** Search datagrams allowed in flight before waiting for replies (pacing). */
   searchWindow?: number;
+  /** PV Access: search destinations, "host" or "host:port" (EPICS_PVA_ADDR_LIST). */
+  pvaAddrList?: string[] | string;
+  /** PV Access: add the interfaces' broadcast addresses (EPICS_PVA_AUTO_ADDR_LIST, default true). */
+  pvaAutoAddrList?: boolean;
+  /** PV Access: UDP port searches go to (EPICS_PVA_BROADCAST_PORT, default 5076). */
+  pvaBroadcastPort?: number;
+  /** PV Access: servers searched over TCP, "host[:port]" (EPICS_PVA_NAME_SERVERS). */
+  pvaNameServers?: string[] | string;
+  /** PV Access: seconds of silence before a connection is probed with ECHO (EPICS_PVA_CONN_TMO, default 30). */
+  pvaConnTimeout?: number;
 }
 
 export interface CaConfig {
@@ -45,7 +55,7 @@ export interface CaConfig {
   searchWindow: number;
 }
 
-function num(v: string | undefined, fallback: number): number {
+export function num(v: string | undefined, fallback: number): number {
   if (v === undefined || v.trim() === '') return fallback;
   const n = Number(v);
   return Number.isFinite(n) && n > 0 ? n : fallback;
@@ -85,8 +95,35 @@ export function broadcastAddresses(ifaces: Ifaces): string[] {
   return [...out];
 }
 
-function isNo(v: string | undefined): boolean {
+export function isNo(v: string | undefined): boolean {
   return v !== undefined && /^(no|false|0)$/i.test(v.trim());
+}
+
+/**
+ * Search destinations: the address list, plus the interfaces' broadcast addresses when `auto`,
+ * without repeats (shared by CA and PVA).
+ */
+export function searchDestinations(list: string[] | string | undefined, auto: boolean, port: number): Endpoint[] {
+  const dests = parseAddrList(list, port);
+  if (auto) {
+    for (const host of broadcastAddresses(os.networkInterfaces() as Ifaces)) dests.push({ host, port });
+  }
+  const seen = new Set<string>();
+  return dests.filter((d) => {
+    const k = `${d.host}:${d.port}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** The user name sent to servers (CA's CLIENT_NAME, PVA's "ca" authentication). */
+export function userName(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return 'node'; // no user database entry
+  }
 }
 
 /** Build the configuration: explicit options, then the environment, then the CA defaults. */
@@ -94,27 +131,11 @@ export function resolveConfig(opts: ContextOptions = {}): CaConfig {
   const env = opts.env ?? process.env;
   const serverPort = opts.serverPort ?? num(env.EPICS_CA_SERVER_PORT, DEFAULT_SERVER_PORT);
   const repeaterPort = opts.repeaterPort ?? num(env.EPICS_CA_REPEATER_PORT, DEFAULT_REPEATER_PORT);
-  const dests = parseAddrList(opts.addrList ?? env.EPICS_CA_ADDR_LIST, serverPort);
   const auto = opts.autoAddrList ?? !isNo(env.EPICS_CA_AUTO_ADDR_LIST);
-  if (auto) {
-    for (const host of broadcastAddresses(os.networkInterfaces() as Ifaces)) dests.push({ host, port: serverPort });
-  }
-  const seen = new Set<string>();
-  const searchDestinations = dests.filter((d) => {
-    const k = `${d.host}:${d.port}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
   const maxSearch = Math.max(60, opts.maxSearchPeriod ?? num(env.EPICS_CA_MAX_SEARCH_PERIOD, 300));
-  let user = 'node';
-  try {
-    user = os.userInfo().username;
-  } catch {
-    // no user database entry: keep the default
-  }
+  const user = userName();
   return {
-    searchDestinations,
+    searchDestinations: searchDestinations(opts.addrList ?? env.EPICS_CA_ADDR_LIST, auto, serverPort),
     serverPort,
     repeaterPort,
     connTimeoutMs: 1000 * (opts.connTimeout ?? num(env.EPICS_CA_CONN_TMO, 30)),

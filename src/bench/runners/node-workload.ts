@@ -1,32 +1,70 @@
-// The workloads as this project's Node client runs them (snapshot, monitor), independent of
-// whether they run on the main thread or inside a worker thread.
+// The workloads as this project's Node client runs them (snapshot, monitor, array), over CA or
+// (--pva) PV Access, independent of whether they run on the main thread or inside a worker thread.
+import { ALARM_STATUS_NAMES } from '../../ca/constants.js';
 import { Context } from '../../client/context.js';
+import { PvaReading } from '../../client/pva/reading.js';
+import type { TimeReading } from '../../client/reading.js';
 import type { MonitorEvent } from '../../client/monitor.js';
 import type { Monitor } from '../../client/monitor.js';
 import type { RunnerArgs } from './protocol.js';
 import { nowSeconds } from './protocol.js';
 import { SampleStore } from '../samples.js';
+import { arrayPut, latency } from './node-put.js';
 
 export interface Shipment {
   event: Record<string, unknown>;
   payload: Uint8Array;
 }
 
+/** The CA alarm status of a reading: QSRV sends the CA status name as the PVA alarm message. */
+function statusOf(r: { status: number }): number {
+  if (r instanceof PvaReading) {
+    const i = ALARM_STATUS_NAMES.indexOf(r.message as (typeof ALARM_STATUS_NAMES)[number]);
+    return i >= 0 ? i : r.status;
+  }
+  return r.status;
+}
+
 export class NodeWorkload {
-  private readonly ctx = new Context();
-  private monitors: Monitor[] = [];
+  private readonly ctx: Context<'ca' | 'pva'>;
+  /** PV Access: the fields the monitors ask for. */
+  private readonly request: string | undefined;
+  private monitors: Monitor<TimeReading | PvaReading>[] = [];
   private store: SampleStore | undefined;
   private snapshotJson: Uint8Array | undefined;
 
   constructor(
     private readonly args: RunnerArgs,
     private readonly events: (event: Record<string, unknown>) => void,
-  ) {}
+  ) {
+    const pva = args.flags.pva === true;
+    this.ctx = new Context({ protocol: pva ? 'pva' : 'ca' });
+    this.request = pva ? 'field(value,alarm,timeStamp)' : undefined;
+  }
 
   start(): void {
     if (this.args.workload === 'snapshot') void this.snapshot();
     else if (this.args.workload === 'array') this.array();
+    else if (this.args.workload === 'array-put') void this.put(arrayPut(this.caContext(), this.args, this.events).then((store) => ({ store })));
+    else if (this.args.workload === 'latency') void this.put(latency(this.caContext(), this.args, this.events));
     else this.monitor();
+  }
+
+  /** The put-driven workloads are Channel Access ones (node-pva does not list them). */
+  private caContext(): Context<'ca'> {
+    if (this.request !== undefined) throw new Error(`${this.args.workload} runs over Channel Access only`);
+    return this.ctx as Context<'ca'>;
+  }
+
+  /** A put-driven workload: keep its samples (and monitor); a failure ends the runner with its reason. */
+  private async put(run: Promise<{ store: SampleStore; monitor?: Monitor }>): Promise<void> {
+    try {
+      const r = await run;
+      this.store = r.store;
+      if (r.monitor) this.monitors.push(r.monitor);
+    } catch (err) {
+      this.events({ ev: 'error', message: `${this.args.workload}: ${(err as Error).message}` });
+    }
   }
 
   private async snapshot(): Promise<void> {
@@ -36,9 +74,10 @@ export class NodeWorkload {
       r.ok
         ? {
             ok: true,
-            value: typeof r.value === 'number' || typeof r.value === 'string' ? r.value : Array.from(r.value as ArrayLike<number>),
+            value: typeof r.value === 'number' || typeof r.value === 'string' ? r.value
+              : typeof r.value === 'bigint' ? Number(r.value) : Array.from(r.value as ArrayLike<number>),
             severity: r.severity,
-            status: r.status,
+            status: statusOf(r.reading),
             timestamp: r.reading.posixSeconds,
             elapsedMs: r.elapsedMs,
           }
@@ -54,40 +93,53 @@ export class NodeWorkload {
     const seen = new Uint8Array(names.length);
     let complete = false;
     names.forEach((name, i) => {
-      const onEvent = (e: MonitorEvent): void => {
+      const onEvent = (e: MonitorEvent<TimeReading | PvaReading>): void => {
         if (e.kind !== 'update') return;
         const recv = nowSeconds();
         if (seen[i] === 0) {
           seen[i] = 1;
           if (++firstSeen === names.length) this.events({ ev: 'connected', count: names.length });
         }
-        if (store.add(i, e.severity, e.status, e.value as number, e.posixSeconds, recv) && !complete) {
+        if (store.add(i, e.severity, statusOf(e), Number(e.value), e.posixSeconds, recv) && !complete) {
           complete = true;
           this.events({ ev: 'complete' });
         }
       };
-      this.monitors.push(this.ctx.monitor(name, { type: 'double' }, onEvent));
+      this.monitors.push(this.ctx.monitor(name, { type: 'double', ...(this.request ? { request: this.request } : {}) }, onEvent));
     });
   }
 
-  /** One big waveform: keep first element, probe consistency, times; the arrays are pooled. */
+  /** One big waveform in its native type: keep the first element, the checks' bits (ARRAY_BAD of
+   *  ../checks.ts), times; the arrays are pooled. With --check-all every element is compared. */
   private array(): void {
     const store = (this.store = new SampleStore(1, this.args.samples));
+    const checkAll = this.args.flags['check-all'] === true;
     let n = 0;
-    let elements = 0;
-    const onEvent = (e: MonitorEvent): void => {
+    let elements = -1;
+    const onEvent = (e: MonitorEvent<TimeReading | PvaReading>): void => {
       if (e.kind !== 'update') return;
       const recv = nowSeconds();
-      const a = e.value as Float64Array;
-      elements = a.length;
-      const first = a[0]!;
-      const bad = (a[a.length >> 1] !== first ? 1 : 0) + (a[a.length - 1] !== first ? 1 : 0);
+      const v = e.value;
+      const a = (typeof v === 'number' ? [v] : v) as ArrayLike<number>;
+      const len = a.length;
+      if (elements < 0) elements = len;
+      const first = len > 0 ? a[0]! : NaN;
+      let bad = (a[len >> 1] !== first ? 1 : 0) | (a[len - 1] !== first ? 2 : 0) | (len !== elements ? 4 : 0);
+      if (checkAll) {
+        for (let i = 0; i < len; i++) {
+          if (a[i] !== first) {
+            bad |= 8;
+            break;
+          }
+        }
+      }
       if (n++ === 0) this.events({ ev: 'connected', count: 1 });
       if (store.add(0, e.severity, bad, first, e.posixSeconds, recv) && n === this.args.samples) {
-        this.events({ ev: 'complete', elements });
+        this.events({ ev: 'complete', elements: len });
       }
     };
-    this.monitors.push(this.ctx.monitor(this.args.names[0]!, { type: 'double', reuseArrays: true }, onEvent));
+    const opts = this.request ? { request: this.request } : { reuseArrays: true };
+    this.monitors.push(this.ctx.monitor(this.args.names[0]!, opts, onEvent));
   }
 
   ship(): Shipment {

@@ -1,5 +1,6 @@
-// Runner for this project's CA client (`node`), or with --worker the same inside a worker thread
-// (`node-worker`): the main thread speaks the protocol, the worker does the client work.
+// Runner for this project's CA client (`node`), with --worker the same inside a worker thread
+// (`node-worker`: the main thread speaks the protocol, the worker does the client work), or with
+// --pva the same client over PV Access (`node-pva`).
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +17,7 @@ function version(): string {
 
 function inline(args: RunnerArgs): void {
   const wl = new NodeWorkload(args, (e) => emit(e));
-  emit({ ev: 'ready', client: 'node', version: version() });
+  emit({ ev: 'ready', client: args.flags.pva ? 'node-pva' : 'node', version: version() });
   onCommand((cmd) => {
     if (cmd === 'start') wl.start();
     else if (cmd === 'ship') {
@@ -51,7 +52,7 @@ function workerMain(): void {
 }
 
 if (isMainThread) {
-  const args = parseRunnerArgs(undefined, { worker: { type: 'boolean' } });
+  const args = parseRunnerArgs(undefined, { worker: { type: 'boolean' }, pva: { type: 'boolean' } });
   if (args.flags.worker) inWorker(args);
   else inline(args);
 } else {

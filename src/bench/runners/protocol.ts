@@ -4,11 +4,18 @@ import { readFileSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 
+export const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency'] as const;
+
 export interface RunnerArgs {
-  workload: 'snapshot' | 'monitor' | 'array';
+  workload: (typeof WORKLOADS)[number];
   names: string[];
   timeoutMs: number;
   samples: number;
+  /** array-put: elements per put and the element type of the target. */
+  elements: number;
+  type: string;
+  /** latency: the array sizes, in order. */
+  sizes: number[];
   flags: Record<string, string | boolean | undefined>;
 }
 
@@ -20,18 +27,28 @@ export function parseRunnerArgs(argv = process.argv.slice(2), extra: Record<stri
       names: { type: 'string' },
       'timeout-ms': { type: 'string' },
       samples: { type: 'string' },
+      'check-all': { type: 'boolean' },
+      'no-callback': { type: 'boolean' },
+      elements: { type: 'string' },
+      type: { type: 'string' },
+      sizes: { type: 'string' },
       ...extra,
     },
   });
   const workload = positionals[0];
-  if (workload !== 'snapshot' && workload !== 'monitor' && workload !== 'array') fail(`unknown workload "${workload ?? ''}"`, 2);
+  if (!WORKLOADS.includes(workload as RunnerArgs['workload'])) fail(`unknown workload "${workload ?? ''}"`, 2);
   if (!values.names) fail('--names FILE is required', 2);
   // The harness passes every value the workload needs: the runners keep no defaults of their own.
   if (workload === 'snapshot' && values['timeout-ms'] === undefined) fail('snapshot: --timeout-ms N is required', 2);
   if (workload !== 'snapshot' && values.samples === undefined) fail(`${workload}: --samples N is required`, 2);
+  if (workload === 'array-put' && (values.elements === undefined || values.type === undefined)) fail('array-put: --elements N and --type T are required', 2);
+  if (workload === 'latency' && values.sizes === undefined) fail('latency: --sizes N,N,... is required', 2);
   const names = readFileSync(values.names as string, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
   return {
-    workload,
+    workload: workload as RunnerArgs['workload'],
+    elements: Number(values.elements ?? 0),
+    type: (values.type as string | undefined) ?? 'double',
+    sizes: ((values.sizes as string | undefined) ?? '').split(',').filter(Boolean).map(Number),
     names,
     timeoutMs: Number(values['timeout-ms']),
     samples: Number(values.samples),

@@ -1,0 +1,87 @@
+"""What the built-in IOC counts on its own side while clients measure it: the array updates it
+published (with the time of the last), and the arrays clients put to it, checked element by
+element. Answered on stdout as one `stats {json}` line when the harness asks."""
+
+import json
+import sys
+import threading
+import time
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.array_updates = 0
+        self.array_time = 0.0
+        self.puts = 0
+        self.put_elements = 0
+        self.put_bad = 0
+        self.put_findings = []
+        self.put_first_time = 0.0
+        self.put_last_time = 0.0
+
+    def published(self, k):
+        with self.lock:
+            self.array_updates = k
+            self.array_time = time.time()
+
+    def reset_puts(self):
+        with self.lock:
+            self.puts = self.put_elements = self.put_bad = 0
+            self.put_findings = []
+            self.put_first_time = self.put_last_time = 0.0
+
+    def received_put(self, elements, bad, finding):
+        now = time.time()
+        with self.lock:
+            if self.puts == 0:
+                self.put_first_time = now
+            self.puts += 1
+            self.put_elements += elements
+            self.put_last_time = now
+            if bad:
+                self.put_bad += 1
+                if len(self.put_findings) < 5:
+                    self.put_findings.append(finding)
+
+    def answer(self):
+        with self.lock:
+            out = {"arrayUpdates": self.array_updates, "arrayTime": self.array_time,
+                   "time": time.time(), "puts": self.puts, "putElements": self.put_elements,
+                   "putBad": self.put_bad, "putFindings": list(self.put_findings),
+                   "putFirstTime": self.put_first_time, "putLastTime": self.put_last_time}
+        sys.stdout.write("stats " + json.dumps(out, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+
+
+class PutChecker:
+    """The on_update of PREFIX:ARRAY:PUT: every element of put k must equal k (wrapped to the
+    element type; a run starts again at 1) and the array must have the waveform's length."""
+
+    def __init__(self, stats, args):
+        import numpy
+        self.numpy = numpy
+        self.stats = stats
+        self.elements = args.array_elements
+        self.modulus = {"int8": 256, "int16": 65536}.get(args.array_type)
+        self.last = None
+
+    def __call__(self, value):
+        n = len(value)
+        problems = []
+        first = value[0] if n else None
+        if n != self.elements:
+            problems.append(f"{n} elements, expected {self.elements}")
+        if n and not bool((value == first).all()):
+            where = int(self.numpy.argmax(value != first))
+            problems.append(f"element {where} is {value[where]}, the first {first}")
+        if first is not None:
+            k = int(first)
+            step = k - self.last if self.last is not None else 1
+            if self.modulus:
+                step %= self.modulus
+            if k != 1 and step != 1:
+                problems.append(f"came after {self.last}")
+            self.last = k
+        finding = f"put {self.stats.puts + 1} (first element {first}): {', '.join(problems)}"
+        self.stats.received_put(n, bool(problems), finding)

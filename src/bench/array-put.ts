@@ -1,0 +1,115 @@
+// The array-put workload for one client: its runner puts arrays to PREFIX:ARRAY:PUT as fast as it
+// can (each waiting for completion, or not), measured from outside; the IOC checks every put.
+import { RunnerProcess } from './runner.js';
+import { ClientDeadline } from './deadline.js';
+import { RunnerError } from '../errors.js';
+import { CpuSampler } from './procstat.js';
+import { decodeSamples } from './samples.js';
+import { runnerCommand, type ClientSpec } from './clients.js';
+import { writeNamesFile } from './names.js';
+import { stat, type ArrayPutRun, type ArrayPutWorkload } from '../results/index.js';
+import type { IocStats } from '../ioc/stats.js';
+
+export interface ArrayPutRunOptions {
+  client: ClientSpec;
+  python: string;
+  env: Record<string, string>;
+  /** PREFIX:ARRAY:PUT of an IOC started with this workload's elements and type. */
+  name: string;
+  workload: ArrayPutWorkload;
+  callback: boolean;
+  ioc: { pid: number; stats(): Promise<IocStats>; resetPuts(): Promise<IocStats> };
+  /** The client's deadline for the whole run (ms): past it the runner is stopped (ClientDeadline). */
+  clientDeadlineMs?: number;
+  onProgress?: (text: string) => void;
+}
+
+export async function runArrayPut(o: ArrayPutRunOptions): Promise<ArrayPutRun> {
+  const { command, args } = runnerCommand(o.client, o.python);
+  const names = writeNamesFile([o.name]);
+  const w = o.workload;
+  const runner = new RunnerProcess(command, [
+    ...args, 'array-put', '--names', names.path, '--samples', String(w.samples), '--elements', String(w.elements), '--type', w.type,
+    ...(o.callback ? [] : ['--no-callback']),
+  ], o.env);
+  const result: ArrayPutRun = { client: o.client.name, callback: o.callback, ok: false, puts: 0, failedPuts: 0 };
+  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
+  const progress = deadline.track(o.onProgress ?? (() => {}));
+  const sampler = new CpuSampler(runner.pid);
+  const iocSampler = new CpuSampler(o.ioc.pid);
+  try {
+    progress('starting');
+    const ready = await runner.next('ready', 60_000, 'ready');
+    result.version = typeof ready.version === 'string' ? ready.version : undefined;
+    await o.ioc.resetPuts();
+    runner.send('start');
+    progress('connecting');
+    await runner.next('connected', 30_000, 'connected');
+    sampler.start();
+    iocSampler.start();
+    progress('putting');
+    // A generous deadline: 10 MB/s would be very slow even for Python.
+    const deadline = 60_000 + (w.samples * w.elements * 8) / 10_000;
+    await runner.next('complete', deadline, `${w.samples} puts`);
+    const cpu = sampler.stop();
+    sampler.updateMemory();
+    result.peakRssMb = sampler.peakRssKb / 1024;
+    const s = stat(cpu);
+    if (s) result.cpuPercent = { ...s, samples: cpu.map((x) => Math.round(x * 100) / 100) };
+    runner.send('ship');
+    const shipped = await runner.next('samples', 60_000, 'shipping samples');
+    const samples = decodeSamples(shipped.payload ?? new Uint8Array(0));
+    result.puts = samples.length;
+    result.failedPuts = samples.filter((x) => x.status !== 0).length;
+    if (samples.length > 0) {
+      const span = samples[samples.length - 1]!.recvTime - samples[0]!.iocTime;
+      if (span > 0) {
+        result.putsPerSecond = samples.length / span;
+        result.mElementsPerSecond = (result.putsPerSecond * w.elements) / 1e6;
+      }
+    }
+    // Puts sent without completion may still be on their way (or queued in the IOC's check).
+    progress('waiting for the IOC');
+    const got = await drained(o.ioc.stats, result.puts - result.failedPuts);
+    result.iocCpuPercent = stat(iocSampler.stop());
+    const iocSpan = got.putLastTime - got.putFirstTime;
+    const iocRate = got.puts > 1 && iocSpan > 0 ? (got.puts - 1) / iocSpan : 0;
+    result.ioc = {
+      received: got.puts, elements: got.putElements, bad: got.putBad, findings: got.putFindings,
+      putsPerSecond: iocRate, mElementsPerSecond: (iocRate * w.elements) / 1e6,
+    };
+    const problems: string[] = [];
+    if (result.failedPuts) problems.push(`${result.failedPuts} puts failed in the client`);
+    if (got.putBad) problems.push(`the IOC found ${got.putBad} bad: ${got.putFindings.slice(0, 2).join('; ')}`);
+    if (got.puts < result.puts - result.failedPuts) problems.push(`the IOC received ${got.puts} of ${result.puts - result.failedPuts}`);
+    result.ok = problems.length === 0 && result.puts === w.samples;
+    if (problems.length) result.error = problems.join('; ');
+    await runner.finish();
+  } catch (err) {
+    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
+    result.error = deadline.stoppedAfterS !== undefined
+      ? deadline.note()
+      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    await runner.kill();
+  } finally {
+    deadline.clear();
+    sampler.stop();
+    iocSampler.stop();
+    names.remove();
+  }
+  return result;
+}
+
+/** The IOC's counts once it has checked `expected` puts, or once they stop growing for 3 s. */
+async function drained(stats: () => Promise<IocStats>, expected: number): Promise<IocStats> {
+  let last = await stats();
+  let still = Date.now();
+  const until = Date.now() + 60_000;
+  while (last.puts < expected && Date.now() < until && Date.now() - still < 3000) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = await stats();
+    if (now.puts !== last.puts) still = Date.now();
+    last = now;
+  }
+  return last;
+}

@@ -1,0 +1,89 @@
+// `bench array-put` and `bench latency`: every client that serves them, in turn, repeated, each
+// workload against its own built-in IOC; fills the results' arrayPut and latency entries.
+import { startIoc, type ArrayType } from '../ioc/index.js';
+import { stealMeter } from './procstat.js';
+import type { ClientSpec } from './clients.js';
+import { runArrayPut } from './array-put.js';
+import { runLatency } from './latency.js';
+import type { ArrayPutRun, ArrayPutWorkload, BenchResults, LatencyRun, LatencyWorkload } from '../results/index.js';
+
+export interface PutSuiteOptions {
+  arrayPut?: ArrayPutWorkload | undefined;
+  latency?: LatencyWorkload | undefined;
+  repeat: number;
+  python: string;
+  /** Deadline of one client on one run, s (undefined: only the runners' own). */
+  clientDeadlineS?: number | undefined;
+  /** The phase of the step under way. */
+  onProgress?: (text: string) => void;
+}
+
+/** The bench's step counter (suite.ts Steps): reports each step's start and end. */
+export interface StepRunner {
+  run<T>(workload: string, client: string, run: number, repeat: number, body: () => Promise<T>, outcome: (r: T) => string): Promise<T>;
+}
+
+const arrayPutOutcome = (r: ArrayPutRun): string =>
+  r.error ?? `${r.putsPerSecond?.toFixed(1) ?? '-'} puts/s, the IOC checked ${r.ioc?.received ?? 0}/${r.puts - r.failedPuts}`;
+
+function latencyOutcome(r: LatencyRun): string {
+  if (r.error) return r.error;
+  const last = r.points[r.points.length - 1];
+  return last ? `p50 ${last.p50Ms.toFixed(3)} ms at ${last.elements.toLocaleString('en-US')} elements` : 'no result';
+}
+
+export async function runPutWorkloads(o: PutSuiteOptions, steps: StepRunner, ready: readonly ClientSpec[], results: BenchResults): Promise<void> {
+  const progress = o.onProgress ?? (() => {});
+  const deadline = o.clientDeadlineS === undefined ? {} : { clientDeadlineMs: o.clientDeadlineS * 1000 };
+  if (o.arrayPut) {
+    const w = o.arrayPut;
+    const clients = ready.filter((c) => c.workloads.includes('array-put'));
+    // The waveform itself stays still: only the put target works.
+    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: w.elements, arrayRate: 0, arrayType: w.type as ArrayType, python: o.python });
+    const runs: ArrayPutRun[] = [];
+    const steal = stealMeter();
+    try {
+      for (let rep = 1; rep <= o.repeat; rep++) {
+        for (const client of clients) {
+          for (const callback of [true, false]) {
+            const label = `array-put ${w.elements.toLocaleString('en-US')} ${callback ? 'completion' : 'no completion'}`;
+            runs.push(await steps.run(label, client.name, rep, o.repeat, () => runArrayPut({
+              client, python: o.python, env: ioc.env, name: `${ioc.prefix}ARRAY:PUT`, workload: w, callback, ioc, onProgress: progress, ...deadline,
+            }), arrayPutOutcome));
+          }
+        }
+      }
+    } finally {
+      await ioc.stop();
+    }
+    results.arrayPut = { workload: w, runs, stealPercent: steal() };
+  }
+  if (o.latency) {
+    const w = o.latency;
+    const clients = ready.filter((c) => c.workloads.includes('latency'));
+    // Every client asked for has a row: those that cannot run it say why.
+    const cannot: LatencyRun[] = ready.filter((c) => !c.workloads.includes('latency')).map((c) => ({ client: c.name, ok: false, unsupported: true, error: whyNoLatency(c), points: [] }));
+    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: Math.max(...w.sizes), python: o.python });
+    const runs: LatencyRun[] = [];
+    const steal = stealMeter();
+    try {
+      for (let rep = 1; rep <= o.repeat; rep++) {
+        for (const client of clients) {
+          runs.push(await steps.run(`latency ${w.sizes.length} sizes`, client.name, rep, o.repeat, () => runLatency({
+            client, python: o.python, env: ioc.env, prefix: ioc.prefix, workload: w, onProgress: progress, ...deadline,
+          }), latencyOutcome));
+        }
+      }
+    } finally {
+      await ioc.stop();
+    }
+    results.latency = { workload: w, runs: [...runs, ...cannot], stealPercent: steal() };
+  }
+}
+
+/** Why a client has no latency row. */
+export function whyNoLatency(c: ClientSpec): string {
+  if (c.name === 'caget-procs') return 'a one-shot reader: it neither puts nor monitors';
+  if (c.name.endsWith('-nonumpy')) return 'an array-monitor variant only; its numpy row puts';
+  return `its runner does not put yet (${c.library} can put and monitor; not measured here)`;
+}

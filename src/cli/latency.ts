@@ -1,0 +1,63 @@
+// `epicsperf latency`: per array size, the client puts an array to the built-in IOC and waits for
+// its own monitor update of it; round trip and one-way percentiles per size and the fitted fixed
+// cost and MB/s (src/bench/latency.ts), one row set per client.
+import type { Command } from 'commander';
+import { clientNames, findClient, type ClientSpec } from '../bench/clients.js';
+import { runLatency } from '../bench/latency.js';
+import { whyNoLatency } from '../bench/put-suite.js';
+import { latencyTables, latencyTitle } from '../report/latency.js';
+import { startIoc } from '../ioc/index.js';
+import { UsageError } from '../errors.js';
+import { exitOnSignals, prepareClients, Progress } from './common.js';
+import { formatOption } from './options.js';
+import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
+import type { LatencyRun, LatencyWorkload } from '../results/index.js';
+
+interface Opts {
+  client: string;
+  sizes: number[];
+  type: string;
+  count: number;
+  format: 'table' | 'json';
+}
+
+export function register(program: Command): void {
+  program
+    .command('latency')
+    .description('time a put and the client\'s own monitor update of it, per array size, against the built-in IOC')
+    .option('--client <list>', 'client(s), comma-separated (see `epicsperf clients`)', 'node')
+    .addOption(sizesOption())
+    .addOption(latencyTypeOption())
+    .addOption(countOption())
+    .addOption(formatOption(['table', 'json'] as const))
+    .action(async (opts: Opts) => {
+      const clients: ClientSpec[] = opts.client.split(',').map((s) => s.trim()).filter(Boolean).map((name) => {
+        const spec = findClient(name);
+        if (!spec) throw new UsageError(`unknown client "${name}": choose from ${clientNames().join(', ')}`);
+        return spec;
+      });
+      if (clients.length === 0) throw new UsageError('--client is empty');
+      exitOnSignals();
+      const python = await prepareClients(clients.filter((c) => c.workloads.includes('latency')), true);
+      const workload: LatencyWorkload = { sizes: opts.sizes, elementType: opts.type, samplesPerSize: opts.count };
+      const progress = new Progress();
+      const ioc = await startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: Math.max(...opts.sizes), python });
+      const runs: LatencyRun[] = [];
+      try {
+        for (const client of clients) {
+          if (!client.workloads.includes('latency')) {
+            runs.push({ client: client.name, ok: false, unsupported: true, error: whyNoLatency(client), points: [] });
+            continue;
+          }
+          runs.push(await runLatency({ client, python, env: ioc.env, prefix: ioc.prefix, workload, onProgress: (s) => progress.update(`${client.name}: ${s}`) }));
+        }
+      } finally {
+        progress.done();
+        await ioc.stop();
+      }
+      process.stdout.write(opts.format === 'json'
+        ? JSON.stringify({ workload, runs }, null, 2) + '\n'
+        : `${latencyTitle(workload)}\n\n${latencyTables(runs)}`);
+      process.exitCode = runs.every((r) => r.ok) ? 0 : 1;
+    });
+}

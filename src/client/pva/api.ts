@@ -1,0 +1,142 @@
+// get, put and GET_FIELD over PV Access for the Context: each call acquires the channel, runs one
+// operation against its own timeout and signal, and releases the channel when it settles.
+import { Cmd } from '../../pva/constants.js';
+import { isSuccess, type Status } from '../../pva/status.js';
+import type { FieldDesc, StructureDesc } from '../../pva/types.js';
+import type { PvStructure, Typed } from '../../pva/values.js';
+import { BadArgumentError, type CaError, ProtocolError } from '../errors.js';
+import type { CallOptions } from '../options.js';
+import { checkTimeout, Pending } from '../pending.js';
+import type { PvaChannel } from './channel.js';
+import type { PvaManager } from './manager.js';
+import { fieldOf, PvaGet, PvaOperation, putData, pvRequestOf, remoteError, type PvaPutValue, type PvaRequest } from './ops.js';
+import { PvaReading } from './reading.js';
+
+export interface PvaReadOptions {
+  /** PV Access: the pvRequest, e.g. "field(value,alarm,timeStamp)" (default: every field). */
+  request?: PvaRequest;
+}
+
+class GetOnce extends PvaGet {
+  constructor(ch: PvaChannel, request: Typed, private readonly p: Pending<PvaReading>) {
+    super(ch, request);
+  }
+  protected get settled(): boolean { return this.p.done; }
+  protected succeeded(type: StructureDesc, value: PvStructure): void { this.p.resolve(new PvaReading(type, value)); }
+  protected failed(e: CaError): void { this.p.reject(e); }
+}
+
+/** Run one operation on a name: acquire, start, release on settling. */
+function run<T>(mgr: PvaManager, name: string, opts: CallOptions, make: (ch: PvaChannel, p: Pending<T>) => PvaOperation): Promise<T> {
+  const timeout = checkTimeout(opts.timeout, name);
+  const ch = mgr.acquire(name);
+  const p = new Pending<T>(name, timeout, opts.signal, () => ch.timeoutError());
+  let op: PvaOperation;
+  try {
+    op = make(ch, p);
+  } catch (e) {
+    mgr.release(ch);
+    throw e;
+  }
+  p.onSettle(() => {
+    op.cancel();
+    mgr.release(ch);
+  });
+  op.start();
+  return p.promise;
+}
+
+export function pvaGet(mgr: PvaManager, name: string, opts: CallOptions & PvaReadOptions): Promise<PvaReading> {
+  const request = pvRequestOf(opts.request, '');
+  return run<PvaReading>(mgr, name, opts, (ch, p) => new GetOnce(ch, request, p));
+}
+
+/** A PUT: INIT, (a get-back when an enum is put by name), the put, its completion. */
+class PutOnce extends PvaOperation {
+  private type: StructureDesc | undefined;
+  constructor(ch: PvaChannel, private readonly request: Typed, private readonly value: PvaPutValue, private readonly waitDone: boolean, private readonly p: Pending<void>) {
+    super(ch);
+  }
+  protected get settled(): boolean { return this.p.done; }
+  protected failed(e: CaError): void { this.p.reject(e); }
+
+  protected issue(): void {
+    this.type = undefined;
+    this.requestId = this.session!.init(Cmd.PUT, this.ch.sid, this.request, this);
+  }
+
+  onInit(status: Status, type: FieldDesc | null): void {
+    if (!isSuccess(status)) {
+      this.requestId = 0;
+      return this.failed(remoteError(this.ch.name, status));
+    }
+    if (type?.kind !== 'structure') return this.failed(new ProtocolError('PUT INIT reply without a structure type', this.ch.name));
+    this.type = type;
+    const v = type.fields.find((f) => f.name === 'value')?.type;
+    if (typeof this.value === 'string' && v?.kind === 'structure' && v.id === 'enum_t') this.session!.putGet(this.requestId);
+    else this.send();
+  }
+
+  private send(choices?: string[]): void {
+    let data;
+    try {
+      data = putData(this.type!, this.value, this.ch.name, choices);
+    } catch (e) {
+      return this.failed(e as CaError);
+    }
+    this.session!.put(this.requestId, data.changed, data.value);
+    if (!this.waitDone) this.p.resolve();
+  }
+
+  onReply(status: Status, value: PvStructure | undefined): void {
+    if (!isSuccess(status)) return this.failed(remoteError(this.ch.name, status));
+    if (value) {
+      // the get-back of an enum put by name: its choices
+      const e = value.value as PvStructure | undefined;
+      return this.send(Array.isArray(e?.choices) ? (e!.choices as string[]) : []);
+    }
+    this.p.resolve();
+  }
+}
+
+export interface PvaPutOptions extends CallOptions {
+  /** Wait for the server to complete the put (default), or resolve once it is sent. */
+  wait?: boolean;
+  /** PV Access: the pvRequest of the put, e.g. "record[process=true]". */
+  request?: PvaRequest;
+}
+
+export function pvaPut(mgr: PvaManager, name: string, value: PvaPutValue, opts: PvaPutOptions): Promise<void> {
+  if (value === undefined) throw new BadArgumentError('cannot write undefined', name);
+  const request = pvRequestOf(opts.request, '');
+  return run<void>(mgr, name, opts, (ch, p) => new PutOnce(ch, request, value, opts.wait !== false, p));
+}
+
+class GetFieldOnce extends PvaOperation {
+  constructor(ch: PvaChannel, private readonly field: string, private readonly p: Pending<FieldDesc>) {
+    super(ch);
+  }
+  protected get settled(): boolean { return this.p.done; }
+  protected failed(e: CaError): void { this.p.reject(e); }
+  protected issue(): void {
+    this.requestId = this.session!.getField(this.ch.sid, this.field, this);
+  }
+  onReply(status: Status, _v: unknown, _c: unknown, type: FieldDesc | null): void {
+    this.requestId = 0;
+    if (!isSuccess(status)) return this.failed(remoteError(this.ch.name, status));
+    if (!type) return this.failed(new ProtocolError('GET_FIELD reply without a type', this.ch.name));
+    // Servers may answer with the whole type (pvxs does): then the field is looked up here.
+    if (this.field && type.kind === 'structure') {
+      const sub = fieldOf(type, this.field);
+      if (sub) return this.p.resolve(sub);
+      const whole = type.id.startsWith('epics:nt/') || type.fields.some((f) => f.name === 'value');
+      if (whole) return this.failed(new BadArgumentError(`the channel's structure has no field '${this.field}'`, this.ch.name));
+    }
+    this.p.resolve(type);
+  }
+}
+
+/** GET_FIELD: the channel's type description (or one field's, by dotted path). */
+export function pvaGetField(mgr: PvaManager, name: string, field: string, opts: CallOptions): Promise<FieldDesc> {
+  return run<FieldDesc>(mgr, name, opts, (ch, p) => new GetFieldOnce(ch, field, p));
+}

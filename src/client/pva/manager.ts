@@ -1,0 +1,150 @@
+// The PV Access side of a Context: name resolution (UDP searcher and TCP name servers), one
+// connection per server, the channel cache with references, and releasing all of it.
+import { getLogger } from '../../log.js';
+import type { PvaConfig } from '../../transport/pva-config.js';
+import { PvaCircuit } from '../../transport/pva-tcp.js';
+import type { CloseReason } from '../../transport/tcp.js';
+import { PvaSearcher, type PvaSearchTarget } from '../../transport/pva-udp.js';
+import { BadArgumentError, ClosedError } from '../errors.js';
+import type { Closable } from '../manager.js';
+import { PvaChannel, type PvaChannelOwner } from './channel.js';
+
+const log = getLogger('pva.context');
+
+/** Pause before reconnecting to a name server that went away. */
+const NAME_SERVER_RETRY_MS = 1000;
+
+export class PvaManager implements PvaChannelOwner {
+  private udp: PvaSearcher | undefined;
+  private readonly circuits = new Map<string, PvaCircuit>();
+  private readonly channels = new Map<string, PvaChannel>();
+  private readonly holders = new Set<Closable>();
+  private readonly nameServers: Array<PvaCircuit | undefined>;
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private nextCid = 1;
+  private isClosed = false;
+
+  constructor(readonly config: PvaConfig) {
+    this.nameServers = config.nameServers.map(() => undefined);
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Take a reference on a name's channel (creating and searching it). */
+  acquire(name: string): PvaChannel {
+    if (this.isClosed) throw new ClosedError(undefined, name);
+    if (typeof name !== 'string' || name.length === 0) throw new BadArgumentError('the PV name is empty');
+    let ch = this.channels.get(name);
+    if (!ch) {
+      if (name.includes('\0')) throw new BadArgumentError('the PV name contains a NUL character', name);
+      const cid = this.nextCid;
+      this.nextCid = (this.nextCid + 1) & 0x7fffffff || 1;
+      ch = new PvaChannel(this, cid, name);
+      this.channels.set(name, ch);
+      this.searcher().add(ch);
+    }
+    ch.retain();
+    return ch;
+  }
+
+  release(ch: PvaChannel): void {
+    if (this.isClosed) return;
+    if (ch.release()) this.forget(ch);
+  }
+
+  private forget(ch: PvaChannel): void {
+    this.udp?.remove(ch);
+    if (this.channels.get(ch.name) === ch) this.channels.delete(ch.name);
+    ch.discard();
+  }
+
+  hold(h: Closable): void {
+    this.holders.add(h);
+  }
+
+  unhold(h: Closable): void {
+    this.holders.delete(h);
+  }
+
+  research(ch: PvaChannel, delayMs: number): void {
+    if (this.isClosed || ch.state === 'closed') return;
+    if (!ch.held) return this.forget(ch);
+    this.searcher().add(ch, delayMs);
+  }
+
+  private searcher(): PvaSearcher {
+    if (!this.udp) {
+      this.udp = new PvaSearcher(this.config, (t, host, port) => this.onFound(t, host, port), (bytes) => this.tcpSearch(bytes));
+      this.config.nameServers.forEach((_, i) => this.connectNameServer(i));
+    }
+    return this.udp;
+  }
+
+  private tcpSearch(bytes: Uint8Array): void {
+    for (const ns of this.nameServers) if (ns?.ready) ns.session.sendRaw(bytes);
+  }
+
+  private connectNameServer(i: number): void {
+    if (this.isClosed) return;
+    const ep = this.config.nameServers[i]!;
+    const c = new PvaCircuit(ep.host, ep.port, this.config, {
+      onReady: () => this.udp?.kick(),
+      onClose: (_c, reason, detail) => {
+        this.nameServers[i] = undefined;
+        if (reason === 'closed' || this.isClosed) return;
+        log.info({ server: `${ep.host}:${ep.port}`, reason, detail }, 'name server connection closed');
+        const t = setTimeout(() => {
+          this.retryTimers.delete(t);
+          this.connectNameServer(i);
+        }, NAME_SERVER_RETRY_MS);
+        this.retryTimers.add(t);
+      },
+      searchResponse: (m) => this.udp?.found(m.found, m.ids, m.address, m.port, ep.host),
+    });
+    this.nameServers[i] = c;
+  }
+
+  private onFound(t: PvaSearchTarget, host: string, port: number): void {
+    const ch = t as PvaChannel;
+    if (ch.state !== 'searching' || this.isClosed) return;
+    const key = `${host}:${port}`;
+    let c = this.circuits.get(key);
+    if (!c) {
+      c = new PvaCircuit(host, port, this.config, {
+        onReady: () => {},
+        onClose: (pc, reason, detail) => this.onCircuitClose(pc, reason, detail),
+      });
+      this.circuits.set(key, c);
+    }
+    ch.found(c);
+  }
+
+  private onCircuitClose(c: PvaCircuit, reason: CloseReason, detail: string): void {
+    if (this.circuits.get(c.key) === c) this.circuits.delete(c.key);
+    if (reason !== 'closed') log.info({ server: c.key, reason, detail }, 'PVA connection closed');
+    const chans = c.session.close(reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` });
+    const broken = reason === 'protocol' || reason === 'connect-failed';
+    for (const ch of chans as PvaChannel[]) ch.circuitLost(broken, reason === 'protocol' ? detail : undefined);
+  }
+
+  close(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    for (const h of [...this.holders]) h.close();
+    this.holders.clear();
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.udp?.close();
+    this.udp = undefined;
+    for (const ch of this.channels.values()) ch.close();
+    this.channels.clear();
+    for (const c of [...this.circuits.values()]) c.close();
+    this.circuits.clear();
+    for (const ns of this.nameServers) ns?.close();
+  }
+
+  stats(): { circuits: number; channels: number; searching: number; datagramsSent: number } {
+    return { circuits: this.circuits.size, channels: this.channels.size, searching: this.udp?.searching ?? 0, datagramsSent: this.udp?.datagramsSent ?? 0 };
+  }
+}

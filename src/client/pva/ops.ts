@@ -1,0 +1,219 @@
+// One-shot PV Access operations on a channel: the connection wait, then GET (INIT, execute,
+// destroy), PUT (INIT, put the given fields, destroy) or GET_FIELD; each settles a Pending.
+import { BitSet } from '../../pva/bitset.js';
+import { Cmd } from '../../pva/constants.js';
+import { buildPvRequest, type PvRequestOptions } from '../../pva/pvrequest.js';
+import type { PvaFailReason, OpHandler } from '../../pva/session.js';
+import { isSuccess, type Status } from '../../pva/status.js';
+import { bitOffset, formatType, type FieldDesc, type StructureDesc } from '../../pva/types.js';
+import { defaultValue, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
+import { BadArgumentError, type CaError, ClosedError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
+import type { PvaChannel, PvaConnectWaiter } from './channel.js';
+
+/** The pvRequest of a call: a string ("field(value,alarm)record[process=true]") or its parts. */
+export type PvaRequest = string | PvRequestOptions;
+
+/** What a request's failure becomes, as the channel saw it. */
+export function pvaFailure(ch: PvaChannel, reason: PvaFailReason): CaError {
+  if (reason.kind === 'disconnected') return new DisconnectedError(`the connection was lost${reason.message ? ` (${reason.message})` : ''}`, ch.name);
+  if (reason.kind === 'protocol') return new ProtocolError(`protocol error from the server: ${reason.message}`, ch.name);
+  return remoteError(ch.name, reason.status);
+}
+
+export function remoteError(name: string, s: Status): RemoteError {
+  return new RemoteError(-1, s.message, name, s.type);
+}
+
+const requestCache = new Map<string, Typed>();
+
+/** The pvRequest structure of a call (string forms are built once and kept). */
+export function pvRequestOf(req: PvaRequest | undefined, fallback: string): Typed {
+  const r = req ?? fallback;
+  if (typeof r !== 'string') return buildPvRequest(r);
+  let t = requestCache.get(r);
+  if (!t) {
+    try {
+      t = buildPvRequest(r);
+    } catch (e) {
+      throw new BadArgumentError(`bad pvRequest '${r}': ${(e as Error).message}`);
+    }
+    if (requestCache.size < 64) requestCache.set(r, t);
+  }
+  return t;
+}
+
+/**
+ * One request on one channel: waits for the connection, sends once connected (again after a
+ * reconnect that came before its reply), forgets its request on cancel.
+ */
+export abstract class PvaOperation implements PvaConnectWaiter, OpHandler {
+  protected requestId = 0;
+  private waiting = false;
+  protected session: import('../../pva/session.js').ClientSession | undefined;
+
+  constructor(readonly ch: PvaChannel) {}
+
+  protected abstract get settled(): boolean;
+  /** Send the first request on the connected channel. */
+  protected abstract issue(): void;
+  protected abstract failed(e: CaError): void;
+
+  start(): void {
+    if (this.settled) return;
+    if (this.ch.connected) this.begin();
+    else this.wait();
+  }
+
+  private wait(): void {
+    this.waiting = true;
+    this.ch.addWaiter(this);
+  }
+
+  channelConnected(): void {
+    this.waiting = false;
+    this.begin();
+  }
+
+  channelClosed(): void {
+    this.waiting = false;
+    if (!this.settled) this.failed(new ClosedError(undefined, this.ch.name));
+  }
+
+  private begin(): void {
+    if (this.settled) return;
+    if (this.ch.state === 'closed') return this.channelClosed();
+    const t = this.ch.transport;
+    if (!t || !this.ch.connected) return this.wait();
+    this.session = t.session;
+    this.issue();
+  }
+
+  /** OpHandler: the request ended without a reply. A lost connection waits for the next one. */
+  onFail(reason: PvaFailReason): void {
+    this.requestId = 0;
+    if (this.ch.state === 'closed') return this.channelClosed();
+    if (reason.kind === 'disconnected' && !this.settled) return this.wait();
+    this.failed(pvaFailure(this.ch, reason));
+  }
+
+  /** Stop waiting and destroy the request on the server. */
+  cancel(): void {
+    if (this.waiting) {
+      this.waiting = false;
+      this.ch.removeWaiter(this);
+    }
+    if (this.requestId) {
+      this.session?.destroy(this.requestId);
+      this.requestId = 0;
+    }
+  }
+}
+
+/** A GET: INIT with the pvRequest, execute, then the reply's structure. */
+export abstract class PvaGet extends PvaOperation {
+  constructor(ch: PvaChannel, private readonly request: Typed) {
+    super(ch);
+  }
+
+  protected abstract succeeded(type: StructureDesc, value: PvStructure): void;
+
+  protected issue(): void {
+    this.requestId = this.session!.init(Cmd.GET, this.ch.sid, this.request, this);
+  }
+
+  /** The reply's type (the session forgets a request once its last reply came). */
+  private type: StructureDesc | undefined;
+
+  onInit(status: Status, type: FieldDesc | null): void {
+    if (!isSuccess(status)) {
+      this.requestId = 0;
+      return this.failed(remoteError(this.ch.name, status));
+    }
+    this.type = type as StructureDesc;
+    this.session!.get(this.requestId, true);
+  }
+
+  onReply(status: Status, value: PvStructure | undefined, changed: BitSet | undefined): void {
+    const id = this.requestId;
+    const type = this.session!.typeOf(id) ?? this.type;
+    this.requestId = 0;
+    if (!isSuccess(status)) return this.failed(remoteError(this.ch.name, status));
+    if (!value || !type || !changed) return this.failed(new ProtocolError('GET reply without data', this.ch.name));
+    // The value holds only the fields the server sent (pvxs keeps the whole type and marks the selected fields).
+    this.succeeded(type, value);
+  }
+}
+
+/** The value a put accepts: a plain value (for the `value` field) or fields by dotted path. */
+export type PvaPutValue = PvValue | { [path: string]: PvValue };
+
+/** The type of a field by dotted path ("alarm.severity"). */
+export function fieldOf(type: StructureDesc, path: string): FieldDesc | undefined {
+  let cur: FieldDesc = type;
+  for (const part of path.split('.')) {
+    if (cur.kind !== 'structure') return undefined;
+    const f: FieldDesc | undefined = cur.fields.find((x) => x.name === part)?.type;
+    if (!f) return undefined;
+    cur = f;
+  }
+  return cur;
+}
+
+/** Convert a JS value to what the field's type holds (numbers, bigints, strings; arrays element-wise). */
+function coerce(desc: FieldDesc, v: PvValue, name: string, path: string): PvValue {
+  const bad = (why: string): never => { throw new BadArgumentError(`cannot put ${String(v)} to ${path} (${formatType(desc)}): ${why}`, name); };
+  if (desc.kind === 'scalar') {
+    const t = desc.type;
+    if (t === 'string') return typeof v === 'string' ? v : String(v);
+    if (t === 'boolean') return typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : v === 'true' ? true : v === 'false' ? false : bad('not a boolean');
+    if (t === 'long' || t === 'ulong') {
+      try {
+        return typeof v === 'bigint' ? v : BigInt(typeof v === 'string' ? v.trim() : (v as number));
+      } catch {
+        return bad('not an integer');
+      }
+    }
+    const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? +v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+    if (Number.isNaN(n) && !(typeof v === 'number' || (typeof v === 'string' && /^nan$/i.test(v.trim())))) bad('not a number');
+    if (t !== 'float' && t !== 'double' && !Number.isInteger(n)) bad('not an integer');
+    return n;
+  }
+  if (desc.kind === 'scalarArray') {
+    if (typeof v !== 'object' || v === null || !('length' in v)) return coerce(desc, [v] as PvValue, name, path);
+    const el = { kind: 'scalar', type: desc.type } as FieldDesc;
+    return Array.from(v as ArrayLike<PvValue>, (x) => coerce(el, x, name, path)) as PvValue;
+  }
+  return v;
+}
+
+/**
+ * The structure and changed bits of a put: a plain value goes to `value` (an NTEnum's index,
+ * or its choice by name when `enumChoices` are known), an object's keys are field paths.
+ */
+export function putData(type: StructureDesc, v: PvaPutValue, name: string, enumChoices?: string[]): { value: PvStructure; changed: BitSet } {
+  const value = defaultValue(type) as PvStructure;
+  const changed = new BitSet();
+  const plain = typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v);
+  const entries: [string, PvValue][] = plain ? [['value', v as PvValue]] : Object.entries(v as Record<string, PvValue>);
+  for (let [path, x] of entries) {
+    let desc = fieldOf(type, path);
+    if (desc?.kind === 'structure' && desc.id === 'enum_t' && path === 'value') {
+      if (typeof x === 'string') {
+        const i = enumChoices?.indexOf(x) ?? -1;
+        if (i < 0) throw new BadArgumentError(`'${x}' is not one of the choices ${JSON.stringify(enumChoices ?? [])}`, name);
+        x = i;
+      }
+      path = 'value.index';
+      desc = fieldOf(type, path);
+    }
+    if (!desc) throw new BadArgumentError(`the channel's structure has no field '${path}'`, name);
+    const bit = bitOffset(type, path)!;
+    changed.set(bit);
+    const parts = path.split('.');
+    let obj = value;
+    for (const p of parts.slice(0, -1)) obj = obj[p] as PvStructure;
+    obj[parts[parts.length - 1]!] = coerce(desc, x, name, path);
+  }
+  if (changed.isEmpty()) throw new BadArgumentError('nothing to put', name);
+  return { value, changed };
+}

@@ -1,0 +1,417 @@
+// The client side of one PV Access connection, sans I/O: connection validation, channel create
+// and destroy, operation request ids with their types and merged values, echo, and the bytes to
+// send; receive() takes framed messages, take() gives what to write.
+import { BitSet } from './bitset.js';
+import { Reader, Writer } from './buffer.js';
+import { Cmd, Flags, Sub } from './constants.js';
+import { isBigEndian, type PvaHeader } from './header.js';
+import { decodeMessage, encodeMessage, type ChannelName, type Message, type Operation, type ResponseMessage } from './messages.js';
+import { decodeStatus, isSuccess, OK, type Status } from './status.js';
+import { decodeType, scalar, structure, TypeCache, type FieldDesc, type StructureDesc } from './types.js';
+import { decodeUpdate, type PvStructure, type Typed } from './values.js';
+
+/** Why a channel or operation ended without its reply. */
+export type PvaFailReason =
+  | { kind: 'disconnected'; message?: string }
+  | { kind: 'protocol'; message: string }
+  | { kind: 'remote'; status: Status };
+
+/** A channel as the session sees it. */
+export interface SessionChannel {
+  readonly cid: number;
+  readonly name: string;
+  onCreated(sid: number): void;
+  onCreateFailed(status: Status): void;
+  /** The server destroyed the channel. */
+  onDestroyed(): void;
+}
+
+/** One request (GET, PUT, MONITOR, GET_FIELD) and where its replies go. */
+export interface OpHandler {
+  /** INIT reply of GET, PUT and MONITOR (type null on failure). */
+  onInit?(status: Status, type: FieldDesc | null): void;
+  /** A GET reply, a PUT's completion (no value), a GET_FIELD reply (type only). */
+  onReply?(status: Status, value: PvStructure | undefined, changed: BitSet | undefined, type: FieldDesc | null): void;
+  /** One monitor update (value merged into the monitor's full value). */
+  onUpdate?(value: PvStructure, changed: BitSet, overrun: BitSet | undefined): void;
+  /** The server ended the monitor (its last message). */
+  onFinish?(status: Status): void;
+  onFail(reason: PvaFailReason): void;
+}
+
+interface OpEntry {
+  handler: OpHandler;
+  command: number;
+  sid: number;
+  op: Operation | undefined;
+  /** Monitor: keep merging into one value. */
+  keep: boolean;
+  /** The server destroys the request after its reply (an execution with the DESTROY bit). */
+  last?: boolean;
+}
+
+export interface SessionEvents {
+  /** Bytes are waiting in take(). */
+  wantFlush(): void;
+  /** The peer broke the protocol: close the connection. */
+  protocolError(reason: string): void;
+  /** Connection validation finished (channels can be created). */
+  validated(status: Status): void;
+  /** A search reply arrived on this connection (TCP name servers). */
+  searchResponse?(m: Extract<ResponseMessage, { type: 'SearchResponse' }>): void;
+}
+
+/** Bytes as a string of the same length (a map key). */
+const keyDecoder = new TextDecoder('latin1');
+const latin1 = (b: Uint8Array): string => keyDecoder.decode(b);
+
+/** The buffer size and introspection registry size this client announces. */
+const CLIENT_BUFFER = 0x10000;
+const CLIENT_REGISTRY = 0x7fff;
+/** Channels named in one CREATE_CHANNEL request (pvxs takes many; other servers only one). */
+const MAX_CREATES = 1;
+
+export class ClientSession {
+  readonly types = new TypeCache();
+  private readonly out = new Writer(true, 4096);
+  private state: 'validating' | 'ready' | 'closed' = 'validating';
+  private readonly channels = new Map<number, SessionChannel>();
+  /** Channels waiting for validation before their create request goes out. */
+  private early: SessionChannel[] = [];
+  private readonly ops = new Map<number, OpEntry>();
+  private nextRequest = 1;
+  private readonly lookup = (id: number): Operation | undefined => this.ops.get(id)?.op;
+
+  constructor(private readonly events: SessionEvents, private readonly user: string, private readonly host: string) {}
+
+  get ready(): boolean { return this.state === 'ready'; }
+  get closed(): boolean { return this.state === 'closed'; }
+  get pendingOps(): number { return this.ops.size; }
+
+  /** The bytes to write (undefined: nothing). */
+  take(): Uint8Array | undefined {
+    if (this.creates.length) this.flushCreates();
+    return this.out.length ? this.out.take() : undefined;
+  }
+
+  private send(m: Message): void {
+    if (this.state === 'closed') return;
+    const empty = this.out.length === 0;
+    encodeMessage(this.out, m);
+    if (empty) this.events.wantFlush();
+  }
+
+  /** Append bytes that already form whole messages (a search request over TCP). */
+  sendRaw(bytes: Uint8Array): void {
+    if (this.state !== 'ready') return;
+    const empty = this.out.length === 0;
+    this.out.raw(bytes);
+    if (empty) this.events.wantFlush();
+  }
+
+  /** One framed message from the server. */
+  receive(h: PvaHeader, payload: Uint8Array): void {
+    if (this.state === 'closed') return;
+    if ((h.command === Cmd.MONITOR || h.command === Cmd.GET || h.command === Cmd.PUT) && (h.flags & Flags.CONTROL) === 0 && this.data(h, payload)) return;
+    const m = decodeMessage(h, payload, { types: this.types, operation: this.lookup });
+    switch (m.type) {
+      case 'Invalid': return this.events.protocolError(`malformed message (command ${m.command}): ${m.reason}`);
+      case 'Unknown': return; // a command this client does not handle: skipped
+      case 'ControlEchoRequest': this.send({ type: 'ControlEchoResponse', data: m.data }); return;
+      case 'SetByteOrder': case 'ControlEchoResponse': case 'Control': case 'EchoResponse': return;
+      case 'ConnectionValidationRequest': return this.validate(m.authMethods);
+      case 'ConnectionValidated': return this.onValidated(m.status);
+      case 'SearchResponse': this.events.searchResponse?.(m); return;
+      case 'CreateChannelResponse': return this.onCreateChannel(m.cid, m.sid, m.status);
+      case 'DestroyChannelResponse': {
+        const ch = this.channels.get(m.cid);
+        if (ch) { this.channels.delete(m.cid); ch.onDestroyed(); }
+        return;
+      }
+      case 'OpInitResponse': return this.onInit(m.requestId, m.status, m.valueType);
+      case 'DataResponse': {
+        const e = this.ops.get(m.requestId);
+        if (e?.last) this.ops.delete(m.requestId);
+        e?.handler.onReply?.(m.status, m.value, m.changed, null);
+        return;
+      }
+      case 'OpResponse': {
+        const e = this.ops.get(m.requestId);
+        if (!e) return;
+        if (e.command === Cmd.MONITOR) {
+          this.ops.delete(m.requestId);
+          e.handler.onFinish?.(m.status);
+        } else e.handler.onReply?.(m.status, undefined, undefined, null);
+        return;
+      }
+      case 'MonitorUpdate': {
+        const e = this.ops.get(m.requestId);
+        if (!e || !m.value) return;
+        if (e.keep && e.op) e.op.value = m.value;
+        e.handler.onUpdate?.(m.value, m.changed, m.overrun);
+        return;
+      }
+      case 'GetFieldResponse': {
+        const e = this.ops.get(m.requestId);
+        if (!e) return;
+        this.ops.delete(m.requestId);
+        e.handler.onReply?.(m.status, undefined, undefined, m.valueType);
+        return;
+      }
+      case 'ServerMessage': case 'AclChange': case 'Beacon': return;
+      default: return this.events.protocolError(`unexpected ${m.type} from the server`);
+    }
+  }
+
+  /**
+   * The data path of monitor updates and GET replies, decoded into new structures that hold only
+   * the fields the server sent (a monitor's next update copies what it changes). False when the
+   * message is not data of a known operation (the generic decoder takes it).
+   */
+  private data(h: PvaHeader, payload: Uint8Array): boolean {
+    if (payload.length < 5) return false;
+    const r = new Reader(payload, !isBigEndian(h.flags));
+    const id = r.i32();
+    const e = this.ops.get(id);
+    if (!e || e.command !== h.command) return false;
+    const sub = r.u8();
+    if (sub & Sub.INIT) return this.initReply(r, id);
+    const op = e.op;
+    // A monitor's DESTROY or PROCESS bit is its end; a GET's DESTROY bit only echoes the request's.
+    if (!op || h.command === Cmd.PUT || (h.command === Cmd.MONITOR && (sub & (Sub.DESTROY | Sub.PROCESS)) !== 0)) return false;
+    let changed: BitSet, overrun: BitSet | undefined;
+    let value: PvStructure;
+    const monitor = h.command === Cmd.MONITOR;
+    if (e.last) this.ops.delete(id);
+    try {
+      const status = monitor ? OK : decodeStatus(r);
+      if (!isSuccess(status)) {
+        e.handler.onReply?.(status, undefined, undefined, null);
+        return true;
+      }
+      changed = BitSet.decode(r);
+      value = decodeUpdate(r, op.type, monitor ? op.value : undefined, changed, this.types);
+      if (monitor) overrun = BitSet.decode(r);
+    } catch (err) {
+      this.events.protocolError(`malformed ${monitor ? 'monitor update' : 'GET reply'}: ${(err as Error).message}`);
+      return true;
+    }
+    if (monitor) {
+      op.value = value;
+      e.handler.onUpdate?.(value, changed, overrun);
+    } else e.handler.onReply?.(OK, value, changed, null);
+    return true;
+  }
+
+  /** Types seen in INIT replies, by their bytes: thousands of channels of one record type share one description. */
+  private readonly interned = new Map<string, FieldDesc>();
+
+  /**
+   * An INIT reply whose type is written out in full (no cache ids): the same bytes give the same
+   * type object, decoded once. False for anything else (the generic decoder takes it).
+   */
+  private initReply(r: Reader, id: number): boolean {
+    const at = r.pos;
+    let status: Status;
+    try {
+      status = decodeStatus(r);
+    } catch {
+      return false;
+    }
+    const code = r.remaining > 0 ? r.bytes[r.pos]! : -1;
+    if (!isSuccess(status) || code === 0xfd || code === 0xfe || code === 0xfc || code < 0) {
+      r.pos = at;
+      return false;
+    }
+    const bytes = r.bytes.subarray(r.pos, r.end);
+    const key = latin1(bytes);
+    let type = this.interned.get(key);
+    if (!type) {
+      try {
+        type = decodeType(r, this.types) ?? undefined;
+      } catch (err) {
+        this.events.protocolError(`malformed INIT reply: ${(err as Error).message}`);
+        return true;
+      }
+      if (!type) return false;
+      if (this.interned.size < 256) this.interned.set(key, type);
+    }
+    this.onInit(id, status, type);
+    return true;
+  }
+
+  private validate(methods: string[]): void {
+    const ca = methods.includes('ca');
+    const authData: Typed | null = ca
+      ? { type: structure('', { user: scalar('string'), host: scalar('string') }), value: { user: this.user, host: this.host } }
+      : null;
+    this.send({
+      type: 'ConnectionValidationResponse', bufferSize: CLIENT_BUFFER, registrySize: CLIENT_REGISTRY, qos: 0,
+      authMethod: ca ? 'ca' : 'anonymous', authData,
+    });
+  }
+
+  private onValidated(status: Status): void {
+    if (this.state !== 'validating') return;
+    if (!isSuccess(status)) {
+      this.events.validated(status);
+      return;
+    }
+    this.state = 'ready';
+    const early = this.early;
+    this.early = [];
+    for (const ch of early) this.sendCreate(ch);
+    this.events.validated(status);
+  }
+
+  // ---- channels ----
+
+  createChannel(ch: SessionChannel): void {
+    if (this.state === 'closed') return;
+    this.channels.set(ch.cid, ch);
+    if (this.state === 'ready') this.sendCreate(ch);
+    else this.early.push(ch);
+  }
+
+  /** Creates wait here until the end of the turn's writes, to go out as one request. */
+  private creates: ChannelName[] = [];
+
+  private sendCreate(ch: SessionChannel): void {
+    if (this.creates.length === 0) this.events.wantFlush();
+    this.creates.push({ id: ch.cid, name: ch.name });
+  }
+
+  private flushCreates(): void {
+    const list = this.creates;
+    for (let i = 0; i < list.length; i += MAX_CREATES) this.send({ type: 'CreateChannelRequest', channels: list.slice(i, i + MAX_CREATES) });
+    this.creates = [];
+  }
+
+  private onCreateChannel(cid: number, sid: number, status: Status): void {
+    const ch = this.channels.get(cid);
+    if (!ch) {
+      // A channel forgotten while its create was in flight: destroy it on the server too.
+      if (isSuccess(status)) this.send({ type: 'DestroyChannelRequest', sid, cid });
+      return;
+    }
+    if (isSuccess(status)) ch.onCreated(sid);
+    else {
+      this.channels.delete(cid);
+      ch.onCreateFailed(status);
+    }
+  }
+
+  /** Forget a channel; with its sid (it was created), the server destroys it too. */
+  destroyChannel(ch: SessionChannel, sid?: number): void {
+    if (this.channels.get(ch.cid) !== ch) return;
+    this.channels.delete(ch.cid);
+    const i = this.early.indexOf(ch);
+    if (i >= 0) this.early.splice(i, 1);
+    if (sid !== undefined && this.state === 'ready') this.send({ type: 'DestroyChannelRequest', sid, cid: ch.cid });
+  }
+
+  // ---- operations ----
+
+  private newRequest(handler: OpHandler, command: number, sid: number, keep: boolean): number {
+    let id = this.nextRequest;
+    while (this.ops.has(id)) id = (id + 1) >>> 0 || 1;
+    this.nextRequest = (id + 1) >>> 0 || 1;
+    this.ops.set(id, { handler, command, sid, op: undefined, keep });
+    return id;
+  }
+
+  /** INIT of a GET, PUT or MONITOR; returns its request id. */
+  init(command: number, sid: number, pvRequest: Typed, handler: OpHandler, queueSize?: number): number {
+    const id = this.newRequest(handler, command, sid, command === Cmd.MONITOR);
+    const pipeline = command === Cmd.MONITOR && queueSize !== undefined;
+    this.send({
+      type: 'OpInitRequest', command, sid, requestId: id, subcommand: Sub.INIT | (pipeline ? Sub.PIPELINE : 0), pvRequest,
+      ...(pipeline ? { queueSize } : {}),
+    });
+    return id;
+  }
+
+  private onInit(id: number, status: Status, type: FieldDesc | null): void {
+    const e = this.ops.get(id);
+    if (!e) return;
+    if (isSuccess(status) && type?.kind === 'structure') e.op = { type };
+    else if (isSuccess(status) && e.command !== Cmd.PUT) {
+      this.ops.delete(id);
+      e.handler.onFail({ kind: 'protocol', message: `INIT reply without a structure type (command ${e.command})` });
+      return;
+    } else if (!isSuccess(status)) this.ops.delete(id);
+    e.handler.onInit?.(status, type);
+  }
+
+  /** The data type of an initialised operation. */
+  typeOf(id: number): StructureDesc | undefined {
+    return this.ops.get(id)?.op?.type;
+  }
+
+  /** GET execution (the reply goes to onReply); `last`: the server destroys the request after replying. */
+  get(id: number, last = false): void {
+    const e = this.ops.get(id);
+    if (!e) return;
+    e.last = last;
+    this.send({ type: 'OpRequest', command: Cmd.GET, sid: e.sid, requestId: id, subcommand: last ? Sub.DESTROY : Sub.EXEC });
+  }
+
+  /** PUT execution of the fields `changed` selects from `value`. */
+  put(id: number, changed: BitSet, value: PvStructure): void {
+    const e = this.ops.get(id);
+    if (!e?.op) return;
+    this.send({ type: 'PutRequest', sid: e.sid, requestId: id, subcommand: Sub.EXEC, changed, valueType: e.op.type, value });
+  }
+
+  /** A PUT's get-back: the current value, before putting (the reply goes to onReply). */
+  putGet(id: number): void {
+    const e = this.ops.get(id);
+    if (e) this.send({ type: 'OpRequest', command: Cmd.PUT, sid: e.sid, requestId: id, subcommand: Sub.GET });
+  }
+
+  /** Start (or stop) a monitor's updates. */
+  monitorStart(id: number, start = true): void {
+    const e = this.ops.get(id);
+    if (e) this.send({ type: 'OpRequest', command: Cmd.MONITOR, sid: e.sid, requestId: id, subcommand: start ? Sub.START : Sub.STOP });
+  }
+
+  /** Tell a pipelined monitor's server that `nfree` more updates may come. */
+  monitorAck(id: number, nfree: number): void {
+    const e = this.ops.get(id);
+    if (e) this.send({ type: 'MonitorAck', sid: e.sid, requestId: id, nfree });
+  }
+
+  /** GET_FIELD: the type of the channel (or of one field). */
+  getField(sid: number, field: string, handler: OpHandler): number {
+    const id = this.newRequest(handler, Cmd.GET_FIELD, sid, false);
+    this.send({ type: 'GetFieldRequest', sid, requestId: id, field });
+    return id;
+  }
+
+  /** Forget a request; the server is told to destroy it (a late reply is ignored). */
+  destroy(id: number): void {
+    const e = this.ops.get(id);
+    if (!e) return;
+    this.ops.delete(id);
+    if (e.command !== Cmd.GET_FIELD && this.state === 'ready') this.send({ type: 'DestroyRequest', sid: e.sid, requestId: id });
+  }
+
+  /** Application-level echo (the connection watchdog). */
+  echo(): void {
+    if (this.state === 'ready') this.send({ type: 'EchoRequest', payload: new Uint8Array(0) });
+    else this.send({ type: 'ControlEchoRequest', data: 0 });
+  }
+
+  /** The connection is gone: fail every operation; returns the channels it carried. */
+  close(reason: PvaFailReason): SessionChannel[] {
+    if (this.state === 'closed') return [];
+    this.state = 'closed';
+    const ops = [...this.ops.values()];
+    this.ops.clear();
+    for (const e of ops) e.handler.onFail(reason);
+    const chans = [...this.channels.values()];
+    this.channels.clear();
+    this.early = [];
+    return chans;
+  }
+}

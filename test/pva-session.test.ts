@@ -1,0 +1,125 @@
+// The sans-I/O client session: handshake, channel create and destroy, GET with the DESTROY bit,
+// monitor updates as new structures (the previous one unchanged), acks, interned types,
+// failures on close, and protocol errors for malformed data. Server bytes come from the encoder.
+import { describe, expect, it } from 'vitest';
+import {
+  BitSet, Cmd, decodeMessage, emptyHeader, encodeMessages, OK, readHeader, scalar, structure, Sub,
+  type Message, type PvaHeader,
+} from '../src/pva/index.js';
+import { ClientSession, type OpHandler, type SessionChannel } from '../src/pva/session.js';
+
+const TYPE = structure('epics:nt/NTScalar:1.0', { value: scalar('double'), timeStamp: structure('time_t', { secondsPastEpoch: scalar('long'), nanoseconds: scalar('int') }) });
+
+function session() {
+  const errors: string[] = [];
+  let validated = 0;
+  const s = new ClientSession({ wantFlush: () => {}, protocolError: (r) => errors.push(r), validated: () => validated++ }, 'alice', 'host1');
+  const feed = (...m: Message[]): void => {
+    const bytes = encodeMessages(m);
+    let pos = 0;
+    while (pos < bytes.length) {
+      const h: PvaHeader = emptyHeader();
+      readHeader(bytes, pos, h);
+      const size = h.flags & 1 ? 0 : h.payloadSize;
+      s.receive(h, bytes.subarray(pos + 8, pos + 8 + size));
+      pos += 8 + size;
+    }
+  };
+  const sent = (): Message[] => {
+    const b = s.take();
+    const out: Message[] = [];
+    let pos = 0;
+    while (b && pos < b.length) {
+      const h = emptyHeader();
+      readHeader(b, pos, h);
+      const size = h.flags & 1 ? 0 : h.payloadSize;
+      out.push(decodeMessage(h, b.subarray(pos + 8, pos + 8 + size)) as Message);
+      pos += 8 + size;
+    }
+    return out;
+  };
+  return { s, feed, sent, errors, validated: () => validated };
+}
+
+function ready() {
+  const t = session();
+  t.feed({ type: 'SetByteOrder', bigEndian: false }, { type: 'ConnectionValidationRequest', bufferSize: 65536, registrySize: 32767, authMethods: ['anonymous', 'ca'] });
+  t.sent();
+  t.feed({ type: 'ConnectionValidated', status: OK });
+  return t;
+}
+
+const chan = (cid: number, name: string, log: string[]): SessionChannel => ({
+  cid, name, onCreated: (sid) => log.push(`created ${sid}`), onCreateFailed: (st) => log.push(`failed ${st.message}`), onDestroyed: () => log.push('destroyed'),
+});
+
+describe('client session', () => {
+  it('handshake: "ca" authentication with user and host; creates wait for validation', () => {
+    const t = session();
+    const log: string[] = [];
+    t.s.createChannel(chan(5, 'PV:A', log));
+    t.feed({ type: 'SetByteOrder', bigEndian: true }, { type: 'ConnectionValidationRequest', bufferSize: 65536, registrySize: 32767, authMethods: ['anonymous', 'ca'] });
+    const [v] = t.sent();
+    expect(v).toMatchObject({ type: 'ConnectionValidationResponse', authMethod: 'ca', authData: { value: { user: 'alice', host: 'host1' } } });
+    expect(t.s.ready).toBe(false);
+    t.feed({ type: 'ConnectionValidated', status: OK });
+    expect(t.validated()).toBe(1);
+    expect(t.sent()).toEqual([{ type: 'CreateChannelRequest', channels: [{ id: 5, name: 'PV:A' }] }]);
+    t.feed({ type: 'CreateChannelResponse', cid: 5, sid: 77, status: OK });
+    expect(log).toEqual(['created 77']);
+  });
+
+  it('GET: INIT, execution with the DESTROY bit, a reply holding only the fields sent; types are interned', () => {
+    const t = ready();
+    const got: unknown[] = [];
+    const h: OpHandler = { onInit: (st, type) => got.push(type), onReply: (st, v) => got.push(v), onFail: (r) => got.push(r) };
+    const id = t.s.init(Cmd.GET, 77, { type: structure('', {}), value: {} }, h);
+    t.feed({ type: 'OpInitResponse', command: Cmd.GET, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    t.s.get(id, true);
+    expect(t.sent().at(-1)).toMatchObject({ type: 'OpRequest', command: Cmd.GET, requestId: id, subcommand: Sub.DESTROY });
+    t.feed({ type: 'DataResponse', command: Cmd.GET, requestId: id, subcommand: Sub.DESTROY, status: OK, changed: BitSet.of(1), valueType: TYPE, value: { value: 2.5 } });
+    expect(got[1]).toEqual({ value: 2.5 });
+    expect(t.s.pendingOps).toBe(0); // the server dropped it; nothing to destroy
+    const id2 = t.s.init(Cmd.GET, 78, { type: structure('', {}), value: {} }, h);
+    t.feed({ type: 'OpInitResponse', command: Cmd.GET, requestId: id2, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    expect(got[2]).toBe(got[0]); // the same bytes, the same type object
+  });
+
+  it('monitor: each update is a new structure, the previous one unchanged; acks; the end', () => {
+    const t = ready();
+    const updates: Record<string, unknown>[] = [];
+    const ends: unknown[] = [];
+    const h: OpHandler = { onUpdate: (v) => updates.push(v), onFinish: (st) => ends.push(st), onFail: () => {} };
+    const id = t.s.init(Cmd.MONITOR, 77, { type: structure('', {}), value: {} }, h, 4);
+    expect(t.sent().at(-1)).toMatchObject({ type: 'OpInitRequest', subcommand: Sub.INIT | Sub.PIPELINE, queueSize: 4 });
+    t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(0), valueType: TYPE, value: { value: 1, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } } });
+    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(1, 4), valueType: TYPE, value: { value: 2, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 9 } } });
+    expect(updates[0]).toEqual({ value: 1, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } });
+    expect(updates[1]).toEqual({ value: 2, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 9 } });
+    t.s.monitorAck(id, 2);
+    expect(t.sent().at(-1)).toEqual({ type: 'MonitorAck', sid: 77, requestId: id, nfree: 2 });
+    t.feed({ type: 'OpResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.DESTROY, status: OK });
+    expect(ends).toHaveLength(1);
+    expect(t.s.pendingOps).toBe(0);
+  });
+
+  it('close fails every request and hands back the channels; malformed data is a protocol error', () => {
+    const t = ready();
+    const log: string[] = [];
+    t.s.createChannel(chan(1, 'X', log));
+    const fails: unknown[] = [];
+    t.s.init(Cmd.GET, 1, { type: structure('', {}), value: {} }, { onFail: (r) => fails.push(r) });
+    expect(t.s.close({ kind: 'disconnected' }).map((c) => c.name)).toEqual(['X']);
+    expect(fails).toEqual([{ kind: 'disconnected' }]);
+
+    const u = ready();
+    const id = u.s.init(Cmd.MONITOR, 77, { type: structure('', {}), value: {} }, { onFail: () => {} }, 4);
+    u.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    const bytes = encodeMessages([{ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(0), valueType: TYPE, value: { value: 1 } }]);
+    const h = emptyHeader();
+    readHeader(bytes, 0, h);
+    u.s.receive({ ...h, payloadSize: h.payloadSize - 4 }, bytes.subarray(8, bytes.length - 4));
+    expect(u.errors[0]).toMatch(/malformed monitor update/);
+  });
+});
