@@ -2,9 +2,11 @@
 
 Serves counters PREFIX:CALC<n>, correctness PVs under PREFIX:KIND:, and a large
 waveform PREFIX:ARRAY of --array-type (every element of update k equals k, wrapped to the
-type). Prints NAME=value lines for the client environment, then `ready`; runs until
-SIGINT/SIGTERM, or until its parent goes away (stdin EOF). A `stats` line on stdin is
-answered on stdout with `stats {json}`: the updates it published so far (array_stats.py).
+type). Writing N to PREFIX:SKIP makes every counter skip N values at its next update, and N to
+PREFIX:ARRAY:SKIP the array (a gap injected on the IOC side). Prints NAME=value lines for the
+client environment, then `ready`; runs until SIGINT/SIGTERM, or until its parent goes away
+(stdin EOF). A `stats` line on stdin is answered on stdout with `stats {json}`: the updates it
+published so far (array_stats.py).
 """
 
 import argparse
@@ -89,11 +91,17 @@ def db_text(args):
     def q(s):
         return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
+    # Gap injection: a client writes N to SKIP; at the next tick every counter adds N more
+    # (B), then SKIP:RESET, on the same event in a later phase, puts SKIP back to 0.
+    rec("longout", P + "SKIP", VAL="0", PINI='"YES"')
+    rec("longout", P + "SKIP:RESET", SCAN='"Event"', EVNT=q(EVENT_NAME), PHAS="1", VAL="0",
+        OUT=q(P + "SKIP NPP"))
     for i in counter_indices(args.records, args.name_style):
         # VAL counts up by exactly 1 each time the tick event is posted; HIGH=0 with
         # HSV=MINOR keeps every update in MINOR alarm (as in EPICSPyClientPerformance).
         rec("calc", counter_name(P, args.name_style, i), SCAN='"Event"', EVNT=q(EVENT_NAME),
-            CALC='"VAL+1"', HIGH="0", HSV='"MINOR"', PREC="0", PINI='"YES"')
+            CALC='"VAL+1+B"', INPB=q(P + "SKIP NPP"), HIGH="0", HSV='"MINOR"', PREC="0",
+            PINI='"YES"')
 
     # One scalar per CA native type, with metadata for GR/CTRL checks.
     rec("stringout", K + "STRING", VAL=q("hello epics"), PINI='"YES"')
@@ -144,6 +152,7 @@ def db_text(args):
     if args.array_elements > 0:
         ftvl = ARRAY_TYPES[args.array_type][0]
         rec("waveform", P + "ARRAY", FTVL=q(ftvl), NELM=str(args.array_elements))
+        rec("longout", P + "ARRAY:SKIP", VAL="0", PINI='"YES"')
     # The latency workload's targets: a client puts an array and waits for its own update.
     if args.latency_elements > 0:
         rec("waveform", P + "LATENCY:DOUBLE", FTVL='"DOUBLE"', NELM=str(args.latency_elements))
@@ -207,7 +216,7 @@ def main(argv):
 
     # softioc and the EPICS libraries read the environment when imported and at iocInit.
     from softioc import asyncio_dispatcher, fields, softioc
-    from softioc.imports import dbCore, db_put_field_process
+    from softioc.imports import dbCore, db_get_field, db_put_field_process
     import numpy
 
     text, arrays = db_text(args)
@@ -288,14 +297,23 @@ def main(argv):
         dbf = getattr(fields, dbf_name)
         buf = numpy.empty(args.array_elements, dtype=dtype)
         name = args.prefix + "ARRAY"
+        skip_name = name + ":SKIP"
+        skip = numpy.zeros(1, dtype=numpy.int32)
+        zero = numpy.zeros(1, dtype=numpy.int32)
         k = 0
+        published = 0
         next_t = time.monotonic()
         while not stop.is_set():
             k += 1
+            db_get_field(skip_name, fields.DBF_LONG, skip.ctypes.data, 1)
+            if skip[0] > 0:  # a gap asked for by a client: skip that many updates, once
+                k += int(skip[0])
+                db_put_field_process(skip_name, fields.DBF_LONG, zero.ctypes.data, 1, False)
             # k wrapped to the element type (two's complement for the narrow integers).
             buf.fill(numpy.array(k, dtype=numpy.int64).astype(dtype))
             db_put_field_process(name, dbf, buf.ctypes.data, args.array_elements, True)
-            stats.published(k)
+            published += 1  # updates sent, skipped values not counted
+            stats.published(published)
             if period:
                 next_t += period
                 delay = next_t - time.monotonic()

@@ -27,12 +27,12 @@ def add_pv(index, name, native_type, count, dtype, units=None, precision=None, e
     if precision is not None: g.attrs['precision'] = np.int16(precision)
     if enum_strings: g.attrs['enum_strings'] = enum_strings
     if count == 1:
-        g.create_dataset('value', (0,), dtype, maxshape=(None,), chunks=(4096,))
+        g.create_dataset('value', (0,), dtype, maxshape=(None,), chunks=(1024,))
     else:
-        r = max(1, min(4096, 524288 // (count * np.dtype(dtype).itemsize)))
+        r = max(1, min(1024, 524288 // (count * np.dtype(dtype).itemsize)))
         g.create_dataset('value', (0, count), dtype, maxshape=(None, count), chunks=(r, count))
     for n, t in (('timestamp', 'f8'), ('received', 'f8'), ('severity', 'u1'), ('status', 'u2')):
-        g.create_dataset(n, (0,), t, maxshape=(None,), chunks=(4096,))
+        g.create_dataset(n, (0,), t, maxshape=(None,), chunks=(1024,))
     g.create_dataset('gaps', (0, 4), 'f8', maxshape=(None, 4), chunks=(256, 4))
     g['gaps'].attrs['columns'] = ['index', 'before', 'after', 'lost']
     return g

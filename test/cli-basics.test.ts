@@ -10,7 +10,7 @@ describe('epicsperf CLI basics', () => {
   it('--help lists the commands and --version prints the package version', async () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
-    for (const cmd of ['snapshot', 'monitor', 'bench', 'latency', 'results', 'report', 'compare', 'clients', 'setup', 'doctor', 'ioc']) expect(help.stdout).toMatch(new RegExp(`\\n\\s+${cmd} `));
+    for (const cmd of ['snapshot', 'monitor', 'bench', 'latency', 'capture', 'results', 'report', 'compare', 'clients', 'setup', 'doctor', 'ioc']) expect(help.stdout).toMatch(new RegExp(`\\n\\s+${cmd} `));
     const v = await runCli(['--version']);
     expect(v.code).toBe(0);
     expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);

@@ -61,10 +61,12 @@ describe('epicsperf snapshot', () => {
     ['a bad timeout', () => ['snapshot', 'fixtures/pvs.txt', '--timeout', 'soon'], /--timeout.*invalid/],
     ['a bad format', () => ['snapshot', 'fixtures/pvs.txt', '--format', 'xml'], /option '--format <format>' argument 'xml' is invalid\. Allowed choices are table, json, csv/],
     ['a bad IOC choice', () => ['snapshot', 'fixtures/pvs.txt', '--ioc', 'mars'], /option '--ioc <ioc>' argument 'mars' is invalid\. Allowed choices are env, builtin/],
-    ['a bench workload that does not exist', () => ['bench', 'nonsense'], /workload must be snapshot, monitor, array, array-put, latency or all/],
+    ['a bench workload that does not exist', () => ['bench', 'nonsense'], /workload must be snapshot, monitor, array, array-put, latency, capture or all/],
     ['a bench client list naming an unknown client', () => ['bench', '--clients', 'node,bogus'], /unknown client "bogus"/],
     ['a bad array refresh rate', () => ['bench', 'array', '--array-rate', 'fast'], /option '--array-rate <hz>' argument 'fast' is invalid\. expected a number > 0 or max/],
     ['a monitor client that does not monitor', () => ['monitor', '--client', 'caget-procs'], /does not run the monitor workload/],
+    ['a bench capture client that does not capture', () => ['bench', 'capture', '--clients', 'node,c-libca'], /client c-libca does not run the capture workload: choose from node, pyepics, p4p/],
+    ['a bench capture deadline no longer than a step', () => ['bench', 'capture', '--capture-seconds', '5', '--deadline', '5'], /--deadline \(5 s\) must be longer than a capture step \(--capture-seconds 5\)/],
   ])('rejects %s with one line and exit 2', async (_what, args, re) => {
     const r = await runCli(args());
     expect(r.code).toBe(2);

@@ -1,6 +1,6 @@
 // The bench profiles: `quick` (the default, every client in minutes) and `full` (the published
 // workloads). A profile is data; a new workload joins a profile as one more entry of `workloads`.
-import type { ArrayPutWorkload, ArrayWorkload, LatencyWorkload } from '../results/index.js';
+import type { ArrayPutWorkload, ArrayWorkload, CaptureWorkload, LatencyWorkload } from '../results/index.js';
 import { DEFAULT_LATENCY_SIZES } from './latency.js';
 import { DEFAULTS } from '../defaults.js';
 
@@ -13,13 +13,16 @@ export interface BenchProfile {
   /** A client still running one workload after this many seconds is stopped (undefined: only the
    *  runners' own deadlines apply). */
   clientDeadlineS: number | undefined;
-  /** What `bench all` runs; `bench snapshot|monitor|array|array-put|latency` picks one family from here. */
+  /** What `bench all` runs; `bench snapshot|monitor|array|array-put|latency|capture` picks one family from here. */
   workloads: {
     /** Snapshot workload ids (src/bench/suite.ts SNAPSHOT_WORKLOADS). */
     snapshot: string[];
     monitor: { records: number; samples: number; rate: number };
     /** Run by `bench all` when `inAll` is set, and always by `bench array`. */
     array: ArrayWorkload & { inAll: boolean };
+    /** The capture workload (src/bench/capture.ts): it raises the load step by step until updates
+     *  are lost, so it is not in the quick profile; `bench capture` runs the full profile's. */
+    capture?: CaptureWorkload & { inAll: boolean };
     /** Run by `bench all` when `inAll` is set, and always by `bench array-put` (its element type is the array's). */
     arrayPut: Omit<ArrayPutWorkload, 'type'> & { inAll: boolean };
     /** Run by `bench all` when `inAll` is set, and always by `bench latency`. */
@@ -51,6 +54,7 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
       snapshot: ['97', '97+4', '97+15', '1000+95', '10000+95'],
       monitor: { records: DEFAULTS.records, samples: DEFAULTS.samples, rate: DEFAULTS.rate },
       array: { elements: DEFAULTS.benchArrayElements, samples: DEFAULTS.benchArraySamples, rate: DEFAULTS.benchArrayRate, inAll: false },
+      capture: { seconds: 5, flushMs: 1000, inAll: false },
       arrayPut: { elements: DEFAULTS.benchArrayElements, samples: DEFAULTS.benchArraySamples, inAll: false },
       // The ADO bridge study's range, a decade apart (`bench latency --full`).
       latency: { sizes: DEFAULT_LATENCY_SIZES, elementType: 'double', samplesPerSize: 200, inAll: false },

@@ -24,6 +24,8 @@ export class RunnerProcess {
   private waiter: (() => void) | undefined;
   private readonly stderrTail: string[] = [];
   private ended = false;
+  /** Sees every event first; an event it returns true for is not queued (for progress events). */
+  intercept: ((event: RunnerEvent) => boolean) | undefined;
 
   constructor(command: string, args: string[], env: Record<string, string>) {
     const sched = schedulingPrefix().argv;
@@ -75,7 +77,7 @@ export class RunnerProcess {
           buf = buf.subarray(take);
           if (payload.have < payload.need) return;
           payload.event.payload = Buffer.concat(payload.parts);
-          this.queue.push(payload.event);
+          if (!this.intercept?.(payload.event)) this.queue.push(payload.event);
           payload = undefined;
           this.wake();
           continue;
@@ -94,14 +96,14 @@ export class RunnerProcess {
           payload = { event, need: event.bytes, parts: [], have: 0 };
           continue;
         }
-        this.queue.push(event);
+        if (!this.intercept?.(event)) this.queue.push(event);
         this.wake();
       }
     });
     stream.on('error', () => {});
   }
 
-  send(command: 'start' | 'ship' | 'exit'): void {
+  send(command: 'start' | 'ship' | 'stop' | 'exit'): void {
     if (!this.ended) this.child.stdin!.write(command + '\n');
   }
 

@@ -1,5 +1,6 @@
 // `bench`: each client in turn, repeated, on the snapshot, monitor, array, array-put and latency
-// workloads, against one built-in IOC per workload family; returns plain results for the reporters.
+// workloads, against one built-in IOC per workload family, and the capture workload's load steps
+// (src/bench/capture.ts); returns plain results for the reporters.
 import { hostname } from 'node:os';
 import { startIoc, type ArrayType } from '../ioc/index.js';
 import { stealMeter } from './procstat.js';
@@ -8,8 +9,12 @@ import { percentile } from './checks.js';
 import { clientStatuses, type ClientSpec, type Workload } from './clients.js';
 import { runMonitor, type MonitorRunOptions } from './monitor.js';
 import { runSnapshot } from './snapshot.js';
+import { CAPTURE_STEPS, runCaptureBench } from './capture.js';
+import type { CaptureClient } from '../capture/orchestrate.js';
 import { runPutWorkloads } from './put-suite.js';
-import { BENCH_FORMAT, type BenchResults, type BenchRunOptions, type EnvironmentReport, type MonitorRun, type SnapshotRun, type SnapshotWorkload } from '../results/index.js';
+import {
+  BENCH_FORMAT, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type MonitorRun, type SnapshotRun, type SnapshotWorkload,
+} from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */
 export const SNAPSHOT_WORKLOADS: readonly SnapshotWorkload[] = [
@@ -70,14 +75,28 @@ function clientsFor(ready: readonly ClientSpec[]) {
 export function countSteps(o: Pick<BenchOptions, 'repeat' | 'workloads'>, ready: readonly ClientSpec[]): number {
   const c = clientsFor(ready);
   const w = o.workloads;
+  const cw = w.capture;
+  // Capture: every load step for every client at most (a client that loses updates skips the
+  // rest of that kind, and the total shrinks then).
+  const capture = cw ? captureClientsOf(cw, ready).length * CAPTURE_STEPS.length : 0;
   return o.repeat * (w.snapshot.length * c.snapshot.length + (w.monitor ? c.monitor.length : 0) + (w.array ? c.array.length : 0) +
-    (w.arrayPut ? 2 * c.arrayPut.length : 0) + (w.latency ? c.latency.length : 0));
+    (w.arrayPut ? 2 * c.arrayPut.length : 0) + (w.latency ? c.latency.length : 0)) + capture;
+}
+
+/** The capture workload's clients that are available here, in the order asked. */
+function captureClientsOf(cw: NonNullable<BenchOptions['workloads']['capture']>, ready: readonly ClientSpec[]): CaptureClient[] {
+  return cw.clients.filter((c) => ready.some((r) => r.name === c)) as CaptureClient[];
 }
 
 /** Counts the steps and reports their starts and ends. */
 export class Steps {
   private index = 0;
-  constructor(private readonly total: number, private readonly onStep: ((e: StepEvent) => void) | undefined) {}
+  constructor(private total: number, private readonly onStep: ((e: StepEvent) => void) | undefined) {}
+
+  /** `n` counted steps will not run after all. */
+  skip(n: number): void {
+    this.total = Math.max(this.index, this.total - n);
+  }
 
   async run<T>(workload: string, client: string, run: number, repeat: number, body: () => Promise<T>, outcome: (r: T) => string): Promise<T> {
     const base = { index: ++this.index, total: this.total, workload, client, run, repeat };
@@ -91,6 +110,8 @@ export class Steps {
 
 const snapshotOutcome = (r: SnapshotRun) =>
   r.wallMs !== undefined && !r.error ? `${r.answered}/${r.answered + r.failed} answered in ${(r.wallMs / 1000).toFixed(2)} s` : r.error ?? 'failed';
+const captureOutcome = (r: CaptureStepResult) =>
+  r.kept ? `kept: ${r.mbS?.toFixed(1) ?? '-'} MB/s, ${Math.round(r.updatesS ?? 0)} updates/s` : r.run.error ?? `${r.lost} updates lost`;
 const monitorOutcome = (r: MonitorRun) =>
   r.error ? r.error : r.array
     ? `${r.array.mElementsPerSecond.toFixed(1)} M elements/s${r.array.server ? ` (${r.array.server.fraction.toFixed(2)} of the IOC's rate)` : ''}`
@@ -206,6 +227,17 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   await runPutWorkloads({
     ...o.workloads, repeat: o.repeat, python: o.python, clientDeadlineS: o.clientDeadlineS, ...(o.onProgress && { onProgress: o.onProgress }),
   }, steps, ready, results);
+  const cw = o.workloads.capture;
+  if (cw) {
+    const clients = captureClientsOf(cw, ready);
+    // Each (load step, client) capture is one step of the progress and one run under the deadline.
+    results.capture = await runCaptureBench({
+      clients, python: o.python, seconds: cw.seconds, flushMs: cw.flushMs, onProgress: progress,
+      ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
+      runStep: (label, client, body) => steps.run(`capture ${label}`, client, 1, 1, body, captureOutcome),
+      onSkip: (n) => steps.skip(n),
+    });
+  }
   results.durationS = Math.round((performance.now() - t0) / 100) / 10;
   return results;
 }

@@ -59,6 +59,24 @@ export class Column<T extends NumericArray> {
     this.length += values.length;
   }
 
+  /** Take `values` as the column's contents without copying, when the column is empty. */
+  adopt(values: T): void {
+    if (this.length > 0) {
+      this.pushAll(values);
+      return;
+    }
+    this.buf = values;
+    this.length = values.length;
+  }
+
+  /** The filled part, handed over: the column starts again on new memory. */
+  detach(): T {
+    const out = this.buf.subarray(0, this.length) as T;
+    this.buf = new this.ctor(Math.max(64, Math.min(this.buf.length, 1 << 20)));
+    this.length = 0;
+    return out;
+  }
+
   view(): T {
     return this.buf.subarray(0, this.length) as T;
   }

@@ -1,15 +1,16 @@
 // CaptureWriter: the HDF5 capture file of docs/capture-format.md, written with h5wasm. Updates
 // wait in per-PV buffers; flush() writes each buffer as one block and puts the file on disk.
-import { closeSync, fsyncSync, openSync, type PathLike } from 'node:fs';
+import { closeSync, fstatSync, openSync, type PathLike } from 'node:fs';
 import { resolve } from 'node:path';
 import * as h5wasm from 'h5wasm/node';
 import { Column, ELEMENT_TYPES, NATIVE_TYPES, groupName, type NativeType, type NumericArray } from './columns.js';
 import type { GapRecord } from './gaps.js';
+import { OrderedWrites } from './ordered.js';
 
 export const FORMAT_NAME = 'epicsperf-capture';
 export const FORMAT_VERSION = 1;
 /** Rows per chunk of the one-row-per-update datasets (timestamp, received, ...). */
-const ROW_CHUNK = 4096;
+const ROW_CHUNK = 1024;
 /** Target chunk size of the `value` datasets of arrays. */
 const ARRAY_CHUNK_BYTES = 512 * 1024;
 
@@ -42,6 +43,18 @@ export interface CaptureUpdate {
   received: number;
   severity: number;
   status: number;
+}
+
+/** Many updates of one PV as columns (appendColumns). */
+export interface ColumnBlock {
+  value: NumericArray;
+  length?: Uint32Array;
+  timestamp: Float64Array;
+  received: Float64Array;
+  severity: Uint8Array;
+  status: Uint16Array;
+  /** Gap records, 4 numbers each. */
+  gaps: Float64Array;
 }
 
 export interface CaptureOpenOptions {
@@ -90,13 +103,18 @@ export class CaptureWriter {
   private readonly pvs: PvState[] = [];
   private readonly names = new Set<string>();
   private closed = false;
+  /** A flush failed: HDF5's view of the file is ahead of the disk's, so nothing more is written. */
+  private broken = false;
+  private readonly ordered: OrderedWrites;
 
   private constructor(
     readonly path: string,
     private readonly file: H5File,
     private readonly fd: number,
     private readonly fsync: boolean,
-  ) {}
+  ) {
+    this.ordered = OrderedWrites.forPath(path);
+  }
 
   /**
    * Create the capture file. An existing file is refused unless `force`; an unwritable path
@@ -215,6 +233,25 @@ export class CaptureWriter {
     return s.rows + s.timestamp.length - 1;
   }
 
+  /**
+   * Buffer many updates of a PV at once, as columns (the block another thread buffered: see
+   * worker.ts). `value` holds every element of the updates, `length` each update's count (varying).
+   */
+  appendColumns(pv: number, b: ColumnBlock): void {
+    const s = this.pv(pv);
+    const n = b.timestamp.length;
+    if (s.layout === 'fixed' && b.value.length !== n * s.meta.count) {
+      throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${s.path}: ${b.value.length} elements for ${n} updates of ${s.meta.count}`);
+    }
+    s.value.adopt(b.value);
+    if (s.layout === 'varying') s.length.pushAll(b.length ?? new Uint32Array(0));
+    s.timestamp.pushAll(b.timestamp);
+    s.received.pushAll(b.received);
+    s.severity.pushAll(b.severity);
+    s.status.pushAll(b.status);
+    s.gaps.pushAll(b.gaps);
+  }
+
   /** Buffer one gap record of a PV (see gaps.ts). */
   appendGap(pv: number, g: GapRecord): void {
     const s = this.pv(pv);
@@ -234,10 +271,30 @@ export class CaptureWriter {
     return n;
   }
 
-  /** Write every PV's buffer as one block, flush the HDF5 file and (by default) fsync it. */
+  /**
+   * Write every PV's buffer as one block, flush the HDF5 file and (by default) fsync it. HDF5's
+   * writes reach the disk in a safe order (ordered.ts). A failed flush leaves the file as the
+   * previous one left it, and the writer refuses further writes.
+   */
   flush(): FlushStats {
     this.assertOpen();
+    if (this.broken) throw new CaptureError('EPICSPERF_CAPTURE_CLOSED', `capture file ${this.path}: an earlier write failed`);
     const t0 = performance.now();
+    this.ordered.begin(fstatSync(this.fd).size);
+    try {
+      const r = this.writeBlocks();
+      if (h5wasm.Module.flush(this.file.file_id) < 0) throw this.ordered.failure ?? new Error(`cannot flush ${this.path}`);
+      this.ordered.commit(this.fd, this.fsync);
+      return { ...r, ms: performance.now() - t0 };
+    } catch (err) {
+      const cause = this.ordered.failure ?? err;
+      this.ordered.restore();
+      this.broken = true;
+      throw cause;
+    }
+  }
+
+  private writeBlocks(): { updates: number; bytes: number } {
     let updates = 0;
     let bytes = 0;
     for (const s of this.pvs) {
@@ -282,20 +339,27 @@ export class CaptureWriter {
         s.gaps.clear();
       }
     }
-    this.file.flush();
-    if (this.fsync) fsyncSync(this.fd);
-    return { updates, bytes, ms: performance.now() - t0 };
+    return { updates, bytes };
   }
 
-  /** Flush what is buffered and close the file. Safe to call twice. */
+  /**
+   * Flush what is buffered and close the file. Safe to call twice. After a failed write, what
+   * HDF5 would still write on closing is dropped: the file stays as the last good flush left it.
+   */
   close(): void {
     if (this.closed) return;
     try {
-      this.flush();
+      if (!this.broken) this.flush();
     } finally {
       this.closed = true;
-      this.file.close();
-      closeSync(this.fd);
+      try {
+        this.ordered.begin(fstatSync(this.fd).size);
+        this.file.close();
+        if (!this.broken) this.ordered.commit(this.fd, this.fsync);
+      } finally {
+        this.ordered.restore();
+        closeSync(this.fd);
+      }
     }
   }
 

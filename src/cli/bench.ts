@@ -1,9 +1,9 @@
-// `epicsperf bench [snapshot|monitor|array|array-put|latency|all]`: every client on the quick profile (or --full),
+// `epicsperf bench [snapshot|monitor|array|array-put|latency|capture|all]`: every client on the quick profile (or --full),
 // one comparison table per workload on stdout, progress on stderr, and every run kept as JSON and
 // HTML in the results folder.
 import type { Command } from 'commander';
 import { doctor } from '../doctor.js';
-import { CLIENTS, type Workload } from '../bench/clients.js';
+import { CLIENTS, findClient, type Workload } from '../bench/clients.js';
 import { compactResults, runBench, SNAPSHOT_WORKLOADS } from '../bench/suite.js';
 import { PROFILES } from '../bench/profiles.js';
 import { benchHtml } from '../report/html.js';
@@ -15,9 +15,10 @@ import {
   arrayElementsOption, arrayRateOption, arrayTypeOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption,
 } from './options.js';
 import { UsageError } from '../errors.js';
+import { CAPTURE_CLIENTS } from '../capture/orchestrate.js';
 import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
 
-const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'all'];
+const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture', 'all'];
 
 interface Opts {
   full?: boolean;
@@ -37,6 +38,8 @@ interface Opts {
   arrayElements?: number;
   arraySamples?: number;
   arrayRate?: number | 'max';
+  captureSeconds?: number;
+  captureFlushPeriod?: number;
   arrayType?: string;
   latencySizes?: number[];
   latencyType?: string;
@@ -46,23 +49,27 @@ interface Opts {
 /** Options that change a profile's workloads: given any of them, the run is `custom`. */
 const SHAPING = [
   'repeat', 'timeout', 'records', 'samples', 'rate', 'snapshots', 'arrayElements', 'arraySamples', 'arrayRate', 'arrayType',
-  'latencySizes', 'latencyType', 'latencyCount', 'deadline',
+  'latencySizes', 'latencyType', 'latencyCount', 'captureSeconds', 'captureFlushPeriod', 'deadline',
 ] as const;
 
 /** The families `bench all` runs on a profile. */
 export function familiesInAll(p: (typeof PROFILES)[keyof typeof PROFILES]['workloads']): string[] {
-  return ['snapshot', 'monitor', ...(p.array.inAll ? ['array'] : []), ...(p.arrayPut.inAll ? ['array-put'] : []), ...(p.latency.inAll ? ['latency'] : [])];
+  return [
+    'snapshot', 'monitor', ...(p.array.inAll ? ['array'] : []), ...(p.arrayPut.inAll ? ['array-put'] : []), ...(p.latency.inAll ? ['latency'] : []),
+    ...(p.capture?.inAll ? ['capture'] : []),
+  ];
 }
 
 export function register(program: Command): void {
   const q = PROFILES.quick;
   const f = PROFILES.full;
   const both = (a: unknown, b: unknown) => `quick ${String(a)}, --full ${String(b)}`;
+  const fc = f.workloads.capture!;
   program
     .command('bench')
     .description('run every client on the workloads, compare them, and keep the results (quick profile by default; --full for the published workloads)')
-    .argument('[workload]', `snapshot, monitor, array, array-put, latency, or all (quick: ${familiesInAll(q.workloads).join(', ')}; --full: ${familiesInAll(f.workloads).join(', ')})`, 'all')
-    .option('--full', `the published workloads: snapshots ${f.workloads.snapshot.join(', ')}, ${f.repeat} runs each, no client deadline`)
+    .argument('[workload]', `snapshot, monitor, array, array-put, latency, capture, or all (quick: ${familiesInAll(q.workloads).join(', ')}; --full: ${familiesInAll(f.workloads).join(', ')})`, 'all')
+    .option('--full', `the published workloads: snapshots ${f.workloads.snapshot.join(', ')}, ${f.repeat} runs each, no client deadline (bench capture always runs the full profile's capture)`)
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', `runs per client and workload (${both(q.repeat, f.repeat)})`, intArg(1, 100))
     .option('--deadline <s>', `seconds one client may take on one workload run before it is stopped (${both(q.clientDeadlineS, 'none')})`, intArg(1, 86_400))
@@ -79,33 +86,48 @@ export function register(program: Command): void {
     .addOption(arrayElementsOption(f.workloads.array.elements, 1, 50_000_000, `array, array-put: elements of the waveform (${both(q.workloads.array.elements, f.workloads.array.elements)})`).default(undefined))
     .option('--array-samples <n>', `array: updates to receive per run; array-put: puts per run (${both(q.workloads.array.samples, f.workloads.array.samples)})`, intArg(2, 10_000))
     .addOption(arrayRateOption('max', false, "array: the IOC's refresh rate in Hz, or max (as fast as it can)").default(undefined))
+    .option('--capture-seconds <s>', `capture: seconds each client captures at each load step (${fc.seconds})`, intArg(1, 3600))
+    .option('--capture-flush-period <ms>', `capture: flush period (${fc.flushMs})`, intArg(10, 600_000))
     .addOption(arrayTypeOption('array, array-put: element type of the waveform (double, float, int64, int32, int16, int8)').default(undefined, 'double'))
     .addOption(sizesOption('--latency-sizes').default(undefined, both(q.workloads.latency.sizes.join(','), f.workloads.latency.sizes.join(','))))
     .addOption(latencyTypeOption('--latency-type').default(undefined, 'double'))
     .addOption(countOption('--latency-count').default(undefined, both(q.workloads.latency.samplesPerSize, f.workloads.latency.samplesPerSize)))
     .action(async (workload: string, opts: Opts) => {
       if (!WORKLOADS.includes(workload)) throw new UsageError(`workload must be ${WORKLOADS.slice(0, -1).join(', ')} or all, got "${workload}"`);
-      const profile = opts.full ? PROFILES.full : PROFILES.quick;
+      // Capture raises the load until updates are lost: it is not in the quick profile, and
+      // `bench capture` runs the full profile's capture workload.
+      const profile = opts.full || workload === 'capture' ? PROFILES.full : PROFILES.quick;
       const p = profile.workloads;
       const custom = SHAPING.some((k) => opts[k] !== undefined);
       const families = workload === 'all' ? familiesInAll(p) : [workload];
+      const captureOnly = workload === 'capture';
+      const captureList = families.includes('capture') ? captureClients(captureOnly ? opts.clients : undefined) : [];
       // Latency has a row for every client: those that cannot run it say why.
-      const clients = opts.clients === undefined
-        ? CLIENTS.filter((c) => families.includes('latency') || families.some((w) => c.workloads.includes(w as Workload)))
-        : parseClientList(opts.clients, workload === 'all' || workload === 'latency' ? 'all' : (workload as Workload));
+      const clients = captureOnly
+        ? captureList.map((c) => findClient(c)!)
+        : opts.clients === undefined
+          ? CLIENTS.filter((c) => families.includes('latency') || families.some((w) => c.workloads.includes(w as Workload)) || captureList.includes(c.name))
+          : parseClientList(opts.clients, workload === 'all' || workload === 'latency' ? 'all' : (workload as Workload));
       const ids = (opts.snapshots ?? p.snapshot.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
       const snapshots = ids.map((id) => {
         const w = SNAPSHOT_WORKLOADS.find((x) => x.id === id);
         if (!w) throw new UsageError(`unknown snapshot workload "${id}": choose from ${SNAPSHOT_WORKLOADS.map((x) => x.id).join(', ')}`);
         return w;
       });
+      const deadline = opts.deadline ?? profile.clientDeadlineS;
+      const captureWorkload = families.includes('capture')
+        ? { clients: captureList, seconds: opts.captureSeconds ?? fc.seconds, flushMs: opts.captureFlushPeriod ?? fc.flushMs }
+        : undefined;
+      // The deadline bounds each capture run (one client at one load step), start and close included.
+      if (captureWorkload && deadline !== undefined && deadline <= captureWorkload.seconds) {
+        throw new UsageError(`--deadline (${deadline} s) must be longer than a capture step (--capture-seconds ${captureWorkload.seconds})`);
+      }
       const dir = opts.resultsDir ?? resultsDir();
       if (opts.keep) ensureWritable(dir);
       exitOnSignals();
       const python = await prepareClients(clients, true, families.includes('snapshot'));
       const report = await doctor();
       const progress = new BenchProgress();
-      const deadline = opts.deadline ?? profile.clientDeadlineS;
       const results = await runBench({
         clients,
         workloads: {
@@ -120,6 +142,7 @@ export function register(program: Command): void {
           latency: families.includes('latency')
             ? { sizes: opts.latencySizes ?? p.latency.sizes, elementType: opts.latencyType ?? p.latency.elementType, samplesPerSize: opts.latencyCount ?? p.latency.samplesPerSize }
             : undefined,
+          capture: captureWorkload,
         },
         repeat: opts.repeat ?? profile.repeat,
         timeoutMs: opts.timeout ?? profile.timeoutMs,
@@ -144,4 +167,15 @@ export function register(program: Command): void {
         process.stderr.write(`epicsperf: took ${Math.round(results.durationS ?? 0)} s; report: ${kept.html}\nepicsperf: results: ${kept.json}\n`);
       }
     });
+}
+
+/** The capture workload's clients: --clients, each one that can capture, or all of them. */
+function captureClients(list: string | undefined): string[] {
+  if (list === undefined) return [...CAPTURE_CLIENTS];
+  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const n of names) {
+    if (!(CAPTURE_CLIENTS as readonly string[]).includes(n)) throw new UsageError(`client ${n} does not run the capture workload: choose from ${CAPTURE_CLIENTS.join(', ')}`);
+  }
+  if (names.length === 0) throw new UsageError('--clients is empty');
+  return [...new Set(names)];
 }

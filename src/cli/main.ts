@@ -10,6 +10,7 @@ import * as snapshotCmd from './snapshot.js';
 import * as monitorCmd from './monitor.js';
 import * as clientsCmd from './clients.js';
 import * as benchCmd from './bench.js';
+import * as captureCmd from './capture.js';
 import * as latencyCmd from './latency.js';
 import * as caCmd from './ca.js';
 import * as resultsCmd from './results.js';
@@ -32,7 +33,7 @@ program
     configureLogging({ level: o.logLevel, json: o.logJson ?? false });
   });
 
-const commands = [snapshotCmd, monitorCmd, benchCmd, latencyCmd, resultsCmd, reportCmd, compareCmd, caCmd, clientsCmd, setupCmd, doctorCmd, iocCmd];
+const commands = [snapshotCmd, monitorCmd, benchCmd, latencyCmd, captureCmd, resultsCmd, reportCmd, compareCmd, caCmd, clientsCmd, setupCmd, doctorCmd, iocCmd];
 for (const cmd of commands) cmd.register(program);
 for (const sub of program.commands) sub.exitOverride();
 

@@ -34,6 +34,8 @@ export class BenchProgress {
       this.phase = 'starting';
       this.stepStart = performance.now();
       if (this.live && !this.bar) this.startBar(e.total);
+      // the total can shrink while the run goes (capture: a client that lost updates climbs no further)
+      else if (this.bar && this.bar.getTotal() !== e.total) this.bar.setTotal(e.total);
       this.redraw();
       return;
     }

@@ -31,7 +31,7 @@ export function register(program: Command): void {
         if (!r) return { file: k.file, date: '', host: '', profile: '', clients: '', workloads: '', headline: k.error ?? '' };
         const ran = [...new Set([
           ...r.snapshot.flatMap((s) => s.runs), ...(r.monitor?.runs ?? []), ...(r.array?.runs ?? []), ...(r.arrayPut?.runs ?? []),
-          ...(r.latency?.runs ?? []).filter((x) => !x.unsupported),
+          ...(r.latency?.runs ?? []).filter((x) => !x.unsupported), ...(r.capture?.steps.map((x) => x.run) ?? []),
         ].map((x) => x.client))];
         return {
           file: k.file,

@@ -7,6 +7,7 @@ import { fmtStat, groupByClient, renderMarkdown, renderTable, type Column } from
 import { arrayPutTable, arrayPutTitle, summarizeArrayPut } from './array-put.js';
 import { latencyTables, latencyTitle } from './latency.js';
 import { rank, workloadFigures, type WorkloadFigures } from './workloads.js';
+import { captureBenchText } from './capture.js';
 
 /**
  * " · CPU steal N%" when the host gave at least 1% of the machine's CPU time to other guests
@@ -42,6 +43,7 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
     out.push(`\n${latencyTitle(results.latency.workload)}${stealNote(results.latency.stealPercent)}\n\n`);
     out.push(latencyTables(results.latency.runs, markdown));
   }
+  if (results.capture) out.push(captureBenchText(results.capture, markdown));
   for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);
   return out.join('') + '\n';
 }

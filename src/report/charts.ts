@@ -55,7 +55,13 @@ export async function figureChart(runs: readonly { label: string; w: WorkloadFig
   }
   const w0 = runs[0]!.w;
   const several = runs.length > 1;
-  const top = Math.max(...data.map((d) => d.max), 1e-9);
+  // Reference figures (the capture's disk rate, the study's): a dashed line each, labelled.
+  const num = (v: number) => v.toFixed(v >= 100 || Number.isInteger(v) ? 0 : 1);
+  const refs = runs.flatMap(({ label, w }) => (w.references ?? []).map((ref) => ({
+    value: ref.value, to: ref.to ?? ref.value,
+    label: `${ref.label}${several ? ` (${label})` : ''} ${num(ref.value)}${ref.to !== undefined ? `-${num(ref.to)}` : ''}`,
+  }))).map((x, i) => ({ ...x, row: i % 2 }));
+  const top = Math.max(...data.map((d) => d.max), ...refs.map((x) => x.to), 1e-9);
   const x = { field: 'median', type: 'quantitative' as const, title: `${w0.figure} (${w0.unit}), ${w0.better} is better`, scale: { domain: [0, top * 1.45], nice: false } };
   const y = { field: 'client', type: 'nominal' as const, sort: clients, title: null };
   const spec: TopLevelSpec = {
@@ -64,6 +70,7 @@ export async function figureChart(runs: readonly { label: string; w: WorkloadFig
     height: { step: several ? 12 * runs.length + 6 : 22 },
     background: 'white',
     config: { font: FONT, axis: { labelFontSize: 12, titleFontSize: 12 }, legend: { labelFontSize: 12, titleFontSize: 12 } },
+    layer: [{
     data: { values: data },
     encoding: { y, ...(several && { yOffset: { field: 'run', type: 'nominal', sort: runs.map((r) => r.label) } }) },
     layer: [
@@ -94,6 +101,24 @@ export async function figureChart(runs: readonly { label: string; w: WorkloadFig
         },
       },
     ],
+    }, ...(refs.length ? [{
+      data: { values: refs },
+      // A dashed line at each reference (a light band over its range, when it has one), labelled
+      // above the plot, alternately higher and lower so that close ones do not overlap.
+      layer: [
+        {
+          transform: [{ filter: 'datum.to > datum.value' }],
+          mark: { type: 'rect' as const, color: '#888', opacity: 0.12 },
+          encoding: { x: { field: 'value', type: 'quantitative' as const }, x2: { field: 'to' } },
+        },
+        { mark: { type: 'rule' as const, color: '#555', strokeDash: [6, 3] }, encoding: { x: { field: 'value', type: 'quantitative' as const } } },
+        ...[0, 1].map((row) => ({
+          transform: [{ filter: `datum.row === ${row}` }],
+          mark: { type: 'text' as const, align: 'left' as const, baseline: 'bottom' as const, dx: 2, fontSize: 10, color: '#555' },
+          encoding: { x: { field: 'value', type: 'quantitative' as const }, y: { value: -4 - 12 * row }, text: { field: 'label' } },
+        })),
+      ],
+    }] : [])],
   };
   return toSvg(spec);
 }

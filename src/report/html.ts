@@ -12,6 +12,7 @@ import { stealNote } from './bench.js';
 import { figureChart, latencyChart, FAIL_COLOUR, INCOMPLETE_FILL } from './charts.js';
 import { rank, workloadFigures, type ClientFigure, type WorkloadFigures } from './workloads.js';
 import { environmentRows } from './environment.js';
+import { captureBenchTable, captureStepsTable } from './capture.js';
 
 export const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -86,6 +87,7 @@ function detailTable(r: BenchResults, key: string): string | undefined {
     return arrayPutTable(summarizeArrayPut(r.arrayPut.runs.filter((x) => x.callback === callback)));
   }
   if (key === 'latency' && r.latency) return latencyTables(r.latency.runs);
+  if (key === 'capture' && r.capture) return `Every load step:\n\n${captureStepsTable(r.capture)}`;
   return undefined;
 }
 
@@ -105,6 +107,12 @@ async function workloadSection(runs: readonly BenchResults[], figures: WorkloadF
   for (const { i, w } of present) {
     if (runs.length > 1) parts.push(`<h3>${esc(runLabel(runs[i]!, i, runs.length))}${esc(stealNote(w.stealPercent))}</h3>`);
     parts.push(figuresTable(w));
+    const c = runs[i]!.capture;
+    if (key === 'capture' && c) {
+      // Where each client's zero-loss figure was reached, with its CPU and memory there, against
+      // the disk's rate of the same run, and the step that lost updates.
+      parts.push(`<pre class="capture">${esc(captureBenchTable(c))}</pre>`);
+    }
     const detail = detailTable(runs[i]!, key);
     // Latency's tables (per size, and the fixed cost and MB/s fitted through the sizes) are its
     // findings beside the chart; the other workloads keep their every-figure table folded.

@@ -3,6 +3,7 @@
 // client's result incomplete). A new workload is one more entry of WORKLOADS.
 import { stat, type ArrayPutRun, type BenchResults, type LatencyRun, type MonitorRun, type SnapshotRun, type Stat } from '../results/index.js';
 import { groupByClient } from './table.js';
+import { captureBenchTitle, stepLabel } from './capture.js';
 import { arrayPutTitle } from './array-put.js';
 import { latencyTitle } from './latency.js';
 
@@ -31,6 +32,9 @@ export interface WorkloadFigures {
   better: 'lower' | 'higher';
   stealPercent?: number | undefined;
   clients: ClientFigure[];
+  /** Figures to hold the clients against (the capture's disk rate and the study's), drawn as
+   *  lines on the chart; never ranked. */
+  references?: { label: string; value: number; to?: number }[];
 }
 
 export interface WorkloadKind {
@@ -179,8 +183,47 @@ const latency: WorkloadKind = {
   },
 };
 
+/**
+ * Capture: the main figure is the highest MB/s a client wrote to HDF5 with zero loss while the
+ * load rose. Losing updates at a later step is how the limit is found, not a failure; losing them
+ * at the first step (no figure at all), a run that failed, or a stop at the deadline is.
+ */
+const capture: WorkloadKind = {
+  figures: (r) => {
+    const c = r.capture;
+    if (!c) return [];
+    const references = [
+      ...(c.diskMBs !== undefined ? [{ label: 'disk (sequential)', value: c.diskMBs }] : []),
+      { label: 'the study (pandablocks)', value: c.studyMBs[0], to: c.studyMBs[1] },
+    ];
+    return [{
+      key: 'capture',
+      title: captureBenchTitle(c),
+      figure: 'highest MB/s written with zero loss',
+      unit: 'MB/s',
+      better: 'higher' as const,
+      references,
+      clients: c.clients.map((cl): ClientFigure => {
+        const mine = c.steps.filter((x) => x.client === cl.client);
+        const mbS = cl.best?.mbS;
+        const values = mbS !== undefined && Number.isFinite(mbS) ? [mbS] : [];
+        const problems: string[] = [];
+        const first = mine[0];
+        if (!first) problems.push('no load step ran');
+        else if (!cl.best && !first.run.error) problems.push(`${plural(first.lost, 'update')} lost at its first step (${stepLabel(first)})`);
+        for (const x of mine) if (x.run.error) problems.push(`${stepLabel(x)}: ${x.run.error}`);
+        const stopped = mine.find((x) => x.run.stoppedAfterS !== undefined)?.run.stoppedAfterS;
+        return {
+          client: cl.client, version: mine.find((x) => x.run.summary?.version)?.run.summary?.version, values, stat: stat(values), problems,
+          ...(stopped !== undefined && { stoppedAfterS: stopped }),
+        };
+      }),
+    }];
+  },
+};
+
 /** Every workload, in report order. */
-export const WORKLOADS: readonly WorkloadKind[] = [snapshot, monitor, array, arrayPut, latency];
+export const WORKLOADS: readonly WorkloadKind[] = [snapshot, monitor, array, arrayPut, latency, capture];
 
 export function workloadFigures(r: BenchResults): WorkloadFigures[] {
   return WORKLOADS.flatMap((w) => w.figures(r));

@@ -1,5 +1,8 @@
 // The result shapes that the orchestrator produces and the reporters read, and the versions of
 // their JSON formats: data only, so the reports depend on data, not on the code that made it.
+import type { CaptureBenchResults } from './capture.js';
+
+export * from './capture.js';
 
 /** Format versions written in the `schema` field of each JSON output. */
 export const BENCH_FORMAT = 'epicsperf/bench@2';
@@ -242,6 +245,13 @@ export interface ArrayWorkload {
   checkAll?: boolean;
 }
 
+export interface CaptureWorkload {
+  /** Seconds each client captures at each load step. */
+  seconds: number;
+  /** Flush period of the capture, ms. */
+  flushMs: number;
+}
+
 /** The options of a bench run, as stored with its results. */
 export interface BenchRunOptions {
   workloads: {
@@ -250,6 +260,8 @@ export interface BenchRunOptions {
     array?: ArrayWorkload | undefined;
     arrayPut?: ArrayPutWorkload | undefined;
     latency?: LatencyWorkload | undefined;
+    /** The capture workload (src/bench/capture.ts): its clients, seconds per step and flush period. */
+    capture?: (CaptureWorkload & { clients: readonly string[] }) | undefined;
   };
   repeat: number;
   timeoutMs: number;
@@ -281,6 +293,8 @@ export interface BenchResults {
   array: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
   arrayPut?: { workload: ArrayPutWorkload; runs: ArrayPutRun[]; stealPercent?: number | undefined } | undefined;
   latency?: { workload: LatencyWorkload; runs: LatencyRun[]; stealPercent?: number | undefined } | undefined;
+  /** The capture workload: each client's load steps, the disk's rate, the study's figure. */
+  capture?: CaptureBenchResults | undefined;
 }
 
 export interface LibraryStatus {

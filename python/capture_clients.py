@@ -1,0 +1,203 @@
+"""The client libraries of the Python capture runner (capture_runner.py): each connects to
+every PV, reads its metadata, adds it to the capture session and subscribes, its callbacks
+calling session.on_update(index, value, ioc_time, receive_time, severity, status).
+
+pyepics: PV objects (libca), monitor DBE_VALUE|DBE_ALARM, callbacks on libca's threads; the
+main thread polls libca while it waits. p4p: the thread Context (PV Access), one monitor per PV.
+Neither library reports updates it dropped, so lost updates show as gaps only."""
+
+import queue
+import threading
+import time
+
+from runners.base import ca_status
+
+NATIVE = ("string", "short", "float", "enum", "char", "long", "double")
+
+
+class Pyepics:
+    LIBRARY = "pyepics"
+    epics = None
+
+    @classmethod
+    def load(cls):
+        import epics
+        cls.epics = epics
+        return epics.__version__
+
+    def __init__(self, names, session):
+        self.names, self.session = names, session
+        self.epics.ca.initialize_libca()
+        self.pvs = []
+
+    def start(self, timeout):
+        epics = self.epics
+        mask = epics.dbr.DBE_VALUE | epics.dbr.DBE_ALARM
+        # each PV's callback is there from its first update; updates that come before the PV's
+        # group exists wait, and are written in order once it does
+        self.gates = [Gate(self.session.on_update, i) for i in range(len(self.names))]
+        self.pvs = [epics.PV(n, form="time", auto_monitor=mask, connection_timeout=timeout, callback=g.callback)
+                    for n, g in zip(self.names, self.gates)]
+        missing = []
+        deadline = time.monotonic() + timeout
+        for i, pv in enumerate(self.pvs):
+            if not pv.wait_for_connection(timeout=max(0.01, deadline - time.monotonic())):
+                missing.append(pv.pvname)
+                self.session.skip(i, "not connected within the timeout")
+                continue
+            native = NATIVE[epics.ca.field_type(pv.chid)]
+            if native == "string":
+                self.session.skip(i, "a string PV (not captured in format version 1)")
+                continue
+            ctrl = pv.get_ctrlvars() or {}
+            nelm = max(1, int(pv.nelm or 1))
+            count = int(pv.count or nelm)
+            meta = {}
+            if ctrl.get("units") not in (None, ""):
+                meta["units"] = ctrl["units"]
+            if ctrl.get("precision") is not None and native in ("float", "double"):
+                meta["precision"] = int(ctrl["precision"])
+            if native == "enum" and ctrl.get("enum_strs"):
+                meta["enum_strings"] = list(ctrl["enum_strs"])
+            self.session.add(i, native, nelm, nelm > 1 and count != nelm, **meta)
+            self.gates[i].open(nelm > 1)
+        return missing
+
+    def wait(self, commands, timeout):
+        """The next command, polling libca until it comes (pyepics asks for it with callbacks)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return commands.get_nowait()
+            except queue.Empty:
+                pass
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise queue.Empty
+            self.epics.poll(evt=1.e-3, iot=min(0.01, left))
+
+    def close(self):
+        for pv in self.pvs:
+            pv.clear_callbacks()
+        self.epics.ca.finalize_libca()
+        self.pvs = []
+
+
+class Gate:
+    """A pyepics callback that holds updates until its PV is in the file, then passes them on."""
+
+    def __init__(self, on_update, index):
+        self.on_update, self.index = on_update, index
+        self.lock = threading.Lock()
+        self.held = []
+        self.is_array = None
+
+    def callback(self, value=None, severity=0, status=0, timestamp=0.0, **_):
+        received = time.time()
+        with self.lock:
+            if self.is_array is None:
+                self.held.append((value, timestamp, received, severity, status))
+                return
+            self.deliver(value, timestamp, received, severity, status)
+
+    def deliver(self, value, timestamp, received, severity, status):
+        if self.is_array and not hasattr(value, "__len__"):
+            value = [value]
+        self.on_update(self.index, value, timestamp, received, int(severity or 0), int(status or 0))
+
+    def open(self, is_array):
+        with self.lock:
+            self.is_array = is_array
+            for args in self.held:
+                self.deliver(*args)
+            self.held = []
+
+
+P4P_TYPES = {"b": "char", "B": "char", "h": "short", "H": "short", "i": "long", "I": "long",
+             "l": "double", "L": "double", "f": "float", "d": "double"}
+
+
+class P4p:
+    LIBRARY = "p4p"
+    Context = None
+
+    @classmethod
+    def load(cls):
+        from p4p.client.thread import Context
+        cls.Context = Context
+        from importlib.metadata import version
+        return version("p4p")
+
+    def __init__(self, names, session):
+        self.names, self.session = names, session
+        self.ctx = self.Context("pva")
+        self.subs = []
+
+    def start(self, timeout):
+        results = self.ctx.get(self.names, timeout=timeout, throw=False)
+        missing = []
+        for i, r in enumerate(results):
+            if isinstance(r, Exception):
+                missing.append(self.names[i])
+                self.session.skip(i, f"not read: {r or type(r).__name__}")
+                continue
+            raw = r.raw
+            code = raw.type()["value"]
+            meta = {}
+            if not isinstance(code, str):  # a structure: the NTEnum's value_t
+                native, count, is_array = "enum", 1, False
+                meta["enum_strings"] = list(raw["value.choices"])
+            else:
+                is_array = code.startswith("a")
+                native = P4P_TYPES.get(code[-1])
+                count = len(raw["value"]) if is_array else 1
+            if native is None:
+                self.session.skip(i, "a string PV (not captured in format version 1)")
+                continue
+            try:
+                units = raw["display.units"]
+                if units:
+                    meta["units"] = units
+                if native in ("float", "double"):
+                    meta["precision"] = int(raw["display.precision"])
+            except (KeyError, TypeError, ValueError):
+                pass
+            # PV Access gives no maximum length: an array is fixed at its first length
+            self.session.add(i, native, max(1, count), False, **meta)
+            self.subs.append(self.ctx.monitor(self.names[i], self._callback(i, native == "enum", is_array),
+                                              notify_disconnect=False))
+        return missing
+
+    def _callback(self, index, is_enum, is_array):
+        on_update = self.session.on_update
+        now = time.time
+
+        def cb(value):
+            if isinstance(value, Exception):
+                return
+            received = now()
+            raw = value.raw
+            try:
+                severity = raw["alarm.severity"]
+                status = ca_status(raw["alarm.message"], raw["alarm.status"])
+                stamp = raw["timeStamp.secondsPastEpoch"] + raw["timeStamp.nanoseconds"] * 1e-9
+            except KeyError:
+                severity, status, stamp = 0, 0, 0.0
+            v = raw["value.index"] if is_enum else raw["value"]
+            if is_array and not hasattr(v, "__len__"):
+                v = [v]
+            on_update(index, v, stamp, received, int(severity), int(status))
+
+        return cb
+
+    def wait(self, commands, timeout):
+        return commands.get(timeout=timeout)
+
+    def close(self):
+        for s in self.subs:
+            s.close()
+        self.subs = []
+        self.ctx.close()
+
+
+CLIENTS = {"pyepics": Pyepics, "p4p": P4p}

@@ -1,0 +1,177 @@
+"""The capture file of docs/capture-format.md written with h5py, and the gap detector of
+src/capture/gaps.ts: the Python capture runners' storage (capture_runner.py).
+
+Updates wait in per-PV column buffers; flush() writes each as one block per dataset (resize,
+then a write of the new rows), flushes the file and fsyncs it."""
+
+import json
+import os
+import threading
+from array import array
+
+import h5py
+import numpy as np
+
+FORMAT_NAME = "epicsperf-capture"
+FORMAT_VERSION = 1
+ROW_CHUNK = 1024
+ARRAY_CHUNK_BYTES = 512 * 1024
+DTYPES = {"char": "u1", "short": "<i2", "enum": "<u2", "long": "<i4", "float": "<f4", "double": "<f8"}
+ROW_BYTES = 8 + 8 + 1 + 2
+
+
+class CaptureExists(Exception):
+    pass
+
+
+def group_name(pv):
+    return "%2E" if pv == "." else pv.replace("%", "%25").replace("/", "%2F")
+
+
+class GapDetector:
+    """Counters that step by exactly 1, arrays whose every element is the update number."""
+
+    def __init__(self):
+        self.last = None
+
+    def observe(self, index, value):
+        if isinstance(value, (int, float)):
+            v = float(value)
+        else:
+            if len(value) == 0:
+                return None
+            v = float(value[0])
+        before, self.last = self.last, v
+        if before is None or v == before + 1:
+            return None
+        return (index, before, v, v - before - 1)
+
+
+class Pv:
+    def __init__(self, name, index, native_type, count, layout, group):
+        self.name, self.index, self.type, self.count, self.layout = name, index, native_type, count, layout
+        self.group = group
+        self.dtype = np.dtype(DTYPES[native_type])
+        self.values = []          # scalars: floats; arrays: numpy arrays
+        self.timestamp = array("d")
+        self.received = array("d")
+        self.severity = array("B")
+        self.status = array("H")
+        self.gap_rows = []
+        self.rows = 0
+        self.elements = 0
+        self.ds = {name: group[name] for name in group}
+
+
+def append_block(ds, rows):
+    n = ds.shape[0]
+    ds.resize(n + len(rows), axis=0)
+    ds[n:] = rows
+
+
+class CaptureFile:
+    def __init__(self, path, force, tool_version, options, environment, created):
+        if os.path.exists(path) and not force:
+            raise CaptureExists(f"{path} exists (use --force to replace it)")
+        self.path = path
+        self.f = h5py.File(path, "w", libver=("v108", "v108"))
+        self.fd = os.open(path, os.O_RDONLY)
+        self.f.attrs.update(format=FORMAT_NAME, format_version=np.uint32(FORMAT_VERSION), tool="epicsperf",
+                            tool_version=tool_version, created=created,
+                            options=json.dumps(options, separators=(",", ":")),
+                            environment=json.dumps(environment, separators=(",", ":")))
+        self.pvs_group = self.f.create_group("pvs")
+        self.pvs = []
+        self.lock = threading.Lock()
+        self.flush()
+
+    def add_pv(self, name, native_type, count, varying=False, units=None, precision=None, enum_strings=None):
+        layout = "varying" if varying else "scalar" if count == 1 else "fixed"
+        index = len(self.pvs)
+        g = self.pvs_group.create_group(group_name(name))
+        g.attrs.update(name=name, index=np.uint32(index), native_type=native_type, count=np.uint32(count), layout=layout)
+        if units is not None:
+            g.attrs["units"] = units
+        if precision is not None:
+            g.attrs["precision"] = np.int16(precision)
+        if enum_strings:
+            g.attrs["enum_strings"] = list(enum_strings)
+        dtype = np.dtype(DTYPES[native_type])
+        rows = dict(maxshape=(None,), chunks=(ROW_CHUNK,))
+        if layout == "fixed":
+            r = max(1, min(ROW_CHUNK, ARRAY_CHUNK_BYTES // (count * dtype.itemsize)))
+            g.create_dataset("value", (0, count), dtype, maxshape=(None, count), chunks=(r, count))
+        elif layout == "varying":
+            g.create_dataset("value", (0,), dtype, maxshape=(None,), chunks=(max(1, ARRAY_CHUNK_BYTES // dtype.itemsize),))
+            g.create_dataset("offset", (0,), "<u8", **rows)
+            g.create_dataset("length", (0,), "<u4", **rows)
+        else:
+            g.create_dataset("value", (0,), dtype, **rows)
+        for n, t in (("timestamp", "<f8"), ("received", "<f8"), ("severity", "u1"), ("status", "<u2")):
+            g.create_dataset(n, (0,), t, **rows)
+        g.create_dataset("gaps", (0, 4), "<f8", maxshape=(None, 4), chunks=(256, 4))
+        g["gaps"].attrs["columns"] = ["index", "before", "after", "lost"]
+        pv = Pv(name, index, native_type, count, layout, g)
+        self.pvs.append(pv)
+        return pv
+
+    def append(self, pv, value, timestamp, received, severity, status):
+        """Buffer one update (called from the client's callbacks); returns its row."""
+        with self.lock:
+            pv.values.append(value)
+            pv.timestamp.append(timestamp)
+            pv.received.append(received)
+            pv.severity.append(severity)
+            pv.status.append(status)
+            return pv.rows + len(pv.timestamp) - 1
+
+    def append_gap(self, pv, gap):
+        with self.lock:
+            pv.gap_rows.append(gap)
+
+    def flush(self):
+        """Write every PV's buffer as one block per dataset, flush and fsync; (updates, bytes)."""
+        updates = nbytes = 0
+        for pv in self.pvs:
+            with self.lock:  # take the buffers; callbacks go on filling new ones
+                values, ts, rx, sev, st, gaps = pv.values, pv.timestamp, pv.received, pv.severity, pv.status, pv.gap_rows
+                pv.values, pv.timestamp, pv.received = [], array("d"), array("d")
+                pv.severity, pv.status, pv.gap_rows = array("B"), array("H"), []
+            n = len(ts)
+            if n:
+                d = pv.ds
+                if pv.layout == "scalar":
+                    block = np.asarray(values, dtype=pv.dtype)
+                    append_block(d["value"], block)
+                elif pv.layout == "fixed":
+                    block = np.asarray(values, dtype=pv.dtype).reshape(n, pv.count)
+                    append_block(d["value"], block)
+                else:
+                    lengths = np.fromiter((len(v) for v in values), dtype="<u4", count=n)
+                    offsets = pv.elements + np.concatenate(([0], np.cumsum(lengths, dtype="<u8")[:-1])).astype("<u8")
+                    block = np.concatenate([np.asarray(v, dtype=pv.dtype) for v in values]) if lengths.sum() else np.zeros(0, pv.dtype)
+                    if len(block):
+                        append_block(d["value"], block)
+                    append_block(d["offset"], offsets)
+                    append_block(d["length"], lengths)
+                    pv.elements += len(block)
+                    nbytes += 12 * n
+                append_block(d["timestamp"], np.frombuffer(ts, dtype="<f8"))
+                append_block(d["received"], np.frombuffer(rx, dtype="<f8"))
+                append_block(d["severity"], np.frombuffer(sev, dtype="u1"))
+                append_block(d["status"], np.frombuffer(st, dtype="<u2"))
+                pv.rows += n
+                updates += n
+                nbytes += block.nbytes + ROW_BYTES * n
+            if gaps:
+                append_block(pv.ds["gaps"], np.asarray(gaps, dtype="<f8"))
+        self.f.flush()
+        os.fsync(self.fd)
+        return updates, nbytes
+
+    def close(self):
+        try:
+            self.flush()
+        finally:
+            self.f.close()
+            os.close(self.fd)

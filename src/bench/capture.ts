@@ -1,0 +1,141 @@
+// The bench's capture workload: each capture client writes the built-in IOC's updates to HDF5
+// while the load rises step by step (counters, then the waveform) until updates are lost; beside
+// it, the disk's own sequential write rate measured in the same run.
+import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startIoc } from '../ioc/index.js';
+import { startCapture, DEFAULT_GAP_CHECK, type CaptureClient } from '../capture/orchestrate.js';
+import type { CaptureBenchClient, CaptureBenchResults, CaptureRun, CaptureStep, CaptureStepResult } from '../results/capture.js';
+
+/** The study's figure: pandablocks wrote 50 MB/s to HDF5 (60 with the web UI off). */
+export const STUDY_MBS: [number, number] = [50, 60];
+const ROW_BYTES = 19;
+
+export interface CaptureBenchOptions {
+  clients: readonly CaptureClient[];
+  python: string;
+  /** Seconds each client captures at each step. */
+  seconds: number;
+  flushMs: number;
+  /** Where the files go (default: the temporary directory); each is removed after its step. */
+  dir?: string;
+  /** Steps to run (default CAPTURE_STEPS). */
+  steps?: readonly CaptureStep[];
+  onProgress?: (text: string) => void;
+  /** The per-client deadline of one capture run (one client at one step), ms; undefined: none. */
+  clientDeadlineMs?: number;
+  /** Wraps each capture run (one client at one step): the bench's progress steps. */
+  runStep?: (label: string, client: string, body: () => Promise<CaptureStepResult>) => Promise<CaptureStepResult>;
+  /** `n` (step, client) runs counted up front will not run (a client dropped out of a kind). */
+  onSkip?: (n: number) => void;
+}
+
+function scalar(pvs: number, rateHz: number): CaptureStep {
+  return { kind: 'scalar', pvs, elements: 1, rateHz, offeredUpdatesS: pvs * rateHz, offeredMBs: (pvs * rateHz * (8 + ROW_BYTES)) / 1e6 };
+}
+function array(elements: number, rateHz: number): CaptureStep {
+  return { kind: 'array', pvs: 1, elements, rateHz, offeredUpdatesS: rateHz, offeredMBs: (rateHz * (8 * elements + ROW_BYTES)) / 1e6 };
+}
+
+/** Counters at rising rates, then the waveform at rising sizes and rates. */
+export const CAPTURE_STEPS: readonly CaptureStep[] = [
+  scalar(1000, 10), scalar(1000, 50), scalar(1000, 100), scalar(2000, 100), scalar(4000, 100),
+  array(100_000, 10), array(1_000_000, 5), array(1_000_000, 10), array(1_000_000, 20), array(1_000_000, 40), array(2_000_000, 40),
+];
+
+/** Sequential write rate of the disk under `dir`: `mb` MB in 8 MB writes, then fsync (MB/s). */
+export function diskWriteRate(dir: string, mb = 512): number {
+  const path = join(dir, 'disk-rate.bin');
+  const block = Buffer.alloc(8 * 1024 * 1024, 0x5a);
+  const fd = openSync(path, 'w');
+  try {
+    const t0 = performance.now();
+    let written = 0;
+    while (written < mb * 1e6) written += writeSync(fd, block);
+    fsyncSync(fd);
+    return written / 1e6 / ((performance.now() - t0) / 1000);
+  } finally {
+    closeSync(fd);
+    rmSync(path, { force: true });
+  }
+}
+
+export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBenchResults> {
+  const progress = o.onProgress ?? (() => {});
+  const dir = mkdtempSync(join(o.dir ?? tmpdir(), 'epicsperf-capture-bench-'));
+  const results: CaptureBenchResults = { seconds: o.seconds, flushMs: o.flushMs, studyMBs: STUDY_MBS, steps: [], clients: [] };
+  try {
+    progress('capture: measuring the disk');
+    try {
+      results.diskMBs = diskWriteRate(dir);
+    } catch (err) {
+      results.diskError = (err as Error).message;
+    }
+    // a client that lost updates at a step of one kind goes on to the other kind only
+    const out = new Map<string, Set<CaptureStep['kind']>>(o.clients.map((c) => [c, new Set()]));
+    const all = o.steps ?? CAPTURE_STEPS;
+    const runStep = o.runStep ?? ((_label, _client, body) => body());
+    for (const [i, step] of all.entries()) {
+      const clients = o.clients.filter((c) => !out.get(c)!.has(step.kind));
+      if (clients.length === 0) continue;
+      const ioc = step.kind === 'scalar'
+        ? await startIoc({ records: step.pvs, rate: step.rateHz, arrayElements: 0 })
+        : await startIoc({ records: 1, rate: 0, arrayElements: step.elements, arrayRate: step.rateHz });
+      try {
+        const names = step.kind === 'scalar' ? ioc.counterNames() : [`${ioc.prefix}ARRAY`];
+        for (const client of clients) {
+          const label = step.kind === 'scalar' ? `${step.pvs} counters x ${step.rateHz} Hz` : `${step.elements.toLocaleString('en-US')} doubles x ${step.rateHz} Hz`;
+          const file = join(dir, `${client}.h5`);
+          const r = await runStep(label, client, async () => {
+            const run = await startCapture({
+              client, python: o.python, env: { ...ioc.env }, names, out: file, flushMs: o.flushMs, force: true,
+              gapCheck: DEFAULT_GAP_CHECK, durationS: o.seconds, connectTimeoutMs: 30_000,
+              onStatus: (s) => progress(s),
+              ...(o.clientDeadlineMs !== undefined && { clientDeadlineMs: o.clientDeadlineMs }),
+            }).done;
+            rmSync(file, { force: true });
+            const lost = run.summary?.pvs.reduce((a, p) => a + p.lost, 0) ?? 0;
+            compactRun(run);
+            const s = run.summary;
+            const res: CaptureStepResult = { client, step, run, lost, kept: run.ok && !!s && lost === 0 && s.slowFlushes === 0 };
+            if (s && s.seconds > 0) {
+              res.updatesS = s.updates / s.seconds;
+              res.mbS = s.bytes / 1e6 / s.seconds;
+            }
+            return res;
+          });
+          results.steps.push(r);
+          if (!r.kept) {
+            out.get(client)!.add(step.kind);
+            o.onSkip?.(all.slice(i + 1).filter((x) => x.kind === step.kind).length);
+          }
+        }
+      } finally {
+        await ioc.stop();
+      }
+    }
+    results.clients = o.clients.map((client): CaptureBenchClient => {
+      const mine = results.steps.filter((r) => r.client === client);
+      const kept = mine.filter((r) => r.kept).sort((a, b) => (b.mbS ?? 0) - (a.mbS ?? 0));
+      const limit = mine.find((r) => !r.kept);
+      return { client, ...(kept[0] && { best: kept[0] }), ...(limit && { limit }) };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+/**
+ * A run as stored: the per-PV rows only of the PVs that lost updates or were left out (the first
+ * 20; a scalar step has thousands), and the first 20 warnings.
+ */
+export function compactRun(run: CaptureRun): CaptureRun {
+  if (run.summary) {
+    const pvs = run.summary.pvs;
+    run.summary.pvs = pvs.filter((p) => p.lost > 0 || p.skipped !== undefined).slice(0, 20);
+  }
+  run.warnings = run.warnings.slice(0, 20);
+  return run;
+}

@@ -1,0 +1,158 @@
+// One capture run seen from outside: start the client's capture runner, let it capture until the
+// duration ends or stop() is called, measure its CPU and memory, and collect its summary.
+import { join } from 'node:path';
+import { RunnerProcess } from '../bench/runner.js';
+import { cpuSeconds, memoryKb } from '../bench/procstat.js';
+import { writeNamesFile } from '../bench/names.js';
+import { ClientDeadline } from '../bench/deadline.js';
+import { PACKAGE_ROOT, PYTHON_DIR } from '../pyenv/index.js';
+import { RunnerError } from '../errors.js';
+import { getLogger } from '../log.js';
+
+const log = getLogger('capture');
+import type { CaptureRun, CaptureSummary } from '../results/capture.js';
+
+/** The clients that can capture, and the runtime each one writes with. */
+export const CAPTURE_CLIENTS = ['node', 'pyepics', 'p4p'] as const;
+export type CaptureClient = (typeof CAPTURE_CLIENTS)[number];
+
+/** Default --gap-check: the built-in IOC's counters and its array. */
+export const DEFAULT_GAP_CHECK = '(^|:)(CALC\\d+|ARRAY)$';
+
+export interface CaptureRunOptions {
+  client: CaptureClient;
+  python: string;
+  env: Record<string, string>;
+  names: readonly string[];
+  out: string;
+  flushMs: number;
+  force: boolean;
+  gapCheck: string;
+  /** Seconds to capture once every PV is subscribed; undefined: until stop(). */
+  durationS?: number;
+  connectTimeoutMs?: number;
+  /** Stored in the file's `options` and `environment` attributes. */
+  fileOptions?: unknown;
+  fileEnvironment?: unknown;
+  onWarning?: (message: string) => void;
+  onStatus?: (text: string) => void;
+  /** The bench's per-client deadline for this run (ms): past it the runner is killed (ClientDeadline). */
+  clientDeadlineMs?: number;
+}
+
+export interface CaptureHandle {
+  /** Ends the capture early (Ctrl-C): the runner writes what is buffered and closes the file. */
+  stop(): void;
+  done: Promise<CaptureRun>;
+}
+
+function command(client: CaptureClient, python: string): { command: string; args: string[] } {
+  if (client === 'node') return { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist', 'capture', 'runner.js')] };
+  return { command: python, args: ['-u', join(PYTHON_DIR, 'capture_runner.py'), '--client', client] };
+}
+
+export function startCapture(o: CaptureRunOptions): CaptureHandle {
+  let stopRequested: (() => void) | undefined;
+  let stopEarly = false;
+  const stop = () => {
+    stopEarly = true;
+    stopRequested?.();
+  };
+  return { stop, done: run(o, (f) => (stopRequested = f), () => stopEarly) };
+}
+
+async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, stoppedEarly: () => boolean): Promise<CaptureRun> {
+  const { command: cmd, args } = command(o.client, o.python);
+  const names = writeNamesFile(o.names);
+  const runner = new RunnerProcess(cmd, [
+    ...args, 'capture', '--names', names.path, '--out', o.out, '--flush-ms', String(o.flushMs),
+    '--gap-check', o.gapCheck, '--connect-timeout-ms', String(o.connectTimeoutMs ?? 5000),
+    '--options', JSON.stringify(o.fileOptions ?? {}), '--environment', JSON.stringify(o.fileEnvironment ?? {}),
+    ...(o.force ? ['--force'] : []),
+  ], o.env);
+  const result: CaptureRun = { client: o.client, ok: false, warnings: [] };
+  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
+  const status = deadline.track(o.onStatus ?? (() => {}));
+  let stoppedReason: string | undefined;
+  let written = 0;
+  runner.intercept = (e) => {
+    if (e.ev === 'warn') {
+      const m = String(e.message);
+      if (result.warnings.length < 1000) result.warnings.push(m);
+      o.onWarning?.(m);
+      return true;
+    }
+    if (e.ev === 'flush') {
+      written += Number(e.updates ?? 0);
+      status(`capturing: ${written} updates written`);
+      return true;
+    }
+    if (e.ev === 'stopped') {
+      stoppedReason = String(e.reason);
+      o.onWarning?.(`the capture stopped: ${stoppedReason}`);
+      wakeStop?.();
+      return true;
+    }
+    return false;
+  };
+  let wakeStop: (() => void) | undefined;
+  let peakKb = 0;
+  const memTimer = setInterval(() => {
+    const m = memoryKb(runner.pid);
+    if (m) peakKb = Math.max(peakKb, m.peakKb);
+  }, 500);
+  try {
+    status('starting');
+    const ready = await runner.next('ready', 60_000, 'ready');
+    void ready;
+    runner.send('start');
+    status('connecting');
+    const capturing = await runner.next('capturing', 30_000 + o.names.length * 20, 'every PV subscribed');
+    const missing = Number(capturing.missingCount ?? 0);
+    log.info({ client: o.client, pvs: capturing.pvs, out: o.out }, 'capturing');
+    if (missing > 0) {
+      const list = (capturing.missing as string[]).join(', ');
+      o.onWarning?.(`${missing} PV(s) not captured (not connected within the timeout): ${list}${missing > 20 ? ', ...' : ''}`);
+    }
+    const cpu0 = cpuSeconds(runner.pid);
+    const t0 = performance.now();
+    status('capturing');
+    await new Promise<void>((resolve) => {
+      const timer = o.durationS !== undefined ? setTimeout(resolve, o.durationS * 1000) : undefined;
+      const end = () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+      wakeStop = end;
+      onStoppable(end);
+      if (stoppedEarly()) end();
+      void runner.exited.then(end);
+    });
+    const cpu1 = cpuSeconds(runner.pid);
+    if (cpu0 !== undefined && cpu1 !== undefined) result.cpuPercent = ((cpu1 - cpu0) / ((performance.now() - t0) / 1000)) * 100;
+    status('closing the file');
+    runner.send('stop');
+    const shipped = await runner.next('summary', 120_000, 'the summary');
+    const m = memoryKb(runner.pid);
+    if (m) peakKb = Math.max(peakKb, m.peakKb);
+    result.summary = JSON.parse((shipped.payload ?? Buffer.from('{}')).toString('utf8')) as CaptureSummary;
+    if (peakKb) result.peakRssMb = peakKb / 1024;
+    const error = result.summary.error ?? stoppedReason;
+    result.ok = error === undefined;
+    if (error !== undefined) result.error = error;
+    await runner.finish();
+  } catch (err) {
+    result.error = err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    await runner.kill();
+  } finally {
+    clearInterval(memTimer);
+    deadline.clear();
+    names.remove();
+  }
+  if (deadline.stoppedAfterS !== undefined) {
+    result.ok = false;
+    result.stoppedAfterS = deadline.stoppedAfterS;
+    result.error = deadline.note();
+  }
+  return result;
+}
