@@ -5,9 +5,9 @@ import { BitSet } from './bitset.js';
 import { Reader, Writer } from './buffer.js';
 import { Cmd, Flags, Sub } from './constants.js';
 import { isBigEndian, type PvaHeader } from './header.js';
-import { decodeMessage, encodeMessage, type ChannelName, type Message, type Operation, type ResponseMessage } from './messages.js';
+import { decodeMessage, encodeMessage, type ChannelName, type EncodeOptions, type Message, type Operation, type ResponseMessage } from './messages.js';
 import { decodeStatus, isSuccess, OK, type Status } from './status.js';
-import { decodeType, scalar, structure, TypeCache, type FieldDesc, type StructureDesc } from './types.js';
+import { decodeType, scalar, structure, TypeCache, TypeRegistry, type FieldDesc, type StructureDesc } from './types.js';
 import { decodeUpdate, type PvStructure, type Typed } from './values.js';
 
 /** Why a channel or operation ended without its reply. */
@@ -70,10 +70,14 @@ const CLIENT_BUFFER = 0x10000;
 const CLIENT_REGISTRY = 0x7fff;
 /** Channels named in one CREATE_CHANNEL request (pvxs takes many; other servers only one). */
 const MAX_CREATES = 1;
+/** pvRequest types an INIT refers to by id once sent (a connection's server keeps them; more go out in full). */
+const PVREQUEST_TYPES = 256;
 
 export class ClientSession {
   readonly types = new TypeCache();
   private readonly out = new Writer(true, 4096);
+  /** INITs send their pvRequest's type once per connection (0xFD), then its id (0xFE): a snapshot's 10,000 INITs share one. */
+  private readonly initEncoding: EncodeOptions = { registry: new TypeRegistry(PVREQUEST_TYPES) };
   private state: 'validating' | 'ready' | 'closed' = 'validating';
   private readonly channels = new Map<number, SessionChannel>();
   /** Channels waiting for validation before their create request goes out. */
@@ -97,7 +101,7 @@ export class ClientSession {
   private send(m: Message): void {
     if (this.state === 'closed') return;
     const empty = this.out.length === 0;
-    encodeMessage(this.out, m);
+    encodeMessage(this.out, m, m.type === 'OpInitRequest' ? this.initEncoding : undefined);
     if (empty) this.events.wantFlush();
   }
 
