@@ -85,6 +85,24 @@ describe('client session', () => {
     expect(got[2]).toBe(got[0]); // the same bytes, the same type object
   });
 
+  it('at most 500 creates wait for their replies; each reply lets the next one go', () => {
+    const t = ready();
+    const log: string[] = [];
+    for (let cid = 1; cid <= 1200; cid++) t.s.createChannel(chan(cid, `PV:${cid}`, log));
+    const first = t.sent();
+    expect(first).toHaveLength(500);
+    expect(first.at(-1)).toEqual({ type: 'CreateChannelRequest', channels: [{ id: 500, name: 'PV:500' }] });
+    expect(t.sent()).toEqual([]);
+    t.feed({ type: 'CreateChannelResponse', cid: 1, sid: 1, status: OK }, { type: 'CreateChannelResponse', cid: 2, sid: 0, status: { type: 2, message: 'no such PV', callTree: '' } });
+    expect(t.sent()).toEqual([501, 502].map((id) => ({ type: 'CreateChannelRequest', channels: [{ id, name: `PV:${id}` }] })));
+    expect(log).toEqual(['created 1', 'failed no such PV']);
+    for (let cid = 3; cid <= 502; cid++) t.feed({ type: 'CreateChannelResponse', cid, sid: cid, status: OK });
+    expect(t.sent()).toHaveLength(500);
+    // A lost connection forgets the queue and hands back every channel but the refused one.
+    expect(t.s.close({ kind: 'disconnected' })).toHaveLength(1199);
+    expect(t.s.take()).toBeUndefined();
+  });
+
   it('INITs send their pvRequest type in full once per connection, then by its id', () => {
     const req = { type: structure('', { field: structure('', { value: structure('', {}) }) }), value: {} };
     const h: OpHandler = { onFail: () => {} };

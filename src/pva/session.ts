@@ -70,6 +70,14 @@ const CLIENT_BUFFER = 0x10000;
 const CLIENT_REGISTRY = 0x7fff;
 /** Channels named in one CREATE_CHANNEL request (pvxs takes many; other servers only one). */
 const MAX_CREATES = 1;
+/**
+ * Creates sent and not yet answered, at most. A pvxs server (QSRV) handles all it has read
+ * before it writes a reply, so 10,000 creates sent at once hold back every reply, and every
+ * INIT after them, until the last create is done (about half a second on a shared 2-core
+ * machine): with a window the server answers the first names while the client sends the next,
+ * and a server too slow for the caller's timeout still answers most names in time.
+ */
+const CREATES_IN_FLIGHT = 500;
 /** pvRequest types an INIT refers to by id once sent (a connection's server keeps them; more go out in full). */
 const PVREQUEST_TYPES = 256;
 
@@ -94,7 +102,7 @@ export class ClientSession {
 
   /** The bytes to write (undefined: nothing). */
   take(): Uint8Array | undefined {
-    if (this.creates.length) this.flushCreates();
+    if (this.creates.length > this.createsHead) this.flushCreates();
     return this.out.length ? this.out.take() : undefined;
   }
 
@@ -277,21 +285,32 @@ export class ClientSession {
     else this.early.push(ch);
   }
 
-  /** Creates wait here until the end of the turn's writes, to go out as one request. */
+  /** Creates wait here until the end of the turn's writes, and while CREATES_IN_FLIGHT are unanswered. */
   private creates: ChannelName[] = [];
+  private createsHead = 0;
+  /** Creates sent and not answered yet. */
+  private createsInFlight = 0;
 
   private sendCreate(ch: SessionChannel): void {
-    if (this.creates.length === 0) this.events.wantFlush();
+    if (this.creates.length === this.createsHead) this.events.wantFlush();
     this.creates.push({ id: ch.cid, name: ch.name });
   }
 
   private flushCreates(): void {
     const list = this.creates;
-    for (let i = 0; i < list.length; i += MAX_CREATES) this.send({ type: 'CreateChannelRequest', channels: list.slice(i, i + MAX_CREATES) });
-    this.creates = [];
+    const end = Math.min(list.length, this.createsHead + Math.max(0, CREATES_IN_FLIGHT - this.createsInFlight));
+    for (let i = this.createsHead; i < end; i += MAX_CREATES) this.send({ type: 'CreateChannelRequest', channels: list.slice(i, Math.min(end, i + MAX_CREATES)) });
+    this.createsInFlight += end - this.createsHead;
+    this.createsHead = end;
+    if (end === list.length) {
+      this.creates = [];
+      this.createsHead = 0;
+    }
   }
 
   private onCreateChannel(cid: number, sid: number, status: Status): void {
+    if (this.createsInFlight > 0) this.createsInFlight--;
+    if (this.creates.length > this.createsHead) this.events.wantFlush();
     const ch = this.channels.get(cid);
     if (!ch) {
       // A channel forgotten while its create was in flight: destroy it on the server too.
@@ -416,6 +435,9 @@ export class ClientSession {
     const chans = [...this.channels.values()];
     this.channels.clear();
     this.early = [];
+    this.creates = [];
+    this.createsHead = 0;
+    this.createsInFlight = 0;
     return chans;
   }
 }
