@@ -2,10 +2,11 @@
 // and destroy, operation request ids with their types and merged values, echo, and the bytes to
 // send; receive() takes framed messages, take() gives what to write.
 import { BitSet } from './bitset.js';
+import { CreateQueue } from './create-queue.js';
 import { Reader, Writer } from './buffer.js';
 import { Cmd, Flags, Sub } from './constants.js';
 import { isBigEndian, type PvaHeader } from './header.js';
-import { decodeMessage, encodeMessage, type ChannelName, type EncodeOptions, type Message, type Operation, type ResponseMessage } from './messages.js';
+import { decodeMessage, encodeMessage, type EncodeOptions, type Message, type Operation, type ResponseMessage } from './messages.js';
 import { decodeStatus, isSuccess, OK, type Status } from './status.js';
 import { decodeType, scalar, structure, TypeCache, TypeRegistry, type FieldDesc, type StructureDesc } from './types.js';
 import { decodeUpdate, type PvStructure, type Typed } from './values.js';
@@ -68,16 +69,6 @@ const latin1 = (b: Uint8Array): string => keyDecoder.decode(b);
 /** The buffer size and introspection registry size this client announces. */
 const CLIENT_BUFFER = 0x10000;
 const CLIENT_REGISTRY = 0x7fff;
-/** Channels named in one CREATE_CHANNEL request (pvxs takes many; other servers only one). */
-const MAX_CREATES = 1;
-/**
- * Creates sent and not yet answered, at most. A pvxs server (QSRV) handles all it has read
- * before it writes a reply, so 10,000 creates sent at once hold back every reply, and every
- * INIT after them, until the last create is done (about half a second on a shared 2-core
- * machine): with a window the server answers the first names while the client sends the next,
- * and a server too slow for the caller's timeout still answers most names in time.
- */
-const CREATES_IN_FLIGHT = 500;
 /** pvRequest types an INIT refers to by id once sent (a connection's server keeps them; more go out in full). */
 const PVREQUEST_TYPES = 256;
 
@@ -102,7 +93,7 @@ export class ClientSession {
 
   /** The bytes to write (undefined: nothing). */
   take(): Uint8Array | undefined {
-    if (this.creates.length > this.createsHead) this.flushCreates();
+    if (this.creates.waiting) for (const channels of this.creates.take()) this.send({ type: 'CreateChannelRequest', channels });
     return this.out.length ? this.out.take() : undefined;
   }
 
@@ -285,32 +276,16 @@ export class ClientSession {
     else this.early.push(ch);
   }
 
-  /** Creates wait here until the end of the turn's writes, and while CREATES_IN_FLIGHT are unanswered. */
-  private creates: ChannelName[] = [];
-  private createsHead = 0;
-  /** Creates sent and not answered yet. */
-  private createsInFlight = 0;
+  /** Creates wait here until the end of the turn's writes, and while too many are unanswered. */
+  private readonly creates = new CreateQueue();
 
   private sendCreate(ch: SessionChannel): void {
-    if (this.creates.length === this.createsHead) this.events.wantFlush();
+    if (!this.creates.waiting) this.events.wantFlush();
     this.creates.push({ id: ch.cid, name: ch.name });
   }
 
-  private flushCreates(): void {
-    const list = this.creates;
-    const end = Math.min(list.length, this.createsHead + Math.max(0, CREATES_IN_FLIGHT - this.createsInFlight));
-    for (let i = this.createsHead; i < end; i += MAX_CREATES) this.send({ type: 'CreateChannelRequest', channels: list.slice(i, Math.min(end, i + MAX_CREATES)) });
-    this.createsInFlight += end - this.createsHead;
-    this.createsHead = end;
-    if (end === list.length) {
-      this.creates = [];
-      this.createsHead = 0;
-    }
-  }
-
   private onCreateChannel(cid: number, sid: number, status: Status): void {
-    if (this.createsInFlight > 0) this.createsInFlight--;
-    if (this.creates.length > this.createsHead) this.events.wantFlush();
+    if (this.creates.answered()) this.events.wantFlush();
     const ch = this.channels.get(cid);
     if (!ch) {
       // A channel forgotten while its create was in flight: destroy it on the server too.
@@ -435,9 +410,7 @@ export class ClientSession {
     const chans = [...this.channels.values()];
     this.channels.clear();
     this.early = [];
-    this.creates = [];
-    this.createsHead = 0;
-    this.createsInFlight = 0;
+    this.creates.clear();
     return chans;
   }
 }
