@@ -1,6 +1,7 @@
 // The example app end to end: the built-in IOC, examples/ws-bridge/server.js on the built
 // library, and its page in headless Chromium: a counter advancing with its alarm severity, and a
-// put typed into the page reaching the IOC (read back with pyepics).
+// put typed into the page reaching the IOC (read back with pyepics); the same over PV Access for
+// pva:// names.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -97,5 +98,35 @@ describe('ws-bridge example in Chromium', () => {
     await page.fill(cell('TEST:KIND:LONG', 'input'), 'not a number');
     await page.click(cell('TEST:KIND:LONG', 'put'));
     await waitText(cell('TEST:KIND:LONG', 'result'), (t) => t.startsWith('failed:'));
+  });
+});
+
+describe('ws-bridge example in Chromium, pva:// names', () => {
+  const CALC = 'pva://TEST:CALC2', LONG = 'pva://TEST:KIND:LONG', ENUM = 'pva://TEST:KIND:ENUM';
+
+  it('shows a counter over PV Access advancing, connected, in MINOR alarm, with units and enum states', async () => {
+    await page.goto(`${url}?pv=${encodeURIComponent(CALC)}&pv=${encodeURIComponent(LONG)}&pv=${encodeURIComponent(ENUM)}`);
+    const first = Number(await waitText(cell(CALC, 'value'), (t) => /^\d+$/.test(t)));
+    await waitText(cell(CALC, 'value'), (t) => Number(t) >= first + 3);
+    expect(await page.textContent(cell(CALC, 'connection'))).toBe('connected');
+    expect(await page.textContent(cell(CALC, 'severity'))).toBe('MINOR');
+    // Units and enum states come from the PV Access structure (display.units, the NTEnum's choices).
+    await waitText(cell(LONG, 'value'), (t) => / counts$/.test(t));
+    await waitText(cell(ENUM, 'value'), (t) => ['Off', 'On', 'Fault'].includes(t));
+  });
+
+  it('a put typed into the page goes over PV Access to the IOC and comes back as an update', async () => {
+    await page.fill(cell(LONG, 'input'), '55');
+    await page.click(cell(LONG, 'put'));
+    await waitText(cell(LONG, 'result'), (t) => t === 'done');
+    expect((await pyepicsRead(ioc.env, ['TEST:KIND:LONG']))[0]!.value).toBe(55);
+    await waitText(cell(LONG, 'value'), (t) => t === '55 counts');
+    await page.fill(cell(ENUM, 'input'), 'Off');
+    await page.click(cell(ENUM, 'put'));
+    await waitText(cell(ENUM, 'value'), (t) => t === 'Off');
+    expect((await pyepicsRead(ioc.env, ['TEST:KIND:ENUM']))[0]!.value).toBe(0);
+    await page.fill(cell(LONG, 'input'), 'not a number');
+    await page.click(cell(LONG, 'put'));
+    await waitText(cell(LONG, 'result'), (t) => t.startsWith('failed:'));
   });
 });

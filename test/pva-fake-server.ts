@@ -31,13 +31,14 @@ export class FakePvaServer {
     sock.on('error', () => {});
     const names = new Map<number, string>(); // sid -> name
     const ops = new Map<number, string>(); // request id -> channel name
+    const types = new TypeCache(); // the client's types on this connection (its INITs refer to them by id)
     let silent = false;
     const send = (...m: Message[]): void => {
       if (!sock.destroyed) sock.write(encodeMessages(m));
     };
     const framer = new Framer((h, payload) => {
       if (silent) return;
-      const m = decodeMessage(h, payload, { types: new TypeCache() });
+      const m = decodeMessage(h, payload, { types });
       switch (m.type) {
         case 'ConnectionValidationResponse': return send({ type: 'ConnectionValidated', status: OK });
         case 'SearchRequest':

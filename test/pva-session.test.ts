@@ -3,7 +3,7 @@
 // failures on close, and protocol errors for malformed data. Server bytes come from the encoder.
 import { describe, expect, it } from 'vitest';
 import {
-  BitSet, Cmd, decodeMessage, emptyHeader, encodeMessages, OK, readHeader, scalar, structure, Sub,
+  BitSet, Cmd, decodeMessage, emptyHeader, encodeMessages, OK, readHeader, scalar, structure, Sub, TypeCache,
   type Message, type PvaHeader,
 } from '../src/pva/index.js';
 import { ClientSession, type OpHandler, type SessionChannel } from '../src/pva/session.js';
@@ -83,6 +83,53 @@ describe('client session', () => {
     const id2 = t.s.init(Cmd.GET, 78, { type: structure('', {}), value: {} }, h);
     t.feed({ type: 'OpInitResponse', command: Cmd.GET, requestId: id2, subcommand: Sub.INIT, status: OK, valueType: TYPE });
     expect(got[2]).toBe(got[0]); // the same bytes, the same type object
+  });
+
+  it('at most 500 creates wait for their replies; each reply lets the next one go', () => {
+    const t = ready();
+    const log: string[] = [];
+    for (let cid = 1; cid <= 1200; cid++) t.s.createChannel(chan(cid, `PV:${cid}`, log));
+    const first = t.sent();
+    expect(first).toHaveLength(500);
+    expect(first.at(-1)).toEqual({ type: 'CreateChannelRequest', channels: [{ id: 500, name: 'PV:500' }] });
+    expect(t.sent()).toEqual([]);
+    t.feed({ type: 'CreateChannelResponse', cid: 1, sid: 1, status: OK }, { type: 'CreateChannelResponse', cid: 2, sid: 0, status: { type: 2, message: 'no such PV', callTree: '' } });
+    expect(t.sent()).toEqual([501, 502].map((id) => ({ type: 'CreateChannelRequest', channels: [{ id, name: `PV:${id}` }] })));
+    expect(log).toEqual(['created 1', 'failed no such PV']);
+    for (let cid = 3; cid <= 502; cid++) t.feed({ type: 'CreateChannelResponse', cid, sid: cid, status: OK });
+    expect(t.sent()).toHaveLength(500);
+    // A lost connection forgets the queue and hands back every channel but the refused one.
+    expect(t.s.close({ kind: 'disconnected' })).toHaveLength(1199);
+    expect(t.s.take()).toBeUndefined();
+  });
+
+  it('INITs send their pvRequest type in full once per connection, then by its id', () => {
+    const req = { type: structure('', { field: structure('', { value: structure('', {}) }) }), value: {} };
+    const h: OpHandler = { onFail: () => {} };
+    const inits = (t: ReturnType<typeof ready>): Message[] => {
+      const types = new TypeCache(); // the server's cache for this connection
+      const b = t.s.take()!;
+      const out: Message[] = [];
+      for (let pos = 0; pos < b.length;) {
+        const hd = emptyHeader();
+        readHeader(b, pos, hd);
+        expect(b[pos + 8 + 9]).toBe(out.length === 0 ? 0xfd : 0xfe); // after sid, request id and subcommand
+        out.push(decodeMessage(hd, b.subarray(pos + 8, pos + 8 + hd.payloadSize), { types }) as Message);
+        pos += 8 + hd.payloadSize;
+      }
+      return out;
+    };
+    const t = ready();
+    t.s.init(Cmd.GET, 77, req, h);
+    t.s.init(Cmd.GET, 78, req, h);
+    t.s.init(Cmd.PUT, 79, req, h);
+    const sent = inits(t);
+    expect(sent).toHaveLength(3);
+    for (const m of sent) expect(m).toMatchObject({ type: 'OpInitRequest', pvRequest: { type: req.type } });
+    // A new connection knows none of them: the first INIT there carries the type again.
+    const u = ready();
+    u.s.init(Cmd.GET, 77, req, h);
+    expect(inits(u)).toHaveLength(1);
   });
 
   it('monitor: each update is a new structure, the previous one unchanged; acks; the end', () => {

@@ -3,6 +3,7 @@
 //
 //   node examples/ws-bridge/server.js [--port 8080] [--host 127.0.0.1]
 //   then open http://127.0.0.1:8080/?pv=TEST:CALC1&pv=TEST:KIND:LONG
+//   (a name written pva://TEST:CALC1 is served over PV Access)
 //
 // Protocol, JSON text frames:
 //   browser -> bridge  { type: 'subscribe', pv }   { type: 'unsubscribe', pv }   { type: 'put', pv, value, id }
@@ -20,7 +21,7 @@ const { values: args } = parseArgs({
 });
 const page = await readFile(new URL('./index.html', import.meta.url));
 
-/** The CA client: its configuration comes from the EPICS_CA_* environment. */
+/** The client (CA, and PV Access for pva:// names): its configuration comes from the EPICS_CA_* and EPICS_PVA_* environment. */
 const ctx = new Context();
 
 /** JSON has no NaN or Infinity, and typed arrays become plain arrays. */
@@ -30,6 +31,14 @@ function jsonValue(v) {
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
   if (typeof v === 'bigint') return Number(v);
   return v;
+}
+
+/** Units, precision and enum states of a read: a CA reading's metadata, or a PV Access structure's display and NTEnum choices. */
+function metadataOf(r) {
+  if (r.metadata) return { units: r.metadata.units, precision: r.metadata.precision, states: r.metadata.enumStrings };
+  const nt = r.nt;
+  if (nt.kind === 'NTEnum') return { states: nt.value.choices };
+  return { units: nt.display?.units || undefined, precision: nt.display?.precision };
 }
 
 /** One monitor per PV, shared by every browser that watches it; the last message of each kind is kept for newcomers. */
@@ -56,10 +65,10 @@ class Watch {
       // A pva:// name: PV Access tells no access rights, so the page offers the write (a refused put reports its error).
       this.connection = { type: 'connection', pv: this.pv, connected: true, writable: ev.writeAccess ?? true };
       this.send(this.connection);
-      // Units, precision and enum states come once per connection, from a CTRL read.
+      // Units, precision and enum states come once per connection, from a CTRL read (CA) or a read
+      // of the whole structure (PV Access).
       if (ev.kind === 'connected') ctx.get(this.pv, { form: 'ctrl' }).then((r) => {
-        const md = r.metadata ?? {}; // a PvaReading has none (its display is in r.nt)
-        this.meta = { units: md.units, precision: md.precision, states: md.enumStrings };
+        this.meta = metadataOf(r);
         if (this.update) this.send(Object.assign(this.update, this.meta));
       }, () => {});
     } else if (ev.kind === 'disconnected') {

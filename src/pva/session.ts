@@ -2,12 +2,13 @@
 // and destroy, operation request ids with their types and merged values, echo, and the bytes to
 // send; receive() takes framed messages, take() gives what to write.
 import { BitSet } from './bitset.js';
+import { CreateQueue } from './create-queue.js';
 import { Reader, Writer } from './buffer.js';
 import { Cmd, Flags, Sub } from './constants.js';
 import { isBigEndian, type PvaHeader } from './header.js';
-import { decodeMessage, encodeMessage, type ChannelName, type Message, type Operation, type ResponseMessage } from './messages.js';
+import { decodeMessage, encodeMessage, type EncodeOptions, type Message, type Operation, type ResponseMessage } from './messages.js';
 import { decodeStatus, isSuccess, OK, type Status } from './status.js';
-import { decodeType, scalar, structure, TypeCache, type FieldDesc, type StructureDesc } from './types.js';
+import { decodeType, scalar, structure, TypeCache, TypeRegistry, type FieldDesc, type StructureDesc } from './types.js';
 import { decodeUpdate, type PvStructure, type Typed } from './values.js';
 
 /** Why a channel or operation ended without its reply. */
@@ -68,12 +69,14 @@ const latin1 = (b: Uint8Array): string => keyDecoder.decode(b);
 /** The buffer size and introspection registry size this client announces. */
 const CLIENT_BUFFER = 0x10000;
 const CLIENT_REGISTRY = 0x7fff;
-/** Channels named in one CREATE_CHANNEL request (pvxs takes many; other servers only one). */
-const MAX_CREATES = 1;
+/** pvRequest types an INIT refers to by id once sent (a connection's server keeps them; more go out in full). */
+const PVREQUEST_TYPES = 256;
 
 export class ClientSession {
   readonly types = new TypeCache();
   private readonly out = new Writer(true, 4096);
+  /** INITs send their pvRequest's type once per connection (0xFD), then its id (0xFE): a snapshot's 10,000 INITs share one. */
+  private readonly initEncoding: EncodeOptions = { registry: new TypeRegistry(PVREQUEST_TYPES) };
   private state: 'validating' | 'ready' | 'closed' = 'validating';
   private readonly channels = new Map<number, SessionChannel>();
   /** Channels waiting for validation before their create request goes out. */
@@ -90,14 +93,14 @@ export class ClientSession {
 
   /** The bytes to write (undefined: nothing). */
   take(): Uint8Array | undefined {
-    if (this.creates.length) this.flushCreates();
+    if (this.creates.waiting) for (const channels of this.creates.take()) this.send({ type: 'CreateChannelRequest', channels });
     return this.out.length ? this.out.take() : undefined;
   }
 
   private send(m: Message): void {
     if (this.state === 'closed') return;
     const empty = this.out.length === 0;
-    encodeMessage(this.out, m);
+    encodeMessage(this.out, m, m.type === 'OpInitRequest' ? this.initEncoding : undefined);
     if (empty) this.events.wantFlush();
   }
 
@@ -273,21 +276,16 @@ export class ClientSession {
     else this.early.push(ch);
   }
 
-  /** Creates wait here until the end of the turn's writes, to go out as one request. */
-  private creates: ChannelName[] = [];
+  /** Creates wait here until the end of the turn's writes, and while too many are unanswered. */
+  private readonly creates = new CreateQueue();
 
   private sendCreate(ch: SessionChannel): void {
-    if (this.creates.length === 0) this.events.wantFlush();
+    if (!this.creates.waiting) this.events.wantFlush();
     this.creates.push({ id: ch.cid, name: ch.name });
   }
 
-  private flushCreates(): void {
-    const list = this.creates;
-    for (let i = 0; i < list.length; i += MAX_CREATES) this.send({ type: 'CreateChannelRequest', channels: list.slice(i, i + MAX_CREATES) });
-    this.creates = [];
-  }
-
   private onCreateChannel(cid: number, sid: number, status: Status): void {
+    if (this.creates.answered()) this.events.wantFlush();
     const ch = this.channels.get(cid);
     if (!ch) {
       // A channel forgotten while its create was in flight: destroy it on the server too.
@@ -412,6 +410,7 @@ export class ClientSession {
     const chans = [...this.channels.values()];
     this.channels.clear();
     this.early = [];
+    this.creates.clear();
     return chans;
   }
 }

@@ -59,7 +59,12 @@ export class PvaCircuit {
 
   private onRead(n: number, buf: Uint8Array): boolean {
     this.lastRx = performance.now();
-    if (!this.closed) this.framer.push(n === buf.length ? buf : buf.subarray(0, n));
+    if (this.closed) return true;
+    this.framer.push(n === buf.length ? buf : buf.subarray(0, n));
+    // What the replies of this chunk asked for goes out now, not at the end of the turn: the
+    // server works on it while the client reads the next chunk (one event-loop turn may read
+    // many chunks of thousands of replies).
+    if (this.flushScheduled) this.flush();
     return true;
   }
 

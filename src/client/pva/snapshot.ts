@@ -1,5 +1,5 @@
 // A PV Access snapshot: many names read at once (search, create, GET INIT, execute) with one
-// timer for the batch and names set up a slice per event-loop turn; one result per name.
+// timer for the batch and every name set up in the first turn; one result per name.
 import { performance } from 'node:perf_hooks';
 import type { StructureDesc } from '../../pva/types.js';
 import type { PvStructure, Typed } from '../../pva/values.js';
@@ -45,8 +45,6 @@ class Item extends PvaGet {
   }
 }
 
-const START_SLICE = 256;
-
 export interface PvaSnapshotOptions extends SnapshotOptions {
   /** The pvRequest of every read (default "field(value,alarm,timeStamp)"). */
   request?: PvaRequest;
@@ -58,7 +56,6 @@ class PvaBatch {
   private remaining: number;
   readonly t0 = performance.now();
   private timer: NodeJS.Timeout | undefined;
-  private started = 0;
   private onAbort: (() => void) | undefined;
   private resolve!: (r: SnapshotResult<PvaReading>[]) => void;
   readonly promise: Promise<SnapshotResult<PvaReading>[]>;
@@ -94,12 +91,16 @@ class PvaBatch {
       if (signal.aborted) return this.onAbort();
       signal.addEventListener('abort', this.onAbort, { once: true });
     }
-    this.startSome();
+    this.startAll();
   }
 
-  private startSome(): void {
-    const end = Math.min(this.names.length, this.started + START_SLICE);
-    for (let i = this.started; i < end && this.remaining > 0; i++) {
+  /**
+   * Set every name up at once: each search goes out in the first turns, so the server (whose one
+   * TCP thread does the creates, INITs and GETs of a connection in order) starts early and never
+   * waits for the client's later names. 10,000 names take 50-150 ms on a loaded 2-core machine.
+   */
+  private startAll(): void {
+    for (let i = 0; i < this.names.length && this.remaining > 0; i++) {
       const name = this.names[i]!;
       let ch: PvaChannel;
       try {
@@ -112,8 +113,6 @@ class PvaBatch {
       this.items[i] = item;
       item.start();
     }
-    this.started = end;
-    if (end < this.names.length && this.remaining > 0) setImmediate(() => this.startSome());
   }
 
   answer(i: number, a: PvaAnswer): void {
