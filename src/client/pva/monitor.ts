@@ -72,7 +72,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     this.pipelineSize = pipelineSize;
     this.request = request;
     mgr.hold(this);
-    this.unlisten = this.ch.listen((up) => (up ? this.onConnected() : this.onDisconnected()));
+    this.unlisten = this.ch.listen((change) => (change === 'connected' ? this.onConnected() : this.onDisconnected()));
     this.begin(opts);
   }
 
