@@ -151,8 +151,21 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
     this.disconnected();
   }
 
-  /** -> searching: forget the connection, tell the listeners, hand the channel back for a search. */
-  protected abstract disconnected(): void;
+  /** -> searching: forget the connection, tell the listeners (when it was connected), hand the channel back for a search. */
+  protected disconnected(): void {
+    if (this.state === 'closed') return;
+    const was = this.state;
+    this.setState('searching');
+    this.dropConnection();
+    this.setSid(0);
+    if (was === 'connected') this.notify('disconnected');
+    this.searchAgain(this.researchDelayMs);
+  }
+
+  /** Forget the connection's side of the channel (its circuit, its access rights). */
+  protected abstract dropConnection(): void;
+  /** Hand the channel to its manager to search again after `delayMs`. */
+  protected abstract searchAgain(delayMs: number): void;
 
   /** -> closed: tell the listeners when it was connected and forget them; returns the waiters left. */
   protected shut(): W[] | undefined {

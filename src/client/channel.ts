@@ -91,17 +91,13 @@ export class Channel extends ChannelLife<ConnectWaiter> implements CircuitChanne
     this.disconnected();
   }
 
-  /** -> searching: tell the listeners (when it was connected), then hand it back for a search. */
-  protected disconnected(): void {
-    if (this.state === 'closed') return;
-    const was = this.state;
-    const w: Writable = this;
-    this.setState('searching');
-    w.transport = undefined;
-    this.setSid(0);
+  protected dropConnection(): void {
+    (this as Writable).transport = undefined;
     this.rights = 0;
-    if (was === 'connected') this.notify('disconnected');
-    this.owner.research(this, this.researchDelayMs);
+  }
+
+  protected searchAgain(delayMs: number): void {
+    this.owner.research(this, delayMs);
   }
 
   /** The manager forgets the channel: tell its circuit (and the server, when connected), then close. */

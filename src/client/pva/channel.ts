@@ -52,14 +52,12 @@ export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements Session
     this.disconnected();
   }
 
-  protected disconnected(): void {
-    if (this.state === 'closed') return;
-    const was = this.state;
-    this.setState('searching');
+  protected dropConnection(): void {
     this.transport = undefined;
-    this.setSid(0);
-    if (was === 'connected') this.notify('disconnected');
-    this.owner.research(this, this.researchDelayMs);
+  }
+
+  protected searchAgain(delayMs: number): void {
+    this.owner.research(this, delayMs);
   }
 
   /** The manager forgets the channel: tell its connection (and the server), then close. */
