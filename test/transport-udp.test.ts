@@ -71,9 +71,15 @@ describe('UDP search', () => {
     const { server, searcher, found } = await setup();
     for (const t of names(1000)) searcher.add(t);
     await sleep(200);
-    // (A retry would only follow the first round, should the test process stall for 30 ms.)
-    expect(server.datagrams.slice(0, 4).map((d) => d.length)).toEqual([255, 255, 255, 235]);
-    expect(new Set(server.datagrams.slice(0, 4).flat()).size).toBe(1000);
+    // The first round: 1000 names in four datagrams, the first three full. On a loaded machine a
+    // retry of a name still unanswered may fill the rest of the fourth, so it holds 235 to 255.
+    const seen = new Set<string>();
+    let round = 0;
+    while (seen.size < 1000 && round < server.datagrams.length) for (const n of server.datagrams[round++]!) seen.add(n);
+    expect(round).toBe(4);
+    expect(server.datagrams.slice(0, 3).map((d) => d.length)).toEqual([255, 255, 255]);
+    expect(server.datagrams[3]!.length).toBeGreaterThanOrEqual(235);
+    expect(server.datagrams[3]!.length).toBeLessThanOrEqual(255);
     expect(found.size).toBe(1000);
     expect([...found.values()].every((n) => n === 1)).toBe(true);
     expect(searcher.searching).toBe(0);
