@@ -25,8 +25,6 @@ const EMPTY = new Uint8Array(0);
 export const DEFAULT_MAX_PAYLOAD = 64 * 1024 * 1024;
 /** Messages from this size up get a buffer of their own, and the socket may read into it. */
 const LARGE_MESSAGE = 64 * 1024;
-/** Smallest rest of a message worth a direct read (below it, ordinary reads). */
-const DIRECT_READ_THRESHOLD = 16 * 1024;
 
 export class Framer {
   private readonly header: PvaHeader = emptyHeader();
@@ -115,7 +113,8 @@ export class Framer {
    */
   directTarget(): Uint8Array | undefined {
     const end = this.largeEnd;
-    if (end === 0 || this.failed || end - this.pendingLen < DIRECT_READ_THRESHOLD) return undefined;
+    // Even a short rest is read in place: the message then arrives whole in its own buffer.
+    if (end === 0 || this.failed || end <= this.pendingLen) return undefined;
     return this.pending.subarray(this.pendingLen, end);
   }
 
