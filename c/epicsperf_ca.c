@@ -551,6 +551,20 @@ static void on_array(struct event_handler_args args) {
     epicsMutexUnlock(mon.lock);
 }
 
+/* libca drops an update larger than EPICS_CA_MAX_ARRAY_BYTES (when EPICS_CA_AUTO_ARRAY_BYTES is
+ * NO) with only a printed message: the array workload ends with why instead of waiting. */
+static int on_ca_message(const char *fmt, va_list ap) {
+    char msg[400];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    fputs(msg, stderr);
+    if (arr.name && strstr(msg, "EPICS_CA_MAX_ARRAY_BYTES")) {
+        const char *limit = getenv("EPICS_CA_MAX_ARRAY_BYTES"), *autob = getenv("EPICS_CA_AUTO_ARRAY_BYTES");
+        fail(1, "%s: libca ignored an update larger than EPICS_CA_MAX_ARRAY_BYTES=%s (EPICS_CA_AUTO_ARRAY_BYTES=%s): raise the limit",
+             arr.name, limit ? limit : "unset", autob ? autob : "unset");
+    }
+    return 0;
+}
+
 static void on_array_connection(struct connection_handler_args args) {
     if (args.op != CA_OP_CONN_UP || arr.subscribed) return;
     arr.subscribed = 1;
@@ -567,6 +581,7 @@ static void run_array(char **names, size_t n, long samples) {
     monitor_init(1, samples);
     arr.name = names[0];
     arr.first_length = -1;
+    ca_replace_printf_handler(on_ca_message);
     emit_ready();
     expect_command("start");
     chid ch;

@@ -118,6 +118,10 @@ class Store:
     def complete_event(self):
         return {"ev": "complete"}
 
+    def fail(self, message):
+        """End the run with `message` (a library that drops updates with only a printed warning)."""
+        fail(message)
+
     def close(self):
         """Stop storing (samples arriving later are dropped); returns the sample count."""
         with self.lock:

@@ -49,7 +49,9 @@ describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (name, clie
     expect(byName.get('TEST:KIND:STRING')!.value).toBe('hello epics');
     expect(byName.get('TEST:KIND:ARR:DOUBLE')!.value).toEqual([0, 1.25, 2.5, 3.75, 5, 6.25, 7.5, 8.75, 10, 11.25]);
     expect(run.wallMs!).toBeGreaterThan(900);
-    expect(run.wallMs!).toBeLessThan(client.name === 'pyepics' ? 6000 : 3500);
+    // Bounded, not timed: a missing name must not hold the batch far past its 1 s timeout (a
+    // loaded 2-core machine took 6 s for caget-procs and 8.8 s for pyepics once; a hang is 30 s).
+    expect(run.wallMs!).toBeLessThan(12_000);
   });
 
   it.skipIf(!client.workloads.includes('monitor'))('monitor: 20 counters x 10 samples, every sample checked', async () => {

@@ -17,7 +17,9 @@ libca takes its array size limit from EPICS_CA_MAX_ARRAY_BYTES in the environmen
 IOC's client environment sets it; pyepics only sets 16 MiB when it is missing).
 """
 
+import os
 import queue
+import sys
 import time
 
 from . import base
@@ -73,6 +75,19 @@ def subscribe_array(name, store):
                     callback=on_update)
 
 
+def watch_array_limit(name, store):
+    """libca drops an update larger than EPICS_CA_MAX_ARRAY_BYTES (when EPICS_CA_AUTO_ARRAY_BYTES
+    is NO) with only a printed message: end the run with why instead of waiting for updates."""
+    def writer(message, *_):
+        sys.stderr.write(message)
+        if "EPICS_CA_MAX_ARRAY_BYTES" in message:
+            store.fail(f"{name}: libca ignored an update larger than EPICS_CA_MAX_ARRAY_BYTES="
+                       f"{os.environ.get('EPICS_CA_MAX_ARRAY_BYTES', 'unset')} (EPICS_CA_AUTO_ARRAY_BYTES="
+                       f"{os.environ.get('EPICS_CA_AUTO_ARRAY_BYTES', 'unset')}): raise the limit")
+
+    epics.ca.replace_printf_handler(writer)
+
+
 def wait_polling(commands):
     """The next stdin command, polling libca until it comes (see the module's note)."""
     while True:
@@ -103,6 +118,7 @@ class Client(base.Client):
         self.pvs = [subscribe(name, i, store) for i, name in enumerate(self.names)]
 
     def array(self, store):
+        watch_array_limit(self.names[0], store)
         self.pvs = [subscribe_array(self.names[0], store)]
 
     # array-put and latency (put_workloads.py): PV.put of a numpy array, with wait=True for the

@@ -1,12 +1,8 @@
 // The array-put workload for one client: its runner puts arrays to PREFIX:ARRAY:PUT as fast as it
 // can (each waiting for completion, or not), measured from outside; the IOC checks every put.
-import { RunnerProcess } from './runner.js';
-import { ClientDeadline } from './deadline.js';
-import { RunnerError } from '../errors.js';
 import { CpuSampler } from './procstat.js';
-import { decodeSamples } from './samples.js';
-import { runnerCommand, type ClientSpec } from './clients.js';
-import { writeNamesFile } from './names.js';
+import type { ClientSpec } from './clients.js';
+import { runSession, shipSamples } from './session.js';
 import { stat, type ArrayPutRun, type ArrayPutWorkload } from '../results/index.js';
 import type { IocStats } from '../ioc/stats.js';
 
@@ -25,79 +21,58 @@ export interface ArrayPutRunOptions {
 }
 
 export async function runArrayPut(o: ArrayPutRunOptions): Promise<ArrayPutRun> {
-  const { command, args } = runnerCommand(o.client, o.python);
-  const names = writeNamesFile([o.name]);
   const w = o.workload;
-  const runner = new RunnerProcess(command, [
-    ...args, 'array-put', '--names', names.path, '--samples', String(w.samples), '--elements', String(w.elements), '--type', w.type,
-    ...(o.callback ? [] : ['--no-callback']),
-  ], o.env);
   const result: ArrayPutRun = { client: o.client.name, callback: o.callback, ok: false, puts: 0, failedPuts: 0 };
-  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
-  const progress = deadline.track(o.onProgress ?? (() => {}));
-  const sampler = new CpuSampler(runner.pid);
-  const iocSampler = new CpuSampler(o.ioc.pid);
-  try {
-    progress('starting');
-    const ready = await runner.next('ready', 60_000, 'ready');
-    result.version = typeof ready.version === 'string' ? ready.version : undefined;
-    await o.ioc.resetPuts();
-    runner.send('start');
-    progress('connecting');
-    await runner.next('connected', 30_000, 'connected');
-    sampler.start();
-    iocSampler.start();
-    progress('putting');
-    // A generous deadline: 10 MB/s would be very slow even for Python.
-    const deadline = 60_000 + (w.samples * w.elements * 8) / 10_000;
-    await runner.next('complete', deadline, `${w.samples} puts`);
-    const cpu = sampler.stop();
-    sampler.updateMemory();
-    result.peakRssMb = sampler.peakRssKb / 1024;
-    const s = stat(cpu);
-    if (s) result.cpuPercent = { ...s, samples: cpu.map((x) => Math.round(x * 100) / 100) };
-    runner.send('ship');
-    const shipped = await runner.next('samples', 60_000, 'shipping samples');
-    const samples = decodeSamples(shipped.payload ?? new Uint8Array(0));
-    result.puts = samples.length;
-    result.failedPuts = samples.filter((x) => x.status !== 0).length;
-    if (samples.length > 0) {
-      const span = samples[samples.length - 1]!.recvTime - samples[0]!.iocTime;
-      if (span > 0) {
-        result.putsPerSecond = samples.length / span;
-        result.mElementsPerSecond = (result.putsPerSecond * w.elements) / 1e6;
+  return runSession({
+    ...o, workload: 'array-put', names: [o.name],
+    args: ['--samples', String(w.samples), '--elements', String(w.elements), '--type', w.type, ...(o.callback ? [] : ['--no-callback'])],
+    beforeStart: () => o.ioc.resetPuts(),
+  }, result, async ({ runner, progress }) => {
+    const sampler = new CpuSampler(runner.pid);
+    const iocSampler = new CpuSampler(o.ioc.pid);
+    try {
+      sampler.start();
+      iocSampler.start();
+      progress('putting');
+      // A generous deadline: 10 MB/s would be very slow even for Python.
+      const deadline = 60_000 + (w.samples * w.elements * 8) / 10_000;
+      await runner.next('complete', deadline, `${w.samples} puts`);
+      const cpu = sampler.stop();
+      sampler.updateMemory();
+      result.peakRssMb = sampler.peakRssKb / 1024;
+      const s = stat(cpu);
+      if (s) result.cpuPercent = { ...s, samples: cpu.map((x) => Math.round(x * 100) / 100) };
+      const samples = await shipSamples(runner);
+      result.puts = samples.length;
+      result.failedPuts = samples.filter((x) => x.status !== 0).length;
+      if (samples.length > 0) {
+        const span = samples[samples.length - 1]!.recvTime - samples[0]!.iocTime;
+        if (span > 0) {
+          result.putsPerSecond = samples.length / span;
+          result.mElementsPerSecond = (result.putsPerSecond * w.elements) / 1e6;
+        }
       }
+      // Puts sent without completion may still be on their way (or queued in the IOC's check).
+      progress('waiting for the IOC');
+      const got = await drained(o.ioc.stats, result.puts - result.failedPuts);
+      result.iocCpuPercent = stat(iocSampler.stop());
+      const iocSpan = got.putLastTime - got.putFirstTime;
+      const iocRate = got.puts > 1 && iocSpan > 0 ? (got.puts - 1) / iocSpan : 0;
+      result.ioc = {
+        received: got.puts, elements: got.putElements, bad: got.putBad, findings: got.putFindings,
+        putsPerSecond: iocRate, mElementsPerSecond: (iocRate * w.elements) / 1e6,
+      };
+      const problems: string[] = [];
+      if (result.failedPuts) problems.push(`${result.failedPuts} puts failed in the client`);
+      if (got.putBad) problems.push(`the IOC found ${got.putBad} bad: ${got.putFindings.slice(0, 2).join('; ')}`);
+      if (got.puts < result.puts - result.failedPuts) problems.push(`the IOC received ${got.puts} of ${result.puts - result.failedPuts}`);
+      result.ok = problems.length === 0 && result.puts === w.samples;
+      if (problems.length) result.error = problems.join('; ');
+    } finally {
+      sampler.stop();
+      iocSampler.stop();
     }
-    // Puts sent without completion may still be on their way (or queued in the IOC's check).
-    progress('waiting for the IOC');
-    const got = await drained(o.ioc.stats, result.puts - result.failedPuts);
-    result.iocCpuPercent = stat(iocSampler.stop());
-    const iocSpan = got.putLastTime - got.putFirstTime;
-    const iocRate = got.puts > 1 && iocSpan > 0 ? (got.puts - 1) / iocSpan : 0;
-    result.ioc = {
-      received: got.puts, elements: got.putElements, bad: got.putBad, findings: got.putFindings,
-      putsPerSecond: iocRate, mElementsPerSecond: (iocRate * w.elements) / 1e6,
-    };
-    const problems: string[] = [];
-    if (result.failedPuts) problems.push(`${result.failedPuts} puts failed in the client`);
-    if (got.putBad) problems.push(`the IOC found ${got.putBad} bad: ${got.putFindings.slice(0, 2).join('; ')}`);
-    if (got.puts < result.puts - result.failedPuts) problems.push(`the IOC received ${got.puts} of ${result.puts - result.failedPuts}`);
-    result.ok = problems.length === 0 && result.puts === w.samples;
-    if (problems.length) result.error = problems.join('; ');
-    await runner.finish();
-  } catch (err) {
-    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
-    result.error = deadline.stoppedAfterS !== undefined
-      ? deadline.note()
-      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
-    await runner.kill();
-  } finally {
-    deadline.clear();
-    sampler.stop();
-    iocSampler.stop();
-    names.remove();
-  }
-  return result;
+  });
 }
 
 /** The IOC's counts once it has checked `expected` puts, or once they stop growing for 3 s. */

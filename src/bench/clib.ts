@@ -75,52 +75,76 @@ export function firstError(text: string): string {
   return line.length > 200 ? line.slice(0, 200) + '...' : line;
 }
 
+export interface CompileOptions {
+  /** The program to write (built as `<path>.tmp`, then renamed). */
+  path: string;
+  /** The source compiled; `included` are the files it includes (both decide a rebuild). */
+  source: string;
+  included: readonly string[];
+  /** The compiler command, and what to call it in a reason ('C', 'C++'). */
+  compiler: string;
+  language: string;
+  /** The runner, for the reasons ('the C runner'). */
+  what: string;
+  /** The compiler's arguments for an output file. */
+  args: (out: string) => string[];
+  /** Whatever else decides a rebuild (library versions, paths, the compiler). */
+  key: unknown;
+}
+
+/**
+ * Compile a runner unless the one at `path` was built from the same sources and key (kept in
+ * `<path>.sha256`). Resolves to its path, or to a one-line reason (no compiler, a failed build).
+ */
+export async function compileIfChanged(o: CompileOptions): Promise<{ path: string } | { error: string }> {
+  const { path } = o;
+  const hashFile = path + '.sha256';
+  let source: Buffer;
+  try {
+    source = readFileSync(o.source);
+  } catch {
+    return { error: `${o.what} source is missing (${o.source})` };
+  }
+  const hasher = createHash('sha256').update(source);
+  for (const f of o.included) hasher.update(readFileSync(f));
+  const hash = hasher.update(JSON.stringify(o.key)).digest('hex');
+  try {
+    if (existsSync(path) && readFileSync(hashFile, 'utf8').trim() === hash) return { path };
+  } catch {
+    // no hash file: build
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  const r = await capture(o.compiler, o.args(`${path}.tmp`));
+  if (r.spawnError) {
+    return { error: r.spawnError.code === 'ENOENT' ? `no ${o.language} compiler (${o.compiler} not found)` : `cannot run ${o.compiler}: ${r.spawnError.message}` };
+  }
+  if (r.code !== 0) {
+    rmSync(`${path}.tmp`, { force: true });
+    return { error: `${o.what} did not compile: ${firstError(r.stderr || r.stdout)}` };
+  }
+  renameSync(`${path}.tmp`, path);
+  writeFileSync(hashFile, hash + '\n');
+  return { path };
+}
+
 /**
  * Compile the C runner into `<epicsperfHome()>/bin/epicsperf-ca`, unless the one there was
  * built from the same source and epicscorelibs. Resolves to its path, or to a one-line reason
  * (no C compiler, no epicscorelibs, a failed build).
  */
 export async function buildCRunner(python: string): Promise<{ path: string } | { error: string }> {
-  const path = cRunnerPath();
-  const hashFile = path + '.sha256';
-  let source: Buffer;
-  try {
-    source = readFileSync(SOURCE);
-  } catch {
-    return { error: `the C runner source is missing (${SOURCE})` };
-  }
+  if (!existsSync(SOURCE)) return { error: `the C runner source is missing (${SOURCE})` };
   const libs = await coreLibs(python);
   if ('error' in libs) return libs;
-
   const cc = process.env.CC || 'cc';
-  const includes = platformIncludes(libs.include);
-  const args = [
-    '-O2', '-Wall',
-    ...includes.map((dir) => `-I${dir}`),
-    '-o', `${path}.tmp`, SOURCE,
-    `-L${libs.lib}`, '-lca', '-lCom', '-lm', `-Wl,-rpath,${libs.lib}`,
-  ];
-  const hasher = createHash('sha256').update(source);
-  for (const f of INCLUDED) hasher.update(readFileSync(f));
-  const hash = hasher
-    .update(JSON.stringify({ version: libs.version, lib: libs.lib, cc, platform: process.platform }))
-    .digest('hex');
-  try {
-    if (existsSync(path) && readFileSync(hashFile, 'utf8').trim() === hash) return { path };
-  } catch {
-    // no hash file: build
-  }
-
-  mkdirSync(dirname(path), { recursive: true });
-  const r = await capture(cc, args);
-  if (r.spawnError) {
-    return { error: r.spawnError.code === 'ENOENT' ? `no C compiler (${cc} not found)` : `cannot run ${cc}: ${r.spawnError.message}` };
-  }
-  if (r.code !== 0) {
-    rmSync(`${path}.tmp`, { force: true });
-    return { error: `the C runner did not compile: ${firstError(r.stderr || r.stdout)}` };
-  }
-  renameSync(`${path}.tmp`, path);
-  writeFileSync(hashFile, hash + '\n');
-  return { path };
+  return compileIfChanged({
+    path: cRunnerPath(), source: SOURCE, included: INCLUDED, compiler: cc, language: 'C', what: 'the C runner',
+    args: (out) => [
+      '-O2', '-Wall',
+      ...platformIncludes(libs.include).map((dir) => `-I${dir}`),
+      '-o', out, SOURCE,
+      `-L${libs.lib}`, '-lca', '-lCom', '-lm', `-Wl,-rpath,${libs.lib}`,
+    ],
+    key: { version: libs.version, lib: libs.lib, cc, platform: process.platform },
+  });
 }

@@ -1,11 +1,10 @@
 // Builds the c-pvxs runner (c/epicsperf_pvxs.cpp) with the system C++ compiler against libpvxs of
 // the pvxslibs wheel (and libCom of epicscorelibs); rebuilt only when the source or wheels change.
 // A build that fails leaves its one-line reason beside the runner's path, for the client's row.
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT, epicsperfHome } from '../pyenv/index.js';
-import { capture, coreLibs, firstError, platformIncludes } from './clib.js';
+import { capture, compileIfChanged, coreLibs, platformIncludes } from './clib.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_pvxs.cpp');
 /** Included by SOURCE: part of what decides a rebuild. */
@@ -42,48 +41,23 @@ async function pvxsLibs(python: string): Promise<{ include: string; lib: string;
 }
 
 async function build(python: string): Promise<{ path: string } | { error: string }> {
-  const path = pvxsRunnerPath();
-  let source: Buffer;
-  try {
-    source = readFileSync(SOURCE);
-  } catch {
-    return { error: `the pvxs runner source is missing (${SOURCE})` };
-  }
+  if (!existsSync(SOURCE)) return { error: `the pvxs runner source is missing (${SOURCE})` };
   const core = await coreLibs(python);
   if ('error' in core) return core;
   const pvxs = await pvxsLibs(python);
   if ('error' in pvxs) return pvxs;
   const cxx = process.env.CXX || 'c++';
-  // The wheel's libpvxs was built with the old std::string ABI: the program must use it too.
-  const args = [
-    '-O2', '-Wall', '-std=c++11', '-D_GLIBCXX_USE_CXX11_ABI=0', '-pthread',
-    `-I${pvxs.include}`, ...platformIncludes(core.include).map((dir) => `-I${dir}`),
-    '-o', `${path}.tmp`, SOURCE,
-    `-L${pvxs.lib}`, `-L${core.lib}`, '-lpvxs', '-lCom', `-Wl,-rpath,${pvxs.lib}`, `-Wl,-rpath,${core.lib}`,
-  ];
-  const hasher = createHash('sha256').update(source);
-  for (const f of INCLUDED) hasher.update(readFileSync(f));
-  const hash = hasher
-    .update(JSON.stringify({ pvxs: pvxs.version, core: core.version, lib: pvxs.lib, cxx, platform: process.platform }))
-    .digest('hex');
-  const hashFile = path + '.sha256';
-  try {
-    if (existsSync(path) && readFileSync(hashFile, 'utf8').trim() === hash) return { path };
-  } catch {
-    // no hash file: build
-  }
-  mkdirSync(dirname(path), { recursive: true });
-  const r = await capture(cxx, args);
-  if (r.spawnError) {
-    return { error: r.spawnError.code === 'ENOENT' ? `no C++ compiler (${cxx} not found)` : `cannot run ${cxx}: ${r.spawnError.message}` };
-  }
-  if (r.code !== 0) {
-    rmSync(`${path}.tmp`, { force: true });
-    return { error: `the pvxs runner did not compile: ${firstError(r.stderr || r.stdout)}` };
-  }
-  renameSync(`${path}.tmp`, path);
-  writeFileSync(hashFile, hash + '\n');
-  return { path };
+  return compileIfChanged({
+    path: pvxsRunnerPath(), source: SOURCE, included: INCLUDED, compiler: cxx, language: 'C++', what: 'the pvxs runner',
+    // The wheel's libpvxs was built with the old std::string ABI: the program must use it too.
+    args: (out) => [
+      '-O2', '-Wall', '-std=c++11', '-D_GLIBCXX_USE_CXX11_ABI=0', '-pthread',
+      `-I${pvxs.include}`, ...platformIncludes(core.include).map((dir) => `-I${dir}`),
+      '-o', out, SOURCE,
+      `-L${pvxs.lib}`, `-L${core.lib}`, '-lpvxs', '-lCom', `-Wl,-rpath,${pvxs.lib}`, `-Wl,-rpath,${core.lib}`,
+    ],
+    key: { pvxs: pvxs.version, core: core.version, lib: pvxs.lib, cxx, platform: process.platform },
+  });
 }
 
 /**

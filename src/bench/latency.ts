@@ -1,13 +1,10 @@
 // The latency workload for one client: per array size, its runner puts an array and waits for its
 // own monitor update of it; round trip and one way (IOC timestamp to callback) per size, and the
 // fixed cost and slope fitted from the sizes, as the ADO bridge study did.
-import { RunnerProcess } from './runner.js';
-import { ClientDeadline } from './deadline.js';
-import { RunnerError } from '../errors.js';
-import { decodeSamples, type Sample } from './samples.js';
+import type { Sample } from './samples.js';
 import { percentile } from './checks.js';
-import { runnerCommand, type ClientSpec } from './clients.js';
-import { writeNamesFile } from './names.js';
+import type { ClientSpec } from './clients.js';
+import { runSession, shipSamples } from './session.js';
 import type { LatencyFit, LatencyPoint, LatencyRun, LatencyWorkload } from '../results/index.js';
 
 export const LATENCY_TYPES = ['double', 'char'] as const;
@@ -34,46 +31,23 @@ export interface LatencyRunOptions {
 }
 
 export async function runLatency(o: LatencyRunOptions): Promise<LatencyRun> {
-  const { command, args } = runnerCommand(o.client, o.python);
   const w = o.workload;
-  const names = writeNamesFile([latencyRecord(o.prefix, w.elementType)]);
-  const runner = new RunnerProcess(command, [
-    ...args, 'latency', '--names', names.path, '--samples', String(w.samplesPerSize), '--sizes', w.sizes.join(','), '--type', w.elementType,
-  ], o.env);
   const result: LatencyRun = { client: o.client.name, ok: false, points: [] };
-  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
-  const progress = deadline.track(o.onProgress ?? (() => {}));
-  try {
-    progress('starting');
-    const ready = await runner.next('ready', 60_000, 'ready');
-    if (typeof ready.version === 'string') result.version = ready.version;
-    runner.send('start');
-    progress('connecting');
-    await runner.next('connected', 30_000, 'connected');
+  return runSession({
+    ...o, workload: 'latency', names: [latencyRecord(o.prefix, w.elementType)],
+    args: ['--samples', String(w.samplesPerSize), '--sizes', w.sizes.join(','), '--type', w.elementType],
+  }, result, async ({ runner, progress }) => {
     progress('putting and waiting for each update');
     const bytes = w.sizes.reduce((a, s) => a + s * (ELEMENT_BYTES[w.elementType] ?? 8), 0);
     // A round per size costs at least a few ms; a slow client moves 1 MB in well under a second.
     const deadline = 60_000 + (w.samplesPerSize + 3) * (w.sizes.length * 200 + bytes / 1000);
     await runner.next('complete', deadline, `${w.samplesPerSize} rounds per size`);
-    runner.send('ship');
-    const shipped = await runner.next('samples', 60_000, 'shipping samples');
-    result.points = latencyPoints(decodeSamples(shipped.payload ?? new Uint8Array(0)), w);
+    result.points = latencyPoints(await shipSamples(runner), w);
     const fit = { roundTrip: fitLatency(result.points, (p) => p.p50Ms), oneWay: fitLatency(result.points, (p) => p.oneWayP50Ms) };
     if (fit.roundTrip || fit.oneWay) result.fit = { ...(fit.roundTrip && { roundTrip: fit.roundTrip }), ...(fit.oneWay && { oneWay: fit.oneWay }) };
     result.ok = result.points.length === w.sizes.length && result.points.every((p) => p.ok);
     if (!result.ok) result.error = result.points.find((p) => p.error)?.error ?? 'not every size was measured';
-    await runner.finish();
-  } catch (err) {
-    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
-    result.error = deadline.stoppedAfterS !== undefined
-      ? deadline.note()
-      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
-    await runner.kill();
-  } finally {
-    deadline.clear();
-    names.remove();
-  }
-  return result;
+  });
 }
 
 /** One point per size from the runner's samples (pv = size index, value = round trip in s). */

@@ -111,7 +111,7 @@ export class RunnerProcess {
   reason(): string {
     const tail = this.stderrTail;
     // The last error-looking line that is not a stack frame (Python `File "..."`, Node `at ...`).
-    const err = [...tail].reverse().find((l) => /error|exception|traceback|not found|cannot|failed|killed/i.test(l) && !/^\s*(File "|at )/.test(l));
+    const err = [...tail].reverse().find((l) => /error|exception|traceback|not found|cannot|failed|killed|ignored/i.test(l) && !/^\s*(File "|at )/.test(l));
     return (err ?? tail[tail.length - 1] ?? 'no output').trim().slice(0, 300);
   }
 
@@ -138,7 +138,9 @@ export class RunnerProcess {
       const left = deadline - Date.now();
       if (left <= 0) {
         await this.kill();
-        throw new RunnerError(`the runner did not reach ${phase} within ${Math.round(timeoutMs / 1000)} s and was killed`);
+        // Its last error-looking stderr line may say why (a library that only prints a warning).
+        const said = this.stderrTail.length > 0 ? `; it said: ${this.reason()}` : '';
+        throw new RunnerError(`the runner did not reach ${phase} within ${Math.round(timeoutMs / 1000)} s and was killed${said}`);
       }
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);

@@ -41,8 +41,13 @@ export function valueCount(native: number, value: EncodableValue): number {
   return value.length;
 }
 
+function isBytes(v: EncodableValue): v is Uint8Array | Int8Array | Uint8ClampedArray {
+  return v instanceof Uint8Array || v instanceof Int8Array || v instanceof Uint8ClampedArray;
+}
+
 /**
- * Encode `value` as DBR `type`; returns the padded payload and the element count.
+ * Encode `value` as DBR `type`; returns the padded payload and the element count (a plain DBR_CHAR
+ * of a byte array is returned as a view of the caller's bytes, unpadded: the message encoder pads).
  * Throws RangeError/TypeError for values the type cannot hold (the caller maps that to a bad argument).
  */
 export function encodeDbr(type: number, value: EncodableValue, extras?: EncodeExtras): { payload: Uint8Array; count: number } {
@@ -68,6 +73,10 @@ export function encodeDbr(type: number, value: EncodableValue, extras?: EncodeEx
   } else {
     count = typeof value === 'number' || typeof value === 'bigint' ? 1 : value.length;
   }
+  if (l.form === DbrForm.PLAIN && native === 4 && isBytes(value)) {
+    // Bytes put as bytes: a view of the caller's memory, copied once, into the message (which pads it).
+    return { payload: new Uint8Array(value.buffer, value.byteOffset, value.length), count };
+  }
   const size = l.valueOffset + count * l.elementSize;
   const payload = new Uint8Array(align8(Math.max(size, 1)));
   const view = new DataView(payload.buffer);
@@ -87,12 +96,16 @@ export function encodeDbr(type: number, value: EncodableValue, extras?: EncodeEx
     payload.set(chars, off);
   } else if (typeof value === 'number' || typeof value === 'bigint') {
     writeNumber(view, off, native, Number(value));
+  } else if (native === 4 && isBytes(value)) {
+    // Bytes into bytes: one copy (an Int8Array's bytes are its two's complement, as in C).
+    payload.set(new Uint8Array(value.buffer, value.byteOffset, count), off);
   } else {
     const arr = value as ArrayLike<number>;
     const es = ELEMENT_SIZE[native]!;
+    const typed = ArrayBuffer.isView(arr); // a typed array holds numbers only
     for (let i = 0; i < count; i++) {
       const v = arr[i];
-      if (typeof v !== 'number' && typeof v !== 'bigint') throw new TypeError(`element ${i} is not a number`);
+      if (!typed && typeof v !== 'number' && typeof v !== 'bigint') throw new TypeError(`element ${i} is not a number`);
       writeNumber(view, off + i * es, native, Number(v));
     }
   }

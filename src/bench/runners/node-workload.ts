@@ -117,6 +117,8 @@ export class NodeWorkload {
     let n = 0;
     let elements = -1;
     const onEvent = (e: MonitorEvent<TimeReading | PvaReading>): void => {
+      // A subscription the client refuses (an array past EPICS_CA_MAX_ARRAY_BYTES) ends the run with why.
+      if (e.kind === 'error') this.events({ ev: 'error', message: `${e.name}: ${e.error.message}` });
       if (e.kind !== 'update') return;
       const recv = nowSeconds();
       const v = e.value;

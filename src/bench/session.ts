@@ -1,0 +1,76 @@
+// One put-driven runner's life as the orchestrator sees it (array-put, latency): spawn, ready,
+// start, connected, the workload's own steps, exit; a failure or its deadline becomes the row's error.
+import { RunnerProcess } from './runner.js';
+import { ClientDeadline } from './deadline.js';
+import { RunnerError } from '../errors.js';
+import { decodeSamples, type Sample } from './samples.js';
+import { runnerCommand, type ClientSpec } from './clients.js';
+import { writeNamesFile } from './names.js';
+
+export interface SessionOptions {
+  client: ClientSpec;
+  python: string;
+  env: Record<string, string>;
+  /** The runner's workload and its options after `--names FILE`. */
+  workload: string;
+  names: readonly string[];
+  args: readonly string[];
+  /** The client's deadline for the whole run (ms): past it the runner is stopped (ClientDeadline). */
+  clientDeadlineMs?: number;
+  onProgress?: (text: string) => void;
+  /** Called after the runner is ready, before it is told to start. */
+  beforeStart?: () => Promise<unknown>;
+}
+
+/** What every row of these workloads carries. */
+export interface SessionResult {
+  ok: boolean;
+  version?: string;
+  error?: string;
+  stoppedAfterS?: number;
+}
+
+export interface Session {
+  runner: RunnerProcess;
+  progress: (text: string) => void;
+}
+
+/**
+ * Runs `body` once the runner has connected, fills `result.version`, and ends the runner: asked to
+ * exit when `body` returns, killed when it throws (then `result.error` says why).
+ */
+export async function runSession<R extends SessionResult>(o: SessionOptions, result: R, body: (s: Session) => Promise<void>): Promise<R> {
+  const { command, args } = runnerCommand(o.client, o.python);
+  const names = writeNamesFile(o.names);
+  const runner = new RunnerProcess(command, [...args, o.workload, '--names', names.path, ...o.args], o.env);
+  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
+  const progress = deadline.track(o.onProgress ?? (() => {}));
+  try {
+    progress('starting');
+    const ready = await runner.next('ready', 60_000, 'ready');
+    if (typeof ready.version === 'string') result.version = ready.version;
+    await o.beforeStart?.();
+    runner.send('start');
+    progress('connecting');
+    await runner.next('connected', 30_000, 'connected');
+    await body({ runner, progress });
+    await runner.finish();
+  } catch (err) {
+    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
+    result.error = deadline.stoppedAfterS !== undefined
+      ? deadline.note()
+      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    await runner.kill();
+  } finally {
+    deadline.clear();
+    names.remove();
+  }
+  return result;
+}
+
+/** Ask the runner for its samples and decode them. */
+export async function shipSamples(runner: RunnerProcess): Promise<Sample[]> {
+  runner.send('ship');
+  const shipped = await runner.next('samples', 60_000, 'shipping samples');
+  return decodeSamples(shipped.payload ?? new Uint8Array(0));
+}
