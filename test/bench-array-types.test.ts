@@ -22,7 +22,7 @@ describe.each(ARRAY_TYPES.map((t) => [t] as const))('PREFIX:ARRAY as %s', (type)
     await ioc?.stop();
   });
 
-  it.each(['node', 'c-libca', 'c-pvxs', 'p4p'])('%s: every element of 4 updates equals the update number', async (name) => {
+  it.each(['node', 'node-pva', 'c-libca', 'c-pvxs', 'p4p'])('%s: every element of 4 updates equals the update number', async (name) => {
     const run = await runMonitor({
       workload: 'array', client: findClient(name)!, python, env: ioc.env, names: [ioc.prefix + 'ARRAY'], samples: 4, rate: 20, warmupMs: 200,
       array: { elements: ELEMENTS, type, checkAll: true, iocStats: () => ioc.stats() },

@@ -1,7 +1,7 @@
 // The framer: every captured message split at every offset, whole sessions in small chunks,
 // segmented messages joined (with control messages between segments), errors reported not thrown.
 import { describe, expect, it } from 'vitest';
-import { Flags, Framer, type PvaHeader } from '../src/pva/index.js';
+import { decodeValue, encodeValue, Flags, Framer, Reader, scalarArray, Writer, type PvaHeader } from '../src/pva/index.js';
 import { bytes, FIXTURES, hex, loadFixture } from './pva-fixtures.js';
 
 interface Got { header: PvaHeader; payload: string }
@@ -103,5 +103,81 @@ describe('pva framer', () => {
       framer.push(all[0]!);
       expect(got.length, name).toBe(0);
     }
+  });
+});
+
+describe('pva framer: large messages read straight into their own buffer', () => {
+  /** Feed `stream` as a socket would: into directTarget() when the framer offers one, else 64 KB chunks. */
+  function feed(framer: Framer, stream: Uint8Array, firstChunk: number): number {
+    let pos = 0;
+    let direct = 0;
+    while (pos < stream.length) {
+      const t = framer.directTarget();
+      if (t) {
+        const n = Math.min(t.length, stream.length - pos, 99_000); // (the last read of the first large message is short)
+        t.set(stream.subarray(pos, pos + n));
+        framer.commitDirect(n);
+        direct += n;
+        pos += n;
+      } else {
+        const n = Math.min(pos === 0 ? firstChunk : 65536, stream.length - pos);
+        framer.push(stream.slice(pos, pos + n));
+        pos += n;
+      }
+    }
+    return direct;
+  }
+
+  it('delivers a large message as owned, its bytes intact after later messages, and the small ones around it', () => {
+    const big1 = new Uint8Array(300_000).map((_, i) => i * 7);
+    const big2 = new Uint8Array(200_000).map((_, i) => i * 13);
+    const small = new Uint8Array([1, 2, 3, 4, 5]);
+    const stream = concat([msg(0, 13, small), msg(0, 13, big1), msg(0, 13, small), msg(0, 13, big2), msg(0, 13, small)]);
+    const got: Array<{ payload: Uint8Array; owned: boolean }> = [];
+    const errors: string[] = [];
+    const framer = new Framer((_h, p, owned) => got.push({ payload: owned ? p : p.slice(), owned: owned !== undefined }), (r) => errors.push(r));
+    const direct = feed(framer, stream, 1000);
+    expect(errors).toEqual([]);
+    expect(got.map((g) => g.payload.length)).toEqual([5, 300_000, 5, 200_000, 5]);
+    expect(direct).toBeGreaterThan(400_000);
+    expect(got[1]!.owned).toBe(true);
+    expect(got[3]!.owned).toBe(true);
+    // Owned payloads are never reused by the framer: both still hold their own bytes.
+    expect(Buffer.compare(got[1]!.payload, big1)).toBe(0);
+    expect(Buffer.compare(got[3]!.payload, big2)).toBe(0);
+    expect(Array.from(got[4]!.payload)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('the same messages pushed in small chunks only (no direct reads) come out the same', () => {
+    const big = new Uint8Array(150_000).map((_, i) => i * 3);
+    const stream = concat([msg(0, 13, big), msg(0, 13, new Uint8Array([9]))]);
+    const { framer, got, errors } = collect();
+    for (let i = 0; i < stream.length; i += 1000) framer.push(stream.subarray(i, i + 1000));
+    expect(errors).toEqual([]);
+    expect(got.map((g) => g.payload.length / 2)).toEqual([150_000, 1]);
+    expect(got[0]!.payload).toBe(hex(big));
+  });
+
+  it('a large int64 array in an owned payload is a view of it once aligned, a correct copy before', () => {
+    const values = BigInt64Array.from({ length: 20_000 }, (_, i) => BigInt(i) * 1_000_003n - 5n);
+    const w = new Writer(true);
+    encodeValue(w, scalarArray('long'), values);
+    const body = w.take();
+    const hint = { shift: 0 };
+    const decodeAt = (shift: number): { v: BigInt64Array; view: boolean } => {
+      // The payload as the framer lays it out: its message starts `shift` bytes into the buffer, after an 8-byte header.
+      const buf = new Uint8Array(new ArrayBuffer(body.length + 16), shift, body.length + 8).subarray(8);
+      buf.set(body);
+      const r = new Reader(buf, true);
+      r.owned = hint;
+      const v = decodeValue(r, scalarArray('long'), undefined) as BigInt64Array;
+      return { v, view: v.buffer === buf.buffer };
+    };
+    const first = decodeAt(0);
+    expect(Array.from(first.v)).toEqual(Array.from(values));
+    expect(first.view).toBe(false); // the size prefix leaves it misaligned
+    const second = decodeAt(hint.shift);
+    expect(second.view).toBe(true);
+    expect(Array.from(second.v)).toEqual(Array.from(values));
   });
 });

@@ -1,5 +1,5 @@
-// The channel manager behind a Context: name resolution (one UDP searcher), the circuit pool (one
-// TCP circuit per server), the channel cache with its references, and releasing all of it.
+// The CA channel manager behind a Context: name resolution (one UDP searcher) and the circuit
+// pool (one TCP circuit per server), on the channel cache every protocol shares.
 import { intToIpv4, MAX_NAME_BYTES } from '../ca/search.js';
 import { paddedLength } from '../ca/messages.js';
 import type { CaConfig } from '../transport/config.js';
@@ -7,32 +7,24 @@ import { TcpCircuit, type CloseReason } from '../transport/tcp.js';
 import { UdpSearcher, type SearchTarget } from '../transport/udp.js';
 import { getLogger } from '../log.js';
 import { Channel, type ChannelOwner } from './channel.js';
+import { ChannelCache, type Closable } from './channel-cache.js';
 import { BadArgumentError, ClosedError } from './errors.js';
 
 const log = getLogger('ca.context');
 
-/** Something that holds channels until it is closed (a monitor); closed with the manager. */
-export interface Closable {
-  close(): void;
-}
+export type { Closable };
 
-export class ChannelManager implements ChannelOwner {
-  private udp: UdpSearcher | undefined;
+export class ChannelManager extends ChannelCache<Channel, UdpSearcher> implements ChannelOwner {
   private readonly circuits = new Map<string, TcpCircuit>();
-  private readonly channels = new Map<string, Channel>();
-  private readonly holders = new Set<Closable>();
   private nextCid = 1;
-  private isClosed = false;
   /** The circuit the last search answer pointed to (answers come in runs from one server). */
   private lastCircuit: TcpCircuit | undefined;
   private lastAddr = -1;
   private lastPort = -1;
   private lastFrom = '';
 
-  constructor(readonly config: CaConfig) {}
-
-  get closed(): boolean {
-    return this.isClosed;
+  constructor(readonly config: CaConfig) {
+    super();
   }
 
   /** Validate a name and take a reference on its channel (creating and searching it). */
@@ -65,18 +57,6 @@ export class ChannelManager implements ChannelOwner {
     return ch;
   }
 
-  /** Drop a reference; a channel nobody holds stops searching (connected ones stay cached). */
-  release(ch: Channel): void {
-    if (this.isClosed) return;
-    if (ch.release()) this.forget(ch);
-  }
-
-  private forget(ch: Channel): void {
-    this.udp?.remove(ch);
-    this.channels.delete(ch.name);
-    ch.discard();
-  }
-
   /** Many acquire() calls follow over several event-loop turns (see UdpSearcher.cork). */
   corkSearch(): void {
     if (!this.isClosed) this.searcher().cork();
@@ -86,26 +66,7 @@ export class ChannelManager implements ChannelOwner {
     this.udp?.uncork();
   }
 
-  /** Close `h` with the manager (unless it is removed first). */
-  hold(h: Closable): void {
-    this.holders.add(h);
-  }
-
-  unhold(h: Closable): void {
-    this.holders.delete(h);
-  }
-
-  /** ChannelOwner: search again for a channel that lost its server, or forget it if nobody holds it. */
-  research(ch: Channel, delayMs: number): void {
-    if (this.isClosed || ch.state === 'closed') return;
-    if (!ch.held) {
-      this.forget(ch);
-      return;
-    }
-    this.searcher().add(ch, delayMs);
-  }
-
-  private searcher(): UdpSearcher {
+  protected searcher(): UdpSearcher {
     if (!this.udp) this.udp = new UdpSearcher(this.config, (t, addr, port, from) => this.onFound(t, addr, port, from));
     return this.udp;
   }
@@ -148,13 +109,7 @@ export class ChannelManager implements ChannelOwner {
   /** Close every holder, circuit and socket and fail whatever is pending. */
   close(): void {
     if (this.isClosed) return;
-    this.isClosed = true;
-    for (const h of [...this.holders]) h.close();
-    this.holders.clear();
-    this.udp?.close();
-    this.udp = undefined;
-    for (const ch of this.channels.values()) ch.close();
-    this.channels.clear();
+    this.closeChannels();
     this.lastCircuit = undefined;
     for (const t of [...this.circuits.values()]) t.close();
     this.circuits.clear();
@@ -162,11 +117,6 @@ export class ChannelManager implements ChannelOwner {
 
   /** Diagnostics: number of open circuits, channels, and names still searching. */
   stats(): { circuits: number; channels: number; searching: number; datagramsSent: number } {
-    return {
-      circuits: this.circuits.size,
-      channels: this.channels.size,
-      searching: this.udp?.searching ?? 0,
-      datagramsSent: this.udp?.datagramsSent ?? 0,
-    };
+    return { circuits: this.circuits.size, channels: this.channels.size, ...this.searchStats() };
   }
 }

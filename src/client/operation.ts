@@ -3,40 +3,17 @@
 // (read.ts) and writes (write.ts) build on it; one object per operation, no closures.
 import type { ClientCircuit } from '../ca/circuit.js';
 import type { Channel, ConnectWaiter } from './channel.js';
+import { ConnectionWait } from './connect-wait.js';
 
-export abstract class ChannelOperation implements ConnectWaiter {
+export abstract class ChannelOperation extends ConnectionWait<Channel> implements ConnectWaiter {
   /** The request in flight (0: none). */
   protected ioid = 0;
-  private waiting = false;
   private circuit: ClientCircuit | undefined;
-
-  constructor(readonly ch: Channel) {}
-
-  /** The outcome is known (or no longer wanted): nothing more is sent. */
-  protected abstract get settled(): boolean;
 
   /** Send the request on the connected channel's circuit; returns its ioid, or 0 when no reply is awaited. */
   protected abstract send(ch: Channel, circuit: ClientCircuit): number;
 
-  /** Send now if the channel is connected, else as soon as it connects. */
-  start(): void {
-    if (this.settled) return;
-    if (this.ch.connected) this.issue();
-    else this.wait();
-  }
-
-  private wait(): void {
-    this.waiting = true;
-    this.ch.addWaiter(this);
-  }
-
-  /** ConnectWaiter */
-  channelConnected(): void {
-    this.waiting = false;
-    this.issue();
-  }
-
-  private issue(): void {
+  protected begin(): void {
     if (this.settled) return;
     const t = this.ch.transport;
     // Lost again before we got here: wait for the next connection.
@@ -47,10 +24,7 @@ export abstract class ChannelOperation implements ConnectWaiter {
 
   /** Stop waiting for the connection, and forget the request in flight (a late reply is ignored). */
   cancel(): void {
-    if (this.waiting) {
-      this.waiting = false;
-      this.ch.removeWaiter(this);
-    }
+    this.stopWaiting();
     if (this.ioid) {
       this.circuit?.abandon(this.ioid);
       this.ioid = 0;

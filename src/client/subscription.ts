@@ -7,11 +7,11 @@ import type { TcpCircuit } from '../transport/tcp.js';
 import { getLogger } from '../log.js';
 import type { Channel } from './channel.js';
 import type { ReadPlan } from './convert.js';
-import { AbortedError, BadArgumentError, type CaError, ProtocolError } from './errors.js';
+import { DeliveringMonitor } from './delivery.js';
+import { BadArgumentError, type CaError, ProtocolError } from './errors.js';
 import type { ChannelManager } from './manager.js';
-import { Monitor, type MonitorCallback, type MonitorEvent as AnyFormEvent, type MonitorOptions } from './monitor.js';
+import type { MonitorCallback, MonitorOptions } from './monitor.js';
 import type { AnyReading } from './reading.js';
-import { EventQueue } from './queue.js';
 import { decodeReply, ReadSpec } from './read.js';
 
 const log = getLogger('ca.monitor');
@@ -22,82 +22,45 @@ function maskOf(m: MonitorOptions['mask']): number {
   return (m.value ? DBE_VALUE : 0) | (m.log ? DBE_LOG : 0) | (m.alarm ? DBE_ALARM : 0) | (m.property ? DBE_PROPERTY : 0);
 }
 
-type MonitorEvent = AnyFormEvent<AnyReading>;
-
-export class ChannelMonitor extends Monitor<AnyReading> implements IoHandler {
-  private received = 0;
-  private readonly ch: Channel;
+export class ChannelMonitor extends DeliveringMonitor<AnyReading, Channel> implements IoHandler {
   private readonly mask: number;
   private readonly spec: ReadSpec;
-  private readonly queue: EventQueue<MonitorEvent> | undefined;
   private plan: ReadPlan | undefined;
   private subid = 0;
   private sub: TcpCircuit | undefined;
-  private closed = false;
   private readonly unlisten: () => void;
-  private timer: NodeJS.Timeout | undefined;
-  private abort: (() => void) | undefined;
-  /** The iterator waiting for the next event. */
-  private waiter: ((r: IteratorResult<MonitorEvent>) => void) | undefined;
-  private failure: CaError | undefined;
 
   constructor(
     private readonly mgr: ChannelManager,
     name: string,
     private readonly opts: MonitorOptions,
-    private readonly callback: MonitorCallback<AnyReading> | undefined,
+    callback: MonitorCallback<AnyReading> | undefined,
   ) {
-    super();
-    const ch = mgr.acquire(name);
-    this.ch = ch;
+    super(mgr.acquire(name), callback, log);
+    const ch = this.ch;
     this.mask = maskOf(opts.mask);
     if (this.mask === 0) {
       mgr.release(ch);
       throw new BadArgumentError('the event mask selects nothing', ch.name);
     }
     this.spec = new ReadSpec(opts, mgr.config.maxArrayBytes);
-    if (!callback) this.queue = new EventQueue(Math.max(1, opts.queueSize ?? 1000));
     mgr.hold(this);
     this.unlisten = ch.listen((change) => {
       if (change === 'connected') this.onConnected();
       else if (change === 'disconnected') this.onDisconnected();
       else this.onAccess();
     });
-    const signal = opts.signal;
-    if (signal) {
-      if (signal.aborted) queueMicrotask(() => this.fail(new AbortedError(undefined, ch.name, signal.reason)));
-      this.abort = () => this.fail(new AbortedError(undefined, ch.name, signal.reason));
-      signal.addEventListener('abort', this.abort, { once: true });
-    }
-    if (opts.timeout !== undefined) {
-      this.timer = setTimeout(() => {
-        if (!ch.connected) this.fail(ch.timeoutError());
-      }, opts.timeout);
-    }
-    if (ch.connected) queueMicrotask(() => this.onConnected());
-  }
-
-  get overruns(): number {
-    return this.queue?.overruns ?? 0;
-  }
-
-  get updates(): number {
-    return this.received;
-  }
-
-  get name(): string {
-    return this.ch.name;
+    this.begin(opts);
   }
 
   get active(): boolean {
     return this.sub !== undefined;
   }
 
-  private onConnected(): void {
+  protected onConnected(): void {
     const ch = this.ch;
     if (this.closed || this.sub || !ch.connected) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.stopTimer();
     const t = ch.transport!;
     this.emit({
       kind: 'connected', name: ch.name, nativeType: ch.nativeType, nativeCount: ch.nativeCount,
@@ -144,37 +107,7 @@ export class ChannelMonitor extends Monitor<AnyReading> implements IoHandler {
     this.fail(this.ch.failureError(reason));
   }
 
-  private emit(ev: MonitorEvent): void {
-    if (this.closed) return;
-    if (this.callback) {
-      try {
-        this.callback(ev);
-      } catch (e) {
-        log.warn({ pv: this.ch.name, err: (e as Error)?.message }, 'monitor callback threw');
-      }
-      return;
-    }
-    if (this.waiter) {
-      const w = this.waiter;
-      this.waiter = undefined;
-      w({ value: ev, done: false });
-      return;
-    }
-    this.queue!.push(ev);
-  }
-
-  private fail(err: CaError): void {
-    if (this.closed) return;
-    this.emit({ kind: 'error', name: this.ch.name, error: err });
-    if (!this.callback) this.failure = err;
-    this.close();
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.abort) this.opts.signal?.removeEventListener('abort', this.abort);
+  protected release(): void {
     this.unlisten();
     if (this.sub && this.ch.connected && this.plan) {
       this.sub.circuit.unsubscribe(this.subid, this.ch.sid, this.plan.dbrType, this.plan.count);
@@ -182,27 +115,5 @@ export class ChannelMonitor extends Monitor<AnyReading> implements IoHandler {
     this.sub = undefined;
     this.mgr.unhold(this);
     this.mgr.release(this.ch);
-    if (this.waiter) {
-      const w = this.waiter;
-      this.waiter = undefined;
-      if (this.failure && this.failure.code !== 'ERR_CA_ABORTED') w({ value: { kind: 'error', name: this.ch.name, error: this.failure }, done: false });
-      else w({ value: undefined, done: true });
-    }
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<MonitorEvent> {
-    const q = this.queue;
-    if (!q) throw new BadArgumentError('this monitor delivers to a callback; it is not iterable', this.ch.name);
-    return {
-      next: (): Promise<IteratorResult<MonitorEvent>> => {
-        if (q.length > 0) return Promise.resolve({ value: q.shift()!, done: false });
-        if (this.closed) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((res) => (this.waiter = res));
-      },
-      return: (): Promise<IteratorResult<MonitorEvent>> => {
-        this.close();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-    };
   }
 }

@@ -14,6 +14,11 @@ export class Reader {
   readonly view: DataView;
   pos: number;
   readonly end: number;
+  /**
+   * Set when `bytes` is a message's own buffer (see the framer's AlignHint): a large array of
+   * native byte order may then be a view of it rather than a copy.
+   */
+  owned: { shift: number } | undefined = undefined;
 
   constructor(readonly bytes: Uint8Array, readonly littleEndian: boolean, start = 0, end = bytes.length) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);

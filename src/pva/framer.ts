@@ -1,17 +1,30 @@
 // The TCP framer: push(chunk) delivers every complete message, keeps partial bytes, joins
-// segmented messages, and reports malformed framing as a protocol error (it never throws).
+// segmented messages, reports malformed framing as a protocol error (it never throws), and lets
+// the transport read a large message straight into its own buffer (directTarget/commitDirect).
 import { Flags, HEADER_SIZE } from './constants.js';
 import { emptyHeader, isControl, readHeader, segmentOf, type PvaHeader } from './header.js';
 
 /**
- * Called once per message. Control messages come with an empty payload (their datum is
- * header.payloadSize). `payload` and `header` are only valid during the call.
+ * Where the next large message's buffer starts within its 8-byte word (0-7), so that the array it
+ * carries lands aligned: the decoder of an owned payload sets it (src/pva/values.ts).
  */
-export type MessageHandler = (header: PvaHeader, payload: Uint8Array) => void;
+export interface AlignHint {
+  shift: number;
+}
+
+/**
+ * Called once per message. Control messages come with an empty payload (their datum is
+ * header.payloadSize). `payload` and `header` are only valid during the call, unless `owned` is
+ * given: then the payload is the message's own buffer (read straight from the socket), never
+ * reused by the framer, and views of it may be kept.
+ */
+export type MessageHandler = (header: PvaHeader, payload: Uint8Array, owned?: AlignHint) => void;
 export type ErrorHandler = (reason: string) => void;
 
 const EMPTY = new Uint8Array(0);
 export const DEFAULT_MAX_PAYLOAD = 64 * 1024 * 1024;
+/** Messages from this size up get a buffer of their own, and the socket may read into it. */
+const LARGE_MESSAGE = 64 * 1024;
 
 export class Framer {
   private readonly header: PvaHeader = emptyHeader();
@@ -23,6 +36,9 @@ export class Framer {
   private segBuf = EMPTY;
   private segLen = 0;
   private failed = false;
+  /** End of the large message filling `pending` (0: none), and whether it came in by direct reads. */
+  private largeEnd = 0;
+  private readonly align: AlignHint = { shift: 0 };
 
   constructor(
     private readonly onMessage: MessageHandler,
@@ -48,8 +64,11 @@ export class Framer {
     this.keep(chunk);
     const used = this.parse(this.pending, this.pendingLen);
     if (this.failed) return;
+    if (used === 0) return;
+    this.largeEnd = 0; // the large message (if any) was delivered
     this.pending.copyWithin(0, used, this.pendingLen);
     this.pendingLen -= used;
+    this.planLarge();
   }
 
   private keep(bytes: Uint8Array): void {
@@ -61,20 +80,60 @@ export class Framer {
     }
     this.pending.set(bytes, this.pendingLen);
     this.pendingLen = need;
-    // A large message has begun: make room for all of it now, not by doubling as it arrives.
+    if (this.largeEnd === 0) this.planLarge();
+  }
+
+  /**
+   * A large message has begun at the start of `pending`: make room for all of it now (not by
+   * doubling as it arrives), in a buffer of its own that direct reads may fill.
+   */
+  private planLarge(): void {
     const h = this.header;
-    if (need >= HEADER_SIZE && need < 1 << 20 && readHeader(this.pending, 0, h) && !isControl(h.flags)) {
-      const whole = HEADER_SIZE + h.payloadSize;
-      if (whole > this.pending.length && h.payloadSize <= this.maxPayload) {
+    const have = this.pendingLen;
+    if (have < HEADER_SIZE || have >= 1 << 20 || !readHeader(this.pending, 0, h) || isControl(h.flags)) return;
+    const whole = HEADER_SIZE + h.payloadSize;
+    if (whole <= have || h.payloadSize > this.maxPayload) return;
+    if (whole < LARGE_MESSAGE) {
+      if (whole > this.pending.length) {
         const nb = new Uint8Array(whole);
-        nb.set(this.pending.subarray(0, need));
+        nb.set(this.pending.subarray(0, have));
         this.pending = nb;
       }
+      return;
     }
+    const nb = new Uint8Array(new ArrayBuffer(whole + 8), this.align.shift, whole);
+    nb.set(this.pending.subarray(0, have));
+    this.pending = nb;
+    this.largeEnd = whole;
+  }
+
+  /**
+   * Where the next socket read may land directly: the unfilled rest of a large incomplete message
+   * (it starts the buffer, which was sized for it), or undefined (then read a chunk and push()).
+   */
+  directTarget(): Uint8Array | undefined {
+    const end = this.largeEnd;
+    // Even a short rest is read in place: the message then arrives whole in its own buffer.
+    if (end === 0 || this.failed || end <= this.pendingLen) return undefined;
+    return this.pending.subarray(this.pendingLen, end);
+  }
+
+  /** `n` bytes were read into the last directTarget(); a complete message is delivered as owned. */
+  commitDirect(n: number): void {
+    if (this.failed || this.largeEnd === 0) return;
+    this.pendingLen += n;
+    if (this.pendingLen < this.largeEnd) return;
+    const buf = this.pending;
+    const end = this.pendingLen;
+    // The buffer goes with the message: the next one gets a new one.
+    this.pending = EMPTY;
+    this.pendingLen = 0;
+    this.largeEnd = 0;
+    this.parse(buf, end, this.align);
   }
 
   /** Deliver the complete messages in buf[0, end); returns the bytes consumed. */
-  private parse(buf: Uint8Array, end: number): number {
+  private parse(buf: Uint8Array, end: number, owned?: AlignHint): number {
     let pos = 0;
     const h = this.header;
     while (end - pos >= HEADER_SIZE && !this.failed) {
@@ -94,16 +153,17 @@ export class Framer {
       if (end - pos - HEADER_SIZE < h.payloadSize) break;
       const payload = buf.subarray(pos + HEADER_SIZE, pos + HEADER_SIZE + h.payloadSize);
       pos += HEADER_SIZE + h.payloadSize;
-      this.application(h, payload);
+      this.application(h, payload, owned);
     }
     return pos;
   }
 
-  private application(h: PvaHeader, payload: Uint8Array): void {
+  private application(h: PvaHeader, payload: Uint8Array, owned: AlignHint | undefined): void {
     const seg = segmentOf(h.flags);
     if (seg === 0) {
       if (this.segHeader) return this.fail(`unsegmented message (command ${h.command}) inside a segmented one`);
-      this.onMessage(h, payload);
+      if (owned) this.onMessage(h, payload, owned);
+      else this.onMessage(h, payload);
       return;
     }
     if (seg === Flags.SEGMENT_FIRST) {
@@ -152,6 +212,7 @@ export class Framer {
   private reset(): void {
     this.pending = EMPTY;
     this.pendingLen = 0;
+    this.largeEnd = 0;
     this.segHeader = undefined;
     this.segBuf = EMPTY;
     this.segLen = 0;

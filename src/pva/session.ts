@@ -5,6 +5,7 @@ import { BitSet } from './bitset.js';
 import { CreateQueue } from './create-queue.js';
 import { Reader, Writer } from './buffer.js';
 import { Cmd, Flags, Sub } from './constants.js';
+import type { AlignHint } from './framer.js';
 import { isBigEndian, type PvaHeader } from './header.js';
 import { decodeMessage, encodeMessage, type EncodeOptions, type Message, type Operation, type ResponseMessage } from './messages.js';
 import { decodeStatus, isSuccess, OK, type Status } from './status.js';
@@ -113,9 +114,9 @@ export class ClientSession {
   }
 
   /** One framed message from the server. */
-  receive(h: PvaHeader, payload: Uint8Array): void {
+  receive(h: PvaHeader, payload: Uint8Array, owned?: AlignHint): void {
     if (this.state === 'closed') return;
-    if ((h.command === Cmd.MONITOR || h.command === Cmd.GET || h.command === Cmd.PUT) && (h.flags & Flags.CONTROL) === 0 && this.data(h, payload)) return;
+    if ((h.command === Cmd.MONITOR || h.command === Cmd.GET || h.command === Cmd.PUT) && (h.flags & Flags.CONTROL) === 0 && this.data(h, payload, owned)) return;
     const m = decodeMessage(h, payload, { types: this.types, operation: this.lookup });
     switch (m.type) {
       case 'Invalid': return this.events.protocolError(`malformed message (command ${m.command}): ${m.reason}`);
@@ -171,9 +172,10 @@ export class ClientSession {
    * the fields the server sent (a monitor's next update copies what it changes). False when the
    * message is not data of a known operation (the generic decoder takes it).
    */
-  private data(h: PvaHeader, payload: Uint8Array): boolean {
+  private data(h: PvaHeader, payload: Uint8Array, owned: AlignHint | undefined): boolean {
     if (payload.length < 5) return false;
     const r = new Reader(payload, !isBigEndian(h.flags));
+    r.owned = owned;
     const id = r.i32();
     const e = this.ops.get(id);
     if (!e || e.command !== h.command) return false;

@@ -23,12 +23,14 @@ export type PvValue =
 /** A value with its type, as variant unions, pvRequests and auth data travel. */
 export interface Typed { type: FieldDesc; value: PvValue }
 
-type ArrayCtor = { new (n: number): NumericArray; BYTES_PER_ELEMENT: number };
+type ArrayCtor = { new (n: number): NumericArray; new (b: ArrayBuffer, offset: number, n: number): NumericArray; BYTES_PER_ELEMENT: number };
 const ARRAYS: Partial<Record<ScalarType, ArrayCtor>> = {
   byte: Int8Array, ubyte: Uint8Array, short: Int16Array, ushort: Uint16Array, int: Int32Array, uint: Uint32Array,
   long: BigInt64Array, ulong: BigUint64Array, float: Float32Array, double: Float64Array,
 };
 const HOST_LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** Arrays from this size up, in a message's own buffer, in host byte order, are views of it. */
+const VIEW_MIN_BYTES = 64 * 1024;
 
 function setField(obj: PvStructure, name: string, v: PvValue): void {
   if (name === '__proto__') Object.defineProperty(obj, name, { value: v, enumerable: true, writable: true, configurable: true });
@@ -88,6 +90,16 @@ function readArray(r: Reader, t: ScalarType, n: number): PvValue {
   }
   const size = C.BYTES_PER_ELEMENT;
   r.need(n * size);
+  const own = r.owned;
+  if (own && n * size >= VIEW_MIN_BYTES && (size === 1 || r.littleEndian === HOST_LE)) {
+    const at = r.bytes.byteOffset + r.pos;
+    if (at % size === 0) {
+      r.pos += n * size;
+      return new C(r.bytes.buffer as ArrayBuffer, at, n);
+    }
+    // Misaligned: copy this time, and have the next large message start where this array aligns.
+    own.shift = (own.shift + 8 - (at % 8)) % 8;
+  }
   const out = new C(n);
   const src = r.bytes.subarray(r.pos, r.pos + n * size);
   const dst = new Uint8Array(out.buffer);

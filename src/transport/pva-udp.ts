@@ -1,25 +1,18 @@
-// PV Access name resolution: one UDP socket per Context; many names per SEARCH datagram, sent
-// to every destination (and to the TCP name servers through `tcpSend`); per-name retries on
-// CA's doubling backoff; first answer wins.
-import dgram from 'node:dgram';
-import 'node:cluster';
+// PV Access name resolution, on the SearchScheduler both protocols share: many names per SEARCH
+// message, sent to every destination (and to the TCP name servers through `tcpSend`), a burst of
+// datagrams per event-loop turn.
+import type dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
-import { searchRetryDelay } from '../ca/search.js';
 import { Writer } from '../pva/buffer.js';
 import { Cmd, HEADER_SIZE } from '../pva/constants.js';
 import { emptyHeader, finishMessage, readHeader, startMessage } from '../pva/header.js';
 import { decodeMessage } from '../pva/messages.js';
 import { ipv4Of, SearchFlags } from '../pva/messages-session.js';
 import type { PvaConfig } from './pva-config.js';
+import { SearchScheduler, type SearchState } from './search-scheduler.js';
 
 /** A name being searched for; the searcher keeps its state on the target. */
-export interface PvaSearchTarget {
-  readonly cid: number;
-  readonly name: string;
-  searchAttempt: number;
-  searchDueAt: number;
-  searchQueued: boolean;
-}
+export type PvaSearchTarget = SearchState;
 
 /** A server answered for `target` at host:port. */
 export type PvaFoundHandler = (target: PvaSearchTarget, host: string, port: number) => void;
@@ -31,26 +24,14 @@ const ETHERNET_DATAGRAM = 1400;
 const BURST = 6;
 /** First retry delay of a name (then doubling up to the maximum search period). */
 const RETRY_BASE_MS = 100;
-const RECV_BUFFER_BYTES = 1 << 20;
 
 const isLoopback = (h: string): boolean => h.startsWith('127.') || h === 'localhost';
 const isBroadcast = (h: string): boolean => h.endsWith('.255') || h === '255.255.255.255';
 
-export class PvaSearcher {
-  private socket: dgram.Socket | undefined;
-  private bound = false;
-  private readonly pending = new Map<number, PvaSearchTarget>();
-  private queue: PvaSearchTarget[] = [];
-  private qHead = 0;
+export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
   private readonly datagramBytes: number;
   private readonly header = emptyHeader();
   private sequence = 1;
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Infinity;
-  private soonPending = false;
-  private nextDue = Infinity;
-  private closed = false;
-  datagramsSent = 0;
 
   constructor(
     private readonly config: PvaConfig,
@@ -58,60 +39,13 @@ export class PvaSearcher {
     /** Also send each search message over TCP (to the name servers that are connected). */
     private readonly tcpSend: (message: Uint8Array) => void,
   ) {
+    super();
     const dests = config.searchDestinations;
     this.datagramBytes = dests.length > 0 && dests.every((d) => isLoopback(d.host)) ? LOOPBACK_DATAGRAM : ETHERNET_DATAGRAM;
   }
 
-  get searching(): number {
-    return this.pending.size;
-  }
-
-  private open(): dgram.Socket {
-    if (this.socket) return this.socket;
-    const s = dgram.createSocket({ type: 'udp4' });
-    this.socket = s;
-    s.on('message', (msg, rinfo) => this.onMessage(msg, rinfo.address));
-    s.on('error', () => {
-      // send errors (ICMP unreachable) are expected when no server listens
-    });
-    s.once('listening', () => {
-      this.bound = true;
-      try {
-        if (s.getRecvBufferSize() < RECV_BUFFER_BYTES) s.setRecvBufferSize(RECV_BUFFER_BYTES);
-      } catch {
-        // capped by the system
-      }
-      this.soon();
-    });
-    s.bind(0);
-    return s;
-  }
-
-  /** Start (or restart) searching for a name, now or after `delayMs`. */
-  add(t: PvaSearchTarget, delayMs = 0): void {
-    if (this.closed) return;
-    if (this.pending.get(t.cid) !== t) {
-      this.pending.set(t.cid, t);
-      t.searchQueued = false;
-    }
-    t.searchAttempt = 0;
-    t.searchDueAt = delayMs > 0 ? Math.ceil(performance.now() + delayMs) : 0;
-    if (delayMs > 0) {
-      if (t.searchDueAt < this.nextDue) this.nextDue = t.searchDueAt;
-      this.schedule(delayMs);
-      return;
-    }
-    if (!t.searchQueued) {
-      t.searchQueued = true;
-      this.queue.push(t);
-    }
+  protected override onBound(): void {
     this.soon();
-  }
-
-  remove(t: PvaSearchTarget): void {
-    if (this.pending.get(t.cid) !== t) return;
-    this.pending.delete(t.cid);
-    t.searchQueued = false;
   }
 
   /** Search again now for every pending name (a name server just connected). */
@@ -126,31 +60,9 @@ export class PvaSearcher {
     this.soon();
   }
 
-  private soon(): void {
-    if (this.soonPending || this.closed) return;
-    this.soonPending = true;
-    setImmediate(() => {
-      this.soonPending = false;
-      this.sendDue();
-    });
-  }
-
-  private schedule(delayMs: number): void {
+  protected sendDue(): void {
     if (this.closed) return;
-    const at = performance.now() + delayMs;
-    if (this.timer && at >= this.timerAt - 1) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      setImmediate(() => this.sendDue());
-    }, Math.max(1, delayMs));
-  }
-
-  private sendDue(): void {
-    if (this.closed) return;
-    const socket = this.open();
+    const socket = this.socket();
     if (!this.bound) return; // the 'listening' handler calls again
     const now = performance.now();
     if (now >= this.nextDue) this.nextDue = this.queueDue(now);
@@ -159,24 +71,9 @@ export class PvaSearcher {
       if (!this.sendDatagram(socket, now)) break;
       sent++;
     }
-    if (this.qHead >= this.queue.length) {
-      this.queue = [];
-      this.qHead = 0;
-    }
+    this.compact();
     if (this.queue.length > this.qHead) this.soon();
     else if (this.nextDue !== Infinity) this.schedule(Math.max(1, this.nextDue - now));
-  }
-
-  private queueDue(now: number): number {
-    let next = Infinity;
-    for (const t of this.pending.values()) {
-      if (t.searchQueued) continue;
-      if (t.searchDueAt <= now) {
-        t.searchQueued = true;
-        this.queue.push(t);
-      } else if (t.searchDueAt < next) next = t.searchDueAt;
-    }
-    return next;
   }
 
   /** One SEARCH message with as many queued names as fit; false when none was queued. */
@@ -206,10 +103,8 @@ export class PvaSearcher {
       if (w.length > this.datagramBytes && names > 0) { w.length = before; break; }
       names++;
       qi++;
-      t.searchQueued = false;
-      t.searchDueAt = Math.ceil(now + searchRetryDelay(t.searchAttempt, maxPeriod, RETRY_BASE_MS));
-      t.searchAttempt++;
-      if (t.searchDueAt < next) next = t.searchDueAt;
+      const due = this.sent(t, now, maxPeriod, RETRY_BASE_MS);
+      if (due < next) next = due;
     }
     this.qHead = qi;
     this.nextDue = next;
@@ -232,7 +127,7 @@ export class PvaSearcher {
     return true;
   }
 
-  private onMessage(msg: Buffer, from: string): void {
+  protected onMessage(msg: Buffer, from: string): void {
     let pos = 0;
     const h = this.header;
     // A datagram may hold several messages; a malformed one ends the datagram.
@@ -253,29 +148,8 @@ export class PvaSearcher {
     const ip = ipv4Of(address);
     const host = !ip || ip === '0.0.0.0' ? from : ip;
     for (const id of ids) {
-      const t = this.pending.get(id);
-      if (!t) continue;
-      this.pending.delete(id);
-      t.searchQueued = false;
-      this.onFound(t, host, port);
-    }
-  }
-
-  close(): void {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.pending.clear();
-    this.queue = [];
-    this.qHead = 0;
-    const s = this.socket;
-    this.socket = undefined;
-    if (s) {
-      try {
-        s.close();
-      } catch {
-        // already closed
-      }
+      const t = this.answered(id);
+      if (t) this.onFound(t, host, port);
     }
   }
 }

@@ -136,7 +136,8 @@ export class NodeWorkload {
         }
       }
       if (n++ === 0) this.events({ ev: 'connected', count: 1 });
-      if (store.add(0, e.severity, bad, first, e.posixSeconds, recv) && n === this.args.samples) {
+      // (An int64 waveform over PV Access is a BigInt64Array: its elements compare as bigints, and are kept as numbers.)
+      if (store.add(0, e.severity, bad, Number(first), e.posixSeconds, recv) && n === this.args.samples) {
         this.events({ ev: 'complete', elements: len });
       }
     };

@@ -1,12 +1,12 @@
-// The PV Access side of a Context: name resolution (UDP searcher and TCP name servers), one
-// connection per server, the channel cache with references, and releasing all of it.
+// The PV Access side of a Context: name resolution (UDP searcher and TCP name servers) and one
+// connection per server, on the channel cache every protocol shares.
 import { getLogger } from '../../log.js';
 import type { PvaConfig } from '../../transport/pva-config.js';
 import { PvaCircuit } from '../../transport/pva-tcp.js';
-import type { CloseReason } from '../../transport/tcp.js';
+import type { CloseReason } from '../../transport/stream.js';
 import { PvaSearcher, type PvaSearchTarget } from '../../transport/pva-udp.js';
 import { BadArgumentError, ClosedError } from '../errors.js';
-import type { Closable } from '../manager.js';
+import { ChannelCache } from '../channel-cache.js';
 import { PvaChannel, type PvaChannelOwner } from './channel.js';
 
 const log = getLogger('pva.context');
@@ -14,22 +14,15 @@ const log = getLogger('pva.context');
 /** Pause before reconnecting to a name server that went away. */
 const NAME_SERVER_RETRY_MS = 1000;
 
-export class PvaManager implements PvaChannelOwner {
-  private udp: PvaSearcher | undefined;
+export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> implements PvaChannelOwner {
   private readonly circuits = new Map<string, PvaCircuit>();
-  private readonly channels = new Map<string, PvaChannel>();
-  private readonly holders = new Set<Closable>();
   private readonly nameServers: Array<PvaCircuit | undefined>;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private nextCid = 1;
-  private isClosed = false;
 
   constructor(readonly config: PvaConfig) {
+    super();
     this.nameServers = config.nameServers.map(() => undefined);
-  }
-
-  get closed(): boolean {
-    return this.isClosed;
   }
 
   /** Take a reference on a name's channel (creating and searching it). */
@@ -49,32 +42,7 @@ export class PvaManager implements PvaChannelOwner {
     return ch;
   }
 
-  release(ch: PvaChannel): void {
-    if (this.isClosed) return;
-    if (ch.release()) this.forget(ch);
-  }
-
-  private forget(ch: PvaChannel): void {
-    this.udp?.remove(ch);
-    if (this.channels.get(ch.name) === ch) this.channels.delete(ch.name);
-    ch.discard();
-  }
-
-  hold(h: Closable): void {
-    this.holders.add(h);
-  }
-
-  unhold(h: Closable): void {
-    this.holders.delete(h);
-  }
-
-  research(ch: PvaChannel, delayMs: number): void {
-    if (this.isClosed || ch.state === 'closed') return;
-    if (!ch.held) return this.forget(ch);
-    this.searcher().add(ch, delayMs);
-  }
-
-  private searcher(): PvaSearcher {
+  protected searcher(): PvaSearcher {
     if (!this.udp) {
       this.udp = new PvaSearcher(this.config, (t, host, port) => this.onFound(t, host, port), (bytes) => this.tcpSearch(bytes));
       this.config.nameServers.forEach((_, i) => this.connectNameServer(i));
@@ -131,20 +99,14 @@ export class PvaManager implements PvaChannelOwner {
 
   close(): void {
     if (this.isClosed) return;
-    this.isClosed = true;
-    for (const h of [...this.holders]) h.close();
-    this.holders.clear();
+    this.closeChannels();
     for (const t of this.retryTimers) clearTimeout(t);
-    this.udp?.close();
-    this.udp = undefined;
-    for (const ch of this.channels.values()) ch.close();
-    this.channels.clear();
     for (const c of [...this.circuits.values()]) c.close();
     this.circuits.clear();
     for (const ns of this.nameServers) ns?.close();
   }
 
   stats(): { circuits: number; channels: number; searching: number; datagramsSent: number } {
-    return { circuits: this.circuits.size, channels: this.channels.size, searching: this.udp?.searching ?? 0, datagramsSent: this.udp?.datagramsSent ?? 0 };
+    return { circuits: this.circuits.size, channels: this.channels.size, ...this.searchStats() };
   }
 }

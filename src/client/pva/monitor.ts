@@ -9,9 +9,9 @@ import { isSuccess, type Status } from '../../pva/status.js';
 import type { FieldDesc, StructureDesc } from '../../pva/types.js';
 import type { PvStructure, Typed } from '../../pva/values.js';
 import { getLogger } from '../../log.js';
-import { AbortedError, BadArgumentError, type CaError } from '../errors.js';
-import { Monitor, type MonitorCallback, type MonitorEvent } from '../monitor.js';
-import { EventQueue } from '../queue.js';
+import { DeliveringMonitor } from '../delivery.js';
+import { BadArgumentError } from '../errors.js';
+import type { MonitorCallback } from '../monitor.js';
 import type { PvaChannel } from './channel.js';
 import type { PvaManager } from './manager.js';
 import { pvaFailure, remoteError, type PvaRequest } from './ops.js';
@@ -56,56 +56,32 @@ function buildMonitorRequest(req: PvaRequest | undefined, pipelineSize: number):
   return buildPvRequest({ ...o, record: { ...o.record, queueSize: pipelineSize, pipeline: 'true' } });
 }
 
-export class PvaMonitor extends Monitor<PvaReading> implements OpHandler {
-  private received = 0;
-  private readonly ch: PvaChannel;
+export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implements OpHandler {
   private readonly request: Typed;
   private readonly pipelineSize: number;
-  private readonly queue: EventQueue<MonitorEvent<PvaReading>> | undefined;
   private session: ClientSession | undefined;
   private requestId = 0;
   private type: StructureDesc | undefined;
   private unacked = 0;
-  private closed = false;
   private readonly unlisten: () => void;
-  private timer: NodeJS.Timeout | undefined;
-  private abort: (() => void) | undefined;
-  private waiter: ((r: IteratorResult<MonitorEvent<PvaReading>>) => void) | undefined;
-  private failure: CaError | undefined;
 
-  constructor(private readonly mgr: PvaManager, name: string, private readonly opts: PvaMonitorOptions, private readonly callback: MonitorCallback<PvaReading> | undefined) {
-    super();
-    this.pipelineSize = Math.max(2, Math.floor(opts.pipelineSize ?? 16));
-    this.request = monitorRequest(opts.request, this.pipelineSize);
-    const ch = mgr.acquire(name);
-    this.ch = ch;
-    if (!callback) this.queue = new EventQueue(Math.max(1, opts.queueSize ?? 1000));
+  constructor(private readonly mgr: PvaManager, name: string, opts: PvaMonitorOptions, callback: MonitorCallback<PvaReading> | undefined) {
+    const pipelineSize = Math.max(2, Math.floor(opts.pipelineSize ?? 16));
+    const request = monitorRequest(opts.request, pipelineSize);
+    super(mgr.acquire(name), callback, log);
+    this.pipelineSize = pipelineSize;
+    this.request = request;
     mgr.hold(this);
-    this.unlisten = ch.listen((up) => (up ? this.onConnected() : this.onDisconnected()));
-    const signal = opts.signal;
-    if (signal) {
-      if (signal.aborted) queueMicrotask(() => this.fail(new AbortedError(undefined, ch.name, signal.reason)));
-      this.abort = () => this.fail(new AbortedError(undefined, ch.name, signal.reason));
-      signal.addEventListener('abort', this.abort, { once: true });
-    }
-    if (opts.timeout !== undefined) {
-      this.timer = setTimeout(() => {
-        if (!ch.connected) this.fail(ch.timeoutError());
-      }, opts.timeout);
-    }
-    if (ch.connected) queueMicrotask(() => this.onConnected());
+    this.unlisten = this.ch.listen((change) => (change === 'connected' ? this.onConnected() : this.onDisconnected()));
+    this.begin(opts);
   }
 
-  get overruns(): number { return this.queue?.overruns ?? 0; }
-  get updates(): number { return this.received; }
-  get name(): string { return this.ch.name; }
   get active(): boolean { return this.requestId !== 0 && this.type !== undefined; }
 
-  private onConnected(): void {
+  protected onConnected(): void {
     const ch = this.ch;
     if (this.closed || this.requestId || !ch.connected) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.stopTimer();
     this.emit({ kind: 'connected', name: ch.name, server: `${ch.transport!.host}:${ch.transport!.port}` });
     this.session = ch.transport!.session;
     this.type = undefined;
@@ -152,63 +128,11 @@ export class PvaMonitor extends Monitor<PvaReading> implements OpHandler {
     this.fail(pvaFailure(this.ch, reason));
   }
 
-  private emit(ev: MonitorEvent<PvaReading>): void {
-    if (this.closed) return;
-    if (this.callback) {
-      try {
-        this.callback(ev);
-      } catch (e) {
-        log.warn({ pv: this.ch.name, err: (e as Error)?.message }, 'monitor callback threw');
-      }
-      return;
-    }
-    if (this.waiter) {
-      const w = this.waiter;
-      this.waiter = undefined;
-      w({ value: ev, done: false });
-      return;
-    }
-    this.queue!.push(ev);
-  }
-
-  private fail(err: CaError): void {
-    if (this.closed) return;
-    this.emit({ kind: 'error', name: this.ch.name, error: err });
-    if (!this.callback) this.failure = err;
-    this.close();
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.abort) this.opts.signal?.removeEventListener('abort', this.abort);
+  protected release(): void {
     this.unlisten();
     if (this.requestId) this.session?.destroy(this.requestId);
     this.requestId = 0;
     this.mgr.unhold(this);
     this.mgr.release(this.ch);
-    if (this.waiter) {
-      const w = this.waiter;
-      this.waiter = undefined;
-      if (this.failure && this.failure.code !== 'ERR_CA_ABORTED') w({ value: { kind: 'error', name: this.ch.name, error: this.failure }, done: false });
-      else w({ value: undefined, done: true });
-    }
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<MonitorEvent<PvaReading>> {
-    const q = this.queue;
-    if (!q) throw new BadArgumentError('this monitor delivers to a callback; it is not iterable', this.ch.name);
-    return {
-      next: (): Promise<IteratorResult<MonitorEvent<PvaReading>>> => {
-        if (q.length > 0) return Promise.resolve({ value: q.shift()!, done: false });
-        if (this.closed) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((res) => (this.waiter = res));
-      },
-      return: (): Promise<IteratorResult<MonitorEvent<PvaReading>>> => {
-        this.close();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-    };
   }
 }

@@ -3,11 +3,12 @@
 import { BitSet } from '../../pva/bitset.js';
 import { Cmd } from '../../pva/constants.js';
 import { buildPvRequest, type PvRequestOptions } from '../../pva/pvrequest.js';
-import type { PvaFailReason, OpHandler } from '../../pva/session.js';
+import type { ClientSession, PvaFailReason, OpHandler } from '../../pva/session.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import { bitOffset, formatType, type FieldDesc, type StructureDesc } from '../../pva/types.js';
 import { defaultValue, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
 import { BadArgumentError, type CaError, ClosedError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
+import { ConnectionWait } from '../connect-wait.js';
 import type { PvaChannel, PvaConnectWaiter } from './channel.js';
 
 /** The pvRequest of a call: a string ("field(value,alarm)record[process=true]") or its parts. */
@@ -46,40 +47,20 @@ export function pvRequestOf(req: PvaRequest | undefined, fallback: string): Type
  * One request on one channel: waits for the connection, sends once connected (again after a
  * reconnect that came before its reply), forgets its request on cancel.
  */
-export abstract class PvaOperation implements PvaConnectWaiter, OpHandler {
+export abstract class PvaOperation extends ConnectionWait<PvaChannel> implements PvaConnectWaiter, OpHandler {
   protected requestId = 0;
-  private waiting = false;
-  protected session: import('../../pva/session.js').ClientSession | undefined;
+  protected session: ClientSession | undefined;
 
-  constructor(readonly ch: PvaChannel) {}
-
-  protected abstract get settled(): boolean;
   /** Send the first request on the connected channel. */
   protected abstract issue(): void;
   protected abstract failed(e: CaError): void;
 
-  start(): void {
-    if (this.settled) return;
-    if (this.ch.connected) this.begin();
-    else this.wait();
-  }
-
-  private wait(): void {
-    this.waiting = true;
-    this.ch.addWaiter(this);
-  }
-
-  channelConnected(): void {
-    this.waiting = false;
-    this.begin();
-  }
-
   channelClosed(): void {
-    this.waiting = false;
+    this.waitEnded();
     if (!this.settled) this.failed(new ClosedError(undefined, this.ch.name));
   }
 
-  private begin(): void {
+  protected begin(): void {
     if (this.settled) return;
     if (this.ch.state === 'closed') return this.channelClosed();
     const t = this.ch.transport;
@@ -98,10 +79,7 @@ export abstract class PvaOperation implements PvaConnectWaiter, OpHandler {
 
   /** Stop waiting and destroy the request on the server. */
   cancel(): void {
-    if (this.waiting) {
-      this.waiting = false;
-      this.ch.removeWaiter(this);
-    }
+    this.stopWaiting();
     if (this.requestId) {
       this.session?.destroy(this.requestId);
       this.requestId = 0;

@@ -1,0 +1,86 @@
+// What a Context's channel manager does whatever its protocol: the channel cache with its
+// references, the holders (monitors) closed with it, searching again for a channel that lost its
+// server (or forgetting one nobody holds), and closing all of that.
+
+/** Something that holds channels until it is closed (a monitor); closed with the manager. */
+export interface Closable {
+  close(): void;
+}
+
+/** What the cache needs of its name resolver. */
+export interface ChannelSearcher<Ch> {
+  add(t: Ch, delayMs?: number): void;
+  remove(t: Ch): void;
+  close(): void;
+  readonly searching: number;
+  readonly datagramsSent: number;
+}
+
+/** What the cache needs of a channel. */
+export interface CachedChannel {
+  readonly name: string;
+  readonly state: string;
+  readonly held: boolean;
+  /** Drop a reference; true when nobody holds it and it is not connected. */
+  release(): boolean;
+  discard(): void;
+  close(): void;
+}
+
+export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSearcher<Ch>> {
+  protected udp: S | undefined;
+  protected readonly channels = new Map<string, Ch>();
+  private readonly holders = new Set<Closable>();
+  protected isClosed = false;
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** The name resolver, made on first use. */
+  protected abstract searcher(): S;
+
+  /** Drop a reference; a channel nobody holds stops searching (connected ones stay cached). */
+  release(ch: Ch): void {
+    if (this.isClosed) return;
+    if (ch.release()) this.forget(ch);
+  }
+
+  private forget(ch: Ch): void {
+    this.udp?.remove(ch);
+    if (this.channels.get(ch.name) === ch) this.channels.delete(ch.name);
+    ch.discard();
+  }
+
+  /** Close `h` with the manager (unless it is removed first). */
+  hold(h: Closable): void {
+    this.holders.add(h);
+  }
+
+  unhold(h: Closable): void {
+    this.holders.delete(h);
+  }
+
+  /** The channel's owner: search again for a channel that lost its server, or forget it if nobody holds it. */
+  research(ch: Ch, delayMs: number): void {
+    if (this.isClosed || ch.state === 'closed') return;
+    if (!ch.held) return this.forget(ch);
+    this.searcher().add(ch, delayMs);
+  }
+
+  /** The start of close(): every holder, the name resolver and every channel. */
+  protected closeChannels(): void {
+    this.isClosed = true;
+    for (const h of [...this.holders]) h.close();
+    this.holders.clear();
+    this.udp?.close();
+    this.udp = undefined;
+    for (const ch of this.channels.values()) ch.close();
+    this.channels.clear();
+  }
+
+  /** Diagnostics of the name resolver. */
+  protected searchStats(): { searching: number; datagramsSent: number } {
+    return { searching: this.udp?.searching ?? 0, datagramsSent: this.udp?.datagramsSent ?? 0 };
+  }
+}

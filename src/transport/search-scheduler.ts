@@ -1,0 +1,213 @@
+// What both protocols' name resolvers share: one UDP socket, the names being searched for (their
+// state kept on each target), the queue of names due, per-name retries on the doubling backoff,
+// the one timer and the one end-of-turn send, first answer wins. The datagrams' bytes and what a
+// reply means are the protocol's (udp.ts for CA, pva-udp.ts for PV Access).
+import dgram from 'node:dgram';
+// Loaded with this module rather than lazily by their first use, which is on the path of the
+// first search: dgram's bind() requires the cluster module (to detect cluster workers), and the
+// `performance` global loads perf_hooks when first touched.
+import 'node:cluster';
+import { performance } from 'node:perf_hooks';
+import { searchRetryDelay } from '../ca/search.js';
+
+/** A name being searched for: the searcher keeps its state on the target (a channel), no object of its own. */
+export interface SearchState {
+  readonly cid: number;
+  readonly name: string;
+  /** Attempts so far, when the next one is due (whole ms of performance.now()), whether it waits in the queue. */
+  searchAttempt: number;
+  searchDueAt: number;
+  searchQueued: boolean;
+}
+
+/** Receive buffer asked for the search socket: replies to a burst must fit. */
+const RECV_BUFFER_BYTES = 1 << 20;
+
+export abstract class SearchScheduler<T extends SearchState> {
+  private sock: dgram.Socket | undefined;
+  /** True once the socket is bound (sends made before are queued by Node). */
+  protected bound = false;
+  protected readonly pending = new Map<number, T>();
+  protected queue: T[] = [];
+  protected qHead = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private soonPending = false;
+  /** While above zero, more names are on their way (see cork()). */
+  protected corks = 0;
+  /** When the earliest retry not yet queued falls due. */
+  protected nextDue = Infinity;
+  protected closed = false;
+  /** Datagrams sent (for diagnostics and tests). */
+  datagramsSent = 0;
+
+  /** Send what is queued and due. */
+  protected abstract sendDue(): void;
+  /** A datagram arrived on the socket. */
+  protected abstract onMessage(msg: Buffer, from: string): void;
+  /** `t` joined (+1) or left (-1) the queue (CA counts the bytes queued). */
+  protected counted(_t: T, _sign: 1 | -1): void {}
+  /** A name joined the queue from add(): send at the end of the turn. */
+  protected queuedNow(): void {
+    this.soon();
+  }
+
+  get searching(): number {
+    return this.pending.size;
+  }
+
+  /** The socket, made and bound on first use. */
+  protected socket(): dgram.Socket {
+    if (this.sock) return this.sock;
+    const s = dgram.createSocket({ type: 'udp4' });
+    this.sock = s;
+    s.on('message', (msg, rinfo) => this.onMessage(msg, rinfo.address));
+    s.on('error', () => {
+      // Send errors (e.g. ICMP port unreachable) are expected when no server listens.
+    });
+    s.once('listening', () => {
+      this.bound = true;
+      try {
+        if (s.getRecvBufferSize() < RECV_BUFFER_BYTES) s.setRecvBufferSize(RECV_BUFFER_BYTES);
+      } catch {
+        // the system caps it: keep its default
+      }
+      this.onBound();
+    });
+    s.bind(0);
+    return s;
+  }
+
+  /** The socket is bound. */
+  protected onBound(): void {}
+
+  /** Start (or restart, after a disconnect) searching for a name, now or after `delayMs`. */
+  add(t: T, delayMs = 0): void {
+    if (this.closed) return;
+    if (this.pending.get(t.cid) !== t) {
+      this.pending.set(t.cid, t);
+      t.searchQueued = false;
+    }
+    t.searchAttempt = 0;
+    t.searchDueAt = delayMs > 0 ? Math.ceil(performance.now() + delayMs) : 0;
+    if (delayMs > 0) {
+      // Later (e.g. after a connection to that server failed): the due scan picks it up.
+      if (t.searchDueAt < this.nextDue) this.nextDue = t.searchDueAt;
+      this.schedule(delayMs);
+      return;
+    }
+    if (t.searchQueued) return this.soon(); // already waiting in the queue
+    t.searchQueued = true;
+    this.queue.push(t);
+    this.counted(t, 1);
+    this.queuedNow();
+  }
+
+  /** Stop searching for a name (found elsewhere, or no longer wanted). */
+  remove(t: T): void {
+    if (this.pending.get(t.cid) !== t) return;
+    this.pending.delete(t.cid);
+    if (t.searchQueued) this.counted(t, -1);
+    t.searchQueued = false; // stays in the queue array but is skipped
+  }
+
+  /**
+   * The caller is about to add many names over several event-loop turns: until uncork(), send
+   * only full datagrams (a partial one would go out at the end of every turn).
+   */
+  cork(): void {
+    this.corks++;
+  }
+
+  uncork(): void {
+    if (this.corks > 0 && --this.corks === 0) this.soon();
+  }
+
+  /** Send what is queued once the caller's synchronous work is done (one check per turn). */
+  protected soon(): void {
+    if (this.soonPending || this.closed || this.corks > 0) return;
+    this.soonPending = true;
+    setImmediate(() => {
+      this.soonPending = false;
+      this.sendDue();
+    });
+  }
+
+  /** Call sendDue() in `delayMs` (or earlier if already due earlier). */
+  protected schedule(delayMs: number): void {
+    if (this.closed) return;
+    const at = performance.now() + delayMs;
+    if (this.timer && at >= this.timerAt - 1) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      // Let the replies already received be read first (timers run before I/O in a loop turn):
+      // a busy client would otherwise retry names whose answers are waiting in its socket.
+      setImmediate(() => this.sendDue());
+    }, Math.max(1, delayMs));
+  }
+
+  /** Queue the names whose retry is due; returns when the next one falls due. */
+  protected queueDue(now: number): number {
+    let next = Infinity;
+    for (const t of this.pending.values()) {
+      if (t.searchQueued) continue;
+      if (t.searchDueAt <= now) {
+        t.searchQueued = true;
+        this.queue.push(t);
+        this.counted(t, 1);
+      } else if (t.searchDueAt < next) next = t.searchDueAt;
+    }
+    return next;
+  }
+
+  /** `t` went out in a datagram at `now`: its next attempt is due after the backoff; returns when. */
+  protected sent(t: T, now: number, maxPeriodMs: number, retryBaseMs: number): number {
+    t.searchQueued = false;
+    t.searchDueAt = Math.ceil(now + searchRetryDelay(t.searchAttempt, maxPeriodMs, retryBaseMs));
+    t.searchAttempt++;
+    return t.searchDueAt;
+  }
+
+  /** Drop the names already sent from the queue's front. */
+  protected compact(): void {
+    const q = this.queue;
+    const qi = this.qHead;
+    if (qi >= q.length) {
+      this.queue = [];
+      this.qHead = 0;
+    } else if (qi > 1024 && qi * 2 > q.length) {
+      this.queue = q.slice(qi);
+      this.qHead = 0;
+    }
+  }
+
+  /** A server answered for `cid`: the target, no longer searched for (undefined: answered already, or unknown). */
+  protected answered(cid: number): T | undefined {
+    const t = this.pending.get(cid);
+    if (!t) return undefined; // first answer wins: later ones find nothing pending
+    this.pending.delete(cid);
+    t.searchQueued = false;
+    return t;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending.clear();
+    this.queue = [];
+    this.qHead = 0;
+    const s = this.sock;
+    this.sock = undefined;
+    if (s) {
+      try {
+        s.close();
+      } catch {
+        // already closed
+      }
+    }
+  }
+}

@@ -1,0 +1,137 @@
+// One client TCP connection, whatever its protocol: the socket and its reads (straight into the
+// protocol's own buffer when it asks), one coalesced write per event-loop turn, the echo
+// watchdog (the CONN_TMO of either protocol), and closing exactly once.
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+export type CloseReason = 'closed' | 'connect-failed' | 'disconnected' | 'protocol' | 'unresponsive';
+
+/** Milliseconds to wait for an echo reply before the connection is declared unresponsive (libca: 5 s). */
+const ECHO_TIMEOUT_MS = 5000;
+const READ_CHUNK = 64 * 1024;
+
+export abstract class StreamConnection {
+  readonly key: string;
+  /** True once the socket connected. */
+  connected = false;
+  private readonly socket: net.Socket;
+  /** The reused buffer of ordinary reads. */
+  private readonly chunk = new Uint8Array(READ_CHUNK);
+  private flushScheduled = false;
+  private closed = false;
+  private lastRx = performance.now();
+  private echoSentAt = 0;
+  private watchdog: NodeJS.Timeout | undefined;
+
+  constructor(readonly host: string, readonly port: number, private readonly connTimeoutMs: number, private readonly echoName: string) {
+    this.key = `${host}:${port}`;
+    this.socket = net.connect({
+      host,
+      port,
+      noDelay: true,
+      onread: { buffer: () => this.directTarget() ?? this.chunk, callback: (n, buf) => this.onRead(n, buf) },
+    });
+    this.socket.on('connect', () => {
+      this.connected = true;
+      this.lastRx = performance.now();
+      this.armWatchdog();
+      this.socketConnected();
+    });
+    this.socket.on('error', (err) => this.fail(this.connected ? 'disconnected' : 'connect-failed', err.message));
+    this.socket.on('close', () => this.fail(this.connected ? 'disconnected' : 'connect-failed', 'connection closed by the server'));
+  }
+
+  // ---- what the protocol provides ----
+
+  /** Where the next read may land directly (the rest of a large incomplete message), or undefined. */
+  protected abstract directTarget(): Uint8Array | undefined;
+  /** `n` bytes were read into the last directTarget(). */
+  protected abstract commitDirect(n: number): void;
+  /** Bytes read into the ordinary buffer (valid only during the call); `full` when the read filled it. */
+  protected abstract received(bytes: Uint8Array, full: boolean): void;
+  /** Everything queued to write, or undefined. */
+  protected abstract take(): Uint8Array | undefined;
+  /** Queue an echo request (the connection has been quiet for CONN_TMO). */
+  protected abstract sendEcho(): void;
+  /** Stop decoding (the connection is closing). */
+  protected abstract stopReading(): void;
+  /** The connection closed, once, for `reason`. */
+  protected abstract ended(reason: CloseReason, detail: string): void;
+  /** The socket connected. */
+  protected socketConnected(): void {}
+
+  /** False once the connection closed (either side). */
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  private onRead(n: number, buf: Uint8Array): boolean {
+    this.lastRx = performance.now();
+    if (this.closed) return false;
+    if (buf !== this.chunk) this.commitDirect(n);
+    else this.received(n === buf.length ? buf : buf.subarray(0, n), n === buf.length);
+    return true;
+  }
+
+  /** Write what is queued once the caller's synchronous work is done. */
+  protected scheduleFlush(): void {
+    if (this.flushScheduled || this.closed) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Write now what a scheduled flush would write at the end of the turn. */
+  protected flushPending(): void {
+    if (this.flushScheduled) this.flush();
+  }
+
+  /** Write everything queued in one socket write. */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.closed) return;
+    const bytes = this.take();
+    if (bytes) this.socket.write(bytes);
+  }
+
+  private armWatchdog(): void {
+    const period = Math.max(100, Math.min(this.connTimeoutMs, ECHO_TIMEOUT_MS) / 2);
+    this.watchdog = setInterval(() => this.checkAlive(), period);
+    this.watchdog.unref();
+  }
+
+  private checkAlive(): void {
+    const now = performance.now();
+    const limit = Math.min(ECHO_TIMEOUT_MS, this.connTimeoutMs);
+    if (this.echoSentAt) {
+      if (this.lastRx >= this.echoSentAt) this.echoSentAt = 0;
+      else if (now - this.echoSentAt > limit) this.fail('unresponsive', `no reply to ${this.echoName} within ${Math.round(limit)} ms`);
+      return;
+    }
+    if (now - this.lastRx >= this.connTimeoutMs) {
+      this.echoSentAt = now;
+      this.sendEcho();
+    }
+  }
+
+  /** Close at once for `reason` (an error of the socket or of the protocol). */
+  protected fail(reason: CloseReason, detail: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopReading();
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.socket.destroy();
+    this.ended(reason, detail);
+  }
+
+  /** Close on our side (the Context is closing, or nothing uses the connection): what is queued is written first. */
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    this.stopReading();
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), 1000).unref();
+    this.ended('closed', 'closed by the client');
+  }
+}

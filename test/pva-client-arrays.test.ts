@@ -1,0 +1,49 @@
+// Large PV Access arrays against the built-in IOC: a 300,000-element int64 waveform monitored
+// over several updates; every update holds its own values (none is overwritten by a later one),
+// and once the client has learnt the message layout the array is a view of the message's own
+// buffer (read straight from the socket, no copy into the typed array).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startIoc, type Ioc } from '../src/ioc/index.js';
+import type { Context, MonitorEvent, PvaReading } from '../src/index.js';
+import { pvaContextFor } from './pva-helpers.js';
+
+let ioc: Ioc;
+let ctx: Context<'pva'>;
+const N = 300_000;
+
+beforeAll(async () => {
+  ioc = await startIoc({ records: 1, rate: 0, arrayElements: N, arrayRate: 5, arrayType: 'int64' });
+  ctx = pvaContextFor(ioc.env);
+});
+
+afterAll(async () => {
+  await ctx?.close();
+  await ioc?.stop();
+});
+
+describe('large arrays over PV Access', () => {
+  it('every update keeps its own values; later updates are views of their message', async () => {
+    const kept: BigInt64Array[] = [];
+    const firsts: bigint[] = [];
+    const m = ctx.monitor('TEST:ARRAY', { timeout: 20_000 });
+    for await (const ev of m as AsyncIterable<MonitorEvent<PvaReading>>) {
+      if (ev.kind === 'error') throw ev.error;
+      if (ev.kind !== 'update') continue;
+      const v = ev.value as BigInt64Array;
+      expect(v).toBeInstanceOf(BigInt64Array);
+      expect(v.length).toBe(N);
+      kept.push(v);
+      firsts.push(v[0]!);
+      if (kept.length === 5) break;
+    }
+    // Each update holds one value in every element, and still does after the later updates came.
+    for (const [i, v] of kept.entries()) {
+      expect(v[0]).toBe(firsts[i]);
+      expect(v[N >> 1]).toBe(firsts[i]);
+      expect(v[N - 1]).toBe(firsts[i]);
+    }
+    expect(new Set(firsts).size).toBeGreaterThan(1);
+    // Updates after the first are views of a larger buffer (the whole message), not copies.
+    expect(kept.slice(2).every((v) => v.buffer.byteLength > v.byteLength)).toBe(true);
+  }, 60_000);
+});
