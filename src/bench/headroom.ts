@@ -1,7 +1,7 @@
 // The headroom workload: scalar monitors at rising (records x rate) steps until a client loses
 // updates, falls behind (its latency grows through the step), is killed for its memory or fails;
 // the IOC's own published rate at each step says where the IOC, not the client, was the limit.
-import { startIoc, type IocStats } from '../ioc/index.js';
+import { startIoc, type Ioc, type IocStats } from '../ioc/index.js';
 import { percentile } from './checks.js';
 import type { ClientSpec } from './clients.js';
 import { MEMORY_KILL, runMonitor } from './monitor.js';
@@ -36,6 +36,8 @@ export interface HeadroomOptions {
   /** Wraps each (step, client) run: the bench's progress steps. */
   runStep?: (label: string, client: string, body: () => Promise<HeadroomStepResult>) => Promise<HeadroomStepResult>;
   onSkip?: (n: number) => void;
+  /** Called when a client starts collecting at a step, with the step's IOC (tests inject a gap here). */
+  onCollecting?: (ioc: Ioc, client: string, step: HeadroomStep) => void;
 }
 
 export const headroomStepLabel = (s: HeadroomStep) => `${s.records.toLocaleString('en-US')} x ${s.rateHz} Hz`;
@@ -67,6 +69,7 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
             onProgress: (text) => {
               progress(text);
               if (text === 'collecting' || text === 'checking') marks.push(ioc.stats().catch(() => undefined));
+              if (text === 'collecting') o.onCollecting?.(ioc, client.name, step);
             },
           });
           const [a, b] = await Promise.all(marks);

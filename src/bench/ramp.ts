@@ -37,7 +37,8 @@ export async function climb<Step, Client, R>(o: ClimbOptions<Step, Client, R>): 
         results.push(r);
         if (!o.held(r)) {
           out.get(client)!.add(lane(step));
-          o.onSkip?.(o.steps.slice(i + 1).filter((x) => lane(x) === lane(step)).length);
+          const n = o.steps.slice(i + 1).filter((x) => lane(x) === lane(step)).length;
+          if (n > 0) o.onSkip?.(n);
         }
       }
     } finally {
