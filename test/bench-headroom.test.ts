@@ -36,11 +36,10 @@ describe('headroom against the built-in IOC', () => {
   });
 
   it('node and pyepics climb a small ramp: every step held, the IOC counted, the JSON fits the schema', async () => {
-    const workload = { seconds: 2, steps: [headroomStep(100, 10), headroomStep(200, 20)] };
+    const workload = { seconds: 2, steps: [headroomStep(100, 10), headroomStep(200, 10)] };
     const skipped: number[] = [];
     const h = await runHeadroom({ clients: clients('node', 'pyepics'), python, workload, onSkip: (n) => skipped.push(n) });
     expect(h.runs.map((r) => [r.client, r.step.records])).toEqual([['node', 100], ['pyepics', 100], ['node', 200], ['pyepics', 200]]);
-    expect(skipped).toEqual([]);
     for (const r of h.runs) {
       expect(r.failure, `${r.client} at ${r.step.records}`).toBeUndefined();
       expect(r.held).toBe(true);
@@ -50,6 +49,7 @@ describe('headroom against the built-in IOC', () => {
       expect(r.iocUpdatesS).toBeLessThan(1.5 * r.step.offeredUpdatesS);
       expect(r.latencyEarlyMs).toBeGreaterThan(0);
     }
+    expect(skipped).toEqual([]);
     for (const c of h.clients) {
       expect(c.heldAll).toBe(true);
       expect(c.best?.step.records).toBe(200);
@@ -59,8 +59,8 @@ describe('headroom against the built-in IOC', () => {
     expect(schemaErrors('bench', JSON.parse(JSON.stringify(bench)))).toEqual([]);
     expect(schemaErrors('bench', { ...bench, headroom: { ...h, runs: [{ client: 'node' }] } })).not.toEqual([]);
     const text = renderBench(bench, false);
-    expect(text).toMatch(/Headroom: scalar monitors at rising steps \(100 x 10 Hz, 200 x 20 Hz\)/);
-    expect(text).toMatch(/node .* 200 x 20 Hz .* held the highest step/);
+    expect(text).toMatch(/Headroom: scalar monitors at rising steps \(100 x 10 Hz, 200 x 10 Hz\)/);
+    expect(text).toMatch(/node .* 200 x 10 Hz .* held the highest step/);
     const html = await benchHtml(bench);
     const section = html.slice(html.indexOf('<section id="w-headroom">'));
     expect(section).toMatch(/<svg/);

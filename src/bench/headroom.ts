@@ -22,7 +22,7 @@ export const HEADROOM_STEPS: readonly HeadroomStep[] = [
 /** A step is IOC-limited when the IOC published less than this share of the offered rate. */
 export const IOC_LIMITED = 0.9;
 /** A client falls behind when its latency over the last quarter of the step exceeds that over the
- *  first quarter by this much (ms) and by half again. */
+ *  first quarter by this much (ms) and by half again, and over the third quarter by half as much. */
 export const BEHIND_MS = 250;
 
 export interface HeadroomOptions {
@@ -95,9 +95,9 @@ export function iocRate(a: IocStats | undefined, b: IocStats | undefined, record
   return ((b.counterValue - a.counterValue) * records) / (b.time - a.time);
 }
 
-/** Median latency (ms) of the first and the last quarter of the updates by arrival, leaving out
+/** Median latency (ms) of the first, the third and the last quarter of the updates by arrival, leaving out
  *  each PV's first update (its value may predate the subscription). */
-export function latencyTrend(samples: readonly Sample[]): { early: number; late: number } | undefined {
+export function latencyTrend(samples: readonly Sample[]): { early: number; third: number; late: number } | undefined {
   const seen = new Set<number>();
   const later: Sample[] = [];
   for (const s of samples) {
@@ -108,7 +108,7 @@ export function latencyTrend(samples: readonly Sample[]): { early: number; late:
   later.sort((x, y) => x.recvTime - y.recvTime);
   const q = Math.floor(later.length / 4);
   const median = (xs: Sample[]) => percentile(xs.map((s) => (s.recvTime - s.iocTime) * 1000).sort((x, y) => x - y), 50);
-  return { early: median(later.slice(0, q)), late: median(later.slice(later.length - q)) };
+  return { early: median(later.slice(0, q)), third: median(later.slice(2 * q, 3 * q)), late: median(later.slice(later.length - q)) };
 }
 
 const ms = (v: number) => `${v.toFixed(v >= 100 ? 0 : 1)} ms`;
@@ -123,7 +123,9 @@ export function judge(client: string, step: HeadroomStep, run: MonitorRun, sampl
     ...(trend && { latencyEarlyMs: trend.early, latencyLateMs: trend.late }),
   };
   const c = run.check;
-  const behind = trend !== undefined && trend.late > trend.early + BEHIND_MS && trend.late > 1.5 * trend.early;
+  // Growing through the step, not one stall at its end: the third quarter is already well behind.
+  const behind = trend !== undefined && trend.late > trend.early + BEHIND_MS && trend.late > 1.5 * trend.early &&
+    trend.third > trend.early + BEHIND_MS / 2;
   const behindText = trend ? `fell behind: latency grew from ${ms(trend.early)} to ${ms(trend.late)} through the step` : '';
   if (run.stoppedAfterS !== undefined) r.failure = { mode: 'stopped', text: run.error ?? `stopped after ${run.stoppedAfterS} s` };
   else if (run.error?.startsWith(MEMORY_KILL)) r.failure = { mode: 'memory', text: `grew to ${Math.round(run.peakRssMb ?? 0)} MiB and was killed (limit ${run.error.slice(MEMORY_KILL.length).trim().split(' ')[0]} MiB)` };
