@@ -12,11 +12,12 @@ import type { HeadroomClient, HeadroomResults, HeadroomStep, HeadroomStepResult,
 
 export const headroomStep = (records: number, rateHz: number): HeadroomStep => ({ records, rateHz, offeredUpdatesS: records * rateHz });
 
-/** From the monitor workload's load (1,000 x 10 Hz) up to what a 2-core machine's IOC can publish
- *  while it shares the cores with the client. */
+/** Around the monitor workload's load (1,000 x 10 Hz: two steps below it, so that a client that
+ *  cannot hold it still gets a figure) up to more than a 2-core machine's IOC can publish while it
+ *  shares the cores with the client. */
 export const HEADROOM_STEPS: readonly HeadroomStep[] = [
-  headroomStep(1000, 10), headroomStep(2000, 10), headroomStep(1000, 50), headroomStep(2000, 50),
-  headroomStep(4000, 50), headroomStep(4000, 100), headroomStep(8000, 100),
+  headroomStep(1000, 2), headroomStep(1000, 5), headroomStep(1000, 10), headroomStep(2000, 10), headroomStep(2000, 20),
+  headroomStep(1000, 50), headroomStep(2000, 50), headroomStep(4000, 50), headroomStep(4000, 100),
 ];
 
 /** A step is IOC-limited when the IOC published less than this share of the offered rate. */
