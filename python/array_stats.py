@@ -21,12 +21,15 @@ class Stats:
         self.put_first_time = 0.0
         self.put_last_time = 0.0
         self.ticks = 0
+        self.tick_time = 0.0
         # Reads the last counter's value (the ticks the IOC really processed, plus any skips).
         self.read_counter = None
 
     def ticked(self):
+        now = time.time()
         with self.lock:
             self.ticks += 1
+            self.tick_time = now
 
     def published(self, k):
         with self.lock:
@@ -59,7 +62,7 @@ class Stats:
                    "time": time.time(), "puts": self.puts, "putElements": self.put_elements,
                    "putBad": self.put_bad, "putFindings": list(self.put_findings),
                    "putFirstTime": self.put_first_time, "putLastTime": self.put_last_time,
-                   "ticks": self.ticks, "counterValue": counter}
+                   "ticks": self.ticks, "tickTime": self.tick_time, "counterValue": counter}
         sys.stdout.write("stats " + json.dumps(out, separators=(",", ":")) + "\n")
         sys.stdout.flush()
 

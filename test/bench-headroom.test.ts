@@ -5,7 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
 import { ensurePythonEnv } from '../src/pyenv/index.js';
 import { findClient } from '../src/bench/clients.js';
-import { headroomStep, judge, latencyTrend, runHeadroom } from '../src/bench/headroom.js';
+import { headroomStep, iocRate, judge, latencyTrend, runHeadroom } from '../src/bench/headroom.js';
+import type { IocStats } from '../src/ioc/index.js';
 import { Context } from '../src/index.js';
 import type { Sample } from '../src/bench/samples.js';
 import { BENCH_FORMAT, type BenchResults, type EnvironmentReport, type HeadroomResults, type MonitorRun } from '../src/results/index.js';
@@ -134,6 +135,17 @@ describe('judging a step', () => {
     expect(behind.failure?.text).toMatch(/^fell behind: latency grew from \d+(\.\d)? ms to \d+ ms through the step$/);
     const t = latencyTrend(samples(2000))!;
     expect(t.late).toBeGreaterThan(t.early + 1000);
+  });
+
+  it("the IOC's rate: ticks posted between the posts, times the share processed", () => {
+    const at = (ticks: number, tickTime: number, counterValue: number, time: number) => ({ ticks, tickTime, counterValue, time }) as IocStats;
+    // 2 Hz, 9 ticks posted in 4 s, read mid-period at either end: exactly 2 ticks/s x 1000 counters
+    expect(iocRate(at(10, 105, 10, 105.3), at(18, 109, 18, 109.4), 1000)).toBeCloseTo(2000, 6);
+    // the last tick still being processed when asked is not a shortfall
+    expect(iocRate(at(10, 105, 10, 105.3), at(18, 109, 17, 109.001), 1000)).toBeCloseTo(2000, 6);
+    // half the posted ticks processed (the IOC's queue dropped the rest)
+    expect(iocRate(at(0, 100, 0, 100), at(1000, 110, 500, 110), 10)).toBeCloseTo(501, 6);
+    expect(iocRate(undefined, at(1, 1, 1, 1), 10)).toBeUndefined();
   });
 
   it('a crash and a stop at the deadline are failures of their own kind; the IOC short of the rate is IOC-limited', () => {

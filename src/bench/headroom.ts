@@ -90,10 +90,18 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
   };
 }
 
-/** Updates per second the IOC processed between two of its stats answers (undefined without both). */
+/**
+ * Updates per second the IOC published between two of its stats answers (undefined without both):
+ * the ticks it posted per second, between the posts themselves (exact at a low rate), times the
+ * share of them it processed (one tick of slack: the last may still be under way).
+ */
 export function iocRate(a: IocStats | undefined, b: IocStats | undefined, records: number): number | undefined {
   if (a?.counterValue === undefined || b?.counterValue === undefined || !(b.time > a.time)) return undefined;
-  return ((b.counterValue - a.counterValue) * records) / (b.time - a.time);
+  const processed = b.counterValue - a.counterValue;
+  const posted = (b.ticks ?? 0) - (a.ticks ?? 0);
+  const span = (b.tickTime ?? 0) - (a.tickTime ?? 0);
+  if (!(posted > 0 && span > 0)) return (processed * records) / (b.time - a.time);
+  return ((posted * records) / span) * Math.min(1, (processed + 1) / posted);
 }
 
 /** Median latency (ms) of the first, the third and the last quarter of the updates by arrival, leaving out

@@ -25,6 +25,8 @@ export interface IocStats {
   /** Counter ticks posted so far, and the last counter's value when it answered: the ticks the
    *  IOC really processed (plus any values skipped through PREFIX:SKIP). */
   ticks?: number;
+  /** When the last tick was posted, POSIX s. */
+  tickTime?: number;
   counterValue?: number;
 }
 
