@@ -5,7 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
 import { ensurePythonEnv } from '../src/pyenv/index.js';
 import { findClient } from '../src/bench/clients.js';
-import { headroomStep, iocRate, judge, latencyTrend, runHeadroom } from '../src/bench/headroom.js';
+import { headroomClient, headroomStep, iocRate, judge, latencyTrend, runHeadroom } from '../src/bench/headroom.js';
+import { headroomNote } from '../src/report/headroom.js';
 import type { IocStats } from '../src/ioc/index.js';
 import { Context } from '../src/index.js';
 import type { Sample } from '../src/bench/samples.js';
@@ -146,6 +147,14 @@ describe('judging a step', () => {
     // half the posted ticks processed (the IOC's queue dropped the rest)
     expect(iocRate(at(0, 100, 0, 100), at(1000, 110, 500, 110), 10)).toBeCloseTo(501, 6);
     expect(iocRate(undefined, at(1, 1, 1, 1), 10)).toBeUndefined();
+  });
+
+  it('a client that held every step of an IOC-limited ramp says so instead of claiming a limit', () => {
+    const top = { ...judge('node', headroomStep(4000, 100), run(), samples(6), 150_000), held: true };
+    const h: HeadroomResults = { workload: { seconds: 4, steps: [top.step] }, runs: [top], clients: [headroomClient('node', [top], 1)] };
+    expect(top.iocLimited).toBe(true);
+    expect(h.clients[0]!.heldAll).toBe(true);
+    expect(headroomNote(h.clients[0]!, h)).toBe('held the highest step (IOC-limited at 150,000 updates/s)');
   });
 
   it('a crash and a stop at the deadline are failures of their own kind; the IOC short of the rate is IOC-limited', () => {
