@@ -38,10 +38,11 @@ describe('headroom against the built-in IOC', () => {
   });
 
   it('node and pyepics climb a small ramp: every step held, the IOC counted, the JSON fits the schema', async () => {
-    const workload = { seconds: 2, steps: [headroomStep(100, 10), headroomStep(200, 10)] };
+    // Low rates: on a loaded 2-core host pyepics has lost updates from about 5,000 updates/s.
+    const workload = { seconds: 2, steps: [headroomStep(50, 10), headroomStep(100, 10)] };
     const skipped: number[] = [];
     const h = await runHeadroom({ clients: clients('node', 'pyepics'), python, workload, onSkip: (n) => skipped.push(n) });
-    expect(h.runs.map((r) => [r.client, r.step.records])).toEqual([['node', 100], ['pyepics', 100], ['node', 200], ['pyepics', 200]]);
+    expect(h.runs.map((r) => [r.client, r.step.records])).toEqual([['node', 50], ['pyepics', 50], ['node', 100], ['pyepics', 100]]);
     for (const r of h.runs) {
       expect(r.failure, `${r.client} at ${r.step.records}`).toBeUndefined();
       expect(r.held).toBe(true);
@@ -54,15 +55,15 @@ describe('headroom against the built-in IOC', () => {
     expect(skipped).toEqual([]);
     for (const c of h.clients) {
       expect(c.heldAll).toBe(true);
-      expect(c.best?.step.records).toBe(200);
+      expect(c.best?.step.records).toBe(100);
       expect(c.past).toBeUndefined();
     }
     const bench = benchOf(h);
     expect(schemaErrors('bench', JSON.parse(JSON.stringify(bench)))).toEqual([]);
     expect(schemaErrors('bench', { ...bench, headroom: { ...h, runs: [{ client: 'node' }] } })).not.toEqual([]);
     const text = renderBench(bench, false);
-    expect(text).toMatch(/Headroom: scalar monitors at rising steps \(100 x 10 Hz, 200 x 10 Hz\)/);
-    expect(text).toMatch(/node .* 200 x 10 Hz .* held the highest step/);
+    expect(text).toMatch(/Headroom: scalar monitors at rising steps \(50 x 10 Hz, 100 x 10 Hz\)/);
+    expect(text).toMatch(/node .* 100 x 10 Hz .* held the highest step/);
     const html = await benchHtml(bench);
     const section = html.slice(html.indexOf('<section id="w-headroom">'));
     expect(section).toMatch(/<svg/);
@@ -71,7 +72,8 @@ describe('headroom against the built-in IOC', () => {
   }, 180_000);
 
   it('a client over its memory limit is killed at the first step, and drops out of the rest', async () => {
-    const workload = { seconds: 2, steps: [headroomStep(100, 10), headroomStep(200, 10)] };
+    // Low rates: on a loaded 2-core host pyepics has lost updates from about 5,000 updates/s.
+    const workload = { seconds: 2, steps: [headroomStep(50, 10), headroomStep(100, 10)] };
     const skipped: number[] = [];
     const h = await runHeadroom({ clients: clients('pyepics'), python, workload, maxRssMb: 5, onSkip: (n) => skipped.push(n) });
     expect(h.runs).toHaveLength(1);
