@@ -1,6 +1,7 @@
-"""What the built-in IOC counts on its own side while clients measure it: the array updates it
-published (with the time of the last), and the arrays clients put to it, checked element by
-element. Answered on stdout as one `stats {json}` line when the harness asks."""
+"""What the built-in IOC counts on its own side while clients measure it: the counter ticks it
+posted and processed, the array updates it published (with the time of the last), and the arrays
+clients put to it, checked element by element. Answered on stdout as one `stats {json}` line when
+the harness asks."""
 
 import json
 import sys
@@ -19,6 +20,16 @@ class Stats:
         self.put_findings = []
         self.put_first_time = 0.0
         self.put_last_time = 0.0
+        self.ticks = 0
+        self.tick_time = 0.0
+        # Reads the last counter's value (the ticks the IOC really processed, plus any skips).
+        self.read_counter = None
+
+    def ticked(self):
+        now = time.time()
+        with self.lock:
+            self.ticks += 1
+            self.tick_time = now
 
     def published(self, k):
         with self.lock:
@@ -45,11 +56,13 @@ class Stats:
                     self.put_findings.append(finding)
 
     def answer(self):
+        counter = self.read_counter() if self.read_counter else 0
         with self.lock:
             out = {"arrayUpdates": self.array_updates, "arrayTime": self.array_time,
                    "time": time.time(), "puts": self.puts, "putElements": self.put_elements,
                    "putBad": self.put_bad, "putFindings": list(self.put_findings),
-                   "putFirstTime": self.put_first_time, "putLastTime": self.put_last_time}
+                   "putFirstTime": self.put_first_time, "putLastTime": self.put_last_time,
+                   "ticks": self.ticks, "tickTime": self.tick_time, "counterValue": counter}
         sys.stdout.write("stats " + json.dumps(out, separators=(",", ":")) + "\n")
         sys.stdout.flush()
 

@@ -5,8 +5,8 @@ waveform PREFIX:ARRAY of --array-type (every element of update k equals k, wrapp
 type). Writing N to PREFIX:SKIP makes every counter skip N values at its next update, and N to
 PREFIX:ARRAY:SKIP the array (a gap injected on the IOC side). Prints NAME=value lines for the
 client environment, then `ready`; runs until SIGINT/SIGTERM, or until its parent goes away
-(stdin EOF). A `stats` line on stdin is answered on stdout with `stats {json}`: the updates it
-published so far (array_stats.py).
+(stdin EOF). A `stats` line on stdin is answered on stdout with `stats {json}`: the counter ticks
+and array updates it published so far (array_stats.py).
 """
 
 import argparse
@@ -283,6 +283,7 @@ def main(argv):
             if delay > 0 and stop.wait(delay):
                 return
             dbCore.postEvent(tick_event)
+            stats.ticked()
             next_t += period
             if next_t < time.monotonic() - 1.0:  # fell far behind (suspended): resynchronise
                 next_t = time.monotonic() + period
@@ -321,6 +322,15 @@ def main(argv):
                     return
                 if delay < -1.0:
                     next_t = time.monotonic()
+
+    # The last counter is processed last on each tick: its value is the ticks the IOC processed.
+    last_counter = counter_name(args.prefix, args.name_style, counter_indices(args.records, args.name_style)[-1])
+    counter_buf = numpy.zeros(1, dtype=numpy.float64)
+
+    def read_counter():
+        db_get_field(last_counter, fields.DBF_DOUBLE, counter_buf.ctypes.data, 1)
+        return float(counter_buf[0])
+    stats.read_counter = read_counter
 
     for fn in (ticker, array_updater):
         threading.Thread(target=fn, daemon=True).start()

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startIoc } from '../ioc/index.js';
 import { startCapture, DEFAULT_GAP_CHECK, type CaptureClient } from '../capture/orchestrate.js';
+import { climb } from './ramp.js';
 import type { CaptureBenchClient, CaptureBenchResults, CaptureRun, CaptureStep, CaptureStepResult } from '../results/capture.js';
 
 /** The study's figure: pandablocks wrote 50 MB/s to HDF5 (60 with the web UI off). */
@@ -73,21 +74,23 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
       results.diskError = (err as Error).message;
     }
     // a client that lost updates at a step of one kind goes on to the other kind only
-    const out = new Map<string, Set<CaptureStep['kind']>>(o.clients.map((c) => [c, new Set()]));
-    const all = o.steps ?? CAPTURE_STEPS;
     const runStep = o.runStep ?? ((_label, _client, body) => body());
-    for (const [i, step] of all.entries()) {
-      const clients = o.clients.filter((c) => !out.get(c)!.has(step.kind));
-      if (clients.length === 0) continue;
-      const ioc = step.kind === 'scalar'
-        ? await startIoc({ records: step.pvs, rate: step.rateHz, arrayElements: 0 })
-        : await startIoc({ records: 1, rate: 0, arrayElements: step.elements, arrayRate: step.rateHz });
-      try {
+    results.steps = await climb<CaptureStep, CaptureClient, CaptureStepResult>({
+      steps: o.steps ?? CAPTURE_STEPS,
+      clients: o.clients,
+      lane: (step) => step.kind,
+      held: (r) => r.kept,
+      ...(o.onSkip && { onSkip: o.onSkip }),
+      open: async (step) => {
+        const ioc = step.kind === 'scalar'
+          ? await startIoc({ records: step.pvs, rate: step.rateHz, arrayElements: 0 })
+          : await startIoc({ records: 1, rate: 0, arrayElements: step.elements, arrayRate: step.rateHz });
         const names = step.kind === 'scalar' ? ioc.counterNames() : [`${ioc.prefix}ARRAY`];
-        for (const client of clients) {
-          const label = step.kind === 'scalar' ? `${step.pvs} counters x ${step.rateHz} Hz` : `${step.elements.toLocaleString('en-US')} doubles x ${step.rateHz} Hz`;
-          const file = join(dir, `${client}.h5`);
-          const r = await runStep(label, client, async () => {
+        const label = step.kind === 'scalar' ? `${step.pvs} counters x ${step.rateHz} Hz` : `${step.elements.toLocaleString('en-US')} doubles x ${step.rateHz} Hz`;
+        return {
+          close: () => ioc.stop(),
+          run: (client) => runStep(label, client, async () => {
+            const file = join(dir, `${client}.h5`);
             const run = await startCapture({
               client, python: o.python, env: { ...ioc.env }, names, out: file, flushMs: o.flushMs, force: true,
               gapCheck: DEFAULT_GAP_CHECK, durationS: o.seconds, connectTimeoutMs: 30_000,
@@ -104,17 +107,10 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
               res.mbS = s.bytes / 1e6 / s.seconds;
             }
             return res;
-          });
-          results.steps.push(r);
-          if (!r.kept) {
-            out.get(client)!.add(step.kind);
-            o.onSkip?.(all.slice(i + 1).filter((x) => x.kind === step.kind).length);
-          }
-        }
-      } finally {
-        await ioc.stop();
-      }
-    }
+          }),
+        };
+      },
+    });
     results.clients = o.clients.map((client): CaptureBenchClient => {
       const mine = results.steps.filter((r) => r.client === client);
       const kept = mine.filter((r) => r.kept).sort((a, b) => (b.mbS ?? 0) - (a.mbS ?? 0));

@@ -4,7 +4,7 @@ import { RunnerProcess } from './runner.js';
 import { RunnerError } from '../errors.js';
 import { cpuSeconds, CpuSampler, memoryKb } from './procstat.js';
 import { checkArraySamples, checkMonitorSamples } from './checks.js';
-import { decodeSamples } from './samples.js';
+import { decodeSamples, type Sample } from './samples.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
 import { stat, type MonitorRun } from '../results/index.js';
 import { writeNamesFile } from './names.js';
@@ -34,6 +34,8 @@ export interface MonitorRunOptions {
   onProgress?: (text: string) => void;
   /** The array workload: what the waveform holds, and the IOC's own counts for its rate. */
   array?: ArrayRunOptions;
+  /** Given every sample shipped, before they are checked (the headroom workload's latency trend). */
+  onSamples?: (samples: readonly Sample[]) => void;
 }
 
 export interface ArrayRunOptions {
@@ -44,6 +46,9 @@ export interface ArrayRunOptions {
   /** The IOC's stats (Ioc.stats): its published rate over the collection window. */
   iocStats?: () => Promise<IocStats>;
 }
+
+/** How a run killed for its memory begins its error. */
+export const MEMORY_KILL = 'killed: its memory grew past';
 
 export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
   const { command, args } = runnerCommand(o.client, o.python);
@@ -107,6 +112,7 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     runner.send('ship');
     const shipped = await runner.next('samples', 60_000, 'shipping samples');
     const samples = decodeSamples(shipped.payload ?? new Uint8Array(0));
+    o.onSamples?.(samples);
     if (workload === 'array') {
       const elements = o.array?.elements ?? Number(complete.elements ?? 0);
       result.array = checkArraySamples(samples, { elements, lastLength: Number(complete.elements ?? elements), ...(o.array?.type && { type: o.array.type }) });
@@ -136,8 +142,9 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     result.error = deadline.stoppedAfterS !== undefined
       ? deadline.note()
       : overMemory
-      ? `killed: its memory grew past ${maxRssMb} MiB (${Math.round(overMemory)} MiB): it fell behind the updates`
+      ? `${MEMORY_KILL} ${maxRssMb} MiB (${Math.round(overMemory)} MiB): it fell behind the updates`
       : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    if (overMemory) result.peakRssMb = Math.max(result.peakRssMb ?? 0, overMemory);
     await runner.kill();
   } finally {
     deadline.clear();

@@ -1,6 +1,7 @@
 // The bench profiles: `quick` (the default, every client in minutes) and `full` (the published
 // workloads). A profile is data; a new workload joins a profile as one more entry of `workloads`.
-import type { ArrayPutWorkload, ArrayWorkload, CaptureWorkload, LatencyWorkload } from '../results/index.js';
+import type { ArrayPutWorkload, ArrayWorkload, CaptureWorkload, HeadroomWorkload, LatencyWorkload } from '../results/index.js';
+import { HEADROOM_STEPS } from './headroom.js';
 import { DEFAULT_LATENCY_SIZES } from './latency.js';
 import { DEFAULTS } from '../defaults.js';
 
@@ -27,6 +28,9 @@ export interface BenchProfile {
     arrayPut: Omit<ArrayPutWorkload, 'type'> & { inAll: boolean };
     /** Run by `bench all` when `inAll` is set, and always by `bench latency`. */
     latency: LatencyWorkload & { inAll: boolean };
+    /** The headroom workload (src/bench/headroom.ts): rising steps until a client gives way, so
+     *  not in the quick profile; `bench headroom` runs the full profile's. */
+    headroom?: HeadroomWorkload & { inAll: boolean };
   };
 }
 
@@ -58,6 +62,7 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
       arrayPut: { elements: DEFAULTS.benchArrayElements, samples: DEFAULTS.benchArraySamples, inAll: false },
       // The ADO bridge study's range, a decade apart (`bench latency --full`).
       latency: { sizes: DEFAULT_LATENCY_SIZES, elementType: 'double', samplesPerSize: 200, inAll: false },
+      headroom: { seconds: 4, steps: [...HEADROOM_STEPS], inAll: false },
     },
   },
 };

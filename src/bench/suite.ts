@@ -1,6 +1,6 @@
 // `bench`: each client in turn, repeated, on the snapshot, monitor, array, array-put and latency
-// workloads, against one built-in IOC per workload family, and the capture workload's load steps
-// (src/bench/capture.ts); returns plain results for the reporters.
+// workloads, against one built-in IOC per workload family, and the capture and headroom workloads'
+// load steps (src/bench/capture.ts, headroom.ts); returns plain results for the reporters.
 import { hostname } from 'node:os';
 import { startIoc, type ArrayType } from '../ioc/index.js';
 import { stealMeter } from './procstat.js';
@@ -12,8 +12,9 @@ import { runSnapshot } from './snapshot.js';
 import { CAPTURE_STEPS, runCaptureBench } from './capture.js';
 import type { CaptureClient } from '../capture/orchestrate.js';
 import { runPutWorkloads } from './put-suite.js';
+import { heldRate, runHeadroom } from './headroom.js';
 import {
-  BENCH_FORMAT, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type MonitorRun, type SnapshotRun, type SnapshotWorkload,
+  BENCH_FORMAT, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type HeadroomStepResult, type MonitorRun, type SnapshotRun, type SnapshotWorkload,
 } from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */
@@ -79,7 +80,9 @@ export function countSteps(o: Pick<BenchOptions, 'repeat' | 'workloads'>, ready:
   // Capture: every load step for every client at most (a client that loses updates skips the
   // rest of that kind, and the total shrinks then).
   const capture = cw ? captureClientsOf(cw, ready).length * CAPTURE_STEPS.length : 0;
-  return o.repeat * (w.snapshot.length * c.snapshot.length + (w.monitor ? c.monitor.length : 0) + (w.array ? c.array.length : 0) +
+  // Headroom likewise: every step for every client at most.
+  const headroom = w.headroom ? c.monitor.length * w.headroom.steps.length : 0;
+  return headroom + o.repeat * (w.snapshot.length * c.snapshot.length + (w.monitor ? c.monitor.length : 0) + (w.array ? c.array.length : 0) +
     (w.arrayPut ? 2 * c.arrayPut.length : 0) + (w.latency ? c.latency.length : 0)) + capture;
 }
 
@@ -112,6 +115,9 @@ const snapshotOutcome = (r: SnapshotRun) =>
   r.wallMs !== undefined && !r.error ? `${r.answered}/${r.answered + r.failed} answered in ${(r.wallMs / 1000).toFixed(2)} s` : r.error ?? 'failed';
 const captureOutcome = (r: CaptureStepResult) =>
   r.kept ? `kept: ${r.mbS?.toFixed(1) ?? '-'} MB/s, ${Math.round(r.updatesS ?? 0)} updates/s` : r.run.error ?? `${r.lost} updates lost`;
+const headroomOutcome = (r: HeadroomStepResult) =>
+  (r.held ? `held: ${Math.round(heldRate(r) ?? 0)} updates/s, CPU ${r.run.cpuPercent?.mean.toFixed(0) ?? '-'} %` : r.failure?.text ?? 'failed') +
+  (r.iocLimited ? ` (IOC-limited: ${Math.round(r.iocUpdatesS ?? 0)} of ${r.step.offeredUpdatesS} updates/s)` : '');
 const monitorOutcome = (r: MonitorRun) =>
   r.error ? r.error : r.array
     ? `${r.array.mElementsPerSecond.toFixed(1)} M elements/s${r.array.server ? ` (${r.array.server.fraction.toFixed(2)} of the IOC's rate)` : ''}`
@@ -235,6 +241,14 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       clients, python: o.python, seconds: cw.seconds, flushMs: cw.flushMs, onProgress: progress,
       ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
       runStep: (label, client, body) => steps.run(`capture ${label}`, client, 1, 1, body, captureOutcome),
+      onSkip: (n) => steps.skip(n),
+    });
+  }
+  if (o.workloads.headroom) {
+    results.headroom = await runHeadroom({
+      clients: ready.filter((c) => c.workloads.includes('monitor')), python: o.python, workload: o.workloads.headroom, onProgress: progress,
+      ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
+      runStep: (label, client, body) => steps.run(`headroom ${label}`, client, 1, 1, body, headroomOutcome),
       onSkip: (n) => steps.skip(n),
     });
   }

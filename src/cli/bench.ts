@@ -1,7 +1,7 @@
-// `epicsperf bench [snapshot|monitor|array|array-put|latency|capture|all]`: every client on the quick profile (or --full),
+// `epicsperf bench [snapshot|monitor|array|array-put|latency|capture|headroom|all]`: every client on the quick profile (or --full),
 // one comparison table per workload on stdout, progress on stderr, and every run kept as JSON and
 // HTML in the results folder.
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { doctor } from '../doctor.js';
 import { CLIENTS, findClient, type Workload } from '../bench/clients.js';
 import { compactResults, runBench, SNAPSHOT_WORKLOADS } from '../bench/suite.js';
@@ -17,8 +17,10 @@ import {
 import { UsageError } from '../errors.js';
 import { CAPTURE_CLIENTS } from '../capture/orchestrate.js';
 import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
+import { headroomStep } from '../bench/headroom.js';
+import type { HeadroomStep } from '../results/index.js';
 
-const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture', 'all'];
+const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture', 'headroom', 'all'];
 
 interface Opts {
   full?: boolean;
@@ -44,19 +46,21 @@ interface Opts {
   latencySizes?: number[];
   latencyType?: string;
   latencyCount?: number;
+  headroomSeconds?: number;
+  headroomSteps?: HeadroomStep[];
 }
 
 /** Options that change a profile's workloads: given any of them, the run is `custom`. */
 const SHAPING = [
   'repeat', 'timeout', 'records', 'samples', 'rate', 'snapshots', 'arrayElements', 'arraySamples', 'arrayRate', 'arrayType',
-  'latencySizes', 'latencyType', 'latencyCount', 'captureSeconds', 'captureFlushPeriod', 'deadline',
+  'latencySizes', 'latencyType', 'latencyCount', 'captureSeconds', 'captureFlushPeriod', 'deadline', 'headroomSeconds', 'headroomSteps',
 ] as const;
 
 /** The families `bench all` runs on a profile. */
 export function familiesInAll(p: (typeof PROFILES)[keyof typeof PROFILES]['workloads']): string[] {
   return [
     'snapshot', 'monitor', ...(p.array.inAll ? ['array'] : []), ...(p.arrayPut.inAll ? ['array-put'] : []), ...(p.latency.inAll ? ['latency'] : []),
-    ...(p.capture?.inAll ? ['capture'] : []),
+    ...(p.capture?.inAll ? ['capture'] : []), ...(p.headroom?.inAll ? ['headroom'] : []),
   ];
 }
 
@@ -65,11 +69,12 @@ export function register(program: Command): void {
   const f = PROFILES.full;
   const both = (a: unknown, b: unknown) => `quick ${String(a)}, --full ${String(b)}`;
   const fc = f.workloads.capture!;
+  const fh = f.workloads.headroom!;
   program
     .command('bench')
     .description('run every client on the workloads, compare them, and keep the results (quick profile by default; --full for the published workloads)')
-    .argument('[workload]', `snapshot, monitor, array, array-put, latency, capture, or all (quick: ${familiesInAll(q.workloads).join(', ')}; --full: ${familiesInAll(f.workloads).join(', ')})`, 'all')
-    .option('--full', `the published workloads: snapshots ${f.workloads.snapshot.join(', ')}, ${f.repeat} runs each, no client deadline (bench capture always runs the full profile's capture)`)
+    .argument('[workload]', `snapshot, monitor, array, array-put, latency, capture, headroom, or all (quick: ${familiesInAll(q.workloads).join(', ')}; --full: ${familiesInAll(f.workloads).join(', ')})`, 'all')
+    .option('--full', `the published workloads: snapshots ${f.workloads.snapshot.join(', ')}, ${f.repeat} runs each, no client deadline (bench capture and bench headroom always run the full profile's)`)
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', `runs per client and workload (${both(q.repeat, f.repeat)})`, intArg(1, 100))
     .option('--deadline <s>', `seconds one client may take on one workload run before it is stopped (${both(q.clientDeadlineS, 'none')})`, intArg(1, 86_400))
@@ -88,6 +93,8 @@ export function register(program: Command): void {
     .addOption(arrayRateOption('max', false, "array: the IOC's refresh rate in Hz, or max (as fast as it can)").default(undefined))
     .option('--capture-seconds <s>', `capture: seconds each client captures at each load step (${fc.seconds})`, intArg(1, 3600))
     .option('--capture-flush-period <ms>', `capture: flush period (${fc.flushMs})`, intArg(10, 600_000))
+    .option('--headroom-seconds <s>', `headroom: seconds of updates each client receives at each step (${fh.seconds})`, intArg(1, 600))
+    .option('--headroom-steps <list>', `headroom: the ramp, RECORDSxHZ,... lowest first (${fh.steps.map((x) => `${x.records}x${x.rateHz}`).join(',')})`, parseHeadroomSteps)
     .addOption(arrayTypeOption('array, array-put: element type of the waveform (double, float, int64, int32, int16, int8)').default(undefined, 'double'))
     .addOption(sizesOption('--latency-sizes').default(undefined, both(q.workloads.latency.sizes.join(','), f.workloads.latency.sizes.join(','))))
     .addOption(latencyTypeOption('--latency-type').default(undefined, 'double'))
@@ -96,7 +103,7 @@ export function register(program: Command): void {
       if (!WORKLOADS.includes(workload)) throw new UsageError(`workload must be ${WORKLOADS.slice(0, -1).join(', ')} or all, got "${workload}"`);
       // Capture raises the load until updates are lost: it is not in the quick profile, and
       // `bench capture` runs the full profile's capture workload.
-      const profile = opts.full || workload === 'capture' ? PROFILES.full : PROFILES.quick;
+      const profile = opts.full || workload === 'capture' || workload === 'headroom' ? PROFILES.full : PROFILES.quick;
       const p = profile.workloads;
       const custom = SHAPING.some((k) => opts[k] !== undefined);
       const families = workload === 'all' ? familiesInAll(p) : [workload];
@@ -106,8 +113,8 @@ export function register(program: Command): void {
       const clients = captureOnly
         ? captureList.map((c) => findClient(c)!)
         : opts.clients === undefined
-          ? CLIENTS.filter((c) => families.includes('latency') || families.some((w) => c.workloads.includes(w as Workload)) || captureList.includes(c.name))
-          : parseClientList(opts.clients, workload === 'all' || workload === 'latency' ? 'all' : (workload as Workload));
+          ? CLIENTS.filter((c) => families.includes('latency') || families.some((w) => c.workloads.includes(servedBy(w))) || captureList.includes(c.name))
+          : parseClientList(opts.clients, workload === 'all' || workload === 'latency' ? 'all' : servedBy(workload));
       const ids = (opts.snapshots ?? p.snapshot.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
       const snapshots = ids.map((id) => {
         const w = SNAPSHOT_WORKLOADS.find((x) => x.id === id);
@@ -143,6 +150,9 @@ export function register(program: Command): void {
             ? { sizes: opts.latencySizes ?? p.latency.sizes, elementType: opts.latencyType ?? p.latency.elementType, samplesPerSize: opts.latencyCount ?? p.latency.samplesPerSize }
             : undefined,
           capture: captureWorkload,
+          headroom: families.includes('headroom')
+            ? { seconds: opts.headroomSeconds ?? fh.seconds, steps: opts.headroomSteps ?? fh.steps }
+            : undefined,
         },
         repeat: opts.repeat ?? profile.repeat,
         timeoutMs: opts.timeout ?? profile.timeoutMs,
@@ -167,6 +177,24 @@ export function register(program: Command): void {
         process.stderr.write(`epicsperf: took ${Math.round(results.durationS ?? 0)} s; report: ${kept.html}\nepicsperf: results: ${kept.json}\n`);
       }
     });
+}
+
+/** The client workload a bench family needs (headroom is the monitor workload at rising steps). */
+const servedBy = (family: string): Workload => (family === 'headroom' ? 'monitor' : (family as Workload));
+
+/** `--headroom-steps 1000x10,2000x50`: the ramp, each step's load above the one before. */
+export function parseHeadroomSteps(v: string): HeadroomStep[] {
+  const steps = v.split(',').map((x) => x.trim()).filter(Boolean).map((x) => {
+    const m = /^(\d+)x(\d+(?:\.\d+)?)$/.exec(x);
+    const records = Number(m?.[1]);
+    const rate = Number(m?.[2]);
+    if (!m || !(records >= 1 && records <= 100_000) || !(rate > 0 && rate <= 10_000)) {
+      throw new InvalidArgumentError(`"${x}" is not RECORDSxHZ (1-100000 records, 0-10000 Hz), e.g. 1000x10`);
+    }
+    return headroomStep(records, rate);
+  });
+  if (steps.length === 0) throw new InvalidArgumentError('no step given');
+  return steps;
 }
 
 /** The capture workload's clients: --clients, each one that can capture, or all of them. */

@@ -1,5 +1,5 @@
-// What the built-in IOC counts on its own side (python/array_stats.py): the array updates it
-// published and the arrays clients put to it, asked for over its stdin, answered on its stdout.
+// What the built-in IOC counts on its own side (python/array_stats.py): the counter ticks and
+// array updates it published and the arrays clients put to it, asked for over its stdin, answered on its stdout.
 import type { ChildProcess } from 'node:child_process';
 import { IocError } from '../errors.js';
 
@@ -22,6 +22,12 @@ export interface IocStats {
   putFindings: string[];
   putFirstTime: number;
   putLastTime: number;
+  /** Counter ticks posted so far, and the last counter's value when it answered: the ticks the
+   *  IOC really processed (plus any values skipped through PREFIX:SKIP). */
+  ticks?: number;
+  /** When the last tick was posted, POSIX s. */
+  tickTime?: number;
+  counterValue?: number;
 }
 
 /** Asks a running IOC child for its counts; one question at a time, answered in order. */

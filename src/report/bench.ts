@@ -8,6 +8,7 @@ import { arrayPutTable, arrayPutTitle, summarizeArrayPut } from './array-put.js'
 import { latencyTables, latencyTitle } from './latency.js';
 import { rank, workloadFigures, type WorkloadFigures } from './workloads.js';
 import { captureBenchText } from './capture.js';
+import { headroomText } from './headroom.js';
 
 /**
  * " · CPU steal N%" when the host gave at least 1% of the machine's CPU time to other guests
@@ -44,6 +45,7 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
     out.push(latencyTables(results.latency.runs, markdown));
   }
   if (results.capture) out.push(captureBenchText(results.capture, markdown));
+  if (results.headroom) out.push(`${headroomText(results.headroom, markdown)}${stealNote(results.headroom.stealPercent)}`);
   for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);
   return out.join('') + '\n';
 }

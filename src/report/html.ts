@@ -13,6 +13,7 @@ import { figureChart, latencyChart, FAIL_COLOUR, INCOMPLETE_FILL } from './chart
 import { rank, workloadFigures, type ClientFigure, type WorkloadFigures } from './workloads.js';
 import { environmentRows } from './environment.js';
 import { captureBenchTable, captureStepsTable } from './capture.js';
+import { headroomStepsTable, headroomTable } from './headroom.js';
 
 export const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -88,6 +89,7 @@ function detailTable(r: BenchResults, key: string): string | undefined {
   }
   if (key === 'latency' && r.latency) return latencyTables(r.latency.runs);
   if (key === 'capture' && r.capture) return `Every load step:\n\n${captureStepsTable(r.capture)}`;
+  if (key === 'headroom' && r.headroom) return `Every step:\n\n${headroomStepsTable(r.headroom)}`;
   return undefined;
 }
 
@@ -113,6 +115,9 @@ async function workloadSection(runs: readonly BenchResults[], figures: WorkloadF
       // the disk's rate of the same run, and the step that lost updates.
       parts.push(`<pre class="capture">${esc(captureBenchTable(c))}</pre>`);
     }
+    const h = runs[i]!.headroom;
+    // Where each client's loss-free rate was held, its CPU and memory there, and what it did past it.
+    if (key === 'headroom' && h) parts.push(`<pre class="capture">${esc(headroomTable(h))}</pre>`);
     const detail = detailTable(runs[i]!, key);
     // Latency's tables (per size, and the fixed cost and MB/s fitted through the sizes) are its
     // findings beside the chart; the other workloads keep their every-figure table folded.

@@ -6,6 +6,8 @@ import { groupByClient } from './table.js';
 import { captureBenchTitle, stepLabel } from './capture.js';
 import { arrayPutTitle } from './array-put.js';
 import { latencyTitle } from './latency.js';
+import { headroomNote, headroomTitle } from './headroom.js';
+import { heldRate } from '../bench/headroom.js';
 
 /** One client's main figure on one workload: a value per run, and why it cannot count as a result. */
 export interface ClientFigure {
@@ -222,8 +224,44 @@ const capture: WorkloadKind = {
   },
 };
 
+/**
+ * Headroom: the main figure is the highest update rate a client held with no loss and no growing
+ * latency. Giving way at a later step is how the limit is found, not a failure; giving way at the
+ * first step (no figure at all) or a stop at the deadline is. The IOC's highest published rate is
+ * the reference: a client near it was held back by the IOC, not by itself.
+ */
+const headroom: WorkloadKind = {
+  figures: (r) => {
+    const h = r.headroom;
+    if (!h) return [];
+    return [{
+      key: 'headroom',
+      title: headroomTitle(h),
+      figure: 'highest updates/s held with no loss',
+      unit: 'updates/s',
+      better: 'higher' as const,
+      stealPercent: h.stealPercent,
+      ...(h.iocMaxUpdatesS !== undefined && { references: [{ label: "the IOC's highest published rate", value: h.iocMaxUpdatesS }] }),
+      clients: h.clients.map((cl): ClientFigure => {
+        const mine = h.runs.filter((x) => x.client === cl.client);
+        const v = heldRate(cl.best);
+        const values = v !== undefined && Number.isFinite(v) ? [v] : [];
+        const problems: string[] = [];
+        if (mine.length === 0) problems.push('no step ran');
+        else if (!cl.best) problems.push(`gave way at its first step (${headroomNote(cl, h)})`);
+        // A stop at a later step is how that client gave way; at its first step it leaves no figure.
+        const stopped = cl.best ? undefined : mine.find((x) => x.run.stoppedAfterS !== undefined)?.run.stoppedAfterS;
+        return {
+          client: cl.client, version: mine.find((x) => x.run.version)?.run.version, values, stat: stat(values), problems,
+          ...(stopped !== undefined && { stoppedAfterS: stopped }),
+        };
+      }),
+    }];
+  },
+};
+
 /** Every workload, in report order. */
-export const WORKLOADS: readonly WorkloadKind[] = [snapshot, monitor, array, arrayPut, latency, capture];
+export const WORKLOADS: readonly WorkloadKind[] = [snapshot, monitor, array, arrayPut, latency, capture, headroom];
 
 export function workloadFigures(r: BenchResults): WorkloadFigures[] {
   return WORKLOADS.flatMap((w) => w.figures(r));

@@ -1,8 +1,10 @@
 // The result shapes that the orchestrator produces and the reporters read, and the versions of
 // their JSON formats: data only, so the reports depend on data, not on the code that made it.
 import type { CaptureBenchResults } from './capture.js';
+import type { HeadroomResults, HeadroomWorkload } from './headroom.js';
 
 export * from './capture.js';
+export * from './headroom.js';
 
 /** Format versions written in the `schema` field of each JSON output. */
 export const BENCH_FORMAT = 'epicsperf/bench@2';
@@ -262,6 +264,8 @@ export interface BenchRunOptions {
     latency?: LatencyWorkload | undefined;
     /** The capture workload (src/bench/capture.ts): its clients, seconds per step and flush period. */
     capture?: (CaptureWorkload & { clients: readonly string[] }) | undefined;
+    /** The headroom workload (src/bench/headroom.ts): its steps and seconds per step. */
+    headroom?: HeadroomWorkload | undefined;
   };
   repeat: number;
   timeoutMs: number;
@@ -295,6 +299,8 @@ export interface BenchResults {
   latency?: { workload: LatencyWorkload; runs: LatencyRun[]; stealPercent?: number | undefined } | undefined;
   /** The capture workload: each client's load steps, the disk's rate, the study's figure. */
   capture?: CaptureBenchResults | undefined;
+  /** The headroom workload: each client's steps, its best and what it did past it. */
+  headroom?: HeadroomResults | undefined;
 }
 
 export interface LibraryStatus {

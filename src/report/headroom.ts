@@ -1,0 +1,59 @@
+// Renders the headroom workload: a row per client (the highest update rate it held with no loss,
+// its CPU and memory there, and what it did past that point), then every (step, client) run.
+import type { HeadroomClient, HeadroomResults, HeadroomStepResult } from '../results/index.js';
+import { headroomStepLabel, heldRate } from '../bench/headroom.js';
+import { fmt, renderMarkdown, renderTable, type Column } from './table.js';
+
+const rate = (v: number | undefined) => (v === undefined ? '-' : Math.round(v).toLocaleString('en-US'));
+
+/** What a client did past its best step, in a few words. */
+export function headroomNote(c: HeadroomClient, r: HeadroomResults): string {
+  if (c.heldAll) {
+    const top = c.best;
+    return top?.iocLimited
+      ? `held the highest step (IOC-limited at ${rate(top.iocUpdatesS)} updates/s)`
+      : `held the highest step (${top ? headroomStepLabel(top.step) : '-'}): its limit is above the ramp`;
+  }
+  const p = c.past;
+  if (!p) return `ran ${r.runs.filter((x) => x.client === c.client).length} of ${r.workload.steps.length} steps`;
+  return `${headroomStepLabel(p.step)}${p.iocLimited ? ' (IOC-limited)' : ''}: ${p.failure?.text ?? 'failed'}`;
+}
+
+export function headroomTitle(r: HeadroomResults): string {
+  const steps = r.workload.steps;
+  const top = r.iocMaxUpdatesS !== undefined ? `; the IOC published up to ${rate(r.iocMaxUpdatesS)} updates/s` : '';
+  return `Headroom: scalar monitors at rising steps (${steps.map(headroomStepLabel).join(', ')}), ${r.workload.seconds} s of updates per step, until a client loses updates, falls behind or fails${top}`;
+}
+
+export function headroomTable(r: HeadroomResults, markdown = false): string {
+  const best = Math.max(0, ...r.clients.map((c) => heldRate(c.best) ?? 0));
+  const columns: Column<HeadroomClient>[] = [
+    { header: 'client', get: (c) => c.client },
+    { header: 'loss-free updates/s', get: (c) => rate(heldRate(c.best)), align: 'right' },
+    { header: 'best / this', get: (c) => { const v = heldRate(c.best); return v ? fmt(best / v, 2) : '-'; }, align: 'right' },
+    { header: 'at', get: (c) => (c.best ? headroomStepLabel(c.best.step) : '-') },
+    { header: 'CPU %', get: (c) => fmt(c.best?.run.cpuPercent?.mean, 1), align: 'right' },
+    { header: 'peak RSS MB', get: (c) => fmt(c.best?.run.peakRssMb, 0), align: 'right' },
+    { header: 'past it', get: (c) => headroomNote(c, r) },
+  ];
+  return markdown ? renderMarkdown(r.clients, columns) : renderTable(r.clients, columns);
+}
+
+/** Every (step, client) run: the IOC's rate, the client's latency trend, CPU, memory, outcome. */
+export function headroomStepsTable(r: HeadroomResults, markdown = false): string {
+  const columns: Column<HeadroomStepResult>[] = [
+    { header: 'client', get: (x) => x.client },
+    { header: 'step', get: (x) => headroomStepLabel(x.step) },
+    { header: 'offered/s', get: (x) => rate(x.step.offeredUpdatesS), align: 'right' },
+    { header: 'IOC/s', get: (x) => `${rate(x.iocUpdatesS)}${x.iocLimited ? ' (limited)' : ''}`, align: 'right' },
+    { header: 'latency ms first→last quarter', get: (x) => (x.latencyEarlyMs === undefined ? '-' : `${fmt(x.latencyEarlyMs, 1)} → ${fmt(x.latencyLateMs, 1)}`), align: 'right' },
+    { header: 'CPU %', get: (x) => fmt(x.run.cpuPercent?.mean, 1), align: 'right' },
+    { header: 'peak RSS MB', get: (x) => fmt(x.run.peakRssMb, 0), align: 'right' },
+    { header: 'held', get: (x) => (x.held ? 'yes' : `no: ${x.failure?.text ?? 'failed'}`) },
+  ];
+  return markdown ? renderMarkdown(r.runs, columns) : renderTable(r.runs, columns);
+}
+
+export function headroomText(r: HeadroomResults, markdown = false): string {
+  return `\n${headroomTitle(r)}\n\n${headroomTable(r, markdown)}\nEvery step:\n\n${headroomStepsTable(r, markdown)}`;
+}

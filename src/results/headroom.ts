@@ -1,0 +1,59 @@
+// The headroom workload's result shapes: scalar monitors at rising (records x rate) steps, each
+// client's runs, the highest step it held with no loss, and what it did past that point.
+import type { MonitorRun } from './index.js';
+
+/** One load step: `records` counters, each updated at `rateHz`. */
+export interface HeadroomStep {
+  records: number;
+  rateHz: number;
+  /** records x rate. */
+  offeredUpdatesS: number;
+}
+
+export interface HeadroomWorkload {
+  /** Seconds of updates each client receives at each step (samples per PV = rate x seconds). */
+  seconds: number;
+  steps: HeadroomStep[];
+}
+
+/** How a client gave way at a step: it lost updates (dropped, or merged by the server when it fell
+ *  behind), its latency grew through the step, it grew past the memory limit and was killed, it
+ *  was stopped at its deadline, or it failed (crashed, a check failed). */
+export type HeadroomFailureMode = 'lost' | 'behind' | 'memory' | 'stopped' | 'failed';
+
+export interface HeadroomStepResult {
+  client: string;
+  step: HeadroomStep;
+  run: MonitorRun;
+  /** What the IOC published over the client's collection, counted on its side (counter ticks it
+   *  processed x records, per second). */
+  iocUpdatesS?: number;
+  /** The IOC published less than 90% of the offered rate: the step measured the IOC, not the client. */
+  iocLimited: boolean;
+  /** Median latency (receive time minus IOC timestamp) over the first and the last quarter of the
+   *  step's updates, ms. */
+  latencyEarlyMs?: number;
+  latencyLateMs?: number;
+  /** No update lost, latency not growing, every check passed. */
+  held: boolean;
+  failure?: { mode: HeadroomFailureMode; text: string };
+}
+
+export interface HeadroomClient {
+  client: string;
+  /** The highest step held (undefined: not even the first). */
+  best?: HeadroomStepResult;
+  /** The first step not held, when there was one. */
+  past?: HeadroomStepResult;
+  /** Held every step of the ramp. */
+  heldAll: boolean;
+}
+
+export interface HeadroomResults {
+  workload: HeadroomWorkload;
+  runs: HeadroomStepResult[];
+  clients: HeadroomClient[];
+  /** The highest rate the IOC published at any step, updates/s. */
+  iocMaxUpdatesS?: number;
+  stealPercent?: number | undefined;
+}
