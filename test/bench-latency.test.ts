@@ -31,10 +31,12 @@ describe('latency against the built-in IOC', () => {
       expect(p.minMs).toBeLessThanOrEqual(p.p50Ms);
       expect(p.p50Ms).toBeLessThanOrEqual(p.p99Ms);
       expect(p.p99Ms).toBeLessThanOrEqual(p.maxMs);
-      // The IOC stamps the update after the put left the client and before the callback (one host,
-      // one clock): each one-way time lies inside its round trip.
+      // The IOC stamps the update after the put left the client and before the callback (one host):
+      // each one-way time lies inside its round trip. The one-way time reads the wall clock and the
+      // round trip the monotonic one (the runner's timeOrigin + now()), which can differ by tens of
+      // microseconds: a loaded run once had medians of 0.366 one way and 0.349 ms round trip.
       expect(p.oneWayP50Ms!).toBeGreaterThan(0);
-      expect(p.oneWayP50Ms!).toBeLessThanOrEqual(p.p50Ms);
+      expect(p.oneWayP50Ms!).toBeLessThanOrEqual(p.p50Ms + 0.1);
       expect(p.p50Ms).toBeLessThan(1000);
     }
   });
