@@ -21,7 +21,10 @@ export function stealNote(p: number | undefined): string {
 export function renderBench(results: BenchResults, markdown: boolean): string {
   const out: string[] = [];
   const env = results.environment;
-  out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores) · repeats ${results.options.repeat}\n${results.options.scheduling}\n`);
+  // The ramps (capture, headroom) run each step once: the repeat count is only for the others.
+  const repeated = results.snapshot.length > 0 || results.monitor || results.array || results.arrayPut || results.latency;
+  const repeats = repeated ? ` · repeats ${results.options.repeat}` : '';
+  out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores)${repeats}\n${results.options.scheduling}\n`);
   for (const s of results.snapshot) {
     out.push(`\nSnapshot ${s.workload.id}: ${s.workload.connected} PVs that exist + ${s.workload.missing} missing, timeout ${results.options.timeoutMs} ms${stealNote(s.stealPercent)}\n\n`);
     out.push(snapshotBenchTable(summarizeSnapshot(groupByClient<SnapshotRun>(s.runs), s.workload.connected), markdown));
