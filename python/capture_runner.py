@@ -185,8 +185,7 @@ def main(argv):
             except Exception as err:  # noqa: BLE001 - a full disk, a write error
                 failure = f"write failed: {err}"
             try:
-                cf.f.close()
-                os.close(cf.fd)
+                cf.close_file()
             except Exception as err:  # noqa: BLE001
                 failure = failure or f"closing the file failed: {err}"
             ship(session, args.client, version, cf.path, seconds, failure)
