@@ -374,6 +374,7 @@ export class CaptureWriter {
     let d = s.datasets.get(name);
     if (!d) {
       d = this.file.get(`${s.path}/${name}`) as Dataset;
+      keepOpen(d);
       s.datasets.set(name, d);
     }
     return d;
@@ -407,6 +408,22 @@ function extendable(file: H5File, path: string, dtype: string, chunks: number[])
   const slash = path.lastIndexOf('/');
   const parent = file.get(path.slice(0, slash)) as InstanceType<typeof h5wasm.Group>;
   return parent.create_dataset({ name: path.slice(slash + 1), data: [], shape, maxshape, chunks, dtype });
+}
+
+/**
+ * Keep a dataset open in HDF5 for the life of the file. h5wasm opens a dataset by its path for
+ * each call and closes it after; with no handle left open, each call read the dataset's metadata
+ * and its last chunk back (HDF5's metadata cache holds about 2 MB, and a dataset's chunk cache
+ * dies with its last handle), so a flush of 1000 scalar PVs read 40 MB and wrote 29 MB for 0.3 MB
+ * of data. h5wasm has no call that returns a handle, but its refresh_dataset opens the dataset
+ * and leaves it open: later opens by path share that open dataset, its chunk cache and its object
+ * header. It also writes the dataset's metadata and reads it back, so it runs inside a flush (the
+ * first one that writes the dataset), where ordered.ts orders those writes. The handles are never
+ * closed (h5wasm has no call for it): HDF5 closes the file when the process (the worker) ends,
+ * after the writer's last flush and close have put everything on disk.
+ */
+function keepOpen(ds: Dataset): void {
+  if (h5wasm.Module.refresh_dataset(ds.file_id, ds.path) < 0) throw new Error(`cannot open ${ds.path}`);
 }
 
 /**
