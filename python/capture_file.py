@@ -11,6 +11,7 @@ import threading
 from array import array
 
 import h5py
+from h5py import h5s
 import numpy as np
 
 from capture_ordered import OrderedFile
@@ -67,9 +68,18 @@ class Pv:
 
 
 def append_block(ds, rows):
-    n = ds.shape[0]
-    ds.resize(n + len(rows), axis=0)
-    ds[n:] = rows
+    """Grow `ds` along its first axis by `rows` and write them there, through h5py's low-level
+    calls: its Dataset.resize and slicing cost about a millisecond a call, which over six
+    datasets of 1000 PVs was most of a flush."""
+    rows = np.ascontiguousarray(rows, dtype=ds.dtype)
+    dsid = ds.id
+    space = dsid.get_space()
+    shape = space.shape
+    n = shape[0]
+    dsid.set_extent((n + len(rows),) + shape[1:])
+    space = dsid.get_space()
+    space.select_hyperslab((n,) + (0,) * (rows.ndim - 1), rows.shape)
+    dsid.write(h5s.create_simple(rows.shape), space, rows)
 
 
 class CaptureFile:

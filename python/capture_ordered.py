@@ -48,6 +48,8 @@ class OrderedFile:
         view = memoryview(buf).cast("B")
         pos, length = self.pos, len(view)
         n = os.preadv(self.fd, [view], pos)
+        if n < length:
+            view[n:] = bytes(length - n)  # past the end on disk: zeros, as HDF5's own driver reads
         end = pos + n
         hits = set()
         for p in range(pos // PAGE, (pos + max(0, length - 1)) // PAGE + 1):
