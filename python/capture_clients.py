@@ -1,6 +1,7 @@
 """The client libraries of the Python capture runner (capture_runner.py): each connects to
 every PV, reads its metadata, adds it to the capture session and subscribes, its callbacks
-calling session.on_update(index, value, ioc_time, receive_time, severity, status).
+calling session.on_update(index, value, ioc_time, receive_time, severity, status); start() sets
+subscribed_at (time.monotonic()) to when its monitors began, the start of the capture's time.
 
 pyepics: PV objects (libca), monitor DBE_VALUE|DBE_ALARM, callbacks on libca's threads; the
 main thread polls libca while it waits. p4p: the thread Context (PV Access), one monitor per PV.
@@ -36,6 +37,7 @@ class Pyepics:
         # each PV's callback is there from its first update; updates that come before the PV's
         # group exists wait, and are written in order once it does
         self.gates = [Gate(self.session.on_update, i) for i in range(len(self.names))]
+        self.subscribed_at = time.monotonic()  # monitors start as the PVs connect
         self.pvs = [epics.PV(n, form="time", auto_monitor=mask, connection_timeout=timeout, callback=g.callback)
                     for n, g in zip(self.names, self.gates)]
         missing = []
@@ -135,6 +137,7 @@ class P4p:
 
     def start(self, timeout):
         results = self.ctx.get(self.names, timeout=timeout, throw=False)
+        self.subscribed_at = time.monotonic()  # the monitors follow the reads
         missing = []
         for i, r in enumerate(results):
             if isinstance(r, Exception):

@@ -171,8 +171,10 @@ def main(argv):
             cmd = "stop"
         if cmd == "start" and state == "ready":
             missing = client.start(args.connect_timeout_ms / 1000.0)
-            t0 = time.monotonic()
-            next_flush = t0 + args.flush_ms / 1000.0
+            # the updates counted are those since the monitors began (pyepics delivers them while
+            # it connects and reads the PVs' metadata), so the time counts from then too
+            t0 = getattr(client, "subscribed_at", None) or time.monotonic()
+            next_flush = time.monotonic() + args.flush_ms / 1000.0
             state = "capturing"
             runner.emit({"ev": "capturing", "pvs": len(names) - len(missing), "missing": missing[:20], "missingCount": len(missing)})
         elif cmd in ("stop", "exit", "eof") and state != "stopped":
@@ -185,8 +187,7 @@ def main(argv):
             except Exception as err:  # noqa: BLE001 - a full disk, a write error
                 failure = f"write failed: {err}"
             try:
-                cf.f.close()
-                os.close(cf.fd)
+                cf.close_file()
             except Exception as err:  # noqa: BLE001
                 failure = failure or f"closing the file failed: {err}"
             ship(session, args.client, version, cf.path, seconds, failure)

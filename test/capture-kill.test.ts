@@ -1,6 +1,7 @@
 // A capture writer SIGKILLed after a flush leaves a file that h5py opens, with every update up to
 // that flush and none of the buffered ones after it; killed at any write of a flush, it leaves the
-// file as the previous flush left it (or, after the flush's last write, as that flush did).
+// file as the previous flush left it (or, after the flush's last write, as that flush did). The
+// same holds for the Python writers' file (python/capture_file.py, h5py through capture_ordered.py).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { dumpWithH5py } from './helpers/capture.js';
 import { pythonJson } from './helpers/python.js';
+import { ensurePythonEnv } from '../src/pyenv/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -128,9 +130,47 @@ for path in sys.argv[1:]:
 print(json.dumps(out))
 `;
 
-async function killAt(k: number): Promise<{ path: string; out: string }> {
-  const path = join(dir, `during-${k}.h5`);
-  const child = spawn(process.execPath, ['--input-type=module', '-e', KILL_CHILD, WRITER.href, path, String(k)], { stdio: ['ignore', 'pipe', 'inherit'] });
+// The same child in Python: the writes counted are those OrderedFile makes (os.pwrite).
+const PY_KILL_CHILD = `
+import os, signal, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+K = int(sys.argv[3])
+armed, n = False, 0
+real = os.pwrite
+def pwrite(fd, data, pos):
+    global n
+    if armed:
+        n += 1
+        if n == K:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return real(fd, data, pos)
+os.pwrite = pwrite
+import capture_file
+cf = capture_file.CaptureFile(sys.argv[2], True, 'kill-test', {}, {}, 'now', fsync=False)
+ids = [cf.add_pv('PV%d' % i, 'double', 1) for i in range(20)]
+a = cf.add_pv('ARR', 'double', 3000)
+v = cf.add_pv('DYN', 'long', 50, varying=True)
+for rnd in (1, 2, 3):
+    for r in range(700):
+        for pv in ids:
+            cf.append(pv, float(rnd * 1000 + r), float(rnd * 1000 + r), float(rnd), rnd, r % 7)
+    for r in range(3):
+        cf.append(a, np.full(3000, rnd, 'f8'), rnd, rnd, 0, 0)
+    cf.append(v, np.arange(rnd * 7, dtype='<i4'), rnd, rnd, 0, 0)
+    armed = rnd == 3
+    cf.flush()
+    print('flushed %d after %d writes' % (rnd, n), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+`;
+const PYTHON_DIR = new URL('../python', import.meta.url).pathname;
+
+async function killAt(k: number, writer: 'node' | 'python' = 'node'): Promise<{ path: string; out: string }> {
+  const path = join(dir, `${writer}-during-${k}.h5`);
+  const [cmd, args] = writer === 'node'
+    ? [process.execPath, ['--input-type=module', '-e', KILL_CHILD, WRITER.href, path, String(k)]]
+    : [await ensurePythonEnv(), ['-c', PY_KILL_CHILD, PYTHON_DIR, path, String(k)]];
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const signal = await new Promise((r) => child.on('close', (_code, sig) => r(sig)));
@@ -138,22 +178,24 @@ async function killAt(k: number): Promise<{ path: string; out: string }> {
   return { path, out };
 }
 
-it('a writer killed at any write of a flush leaves the previous flush readable, or the whole flush', async () => {
-  // a first run counts the writes of the third flush; then kills at the first, the middle and each
-  // of the last few (the in-place updates come last), and just after the flush
-  const full = await killAt(1_000_000);
-  const total = Number(/flushed 3 after (\d+) writes/.exec(full.out)?.[1]);
-  expect(total).toBeGreaterThan(20);
-  const points = [1, Math.floor(total / 2), total - 6, total - 3, total - 1, total];
-  const runs = await Promise.all(points.map((k) => killAt(k)));
-  const held = await pythonJson<Record<string, Record<string, number | string>>>(PY_ROUNDS, [full.path, ...runs.map((r) => r.path)], {});
-  expect(Object.values(held[full.path]!)).toEqual(new Array(22).fill(3));
-  runs.forEach((r, i) => {
-    const what = `kill at write ${points[i]} of ${total}: ${JSON.stringify(held[r.path])}`;
-    expect(r.out.includes('flushed 3'), what).toBe(false);
-    // every PV holds whole, exact rounds: all of the second flush, and the third only if its updates landed
-    for (const n of Object.values(held[r.path]!)) expect([2, 3], what).toContain(n);
-  });
-  // killed before the in-place updates, the file is exactly as the second flush left it
-  for (const r of runs.slice(0, 2)) expect(Object.values(held[r.path]!)).toEqual(new Array(22).fill(2));
-}, 240_000);
+for (const writer of ['node', 'python'] as const) {
+  it(`a ${writer} writer killed at any write of a flush leaves the previous flush readable, or the whole flush`, async () => {
+    // a first run counts the writes of the third flush; then kills at the first, the middle and each
+    // of the last few (the in-place updates come last), and just after the flush
+    const full = await killAt(1_000_000, writer);
+    const total = Number(/flushed 3 after (\d+) writes/.exec(full.out)?.[1]);
+    expect(total).toBeGreaterThan(20);
+    const points = [1, Math.floor(total / 2), total - 6, total - 3, total - 1, total];
+    const runs = await Promise.all(points.map((k) => killAt(k, writer)));
+    const held = await pythonJson<Record<string, Record<string, number | string>>>(PY_ROUNDS, [full.path, ...runs.map((r) => r.path)], {});
+    expect(Object.values(held[full.path]!)).toEqual(new Array(22).fill(3));
+    runs.forEach((r, i) => {
+      const what = `kill at write ${points[i]} of ${total}: ${JSON.stringify(held[r.path])}`;
+      expect(r.out.includes('flushed 3'), what).toBe(false);
+      // every PV holds whole, exact rounds: all of the second flush, and the third only if its updates landed
+      for (const n of Object.values(held[r.path]!)) expect([2, 3], what).toContain(n);
+    });
+    // killed before the in-place updates, the file is exactly as the second flush left it
+    for (const r of runs.slice(0, 2)) expect(Object.values(held[r.path]!)).toEqual(new Array(22).fill(2));
+  }, 240_000);
+}

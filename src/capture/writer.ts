@@ -6,6 +6,7 @@ import * as h5wasm from 'h5wasm/node';
 import { Column, ELEMENT_TYPES, NATIVE_TYPES, groupName, type NativeType, type NumericArray } from './columns.js';
 import type { GapRecord } from './gaps.js';
 import { OrderedWrites } from './ordered.js';
+import { appendBlock, extendable, keepOpen, type Dataset, type H5File } from './h5calls.js';
 
 export const FORMAT_NAME = 'epicsperf-capture';
 export const FORMAT_VERSION = 1;
@@ -96,8 +97,6 @@ interface PvState {
   datasets: Map<string, Dataset>;
 }
 
-type Dataset = InstanceType<typeof h5wasm.Dataset>;
-type H5File = InstanceType<typeof h5wasm.File>;
 
 export class CaptureWriter {
   private readonly pvs: PvState[] = [];
@@ -374,6 +373,7 @@ export class CaptureWriter {
     let d = s.datasets.get(name);
     if (!d) {
       d = this.file.get(`${s.path}/${name}`) as Dataset;
+      keepOpen(d);
       s.datasets.set(name, d);
     }
     return d;
@@ -397,36 +397,5 @@ function openOrExplain(path: PathLike, force: boolean): number {
       throw new CaptureError('EPICSPERF_CAPTURE_EXISTS', `${String(path)} exists (use --force to replace it)`);
     }
     throw new CaptureError('EPICSPERF_CAPTURE_UNWRITABLE', `cannot write ${String(path)}: ${e.code ?? ''} ${e.message}`.trim());
-  }
-}
-
-/** An empty dataset, extendable along its first dimension. */
-function extendable(file: H5File, path: string, dtype: string, chunks: number[]): Dataset {
-  const shape = chunks.map((c, i) => (i === 0 ? 0 : c));
-  const maxshape = shape.map((d, i) => (i === 0 ? null : d));
-  const slash = path.lastIndexOf('/');
-  const parent = file.get(path.slice(0, slash)) as InstanceType<typeof h5wasm.Group>;
-  return parent.create_dataset({ name: path.slice(slash + 1), data: [], shape, maxshape, chunks, dtype });
-}
-
-/**
- * Grow a dataset to `shape` and write `data` (already of the dataset's element type) at
- * `ranges`: h5wasm's own resize and write calls, less the metadata read that write_slice does
- * on every call (a tenth of a millisecond, which adds up over thousands of datasets a flush).
- */
-function appendBlock(ds: Dataset, shape: number[], ranges: [number, number][], data: ArrayBufferView): void {
-  const M = h5wasm.Module;
-  if (M.resize_dataset(ds.file_id, ds.path, shape.map(BigInt)) < 0) throw new Error(`cannot resize ${ds.path}`);
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  const ptr = M._malloc(Math.max(1, bytes.byteLength));
-  if (ptr === 0) throw new Error(`out of memory for ${bytes.byteLength} bytes of ${ds.path}`);
-  try {
-    M.HEAPU8.set(bytes, ptr);
-    const count = ranges.map(([a, b]) => BigInt(b - a));
-    const offset = ranges.map(([a]) => BigInt(a));
-    const strides = ranges.map(() => 1n);
-    if (M.set_dataset_data(ds.file_id, ds.path, count, offset, strides, BigInt(ptr)) < 0) throw new Error(`cannot write ${ds.path}`);
-  } finally {
-    M._free(ptr);
   }
 }
