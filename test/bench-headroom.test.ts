@@ -147,7 +147,9 @@ describe('judging a step', () => {
     // the last tick still being processed when asked is not a shortfall
     expect(iocRate(at(10, 105, 10, 105.3), at(18, 109, 17, 109.001), 1000)).toBeCloseTo(2000, 6);
     // half the posted ticks processed (the IOC's queue dropped the rest)
-    expect(iocRate(at(0, 100, 0, 100), at(1000, 110, 500, 110), 10)).toBeCloseTo(501, 6);
+    expect(iocRate(at(1, 100, 1, 100), at(1001, 110, 501, 110), 10)).toBeCloseTo(501, 6);
+    // a fresh IOC asked before its first tick (it once read as 4 updates/s): counted by the counter
+    expect(iocRate(at(0, 0, 1, 100), at(8, 103.5, 9, 104), 1000)).toBeCloseTo(2000, 6);
     expect(iocRate(undefined, at(1, 1, 1, 1), 10)).toBeUndefined();
   });
 

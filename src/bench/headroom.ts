@@ -54,6 +54,7 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
     ...(o.onSkip && { onSkip: o.onSkip }),
     open: async (step) => {
       const ioc = await startIoc({ records: step.records, rate: step.rateHz, arrayElements: 0 });
+      await firstTick(ioc);
       const names = ioc.counterNames();
       return {
         close: () => ioc.stop(),
@@ -90,6 +91,13 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
   };
 }
 
+/** Until the IOC has posted its first tick (at most 2 s): the IOC's rate counts from a post. */
+async function firstTick(ioc: Ioc): Promise<void> {
+  for (let t0 = performance.now(); performance.now() - t0 < 2000; await new Promise((r) => setTimeout(r, 20))) {
+    if (((await ioc.stats().catch(() => undefined))?.ticks ?? 0) > 0) return;
+  }
+}
+
 /**
  * Updates per second the IOC published between two of its stats answers (undefined without both):
  * the ticks it posted per second, between the posts themselves (exact at a low rate), times the
@@ -100,7 +108,8 @@ export function iocRate(a: IocStats | undefined, b: IocStats | undefined, record
   const processed = b.counterValue - a.counterValue;
   const posted = (b.ticks ?? 0) - (a.ticks ?? 0);
   const span = (b.tickTime ?? 0) - (a.tickTime ?? 0);
-  if (!(posted > 0 && span > 0)) return (processed * records) / (b.time - a.time);
+  // Without a tick before the first answer (a fresh IOC at a low rate) there is no post to count from.
+  if (!((a.ticks ?? 0) > 0 && posted > 0 && span > 0)) return (processed * records) / (b.time - a.time);
   return ((posted * records) / span) * Math.min(1, (processed + 1) / posted);
 }
 

@@ -46,6 +46,8 @@ export function headroomStepsTable(r: HeadroomResults, markdown = false): string
     { header: 'step', get: (x) => headroomStepLabel(x.step) },
     { header: 'offered/s', get: (x) => rate(x.step.offeredUpdatesS), align: 'right' },
     { header: 'IOC/s', get: (x) => `${rate(x.iocUpdatesS)}${x.iocLimited ? ' (limited)' : ''}`, align: 'right' },
+    // The IOC shares the cores: near 200% it starves its own send threads, which then merge updates.
+    { header: 'IOC CPU %', get: (x) => fmt(x.run.iocCpuPercent?.mean, 0), align: 'right' },
     { header: 'latency ms first→last quarter', get: (x) => (x.latencyEarlyMs === undefined ? '-' : `${fmt(x.latencyEarlyMs, 1)} → ${fmt(x.latencyLateMs, 1)}`), align: 'right' },
     { header: 'CPU %', get: (x) => fmt(x.run.cpuPercent?.mean, 1), align: 'right' },
     { header: 'peak RSS MB', get: (x) => fmt(x.run.peakRssMb, 0), align: 'right' },
