@@ -132,6 +132,10 @@ describe('judging a step', () => {
 
   it('a steady latency holds; a latency that grows through the step has fallen behind', () => {
     expect(judge('x', step, run(), samples(6), 10).held).toBe(true);
+    // the IOC published all it was offered, but with 90% of every core: it is the limit there
+    const cpu = (mean: number) => ({ median: mean, min: mean, max: mean, mean, n: 1 });
+    expect(judge('x', step, run({ iocCpuPercent: cpu(187) }), samples(6), 10, 2).iocLimited).toBe(true);
+    expect(judge('x', step, run({ iocCpuPercent: cpu(110) }), samples(6), 10, 2).iocLimited).toBe(false);
     const behind = judge('x', step, run(), samples(2000), 10);
     expect(behind.held).toBe(false);
     expect(behind.failure?.mode).toBe('behind');

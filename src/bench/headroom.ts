@@ -1,6 +1,7 @@
 // The headroom workload: scalar monitors at rising (records x rate) steps until a client loses
 // updates, falls behind (its latency grows through the step), is killed for its memory or fails;
 // the IOC's own published rate at each step says where the IOC, not the client, was the limit.
+import { availableParallelism } from 'node:os';
 import { startIoc, type Ioc, type IocStats } from '../ioc/index.js';
 import { percentile } from './checks.js';
 import type { ClientSpec } from './clients.js';
@@ -132,11 +133,17 @@ export function latencyTrend(samples: readonly Sample[]): { early: number; third
 const ms = (v: number) => `${v.toFixed(v >= 100 ? 0 : 1)} ms`;
 
 /** Whether a client held a step, and if not, how it gave way. */
-export function judge(client: string, step: HeadroomStep, run: MonitorRun, samples: readonly Sample[], iocUpdatesS: number | undefined): HeadroomStepResult {
+export function judge(
+  client: string, step: HeadroomStep, run: MonitorRun, samples: readonly Sample[], iocUpdatesS: number | undefined, cores = availableParallelism(),
+): HeadroomStepResult {
   const trend = latencyTrend(samples);
+  // The IOC is the limit when it published under 90% of the offered rate, or when it used 90% of
+  // every core: it then starves its own send threads, which merge the updates a client would get.
+  const iocShort = iocUpdatesS !== undefined && iocUpdatesS < IOC_LIMITED * step.offeredUpdatesS;
+  const iocBusy = (run.iocCpuPercent?.mean ?? 0) >= IOC_LIMITED * cores * 100;
   const r: HeadroomStepResult = {
     client, step, run, held: false,
-    iocLimited: iocUpdatesS !== undefined && iocUpdatesS < IOC_LIMITED * step.offeredUpdatesS,
+    iocLimited: iocShort || iocBusy,
     ...(iocUpdatesS !== undefined && { iocUpdatesS }),
     ...(trend && { latencyEarlyMs: trend.early, latencyLateMs: trend.late }),
   };
