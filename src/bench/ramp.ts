@@ -14,8 +14,8 @@ export interface ClimbOptions<Step, Client, R> {
   clients: readonly Client[];
   /** Steps of one lane share a drop-out (capture: counters, then the waveform); default one lane. */
   lane?: (step: Step) => string;
-  /** Prepares a step for the clients still climbing (undefined: none is). */
-  open(step: Step, clients: readonly Client[]): Promise<OpenStep<Client, R>>;
+  /** Prepares a step (only when some client still climbs to it). */
+  open(step: Step): Promise<OpenStep<Client, R>>;
   /** Whether a client held the step (and climbs on). */
   held(r: R): boolean;
   /** `n` (step, client) runs counted up front will not run. */
@@ -30,7 +30,7 @@ export async function climb<Step, Client, R>(o: ClimbOptions<Step, Client, R>): 
   for (const [i, step] of o.steps.entries()) {
     const clients = o.clients.filter((c) => !out.get(c)!.has(lane(step)));
     if (clients.length === 0) continue;
-    const open = await o.open(step, clients);
+    const open = await o.open(step);
     try {
       for (const client of clients) {
         const r = await open.run(client);
