@@ -45,4 +45,15 @@ describe('GapDetector', () => {
     expect(gaps).toEqual([{ index: 2, before: 4, after: 6, lost: 1 }]);
     expect(d.mismatched).toBe(1);
   });
+
+  it('counts disagreeing elements of typed arrays of every width, NaN as disagreeing and -0 as 0', () => {
+    const typed = (v: ArrayLike<number>[]) => run(v as unknown as number[]).d.mismatched;
+    expect(typed([new Float64Array([6, 6, 9, 6, 7])])).toBe(2);
+    expect(typed([new Int16Array(1000).fill(-3), new Uint8Array(1000).fill(255)])).toBe(0);
+    expect(typed([new Int32Array([1, 1, 1, 2]), new Float32Array([5, 5.5])])).toBe(2);
+    expect(typed([new Float64Array([Number.NaN, Number.NaN]), new Float64Array([1, Number.NaN])])).toBe(2);
+    expect(typed([new Float64Array([0, -0, 0])])).toBe(0);
+    // a view into a larger buffer is compared over its own elements only
+    expect(typed([new Float64Array([9, 4, 4, 4, 9]).subarray(1, 4)])).toBe(0);
+  });
 });

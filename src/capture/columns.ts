@@ -7,7 +7,7 @@ export type NativeType = 'char' | 'short' | 'enum' | 'long' | 'float' | 'double'
 export const NATIVE_TYPES: readonly NativeType[] = ['char', 'short', 'enum', 'long', 'float', 'double'];
 
 export type NumericArray = Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
-type NumericArrayCtor = { new (n: number): NumericArray; readonly BYTES_PER_ELEMENT: number };
+export type NumericArrayCtor = { new (n: number): NumericArray; new (memory: ArrayBuffer): NumericArray; readonly BYTES_PER_ELEMENT: number };
 
 export interface ElementType {
   /** h5wasm dtype string (little-endian). */
@@ -27,9 +27,13 @@ export const ELEMENT_TYPES: Readonly<Record<NativeType, ElementType>> = {
   double: { dtype: '<d', numpy: 'float64', ctor: Float64Array },
 };
 
-/** A typed array that grows by doubling; `view()` is the filled part, `clear()` keeps the memory. */
+/**
+ * A typed array that grows by doubling; `view()` is the filled part, `clear()` keeps the memory
+ * (unless the column adopted it: adopted memory is let go of at clear()).
+ */
 export class Column<T extends NumericArray> {
   private buf: T;
+  private adopted = false;
   length = 0;
 
   constructor(private readonly ctor: { new (n: number): T }, initial = 64) {
@@ -59,7 +63,10 @@ export class Column<T extends NumericArray> {
     this.length += values.length;
   }
 
-  /** Take `values` as the column's contents without copying, when the column is empty. */
+  /**
+   * Take `values` as the column's contents without copying, when the column is empty; the
+   * column lets go of them at clear(), so their owner may reuse them after that.
+   */
   adopt(values: T): void {
     if (this.length > 0) {
       this.pushAll(values);
@@ -67,12 +74,17 @@ export class Column<T extends NumericArray> {
     }
     this.buf = values;
     this.length = values.length;
+    this.adopted = true;
   }
 
-  /** The filled part, handed over: the column starts again on new memory. */
-  detach(): T {
+  /**
+   * The filled part, handed over: the column starts again on `next` (memory handed back from an
+   * earlier detach, already mapped) or on new memory.
+   */
+  detach(next?: T): T {
     const out = this.buf.subarray(0, this.length) as T;
-    this.buf = new this.ctor(Math.max(64, Math.min(this.buf.length, 1 << 20)));
+    // new memory is sized for a period like the last one, with room for a quarter more
+    this.buf = next ?? new this.ctor(Math.max(64, Math.ceil(this.length * 1.25)));
     this.length = 0;
     return out;
   }
@@ -88,7 +100,8 @@ export class Column<T extends NumericArray> {
   clear(): void {
     this.length = 0;
     // a burst can leave a huge buffer behind: give back memory above 16 MiB
-    if (this.buf.byteLength > 16 * 1024 * 1024) this.buf = new this.ctor(64);
+    if (this.adopted || this.buf.byteLength > 16 * 1024 * 1024) this.buf = new this.ctor(64);
+    this.adopted = false;
   }
 }
 

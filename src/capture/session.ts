@@ -106,7 +106,9 @@ export class CaptureSession {
             resolve();
           }
         };
-        this.monitors.push(this.ctx.monitor(pv.name, { form: 'time' }, onEvent));
+        // an update's array is copied into the writer's buffer before the callback returns, so the
+        // client may read the next update into the same memory
+        this.monitors.push(this.ctx.monitor(pv.name, { form: 'time', reuseArrays: true }, onEvent));
       }));
     }
     await Promise.all(added);

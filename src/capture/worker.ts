@@ -5,7 +5,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { CaptureError, CaptureWriter, type CaptureOpenOptions, type CaptureUpdate, type ColumnBlock, type FlushStats, type PvMeta } from './writer.js';
-import { Column, ELEMENT_TYPES, type NumericArray } from './columns.js';
+import { Column, ELEMENT_TYPES, type NumericArray, type NumericArrayCtor } from './columns.js';
 import type { GapRecord } from './gaps.js';
 
 type ToWorker =
@@ -14,14 +14,14 @@ type ToWorker =
   | { op: 'close'; blocks: [number, ColumnBlock][] };
 type FromWorker =
   | { op: 'opened' }
-  | { op: 'flushed'; stats: FlushStats }
+  | { op: 'flushed'; stats: FlushStats; returned: [number, NumericArray][] }
   | { op: 'closed' }
   | { op: 'error'; message: string; code?: string };
 
 interface Buffers {
   layout: 'scalar' | 'fixed' | 'varying';
   count: number;
-  ctor: { new (n: number): NumericArray };
+  ctor: NumericArrayCtor;
   value: Column<NumericArray>;
   length: Column<Uint32Array>;
   timestamp: Column<Float64Array>;
@@ -30,6 +30,8 @@ interface Buffers {
   status: Column<Uint16Array>;
   gaps: Column<Float64Array>;
   rows: number;
+  /** Value memory the worker handed back after writing it: the next period fills it. */
+  spare: NumericArray | undefined;
 }
 
 /** The part of CaptureWriter a capture session uses, with the HDF5 work in a worker thread. */
@@ -70,7 +72,7 @@ export class ThreadedWriter {
     this.pvs.push({
       layout, count: meta.count, ctor, value: new Column<NumericArray>(ctor as never, layout === 'scalar' ? 64 : meta.count),
       length: new Column(Uint32Array), timestamp: new Column(Float64Array), received: new Column(Float64Array),
-      severity: new Column(Uint8Array), status: new Column(Uint16Array), gaps: new Column(Float64Array), rows: 0,
+      severity: new Column(Uint8Array), status: new Column(Uint16Array), gaps: new Column(Float64Array), rows: 0, spare: undefined,
     });
     this.worker.postMessage({ op: 'add', name, meta } satisfies ToWorker);
     return this.pvs.length - 1;
@@ -102,16 +104,20 @@ export class ThreadedWriter {
     const blocks: [number, ColumnBlock][] = [];
     const transfer: ArrayBuffer[] = [];
     // each column's memory is handed over (transferred with its filled part as the view) and the
-    // column starts again on new memory: no copy
-    const own = <T extends NumericArray>(c: Column<T>): T => {
-      const data = c.detach();
+    // column starts again on other memory: no copy. The values' memory comes back once written
+    // (flush()), so a capture of large arrays refills the same memory instead of mapping new
+    // memory every period.
+    const own = <T extends NumericArray>(c: Column<T>, next?: T): T => {
+      const data = c.detach(next);
       transfer.push(data.buffer as ArrayBuffer);
       return data;
     };
     this.pvs.forEach((b, i) => {
       if (b.timestamp.length === 0 && b.gaps.length === 0) return;
+      const spare = b.spare;
+      b.spare = undefined;
       blocks.push([i, {
-        value: own(b.value), ...(b.layout === 'varying' && { length: own(b.length) }), timestamp: own(b.timestamp),
+        value: own(b.value, spare), ...(b.layout === 'varying' && { length: own(b.length) }), timestamp: own(b.timestamp),
         received: own(b.received), severity: own(b.severity), status: own(b.status), gaps: own(b.gaps),
       }]);
       b.rows += blocks[blocks.length - 1]![1].timestamp.length;
@@ -126,7 +132,12 @@ export class ThreadedWriter {
     this.worker.postMessage({ op: 'flush', blocks } satisfies ToWorker, transfer);
     const m = await this.reply();
     if (m.op === 'error') throw new CaptureError((m.code ?? 'EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
-    return (m as { stats: FlushStats }).stats;
+    const { stats, returned } = m as Extract<FromWorker, { op: 'flushed' }>;
+    for (const [pv, data] of returned) {
+      const b = this.pvs[pv]!;
+      b.spare = new b.ctor(data.buffer as ArrayBuffer);
+    }
+    return stats;
   }
 
   /** Write what is buffered, flush and close the file, and end the worker. */
@@ -156,8 +167,12 @@ async function workerMain(): Promise<void> {
       if (m.op === 'add') w.addPv(m.name, m.meta);
       else {
         for (const [pv, block] of m.blocks) w.appendColumns(pv, block);
-        if (m.op === 'flush') send({ op: 'flushed', stats: w.flush() });
-        else {
+        if (m.op === 'flush') {
+          const stats = w.flush();
+          // the writer let go of the values it wrote (Column.adopt): their memory goes back
+          const returned = m.blocks.filter(([, b]) => b.timestamp.length > 0).map(([pv, b]): [number, NumericArray] => [pv, b.value]);
+          port.postMessage({ op: 'flushed', stats, returned } satisfies FromWorker, returned.map(([, v]) => v.buffer as ArrayBuffer));
+        } else {
           w.close();
           send({ op: 'closed' });
         }
