@@ -28,11 +28,17 @@ export const ELEMENT_TYPES: Readonly<Record<NativeType, ElementType>> = {
 };
 
 /**
- * A typed array that grows by doubling; `view()` is the filled part, `clear()` keeps the memory
- * (unless the column adopted it: adopted memory is let go of at clear()).
+ * A growable run of numbers held as a list of typed arrays (parts): growing opens a new part,
+ * twice the size of the last, and never copies what is already in. `parts()` is the filled
+ * memory in order; `clear()` keeps the last part's memory (unless the column adopted it:
+ * adopted memory is let go of at clear()).
  */
 export class Column<T extends NumericArray> {
+  /** Filled parts before the current one. */
+  private full: T[] = [];
   private buf: T;
+  /** Elements filled in buf. */
+  private used = 0;
   private adopted = false;
   length = 0;
 
@@ -41,56 +47,65 @@ export class Column<T extends NumericArray> {
   }
 
   private reserve(extra: number): void {
-    const need = this.length + extra;
-    if (need <= this.buf.length) return;
-    let size = Math.max(this.buf.length, 1);
-    while (size < need) size *= 2;
-    const next = new this.ctor(size);
-    next.set(this.buf.subarray(0, this.length) as never);
-    this.buf = next;
+    if (this.used + extra <= this.buf.length) return;
+    if (this.used > 0) this.full.push(this.buf.subarray(0, this.used) as T);
+    this.buf = new this.ctor(Math.max(extra, this.used > 0 ? this.buf.length * 2 : this.buf.length));
+    this.used = 0;
+    this.adopted = false;
   }
 
   push(v: number): void {
     this.reserve(1);
-    this.buf[this.length++] = v;
+    this.buf[this.used++] = v;
+    this.length++;
   }
 
   /** Append many values; a plain number array or any typed array (converted element by element). */
   pushAll(values: ArrayLike<number>): void {
-    this.reserve(values.length);
-    if (ArrayBuffer.isView(values)) this.buf.set(values as never, this.length);
-    else for (let i = 0; i < values.length; i++) this.buf[this.length + i] = values[i]!;
-    this.length += values.length;
+    const n = values.length;
+    this.reserve(n);
+    if (ArrayBuffer.isView(values)) this.buf.set(values as never, this.used);
+    else for (let i = 0; i < n; i++) this.buf[this.used + i] = values[i]!;
+    this.used += n;
+    this.length += n;
   }
 
   /**
-   * Take `values` as the column's contents without copying, when the column is empty; the
+   * Take `parts` as the column's contents without copying, when the column is empty; the
    * column lets go of them at clear(), so their owner may reuse them after that.
    */
-  adopt(values: T): void {
+  adopt(parts: readonly T[]): void {
     if (this.length > 0) {
-      this.pushAll(values);
+      for (const p of parts) this.pushAll(p);
       return;
     }
-    this.buf = values;
-    this.length = values.length;
+    const filled = parts.filter((p) => p.length > 0);
+    const last = filled.pop();
+    if (!last) return;
+    this.full = filled;
+    this.buf = last;
+    this.used = last.length;
+    this.length = filled.reduce((a, p) => a + p.length, last.length);
     this.adopted = true;
   }
 
   /**
-   * The filled part, handed over: the column starts again on `next` (memory handed back from an
+   * The filled parts, handed over: the column starts again on `next` (memory handed back from an
    * earlier detach, already mapped) or on new memory.
    */
-  detach(next?: T): T {
-    const out = this.buf.subarray(0, this.length) as T;
+  detach(next?: T): T[] {
+    const out = this.parts();
     // new memory is sized for a period like the last one, with room for a quarter more
     this.buf = next ?? new this.ctor(Math.max(64, Math.ceil(this.length * 1.25)));
+    this.full = [];
+    this.used = 0;
     this.length = 0;
     return out;
   }
 
-  view(): T {
-    return this.buf.subarray(0, this.length) as T;
+  /** The filled memory, in order (no part is empty; none at all when the column is). */
+  parts(): T[] {
+    return this.used > 0 ? [...this.full, this.buf.subarray(0, this.used) as T] : [...this.full];
   }
 
   get bytes(): number {
@@ -98,6 +113,8 @@ export class Column<T extends NumericArray> {
   }
 
   clear(): void {
+    this.full = [];
+    this.used = 0;
     this.length = 0;
     // a burst can leave a huge buffer behind: give back memory above 16 MiB
     if (this.adopted || this.buf.byteLength > 16 * 1024 * 1024) this.buf = new this.ctor(64);

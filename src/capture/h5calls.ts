@@ -31,18 +31,24 @@ export function keepOpen(ds: Dataset): void {
 }
 
 /**
- * Grow a dataset to `shape` and write `data` (already of the dataset's element type) at
- * `ranges`: h5wasm's own resize and write calls, less the metadata read that write_slice does
- * on every call (a tenth of a millisecond, which adds up over thousands of datasets a flush).
+ * Grow a dataset to `shape` and write `data` (already of the dataset's element type; one array
+ * or parts in order) at `ranges`: h5wasm's own resize and write calls, less the metadata read
+ * that write_slice does on every call (a tenth of a millisecond, which adds up over thousands of
+ * datasets a flush).
  */
-export function appendBlock(ds: Dataset, shape: number[], ranges: [number, number][], data: ArrayBufferView): void {
+export function appendBlock(ds: Dataset, shape: number[], ranges: [number, number][], data: ArrayBufferView | readonly ArrayBufferView[]): void {
   const M = h5wasm.Module;
   if (M.resize_dataset(ds.file_id, ds.path, shape.map(BigInt)) < 0) throw new Error(`cannot resize ${ds.path}`);
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  const ptr = M._malloc(Math.max(1, bytes.byteLength));
-  if (ptr === 0) throw new Error(`out of memory for ${bytes.byteLength} bytes of ${ds.path}`);
+  const parts = ArrayBuffer.isView(data) ? [data] : data;
+  const size = parts.reduce((a, p) => a + p.byteLength, 0);
+  const ptr = M._malloc(Math.max(1, size));
+  if (ptr === 0) throw new Error(`out of memory for ${size} bytes of ${ds.path}`);
   try {
-    M.HEAPU8.set(bytes, ptr);
+    let at = ptr;
+    for (const p of parts) {
+      M.HEAPU8.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), at);
+      at += p.byteLength;
+    }
     const count = ranges.map(([a, b]) => BigInt(b - a));
     const offset = ranges.map(([a]) => BigInt(a));
     const strides = ranges.map(() => 1n);

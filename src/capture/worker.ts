@@ -14,7 +14,7 @@ type ToWorker =
   | { op: 'close'; blocks: [number, ColumnBlock][] };
 type FromWorker =
   | { op: 'opened' }
-  | { op: 'flushed'; stats: FlushStats; returned: [number, NumericArray][] }
+  | { op: 'flushed'; stats: FlushStats; returned: [number, NumericArray[]][] }
   | { op: 'closed' }
   | { op: 'error'; message: string; code?: string };
 
@@ -103,14 +103,14 @@ export class ThreadedWriter {
   private take(): { blocks: [number, ColumnBlock][]; transfer: ArrayBuffer[] } {
     const blocks: [number, ColumnBlock][] = [];
     const transfer: ArrayBuffer[] = [];
-    // each column's memory is handed over (transferred with its filled part as the view) and the
-    // column starts again on other memory: no copy. The values' memory comes back once written
-    // (flush()), so a capture of large arrays refills the same memory instead of mapping new
-    // memory every period.
-    const own = <T extends NumericArray>(c: Column<T>, next?: T): T => {
-      const data = c.detach(next);
-      transfer.push(data.buffer as ArrayBuffer);
-      return data;
+    // each column's memory is handed over (its parts transferred, each with its filled part as
+    // the view) and the column starts again on other memory: no copy. The values' memory comes
+    // back once written (flush()), so a capture of large arrays refills the same memory instead
+    // of mapping new memory every period.
+    const own = <T extends NumericArray>(c: Column<T>, next?: T): T[] => {
+      const parts = c.detach(next);
+      for (const p of parts) transfer.push(p.buffer as ArrayBuffer);
+      return parts;
     };
     this.pvs.forEach((b, i) => {
       if (b.timestamp.length === 0 && b.gaps.length === 0) return;
@@ -120,7 +120,7 @@ export class ThreadedWriter {
         value: own(b.value, spare), ...(b.layout === 'varying' && { length: own(b.length) }), timestamp: own(b.timestamp),
         received: own(b.received), severity: own(b.severity), status: own(b.status), gaps: own(b.gaps),
       }]);
-      b.rows += blocks[blocks.length - 1]![1].timestamp.length;
+      b.rows += blocks[blocks.length - 1]![1].timestamp.reduce((a, p) => a + p.length, 0);
     });
     return { blocks, transfer };
   }
@@ -133,9 +133,11 @@ export class ThreadedWriter {
     const m = await this.reply();
     if (m.op === 'error') throw new CaptureError((m.code ?? 'EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
     const { stats, returned } = m as Extract<FromWorker, { op: 'flushed' }>;
-    for (const [pv, data] of returned) {
+    // the largest part of each PV's values is the next period's memory
+    for (const [pv, parts] of returned) {
       const b = this.pvs[pv]!;
-      b.spare = new b.ctor(data.buffer as ArrayBuffer);
+      const largest = parts.reduce<ArrayBuffer | undefined>((a, p) => (!a || p.buffer.byteLength > a.byteLength ? (p.buffer as ArrayBuffer) : a), undefined);
+      if (largest) b.spare = new b.ctor(largest);
     }
     return stats;
   }
@@ -170,8 +172,8 @@ async function workerMain(): Promise<void> {
         if (m.op === 'flush') {
           const stats = w.flush();
           // the writer let go of the values it wrote (Column.adopt): their memory goes back
-          const returned = m.blocks.filter(([, b]) => b.timestamp.length > 0).map(([pv, b]): [number, NumericArray] => [pv, b.value]);
-          port.postMessage({ op: 'flushed', stats, returned } satisfies FromWorker, returned.map(([, v]) => v.buffer as ArrayBuffer));
+          const returned = m.blocks.map(([pv, b]): [number, NumericArray[]] => [pv, b.value]);
+          port.postMessage({ op: 'flushed', stats, returned } satisfies FromWorker, returned.flatMap(([, v]) => v.map((p) => p.buffer as ArrayBuffer)));
         } else {
           w.close();
           send({ op: 'closed' });

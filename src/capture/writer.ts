@@ -47,15 +47,16 @@ export interface CaptureUpdate {
 }
 
 /** Many updates of one PV as columns (appendColumns). */
+/** A PV's buffered updates as columns, each a list of parts in order (Column.detach()). */
 export interface ColumnBlock {
-  value: NumericArray;
-  length?: Uint32Array;
-  timestamp: Float64Array;
-  received: Float64Array;
-  severity: Uint8Array;
-  status: Uint16Array;
+  value: NumericArray[];
+  length?: Uint32Array[];
+  timestamp: Float64Array[];
+  received: Float64Array[];
+  severity: Uint8Array[];
+  status: Uint16Array[];
   /** Gap records, 4 numbers each. */
-  gaps: Float64Array;
+  gaps: Float64Array[];
 }
 
 export interface CaptureOpenOptions {
@@ -238,17 +239,18 @@ export class CaptureWriter {
    */
   appendColumns(pv: number, b: ColumnBlock): void {
     const s = this.pv(pv);
-    const n = b.timestamp.length;
-    if (s.layout === 'fixed' && b.value.length !== n * s.meta.count) {
-      throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${s.path}: ${b.value.length} elements for ${n} updates of ${s.meta.count}`);
+    const n = total(b.timestamp);
+    if (s.layout === 'fixed' && total(b.value) !== n * s.meta.count) {
+      throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${s.path}: ${total(b.value)} elements for ${n} updates of ${s.meta.count}`);
     }
     s.value.adopt(b.value);
-    if (s.layout === 'varying') s.length.pushAll(b.length ?? new Uint32Array(0));
-    s.timestamp.pushAll(b.timestamp);
-    s.received.pushAll(b.received);
-    s.severity.pushAll(b.severity);
-    s.status.pushAll(b.status);
-    s.gaps.pushAll(b.gaps);
+    const add = <T extends NumericArray>(c: Column<T>, parts: readonly T[] | undefined) => parts?.forEach((p) => c.pushAll(p));
+    if (s.layout === 'varying') add(s.length, b.length);
+    add(s.timestamp, b.timestamp);
+    add(s.received, b.received);
+    add(s.severity, b.severity);
+    add(s.status, b.status);
+    add(s.gaps, b.gaps);
   }
 
   /** Buffer one gap record of a PV (see gaps.ts). */
@@ -304,28 +306,31 @@ export class CaptureWriter {
         if (s.layout === 'varying') {
           const e0 = s.elements;
           const e1 = e0 + s.value.length;
-          if (e1 > e0) appendBlock(this.ds(s, 'value'), [e1], [[e0, e1]], s.value.view());
+          if (e1 > e0) appendBlock(this.ds(s, 'value'), [e1], [[e0, e1]], s.value.parts());
           const offsets = new BigUint64Array(n);
-          const lengths = s.length.view();
+          const lengths = s.length.parts();
           let off = e0;
-          for (let i = 0; i < n; i++) {
-            offsets[i] = BigInt(off);
-            off += lengths[i]!;
+          let i = 0;
+          for (const part of lengths) {
+            for (const len of part) {
+              offsets[i++] = BigInt(off);
+              off += len;
+            }
           }
           appendBlock(this.ds(s, 'offset'), [r1], [[r0, r1]], offsets);
           appendBlock(this.ds(s, 'length'), [r1], [[r0, r1]], lengths);
           s.elements = e1;
           bytes += n * 12;
         } else if (s.layout === 'fixed') {
-          appendBlock(this.ds(s, 'value'), [r1, s.meta.count], [[r0, r1], [0, s.meta.count]], s.value.view());
+          appendBlock(this.ds(s, 'value'), [r1, s.meta.count], [[r0, r1], [0, s.meta.count]], s.value.parts());
         } else {
-          appendBlock(this.ds(s, 'value'), [r1], [[r0, r1]], s.value.view());
+          appendBlock(this.ds(s, 'value'), [r1], [[r0, r1]], s.value.parts());
         }
         bytes += s.value.bytes + n * 19;
-        appendBlock(this.ds(s, 'timestamp'), [r1], [[r0, r1]], s.timestamp.view());
-        appendBlock(this.ds(s, 'received'), [r1], [[r0, r1]], s.received.view());
-        appendBlock(this.ds(s, 'severity'), [r1], [[r0, r1]], s.severity.view());
-        appendBlock(this.ds(s, 'status'), [r1], [[r0, r1]], s.status.view());
+        appendBlock(this.ds(s, 'timestamp'), [r1], [[r0, r1]], s.timestamp.parts());
+        appendBlock(this.ds(s, 'received'), [r1], [[r0, r1]], s.received.parts());
+        appendBlock(this.ds(s, 'severity'), [r1], [[r0, r1]], s.severity.parts());
+        appendBlock(this.ds(s, 'status'), [r1], [[r0, r1]], s.status.parts());
         s.rows = r1;
         updates += n;
         for (const c of [s.value, s.length, s.timestamp, s.received, s.severity, s.status]) c.clear();
@@ -333,7 +338,7 @@ export class CaptureWriter {
       const g = s.gaps.length / 4;
       if (g > 0) {
         const g1 = s.gapRows + g;
-        appendBlock(this.ds(s, 'gaps'), [g1, 4], [[s.gapRows, g1], [0, 4]], s.gaps.view());
+        appendBlock(this.ds(s, 'gaps'), [g1, 4], [[s.gapRows, g1], [0, 4]], s.gaps.parts());
         s.gapRows = g1;
         s.gaps.clear();
       }
@@ -398,4 +403,9 @@ function openOrExplain(path: PathLike, force: boolean): number {
     }
     throw new CaptureError('EPICSPERF_CAPTURE_UNWRITABLE', `cannot write ${String(path)}: ${e.code ?? ''} ${e.message}`.trim());
   }
+}
+
+/** Elements in all parts. */
+function total(parts: readonly ArrayLike<number>[]): number {
+  return parts.reduce((a, p) => a + p.length, 0);
 }
