@@ -1,6 +1,7 @@
 // What every snapshot does whatever its protocol: one result per name in input order, never a
-// rejection; one timer for the batch counted from the start; the abort signal; names set up a
-// slice per event-loop turn (with the searcher held to full datagrams meanwhile, where it can).
+// rejection; one deadline for the batch counted from the start (kept by a timer, and by each
+// answer when the event loop is too busy for the timer to fire on time); the abort signal; names
+// set up a slice per event-loop turn (with the searcher held to full datagrams meanwhile, where it can).
 import { performance } from 'node:perf_hooks';
 import { AbortedError, CaError, ProtocolError, TimeoutError } from './errors.js';
 import type { SnapshotResult } from './snapshot.js';
@@ -29,6 +30,7 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
   private readonly items: Array<I | undefined>;
   private remaining: number;
   readonly t0 = performance.now();
+  private deadline = Infinity;
   private timer: NodeJS.Timeout | undefined;
   /** Names acquired so far (they are set up a slice per event-loop turn). */
   private started = 0;
@@ -58,21 +60,9 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
   start(timeout: number): void {
     const { mgr, names } = this;
     const n = names.length;
-    // One timer for the batch, counted from the start (setting up 10,000 names takes time too).
-    this.timer = setTimeout(() => {
-      // Thousands of names may time out at once: their errors carry no stack (it would only show this timer).
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
-      try {
-        for (let i = 0; i < n && this.remaining > 0; i++) {
-          if (this.results[i]) continue;
-          const item = this.items[i];
-          this.fail(i, item ? item.ch.timeoutError() : new TimeoutError('not started within the timeout', names[i]));
-        }
-      } finally {
-        Error.stackTraceLimit = limit;
-      }
-    }, timeout);
+    // One deadline for the batch, counted from the start (setting up 10,000 names takes time too).
+    this.deadline = this.t0 + timeout;
+    this.timer = setTimeout(() => this.expire(), timeout);
     const signal = this.signal;
     if (signal) {
       this.onAbort = () => {
@@ -120,29 +110,57 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
     this.mgr.uncorkSearch?.();
   }
 
+  /**
+   * A name's answer. Past the deadline (replies read in one busy turn can keep the timer from
+   * firing for a tenth of a second on a loaded machine) the names still open time out now.
+   */
   answer(i: number, a: SnapshotResult<R>): void {
     if (this.results[i]) return;
     this.results[i] = a;
     if (--this.remaining === 0) this.done();
+    else if (a.elapsedMs >= this.deadline - this.t0) this.expire();
   }
 
-  fail(i: number, error: CaError): void {
+  fail(i: number, error: CaError, elapsedMs = performance.now() - this.t0): void {
     if (this.results[i]) return;
-    this.results[i] = { name: this.names[i]!, ok: false, error, code: error.code, elapsedMs: performance.now() - this.t0 };
+    this.results[i] = { name: this.names[i]!, ok: false, error, code: error.code, elapsedMs };
     if (--this.remaining === 0) this.done();
+  }
+
+  /** The deadline: every name still open times out. */
+  private expire(): void {
+    const { names, items } = this;
+    const elapsedMs = performance.now() - this.t0;
+    // Thousands of names may time out at once: their errors carry no stack (it would only show this timer).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      for (let i = 0; i < names.length && this.remaining > 0; i++) {
+        if (this.results[i]) continue;
+        const item = items[i];
+        this.fail(i, item ? item.ch.timeoutError() : new TimeoutError('not started within the timeout', names[i]), elapsedMs);
+      }
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
   }
 
   private done(): void {
     if (this.timer) clearTimeout(this.timer);
     this.uncork();
     if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
-    const { mgr, items } = this;
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      if (!item) continue;
-      item.cancel();
-      mgr.release(item.ch as Ch);
-    }
     this.resolve(this.results as SnapshotResult<R>[]);
+    // The reads still in flight are cancelled and the channels let go of once the caller has its
+    // results (for 10,000 names that is tens of milliseconds); a reply that comes before finds
+    // its name answered and is dropped, and after the context's close() all of it is a no-op.
+    setImmediate(() => {
+      const { mgr, items } = this;
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        if (!item) continue;
+        item.cancel();
+        mgr.release(item.ch as Ch);
+      }
+    });
   }
 }
