@@ -59,6 +59,11 @@ export class PvaCircuit extends StreamConnection {
     this.flushPending();
   }
 
+  /** A large message's buffer that nothing views any more: the next large message is read into it. */
+  recycle(buffer: ArrayBuffer): void {
+    this.framer.recycle(buffer);
+  }
+
   protected take(): Uint8Array | undefined {
     return this.session.take();
   }

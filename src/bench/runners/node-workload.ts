@@ -141,7 +141,7 @@ export class NodeWorkload {
         this.events({ ev: 'complete', elements: len });
       }
     };
-    const opts = this.request ? { request: this.request } : { reuseArrays: true };
+    const opts = this.request ? { request: this.request, reuseArrays: true } : { reuseArrays: true };
     this.monitors.push(this.ctx.monitor(this.args.names[0]!, opts, onEvent));
   }
 

@@ -7,7 +7,7 @@ import { buildPvRequest, parsePvRequest, type PvRequestOptions } from '../../pva
 import type { ClientSession, OpHandler, PvaFailReason } from '../../pva/session.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import type { FieldDesc, StructureDesc } from '../../pva/types.js';
-import type { PvStructure, Typed } from '../../pva/values.js';
+import type { PvStructure, PvValue, Typed } from '../../pva/values.js';
 import { getLogger } from '../../log.js';
 import { DeliveringMonitor } from '../delivery.js';
 import { BadArgumentError } from '../errors.js';
@@ -29,6 +29,11 @@ export interface PvaMonitorOptions {
   /** Fail with a not-found error if the channel is not connected within this many ms. */
   timeout?: number;
   signal?: AbortSignal;
+  /**
+   * Callback form only: large arrays (1 MB and up) are valid only during the callback, and
+   * their memory is reused for a later update (no allocation per update). Copy what you keep.
+   */
+  reuseArrays?: boolean;
 }
 
 const requests = new Map<string, Typed>();
@@ -64,6 +69,8 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   private type: StructureDesc | undefined;
   private unacked = 0;
   private readonly unlisten: () => void;
+  /** reuseArrays: the memory the last update's arrays are views of. */
+  private lastBuffers: Set<ArrayBuffer> | undefined;
 
   constructor(private readonly mgr: PvaManager, name: string, opts: PvaMonitorOptions, callback: MonitorCallback<PvaReading> | undefined) {
     const pipelineSize = Math.max(2, Math.floor(opts.pipelineSize ?? 16));
@@ -71,6 +78,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     super(mgr.acquire(name), callback, log);
     this.pipelineSize = pipelineSize;
     this.request = request;
+    if (opts.reuseArrays && callback) this.lastBuffers = new Set();
     mgr.hold(this);
     this.unlisten = this.ch.listen((change) => (change === 'connected' ? this.onConnected() : this.onDisconnected()));
     this.begin(opts);
@@ -110,10 +118,24 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     this.received++;
     // Each update is a new structure (the session copies what an update changes): it is the reading's own.
     this.emit(new PvaReading(this.type, value));
+    if (this.lastBuffers) this.recycle(value);
     if (++this.unacked >= this.pipelineSize >> 1 && this.requestId) {
       this.session!.monitorAck(this.requestId, this.unacked);
       this.unacked = 0;
     }
+  }
+
+  /**
+   * reuseArrays, after the callback: the memory of the last update's arrays that this update
+   * replaced (nothing views it now: the session merges the next update into this one) goes back
+   * to the connection for its next large message.
+   */
+  private recycle(value: PvStructure): void {
+    const now = new Set<ArrayBuffer>();
+    buffersOf(value, now);
+    const t = this.ch.transport;
+    for (const b of this.lastBuffers!) if (!now.has(b)) t?.recycle(b);
+    this.lastBuffers = now;
   }
 
   onFinish(status: Status): void {
@@ -135,4 +157,18 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     this.mgr.unhold(this);
     this.mgr.release(this.ch);
   }
+}
+
+/** The memory the typed arrays of a value are views of, through structures, arrays and unions. */
+function buffersOf(v: PvValue | null, out: Set<ArrayBuffer>): void {
+  if (v === null || typeof v !== 'object') return;
+  if (ArrayBuffer.isView(v)) {
+    out.add(v.buffer as ArrayBuffer);
+    return;
+  }
+  if (Array.isArray(v)) {
+    for (const x of v) if (x !== null && typeof x === 'object') buffersOf(x as PvValue, out);
+    return;
+  }
+  for (const x of Object.values(v)) buffersOf(x as PvValue, out);
 }
