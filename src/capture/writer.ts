@@ -46,8 +46,7 @@ export interface CaptureUpdate {
   status: number;
 }
 
-/** Many updates of one PV as columns (appendColumns). */
-/** A PV's buffered updates as columns, each a list of parts in order (Column.detach()). */
+/** Many updates of one PV as columns (appendColumns), each a list of parts in order (Column.detach()). */
 export interface ColumnBlock {
   value: NumericArray[];
   length?: Uint32Array[];
