@@ -25,8 +25,6 @@ const EMPTY = new Uint8Array(0);
 export const DEFAULT_MAX_PAYLOAD = 64 * 1024 * 1024;
 /** Messages from this size up get a buffer of their own, and the socket may read into it. */
 const LARGE_MESSAGE = 64 * 1024;
-/** Buffers handed back (recycle()) from this size up are kept for the next large message. */
-const REUSED_BUFFER = 1024 * 1024;
 
 export class Framer {
   private readonly header: PvaHeader = emptyHeader();
@@ -38,17 +36,17 @@ export class Framer {
   private segBuf = EMPTY;
   private segLen = 0;
   private failed = false;
-  /** End of the large message filling `pending` (0: none), and whether it came in by direct reads. */
+  /** End of the large message filling `pending` (0: none). */
   private largeEnd = 0;
   private readonly align: AlignHint = { shift: 0 };
-  /** Large message buffers nobody uses any more, for the next large messages (the last two handed back). */
-  private readonly pool: ArrayBuffer[] = [];
 
   constructor(
     private readonly onMessage: MessageHandler,
     private readonly onError: ErrorHandler,
     /** Largest payload (also of a joined segmented message) accepted. */
     public maxPayload = DEFAULT_MAX_PAYLOAD,
+    /** Allocates the buffer of a large message (at least the size asked; need not be zeroed). */
+    private readonly allocate: (size: number) => ArrayBuffer = (n) => new ArrayBuffer(n),
   ) {}
 
   /** True once a protocol error was reported; later input is ignored. */
@@ -105,34 +103,10 @@ export class Framer {
       }
       return;
     }
-    const nb = new Uint8Array(this.buffer(whole + 8), this.align.shift, whole);
+    const nb = new Uint8Array(this.allocate(whole + 8), this.align.shift, whole);
     nb.set(this.pending.subarray(0, have));
     this.pending = nb;
     this.largeEnd = whole;
-  }
-
-  /** A buffer of at least `size` bytes: one handed back if one fits (at most twice the size), else new. */
-  private buffer(size: number): ArrayBuffer {
-    const pool = this.pool;
-    for (let i = 0; i < pool.length; i++) {
-      const b = pool[i]!;
-      if (b.byteLength >= size && b.byteLength <= size * 2) {
-        pool.splice(i, 1);
-        return b;
-      }
-    }
-    return new ArrayBuffer(size);
-  }
-
-  /**
-   * Take back the buffer of a large message once nothing views it any more (a monitor whose
-   * callback has returned and whose next update replaced the arrays in it): the next large
-   * message is read into it instead of into newly mapped memory.
-   */
-  recycle(buffer: ArrayBuffer): void {
-    if (buffer.byteLength < REUSED_BUFFER || this.pool.includes(buffer)) return;
-    // the newest are kept: a buffer of a size no message has any more ages out
-    if (this.pool.push(buffer) > 2) this.pool.shift();
   }
 
   /**
@@ -153,7 +127,7 @@ export class Framer {
     if (this.pendingLen < this.largeEnd) return;
     const buf = this.pending;
     const end = this.pendingLen;
-    // The buffer goes with the message: the next one gets a new one.
+    // The buffer goes with the message: the next one gets another (new, or one handed back).
     this.pending = EMPTY;
     this.pendingLen = 0;
     this.largeEnd = 0;

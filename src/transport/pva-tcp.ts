@@ -5,6 +5,7 @@ import { Framer } from '../pva/framer.js';
 import { ClientSession, type SessionEvents } from '../pva/session.js';
 import type { Status } from '../pva/status.js';
 import type { PvaConfig } from './pva-config.js';
+import { BufferPool } from './buffer-pool.js';
 import { StreamConnection, type CloseReason } from './stream.js';
 
 /** Largest message (joined segments included) accepted from a server. */
@@ -19,6 +20,8 @@ export interface PvaCircuitHandlers {
 export class PvaCircuit extends StreamConnection {
   readonly session: ClientSession;
   private readonly framer: Framer;
+  /** Large message buffers handed back by their consumer, reused for the next large message. */
+  private readonly pool = new BufferPool();
 
   constructor(host: string, port: number, config: PvaConfig, private readonly handlers: PvaCircuitHandlers) {
     super(host, port, config.connTimeoutMs, 'echo');
@@ -29,7 +32,12 @@ export class PvaCircuit extends StreamConnection {
     };
     if (handlers.searchResponse) events.searchResponse = handlers.searchResponse;
     this.session = new ClientSession(events, config.user, config.host);
-    this.framer = new Framer((h, p, owned) => this.session.receive(h, p, owned), (reason) => this.fail('protocol', reason), MAX_MESSAGE);
+    this.framer = new Framer(
+      (h, p, owned) => this.session.receive(h, p, owned),
+      (reason) => this.fail('protocol', reason),
+      MAX_MESSAGE,
+      (size) => this.pool.take(size),
+    );
   }
 
   get ready(): boolean {
@@ -42,8 +50,7 @@ export class PvaCircuit extends StreamConnection {
   }
 
   protected directTarget(): Uint8Array | undefined {
-    // (The socket asks once before this constructor has run.)
-    return (this.framer as Framer | undefined)?.directTarget();
+    return this.framer.directTarget();
   }
 
   protected commitDirect(n: number): void {
@@ -61,7 +68,7 @@ export class PvaCircuit extends StreamConnection {
 
   /** A large message's buffer that nothing views any more: the next large message is read into it. */
   recycle(buffer: ArrayBuffer): void {
-    this.framer.recycle(buffer);
+    this.pool.give(buffer);
   }
 
   protected take(): Uint8Array | undefined {

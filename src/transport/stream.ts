@@ -1,6 +1,7 @@
 // One client TCP connection, whatever its protocol: the socket and its reads (straight into the
-// protocol's own buffer when it asks), one coalesced write per event-loop turn, the echo
-// watchdog (the CONN_TMO of either protocol), and closing exactly once.
+// protocol's own buffer when it asks), one coalesced write per event-loop turn (or sooner, when
+// the protocol flushes its pending writes itself), the echo watchdog (the CONN_TMO of either
+// protocol), and closing exactly once.
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 
@@ -29,7 +30,8 @@ export abstract class StreamConnection {
       host,
       port,
       noDelay: true,
-      onread: { buffer: () => this.directTarget() ?? this.chunk, callback: (n, buf) => this.onRead(n, buf) },
+      // (The socket asks for its first buffer here, before the protocol's constructor has run.)
+      onread: { buffer: () => (this.connected ? this.directTarget() : undefined) ?? this.chunk, callback: (n, buf) => this.onRead(n, buf) },
     });
     this.socket.on('connect', () => {
       this.connected = true;

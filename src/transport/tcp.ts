@@ -5,6 +5,7 @@ import { ClientCircuit } from '../ca/circuit.js';
 import { Framer } from '../ca/framer.js';
 import { installSwappers } from '../ca/swap.js';
 import type { CaConfig } from './config.js';
+import { BufferPool } from './buffer-pool.js';
 import { StreamConnection, type CloseReason } from './stream.js';
 
 export type { CloseReason };
@@ -15,8 +16,6 @@ installSwappers({
   swap64: (b) => void Buffer.from(b.buffer, b.byteOffset, b.length).swap64(),
 });
 
-/** Payloads from this size up are pooled when their consumer gives them back. */
-const LARGE_PAYLOAD = 1 << 20;
 /** Consecutive full reads (the kernel has more queued) before asking the server to pause events. */
 const FLOW_CONTROL_THRESHOLD = 10;
 
@@ -52,32 +51,19 @@ export class TcpCircuit extends StreamConnection {
   }
 
   /** Large payload buffers handed back by their consumer, reused for the next large payload. */
-  private readonly pool: Uint8Array[] = [];
+  private readonly pool = new BufferPool();
 
   private allocate(size: number): Uint8Array {
-    if (size >= LARGE_PAYLOAD) {
-      for (let i = 0; i < this.pool.length; i++) {
-        const b = this.pool[i]!;
-        if (b.length >= size && b.length <= size * 2) {
-          this.pool.splice(i, 1);
-          return b.subarray(0, size);
-        }
-      }
-    }
-    // Not zero-filled: every byte is overwritten by the payload before anyone reads it.
-    const b = Buffer.allocUnsafeSlow(size);
-    return new Uint8Array(b.buffer, b.byteOffset, size);
+    return new Uint8Array(this.pool.take(size), 0, size);
   }
 
   /** Give back a large payload buffer nobody uses any more (a monitor that does not keep arrays). */
   recycle(payload: Uint8Array): void {
-    if (payload.byteOffset !== 0 || payload.buffer.byteLength < LARGE_PAYLOAD || this.pool.length >= 2) return;
-    this.pool.push(new Uint8Array(payload.buffer));
+    if (payload.byteOffset === 0) this.pool.give(payload.buffer as ArrayBuffer);
   }
 
   protected directTarget(): Uint8Array | undefined {
-    // (The socket asks once before this constructor has run.)
-    return (this.framer as Framer | undefined)?.directTarget();
+    return this.framer.directTarget();
   }
 
   protected commitDirect(n: number): void {

@@ -9,6 +9,7 @@ import { isSuccess, type Status } from '../../pva/status.js';
 import type { FieldDesc, StructureDesc } from '../../pva/types.js';
 import type { PvStructure, PvValue, Typed } from '../../pva/values.js';
 import { getLogger } from '../../log.js';
+import { POOLED_MIN } from '../../transport/buffer-pool.js';
 import { DeliveringMonitor } from '../delivery.js';
 import { BadArgumentError } from '../errors.js';
 import type { MonitorCallback } from '../monitor.js';
@@ -69,8 +70,9 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   private type: StructureDesc | undefined;
   private unacked = 0;
   private readonly unlisten: () => void;
-  /** reuseArrays: the memory the last update's arrays are views of. */
+  /** reuseArrays: the large buffers the last update's arrays are views of, and a spare set. */
   private lastBuffers: Set<ArrayBuffer> | undefined;
+  private nowBuffers: Set<ArrayBuffer> | undefined;
 
   constructor(private readonly mgr: PvaManager, name: string, opts: PvaMonitorOptions, callback: MonitorCallback<PvaReading> | undefined) {
     const pipelineSize = Math.max(2, Math.floor(opts.pipelineSize ?? 16));
@@ -78,7 +80,10 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     super(mgr.acquire(name), callback, log);
     this.pipelineSize = pipelineSize;
     this.request = request;
-    if (opts.reuseArrays && callback) this.lastBuffers = new Set();
+    if (opts.reuseArrays && callback) {
+      this.lastBuffers = new Set();
+      this.nowBuffers = new Set();
+    }
     mgr.hold(this);
     this.unlisten = this.ch.listen((change) => (change === 'connected' ? this.onConnected() : this.onDisconnected()));
     this.begin(opts);
@@ -131,11 +136,16 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
    * to the connection for its next large message.
    */
   private recycle(value: PvStructure): void {
-    const now = new Set<ArrayBuffer>();
-    buffersOf(value, now);
-    const t = this.ch.transport;
-    for (const b of this.lastBuffers!) if (!now.has(b)) t?.recycle(b);
+    const last = this.lastBuffers!;
+    const now = this.nowBuffers!;
+    largeBuffersOf(value, now);
+    if (last.size > 0) {
+      const t = this.ch.transport;
+      for (const b of last) if (!now.has(b)) t?.recycle(b);
+      last.clear();
+    }
     this.lastBuffers = now;
+    this.nowBuffers = last;
   }
 
   onFinish(status: Status): void {
@@ -159,16 +169,16 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   }
 }
 
-/** The memory the typed arrays of a value are views of, through structures, arrays and unions. */
-function buffersOf(v: PvValue | null, out: Set<ArrayBuffer>): void {
+/** The buffers big enough to pool that the typed arrays of a value view, through structures, arrays and unions. */
+function largeBuffersOf(v: PvValue | null, out: Set<ArrayBuffer>): void {
   if (v === null || typeof v !== 'object') return;
   if (ArrayBuffer.isView(v)) {
-    out.add(v.buffer as ArrayBuffer);
+    if (v.buffer.byteLength >= POOLED_MIN) out.add(v.buffer as ArrayBuffer);
     return;
   }
   if (Array.isArray(v)) {
-    for (const x of v) if (x !== null && typeof x === 'object') buffersOf(x as PvValue, out);
+    for (const x of v) if (x !== null && typeof x === 'object') largeBuffersOf(x as PvValue, out);
     return;
   }
-  for (const x of Object.values(v)) buffersOf(x as PvValue, out);
+  for (const x of Object.values(v)) largeBuffersOf(x as PvValue, out);
 }
