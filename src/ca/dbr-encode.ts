@@ -41,7 +41,8 @@ export function valueCount(native: number, value: EncodableValue): number {
   return value.length;
 }
 
-function isBytes(v: EncodableValue): v is Uint8Array | Int8Array | Uint8ClampedArray {
+/** Whether a value is an array of bytes (a DBR_CHAR payload as it is). */
+export function isBytes(v: unknown): v is Uint8Array | Int8Array | Uint8ClampedArray {
   return v instanceof Uint8Array || v instanceof Int8Array || v instanceof Uint8ClampedArray;
 }
 

@@ -30,7 +30,8 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
   private readonly items: Array<I | undefined>;
   private remaining: number;
   readonly t0 = performance.now();
-  private deadline = Infinity;
+  /** The batch's timeout (ms from t0). */
+  private timeoutMs = Infinity;
   private timer: NodeJS.Timeout | undefined;
   /** Names acquired so far (they are set up a slice per event-loop turn). */
   private started = 0;
@@ -61,7 +62,7 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
     const { mgr, names } = this;
     const n = names.length;
     // One deadline for the batch, counted from the start (setting up 10,000 names takes time too).
-    this.deadline = this.t0 + timeout;
+    this.timeoutMs = timeout;
     this.timer = setTimeout(() => this.expire(), timeout);
     const signal = this.signal;
     if (signal) {
@@ -118,7 +119,7 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
     if (this.results[i]) return;
     this.results[i] = a;
     if (--this.remaining === 0) this.done();
-    else if (a.elapsedMs >= this.deadline - this.t0) this.expire();
+    else if (a.elapsedMs >= this.timeoutMs) this.expire();
   }
 
   fail(i: number, error: CaError, elapsedMs = performance.now() - this.t0): void {

@@ -1,6 +1,7 @@
 // What a Context's channel manager does whatever its protocol: the channel cache with its
 // references, the holders (monitors) closed with it, searching again for a channel that lost its
 // server (or forgetting one nobody holds), and closing all of that.
+import type { CloseReason } from '../transport/stream.js';
 
 /** Something that holds channels until it is closed (a monitor); closed with the manager. */
 export interface Closable {
@@ -23,6 +24,8 @@ export interface CachedChannel {
   readonly held: boolean;
   /** Drop a reference; true when nobody holds it and it is not connected. */
   release(): boolean;
+  /** Its connection closed; `broken` (a protocol error or a failed connect) pauses the next search. */
+  circuitLost(broken: boolean, protocolError?: string): void;
   discard(): void;
   close(): void;
 }
@@ -66,6 +69,20 @@ export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSe
     if (this.isClosed || ch.state === 'closed') return;
     if (!ch.held) return this.forget(ch);
     this.searcher().add(ch, delayMs);
+  }
+
+  /**
+   * A connection closed for `reason`: `close` fails what it carried (with the reason the protocol
+   * layer takes) and returns its channels, each of which then searches again.
+   */
+  protected connectionLost(
+    reason: CloseReason, detail: string,
+    close: (r: { kind: 'protocol' | 'disconnected'; message: string }) => readonly unknown[],
+  ): void {
+    const chans = close(reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` });
+    const broken = reason === 'protocol' || reason === 'connect-failed';
+    const protocolError = reason === 'protocol' ? detail : undefined;
+    for (const ch of chans as Ch[]) ch.circuitLost(broken, protocolError);
   }
 
   /** The start of close(): every holder, the name resolver and every channel. */

@@ -10,6 +10,12 @@ export type ChannelState = 'searching' | 'connecting' | 'connected' | 'closed';
 export type ChannelChange = 'connected' | 'disconnected' | 'access';
 export type ConnectionListener = (change: ChannelChange) => void;
 
+/** What a channel needs from the manager that made it. */
+export interface ChannelOwner {
+  /** The channel lost its server (or was refused): search again after `delayMs`, or forget it. */
+  research(ch: { readonly cid: number; readonly name: string }, delayMs: number): void;
+}
+
 /** Longest pause before searching again for a channel whose connection keeps failing. */
 const MAX_RESEARCH_DELAY_MS = 5000;
 
@@ -36,7 +42,7 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
   searchDueAt = 0;
   searchQueued = false;
 
-  constructor(readonly cid: number, readonly name: string) {}
+  constructor(private readonly owner: ChannelOwner, readonly cid: number, readonly name: string) {}
 
   get connected(): boolean {
     return this.state === 'connected';
@@ -159,13 +165,11 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
     this.dropConnection();
     this.setSid(0);
     if (was === 'connected') this.notify('disconnected');
-    this.searchAgain(this.researchDelayMs);
+    this.owner.research(this, this.researchDelayMs);
   }
 
   /** Forget the connection's side of the channel (its circuit, its access rights). */
   protected abstract dropConnection(): void;
-  /** Hand the channel to its manager to search again after `delayMs`. */
-  protected abstract searchAgain(delayMs: number): void;
 
   /** -> closed: tell the listeners when it was connected and forget them; returns the waiters left. */
   protected shut(): W[] | undefined {

@@ -5,7 +5,7 @@ import { CA_ACCESS_READ, CA_ACCESS_WRITE, NATIVE_TYPE_NAMES, type NativeTypeName
 import type { CircuitChannel, FailReason } from '../ca/circuit.js';
 import type { TcpCircuit } from '../transport/tcp.js';
 import type { SearchTarget } from '../transport/udp.js';
-import { ChannelLife } from './channel-life.js';
+import { ChannelLife, type ChannelOwner } from './channel-life.js';
 import { type CaError, DisconnectedError, ProtocolError, RemoteError } from './errors.js';
 
 export type { ChannelChange, ChannelState, ConnectionListener } from './channel-life.js';
@@ -13,12 +13,6 @@ export type { ChannelChange, ChannelState, ConnectionListener } from './channel-
 /** A one-shot wait for the channel to connect, as an object (no closure per waiter). */
 export interface ConnectWaiter {
   channelConnected(ch: Channel): void;
-}
-
-/** What a channel needs from the manager that made it. */
-export interface ChannelOwner {
-  /** The channel lost its server (or was refused): search again after `delayMs`, or forget it. */
-  research(ch: Channel, delayMs: number): void;
 }
 
 /** The channel as its own transitions see it: the fields others only read are writable here. */
@@ -32,13 +26,13 @@ export class Channel extends ChannelLife<ConnectWaiter> implements CircuitChanne
   private rights = 0;
 
   constructor(
-    private readonly owner: ChannelOwner,
+    owner: ChannelOwner,
     cid: number,
     name: string,
     /** Bytes of the name on the wire (NUL-terminated, padded to 8). */
     readonly paddedLength: number,
   ) {
-    super(cid, name);
+    super(owner, cid, name);
   }
 
   get canRead(): boolean {
@@ -94,10 +88,6 @@ export class Channel extends ChannelLife<ConnectWaiter> implements CircuitChanne
   protected dropConnection(): void {
     (this as Writable).transport = undefined;
     this.rights = 0;
-  }
-
-  protected searchAgain(delayMs: number): void {
-    this.owner.research(this, delayMs);
   }
 
   /** The manager forgets the channel: tell its circuit (and the server, when connected), then close. */

@@ -4,7 +4,7 @@ import {
   DbrType, FORM_NAMES, NATIVE_TYPE_NAMES,
 } from '../ca/constants.js';
 import { DECODE_AS_ARRAY, DECODE_LONG_STRING, dbrLayout, dbrTypeOf } from '../ca/dbr.js';
-import { encodeDbr } from '../ca/dbr-encode.js';
+import { encodeDbr, isBytes } from '../ca/dbr-encode.js';
 import type { Channel } from './channel.js';
 import { BadArgumentError } from './errors.js';
 import type { PutValue, ReadOptions } from './options.js';
@@ -70,10 +70,6 @@ function toNumber(v: unknown, name: string): number {
   throw new BadArgumentError(`cannot write a ${v === null ? 'null' : typeof v} to a numeric channel`, name);
 }
 
-function isByteArray(v: unknown): boolean {
-  return v instanceof Uint8Array || v instanceof Int8Array || v instanceof Uint8ClampedArray;
-}
-
 /** Encode a value for a put to this channel: returns the DBR type, count and payload. */
 export function encodePut(ch: Channel, value: PutValue): { dbrType: number; count: number; payload: Uint8Array } {
   const native = ch.nativeType;
@@ -98,7 +94,7 @@ export function encodePut(ch: Channel, value: PutValue): { dbrType: number; coun
     dbrType = native;
     // Bytes into a CHAR channel go as they are (an Int8Array's as their two's complement, as C's
     // char would): encodeDbr copies them in one step, no element needs a check.
-    const range = native === DbrType.CHAR && isByteArray(typed) ? undefined : INT_RANGE[native];
+    const range = native === DbrType.CHAR && isBytes(typed) ? undefined : INT_RANGE[native];
     if (range) {
       for (let i = 0; i < typed.length; i++) {
         const n = typed[i]!;

@@ -6,15 +6,14 @@ import type { CaConfig } from '../transport/config.js';
 import { TcpCircuit, type CloseReason } from '../transport/tcp.js';
 import { UdpSearcher, type SearchTarget } from '../transport/udp.js';
 import { getLogger } from '../log.js';
-import { Channel, type ChannelOwner } from './channel.js';
-import { ChannelCache, type Closable } from './channel-cache.js';
+import { Channel } from './channel.js';
+import { ChannelCache } from './channel-cache.js';
 import { BadArgumentError, ClosedError } from './errors.js';
 
 const log = getLogger('ca.context');
 
-export type { Closable };
 
-export class ChannelManager extends ChannelCache<Channel, UdpSearcher> implements ChannelOwner {
+export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
   private readonly circuits = new Map<string, TcpCircuit>();
   private nextCid = 1;
   /** The circuit the last search answer pointed to (answers come in runs from one server). */
@@ -98,12 +97,7 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> implement
     if (this.circuits.get(t.key) === t) this.circuits.delete(t.key);
     if (this.lastCircuit === t) this.lastCircuit = undefined;
     if (reason !== 'closed' && log.isLevelEnabled('info')) log.info({ server: t.key, reason, detail }, 'circuit closed');
-    const chans = t.circuit.close(
-      reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` },
-    );
-    const broken = reason === 'protocol' || reason === 'connect-failed';
-    const protocolError = reason === 'protocol' ? detail : undefined;
-    for (const c of chans as Channel[]) c.circuitLost(broken, protocolError);
+    this.connectionLost(reason, detail, (r) => t.circuit.close(r));
   }
 
   /** Close every holder, circuit and socket and fail whatever is pending. */

@@ -5,9 +5,8 @@ import type { SessionChannel } from '../../pva/session.js';
 import type { Status } from '../../pva/status.js';
 import type { PvaCircuit } from '../../transport/pva-tcp.js';
 import type { PvaSearchTarget } from '../../transport/pva-udp.js';
-import { ChannelLife, type ChannelState } from '../channel-life.js';
+import { ChannelLife, type ChannelOwner } from '../channel-life.js';
 
-export type PvaChannelState = ChannelState;
 
 export interface PvaConnectWaiter {
   channelConnected(ch: PvaChannel): void;
@@ -15,15 +14,11 @@ export interface PvaConnectWaiter {
   channelClosed(ch: PvaChannel): void;
 }
 
-export interface PvaChannelOwner {
-  research(ch: PvaChannel, delayMs: number): void;
-}
-
 export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements SessionChannel, PvaSearchTarget {
   transport: PvaCircuit | undefined;
 
-  constructor(private readonly owner: PvaChannelOwner, cid: number, name: string) {
-    super(cid, name);
+  constructor(owner: ChannelOwner, cid: number, name: string) {
+    super(owner, cid, name);
   }
 
   /** searching -> connecting: a server answered; ask its connection for the channel. */
@@ -54,10 +49,6 @@ export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements Session
 
   protected dropConnection(): void {
     this.transport = undefined;
-  }
-
-  protected searchAgain(delayMs: number): void {
-    this.owner.research(this, delayMs);
   }
 
   /** The manager forgets the channel: tell its connection (and the server), then close. */

@@ -7,14 +7,14 @@ import type { CloseReason } from '../../transport/stream.js';
 import { PvaSearcher, type PvaSearchTarget } from '../../transport/pva-udp.js';
 import { BadArgumentError, ClosedError } from '../errors.js';
 import { ChannelCache } from '../channel-cache.js';
-import { PvaChannel, type PvaChannelOwner } from './channel.js';
+import { PvaChannel } from './channel.js';
 
 const log = getLogger('pva.context');
 
 /** Pause before reconnecting to a name server that went away. */
 const NAME_SERVER_RETRY_MS = 1000;
 
-export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> implements PvaChannelOwner {
+export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
   private readonly circuits = new Map<string, PvaCircuit>();
   private readonly nameServers: Array<PvaCircuit | undefined>;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
@@ -92,9 +92,7 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> implements
   private onCircuitClose(c: PvaCircuit, reason: CloseReason, detail: string): void {
     if (this.circuits.get(c.key) === c) this.circuits.delete(c.key);
     if (reason !== 'closed') log.info({ server: c.key, reason, detail }, 'PVA connection closed');
-    const chans = c.session.close(reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` });
-    const broken = reason === 'protocol' || reason === 'connect-failed';
-    for (const ch of chans as PvaChannel[]) ch.circuitLost(broken, reason === 'protocol' ? detail : undefined);
+    this.connectionLost(reason, detail, (r) => c.session.close(r));
   }
 
   close(): void {
