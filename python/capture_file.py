@@ -84,8 +84,6 @@ def append_block(ds, rows):
 
 class CaptureFile:
     def __init__(self, path, force, tool_version, options, environment, created, fsync=True):
-        if os.path.exists(path) and not force:
-            raise CaptureExists(f"{path} exists (use --force to replace it)")
         self.path = path
         self.fsync = fsync
         try:

@@ -134,8 +134,8 @@ describe('judging a step', () => {
     expect(judge('x', step, run(), samples(6), 10).held).toBe(true);
     // the IOC published all it was offered, but with 90% of every core: it is the limit there
     const cpu = (mean: number) => ({ median: mean, min: mean, max: mean, mean, n: 1 });
-    expect(judge('x', step, run({ iocCpuPercent: cpu(187) }), samples(6), 10, 2).iocLimited).toBe(true);
-    expect(judge('x', step, run({ iocCpuPercent: cpu(110) }), samples(6), 10, 2).iocLimited).toBe(false);
+    expect(judge('x', step, run({ iocCpuPercent: cpu(187) }), samples(6), 10, undefined, 2).iocLimited).toBe(true);
+    expect(judge('x', step, run({ iocCpuPercent: cpu(110) }), samples(6), 10, undefined, 2).iocLimited).toBe(false);
     const behind = judge('x', step, run(), samples(2000), 10);
     expect(behind.held).toBe(false);
     expect(behind.failure?.mode).toBe('behind');
@@ -158,9 +158,10 @@ describe('judging a step', () => {
   });
 
   it('a client that held every step of an IOC-limited ramp says so instead of claiming a limit', () => {
-    const top = { ...judge('node', headroomStep(4000, 100), run(), samples(6), 150_000), held: true };
+    const top = judge('node', headroomStep(4000, 100), run(), samples(6), 150_000);
     const h: HeadroomResults = { workload: { seconds: 4, steps: [top.step] }, runs: [top], clients: [headroomClient('node', [top], 1)] };
     expect(top.iocLimited).toBe(true);
+    expect(top.held).toBe(true);
     expect(h.clients[0]!.heldAll).toBe(true);
     expect(headroomNote(h.clients[0]!, h)).toBe('held the highest step (IOC-limited at 150,000 updates/s)');
   });
@@ -186,4 +187,8 @@ it('the command line: `bench headroom` with node on a two-step ramp', async () =
   expect(bad.code).toBe(2);
   expect(bad.stderr).toMatch(/"100by10" is not RECORDSxHZ/);
   expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  const down = await runCli(['bench', 'headroom', '--headroom-steps', '1000x10,500x10'], { timeoutMs: 30_000 });
+  expect(down.code).toBe(2);
+  expect(down.stderr).toMatch(/each step must offer more updates\/s than the one before \(500 x 10 Hz after 1,000 x 10 Hz\)/);
+  expect(down.stderr.trim().split('\n')).toHaveLength(1);
 }, 150_000);

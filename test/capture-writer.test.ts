@@ -42,12 +42,15 @@ const PVS: Expect[] = [
   { name: 'TEST:KIND:SHORT', group: 'TEST:KIND:SHORT', meta: { nativeType: 'short', count: 1 }, values: [], gaps: [] },
 ];
 
+async function threadedWriter(): Promise<typeof Threaded> {
+  return ((await import(new URL('../dist/capture/worker.js', import.meta.url).href)) as { ThreadedWriter: typeof Threaded }).ThreadedWriter;
+}
+
 /** Writes PVS with CaptureWriter, or with ThreadedWriter (HDF5 in a worker thread, the buffers' memory handed back and forth). */
 async function writeSample(path: string, threaded = false): Promise<void> {
   const opts = { toolVersion: '0.1.0', options: { flushMs: 1000, pvs: 'pvs.txt' }, environment: { node: process.version } };
   // the worker thread runs the built module (a worker cannot load the TypeScript source)
-  const { ThreadedWriter } = (await import(new URL('../dist/capture/worker.js', import.meta.url).href)) as { ThreadedWriter: typeof Threaded };
-  const w = threaded ? await ThreadedWriter.open(path, opts) : await CaptureWriter.open(path, opts);
+  const w = threaded ? await (await threadedWriter()).open(path, opts) : await CaptureWriter.open(path, opts);
   for (const p of PVS) p.gaps.length = 0;
   const ids = PVS.map((p) => w.addPv(p.name, p.meta));
   const detectors = PVS.map(() => new GapDetector());

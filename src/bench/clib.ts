@@ -133,7 +133,6 @@ export async function compileIfChanged(o: CompileOptions): Promise<{ path: strin
  * (no C compiler, no epicscorelibs, a failed build).
  */
 export async function buildCRunner(python: string): Promise<{ path: string } | { error: string }> {
-  if (!existsSync(SOURCE)) return { error: `the C runner source is missing (${SOURCE})` };
   const libs = await coreLibs(python);
   if ('error' in libs) return libs;
   const cc = process.env.CC || 'cc';

@@ -1,7 +1,7 @@
 // Builds the c-pvxs runner (c/epicsperf_pvxs.cpp) with the system C++ compiler against libpvxs of
 // the pvxslibs wheel (and libCom of epicscorelibs); rebuilt only when the source or wheels change.
 // A build that fails leaves its one-line reason beside the runner's path, for the client's row.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT, epicsperfHome } from '../pyenv/index.js';
 import { capture, compileIfChanged, coreLibs, platformIncludes } from './clib.js';
@@ -41,7 +41,6 @@ async function pvxsLibs(python: string): Promise<{ include: string; lib: string;
 }
 
 async function build(python: string): Promise<{ path: string } | { error: string }> {
-  if (!existsSync(SOURCE)) return { error: `the pvxs runner source is missing (${SOURCE})` };
   const core = await coreLibs(python);
   if ('error' in core) return core;
   const pvxs = await pvxsLibs(python);

@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { startIoc, type Ioc, type IocStats } from '../ioc/index.js';
 import { percentile } from './checks.js';
 import type { ClientSpec } from './clients.js';
-import { MEMORY_KILL, runMonitor } from './monitor.js';
+import { DEFAULT_MAX_RSS_MB, MEMORY_KILL, runMonitor } from './monitor.js';
 import { climb } from './ramp.js';
 import type { Sample } from './samples.js';
 import { stealMeter } from './procstat.js';
@@ -21,17 +21,17 @@ export const HEADROOM_STEPS: readonly HeadroomStep[] = [
   headroomStep(1000, 50), headroomStep(2000, 50), headroomStep(4000, 50), headroomStep(4000, 100),
 ];
 
-/** A step is IOC-limited when the IOC published less than this share of the offered rate. */
-export const IOC_LIMITED = 0.9;
+/** A step is IOC-limited when the IOC published less than this share of the offered rate, or used this share of every core. */
+const IOC_LIMITED = 0.9;
 /** A client falls behind when its latency over the last quarter of the step exceeds that over the
  *  first quarter by this much (ms) and by half again, and over the third quarter by half as much. */
-export const BEHIND_MS = 250;
+const BEHIND_MS = 250;
 
 export interface HeadroomOptions {
   clients: readonly ClientSpec[];
   python: string;
   workload: HeadroomWorkload;
-  /** Kill a runner whose resident memory passes this many MiB (default runMonitor's 4096). */
+  /** Kill a runner whose resident memory passes this many MiB (default DEFAULT_MAX_RSS_MB). */
   maxRssMb?: number;
   clientDeadlineMs?: number;
   onProgress?: (text: string) => void;
@@ -76,9 +76,7 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
             },
           });
           const [a, b] = await Promise.all(marks);
-          const result = judge(client.name, step, run, samples, iocRate(a, b, step.records));
-          samples = [];
-          return result;
+          return judge(client.name, step, run, samples, iocRate(a, b, step.records), o.maxRssMb ?? DEFAULT_MAX_RSS_MB);
         }),
       };
     },
@@ -134,7 +132,8 @@ const ms = (v: number) => `${v.toFixed(v >= 100 ? 0 : 1)} ms`;
 
 /** Whether a client held a step, and if not, how it gave way. */
 export function judge(
-  client: string, step: HeadroomStep, run: MonitorRun, samples: readonly Sample[], iocUpdatesS: number | undefined, cores = availableParallelism(),
+  client: string, step: HeadroomStep, run: MonitorRun, samples: readonly Sample[], iocUpdatesS: number | undefined,
+  maxRssMb = DEFAULT_MAX_RSS_MB, cores = availableParallelism(),
 ): HeadroomStepResult {
   const trend = latencyTrend(samples);
   // The IOC is the limit when it published under 90% of the offered rate, or when it used 90% of
@@ -153,7 +152,7 @@ export function judge(
     trend.third > trend.early + BEHIND_MS / 2;
   const behindText = trend ? `fell behind: latency grew from ${ms(trend.early)} to ${ms(trend.late)} through the step` : '';
   if (run.stoppedAfterS !== undefined) r.failure = { mode: 'stopped', text: run.error ?? `stopped after ${run.stoppedAfterS} s` };
-  else if (run.error?.startsWith(MEMORY_KILL)) r.failure = { mode: 'memory', text: `grew to ${Math.round(run.peakRssMb ?? 0)} MiB and was killed (limit ${run.error.slice(MEMORY_KILL.length).trim().split(' ')[0]} MiB)` };
+  else if (run.error?.startsWith(MEMORY_KILL)) r.failure = { mode: 'memory', text: `grew to ${Math.round(run.peakRssMb ?? 0)} MiB and was killed (limit ${maxRssMb} MiB)` };
   else if (c && c.missedValues > 0) {
     const share = c.samples > 0 ? ` (${((100 * c.missedValues) / (c.samples + c.missedValues)).toFixed(1)}% of the updates)` : '';
     r.failure = { mode: 'lost', text: `lost ${c.missedValues.toLocaleString('en-US')} updates in ${c.gaps.toLocaleString('en-US')} gaps${share}${behind ? `; ${behindText}` : ''}` };

@@ -4,7 +4,8 @@ import { RunnerProcess } from './runner.js';
 import { RunnerError } from '../errors.js';
 import { cpuSeconds, CpuSampler, memoryKb } from './procstat.js';
 import { checkArraySamples, checkMonitorSamples } from './checks.js';
-import { decodeSamples, type Sample } from './samples.js';
+import type { Sample } from './samples.js';
+import { shipSamples } from './session.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
 import { stat, type MonitorRun } from '../results/index.js';
 import { writeNamesFile } from './names.js';
@@ -49,6 +50,8 @@ export interface ArrayRunOptions {
 
 /** How a run killed for its memory begins its error. */
 export const MEMORY_KILL = 'killed: its memory grew past';
+/** The memory a runner may use before it is killed (MiB), unless told otherwise. */
+export const DEFAULT_MAX_RSS_MB = 4096;
 
 export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
   const { command, args } = runnerCommand(o.client, o.python);
@@ -62,7 +65,7 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
   let sampler: CpuSampler | undefined;
   let iocSampler: CpuSampler | undefined;
   let warm: NodeJS.Timeout | undefined;
-  const maxRssMb = o.maxRssMb ?? 4096;
+  const maxRssMb = o.maxRssMb ?? DEFAULT_MAX_RSS_MB;
   let overMemory = 0;
   const guard = setInterval(() => {
     const m = memoryKb(runner.pid);
@@ -109,9 +112,7 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     if (s) result.cpuPercent = { ...s, samples: cpu.map((x) => Math.round(x * 100) / 100) };
     result.iocCpuPercent = stat(iocCpu);
     progress('checking');
-    runner.send('ship');
-    const shipped = await runner.next('samples', 60_000, 'shipping samples');
-    const samples = decodeSamples(shipped.payload ?? new Uint8Array(0));
+    const samples = await shipSamples(runner);
     o.onSamples?.(samples);
     if (workload === 'array') {
       const elements = o.array?.elements ?? Number(complete.elements ?? 0);

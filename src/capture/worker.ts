@@ -116,11 +116,12 @@ export class ThreadedWriter {
       if (b.timestamp.length === 0 && b.gaps.length === 0) return;
       const spare = b.spare;
       b.spare = undefined;
+      const rows = b.timestamp.length;
       blocks.push([i, {
         value: own(b.value, spare), ...(b.layout === 'varying' && { length: own(b.length) }), timestamp: own(b.timestamp),
         received: own(b.received), severity: own(b.severity), status: own(b.status), gaps: own(b.gaps),
       }]);
-      b.rows += blocks[blocks.length - 1]![1].timestamp.reduce((a, p) => a + p.length, 0);
+      b.rows += rows;
     });
     return { blocks, transfer };
   }

@@ -17,7 +17,7 @@ import {
 import { UsageError } from '../errors.js';
 import { CAPTURE_CLIENTS } from '../capture/orchestrate.js';
 import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
-import { headroomStep } from '../bench/headroom.js';
+import { headroomStep, headroomStepLabel } from '../bench/headroom.js';
 import type { HeadroomStep } from '../results/index.js';
 
 const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture', 'headroom', 'all'];
@@ -101,8 +101,8 @@ export function register(program: Command): void {
     .addOption(countOption('--latency-count').default(undefined, both(q.workloads.latency.samplesPerSize, f.workloads.latency.samplesPerSize)))
     .action(async (workload: string, opts: Opts) => {
       if (!WORKLOADS.includes(workload)) throw new UsageError(`workload must be ${WORKLOADS.slice(0, -1).join(', ')} or all, got "${workload}"`);
-      // Capture raises the load until updates are lost: it is not in the quick profile, and
-      // `bench capture` runs the full profile's capture workload.
+      // Capture and headroom raise the load until updates are lost: they are not in the quick
+      // profile, and `bench capture` / `bench headroom` run the full profile's workload.
       const profile = opts.full || workload === 'capture' || workload === 'headroom' ? PROFILES.full : PROFILES.quick;
       const p = profile.workloads;
       const custom = SHAPING.some((k) => opts[k] !== undefined);
@@ -194,6 +194,12 @@ export function parseHeadroomSteps(v: string): HeadroomStep[] {
     return headroomStep(records, rate);
   });
   if (steps.length === 0) throw new InvalidArgumentError('no step given');
+  // a client that fails a step skips every later one: a lower step after a higher one would never run
+  for (let i = 1; i < steps.length; i++) {
+    if (steps[i]!.offeredUpdatesS <= steps[i - 1]!.offeredUpdatesS) {
+      throw new InvalidArgumentError(`each step must offer more updates/s than the one before (${headroomStepLabel(steps[i]!)} after ${headroomStepLabel(steps[i - 1]!)})`);
+    }
+  }
   return steps;
 }
 

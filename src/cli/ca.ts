@@ -7,7 +7,7 @@ import { Context } from '../client/context.js';
 import { BadArgumentError } from '../client/errors.js';
 import type { GetOptions } from '../client/options.js';
 import { type CommonFlags, connectAll, failureText, readOptionsFor, styleOf, UsageError } from './ca-common.js';
-import { dbrBlock, infoBlock, type LineStyle, nameColumn, parseDbrType, timeText, valuePart, wideTail } from './ca-format.js';
+import { dbrBlock, infoBlock, nameColumn, parseDbrType, timeText, valuePart, wideTail } from './ca-format.js';
 import { runMonitor, type MonitorFlags } from './ca-monitor.js';
 import { putValue, type PutFlags } from './ca-put.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './errors.js';

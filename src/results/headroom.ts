@@ -28,7 +28,7 @@ export interface HeadroomStepResult {
   /** What the IOC published over the client's collection, counted on its side (counter ticks it
    *  processed x records, per second). */
   iocUpdatesS?: number;
-  /** The IOC published less than 90% of the offered rate: the step measured the IOC, not the client. */
+  /** The IOC published less than 90% of the offered rate, or used 90% of every core: the step measured the IOC, not the client. */
   iocLimited: boolean;
   /** Median latency (receive time minus IOC timestamp) over the first and the last quarter of the
    *  step's updates, ms. */
