@@ -48,6 +48,9 @@ def parse_args(argv):
     p.add_argument("--pva-port", type=int, required=True)
     p.add_argument("--pva-broadcast-port", type=int, required=True)
     p.add_argument("--repeater-port", type=int, required=True)
+    p.add_argument("--listen", default="127.0.0.1",
+                   help="address the servers bind: 127.0.0.1 (this host only, beacons to loopback), "
+                        "an interface's address, or 0.0.0.0 (every interface, beacons by broadcast)")
     p.add_argument("--access-security", action="store_true",
                    help="load an access security file: KIND:GATED writable only while KIND:GATE is 1")
     p.add_argument("--watch-stdin", action="store_true",
@@ -172,39 +175,53 @@ def acf_text(args):
     )
 
 
+def loopback_only(args):
+    return args.listen.startswith("127.")
+
+
 def client_env(args, max_array_bytes):
-    return {
-        "EPICS_CA_ADDR_LIST": "127.0.0.1",
-        "EPICS_CA_AUTO_ADDR_LIST": "NO",
+    """What a client needs to reach this IOC: on loopback, the address lists; otherwise only the
+    ports (a client finds it by broadcast, the EPICS default)."""
+    env = {
         "EPICS_CA_SERVER_PORT": str(args.ca_port),
         "EPICS_CA_REPEATER_PORT": str(args.repeater_port),
         "EPICS_CA_MAX_ARRAY_BYTES": str(max_array_bytes),
-        "EPICS_PVA_ADDR_LIST": "127.0.0.1",
-        "EPICS_PVA_AUTO_ADDR_LIST": "NO",
         "EPICS_PVA_SERVER_PORT": str(args.pva_port),
         "EPICS_PVA_BROADCAST_PORT": str(args.pva_broadcast_port),
     }
+    if loopback_only(args):
+        env.update({
+            "EPICS_CA_ADDR_LIST": args.listen,
+            "EPICS_CA_AUTO_ADDR_LIST": "NO",
+            "EPICS_PVA_ADDR_LIST": args.listen,
+            "EPICS_PVA_AUTO_ADDR_LIST": "NO",
+        })
+    return env
 
 
 def server_env(args, max_array_bytes):
-    """Environment for the IOC's own servers: loopback only, our ports, beacons to loopback."""
-    return {
+    """Environment for the IOC's own servers: our ports; on loopback, loopback only with beacons
+    to loopback; otherwise the interface asked for (all for 0.0.0.0) with the EPICS defaults for
+    beacons (every interface's broadcast address), and the rest of EPICS_* as the caller set it."""
+    env = {
         "EPICS_CA_SERVER_PORT": str(args.ca_port),
         "EPICS_CA_REPEATER_PORT": str(args.repeater_port),
-        "EPICS_CAS_INTF_ADDR_LIST": "127.0.0.1",
-        "EPICS_CAS_BEACON_ADDR_LIST": "127.0.0.1",
-        "EPICS_CAS_AUTO_BEACON_ADDR_LIST": "NO",
-        "EPICS_CA_ADDR_LIST": "127.0.0.1",
-        "EPICS_CA_AUTO_ADDR_LIST": "NO",
         "EPICS_CA_MAX_ARRAY_BYTES": str(max_array_bytes),
-        "EPICS_PVAS_INTF_ADDR_LIST": "127.0.0.1",
         "EPICS_PVAS_SERVER_PORT": str(args.pva_port),
         "EPICS_PVAS_BROADCAST_PORT": str(args.pva_broadcast_port),
-        "EPICS_PVAS_BEACON_ADDR_LIST": "127.0.0.1",
-        "EPICS_PVAS_AUTO_BEACON_ADDR_LIST": "NO",
-        "EPICS_PVA_ADDR_LIST": "127.0.0.1",
-        "EPICS_PVA_AUTO_ADDR_LIST": "NO",
     }
+    if args.listen != "0.0.0.0":
+        env["EPICS_CAS_INTF_ADDR_LIST"] = args.listen
+        env["EPICS_PVAS_INTF_ADDR_LIST"] = args.listen
+    if loopback_only(args):
+        for proto in ("CA", "PVA"):
+            env.update({
+                f"EPICS_{proto}S_BEACON_ADDR_LIST": args.listen,
+                f"EPICS_{proto}S_AUTO_BEACON_ADDR_LIST": "NO",
+                f"EPICS_{proto}_ADDR_LIST": args.listen,
+                f"EPICS_{proto}_AUTO_ADDR_LIST": "NO",
+            })
+    return env
 
 
 def main(argv):

@@ -20,6 +20,8 @@ export type { ChannelInfo } from './client/info.js';
 export type { SnapshotOptions, SnapshotResult, SnapshotSuccess, SnapshotFailure } from './client/snapshot.js';
 export type { CallOptions, ReadOptions, GetOptions, PutOptions, PutValue } from './client/options.js';
 export type { ContextOptions } from './transport/config.js';
+export type { ManagerStats as ContextStats } from './client/channel-cache.js';
+export type { DestinationStats } from './transport/search-scheduler.js';
 export { Reading, type CaValue, type CaArray, type DbrMetadata } from './ca/dbr.js';
 export type { FormName, NativeTypeName } from './ca/constants.js';
 export {

@@ -5,7 +5,7 @@ import {
   ClientCircuit, DbrType, Framer, MAX_SEARCH_DATAGRAM, decodeDbr, decodeRequest, parseSearchReplies, writeSearchRequest, writeSearchVersion,
   decodeResponse, searchRetryDelay, emptyHeader, encodeMessage, ByteWriter, type CircuitChannel, type Header,
 } from '../src/ca/index.js';
-import { broadcastAddresses, parseAddrList } from '../src/transport/config.js';
+import { broadcastAddresses, parseAddrList, searchDestinations } from '../src/transport/config.js';
 import { ServerCircuit } from './ca-fake-server.js';
 import { VECTORS } from './ca-vectors.js';
 
@@ -158,7 +158,28 @@ describe('configuration helpers (pure)', () => {
       ],
       eth1: [{ address: '10.1.2.3', netmask: '255.255.0.0', family: 4, internal: false }],
     };
-    expect(broadcastAddresses(ifaces)).toEqual(['127.255.255.255', '192.168.1.255', '10.1.255.255']);
+    // Loopback is left out, as libca and pvxs leave it out.
+    expect(broadcastAddresses(ifaces)).toEqual(['192.168.1.255', '10.1.255.255']);
+    // An address with no broadcast domain (/32, /31) has no broadcast address.
+    expect(broadcastAddresses({ tun0: [{ address: '10.8.0.6', netmask: '255.255.255.255', family: 'IPv4', internal: false }] })).toEqual([]);
+  });
+
+  it('search destinations: the list, the broadcast addresses, loopback where there is nothing else', () => {
+    const ifaces = {
+      lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: true }],
+      eth0: [{ address: '198.18.0.2', netmask: '255.255.255.0', family: 'IPv4', internal: false }],
+    };
+    expect(searchDestinations('198.18.0.1 198.18.0.255:5070 255.255.255.255', true, 5064, ifaces)).toEqual([
+      { host: '198.18.0.1', port: 5064, broadcast: false },
+      { host: '198.18.0.255', port: 5070, broadcast: true },
+      { host: '255.255.255.255', port: 5064, broadcast: true },
+      { host: '198.18.0.255', port: 5064, broadcast: true },
+    ]);
+    // No address list and no interface but loopback: libca searches 127.0.0.1.
+    expect(searchDestinations(undefined, true, 5064, { lo: ifaces.lo })).toEqual([{ host: '127.0.0.1', port: 5064, broadcast: false }]);
+    // The automatic list off: only the list; a repeat is dropped.
+    expect(searchDestinations('10.0.0.1 10.0.0.1:5064', false, 5064, ifaces)).toEqual([{ host: '10.0.0.1', port: 5064, broadcast: false }]);
+    expect(searchDestinations(undefined, false, 5064, ifaces)).toEqual([]);
   });
 
   it('address lists with and without ports', () => {

@@ -1,10 +1,16 @@
 // The UDP name resolver against a plain UDP socket that plays the server's search side: names
 // packed into full datagrams, held to full datagrams while corked, the window of datagrams in
-// flight, and the first answer winning.
+// flight, the first answer winning; and what each search destination is sent and refused.
 import dgram from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ByteWriter, decodeRequest, encodeMessage, Framer } from '../src/ca/index.js';
+import { HEADER_SIZE as PVA_HEADER_SIZE } from '../src/pva/constants.js';
+import { emptyHeader, readHeader } from '../src/pva/header.js';
+import { decodeMessage } from '../src/pva/messages.js';
+import { SearchFlags } from '../src/pva/messages-session.js';
 import { resolveConfig } from '../src/transport/config.js';
+import { resolvePvaConfig } from '../src/transport/pva-config.js';
+import { PvaSearcher } from '../src/transport/pva-udp.js';
 import { UdpSearcher, type SearchTarget } from '../src/transport/udp.js';
 
 interface Server {
@@ -118,5 +124,57 @@ describe('UDP search', () => {
     expect(server.datagrams.flat().length).toBeGreaterThan(255);
     expect(server.datagrams.length).toBeLessThan(12);
     expect(searcher.searching).toBe(1000);
+  });
+});
+
+describe('search destinations', () => {
+  /** A UDP socket that keeps the SEARCH messages it receives (flags and names). */
+  async function pvaListener(): Promise<{ port: number; got: { flags: number; names: string[] }[]; close(): void }> {
+    const s = dgram.createSocket('udp4');
+    const got: { flags: number; names: string[] }[] = [];
+    s.on('message', (msg) => {
+      const h = emptyHeader();
+      if (!readHeader(msg, 0, h)) return;
+      const m = decodeMessage(h, msg.subarray(PVA_HEADER_SIZE, PVA_HEADER_SIZE + h.payloadSize));
+      if (m.type === 'SearchRequest') got.push({ flags: m.flags, names: m.channels.map((c) => c.name) });
+    });
+    await new Promise<void>((res) => s.bind(0, '127.0.0.1', res));
+    return { port: s.address().port, got, close: () => s.close() };
+  }
+
+  it('PVA: a broadcast destination is sent the search without the unicast flag, others with it', async () => {
+    const bcast = await pvaListener();
+    const ucast = await pvaListener();
+    const config = resolvePvaConfig({ pvaAddrList: [], pvaAutoAddrList: false, env: {} });
+    config.searchDestinations = [
+      { host: '127.0.0.1', port: bcast.port, broadcast: true },
+      { host: '127.0.0.1', port: ucast.port, broadcast: false },
+    ];
+    const searcher = new PvaSearcher(config, () => {}, () => {});
+    cleanup.push(() => searcher.close(), () => bcast.close(), () => ucast.close());
+    searcher.add({ cid: 1, name: 'PV:ONE', searchAttempt: 0, searchDueAt: 0, searchQueued: false });
+    await sleep(100);
+    expect(bcast.got[0]).toEqual({ flags: 0, names: ['PV:ONE'] });
+    expect(ucast.got[0]).toEqual({ flags: SearchFlags.UNICAST, names: ['PV:ONE'] });
+    expect(searcher.destinationStats().map((d) => [d.broadcast, d.sent >= 1, d.failed])).toEqual([[true, true, 0], [false, true, 0]]);
+  });
+
+  it('CA: a send the system refuses is counted for its destination, the others go on', async () => {
+    const server = await searchServer({ silent: true });
+    cleanup.push(() => server.close());
+    // Node refuses port 0 before any system call, with no datagram on any network (the namespace
+    // test test/network.test.ts has the system refuse one: EACCES).
+    const config = resolveConfig({ addrList: `127.0.0.1:${server.port}`, autoAddrList: false, env: {} });
+    config.searchDestinations.unshift({ host: '127.0.0.1', port: 0, broadcast: false });
+    const searcher = new UdpSearcher(config, () => {});
+    cleanup.push(() => searcher.close());
+    searcher.add(target(1, 'PV:ONE'));
+    await sleep(200);
+    const [bad, good] = searcher.destinationStats();
+    expect(bad).toMatchObject({ destination: '127.0.0.1:0', sent: 0 });
+    expect(bad!.failed).toBeGreaterThanOrEqual(1);
+    expect(bad!.lastError).toBe('ERR_SOCKET_BAD_PORT');
+    expect(good).toMatchObject({ destination: `127.0.0.1:${server.port}`, failed: 0 });
+    expect(good!.sent).toBe(server.datagrams.length);
   });
 });

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { startIoc, type ArrayType } from '../ioc/index.js';
 import { DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
-import { arrayElementsOption, arrayRateOption, arrayTypeOption, nameStyleOption, portArg, prefixOption, rateOption, recordsOption } from './options.js';
+import { arrayElementsOption, arrayRateOption, arrayTypeOption, ipv4Arg, nameStyleOption, portArg, prefixOption, rateOption, recordsOption } from './options.js';
 
 interface IocCliOptions {
   records: number;
@@ -16,6 +16,8 @@ interface IocCliOptions {
   arrayType: ArrayType;
   caPort?: number;
   pvaPort?: number;
+  pvaBroadcastPort?: number;
+  listen?: string;
   envFile?: string;
   writeEnv?: string;
 }
@@ -33,6 +35,8 @@ export function register(program: Command): void {
     .addOption(arrayTypeOption('element type of PREFIX:ARRAY: double, float, int64, int32, int16 or int8 (update k holds k, wrapped to the type)'))
     .option('--ca-port <port>', 'CA server port (default: a free one)', portArg)
     .option('--pva-port <port>', 'PVA server port (default: a free one)', portArg)
+    .option('--pva-broadcast-port <port>', 'PVA search (UDP) port (default: a free one)', portArg)
+    .option('--listen <address>', 'serve on this address: 127.0.0.1 (default, this host only), an interface\'s address, or 0.0.0.0 for every interface (other hosts then find it by broadcast; ports default to the EPICS ones, 5064, 5075 and 5076)', ipv4Arg)
     .option('--env-file <file>', 'also write the NAME=value lines to this file (Node 20 itself insists this file exists already: use --write-env there)')
     .option('--write-env <file>', 'the same as --env-file')
     .action(async (opts: IocCliOptions) => {
@@ -46,6 +50,8 @@ export function register(program: Command): void {
         arrayType: opts.arrayType,
         ...(opts.caPort !== undefined && { caPort: opts.caPort }),
         ...(opts.pvaPort !== undefined && { pvaPort: opts.pvaPort }),
+        ...(opts.pvaBroadcastPort !== undefined && { pvaBroadcastPort: opts.pvaBroadcastPort }),
+        ...(opts.listen !== undefined && { listen: opts.listen }),
       });
       const lines = Object.entries(ioc.env).map(([k, v]) => `${k}=${v}`);
       const envFile = opts.writeEnv ?? opts.envFile;

@@ -1,5 +1,6 @@
 // Every option the commands share, defined once (parser, choices, default from src/defaults.ts);
 // a bad value is commander's one-line usage error.
+import { isIPv4 } from 'node:net';
 import { InvalidArgumentError, Option } from 'commander';
 import { DEFAULTS } from '../defaults.js';
 import { ARRAY_TYPES } from '../ioc/stats.js';
@@ -24,6 +25,11 @@ export function numberArg(min: number, opts: { exclusiveMin?: boolean } = {}): (
 
 export function portArg(v: string): number {
   return intArg(1, 65535)(v);
+}
+
+export function ipv4Arg(v: string): string {
+  if (!isIPv4(v)) throw new InvalidArgumentError('expected an IPv4 address such as 127.0.0.1 or 0.0.0.0.');
+  return v;
 }
 
 /** A refresh rate in Hz or `max`; `allowZero` (0 = off) for the IOC itself. */

@@ -1,7 +1,20 @@
 // What a Context's channel manager does whatever its protocol: the channel cache with its
 // references, the holders (monitors) closed with it, searching again for a channel that lost its
 // server (or forgetting one nobody holds), and closing all of that.
+import type { DestinationStats } from '../transport/search-scheduler.js';
 import type { CloseReason } from '../transport/stream.js';
+
+/** A manager's diagnostics (Context.stats()). */
+export interface ManagerStats {
+  circuits: number;
+  channels: number;
+  /** Names still searching. */
+  searching: number;
+  /** Search datagrams sent (each to every destination). */
+  datagramsSent: number;
+  /** Per search destination: sends the system took and refused (empty before the first search). */
+  searchDestinations: DestinationStats[];
+}
 
 /** Something that holds channels until it is closed (a monitor); closed with the manager. */
 export interface Closable {
@@ -15,6 +28,7 @@ export interface ChannelSearcher<Ch> {
   close(): void;
   readonly searching: number;
   readonly datagramsSent: number;
+  destinationStats(): DestinationStats[];
 }
 
 /** What the cache needs of a channel. */
@@ -96,8 +110,9 @@ export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSe
     this.channels.clear();
   }
 
-  /** Diagnostics of the name resolver. */
-  protected searchStats(): { searching: number; datagramsSent: number } {
-    return { searching: this.udp?.searching ?? 0, datagramsSent: this.udp?.datagramsSent ?? 0 };
+  /** Diagnostics: connections (`circuits`, the protocol's count), channels, and the name resolver's. */
+  protected statsWith(circuits: number): ManagerStats {
+    const u = this.udp;
+    return { circuits, channels: this.channels.size, searching: u?.searching ?? 0, datagramsSent: u?.datagramsSent ?? 0, searchDestinations: u?.destinationStats() ?? [] };
   }
 }

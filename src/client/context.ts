@@ -9,6 +9,7 @@ import { resolvePvaConfig, type PvaConfig } from '../transport/pva-config.js';
 import { runSnapshot } from './batch.js';
 import { BadArgumentError, ClosedError } from './errors.js';
 import { type ChannelInfo, infoOnce } from './info.js';
+import type { ManagerStats } from './channel-cache.js';
 import { ChannelManager } from './manager.js';
 import type { Monitor, MonitorCallback, MonitorOptions } from './monitor.js';
 import type { CallOptions, GetOptions, PutOptions, PutValue } from './options.js';
@@ -176,8 +177,11 @@ export class Context<P extends Protocol = 'ca'> {
     await this.close();
   }
 
-  /** Diagnostics: open circuits, channels, names still searching, datagrams sent (CA; `pva` for PV Access). */
-  stats(): { circuits: number; channels: number; searching: number; datagramsSent: number; pva?: ReturnType<PvaManager['stats']> } {
+  /**
+   * Diagnostics: open circuits, channels, names still searching, datagrams sent, and per search
+   * destination the sends the system took and refused (CA; `pva` for PV Access).
+   */
+  stats(): ManagerStats & { pva?: ManagerStats } {
     const s = this.#ca.stats();
     return this.#pva ? { ...s, pva: this.#pva.stats() } : s;
   }

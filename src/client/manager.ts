@@ -7,7 +7,7 @@ import { TcpCircuit, type CloseReason } from '../transport/tcp.js';
 import { UdpSearcher, type SearchTarget } from '../transport/udp.js';
 import { getLogger } from '../log.js';
 import { Channel } from './channel.js';
-import { ChannelCache } from './channel-cache.js';
+import { ChannelCache, type ManagerStats } from './channel-cache.js';
 import { BadArgumentError, ClosedError } from './errors.js';
 
 const log = getLogger('ca.context');
@@ -109,8 +109,7 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
     this.circuits.clear();
   }
 
-  /** Diagnostics: number of open circuits, channels, and names still searching. */
-  stats(): { circuits: number; channels: number; searching: number; datagramsSent: number } {
-    return { circuits: this.circuits.size, channels: this.channels.size, ...this.searchStats() };
+  stats(): ManagerStats {
+    return this.statsWith(this.circuits.size);
   }
 }

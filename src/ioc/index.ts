@@ -1,6 +1,8 @@
 // The built-in test IOC as a library: start EPICS base's own IOC (python/ioc.py on softioc) on
-// free loopback ports, wait until a real client has read from it, and stop it; it dies with us.
+// free loopback ports (or on the network, when asked), wait until a real client has read from it,
+// and stop it; it dies with us.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { isIPv4 } from 'node:net';
 import { join } from 'node:path';
 import { getLogger } from '../log.js';
 import { killOnExit } from '../children.js';
@@ -8,6 +10,8 @@ import { ensurePythonEnv, PYTHON_DIR } from '../pyenv/index.js';
 import { freePort, isTcpPortFree, isUdpPortFree } from './ports.js';
 import { probeCa } from './probe.js';
 import { DEFAULTS } from '../defaults.js';
+import { DEFAULT_REPEATER_PORT as CA_REPEATER_PORT, DEFAULT_SERVER_PORT as CA_PORT } from '../ca/constants.js';
+import { DEFAULT_BROADCAST_PORT as PVA_BROADCAST_PORT, DEFAULT_SERVER_PORT as PVA_PORT } from '../pva/constants.js';
 import { IocError } from '../errors.js';
 import { ARRAY_TYPES, StatsChannel, type ArrayType, type IocStats } from './stats.js';
 
@@ -32,9 +36,19 @@ export interface IocOptions {
   arrayType?: ArrayType;
   /** Elements of PREFIX:LATENCY:DOUBLE and PREFIX:LATENCY:CHAR, the latency workload's targets (default 0 = none). */
   latencyElements?: number;
-  /** Explicit ports; free ones are picked when omitted. A given port that is busy is an error. */
+  /**
+   * Explicit ports; when omitted, free ones on loopback, the EPICS defaults (5064, 5075, 5076)
+   * when listening elsewhere. A given port that is busy is an error.
+   */
   caPort?: number;
   pvaPort?: number;
+  pvaBroadcastPort?: number;
+  /**
+   * Address the servers bind: 127.0.0.1 (default: this host only, address lists in `env`), an
+   * interface's address or 0.0.0.0 (every interface: clients elsewhere find it by broadcast, and
+   * `env` holds only the ports). Beacons then go to every interface's broadcast address.
+   */
+  listen?: string;
   /** Python interpreter (default: the managed environment, created if needed). */
   python?: string;
   /** Give up if the IOC is not serving after this long (ms, default 60 s). */
@@ -83,6 +97,8 @@ function validate(o: IocOptions): void {
   int(o.latencyElements, 'latencyElements', 0);
   int(o.caPort, 'caPort', 1);
   int(o.pvaPort, 'pvaPort', 1);
+  int(o.pvaBroadcastPort, 'pvaBroadcastPort', 1);
+  if (o.listen !== undefined && !isIPv4(o.listen)) throw new IocError(`listen must be an IPv4 address, got "${o.listen}"`);
   if (o.rate !== undefined && !(Number.isFinite(o.rate) && o.rate >= 0))
     throw new IocError(`rate must be a number >= 0, got ${o.rate}`);
   if (o.arrayRate !== undefined && o.arrayRate !== 'max' && !(Number.isFinite(o.arrayRate) && o.arrayRate >= 0))
@@ -97,6 +113,10 @@ function validate(o: IocOptions): void {
 export async function startIoc(options: IocOptions = {}): Promise<Ioc> {
   validate(options);
   const python = options.python ?? (await ensurePythonEnv());
+  if (options.listen !== undefined && !options.listen.startsWith('127.')) {
+    // Clients elsewhere look on the EPICS default ports unless told otherwise.
+    options = { ...options, caPort: options.caPort ?? CA_PORT, pvaPort: options.pvaPort ?? PVA_PORT, pvaBroadcastPort: options.pvaBroadcastPort ?? PVA_BROADCAST_PORT };
+  }
   for (const [port, name] of [
     [options.caPort, 'CA'],
     [options.pvaPort, 'PVA'],
@@ -104,6 +124,7 @@ export async function startIoc(options: IocOptions = {}): Promise<Ioc> {
     if (port !== undefined && !((await isTcpPortFree(port)) && (await isUdpPortFree(port))))
       throw new IocError(`the ${name} port ${port} is busy: choose another or leave it out to pick a free one`);
   }
+  // The PVA broadcast port is not checked: PVA servers and clients of a host share it.
   // A free port can be taken between our check and the IOC's bind; retry with new ones.
   for (let attempt = 1; ; attempt++) {
     try {
@@ -125,8 +146,9 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
   const taken = new Set<number>();
   const caPort = o.caPort ?? (await freePort({ tcp: true, udp: true }, taken));
   const pvaPort = o.pvaPort ?? (await freePort({ tcp: true, udp: false }, taken));
-  const pvaBroadcastPort = await freePort({ tcp: false, udp: true }, taken);
-  const repeaterPort = await freePort({ tcp: false, udp: true }, taken);
+  const pvaBroadcastPort = o.pvaBroadcastPort ?? (await freePort({ tcp: false, udp: true }, taken));
+  const listen = o.listen ?? '127.0.0.1';
+  const repeaterPort = listen.startsWith('127.') ? await freePort({ tcp: false, udp: true }, taken) : CA_REPEATER_PORT;
   const args = [
     join(PYTHON_DIR, 'ioc.py'),
     '--watch-stdin',
@@ -142,6 +164,7 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     '--pva-port', String(pvaPort),
     '--pva-broadcast-port', String(pvaBroadcastPort),
     '--repeater-port', String(repeaterPort),
+    '--listen', listen,
     ...(o.accessSecurity ? ['--access-security'] : []),
   ];
   log.debug({ python, args }, 'starting IOC');
@@ -172,7 +195,9 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
   try {
     const env = await readReady(child, exited, o.startTimeout ?? 60_000, stderrTail);
     if (portClash) throw new PortRaceError(`the IOC could not bind port ${caPort}`);
-    await probeCa(env, `${prefix}KIND:LONG`, o.startTimeout ?? 60_000);
+    // Probed on the address it serves (loopback for every interface), whatever `env` holds.
+    const probeHost = listen === '0.0.0.0' ? '127.0.0.1' : listen;
+    await probeCa({ ...env, EPICS_CA_ADDR_LIST: probeHost, EPICS_CA_AUTO_ADDR_LIST: 'NO' }, `${prefix}KIND:LONG`, o.startTimeout ?? 60_000);
     if (portClash) throw new PortRaceError(`the IOC could not bind port ${caPort}`);
     log.info({ caPort, pvaPort, pid: child.pid }, 'IOC ready');
     const stats = new StatsChannel(child);

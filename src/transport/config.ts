@@ -44,7 +44,7 @@ export interface ContextOptions {
 }
 
 export interface CaConfig {
-  searchDestinations: Endpoint[];
+  searchDestinations: SearchDestination[];
   serverPort: number;
   repeaterPort: number;
   connTimeoutMs: number;
@@ -78,21 +78,35 @@ export function parseAddrList(list: string[] | string | undefined, defaultPort: 
   return out;
 }
 
-type Ifaces = Record<string, Array<{ address: string; netmask: string; family: string | number; internal: boolean }> | undefined>;
+/** Interface data as os.networkInterfaces() gives it. */
+export type Ifaces = Record<string, Array<{ address: string; netmask: string; family: string | number; internal: boolean }> | undefined>;
 
-/** Broadcast addresses of the up IPv4 interfaces (what EPICS_CA_AUTO_ADDR_LIST adds). Pure. */
+/** A search destination; `broadcast` when it is a broadcast address of this host's interfaces. */
+export interface SearchDestination extends Endpoint {
+  broadcast: boolean;
+}
+
+/**
+ * Broadcast addresses of the up IPv4 interfaces, as libca and pvxs find them: the loopback
+ * interface is left out, and so is an address with no broadcast domain (a /32 or /31). Pure.
+ */
 export function broadcastAddresses(ifaces: Ifaces): string[] {
   const out = new Set<string>();
   for (const list of Object.values(ifaces)) {
     for (const a of list ?? []) {
-      if (a.family !== 'IPv4' && a.family !== 4) continue;
+      if ((a.family !== 'IPv4' && a.family !== 4) || a.internal) continue;
       const ip = a.address.split('.').map(Number);
       const mask = a.netmask.split('.').map(Number);
-      if (ip.length !== 4 || mask.length !== 4) continue;
+      if (ip.length !== 4 || mask.length !== 4 || mask[3]! >= 254) continue;
       out.add(ip.map((b, i) => (b | (~mask[i]! & 255)) & 255).join('.'));
     }
   }
   return [...out];
+}
+
+/** True when every destination is on the loopback interface (a search datagram may then be large). */
+export function onlyLoopback(dests: readonly Endpoint[]): boolean {
+  return dests.length > 0 && dests.every((d) => d.host.startsWith('127.') || d.host === 'localhost');
 }
 
 export function isNo(v: string | undefined): boolean {
@@ -100,21 +114,29 @@ export function isNo(v: string | undefined): boolean {
 }
 
 /**
- * Search destinations: the address list, plus the interfaces' broadcast addresses when `auto`,
- * without repeats (shared by CA and PVA).
+ * Search destinations (shared by CA and PVA): the address list, plus with `auto` the interfaces'
+ * broadcast addresses, or 127.0.0.1 where the host has no interface but loopback (as libca does),
+ * without repeats. An entry is marked broadcast when it is one of those addresses or
+ * 255.255.255.255.
  */
-export function searchDestinations(list: string[] | string | undefined, auto: boolean, port: number): Endpoint[] {
+export function searchDestinations(
+  list: string[] | string | undefined, auto: boolean, port: number, ifaces: Ifaces = os.networkInterfaces() as Ifaces,
+): SearchDestination[] {
+  const bcasts = broadcastAddresses(ifaces);
   const dests = parseAddrList(list, port);
   if (auto) {
-    for (const host of broadcastAddresses(os.networkInterfaces() as Ifaces)) dests.push({ host, port });
+    for (const host of bcasts) dests.push({ host, port });
+    if (bcasts.length === 0) dests.push({ host: '127.0.0.1', port });
   }
   const seen = new Set<string>();
-  return dests.filter((d) => {
+  const out: SearchDestination[] = [];
+  for (const d of dests) {
     const k = `${d.host}:${d.port}`;
-    if (seen.has(k)) return false;
+    if (seen.has(k)) continue;
     seen.add(k);
-    return true;
-  });
+    out.push({ ...d, broadcast: d.host === '255.255.255.255' || bcasts.includes(d.host) });
+  }
+  return out;
 }
 
 /** The user name sent to servers (CA's CLIENT_NAME, PVA's "ca" authentication). */

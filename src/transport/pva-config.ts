@@ -2,11 +2,11 @@
 // the address-list, broadcast and user-name helpers the CA configuration uses.
 import os from 'node:os';
 import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT } from '../pva/constants.js';
-import { isNo, num, parseAddrList, searchDestinations, userName, type ContextOptions, type Endpoint } from './config.js';
+import { isNo, num, parseAddrList, searchDestinations, userName, type ContextOptions, type Endpoint, type SearchDestination } from './config.js';
 
 export interface PvaConfig {
   /** UDP search destinations (EPICS_PVA_ADDR_LIST + broadcast addresses). */
-  searchDestinations: Endpoint[];
+  searchDestinations: SearchDestination[];
   /** Servers searched over TCP (EPICS_PVA_NAME_SERVERS). */
   nameServers: Endpoint[];
   broadcastPort: number;

@@ -8,6 +8,7 @@ import { Cmd, HEADER_SIZE } from '../pva/constants.js';
 import { emptyHeader, finishMessage, readHeader, startMessage } from '../pva/header.js';
 import { decodeMessage } from '../pva/messages.js';
 import { ipv4Of, SearchFlags } from '../pva/messages-session.js';
+import { onlyLoopback } from './config.js';
 import type { PvaConfig } from './pva-config.js';
 import { SearchScheduler, type SearchState } from './search-scheduler.js';
 
@@ -25,8 +26,6 @@ const BURST = 6;
 /** First retry delay of a name (then doubling up to the maximum search period). */
 const RETRY_BASE_MS = 100;
 
-const isLoopback = (h: string): boolean => h.startsWith('127.') || h === 'localhost';
-const isBroadcast = (h: string): boolean => h.endsWith('.255') || h === '255.255.255.255';
 
 export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
   private readonly datagramBytes: number;
@@ -39,9 +38,8 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     /** Also send each search message over TCP (to the name servers that are connected). */
     private readonly tcpSend: (message: Uint8Array) => void,
   ) {
-    super();
-    const dests = config.searchDestinations;
-    this.datagramBytes = dests.length > 0 && dests.every((d) => isLoopback(d.host)) ? LOOPBACK_DATAGRAM : ETHERNET_DATAGRAM;
+    super(config.searchDestinations);
+    this.datagramBytes = onlyLoopback(config.searchDestinations) ? LOOPBACK_DATAGRAM : ETHERNET_DATAGRAM;
   }
 
   protected override onBound(): void {
@@ -116,11 +114,11 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     unicast[flagsAt] = SearchFlags.UNICAST;
     let broadcast: Uint8Array | undefined;
     // Sends are queued by Node: each flag variant keeps its own bytes.
-    for (const d of this.config.searchDestinations) {
-      if (isBroadcast(d.host)) {
+    for (let i = 0; i < this.destinations.length; i++) {
+      if (this.destinations[i]!.stats.broadcast) {
         if (!broadcast) { broadcast = unicast.slice(); broadcast[flagsAt] = 0; }
-        socket.send(broadcast, d.port, d.host);
-      } else socket.send(unicast, d.port, d.host);
+        this.sendTo(socket, i, broadcast);
+      } else this.sendTo(socket, i, unicast);
     }
     this.tcpSend(unicast);
     this.datagramsSent++;

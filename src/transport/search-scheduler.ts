@@ -9,6 +9,10 @@ import dgram from 'node:dgram';
 import 'node:cluster';
 import { performance } from 'node:perf_hooks';
 import { searchRetryDelay } from '../ca/search.js';
+import { getLogger } from '../log.js';
+import type { SearchDestination } from './config.js';
+
+const log = getLogger('search');
 
 /** A name being searched for: the searcher keeps its state on the target (a channel), no object of its own. */
 export interface SearchState {
@@ -22,6 +26,46 @@ export interface SearchState {
 
 /** Receive buffer asked for the search socket: replies to a burst must fit. */
 const RECV_BUFFER_BYTES = 1 << 20;
+
+/** What the searches to one destination came to (Context.stats()). */
+export interface DestinationStats {
+  /** "host:port". */
+  readonly destination: string;
+  readonly broadcast: boolean;
+  /** Datagrams the system took, and datagrams it refused (with the last refusal's code). */
+  sent: number;
+  failed: number;
+  lastError?: string;
+}
+
+/** Codes of a send the system refused by policy rather than for want of a route. */
+const REFUSALS = new Set(['EACCES', 'EPERM']);
+
+/**
+ * One destination: its counts and the one callback all its sends share (a send without a
+ * callback loses its error: Node reports a refused sendto() only there).
+ */
+class Destination {
+  readonly stats: DestinationStats;
+  private readonly logged = new Set<string>();
+  readonly done: (err: Error | null) => void;
+
+  constructor(readonly host: string, readonly port: number, broadcast: boolean) {
+    this.stats = { destination: `${host}:${port}`, broadcast, sent: 0, failed: 0 };
+    this.done = (err) => {
+      if (!err) {
+        this.stats.sent++;
+        return;
+      }
+      const code = (err as NodeJS.ErrnoException).code ?? err.message;
+      this.stats.failed++;
+      this.stats.lastError = code;
+      if (this.logged.has(code)) return;
+      this.logged.add(code);
+      log.warn({ destination: this.stats.destination, code }, `search to ${this.stats.destination} ${REFUSALS.has(code) ? 'refused' : 'failed'}: ${code}`);
+    };
+  }
+}
 
 export abstract class SearchScheduler<T extends SearchState> {
   private sock: dgram.Socket | undefined;
@@ -40,6 +84,12 @@ export abstract class SearchScheduler<T extends SearchState> {
   protected closed = false;
   /** Datagrams sent (for diagnostics and tests). */
   datagramsSent = 0;
+  /** Where every search datagram goes, with what became of the sends. */
+  protected readonly destinations: readonly Destination[];
+
+  constructor(destinations: readonly SearchDestination[]) {
+    this.destinations = destinations.map((d) => new Destination(d.host, d.port, d.broadcast));
+  }
 
   /** Send what is queued and due. */
   protected abstract sendDue(): void;
@@ -62,11 +112,14 @@ export abstract class SearchScheduler<T extends SearchState> {
     const s = dgram.createSocket({ type: 'udp4' });
     this.sock = s;
     s.on('message', (msg, rinfo) => this.onMessage(msg, rinfo.address));
-    s.on('error', () => {
-      // Send errors (e.g. ICMP port unreachable) are expected when no server listens.
+    s.on('error', (err) => {
+      // A send's error goes to its destination's callback; what reaches here is the socket's.
+      log.warn({ err: err.message }, 'search socket error');
     });
     s.once('listening', () => {
       this.bound = true;
+      // Broadcast destinations are the EPICS default: without this, the system refuses them.
+      s.setBroadcast(true);
       try {
         if (s.getRecvBufferSize() < RECV_BUFFER_BYTES) s.setRecvBufferSize(RECV_BUFFER_BYTES);
       } catch {
@@ -80,6 +133,24 @@ export abstract class SearchScheduler<T extends SearchState> {
 
   /** The socket is bound. */
   protected onBound(): void {}
+
+  /**
+   * Send `gram` to destination `i` (Node queues it until the socket is bound). A refusal, by the
+   * system (through the callback) or by Node before it tries (a throw), counts for `i` alone.
+   */
+  protected sendTo(socket: dgram.Socket, i: number, gram: Uint8Array): void {
+    const d = this.destinations[i]!;
+    try {
+      socket.send(gram, d.port, d.host, d.done);
+    } catch (err) {
+      d.done(err as Error);
+    }
+  }
+
+  /** Per destination: datagrams the system took and refused. */
+  destinationStats(): DestinationStats[] {
+    return this.destinations.map((d) => ({ ...d.stats }));
+  }
 
   /** Start (or restart, after a disconnect) searching for a name, now or after `delayMs`. */
   add(t: T, delayMs = 0): void {

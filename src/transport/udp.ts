@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { HEADER_SIZE, MAX_SEARCH_DATAGRAM } from '../ca/constants.js';
 import { emptyHeader } from '../ca/header.js';
 import { parseSearchReplies, writeSearchRequest, writeSearchVersion, type SearchReplyHandler } from '../ca/search.js';
-import type { CaConfig } from './config.js';
+import { onlyLoopback, type CaConfig } from './config.js';
 import { SearchScheduler, type SearchState } from './search-scheduler.js';
 
 /**
@@ -33,10 +33,6 @@ const RETRY_BASE_MS = 32;
  */
 const LOOPBACK_SEARCH_DATAGRAM = 8192;
 
-function isLoopback(host: string): boolean {
-  return host.startsWith('127.') || host === 'localhost';
-}
-
 interface InFlight {
   at: number;
   bytes: number;
@@ -62,10 +58,9 @@ export class UdpSearcher extends SearchScheduler<SearchTarget> {
   private replyAnswered = false;
 
   constructor(private readonly config: CaConfig, private readonly onFound: FoundHandler) {
-    super();
+    super(config.searchDestinations);
     this.windowBytes = Math.max(1, config.searchWindow) * MAX_SEARCH_DATAGRAM;
-    const dests = config.searchDestinations;
-    this.datagramBytes = dests.length > 0 && dests.every((d) => isLoopback(d.host)) ? LOOPBACK_SEARCH_DATAGRAM : MAX_SEARCH_DATAGRAM;
+    this.datagramBytes = onlyLoopback(config.searchDestinations) ? LOOPBACK_SEARCH_DATAGRAM : MAX_SEARCH_DATAGRAM;
   }
 
   private get windowOpen(): boolean {
@@ -164,8 +159,7 @@ export class UdpSearcher extends SearchScheduler<SearchTarget> {
 
   private transmit(gram: Uint8Array): void {
     const socket = this.socket();
-    const dests = this.config.searchDestinations;
-    for (let d = 0; d < dests.length; d++) socket.send(gram, dests[d]!.port, dests[d]!.host);
+    for (let d = 0; d < this.destinations.length; d++) this.sendTo(socket, d, gram);
     this.datagramsSent++;
   }
 

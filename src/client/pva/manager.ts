@@ -6,7 +6,7 @@ import { PvaCircuit } from '../../transport/pva-tcp.js';
 import type { CloseReason } from '../../transport/stream.js';
 import { PvaSearcher, type PvaSearchTarget } from '../../transport/pva-udp.js';
 import { BadArgumentError, ClosedError } from '../errors.js';
-import { ChannelCache } from '../channel-cache.js';
+import { ChannelCache, type ManagerStats } from '../channel-cache.js';
 import { PvaChannel } from './channel.js';
 
 const log = getLogger('pva.context');
@@ -104,7 +104,7 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
     for (const ns of this.nameServers) ns?.close();
   }
 
-  stats(): { circuits: number; channels: number; searching: number; datagramsSent: number } {
-    return { circuits: this.circuits.size, channels: this.channels.size, ...this.searchStats() };
+  stats(): ManagerStats {
+    return this.statsWith(this.circuits.size);
   }
 }
