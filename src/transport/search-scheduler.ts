@@ -89,6 +89,8 @@ export abstract class SearchScheduler<T extends SearchState> {
 
   constructor(destinations: readonly SearchDestination[]) {
     this.destinations = destinations.map((d) => new Destination(d.host, d.port, d.broadcast));
+    if (destinations.length === 0) log.warn('no search destinations: every name will time out (set an address list, or leave the automatic one on)');
+    else if (log.isLevelEnabled('info')) log.info(`searching ${this.destinations.map((d) => `${d.stats.destination}${d.stats.broadcast ? ' (broadcast)' : ''}`).join(', ')}`);
   }
 
   /** Send what is queued and due. */
