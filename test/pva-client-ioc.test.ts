@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../src/ioc/index.js';
 import { BadArgumentError, ClosedError, Context, NotFoundError, PvaReading, type MonitorEvent } from '../src/index.js';
-import { expectSent, p4pRead, plain, pvaContextFor, pvaEnv, type P4pReading } from './pva-helpers.js';
+import { expectSame, p4pRead, plain, pvaContextFor, pvaEnv, type P4pReading } from './pva-helpers.js';
 import { waitFor } from './client-helpers.js';
 
 let ioc: Ioc;
@@ -39,14 +39,41 @@ describe('every kind of record matches p4p, field by field', () => {
     const r = await ctx.get(name, { timeout: 5000 });
     expect(r).toBeInstanceOf(PvaReading);
     expect(r.type.kind === 'structure' && r.type.id).toBe(want.id);
-    // Field by field: what QSRV sent equals what p4p has; a field QSRV did not send (p4p shows it
-    // at its zero value) is absent here.
-    expectSent(expect, plain(r.raw) as Record<string, unknown>, want.value!, name);
+    // Field by field, every field of the type: what QSRV sent and, where it sent nothing, the
+    // type's default, as p4p has them.
+    expectSame(expect, plain(r.raw) as Record<string, unknown>, want.value!, name);
     const alarm = want.value!.alarm as { severity: number; status: number; message: string };
     const ts = want.value!.timeStamp as { secondsPastEpoch: number; nanoseconds: number };
     expect([r.severity, r.status, r.message]).toEqual([alarm.severity, alarm.status, alarm.message]);
     expect([r.secondsPastEpoch, r.nanoseconds]).toEqual([ts.secondsPastEpoch, ts.nanoseconds]);
     expect(r.timestamp.getTime()).toBe(ts.secondsPastEpoch * 1000 + Math.floor(ts.nanoseconds / 1e6));
+  });
+
+  it('fields QSRV leaves at their defaults are there in a GET and a monitor\'s first update, as in p4p', async () => {
+    // valueAlarm (whole or in part), display.precision 0, display.units "", control.minStep 0: QSRV never marks them.
+    for (const kind of ['LONG', 'SHORT', 'STRING', 'DOUBLE', 'ARR:SHORT']) {
+      const name = K + kind;
+      const want = ref.get(name)!.value!;
+      const got = await ctx.get(name, { timeout: 5000 });
+      const first = await new Promise<PvaReading>((resolve, reject) => {
+        const m = ctx.monitor(name, { timeout: 5000 }, (ev) => {
+          if (ev.kind === 'update') { m.close(); resolve(ev); } else if (ev.kind === 'error') reject(ev.error);
+        });
+      });
+      for (const r of [got, first]) {
+        const raw = plain(r.raw) as Record<string, unknown>;
+        for (const f of ['display', 'control', 'valueAlarm'] as const) if (f in want) expect(raw[f], `${name}.${f}`).toEqual(want[f]);
+        expectSame(expect, { ...raw, timeStamp: 0 }, { ...want, timeStamp: 0 }, name);
+        const nt = r.nt;
+        if (nt.kind !== 'NTScalar' && nt.kind !== 'NTScalarArray') throw new Error(`${name} is ${nt.kind}`);
+        const d = want.display as Record<string, unknown>;
+        expect(nt.display, `${name} nt.display`).toEqual({ limitLow: d.limitLow, limitHigh: d.limitHigh, description: d.description, units: d.units, precision: d.precision });
+      }
+    }
+    const long = (await ctx.get(K + 'LONG')).raw;
+    expect((long.valueAlarm as Record<string, unknown>).active).toBe(false);
+    expect((long.display as Record<string, unknown>).precision).toBe(0);
+    expect(((await ctx.get(K + 'STRING')).raw.display as Record<string, unknown>).units).toBe('');
   });
 
   it('typed results: NTScalar, NTScalarArray as typed arrays, NTEnum with its choices', async () => {
@@ -66,10 +93,14 @@ describe('every kind of record matches p4p, field by field', () => {
 });
 
 describe('requests', () => {
-  it('pvRequest field selection gives only the fields asked for', async () => {
-    const r = await ctx.get(K + 'DOUBLE', { request: 'field(value,alarm.severity)' });
-    expect(Object.keys(r.raw)).toEqual(['value', 'alarm']);
-    expect(Object.keys(r.raw.alarm as object)).toEqual(['severity']);
+  it('pvRequest field selection: QSRV sends the whole type and the fields asked for, the others hold defaults, as in p4p', async () => {
+    const request = 'field(value,alarm.severity)';
+    const r = await ctx.get(K + 'DOUBLE', { request });
+    const [want] = await p4pRead(ioc.env, [K + 'DOUBLE'], request);
+    expect(want!.ok, want!.error).toBe(true);
+    expectSame(expect, plain(r.raw) as Record<string, unknown>, want!.value!, K + 'DOUBLE');
+    expect(Object.keys(r.raw)).toEqual(['value', 'alarm', 'timeStamp', 'display', 'control', 'valueAlarm']);
+    expect(r.raw.display).toMatchObject({ units: '', precision: 0 }); // not asked for: 'mm' and 4 stay on the server
     expect(r.value).toBe(3.14159);
     await expect(ctx.get(K + 'DOUBLE', { request: 'field(value' })).rejects.toBeInstanceOf(BadArgumentError);
   });
@@ -136,7 +167,8 @@ describe('monitors', () => {
       if (ev.kind === 'update') got.push(ev);
       if (got.length === 3) break;
     }
-    expect(Object.keys(got[0]!.raw)).toEqual(['value', 'timeStamp']);
+    expect(Object.keys(got[0]!.raw)).toEqual(got[0]!.type.kind === 'structure' ? got[0]!.type.fields.map((f) => f.name) : []);
+    expect(got[0]!.raw.alarm).toEqual({ severity: 0, status: 0, message: '' }); // not asked for: its default
     expect((got[1]!.value as number) - (got[0]!.value as number)).toBe(1);
     expect(got[1]!.posixSeconds).toBeGreaterThan(got[0]!.posixSeconds);
     expect(got[0]!.raw.timeStamp).not.toBe(got[1]!.raw.timeStamp);
@@ -164,7 +196,9 @@ describe('snapshots and names', () => {
     if (!miss.ok) expect(miss.error).toBeInstanceOf(NotFoundError);
     const s = r[13]!;
     expect(s.ok && s.value).toBe('hello epics');
-    expect(s.ok && Object.keys(s.reading.raw)).toEqual(['value', 'alarm', 'timeStamp']);
+    // The default request selects value, alarm and timeStamp; the rest of the type holds defaults.
+    expect(s.ok && Object.keys(s.reading.raw)).toEqual(['value', 'alarm', 'timeStamp', 'display']);
+    expect(s.ok && s.reading.raw.display).toMatchObject({ units: '' });
   });
 
   it('ca:// and pva:// names in one snapshot; unprefixed names use the default protocol', async () => {

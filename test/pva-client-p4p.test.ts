@@ -10,7 +10,7 @@ import { freePort } from '../src/ioc/ports.js';
 import { ensurePythonEnv } from '../src/pyenv/index.js';
 import { Context, PvaReading, type MonitorEvent } from '../src/index.js';
 import { waitFor } from './client-helpers.js';
-import { expectSent, p4pRead, plain, type P4pReading } from './pva-helpers.js';
+import { expectSame, p4pRead, plain, type P4pReading } from './pva-helpers.js';
 
 const SCRIPT = fileURLToPath(new URL('./helpers/p4p-server.py', import.meta.url));
 const CODES = '?bBhHiIlLfds'.split('');
@@ -69,7 +69,7 @@ describe('every scalar type and array of it matches p4p', () => {
     const want = ref.get(name)!;
     expect(want.ok, want.error).toBe(true);
     const r = await ctx.get(name);
-    expectSent(expect, plain(r.raw) as Record<string, unknown>, want.value!, name);
+    expectSame(expect, plain(r.raw) as Record<string, unknown>, want.value!, name);
   });
 
   it('64-bit integers are bigint and BigInt64Array / BigUint64Array', async () => {

@@ -35,9 +35,10 @@ import sys
 from p4p.client.thread import Context
 ctx = Context('pva', nt=False)
 out = []
+request = sys.argv[2] if len(sys.argv) > 2 else None
 for name in json.loads(sys.argv[1]):
     try:
-        v = ctx.get(name, timeout=5.0)
+        v = ctx.get(name, request=request, timeout=5.0)
         out.append({'name': name, 'ok': True, 'id': v.getID(), 'value': value_dict(v)})
     except Exception as e:
         out.append({'name': name, 'ok': False, 'error': str(e)})
@@ -47,9 +48,9 @@ print(json.dumps(out))
 
 export interface P4pReading { name: string; ok: boolean; id?: string; value?: Record<string, unknown>; error?: string }
 
-/** Read PVs with p4p (pvxs) against the same server: the whole structure as plain JSON. */
-export function p4pRead(env: Readonly<Record<string, string>>, names: string[]): Promise<P4pReading[]> {
-  return pythonJson<P4pReading[]>(PY_GET, [JSON.stringify(names)], pvaEnv(env));
+/** Read PVs with p4p (pvxs) against the same server (with a pvRequest string): the whole structure as plain JSON. */
+export function p4pRead(env: Readonly<Record<string, string>>, names: string[], request?: string): Promise<P4pReading[]> {
+  return pythonJson<P4pReading[]>(PY_GET, request === undefined ? [JSON.stringify(names)] : [JSON.stringify(names), request], pvaEnv(env));
 }
 
 /** Our value in the shape PY_PLAIN gives: typed arrays as lists, bigints as numbers, non-finite floats by name. */
@@ -62,21 +63,18 @@ export function plain(v: unknown): unknown {
   return v;
 }
 
-const isZero = (v: unknown): boolean => v === 0 || v === false || v === '' || (Array.isArray(v) && v.length === 0)
-  || (typeof v === 'object' && v !== null && Object.values(v).every(isZero));
-
 /**
- * Field by field: what the server sent equals what p4p has; a field the server did not send
- * (p4p shows it at its zero value) is absent from ours. `expect` is vitest's.
+ * Field by field: ours has every field p4p has, with the same value (the type's default where
+ * the server sent nothing), and no other. `expect` is vitest's.
  */
-export function expectSent(
+export function expectSame(
   expect: (v: unknown, msg?: string) => { toBe(x: unknown): void; toEqual(x: unknown): void },
   ours: Record<string, unknown>, theirs: Record<string, unknown>, path: string,
 ): void {
   for (const [k, t] of Object.entries(theirs)) {
     const o = ours[k];
-    if (o === undefined) expect(isZero(t), `${path}.${k} not sent, but p4p has ${JSON.stringify(t)}`).toBe(true);
-    else if (typeof t === 'object' && t !== null && !Array.isArray(t)) expectSent(expect, o as Record<string, unknown>, t as Record<string, unknown>, `${path}.${k}`);
+    expect(o !== undefined, `${path}.${k} is missing, p4p has ${JSON.stringify(t)}`).toBe(true);
+    if (typeof t === 'object' && t !== null && !Array.isArray(t)) expectSame(expect, o as Record<string, unknown>, t as Record<string, unknown>, `${path}.${k}`);
     else expect(o, `${path}.${k}`).toEqual(t);
   }
   for (const k of Object.keys(ours)) expect(k in theirs, `${path}.${k} is not in p4p's value`).toBe(true);

@@ -1,9 +1,10 @@
 // pvData: the specification's encoding examples, sizes, strings, bitsets, status, the
-// introspection cache, 64-bit arrays, unions, any, structure arrays, partial (de)serialization.
+// introspection cache, 64-bit arrays, unions, any, structure arrays, partial (de)serialization
+// with the type's defaults in the fields a reply does not mark.
 import { describe, expect, it } from 'vitest';
 import {
-  any, anyArray, BitSet, bitCount, bitOffset, boundedString, buildPvRequest, decodeMessage, decodePartial, decodeStatus, decodeType,
-  decodeValue, defaultValue, encodePartial, encodeStatus, encodeType, encodeValue, monitorOptions, parsePvRequest, Reader, scalar,
+  any, anyArray, BitSet, bitCount, bitOffset, boundedString, buildPvRequest, DecodeError, decodeMessage, decodePartial, decodeStatus, decodeType,
+  decodeUpdate, decodeValue, defaultValue, encodePartial, encodeStatus, encodeType, encodeValue, monitorOptions, parsePvRequest, Reader, scalar,
   scalarArray, structure, structureArray, toNT, TypeCache, TypeRegistry, union, unionArray, Writer,
   type FieldDesc, type PvStructure, type PvValue,
 } from '../src/pva/index.js';
@@ -188,6 +189,84 @@ describe('partial values', () => {
     const src: PvStructure = { value: 2, alarm: { severity: 1, status: 0, message: '' }, timeStamp: { secondsPastEpoch: 1n, nanoseconds: 0, userTag: 0 } };
     decodePartial(rd(enc((w) => encodePartial(w, type, src, BitSet.of(0)))), type, full, BitSet.of(0), undefined);
     expect(full).toEqual(src);
+  });
+});
+
+describe('a reply that marks some fields: every field of the type, defaults in the others', () => {
+  const limits = structure('', { active: scalar('boolean'), lowAlarmLimit: scalar('double'), highAlarmSeverity: scalar('int') });
+  const type = structure('epics:nt/NTEnum:1.0', {
+    value: structure('enum_t', { index: scalar('int'), choices: scalarArray('string') }),
+    alarm: structure('alarm_t', { severity: scalar('int'), status: scalar('int'), message: scalar('string') }),
+    timeStamp: structure('time_t', { secondsPastEpoch: scalar('long'), nanoseconds: scalar('int'), userTag: scalar('int') }),
+    display: structure('', { units: scalar('string'), precision: scalar('int'), tag: boundedString(8) }),
+    valueAlarm: limits,
+    samples: scalarArray('double'),
+    counts: scalarArray('ulong'),
+    flags: scalarArray('boolean'),
+    fixed: scalarArray('short', 'fixed', 3),
+    pick: union('', { n: scalar('int'), s: scalar('string') }),
+    extra: any(),
+    rows: structureArray(structure('', { x: scalar('int') })),
+  });
+  // value.index, alarm.message and the whole of display, as QSRV marks what it fills.
+  const paths = ['value.index', 'alarm.message', 'display'];
+  const bits = BitSet.of(...paths.map((p) => bitOffset(type, p)!));
+  const sent: PvStructure = {
+    value: { index: 2, choices: [] }, alarm: { severity: 0, status: 0, message: 'HIGH' }, timeStamp: {},
+    display: { units: 'mm', precision: 3, tag: 't' },
+  } as unknown as PvStructure;
+  const want = {
+    value: { index: 2, choices: [] },
+    alarm: { severity: 0, status: 0, message: 'HIGH' },
+    timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0, userTag: 0 },
+    display: { units: 'mm', precision: 3, tag: 't' },
+    valueAlarm: { active: false, lowAlarmLimit: 0, highAlarmSeverity: 0 },
+    samples: new Float64Array(0),
+    counts: new BigUint64Array(0),
+    flags: [],
+    fixed: new Int16Array(3),
+    pick: { field: null, value: null },
+    extra: { type: null, value: null },
+    rows: [],
+  };
+  const reply = (le: boolean): Reader => rd(enc((w) => encodePartial(w, type, sent, bits), le), le);
+
+  it('the session\'s decode (a GET reply, a monitor\'s first update)', () => {
+    for (const le of [true, false]) {
+      const r = reply(le);
+      const v = decodeUpdate(r, type, undefined, bits, undefined);
+      expect(r.remaining).toBe(0);
+      expect(v).toStrictEqual(want);
+      expect(Object.keys(v)).toEqual(type.fields.map((f) => f.name));
+    }
+  });
+
+  it('the generic decode gives the same', () => {
+    const v = defaultValue(type) as PvStructure;
+    decodePartial(reply(true), type, v, bits, undefined);
+    expect(v).toStrictEqual(want);
+  });
+
+  it('a later update keeps the last value of the fields it does not mark, and leaves the last value as it was', () => {
+    const first = decodeUpdate(reply(true), type, undefined, bits, undefined);
+    const snapshot = structuredClone(first);
+    const b2 = BitSet.of(bitOffset(type, 'valueAlarm.active')!, bitOffset(type, 'samples')!);
+    const upd = { ...want, valueAlarm: { active: true, lowAlarmLimit: 0, highAlarmSeverity: 0 }, samples: new Float64Array([1, 2]) } as unknown as PvStructure;
+    const next = decodeUpdate(rd(enc((w) => encodePartial(w, type, upd, b2), true), true), type, first, b2, undefined);
+    expect(next).toStrictEqual({ ...want, valueAlarm: { active: true, lowAlarmLimit: 0, highAlarmSeverity: 0 }, samples: new Float64Array([1, 2]) });
+    expect(next.display).toBe(first.display); // untouched structures are shared, not copied
+    expect(first).toStrictEqual(snapshot);
+  });
+
+  it('a type that names its parts many times by id: a DecodeError, not a value that fills memory', () => {
+    let bomb = structure('', { x: scalar('double') });
+    for (let i = 0; i < 40; i++) bomb = structure('', { a: bomb, b: bomb }); // 2^40 doubles in 41 types
+    const top = structure('', { v: scalar('int'), big: bomb });
+    expect(() => defaultValue(top)).toThrow(DecodeError);
+    expect(() => decodeUpdate(rd(enc((w) => w.i32(1), true), true), top, undefined, BitSet.of(1), undefined)).toThrow(/more than \d+ fields/);
+    let deep: FieldDesc = scalar('int');
+    for (let i = 0; i < 100; i++) deep = structure('', { d: deep });
+    expect(() => defaultValue(deep)).toThrow(/nesting too deep/);
   });
 });
 

@@ -1,6 +1,7 @@
 // The sans-I/O client session: handshake, channel create and destroy, GET with the DESTROY bit,
-// monitor updates as new structures (the previous one unchanged), acks, interned types,
-// failures on close, and protocol errors for malformed data. Server bytes come from the encoder.
+// replies with every field of the type (defaults where none was sent), monitor updates as new
+// structures (the previous one unchanged), acks, interned types, failures on close, and protocol
+// errors for malformed data. Server bytes come from the encoder.
 import { describe, expect, it } from 'vitest';
 import {
   BitSet, Cmd, decodeMessage, emptyHeader, encodeMessages, OK, readHeader, scalar, structure, Sub, TypeCache,
@@ -69,7 +70,7 @@ describe('client session', () => {
     expect(log).toEqual(['created 77']);
   });
 
-  it('GET: INIT, execution with the DESTROY bit, a reply holding only the fields sent; types are interned', () => {
+  it('GET: INIT, execution with the DESTROY bit, a reply holding every field (defaults where none was sent); types are interned', () => {
     const t = ready();
     const got: unknown[] = [];
     const h: OpHandler = { onInit: (st, type) => got.push(type), onReply: (st, v) => got.push(v), onFail: (r) => got.push(r) };
@@ -78,7 +79,7 @@ describe('client session', () => {
     t.s.get(id, true);
     expect(t.sent().at(-1)).toMatchObject({ type: 'OpRequest', command: Cmd.GET, requestId: id, subcommand: Sub.DESTROY });
     t.feed({ type: 'DataResponse', command: Cmd.GET, requestId: id, subcommand: Sub.DESTROY, status: OK, changed: BitSet.of(1), valueType: TYPE, value: { value: 2.5 } });
-    expect(got[1]).toEqual({ value: 2.5 });
+    expect(got[1]).toStrictEqual({ value: 2.5, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } });
     expect(t.s.pendingOps).toBe(0); // the server dropped it; nothing to destroy
     const id2 = t.s.init(Cmd.GET, 78, { type: structure('', {}), value: {} }, h);
     t.feed({ type: 'OpInitResponse', command: Cmd.GET, requestId: id2, subcommand: Sub.INIT, status: OK, valueType: TYPE });
@@ -149,6 +150,18 @@ describe('client session', () => {
     t.feed({ type: 'OpResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.DESTROY, status: OK });
     expect(ends).toHaveLength(1);
     expect(t.s.pendingOps).toBe(0);
+  });
+
+  it('monitor: a first update that marks some fields has defaults in the others; the next keeps them', () => {
+    const t = ready();
+    const updates: Record<string, unknown>[] = [];
+    const id = t.s.init(Cmd.MONITOR, 77, { type: structure('', {}), value: {} }, { onUpdate: (v) => updates.push(v), onFail: () => {} }, 4);
+    t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(4), valueType: TYPE, value: { value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } } });
+    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(1), valueType: TYPE, value: { value: 3, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } } });
+    expect(updates[0]).toStrictEqual({ value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } });
+    expect(updates[1]).toStrictEqual({ value: 3, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } });
+    expect(t.errors).toEqual([]);
   });
 
   it('close fails every request and hands back the channels; malformed data is a protocol error', () => {

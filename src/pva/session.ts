@@ -168,9 +168,10 @@ export class ClientSession {
   }
 
   /**
-   * The data path of monitor updates and GET replies, decoded into new structures that hold only
-   * the fields the server sent (a monitor's next update copies what it changes). False when the
-   * message is not data of a known operation (the generic decoder takes it).
+   * The data path of monitor updates and GET replies, decoded into new structures that hold every
+   * field of the type: the server's where it marked them, else the monitor's last value or the
+   * type's default (a monitor's next update copies what it changes). False when the message is
+   * not data of a known operation (the generic decoder takes it).
    */
   private data(h: PvaHeader, payload: Uint8Array, owned: AlignHint | undefined): boolean {
     if (payload.length < 5) return false;

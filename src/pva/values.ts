@@ -1,5 +1,5 @@
 // pvData values: serialization both ways for every type (64-bit integers as bigint, numeric
-// arrays as typed arrays), zero values, and bitset-selected (partial) structure (de)serialization.
+// arrays as typed arrays), default values, and bitset-selected (partial) structure (de)serialization.
 import { BitSet } from './bitset.js';
 import { DecodeError, type Reader, type Writer } from './buffer.js';
 import {
@@ -37,8 +37,26 @@ function setField(obj: PvStructure, name: string, v: PvValue): void {
   else obj[name] = v;
 }
 
-/** The zero value of a type (0, 0n, "", empty arrays, structures of zero values, empty unions). */
+/**
+ * Fields one default value may hold in all. A peer's type can name one of its parts many times
+ * by id (0xFE), so a short description can stand for more fields than memory holds.
+ */
+const MAX_DEFAULT_FIELDS = 1 << 20;
+let defaultFieldsLeft = 0;
+
+/**
+ * The default value of a type, what a field holds until its sender marks it: 0, 0n, false, "",
+ * empty arrays (a fixed array at its size), structures of defaults, unions with nothing selected.
+ * Throws DecodeError for a type nested too deep or too large to build (a hostile peer's).
+ */
 export function defaultValue(desc: FieldDesc): PvValue {
+  defaultFieldsLeft = MAX_DEFAULT_FIELDS;
+  return defaultOf(desc, 0);
+}
+
+function defaultOf(desc: FieldDesc, depth: number): PvValue {
+  if (depth > MAX_TYPE_DEPTH) throw new DecodeError('type nesting too deep');
+  if (--defaultFieldsLeft < 0) throw new DecodeError(`type has more than ${MAX_DEFAULT_FIELDS} fields`);
   switch (desc.kind) {
     case 'scalar':
       if (desc.type === 'string') return '';
@@ -53,7 +71,7 @@ export function defaultValue(desc: FieldDesc): PvValue {
     }
     case 'structure': {
       const o: PvStructure = {};
-      for (const f of desc.fields) setField(o, f.name, defaultValue(f.type));
+      for (const f of desc.fields) setField(o, f.name, defaultOf(f.type, depth + 1));
       return o;
     }
     case 'union': return { field: null, value: null };
@@ -295,19 +313,26 @@ function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: Bi
 const isStruct = (v: PvValue | undefined): v is PvStructure => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
 /**
- * Read the fields `bits` selects into a new structure made from `prev` (which is not changed:
- * it and the structures inside it that the update touches are copied). Starting from no
- * `prev`, the result holds only the fields the sender sent. A set structure bit means the
- * whole structure follows.
+ * Read the fields `bits` selects into a new structure that holds every field of `desc`, as GET
+ * replies and monitor updates carry them. With `prev` (a monitor's last value, not changed: it
+ * and the structures inside it that the update touches are copied) an unselected field keeps
+ * its value there; without it (a GET reply, a monitor's first update) the type's default. A set
+ * structure bit means the whole structure follows.
  */
 export function decodeUpdate(r: Reader, desc: StructureDesc, prev: PvStructure | undefined, bits: BitSet, cache: TypeCache | undefined): PvStructure {
   if (bits.get(0)) return decodeValue(r, desc, cache) as PvStructure;
+  if (!prev) {
+    // Nothing else holds these defaults yet: the sent fields go straight into them.
+    const value = defaultValue(desc) as PvStructure;
+    partialInto(r, desc, value, bits, 0, cache, 0);
+    return value;
+  }
   return updateInto(r, desc, prev, bits, 0, cache, 0);
 }
 
-function updateInto(r: Reader, desc: StructureDesc, prev: PvStructure | undefined, bits: BitSet, base: number, cache: TypeCache | undefined, depth: number): PvStructure {
+function updateInto(r: Reader, desc: StructureDesc, prev: PvStructure, bits: BitSet, base: number, cache: TypeCache | undefined, depth: number): PvStructure {
   if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
-  const out: PvStructure = prev ? { ...prev } : {};
+  const out: PvStructure = { ...prev };
   const spans = fieldSpans(desc);
   const fields = desc.fields;
   let off = base + 1;
@@ -316,8 +341,8 @@ function updateInto(r: Reader, desc: StructureDesc, prev: PvStructure | undefine
     const span = spans[i]!;
     if (bits.get(off)) setField(out, f.name, decodeValue(r, f.type, cache, depth + 1));
     else if (span > 1 && bits.anyIn(off + 1, off + span)) {
-      const sub = prev?.[f.name];
-      setField(out, f.name, updateInto(r, f.type as StructureDesc, isStruct(sub) ? sub : undefined, bits, off, cache, depth + 1));
+      const sub = prev[f.name];
+      setField(out, f.name, updateInto(r, f.type as StructureDesc, isStruct(sub) ? sub : (defaultValue(f.type) as PvStructure), bits, off, cache, depth + 1));
     }
     off += span;
   }

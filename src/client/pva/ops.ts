@@ -117,7 +117,7 @@ export abstract class PvaGet extends PvaOperation {
     this.requestId = 0;
     if (!isSuccess(status)) return this.failed(remoteError(this.ch.name, status));
     if (!value || !type || !changed) return this.failed(new ProtocolError('GET reply without data', this.ch.name));
-    // The value holds only the fields the server sent (pvxs keeps the whole type and marks the selected fields).
+    // The value holds every field of the type (defaults where the server marked none), as pvxs gives it.
     this.succeeded(type, value);
   }
 }

@@ -40,7 +40,10 @@ export class PvaReading {
   constructor(
     /** The structure's type as the server described it. */
     readonly type: FieldDesc,
-    /** The structure as decoded (a monitor's later updates do not change it: each update is a new reading). */
+    /**
+     * The structure as decoded: every field of the type, the type's default where the server sent
+     * nothing (a monitor's later updates do not change it: each update is a new reading).
+     */
     readonly raw: PvStructure,
   ) {
     switch (kindOf(type)) {
