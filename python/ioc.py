@@ -214,9 +214,13 @@ def server_env(args, max_array_bytes):
         env["EPICS_CAS_INTF_ADDR_LIST"] = args.listen
         env["EPICS_PVAS_INTF_ADDR_LIST"] = args.listen
     if loopback_only(args):
+        # PVA beacons to the loopback broadcast address, so every client of the host hears them
+        # (a unicast datagram reaches one of the sockets sharing the port); CA's reach the
+        # repeater, which passes them on.
+        beacons = {"CA": args.listen, "PVA": "127.255.255.255"}
         for proto in ("CA", "PVA"):
             env.update({
-                f"EPICS_{proto}S_BEACON_ADDR_LIST": args.listen,
+                f"EPICS_{proto}S_BEACON_ADDR_LIST": beacons[proto],
                 f"EPICS_{proto}S_AUTO_BEACON_ADDR_LIST": "NO",
                 f"EPICS_{proto}_ADDR_LIST": args.listen,
                 f"EPICS_{proto}_AUTO_ADDR_LIST": "NO",

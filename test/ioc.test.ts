@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../src/ioc/index.js';
+import { freePort } from '../src/ioc/ports.js';
 import { alive, pythonJson, waitGone } from './helpers/python.js';
 import { BIN, runCli } from './helpers/cli.js';
 
@@ -216,6 +217,22 @@ import('${new URL('../dist/ioc/index.js', import.meta.url).href}').then(async (m
   });
 });
 
+describe('built-in IOC started again', () => {
+  it('with the same server ports serves the same environment (broadcast and repeater ports follow them)', async () => {
+    const caPort = await freePort({ tcp: true, udp: true });
+    const pvaPort = await freePort({ tcp: true, udp: true }, new Set([caPort, caPort + 1, caPort - 1]));
+    const envs: Record<string, string>[] = [];
+    for (let k = 0; k < 2; k++) {
+      const ioc = await startIoc({ records: 1, arrayElements: 0, caPort, pvaPort });
+      envs.push({ ...ioc.env });
+      await ioc.stop();
+    }
+    expect(envs[1]).toEqual(envs[0]);
+    expect(envs[0]!.EPICS_PVA_BROADCAST_PORT).toBe(String(pvaPort + 1));
+    expect(envs[0]!.EPICS_CA_REPEATER_PORT).toBe(String(caPort + 1));
+  });
+});
+
 describe('epicsperf ioc (CLI)', () => {
   it('prints the environment and ready, and stops on SIGINT leaving nothing running', async () => {
     const child = spawn(process.execPath, [BIN, 'ioc', '--records', '3', '--array-elements', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -247,6 +264,7 @@ describe('epicsperf ioc (CLI)', () => {
     [['ioc', '--records', 'abc'], /--records.*invalid/],
     [['ioc', '--rate', '-1'], /--rate.*invalid/],
     [['ioc', '--bogus'], /unknown option '--bogus'/],
+    [['ioc', '--listen', 'eth0'], /--listen.*expected an IPv4 address/],
     [['ioc', '--name-style', 'weird'], /option '--name-style <style>' argument 'weird' is invalid\. Allowed choices are plain, padded/],
   ])('rejects bad input %j with one line and exit 2', async (args, re) => {
     const r = await runCli(args);

@@ -35,7 +35,7 @@ export function register(program: Command): void {
     .addOption(arrayTypeOption('element type of PREFIX:ARRAY: double, float, int64, int32, int16 or int8 (update k holds k, wrapped to the type)'))
     .option('--ca-port <port>', 'CA server port (default: a free one)', portArg)
     .option('--pva-port <port>', 'PVA server port (default: a free one)', portArg)
-    .option('--pva-broadcast-port <port>', 'PVA search (UDP) port (default: a free one)', portArg)
+    .option('--pva-broadcast-port <port>', 'PVA search (UDP) port (default: the PVA port + 1 when --pva-port is given, else a free one)', portArg)
     .option('--listen <address>', 'serve on this address: 127.0.0.1 (default, this host only), an interface\'s address, or 0.0.0.0 for every interface (other hosts then find it by broadcast; ports default to the EPICS ones, 5064, 5075 and 5076)', ipv4Arg)
     .option('--env-file <file>', 'also write the NAME=value lines to this file (Node 20 itself insists this file exists already: use --write-env there)')
     .option('--write-env <file>', 'the same as --env-file')

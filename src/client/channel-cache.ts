@@ -46,6 +46,8 @@ export interface CachedChannel {
 
 export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSearcher<Ch>> {
   protected udp: S | undefined;
+  /** What tells the searcher that a server (re)appeared; made with it, closed with it. */
+  protected beacons: Closable | undefined;
   protected readonly channels = new Map<string, Ch>();
   private readonly holders = new Set<Closable>();
   protected isClosed = false;
@@ -104,6 +106,8 @@ export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSe
     this.isClosed = true;
     for (const h of [...this.holders]) h.close();
     this.holders.clear();
+    this.beacons?.close();
+    this.beacons = undefined;
     this.udp?.close();
     this.udp = undefined;
     for (const ch of this.channels.values()) ch.close();

@@ -4,6 +4,7 @@ import { intToIpv4, MAX_NAME_BYTES } from '../ca/search.js';
 import { paddedLength } from '../ca/messages.js';
 import type { CaConfig } from '../transport/config.js';
 import { TcpCircuit, type CloseReason } from '../transport/tcp.js';
+import { CaBeacons } from '../transport/beacons.js';
 import { UdpSearcher, type SearchTarget } from '../transport/udp.js';
 import { getLogger } from '../log.js';
 import { Channel } from './channel.js';
@@ -66,7 +67,14 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
   }
 
   protected searcher(): UdpSearcher {
-    if (!this.udp) this.udp = new UdpSearcher(this.config, (t, addr, port, from) => this.onFound(t, addr, port, from));
+    if (!this.udp) {
+      const udp = new UdpSearcher(this.config, (t, addr, port, from) => this.onFound(t, addr, port, from));
+      this.udp = udp;
+      this.beacons = new CaBeacons(this.config.repeaterPort, this.config.beaconPeriodMs, (server) => {
+        if (udp.searching && log.isLevelEnabled('debug')) log.debug({ server, searching: udp.searching }, 'beacon anomaly: searching again');
+        udp.searchAgain();
+      });
+    }
     return this.udp;
   }
 

@@ -139,6 +139,9 @@ export async function startIoc(options: IocOptions = {}): Promise<Ioc> {
 
 class PortRaceError extends Error {}
 
+/** The port after `p` (before it at the top of the range). */
+const beside = (p: number): number => (p < 65535 ? p + 1 : p - 1);
+
 async function launch(python: string, o: IocOptions): Promise<Ioc> {
   const prefix = o.prefix ?? DEFAULTS.prefix;
   const records = o.records ?? DEFAULTS.records;
@@ -146,9 +149,11 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
   const taken = new Set<number>();
   const caPort = o.caPort ?? (await freePort({ tcp: true, udp: true }, taken));
   const pvaPort = o.pvaPort ?? (await freePort({ tcp: true, udp: false }, taken));
-  const pvaBroadcastPort = o.pvaBroadcastPort ?? (await freePort({ tcp: false, udp: true }, taken));
   const listen = o.listen ?? '127.0.0.1';
-  const repeaterPort = listen.startsWith('127.') ? await freePort({ tcp: false, udp: true }, taken) : CA_REPEATER_PORT;
+  // With its server ports given, an IOC started again serves the same environment: the broadcast
+  // and repeater ports follow them (as 5076 follows 5075 and 5065 follows 5064).
+  const pvaBroadcastPort = o.pvaBroadcastPort ?? (o.pvaPort !== undefined ? beside(o.pvaPort) : await freePort({ tcp: false, udp: true }, taken));
+  const repeaterPort = !listen.startsWith('127.') ? CA_REPEATER_PORT : o.caPort !== undefined ? beside(o.caPort) : await freePort({ tcp: false, udp: true }, taken);
   const args = [
     join(PYTHON_DIR, 'ioc.py'),
     '--watch-stdin',

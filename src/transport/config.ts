@@ -16,8 +16,10 @@ export interface ContextOptions {
   autoAddrList?: boolean;
   /** Server port for searches (EPICS_CA_SERVER_PORT, default 5064). */
   serverPort?: number;
-  /** Repeater port (EPICS_CA_REPEATER_PORT, default 5065). */
+  /** Repeater port (EPICS_CA_REPEATER_PORT, default 5065): beacons come through the repeater there. */
   repeaterPort?: number;
+  /** Seconds between a server's beacons once it is up (EPICS_CA_BEACON_PERIOD, default 15). */
+  beaconPeriod?: number;
   /** Seconds of silence before a circuit is probed with ECHO (EPICS_CA_CONN_TMO, default 30). */
   connTimeout?: number;
   /** Largest array payload accepted, in bytes (EPICS_CA_MAX_ARRAY_BYTES, default 16384). */
@@ -47,6 +49,7 @@ export interface CaConfig {
   searchDestinations: SearchDestination[];
   serverPort: number;
   repeaterPort: number;
+  beaconPeriodMs: number;
   connTimeoutMs: number;
   maxArrayBytes: number;
   maxSearchPeriodMs: number;
@@ -160,6 +163,7 @@ export function resolveConfig(opts: ContextOptions = {}): CaConfig {
     searchDestinations: searchDestinations(opts.addrList ?? env.EPICS_CA_ADDR_LIST, auto, serverPort),
     serverPort,
     repeaterPort,
+    beaconPeriodMs: 1000 * (opts.beaconPeriod ?? num(env.EPICS_CA_BEACON_PERIOD, 15)),
     connTimeoutMs: 1000 * (opts.connTimeout ?? num(env.EPICS_CA_CONN_TMO, 30)),
     maxArrayBytes: Math.max(16384, opts.maxArrayBytes ?? num(env.EPICS_CA_MAX_ARRAY_BYTES, 16384)),
     maxSearchPeriodMs: 1000 * maxSearch,

@@ -46,18 +46,6 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     this.soon();
   }
 
-  /** Search again now for every pending name (a name server just connected). */
-  kick(): void {
-    for (const t of this.pending.values()) {
-      t.searchAttempt = 0;
-      if (!t.searchQueued) {
-        t.searchQueued = true;
-        this.queue.push(t);
-      }
-    }
-    this.soon();
-  }
-
   protected sendDue(): void {
     if (this.closed) return;
     const socket = this.socket();

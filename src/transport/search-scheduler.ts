@@ -24,6 +24,9 @@ export interface SearchState {
   searchQueued: boolean;
 }
 
+/** Shortest time between two rounds of searchAgain(). */
+const AGAIN_MIN_MS = 100;
+
 /** Receive buffer asked for the search socket: replies to a burst must fit. */
 const RECV_BUFFER_BYTES = 1 << 20;
 
@@ -82,6 +85,8 @@ export abstract class SearchScheduler<T extends SearchState> {
   /** When the earliest retry not yet queued falls due. */
   protected nextDue = Infinity;
   protected closed = false;
+  private againAt = -Infinity;
+  private againTimer: NodeJS.Timeout | undefined;
   /** Datagrams sent (for diagnostics and tests). */
   datagramsSent = 0;
   /** Where every search datagram goes, with what became of the sends. */
@@ -174,6 +179,33 @@ export abstract class SearchScheduler<T extends SearchState> {
     this.queue.push(t);
     this.counted(t, 1);
     this.queuedNow();
+  }
+
+  /**
+   * A server appeared or came back (a beacon said so, or a name server connected): every name
+   * still searched for goes out again now, its backoff restarted. Calls closer together than
+   * AGAIN_MIN_MS (servers booting together) make one more round at the end of that interval.
+   */
+  searchAgain(): void {
+    if (this.closed) return;
+    const wait = this.againAt + AGAIN_MIN_MS - performance.now();
+    if (wait > 0) {
+      this.againTimer ??= setTimeout(() => {
+        this.againTimer = undefined;
+        this.searchAgain();
+      }, wait);
+      return;
+    }
+    this.againAt = performance.now();
+    for (const t of this.pending.values()) {
+      t.searchAttempt = 0;
+      t.searchDueAt = 0;
+      if (t.searchQueued) continue;
+      t.searchQueued = true;
+      this.queue.push(t);
+      this.counted(t, 1);
+    }
+    this.soon();
   }
 
   /** Stop searching for a name (found elsewhere, or no longer wanted). */
@@ -269,6 +301,7 @@ export abstract class SearchScheduler<T extends SearchState> {
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.againTimer) clearTimeout(this.againTimer);
     this.timer = undefined;
     this.pending.clear();
     this.queue = [];

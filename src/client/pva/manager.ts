@@ -4,6 +4,7 @@ import { getLogger } from '../../log.js';
 import type { PvaConfig } from '../../transport/pva-config.js';
 import { PvaCircuit } from '../../transport/pva-tcp.js';
 import type { CloseReason } from '../../transport/stream.js';
+import { PvaBeacons } from '../../transport/beacons.js';
 import { PvaSearcher, type PvaSearchTarget } from '../../transport/pva-udp.js';
 import { BadArgumentError, ClosedError } from '../errors.js';
 import { ChannelCache, type ManagerStats } from '../channel-cache.js';
@@ -44,7 +45,12 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
 
   protected searcher(): PvaSearcher {
     if (!this.udp) {
-      this.udp = new PvaSearcher(this.config, (t, host, port) => this.onFound(t, host, port), (bytes) => this.tcpSearch(bytes));
+      const udp = new PvaSearcher(this.config, (t, host, port) => this.onFound(t, host, port), (bytes) => this.tcpSearch(bytes));
+      this.udp = udp;
+      this.beacons = new PvaBeacons(this.config.searchDestinations, this.config.broadcastPort, (server) => {
+        if (udp.searching && log.isLevelEnabled('debug')) log.debug({ server, searching: udp.searching }, 'PVA beacon of a new or changed server: searching again');
+        udp.searchAgain();
+      });
       this.config.nameServers.forEach((_, i) => this.connectNameServer(i));
     }
     return this.udp;
@@ -58,7 +64,7 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
     if (this.isClosed) return;
     const ep = this.config.nameServers[i]!;
     const c = new PvaCircuit(ep.host, ep.port, this.config, {
-      onReady: () => this.udp?.kick(),
+      onReady: () => this.udp?.searchAgain(),
       onClose: (_c, reason, detail) => {
         this.nameServers[i] = undefined;
         if (reason === 'closed' || this.isClosed) return;

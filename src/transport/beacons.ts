@@ -1,0 +1,166 @@
+// Hearing that a server has (re)appeared, so that names not yet found are searched for again at
+// once instead of after their backoff: CA beacons through the host's repeater (started when none
+// runs, as libca starts caRepeater), PV Access beacons on the broadcast port.
+import { spawn } from 'node:child_process';
+import dgram from 'node:dgram';
+import { fileURLToPath } from 'node:url';
+import { BeaconAnomalies } from '../ca/beacon.js';
+import { Cmd as CaCmd, HEADER_SIZE as CA_HEADER_SIZE } from '../ca/constants.js';
+import { encode } from '../ca/messages.js';
+import { intToIpv4 } from '../ca/search.js';
+import { Cmd as PvaCmd, HEADER_SIZE as PVA_HEADER_SIZE } from '../pva/constants.js';
+import { emptyHeader, readHeader } from '../pva/header.js';
+import { decodeMessage } from '../pva/messages.js';
+import { ipv4Of } from '../pva/messages-session.js';
+import { getLogger } from '../log.js';
+import type { SearchDestination } from './config.js';
+
+const log = getLogger('beacons');
+
+/** Registration with the repeater: retried this often until confirmed, then renewed this often. */
+const REGISTER_RETRY_MS = 250;
+const REGISTER_RENEW_MS = 30_000;
+/** Servers not heard from for this long are forgotten. */
+const SERVER_MAX_AGE_MS = 3_600_000;
+
+const REPEATER_MAIN = fileURLToPath(new URL('./ca-repeater-main.js', import.meta.url));
+
+/** True when nothing holds `port` on this host (so no repeater runs there). */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = dgram.createSocket({ type: 'udp4', reuseAddr: false });
+    s.once('error', () => {
+      s.close();
+      resolve(false);
+    });
+    s.bind({ port, exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+/** CA beacons, as a libca client hears them: registered with the repeater of this host. */
+export class CaBeacons {
+  private readonly sock = dgram.createSocket('udp4');
+  private readonly anomalies: BeaconAnomalies;
+  private timer: NodeJS.Timeout | undefined;
+  private confirmedAt = 0;
+  private started = 0;
+  private closed = false;
+
+  constructor(
+    private readonly repeaterPort: number,
+    beaconPeriodMs: number,
+    private readonly onAnomaly: (server: string) => void,
+  ) {
+    this.anomalies = new BeaconAnomalies(beaconPeriodMs);
+    this.sock.on('error', (err) => log.debug({ err: err.message }, 'beacon socket error'));
+    this.sock.on('message', (msg, from) => this.onMessage(msg, from.address));
+    this.sock.bind(0, () => {
+      this.sock.unref();
+      this.register();
+    });
+  }
+
+  private register(): void {
+    if (this.closed) return;
+    const now = Date.now();
+    const confirmed = now - this.confirmedAt < REGISTER_RENEW_MS + 5000;
+    this.sock.send(encode({ type: 'RepeaterRegisterRequest', address: 0x7f000001 }), this.repeaterPort, '127.0.0.1', () => {});
+    // Not confirmed: start a repeater if none holds the port.
+    if (!confirmed) void this.ensureRepeater();
+    this.timer = setTimeout(() => this.register(), confirmed ? REGISTER_RENEW_MS : REGISTER_RETRY_MS);
+    this.timer.unref();
+  }
+
+  /** Start a repeater if none holds the port (checked at most once a second). */
+  private async ensureRepeater(): Promise<void> {
+    const now = Date.now();
+    if (now - this.started < 1000) return;
+    this.started = now;
+    if (!(await portFree(this.repeaterPort)) || this.closed) return;
+    try {
+      const child = spawn(process.execPath, [REPEATER_MAIN, String(this.repeaterPort)], { detached: true, stdio: 'ignore' });
+      child.on('error', (err) => log.warn({ err: err.message }, 'could not start the CA repeater: servers that come back are found by the search backoff alone'));
+      child.unref();
+      log.debug({ port: this.repeaterPort, pid: child.pid }, 'started the CA repeater');
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'could not start the CA repeater');
+    }
+  }
+
+  private onMessage(msg: Buffer, from: string): void {
+    for (let off = 0; off + CA_HEADER_SIZE <= msg.length; off += CA_HEADER_SIZE) {
+      const cmd = msg.readUInt16BE(off);
+      if (cmd === CaCmd.REPEATER_CONFIRM) {
+        this.confirmedAt = Date.now();
+      } else if (cmd === CaCmd.RSRV_IS_UP) {
+        const addr = msg.readUInt32BE(off + 12);
+        const server = `${addr ? intToIpv4(addr) : from}:${msg.readUInt16BE(off + 6)}`;
+        const now = Date.now();
+        if (this.anomalies.beacon(server, msg.readUInt32BE(off + 8), now)) this.onAnomaly(server);
+        this.anomalies.prune(now, SERVER_MAX_AGE_MS);
+      } else return; // only fixed-size messages come here
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    try {
+      this.sock.close();
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/**
+ * PV Access beacons, on the broadcast port of each broadcast destination (127.255.255.255 for a
+ * loopback one). Bound to the broadcast address, never to 0.0.0.0, so the socket shares the port
+ * with the host's PVA servers and clients and takes none of the unicast searches meant for them.
+ */
+export class PvaBeacons {
+  private readonly socks: dgram.Socket[] = [];
+  /** Per server ("host:port"): its GUID and change count as last heard. */
+  private readonly servers = new Map<string, { guid: string; changes: number; at: number }>();
+  private readonly header = emptyHeader();
+
+  constructor(destinations: readonly SearchDestination[], port: number, private readonly onAnomaly: (server: string) => void) {
+    const hosts = new Set<string>();
+    for (const d of destinations) {
+      if (d.broadcast) hosts.add(d.host);
+      else if (d.host.startsWith('127.')) hosts.add('127.255.255.255');
+    }
+    for (const host of hosts) {
+      const s = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+      s.on('error', (err) => log.debug({ host, port, err: err.message }, 'cannot hear PVA beacons there'));
+      s.on('message', (msg, from) => this.onMessage(msg, from.address));
+      s.bind(port, host, () => s.unref());
+      this.socks.push(s);
+    }
+  }
+
+  private onMessage(msg: Buffer, from: string): void {
+    const h = this.header;
+    if (msg.length < PVA_HEADER_SIZE || !readHeader(msg, 0, h) || h.command !== PvaCmd.BEACON) return;
+    const m = decodeMessage(h, msg.subarray(PVA_HEADER_SIZE, PVA_HEADER_SIZE + h.payloadSize));
+    if (m.type !== 'Beacon') return;
+    const ip = ipv4Of(m.address);
+    const server = `${!ip || ip === '0.0.0.0' ? from : ip}:${m.port}`;
+    const guid = Buffer.from(m.guid).toString('hex');
+    const now = Date.now();
+    const last = this.servers.get(server);
+    this.servers.set(server, { guid, changes: m.changeCount, at: now });
+    if (!last || last.guid !== guid || last.changes !== m.changeCount) this.onAnomaly(server);
+    if (this.servers.size > 64) for (const [k, s] of this.servers) if (now - s.at > SERVER_MAX_AGE_MS) this.servers.delete(k);
+  }
+
+  close(): void {
+    for (const s of this.socks.splice(0)) {
+      try {
+        s.close();
+      } catch {
+        // already closed
+      }
+    }
+  }
+}
