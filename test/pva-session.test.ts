@@ -1,6 +1,7 @@
 // The sans-I/O client session: handshake, channel create and destroy, GET with the DESTROY bit,
-// monitor updates as new structures (the previous one unchanged), acks, interned types,
-// failures on close, and protocol errors for malformed data. Server bytes come from the encoder.
+// monitor updates as new structures (the previous one unchanged), acks, monitor INITs held behind
+// a cancelled monitor until an echo's reply, interned types, failures on close, and protocol
+// errors for malformed data. Server bytes come from the encoder.
 import { describe, expect, it } from 'vitest';
 import {
   BitSet, Cmd, decodeMessage, emptyHeader, encodeMessages, OK, readHeader, scalar, structure, Sub, TypeCache,
@@ -25,6 +26,7 @@ function session() {
       pos += 8 + size;
     }
   };
+  const serverTypes = new TypeCache(); // the server's cache for this connection (INITs send a pvRequest type once)
   const sent = (): Message[] => {
     const b = s.take();
     const out: Message[] = [];
@@ -33,7 +35,7 @@ function session() {
       const h = emptyHeader();
       readHeader(b, pos, h);
       const size = h.flags & 1 ? 0 : h.payloadSize;
-      out.push(decodeMessage(h, b.subarray(pos + 8, pos + 8 + size)) as Message);
+      out.push(decodeMessage(h, b.subarray(pos + 8, pos + 8 + size), { types: serverTypes }) as Message);
       pos += 8 + size;
     }
     return out;
@@ -149,6 +151,34 @@ describe('client session', () => {
     t.feed({ type: 'OpResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.DESTROY, status: OK });
     expect(ends).toHaveLength(1);
     expect(t.s.pendingOps).toBe(0);
+  });
+
+  it('a started monitor\'s cancel holds the next monitor INITs until the reply to an echo sent after it', () => {
+    const t = ready();
+    const req = { type: structure('', {}), value: {} };
+    const h: OpHandler = { onFail: () => {} };
+    const old = t.s.init(Cmd.MONITOR, 77, req, h, 4);
+    t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: old, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    t.s.monitorStart(old);
+    t.sent();
+    t.s.destroy(old);
+    const next = t.s.init(Cmd.MONITOR, 77, req, h, 4);
+    const dropped = t.s.init(Cmd.MONITOR, 78, req, h, 4);
+    t.s.destroy(dropped); // never sent: nothing to destroy on the server
+    t.s.init(Cmd.GET, 77, req, h); // a GET does not wait
+    expect(t.sent().map((m) => m.type)).toEqual(['DestroyRequest', 'OpInitRequest', 'EchoRequest']);
+    t.s.echo(); // the watchdog's echo, after the fence's: replies come in order
+    expect(t.sent().map((m) => m.type)).toEqual(['EchoRequest']);
+    t.feed({ type: 'EchoResponse', payload: new Uint8Array(0) });
+    expect(t.sent()).toMatchObject([{ type: 'OpInitRequest', command: Cmd.MONITOR, requestId: next }]);
+    t.feed({ type: 'EchoResponse', payload: new Uint8Array(0) });
+    expect(t.sent()).toEqual([]);
+    // A monitor cancelled before its INIT was answered never sent updates: no fence.
+    const early = t.s.init(Cmd.MONITOR, 77, req, h, 4);
+    t.sent();
+    t.s.destroy(early);
+    t.s.init(Cmd.MONITOR, 77, req, h, 4);
+    expect(t.sent().map((m) => m.type)).toEqual(['DestroyRequest', 'OpInitRequest']);
   });
 
   it('close fails every request and hands back the channels; malformed data is a protocol error', () => {
