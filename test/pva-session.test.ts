@@ -1,6 +1,7 @@
 // The sans-I/O client session: handshake, channel create and destroy, GET with the DESTROY bit,
 // replies with every field of the type (defaults where none was sent), monitor updates as new
-// structures (the previous one unchanged), acks, interned types, failures on close, and protocol
+// structures (the previous one unchanged), acks, monitor INITs held behind a cancelled monitor
+// until an echo's reply, interned types, failures on close, and protocol
 // errors for malformed data. Server bytes come from the encoder.
 import { describe, expect, it } from 'vitest';
 import {
@@ -26,6 +27,7 @@ function session() {
       pos += 8 + size;
     }
   };
+  const serverTypes = new TypeCache(); // the server's cache for this connection (INITs send a pvRequest type once)
   const sent = (): Message[] => {
     const b = s.take();
     const out: Message[] = [];
@@ -34,7 +36,7 @@ function session() {
       const h = emptyHeader();
       readHeader(b, pos, h);
       const size = h.flags & 1 ? 0 : h.payloadSize;
-      out.push(decodeMessage(h, b.subarray(pos + 8, pos + 8 + size)) as Message);
+      out.push(decodeMessage(h, b.subarray(pos + 8, pos + 8 + size), { types: serverTypes }) as Message);
       pos += 8 + size;
     }
     return out;
@@ -162,6 +164,34 @@ describe('client session', () => {
     expect(updates[0]).toStrictEqual({ value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } });
     expect(updates[1]).toStrictEqual({ value: 3, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } });
     expect(t.errors).toEqual([]);
+  });
+
+  it('a started monitor\'s cancel holds the next monitor INITs until the reply to an echo sent after it', () => {
+    const t = ready();
+    const req = { type: structure('', {}), value: {} };
+    const h: OpHandler = { onFail: () => {} };
+    const old = t.s.init(Cmd.MONITOR, 77, req, h, 4);
+    t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: old, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    t.s.monitorStart(old);
+    t.sent();
+    t.s.destroy(old);
+    const next = t.s.init(Cmd.MONITOR, 77, req, h, 4);
+    const dropped = t.s.init(Cmd.MONITOR, 78, req, h, 4);
+    t.s.destroy(dropped); // never sent: nothing to destroy on the server
+    t.s.init(Cmd.GET, 77, req, h); // a GET does not wait
+    expect(t.sent().map((m) => m.type)).toEqual(['DestroyRequest', 'OpInitRequest', 'EchoRequest']);
+    t.s.echo(); // the watchdog's echo, after the fence's: replies come in order
+    expect(t.sent().map((m) => m.type)).toEqual(['EchoRequest']);
+    t.feed({ type: 'EchoResponse', payload: new Uint8Array(0) });
+    expect(t.sent()).toMatchObject([{ type: 'OpInitRequest', command: Cmd.MONITOR, requestId: next }]);
+    t.feed({ type: 'EchoResponse', payload: new Uint8Array(0) });
+    expect(t.sent()).toEqual([]);
+    // A monitor cancelled before its INIT was answered never sent updates: no fence.
+    const early = t.s.init(Cmd.MONITOR, 77, req, h, 4);
+    t.sent();
+    t.s.destroy(early);
+    t.s.init(Cmd.MONITOR, 77, req, h, 4);
+    expect(t.sent().map((m) => m.type)).toEqual(['DestroyRequest', 'OpInitRequest']);
   });
 
   it('close fails every request and hands back the channels; malformed data is a protocol error', () => {

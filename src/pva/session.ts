@@ -1,7 +1,9 @@
 // The client side of one PV Access connection, sans I/O: connection validation, channel create
-// and destroy, operation request ids with their types and merged values, echo, and the bytes to
-// send; receive() takes framed messages, take() gives what to write.
+// and destroy, operation request ids with their types and merged values, echo (monitor INITs wait
+// behind cancelled monitors, ./cancel-fence.ts), and the bytes to send; receive() takes framed
+// messages, take() gives what to write.
 import { BitSet } from './bitset.js';
+import { CancelFence } from './cancel-fence.js';
 import { CreateQueue } from './create-queue.js';
 import { Reader, Writer } from './buffer.js';
 import { Cmd, Flags, Sub } from './constants.js';
@@ -84,6 +86,8 @@ export class ClientSession {
   private early: SessionChannel[] = [];
   private readonly ops = new Map<number, OpEntry>();
   private nextRequest = 1;
+  /** Monitor INITs wait here while the server still writes out monitors just cancelled. */
+  private readonly fence = new CancelFence();
   private readonly lookup = (id: number): Operation | undefined => this.ops.get(id)?.op;
 
   constructor(private readonly events: SessionEvents, private readonly user: string, private readonly host: string) {}
@@ -95,6 +99,7 @@ export class ClientSession {
   /** The bytes to write (undefined: nothing). */
   take(): Uint8Array | undefined {
     if (this.creates.waiting) for (const channels of this.creates.take()) this.send({ type: 'CreateChannelRequest', channels });
+    if (this.fence.takeEcho()) this.send({ type: 'EchoRequest', payload: new Uint8Array(0) });
     return this.out.length ? this.out.take() : undefined;
   }
 
@@ -122,13 +127,15 @@ export class ClientSession {
       case 'Invalid': return this.events.protocolError(`malformed message (command ${m.command}): ${m.reason}`);
       case 'Unknown': return; // a command this client does not handle: skipped
       case 'ControlEchoRequest': this.send({ type: 'ControlEchoResponse', data: m.data }); return;
-      case 'SetByteOrder': case 'ControlEchoResponse': case 'Control': case 'EchoResponse': return;
+      case 'SetByteOrder': case 'ControlEchoResponse': case 'Control': return;
+      case 'EchoResponse': for (const held of this.fence.answered()) this.send(held); return;
       case 'ConnectionValidationRequest': return this.validate(m.authMethods);
       case 'ConnectionValidated': return this.onValidated(m.status);
       case 'SearchResponse': this.events.searchResponse?.(m); return;
       case 'CreateChannelResponse': return this.onCreateChannel(m.cid, m.sid, m.status);
       case 'DestroyChannelResponse': {
         const ch = this.channels.get(m.cid);
+        this.fence.dropChannel(m.sid);
         if (ch) { this.channels.delete(m.cid); ch.onDestroyed(); }
         return;
       }
@@ -308,7 +315,9 @@ export class ClientSession {
     this.channels.delete(ch.cid);
     const i = this.early.indexOf(ch);
     if (i >= 0) this.early.splice(i, 1);
-    if (sid !== undefined && this.state === 'ready') this.send({ type: 'DestroyChannelRequest', sid, cid: ch.cid });
+    if (sid === undefined) return;
+    this.fence.dropChannel(sid);
+    if (this.state === 'ready') this.send({ type: 'DestroyChannelRequest', sid, cid: ch.cid });
   }
 
   // ---- operations ----
@@ -321,14 +330,16 @@ export class ClientSession {
     return id;
   }
 
-  /** INIT of a GET, PUT or MONITOR; returns its request id. */
+  /** INIT of a GET, PUT or MONITOR (a MONITOR's may wait behind monitors just cancelled); returns its request id. */
   init(command: number, sid: number, pvRequest: Typed, handler: OpHandler, queueSize?: number): number {
     const id = this.newRequest(handler, command, sid, command === Cmd.MONITOR);
     const pipeline = command === Cmd.MONITOR && queueSize !== undefined;
-    this.send({
+    const m: Message = {
       type: 'OpInitRequest', command, sid, requestId: id, subcommand: Sub.INIT | (pipeline ? Sub.PIPELINE : 0), pvRequest,
       ...(pipeline ? { queueSize } : {}),
-    });
+    };
+    if (command === Cmd.MONITOR && this.fence.closed) this.fence.hold(id, sid, m);
+    else this.send(m);
     return id;
   }
 
@@ -389,18 +400,25 @@ export class ClientSession {
     return id;
   }
 
-  /** Forget a request; the server is told to destroy it (a late reply is ignored). */
+  /**
+   * Forget a request; the server is told to destroy it (a late reply is ignored). A started
+   * monitor's cancel holds the next monitor INITs until the server has written out its updates.
+   */
   destroy(id: number): void {
     const e = this.ops.get(id);
     if (!e) return;
     this.ops.delete(id);
-    if (e.command !== Cmd.GET_FIELD && this.state === 'ready') this.send({ type: 'DestroyRequest', sid: e.sid, requestId: id });
+    if (this.fence.drop(id) || e.command === Cmd.GET_FIELD || this.state !== 'ready') return;
+    this.send({ type: 'DestroyRequest', sid: e.sid, requestId: id });
+    if (e.command === Cmd.MONITOR && e.op) this.fence.cancelled();
   }
 
   /** Application-level echo (the connection watchdog). */
   echo(): void {
-    if (this.state === 'ready') this.send({ type: 'EchoRequest', payload: new Uint8Array(0) });
-    else this.send({ type: 'ControlEchoRequest', data: 0 });
+    if (this.state === 'ready') {
+      this.send({ type: 'EchoRequest', payload: new Uint8Array(0) });
+      this.fence.echoSent();
+    } else this.send({ type: 'ControlEchoRequest', data: 0 });
   }
 
   /** The connection is gone: fail every operation; returns the channels it carried. */
@@ -414,6 +432,7 @@ export class ClientSession {
     this.channels.clear();
     this.early = [];
     this.creates.clear();
+    this.fence.clear();
     return chans;
   }
 }
