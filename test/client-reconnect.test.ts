@@ -1,7 +1,9 @@
 // Reconnection: the IOC is stopped and started again on the same ports during a monitor; the
-// monitor reports the gap (disconnected, then connected) and resumes with fresh updates.
+// monitor reports the gap (disconnected, then connected) and resumes with fresh updates, at once
+// after a long outage too (the restarted IOC's beacons restart the search).
 import { afterAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../src/ioc/index.js';
+import { freePort } from '../src/ioc/ports.js';
 import { DisconnectedError, NotFoundError, type MonitorEvent } from '../src/index.js';
 import { contextFor, waitFor } from './client-helpers.js';
 
@@ -49,4 +51,28 @@ describe('reconnection', () => {
       await ctx.close();
     }
   }, 40_000);
+
+  it('after an outage longer than the search backoff, beacons bring CA and PVA monitors back at once', async () => {
+    const caPort = await freePort({ tcp: true, udp: true });
+    const pvaPort = await freePort({ tcp: true, udp: true }, new Set([caPort - 1, caPort, caPort + 1]));
+    ioc = await startIoc({ records: 5, rate: 20, arrayElements: 0, caPort, pvaPort });
+    const ctx = contextFor(ioc.env);
+    try {
+      const last = new Map<string, number>();
+      const names = ['TEST:CALC1', 'TEST:CALC2', 'pva://TEST:CALC3', 'pva://TEST:CALC4'];
+      for (const n of names) ctx.monitor(n, {}, (ev) => void (ev.kind === 'update' && last.set(n, Date.now())));
+      await waitFor(() => last.size === names.length, 5000, 'first updates');
+      await ioc.stop();
+      // By now a name's next search is many seconds away (CA's backoff reaches 16 s, PVA's 12.8 s).
+      await new Promise((r) => setTimeout(r, 20_000));
+      ioc = await startIoc({ records: 5, rate: 20, arrayElements: 0, caPort, pvaPort });
+      const answered = Date.now();
+      await waitFor(() => names.every((n) => last.get(n)! > answered), 10_000, 'every monitor resumed');
+      const after = Math.max(...names.map((n) => last.get(n)!)) - answered;
+      expect(after).toBeLessThan(2000);
+    } finally {
+      await ctx.close();
+    }
+  }, 60_000);
 });
+

@@ -23,7 +23,8 @@ const REGISTER_RENEW_MS = 30_000;
 /** Servers not heard from for this long are forgotten. */
 const SERVER_MAX_AGE_MS = 3_600_000;
 
-const REPEATER_MAIN = fileURLToPath(new URL('./ca-repeater-main.js', import.meta.url));
+// Two levels up from src/transport and from dist/transport alike.
+const REPEATER_MAIN = fileURLToPath(new URL('../../bin/ca-repeater.mjs', import.meta.url));
 
 /** True when nothing holds `port` on this host (so no repeater runs there). */
 function portFree(port: number): Promise<boolean> {
