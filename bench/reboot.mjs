@@ -40,15 +40,20 @@ const python = await ensurePythonEnv();
 const caPort = await freePort({ tcp: true, udp: true });
 const pvaPort = await freePort({ tcp: true, udp: true }, new Set([caPort, caPort - 1, caPort + 1]));
 const iocOptions = { records: N, rate: 10, arrayElements: 0, caPort, pvaPort, startTimeout: 300_000 };
-let ioc = await startIoc(iocOptions);
-const env = { ...process.env, ...ioc.env };
 const children = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
-// libca's repeater, from the libca the Python clients use.
-const repeater = spawn(python, ['-c', 'import ctypes, epicscorelibs.path as p; ctypes.CDLL(p.get_lib("ca")).ca_repeater()'], { env, stdio: 'ignore' });
+// libca's repeater (its C++ ca_repeater(), which the caRepeater program runs), from the libca the
+// Python clients use, on the port the IOC's environment
+// names (the CA port + 1), before anything else can start one there.
+const repeaterEnv = { ...process.env, EPICS_CA_REPEATER_PORT: String(caPort + 1) };
+const repeater = spawn(python, ['-c', 'import ctypes, epicscorelibs.path as p; getattr(ctypes.CDLL(p.get_lib("ca")), "_Z11ca_repeaterv")()'], { env: repeaterEnv, stdio: 'ignore' });
 children.push(repeater);
 await sleep(1000);
+if (repeater.exitCode !== null) throw new Error(`libca's repeater exited (${repeater.exitCode})`);
+let ioc = await startIoc(iocOptions);
+if (ioc.env.EPICS_CA_REPEATER_PORT !== repeaterEnv.EPICS_CA_REPEATER_PORT) throw new Error('the IOC names another repeater port');
+const env = { ...process.env, ...ioc.env };
 
 /** A client process speaking the mark/report protocol. */
 function client(name) {

@@ -104,6 +104,8 @@ export abstract class SearchScheduler<T extends SearchState> {
   protected abstract onMessage(msg: Buffer, from: string): void;
   /** `t` joined (+1) or left (-1) the queue (CA counts the bytes queued). */
   protected counted(_t: T, _sign: 1 | -1): void {}
+  /** searchAgain() is about to send every name: forget what was learnt of the servers before. */
+  protected startAfresh(): void {}
   /** A name joined the queue from add(): send at the end of the turn. */
   protected queuedNow(): void {
     this.soon();
@@ -197,6 +199,7 @@ export abstract class SearchScheduler<T extends SearchState> {
       return;
     }
     this.againAt = performance.now();
+    this.startAfresh();
     for (const t of this.pending.values()) {
       t.searchAttempt = 0;
       t.searchDueAt = 0;

@@ -74,6 +74,16 @@ export class UdpSearcher extends SearchScheduler<SearchTarget> {
     this.inFlightBytes -= f.bytes;
   }
 
+  /**
+   * The round trip measured so far (which paces retries: a busy start can leave it at hundreds of
+   * ms) and the datagrams in flight belong to the servers as they were: start from the defaults.
+   */
+  protected override startAfresh(): void {
+    this.srttUs = SLOT_EXPIRY_MS * 1000;
+    this.inFlight.clear();
+    this.inFlightBytes = 0;
+  }
+
   protected override counted(t: SearchTarget, sign: 1 | -1): void {
     this.queuedBytes += sign * (HEADER_SIZE + t.paddedLength);
   }
