@@ -9,8 +9,8 @@ export default defineConfig({
     // machine running files one at a time keeps timings meaningful.
     fileParallelism: false,
     globalSetup: ['test/global-setup.ts'],
-    // No test searches the host's own networks: a test that names no address list stays on
-    // loopback-less silence rather than broadcasting (test/network.test.ts builds hosts of its own).
+    // No test searches the host's own networks: a test that names no address list searches
+    // nowhere rather than broadcasting there (test/network.test.ts builds hosts of its own).
     env: { EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_AUTO_ADDR_LIST: 'NO' },
   },
 });
