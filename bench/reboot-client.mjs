@@ -20,7 +20,9 @@ for await (const line of createInterface({ input: process.stdin })) {
     console.log('ok');
   } else if (line === 'report') {
     const got = first.filter((t) => t !== null);
-    console.log(JSON.stringify({ resumed: got.length, last: got.length ? got.reduce((a, b) => (b > a ? b : a)) : null }));
+    const s = ctx.stats();
+    const datagrams = protocol === 'pva' ? s.pva?.datagramsSent : s.datagramsSent;
+    console.log(JSON.stringify({ resumed: got.length, last: got.length ? got.reduce((a, b) => (b > a ? b : a)) : null, datagrams }));
   }
 }
 await ctx.close();
