@@ -231,6 +231,20 @@ describe('built-in IOC started again', () => {
     expect(envs[0]!.EPICS_PVA_BROADCAST_PORT).toBe(String(pvaPort + 1));
     expect(envs[0]!.EPICS_CA_REPEATER_PORT).toBe(String(caPort + 1));
   });
+
+  it('on ports it picked, then again with those server ports, serves the same environment', async () => {
+    // A client keeps the environment of the first start: the restarted IOC must answer PVA
+    // searches and send beacons on the same broadcast and repeater ports.
+    const first = await startIoc({ records: 1, arrayElements: 0 });
+    const env0 = { ...first.env };
+    await first.stop();
+    const again = await startIoc({ records: 1, arrayElements: 0, caPort: first.caPort, pvaPort: first.pvaPort });
+    const env1 = { ...again.env };
+    await again.stop();
+    expect(env1).toEqual(env0);
+    expect(env0.EPICS_PVA_BROADCAST_PORT).toBe(String(first.pvaPort + 1));
+    expect(env0.EPICS_CA_REPEATER_PORT).toBe(String(first.caPort + 1));
+  });
 });
 
 describe('epicsperf ioc (CLI)', () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { getLogger } from '../log.js';
 import { killOnExit } from '../children.js';
 import { ensurePythonEnv, PYTHON_DIR } from '../pyenv/index.js';
-import { freePort, isTcpPortFree, isUdpPortFree } from './ports.js';
+import { freePort, freePortWithNeighbour, isTcpPortFree, isUdpPortFree } from './ports.js';
 import { probeCa } from './probe.js';
 import { DEFAULTS } from '../defaults.js';
 import { DEFAULT_REPEATER_PORT as CA_REPEATER_PORT, DEFAULT_SERVER_PORT as CA_PORT } from '../ca/constants.js';
@@ -146,14 +146,18 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
   const prefix = o.prefix ?? DEFAULTS.prefix;
   const records = o.records ?? DEFAULTS.records;
   const nameStyle = o.nameStyle ?? DEFAULTS.nameStyle;
-  const taken = new Set<number>();
-  const caPort = o.caPort ?? (await freePort({ tcp: true, udp: true }, taken));
-  const pvaPort = o.pvaPort ?? (await freePort({ tcp: true, udp: false }, taken));
+  const given = [o.caPort, o.pvaPort, o.pvaBroadcastPort].filter((p): p is number => p !== undefined);
+  const taken = new Set<number>([...given, ...given.map(beside)]);
+  // The broadcast and repeater ports sit beside the server ports (as 5076 beside 5075 and 5065
+  // beside 5064), given or picked: an IOC started again with the server ports it was given or
+  // picked serves the same environment, and its clients find it on the ports they know.
+  const ca = o.caPort !== undefined ? { port: o.caPort, neighbour: beside(o.caPort) } : await freePortWithNeighbour({ tcp: true, udp: true }, beside, taken);
+  const pva = o.pvaPort !== undefined ? { port: o.pvaPort, neighbour: beside(o.pvaPort) } : await freePortWithNeighbour({ tcp: true, udp: false }, beside, taken);
+  const caPort = ca.port;
+  const pvaPort = pva.port;
   const listen = o.listen ?? '127.0.0.1';
-  // With its server ports given, an IOC started again serves the same environment: the broadcast
-  // and repeater ports follow them (as 5076 follows 5075 and 5065 follows 5064).
-  const pvaBroadcastPort = o.pvaBroadcastPort ?? (o.pvaPort !== undefined ? beside(o.pvaPort) : await freePort({ tcp: false, udp: true }, taken));
-  const repeaterPort = !listen.startsWith('127.') ? CA_REPEATER_PORT : o.caPort !== undefined ? beside(o.caPort) : await freePort({ tcp: false, udp: true }, taken);
+  const pvaBroadcastPort = o.pvaBroadcastPort ?? pva.neighbour ?? (await freePort({ tcp: false, udp: true }, taken));
+  const repeaterPort = !listen.startsWith('127.') ? CA_REPEATER_PORT : ca.neighbour ?? (await freePort({ tcp: false, udp: true }, taken));
   const args = [
     join(PYTHON_DIR, 'ioc.py'),
     '--watch-stdin',

@@ -47,3 +47,22 @@ export async function freePort(opts: { udp: boolean; tcp: boolean }, avoid: Set<
   }
   throw new Error('could not find a free port on 127.0.0.1');
 }
+
+/**
+ * A free port (as freePort) whose neighbour `beside(port)` is free for UDP too, and kept from
+ * `avoid`: a server port with its broadcast or repeater port next to it, as the EPICS defaults
+ * are (5064 and 5065, 5075 and 5076). Falls back to a port without a free neighbour after many tries.
+ */
+export async function freePortWithNeighbour(
+  opts: { udp: boolean; tcp: boolean }, beside: (port: number) => number, avoid: Set<number> = new Set(),
+): Promise<{ port: number; neighbour: number | undefined }> {
+  for (let i = 0; i < 20; i++) {
+    const port = await freePort(opts, avoid);
+    const neighbour = beside(port);
+    if (!avoid.has(neighbour) && (await isUdpPortFree(neighbour))) {
+      avoid.add(neighbour);
+      return { port, neighbour };
+    }
+  }
+  return { port: await freePort(opts, avoid), neighbour: undefined };
+}
