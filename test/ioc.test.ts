@@ -1,5 +1,6 @@
 // The built-in IOC, checked with an independent real client (pyepics) and through the CLI.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../src/ioc/index.js';
 import { freePort } from '../src/ioc/ports.js';
@@ -265,8 +266,12 @@ describe('epicsperf ioc (CLI)', () => {
       'EPICS_CA_MAX_ARRAY_BYTES', 'EPICS_PVA_ADDR_LIST', 'EPICS_PVA_SERVER_PORT']));
     const value = await pythonJson(`import json, epics; print(json.dumps(epics.caget('TEST:KIND:LONG', timeout=3)))`, [], env);
     expect(value).toBe(42);
-    const iocPids = await childPids(child.pid!);
+    // Its children: the IOC, and the CA repeater its startup read started (which stays a minute
+    // after its last client, as caRepeater stays).
+    const children = await childPids(child.pid!);
+    const iocPids = children.filter((pid) => commandOf(pid).includes('ioc.py'));
     expect(iocPids.length).toBe(1);
+    expect(children.filter((pid) => !iocPids.includes(pid)).map(commandOf)).toEqual(children.length > 1 ? ['ca-repeater'] : []);
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(0);
@@ -306,6 +311,14 @@ describe('epicsperf ioc (CLI)', () => {
     }
   });
 });
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+  } catch {
+    return '';
+  }
+}
 
 async function childPids(pid: number): Promise<number[]> {
   const { readFileSync } = await import('node:fs');
