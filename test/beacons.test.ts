@@ -46,6 +46,15 @@ describe('CA beacon anomalies', () => {
     expect(b.beacon('b:5064', 2, 16_000)).toBe(true); // faster than before: restarted
     expect(b.beacon('c:5064', 500, 0)).toBe(true);
     expect(b.beacon('c:5064', 0, 3000)).toBe(true); // the count started again from 0
+    // A server that lived a second (the client saw its id 4), restarted 6 s later: its new ids
+    // are below the last but far too late for copies of it.
+    expect(b.beacon('d:5064', 4, 0)).toBe(true);
+    expect(b.beacon('d:5064', 0, 6000)).toBe(true);
+    expect(b.beacon('d:5064', 1, 6020)).toBe(false);
+    // The same for a server seen once, with id 0: its new id 0 is no copy 5 s later.
+    expect(b.beacon('e:5064', 0, 0)).toBe(true);
+    expect(b.beacon('e:5064', 0, 5000)).toBe(true);
+    expect(b.beacon('e:5064', 0, 5010)).toBe(false);
   });
 });
 

@@ -1,8 +1,13 @@
 // Beacon anomalies, as libca judges them: which beacon of a CA server says it has (re)appeared, so
 // that names not yet found are searched for again at once. Pure: the caller gives the time.
 
-/** Beacon ids up to this many below the last one are late copies (a redundant route). */
+/**
+ * Beacon ids up to this many below the last one, within LATE_MS of it, are late copies (a
+ * redundant route). Later than that, they are a server that restarted after a short life (its
+ * count started from 0 again and has not yet passed the last id seen).
+ */
 const LATE_WINDOW = 4;
+const LATE_MS = 1000;
 
 interface Server {
   /** When its last beacon came (ms), the id it carried, the average period (ms; < 0: unknown). */
@@ -29,13 +34,15 @@ export class BeaconAnomalies {
       return true;
     }
     const advance = (id - s.id) >>> 0;
-    // The same beacon again, or a late copy: ignore it (its timing says nothing).
-    if (advance === 0 || advance > 0xffffffff - LATE_WINDOW) return false;
     const period = now - s.at;
+    const back = advance === 0 || advance > 0xffffffff - LATE_WINDOW;
+    // The same beacon again, or a late copy: ignore it (its timing says nothing).
+    if (back && period < LATE_MS) return false;
     s.id = id;
     s.at = now;
-    if (advance > 0x7fffffff) {
-      // The ids went back: the server restarted (its count starts from 0 again).
+    if (back || advance > 0x7fffffff) {
+      // The ids went back, or the last one came again long after: the server restarted (its
+      // count starts from 0 again).
       s.period = -1;
       return true;
     }
