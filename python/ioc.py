@@ -94,17 +94,15 @@ def db_text(args):
     def q(s):
         return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    # Gap injection: a client writes N to SKIP; at the next tick every counter adds N more
-    # (B), then SKIP:RESET, on the same event in a later phase, puts SKIP back to 0.
+    # Gap injection: a client writes N to SKIP; the ticker then sets every counter's B to N for
+    # one tick. No counter links to SKIP: 100,000 links to one record would merge their lock
+    # sets one by one at iocInit, which takes minutes.
     rec("longout", P + "SKIP", VAL="0", PINI='"YES"')
-    rec("longout", P + "SKIP:RESET", SCAN='"Event"', EVNT=q(EVENT_NAME), PHAS="1", VAL="0",
-        OUT=q(P + "SKIP NPP"))
     for i in counter_indices(args.records, args.name_style):
-        # VAL counts up by exactly 1 each time the tick event is posted; HIGH=0 with
+        # VAL counts up by exactly 1 each time the tick event is posted (plus B); HIGH=0 with
         # HSV=MINOR keeps every update in MINOR alarm (as in EPICSPyClientPerformance).
         rec("calc", counter_name(P, args.name_style, i), SCAN='"Event"', EVNT=q(EVENT_NAME),
-            CALC='"VAL+1+B"', INPB=q(P + "SKIP NPP"), HIGH="0", HSV='"MINOR"', PREC="0",
-            PINI='"YES"')
+            CALC='"VAL+1+B"', HIGH="0", HSV='"MINOR"', PREC="0", PINI='"YES"')
 
     # One scalar per CA native type, with metadata for GR/CTRL checks.
     rec("stringout", K + "STRING", VAL=q("hello epics"), PINI='"YES"')
@@ -294,6 +292,45 @@ def main(argv):
     dbCore.postEvent.argtypes = [ctypes.c_void_p]
     tick_event = dbCore.eventNameToHandle(EVENT_NAME.encode())
 
+    # The last counter is processed last on each tick: its value is the ticks the IOC processed.
+    last_counter = counter_name(args.prefix, args.name_style, counter_indices(args.records, args.name_style)[-1])
+    counter_buf = numpy.zeros(1, dtype=numpy.float64)
+
+    def read_counter():
+        db_get_field(last_counter, fields.DBF_DOUBLE, counter_buf.ctypes.data, 1)
+        return float(counter_buf[0])
+    stats.read_counter = read_counter
+
+    counters = [counter_name(args.prefix, args.name_style, i) + ".B"
+                for i in counter_indices(args.records, args.name_style)]
+    counter_skip = args.prefix + "SKIP"
+    skip_buf = numpy.zeros(1, dtype=numpy.int32)
+    b_buf = numpy.zeros(1, dtype=numpy.float64)
+
+    def set_b(n):
+        """Every counter's B, without processing it."""
+        b_buf[0] = n
+        for name in counters:
+            db_put_field_process(name, fields.DBF_DOUBLE, b_buf.ctypes.data, 1, False)
+
+    def tick():
+        db_get_field(counter_skip, fields.DBF_LONG, skip_buf.ctypes.data, 1)
+        skip = int(skip_buf[0])
+        if skip <= 0:
+            dbCore.postEvent(tick_event)
+            return
+        # A gap: this tick adds `skip` more to every counter; B goes back to 0 once the last
+        # counter (processed last) has its new value.
+        before = read_counter()
+        set_b(skip)
+        skip_buf[0] = 0
+        db_put_field_process(counter_skip, fields.DBF_LONG, skip_buf.ctypes.data, 1, False)
+        dbCore.postEvent(tick_event)
+        deadline = time.monotonic() + 5.0
+        while read_counter() == before and time.monotonic() < deadline and not stop.is_set():
+            time.sleep(0.001)
+        set_b(0)
+
     def ticker():
         if args.rate <= 0:
             return
@@ -303,7 +340,7 @@ def main(argv):
             delay = next_t - time.monotonic()
             if delay > 0 and stop.wait(delay):
                 return
-            dbCore.postEvent(tick_event)
+            tick()
             stats.ticked()
             next_t += period
             if next_t < time.monotonic() - 1.0:  # fell far behind (suspended): resynchronise
@@ -343,15 +380,6 @@ def main(argv):
                     return
                 if delay < -1.0:
                     next_t = time.monotonic()
-
-    # The last counter is processed last on each tick: its value is the ticks the IOC processed.
-    last_counter = counter_name(args.prefix, args.name_style, counter_indices(args.records, args.name_style)[-1])
-    counter_buf = numpy.zeros(1, dtype=numpy.float64)
-
-    def read_counter():
-        db_get_field(last_counter, fields.DBF_DOUBLE, counter_buf.ctypes.data, 1)
-        return float(counter_buf[0])
-    stats.read_counter = read_counter
 
     for fn in (ticker, array_updater):
         threading.Thread(target=fn, daemon=True).start()
