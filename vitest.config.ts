@@ -1,6 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const client = (path: string): string => fileURLToPath(new URL(`./packages/client/src/${path}`, import.meta.url));
+
 export default defineConfig({
+  // The tool's own imports of the client package resolve to its sources too: one copy of each
+  // class in a test, whichever side made it.
+  resolve: {
+    alias: [
+      { find: /^epics-client$/, replacement: client('index.ts') },
+      { find: /^epics-client\/ca$/, replacement: client('ca/index.ts') },
+      { find: /^epics-client\/pva$/, replacement: client('pva/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CaptureWriter } from '../dist/capture/writer.js';
+import { CaptureWriter } from '../packages/epicsperf/dist/capture/writer.js';
 
 const dir = mkdtempSync(join(process.argv[2] ?? tmpdir(), 'epicsperf-capture-bench-'));
 

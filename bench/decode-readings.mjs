@@ -1,12 +1,12 @@
 // Decode cost of a Reading per DBR form, for one or more builds of the library given as dist/
 // folders, interleaved in one run so their ratio survives a noisy machine:
-//   node bench/decode-readings.mjs dist /path/to/other/dist
+//   node bench/decode-readings.mjs packages/client/dist /path/to/other/packages/client/dist
 // Prints ns per decode (median of 7 rounds) for TIME_DOUBLE, CTRL_DOUBLE and a 1000-element TIME_DOUBLE array.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const dirs = process.argv.slice(2);
-if (dirs.length === 0) dirs.push('dist');
+if (dirs.length === 0) dirs.push('packages/client/dist');
 const builds = [];
 for (const d of dirs) {
   const m = await import(pathToFileURL(resolve(d, 'ca/index.js')).href);

@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const DIST = resolve(HERE, '../dist');
+const DIST = resolve(HERE, '../packages/epicsperf/dist');
+const CLIENT_DIST = resolve(HERE, '../packages/client/dist');
 const { startIoc } = await import(`${DIST}/ioc/index.js`);
 const { freePort } = await import(`${DIST}/ioc/ports.js`);
 const { ensurePythonEnv } = await import(`${DIST}/pyenv/index.js`);
@@ -58,7 +59,7 @@ const env = { ...process.env, ...ioc.env };
 /** A client process speaking the mark/report protocol. */
 function client(name) {
   const [cmd, args] = name.startsWith('node-')
-    ? [process.execPath, [join(HERE, 'reboot-client.mjs'), name.slice(5), String(N), DIST]]
+    ? [process.execPath, [join(HERE, 'reboot-client.mjs'), name.slice(5), String(N), CLIENT_DIST]]
     : [python, [join(HERE, 'reboot-client.py'), name, String(N)]];
   const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'inherit'] });
   children.push(child);

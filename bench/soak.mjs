@@ -24,7 +24,7 @@ if (typeof globalThis.gc !== 'function') {
   console.error('run with node --expose-gc: the heap is sampled after a full collection');
   process.exit(2);
 }
-const { runSoak } = await import('../dist/bench/soak.js');
+const { runSoak } = await import('../packages/epicsperf/dist/bench/soak.js');
 
 const kb = (b) => `${(b / 1024).toFixed(2)} KB`;
 const ms = (x) => `${Math.round(x)} ms`;

@@ -3,14 +3,14 @@
 // address, and the repeater process passing beacons on to every registered client.
 import dgram from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BeaconAnomalies } from '../src/ca/beacon.js';
-import { encode } from '../src/ca/messages.js';
-import { freePort } from '../src/ioc/ports.js';
-import { encodeMessages } from '../src/pva/messages.js';
-import { ipv4Mapped } from '../src/pva/messages-session.js';
-import { CaBeacons, PvaBeacons } from '../src/transport/beacons.js';
+import { BeaconAnomalies } from '../packages/client/src/ca/beacon.js';
+import { encode } from '../packages/client/src/ca/messages.js';
+import { freePort } from '../packages/epicsperf/src/ioc/ports.js';
+import { encodeMessages } from '../packages/client/src/pva/messages.js';
+import { ipv4Mapped } from '../packages/client/src/pva/messages-session.js';
+import { CaBeacons, PvaBeacons } from '../packages/client/src/transport/beacons.js';
 // @ts-expect-error: plain JavaScript, typed by its JSDoc only
-import { runRepeater } from '../bin/ca-repeater.mjs';
+import { runRepeater } from '../packages/client/bin/ca-repeater.mjs';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 let cleanup: Array<() => void> = [];

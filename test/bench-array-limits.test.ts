@@ -3,11 +3,11 @@
 // an error that says why (never a hang).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
-import { Context } from '../src/client/context.js';
-import { findClient } from '../src/bench/clients.js';
-import { runMonitor } from '../src/bench/monitor.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { Context } from '../packages/client/src/client/context.js';
+import { findClient } from '../packages/epicsperf/src/bench/clients.js';
+import { runMonitor } from '../packages/epicsperf/src/bench/monitor.js';
 
 let python: string;
 beforeAll(async () => {

@@ -2,14 +2,14 @@
 // the IOC's own check of every element, length and order; PV Access clients cannot put without
 // a reply and say so; the IOC's check catches a short array and one out of order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
-import { CLIENTS } from '../src/bench/clients.js';
-import { runArrayPut } from '../src/bench/array-put.js';
-import { Context } from '../src/index.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { CLIENTS } from '../packages/epicsperf/src/bench/clients.js';
+import { runArrayPut } from '../packages/epicsperf/src/bench/array-put.js';
+import { Context } from '../packages/client/src/index.js';
 import { runCli } from './helpers/cli.js';
 import { schemaErrors } from './helpers/schema.js';
-import type { BenchResults } from '../src/results/index.js';
+import type { BenchResults } from '../packages/epicsperf/src/results/index.js';
 
 const ELEMENTS = 100_000;
 let python: string;

@@ -1,10 +1,10 @@
 // The array workload on every element type of the built-in IOC: each update checked element by
 // element by the runners that read the native type (CA and PVA), and the IOC's own published rate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARRAY_TYPES, startIoc, type Ioc } from '../src/ioc/index.js';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
-import { findClient } from '../src/bench/clients.js';
-import { runMonitor } from '../src/bench/monitor.js';
+import { ARRAY_TYPES, startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { findClient } from '../packages/epicsperf/src/bench/clients.js';
+import { runMonitor } from '../packages/epicsperf/src/bench/monitor.js';
 
 let python: string;
 beforeAll(async () => {

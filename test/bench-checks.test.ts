@@ -1,7 +1,7 @@
 // The monitor sample checks on synthetic streams: clean, gaps, repeats, stale timestamps, wrong severities.
 import { describe, expect, it } from 'vitest';
-import { checkArraySamples, checkMonitorSamples, percentile } from '../src/bench/checks.js';
-import type { Sample } from '../src/bench/samples.js';
+import { checkArraySamples, checkMonitorSamples, percentile } from '../packages/epicsperf/src/bench/checks.js';
+import type { Sample } from '../packages/epicsperf/src/bench/samples.js';
 
 const T0 = 1_800_000_000;
 

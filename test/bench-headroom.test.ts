@@ -3,16 +3,16 @@
 // publish marked IOC-limited, the JSON against the schema, and `bench headroom` end to end.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
-import { findClient } from '../src/bench/clients.js';
-import { headroomClient, headroomStep, iocRate, judge, latencyTrend, runHeadroom } from '../src/bench/headroom.js';
-import { headroomNote } from '../src/report/headroom.js';
-import type { IocStats } from '../src/ioc/index.js';
-import { Context } from '../src/index.js';
-import type { Sample } from '../src/bench/samples.js';
-import { BENCH_FORMAT, type BenchResults, type EnvironmentReport, type HeadroomResults, type MonitorRun } from '../src/results/index.js';
-import { renderBench } from '../src/report/bench.js';
-import { benchHtml } from '../src/report/html.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { findClient } from '../packages/epicsperf/src/bench/clients.js';
+import { headroomClient, headroomStep, iocRate, judge, latencyTrend, runHeadroom } from '../packages/epicsperf/src/bench/headroom.js';
+import { headroomNote } from '../packages/epicsperf/src/report/headroom.js';
+import type { IocStats } from '../packages/epicsperf/src/ioc/index.js';
+import { Context } from '../packages/client/src/index.js';
+import type { Sample } from '../packages/epicsperf/src/bench/samples.js';
+import { BENCH_FORMAT, type BenchResults, type EnvironmentReport, type HeadroomResults, type MonitorRun } from '../packages/epicsperf/src/results/index.js';
+import { renderBench } from '../packages/epicsperf/src/report/bench.js';
+import { benchHtml } from '../packages/epicsperf/src/report/html.js';
 import { schemaErrors } from './helpers/schema.js';
 import { runCli } from './helpers/cli.js';
 

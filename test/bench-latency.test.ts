@@ -1,11 +1,11 @@
 // The latency workload: two clients on two sizes against the built-in IOC (points present and
 // sane), the byte-array case through the command line, and the fit of fixed cost and MB/s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
-import { findClient } from '../src/bench/clients.js';
-import { fitLatency, runLatency } from '../src/bench/latency.js';
-import type { BenchResults, LatencyPoint } from '../src/results/index.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { findClient } from '../packages/epicsperf/src/bench/clients.js';
+import { fitLatency, runLatency } from '../packages/epicsperf/src/bench/latency.js';
+import type { BenchResults, LatencyPoint } from '../packages/epicsperf/src/results/index.js';
 import { schemaErrors } from './helpers/schema.js';
 import { runCli } from './helpers/cli.js';
 

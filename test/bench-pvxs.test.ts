@@ -4,10 +4,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
-import { buildPvxsRunner, pvxsRunnerPath } from '../src/bench/cxxlib.js';
-import { clientStatuses } from '../src/bench/clients.js';
-import { doctor } from '../src/doctor.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { buildPvxsRunner, pvxsRunnerPath } from '../packages/epicsperf/src/bench/cxxlib.js';
+import { clientStatuses } from '../packages/epicsperf/src/bench/clients.js';
+import { doctor } from '../packages/epicsperf/src/doctor.js';
 
 describe('c-pvxs build', () => {
   const saved = { home: process.env.EPICSPERF_HOME, cxx: process.env.CXX };

@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
-import { CLIENTS, clientStatusList, type ClientSpec } from '../src/bench/clients.js';
-import { runSnapshot } from '../src/bench/snapshot.js';
-import { runMonitor } from '../src/bench/monitor.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { CLIENTS, clientStatusList, type ClientSpec } from '../packages/epicsperf/src/bench/clients.js';
+import { runSnapshot } from '../packages/epicsperf/src/bench/snapshot.js';
+import { runMonitor } from '../packages/epicsperf/src/bench/monitor.js';
 
 let ioc: Ioc;
 let python: string;

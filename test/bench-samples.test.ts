@@ -1,8 +1,8 @@
 // The runner sample record: what the Node writer and Python's packer (python/samples.py) write,
 // the orchestrator's decoder reads back exactly.
 import { describe, expect, it } from 'vitest';
-import { decodeSamples, SAMPLE_BYTES, SampleStore, type Sample } from '../src/bench/samples.js';
-import { PYTHON_DIR } from '../src/pyenv/index.js';
+import { decodeSamples, SAMPLE_BYTES, SampleStore, type Sample } from '../packages/epicsperf/src/bench/samples.js';
+import { PYTHON_DIR } from '../packages/epicsperf/src/pyenv/index.js';
 import { pythonJson } from './helpers/python.js';
 
 const T0 = 1_700_000_000.123456;

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import {
   ClientCircuit, DbrType, Framer, MAX_SEARCH_DATAGRAM, decodeDbr, decodeRequest, parseSearchReplies, writeSearchRequest, writeSearchVersion,
   decodeResponse, searchRetryDelay, emptyHeader, encodeMessage, ByteWriter, type CircuitChannel, type Header,
-} from '../src/ca/index.js';
-import { broadcastAddresses, parseAddrList, searchDestinations } from '../src/transport/config.js';
+} from '../packages/client/src/ca/index.js';
+import { broadcastAddresses, parseAddrList, searchDestinations } from '../packages/client/src/transport/config.js';
 import { ServerCircuit } from './ca-fake-server.js';
 import { VECTORS } from './ca-vectors.js';
 

@@ -4,7 +4,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import {
   ByteWriter, DbrType, ECA_NORMAL, Framer, decodeRequest, encodeDbr, encodeMessage, type RequestMessage,
-} from '../src/ca/index.js';
+} from '../packages/client/src/ca/index.js';
 
 export type Mode = 'good' | 'truncated' | 'absurd' | 'unknown' | 'silent' | 'garbage';
 

@@ -4,7 +4,7 @@ import {
   ByteWriter, DbrType, Eca, Framer, decodeDbr, decodeRequest, decodeResponse, emptyHeader, encode, encodeCreateChan, encodeReadNotify,
   readHeader,
   type Message, type RequestMessage, type ResponseMessage,
-} from '../src/ca/index.js';
+} from '../packages/client/src/ca/index.js';
 import { VECTORS } from './ca-vectors.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');

@@ -6,9 +6,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import { Context } from '../src/client/context.js';
-import { childPids } from '../src/bench/procstat.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import { Context } from '../packages/client/src/client/context.js';
+import { childPids } from '../packages/epicsperf/src/bench/procstat.js';
 import { BIN, runCli } from './helpers/cli.js';
 import { dumpWithH5py, type CaptureDump } from './helpers/capture.js';
 

@@ -1,6 +1,6 @@
 // Column: the capture's growable buffer of numbers, held as parts that are never copied to grow.
 import { describe, expect, it } from 'vitest';
-import { Column } from '../src/capture/columns.js';
+import { Column } from '../packages/epicsperf/src/capture/columns.js';
 
 const flat = (parts: ArrayLike<number>[]) => parts.flatMap((p) => Array.from(p));
 

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
 import { runCli } from './helpers/cli.js';
 import { dumpWithH5py } from './helpers/capture.js';
 

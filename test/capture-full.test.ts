@@ -10,7 +10,7 @@ import { dumpWithH5py } from './helpers/capture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-full-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const WRITER = new URL('../dist/capture/writer.js', import.meta.url);
+const WRITER = new URL('../packages/epicsperf/dist/capture/writer.js', import.meta.url);
 
 // Flushes rounds of 20 array updates (20 x 8000 bytes) and 200 counter updates until a flush fails.
 const CHILD = `

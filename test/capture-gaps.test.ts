@@ -1,6 +1,6 @@
 // GapDetector: gap records for counters (k, k+1, ...) and update-numbered arrays.
 import { describe, expect, it } from 'vitest';
-import { GapDetector } from '../src/capture/gaps.js';
+import { GapDetector } from '../packages/epicsperf/src/capture/gaps.js';
 
 function run(values: (number | number[])[], previous?: number) {
   const d = new GapDetector(previous);

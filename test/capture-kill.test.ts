@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { dumpWithH5py } from './helpers/capture.js';
 import { pythonJson } from './helpers/python.js';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const WRITER = new URL('../dist/capture/writer.js', import.meta.url);
+const WRITER = new URL('../packages/epicsperf/dist/capture/writer.js', import.meta.url);
 
 // The child: three flushed rounds of 100 counter updates and one 1000-element array update each,
 // then a fourth round that is buffered only; it says "flushed <rounds>" and waits to be killed.
@@ -163,7 +163,7 @@ for rnd in (1, 2, 3):
     print('flushed %d after %d writes' % (rnd, n), flush=True)
 os.kill(os.getpid(), signal.SIGKILL)
 `;
-const PYTHON_DIR = new URL('../python', import.meta.url).pathname;
+const PYTHON_DIR = new URL('../packages/epicsperf/python', import.meta.url).pathname;
 
 async function killAt(k: number, writer: 'node' | 'python' = 'node'): Promise<{ path: string; out: string }> {
   const path = join(dir, `${writer}-during-${k}.h5`);

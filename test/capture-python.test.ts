@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { CaptureWriter } from '../src/capture/writer.js';
+import { CaptureWriter } from '../packages/epicsperf/src/capture/writer.js';
 import { dumpWithH5py, dumpWithH5wasm } from './helpers/capture.js';
 import { pythonJson } from './helpers/python.js';
 

@@ -2,12 +2,12 @@
 // it, the disk's rate), its workload entry (summary, charts, compare), the text and HTML bench
 // reports, and the JSON schemas of both outputs.
 import { describe, expect, it } from 'vitest';
-import type { BenchResults, CaptureBenchResults, CaptureRun, CaptureStep, CaptureStepResult } from '../src/results/index.js';
-import { captureBenchTable, captureSummaryText } from '../src/report/capture.js';
-import { renderBench } from '../src/report/bench.js';
-import { benchHtml } from '../src/report/html.js';
-import { workloadFigures, rank } from '../src/report/workloads.js';
-import { compareRuns } from '../src/report/compare.js';
+import type { BenchResults, CaptureBenchResults, CaptureRun, CaptureStep, CaptureStepResult } from '../packages/epicsperf/src/results/index.js';
+import { captureBenchTable, captureSummaryText } from '../packages/epicsperf/src/report/capture.js';
+import { renderBench } from '../packages/epicsperf/src/report/bench.js';
+import { benchHtml } from '../packages/epicsperf/src/report/html.js';
+import { workloadFigures, rank } from '../packages/epicsperf/src/report/workloads.js';
+import { compareRuns } from '../packages/epicsperf/src/report/compare.js';
 import { schemaErrors } from './helpers/schema.js';
 
 const run = (client: string, mb: number, lost: number, error?: string): CaptureRun => ({

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CaptureWriter, CaptureError, type PvMeta } from '../src/capture/writer.js';
-import type { ThreadedWriter as Threaded } from '../src/capture/worker.js';
-import { GapDetector, type GapRecord } from '../src/capture/gaps.js';
+import { CaptureWriter, CaptureError, type PvMeta } from '../packages/epicsperf/src/capture/writer.js';
+import type { ThreadedWriter as Threaded } from '../packages/epicsperf/src/capture/worker.js';
+import { GapDetector, type GapRecord } from '../packages/epicsperf/src/capture/gaps.js';
 import { dumpWithH5py, dumpWithH5wasm, type CaptureDump } from './helpers/capture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-'));
@@ -43,7 +43,7 @@ const PVS: Expect[] = [
 ];
 
 async function threadedWriter(): Promise<typeof Threaded> {
-  return ((await import(new URL('../dist/capture/worker.js', import.meta.url).href)) as { ThreadedWriter: typeof Threaded }).ThreadedWriter;
+  return ((await import(new URL('../packages/epicsperf/dist/capture/worker.js', import.meta.url).href)) as { ThreadedWriter: typeof Threaded }).ThreadedWriter;
 }
 
 /** Writes PVS with CaptureWriter, or with ThreadedWriter (HDF5 in a worker thread, the buffers' memory handed back and forth). */

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { schemaErrors } from './helpers/schema.js';
-import { PROFILES } from '../src/bench/profiles.js';
-import type { BenchResults } from '../src/results/index.js';
+import { PROFILES } from '../packages/epicsperf/src/bench/profiles.js';
+import type { BenchResults } from '../packages/epicsperf/src/results/index.js';
 
 describe('bench, quick profile', () => {
   it('two clients: every workload of the quick profile once, progress per step, the run kept and listed', async () => {

@@ -1,7 +1,7 @@
 // `epicsperf ca get|put|monitor|info` as a user runs them (the real binary) against the built-in
 // IOC: caget's, caput's, camonitor's and cainfo's output layouts and exit codes; puts checked with pyepics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
 import { pyepicsRead } from './client-helpers.js';
 import { runCli } from './helpers/cli.js';
 

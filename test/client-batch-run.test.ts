@@ -2,9 +2,9 @@
 // the event loop is too busy for the batch's timer to fire on time, and the channels let go of.
 import { describe, expect, it } from 'vitest';
 import { performance } from 'node:perf_hooks';
-import { BatchRun, type BatchItem, type BatchManager } from '../src/client/batch-run.js';
-import { TimeoutError } from '../src/client/errors.js';
-import type { SnapshotResult } from '../src/client/snapshot.js';
+import { BatchRun, type BatchItem, type BatchManager } from '../packages/client/src/client/batch-run.js';
+import { TimeoutError } from '../packages/client/src/client/errors.js';
+import type { SnapshotResult } from '../packages/client/src/client/snapshot.js';
 
 interface Ch { name: string; released: boolean }
 interface Answer { readonly value: number; readonly ok: true; readonly name: string; readonly elapsedMs: number; readonly reading: Answer }

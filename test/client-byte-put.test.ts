@@ -1,9 +1,9 @@
 // Byte arrays put to a CHAR waveform of the real IOC (the copy-once path of encodeDbr): every byte
 // arrives as it was, from a Uint8Array, a Buffer, a view into a larger buffer and an Int8Array.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
-import { Context } from '../src/client/context.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { Context } from '../packages/client/src/client/context.js';
 
 const N = 100_000;
 let ioc: Ioc;

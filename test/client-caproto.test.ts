@@ -3,9 +3,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensurePythonEnv, PYTHON_DIR } from '../src/pyenv/index.js';
-import { freePort } from '../src/ioc/ports.js';
-import { Context, type Reading } from '../src/index.js';
+import { ensurePythonEnv, PYTHON_DIR } from '../packages/epicsperf/src/pyenv/index.js';
+import { freePort } from '../packages/epicsperf/src/ioc/ports.js';
+import { Context, type Reading } from '../packages/client/src/index.js';
 import { contextFor, pyepicsRead, waitFor } from './client-helpers.js';
 
 let child: ChildProcess | undefined;

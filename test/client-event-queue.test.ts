@@ -1,7 +1,7 @@
 // The monitor iterator's bounded queue: the oldest value update goes when it is full; connection,
 // disconnection and error events never do.
 import { describe, expect, it } from 'vitest';
-import { EventQueue } from '../src/client/queue.js';
+import { EventQueue } from '../packages/client/src/client/queue.js';
 
 type Ev = { kind: 'update'; n: number } | { kind: 'connected' | 'disconnected' | 'error'; n: number };
 const up = (n: number): Ev => ({ kind: 'update', n });

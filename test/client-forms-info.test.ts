@@ -3,10 +3,10 @@
 // tell for a PV of every native type of the built-in IOC, and the IOC's access security
 // changing a client's rights reaches a monitor's stream as events no full queue drops.
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
 import {
   AccessDeniedError, type ChannelInfo, type Context, type CtrlReading, type DbrMetadata, type MonitorEvent, NotFoundError, type TimeReading,
-} from '../src/index.js';
+} from '../packages/client/src/index.js';
 import { contextFor, pyepicsRead, waitFor } from './client-helpers.js';
 import { pythonJson } from './helpers/python.js';
 

@@ -1,8 +1,8 @@
 // Shared helpers of the client tests: a Context on an IOC's environment (loopback only), and
 // an independent reading of PVs with pyepics (libca) from the managed Python environment.
 import { pythonJson } from './helpers/python.js';
-import { Context } from '../src/index.js';
-import type { ContextOptions } from '../src/index.js';
+import { Context } from '../packages/client/src/index.js';
+import type { ContextOptions } from '../packages/client/src/index.js';
 
 /** Options that point a Context at an IOC's environment, never beyond 127.0.0.1. */
 export function loopbackOptions(env: Readonly<Record<string, string>>, extra: ContextOptions = {}): ContextOptions {

@@ -2,7 +2,7 @@
 // an unknown command, garbage, a server that stops answering. Each gives a clear error on its
 // own circuit; a good server's channels on another circuit carry on; nothing crashes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Context, DisconnectedError, ProtocolError, TimeoutError, type Reading } from '../src/index.js';
+import { Context, DisconnectedError, ProtocolError, TimeoutError, type Reading } from '../packages/client/src/index.js';
 import { FakeNameServer, FakeTcpServer, type Mode } from './ca-fake-server.js';
 import { waitFor } from './client-helpers.js';
 

@@ -1,10 +1,10 @@
 // The client against the built-in IOC (EPICS base's RSRV): every correctness PV cross-checked
 // with pyepics, puts, monitors in both forms, snapshot, large arrays and bad calls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
 import {
   BadArgumentError, ClosedError, Context, NotFoundError, Reading, type MonitorEvent, type TimeReading,
-} from '../src/index.js';
+} from '../packages/client/src/index.js';
 import { contextFor, pyepicsRead, waitFor, type PyReading } from './client-helpers.js';
 
 let ioc: Ioc;

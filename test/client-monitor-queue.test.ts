@@ -2,7 +2,7 @@
 // overrun); connected, disconnected and error events are never dropped. Against a fake server
 // (the test needs a burst of updates while nobody reads, then a disconnect).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Context, type MonitorEvent, type Reading } from '../src/index.js';
+import { Context, type MonitorEvent, type Reading } from '../packages/client/src/index.js';
 import { FakeNameServer, FakeTcpServer } from './ca-fake-server.js';
 import { waitFor } from './client-helpers.js';
 

@@ -2,9 +2,9 @@
 // monitor reports the gap (disconnected, then connected) and resumes with fresh updates, at once
 // after a long outage too (the restarted IOC's beacons restart the search).
 import { afterAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import { freePort } from '../src/ioc/ports.js';
-import { DisconnectedError, NotFoundError, type MonitorEvent } from '../src/index.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import { freePort } from '../packages/epicsperf/src/ioc/ports.js';
+import { DisconnectedError, NotFoundError, type MonitorEvent } from '../packages/client/src/index.js';
 import { contextFor, waitFor } from './client-helpers.js';
 
 let ioc: Ioc | undefined;

@@ -5,8 +5,8 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareRuns, mannWhitneyP, regressions, verdict } from '../src/report/compare.js';
-import { loadResults } from '../src/results/store.js';
+import { compareRuns, mannWhitneyP, regressions, verdict } from '../packages/epicsperf/src/report/compare.js';
+import { loadResults } from '../packages/epicsperf/src/results/store.js';
 import { runCli } from './helpers/cli.js';
 import { schemaErrors } from './helpers/schema.js';
 

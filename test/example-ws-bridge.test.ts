@@ -6,8 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killOnExit } from '../src/children.js';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
+import { killOnExit } from '../packages/epicsperf/src/children.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
 import { pyepicsRead } from './client-helpers.js';
 import { launchBrowser } from './helpers/browser.js';
 

@@ -1,8 +1,8 @@
 // Once per test run: make sure the managed Python environment exists (first use builds it)
 // and the C libca runner is built.
-import { ensurePythonEnv } from '../src/pyenv/index.js';
-import { buildCRunner } from '../src/bench/clib.js';
-import { buildPvxsRunner } from '../src/bench/cxxlib.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { buildCRunner } from '../packages/epicsperf/src/bench/clib.js';
+import { buildPvxsRunner } from '../packages/epicsperf/src/bench/cxxlib.js';
 
 export default async function setup(): Promise<void> {
   const python = await ensurePythonEnv();

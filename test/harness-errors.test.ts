@@ -1,7 +1,7 @@
 // The harness's errors share one base class with a stable code; input errors are told apart.
 import { describe, expect, it } from 'vitest';
-import { HarnessError, IocError, PvListError, PythonEnvError, RunnerError, UsageError } from '../src/errors.js';
-import { parsePvList } from '../src/pvlist.js';
+import { HarnessError, IocError, PvListError, PythonEnvError, RunnerError, UsageError } from '../packages/epicsperf/src/errors.js';
+import { parsePvList } from '../packages/epicsperf/src/pvlist.js';
 
 describe('harness errors', () => {
   it('each has its code and name, and only usage and PV-list errors are input errors', () => {

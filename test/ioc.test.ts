@@ -2,8 +2,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import { freePort } from '../src/ioc/ports.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import { freePort } from '../packages/epicsperf/src/ioc/ports.js';
 import { alive, pythonJson, waitGone } from './helpers/python.js';
 import { BIN, runCli } from './helpers/cli.js';
 
@@ -201,7 +201,7 @@ print(json.dumps([epics.caget(n, timeout=1.5) is not None for n in sys.argv[1].s
 
   it('dies with its parent when the parent is killed outright', async () => {
     const code = `
-import('${new URL('../dist/ioc/index.js', import.meta.url).href}').then(async (m) => {
+import('${new URL('../packages/epicsperf/dist/ioc/index.js', import.meta.url).href}').then(async (m) => {
   const ioc = await m.startIoc({ records: 3, arrayElements: 0 });
   process.stdout.write(ioc.pid + '\\n');
   setInterval(() => {}, 1000);

@@ -4,7 +4,7 @@
 // them. A send the system refuses shows in stats() and the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { CLIENTS } from '../src/bench/clients.js';
+import { CLIENTS } from '../packages/epicsperf/src/bench/clients.js';
 import { BIN } from './helpers/cli.js';
 import { BROADCAST, cleanEnv, Rig, type Host } from './helpers/netns.js';
 
@@ -88,7 +88,7 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
     expect(lines[0]).toMatch(/search to 198\.19\.0\.1:5064 refused: EACCES/);
 
     const script = [
-      `import { Context } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};`,
+      `import { Context } from ${JSON.stringify(new URL('../packages/client/dist/index.js', import.meta.url).href)};`,
       `const ctx = new Context({ addrList: ['198.19.0.1'], autoAddrList: false, env: {} });`,
       `await ctx.get('TEST:KIND:LONG', { timeout: 500 }).catch(() => {});`,
       `console.log(JSON.stringify(ctx.stats().searchDestinations)); await ctx.close();`,

@@ -5,8 +5,8 @@
 // memory of an update the next one replaced is read into again, and every update is whole
 // during its callback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import type { Context, MonitorEvent, PvaReading } from '../src/index.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import type { Context, MonitorEvent, PvaReading } from '../packages/client/src/index.js';
 import { pvaContextFor } from './pva-helpers.js';
 
 let ioc: Ioc;

@@ -3,7 +3,7 @@
 // and a reference to a type id never defined are protocol errors that close that connection
 // cleanly; a server that cuts off or goes silent gives a disconnect; the context carries on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Context, DisconnectedError, ProtocolError, TimeoutError } from '../src/index.js';
+import { Context, DisconnectedError, ProtocolError, TimeoutError } from '../packages/client/src/index.js';
 import { FakePvaServer } from './pva-fake-server.js';
 
 const server = new FakePvaServer();

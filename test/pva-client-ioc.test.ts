@@ -2,8 +2,8 @@
 // by field with p4p, pvRequest field selection, GET_FIELD, puts, monitors in both forms,
 // snapshots with missing names, names of both protocols in one Context, and bad calls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import { BadArgumentError, ClosedError, Context, NotFoundError, PvaReading, type MonitorEvent } from '../src/index.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import { BadArgumentError, ClosedError, Context, NotFoundError, PvaReading, type MonitorEvent } from '../packages/client/src/index.js';
 import { expectSame, p4pRead, plain, pvaContextFor, pvaEnv, type P4pReading } from './pva-helpers.js';
 import { waitFor } from './client-helpers.js';
 

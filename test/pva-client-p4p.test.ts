@@ -5,10 +5,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killOnExit } from '../src/children.js';
-import { freePort } from '../src/ioc/ports.js';
-import { ensurePythonEnv } from '../src/pyenv/index.js';
-import { Context, PvaReading, type MonitorEvent } from '../src/index.js';
+import { killOnExit } from '../packages/epicsperf/src/children.js';
+import { freePort } from '../packages/epicsperf/src/ioc/ports.js';
+import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { Context, PvaReading, type MonitorEvent } from '../packages/client/src/index.js';
 import { waitFor } from './client-helpers.js';
 import { expectSame, p4pRead, plain, type P4pReading } from './pva-helpers.js';
 

@@ -3,8 +3,8 @@
 // updates queued when the next monitor's INIT arrives; every new monitor must get updates and
 // no error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../src/ioc/index.js';
-import type { Context, MonitorEvent, PvaReading } from '../src/index.js';
+import { startIoc, type Ioc } from '../packages/epicsperf/src/ioc/index.js';
+import type { Context, MonitorEvent, PvaReading } from '../packages/client/src/index.js';
 import { pvaContextFor } from './pva-helpers.js';
 
 let ioc: Ioc;

@@ -7,8 +7,8 @@ import net from 'node:net';
 import {
   BitSet, Cmd, decodeMessage, encodeMessages, Framer, HEADER_SIZE, OK, scalar, structure, TypeCache, Writer,
   type Message, type StructureDesc,
-} from '../src/pva/index.js';
-import { startMessage } from '../src/pva/header.js';
+} from '../packages/client/src/pva/index.js';
+import { startMessage } from '../packages/client/src/pva/header.js';
 
 export type Mode = 'good' | 'unknown' | 'truncated' | 'oversized' | 'badref' | 'cutoff' | 'silent';
 export const MODES: Mode[] = ['good', 'unknown', 'truncated', 'oversized', 'badref', 'cutoff', 'silent'];

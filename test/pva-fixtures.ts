@@ -1,7 +1,7 @@
 // Loads the captured PV Access exchanges (fixtures/pva) and replays them through the decoder
 // with the per-direction type caches and the operation types a client would keep.
 import { readFileSync } from 'node:fs';
-import { decodeMessage, TypeCache, type Decoded, type PvaHeader, readHeader, emptyHeader, type StructureDesc } from '../src/pva/index.js';
+import { decodeMessage, TypeCache, type Decoded, type PvaHeader, readHeader, emptyHeader, type StructureDesc } from '../packages/client/src/pva/index.js';
 
 export interface FixtureMessage { dir: 'c2s' | 's2c'; bytes: Uint8Array }
 

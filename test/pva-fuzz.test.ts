@@ -1,9 +1,9 @@
 // Decoder fuzz: thousands of seeded random mutations of the captured messages through the
 // framer and the decoder, which must never throw (malformed input becomes Invalid or an error).
 import { describe, expect, it } from 'vitest';
-import { decodeMessage, Framer, TypeCache } from '../src/pva/index.js';
+import { decodeMessage, Framer, TypeCache } from '../packages/client/src/pva/index.js';
 import { FIXTURES, loadFixture } from './pva-fixtures.js';
-import type { StructureDesc } from '../src/pva/index.js';
+import type { StructureDesc } from '../packages/client/src/pva/index.js';
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;

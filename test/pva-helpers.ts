@@ -1,7 +1,7 @@
 // Shared helpers of the PV Access client tests: a PVA Context on an IOC's environment (loopback
 // only) and independent readings with p4p from the managed Python environment.
 import { pythonJson } from './helpers/python.js';
-import { Context } from '../src/index.js';
+import { Context } from '../packages/client/src/index.js';
 
 export function pvaEnv(env: Readonly<Record<string, string>>): Record<string, string> {
   return { ...env, EPICS_PVA_ADDR_LIST: '127.0.0.1', EPICS_PVA_AUTO_ADDR_LIST: 'NO' };

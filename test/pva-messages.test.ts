@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BitSet, buildPvRequest, Cmd, decodeMessage, encodeMessage, encodeMessages, ipv4Mapped, ipv4Of, OK, StatusType, Sub,
   toNT, Writer, type Message, type PvStructure, type StructureDesc,
-} from '../src/pva/index.js';
+} from '../packages/client/src/pva/index.js';
 import { bytes, FIXTURES, headerOf, hex, loadFixture, Replay, replay } from './pva-fixtures.js';
 
 const find = <T extends string>(name: string, type: T) =>

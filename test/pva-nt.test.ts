@@ -1,6 +1,6 @@
 // Normative types: NTTable, NTNDArray and anything else (a plain object) from decoded values.
 import { describe, expect, it } from 'vitest';
-import { any, scalar, scalarArray, structure, structureArray, toNT, union, type PvStructure } from '../src/pva/index.js';
+import { any, scalar, scalarArray, structure, structureArray, toNT, union, type PvStructure } from '../packages/client/src/pva/index.js';
 
 describe('normative types', () => {
   it('NTTable gives labels and typed columns', () => {

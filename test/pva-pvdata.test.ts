@@ -7,7 +7,7 @@ import {
   decodeUpdate, decodeValue, defaultValue, encodePartial, encodeStatus, encodeType, encodeValue, monitorOptions, parsePvRequest, Reader, scalar,
   scalarArray, structure, structureArray, toNT, TypeCache, TypeRegistry, union, unionArray, Writer,
   type FieldDesc, type PvStructure, type PvValue,
-} from '../src/pva/index.js';
+} from '../packages/client/src/pva/index.js';
 import { bytes, headerOf, hex, loadFixture } from './pva-fixtures.js';
 
 const enc = (f: (w: Writer) => void, le = false): string => { const w = new Writer(le); f(w); return hex(w.take()); };

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import {
   BitSet, Cmd, decodeMessage, emptyHeader, encodeMessages, OK, readHeader, scalar, structure, Sub, TypeCache,
   type Message, type PvaHeader,
-} from '../src/pva/index.js';
-import { ClientSession, type OpHandler, type SessionChannel } from '../src/pva/session.js';
+} from '../packages/client/src/pva/index.js';
+import { ClientSession, type OpHandler, type SessionChannel } from '../packages/client/src/pva/session.js';
 
 const TYPE = structure('epics:nt/NTScalar:1.0', { value: scalar('double'), timeStamp: structure('time_t', { secondsPastEpoch: scalar('long'), nanoseconds: scalar('int') }) });
 

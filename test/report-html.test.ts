@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './helpers/browser.js';
-import { benchHtml } from '../src/report/html.js';
-import { loadResults } from '../src/results/store.js';
+import { benchHtml } from '../packages/epicsperf/src/report/html.js';
+import { loadResults } from '../packages/epicsperf/src/results/store.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'results');
 const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');

@@ -3,14 +3,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { summarizeMonitor, monitorTable } from '../src/report/monitor.js';
-import { summarizeSnapshot, snapshotBenchTable } from '../src/report/snapshot-bench.js';
-import { stat, type ArrayPutRun, type BenchResults, type LatencyPoint, type LatencyRun, type MonitorRun, type SnapshotRun } from '../src/results/index.js';
-import { stealMeter } from '../src/bench/procstat.js';
-import { renderBench } from '../src/report/bench.js';
-import { rank, workloadFigures } from '../src/report/workloads.js';
-import { compareRuns } from '../src/report/compare.js';
-import { benchHtml } from '../src/report/html.js';
+import { summarizeMonitor, monitorTable } from '../packages/epicsperf/src/report/monitor.js';
+import { summarizeSnapshot, snapshotBenchTable } from '../packages/epicsperf/src/report/snapshot-bench.js';
+import { stat, type ArrayPutRun, type BenchResults, type LatencyPoint, type LatencyRun, type MonitorRun, type SnapshotRun } from '../packages/epicsperf/src/results/index.js';
+import { stealMeter } from '../packages/epicsperf/src/bench/procstat.js';
+import { renderBench } from '../packages/epicsperf/src/report/bench.js';
+import { rank, workloadFigures } from '../packages/epicsperf/src/report/workloads.js';
+import { compareRuns } from '../packages/epicsperf/src/report/compare.js';
+import { benchHtml } from '../packages/epicsperf/src/report/html.js';
 
 const mon = (client: string, cpu: number[], ok = true, error?: string): MonitorRun => ({
   client, ok, ...(error && { error }),

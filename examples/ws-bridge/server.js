@@ -1,4 +1,4 @@
-// A small PV-to-browser bridge on epicsperf and ws: an HTTP server for the page (index.html) and a
+// A small PV-to-browser bridge on epics-client and ws: an HTTP server for the page (index.html) and a
 // WebSocket on /ws that serves monitors (value, alarm, connection state) and puts.
 //
 //   node examples/ws-bridge/server.js [--port 8080] [--host 127.0.0.1]
@@ -13,7 +13,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { Context } from 'epicsperf';
+import { Context } from 'epics-client';
 import { WebSocketServer } from 'ws';
 
 const { values: args } = parseArgs({

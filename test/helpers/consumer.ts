@@ -1,6 +1,6 @@
-// A fresh consumer project of the packed package: `npm pack` of this repository, then `npm ci`
-// in a new folder from a lockfile made of this repository's own (the same versions, served from
-// npm's cache, so it works offline), the way a user's project installs the package.
+// A fresh consumer project of packed workspace packages: `npm pack` of each, then `npm ci` in a new
+// folder from a lockfile made of this repository's own (the same versions, served from npm's
+// cache, so it works offline), the way a user's project installs them.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,29 +44,39 @@ function npm(args: string[], cwd: string): string {
   return execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
 }
 
-/** Pack the repository (its built dist/) into `dir` and install it into `dir/app`; returns the app folder. */
-export function makeConsumer(dir: string, files: Record<string, string>): string {
-  const out = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO);
-  const tgzName = (JSON.parse(out) as Array<{ filename: string }>)[0]!.filename;
-  const app = join(dir, 'app');
-  mkdirSync(app, { recursive: true });
-  const tgz = `file:../${tgzName}`;
-  const packed = JSON.parse(execFileSync('tar', ['-xzOf', join(dir, tgzName), 'package/package.json'], { encoding: 'utf8' })) as LockEntry & {
-    dependencies: Record<string, string>;
-  };
+/** The workspace packages, by the folder under packages/ that holds each. */
+export type Workspace = 'client' | 'epicsperf';
+
+/**
+ * Pack `workspaces` (their built dist/) into `dir` and install them into `dir/app` with what
+ * they depend on from this repository's lockfile; returns the app folder.
+ */
+export function makeConsumer(dir: string, workspaces: Workspace[], files: Record<string, string>): string {
   const repoLock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
   const pkgs = repoLock.packages;
-  const dependencies = { epicsperf: tgz, '@types/node': pkgs['node_modules/@types/node']!.version!, typescript: pkgs['node_modules/typescript']!.version! };
+  const app = join(dir, 'app');
+  mkdirSync(app, { recursive: true });
+  const dependencies: Record<string, string> = { '@types/node': pkgs['node_modules/@types/node']!.version!, typescript: pkgs['node_modules/typescript']!.version! };
+  const packedEntries: Record<string, LockEntry> = {};
+  const external: string[] = ['@types/node', 'typescript'];
+  for (const w of workspaces) {
+    const out = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], join(REPO, 'packages', w));
+    const tgzName = (JSON.parse(out) as Array<{ filename: string }>)[0]!.filename;
+    const tgz = `file:../${tgzName}`;
+    const packed = JSON.parse(execFileSync('tar', ['-xzOf', join(dir, tgzName), 'package/package.json'], { encoding: 'utf8' })) as LockEntry & {
+      name: string;
+      dependencies?: Record<string, string>;
+    };
+    dependencies[packed.name] = tgz;
+    packedEntries[`node_modules/${packed.name}`] = {
+      version: packed.version, resolved: tgz, license: packed.license, dependencies: packed.dependencies, bin: packed.bin, engines: packed.engines,
+    };
+    external.push(...Object.keys(packed.dependencies ?? {}).filter((d) => !pkgs[`node_modules/${d}`]?.link));
+  }
   const pj = { name: 'consumer', private: true, type: 'module', dependencies };
   const lock = {
     name: 'consumer', lockfileVersion: 3, requires: true,
-    packages: {
-      '': { name: 'consumer', dependencies },
-      'node_modules/epicsperf': {
-        version: packed.version, resolved: tgz, license: packed.license, dependencies: packed.dependencies, bin: packed.bin, engines: packed.engines,
-      },
-      ...closure(pkgs, [...Object.keys(packed.dependencies), '@types/node', 'typescript']),
-    },
+    packages: { '': { name: 'consumer', dependencies }, ...packedEntries, ...closure(pkgs, external) },
   };
   writeFileSync(join(app, 'package.json'), JSON.stringify(pj, null, 2));
   writeFileSync(join(app, 'package-lock.json'), JSON.stringify(lock, null, 2));

@@ -1,7 +1,7 @@
 // Run on a rig host by test/network.test.ts: the library with the EPICS defaults of the host it
 // runs on (whatever EPICS_* the test passes), reading, monitoring and snapshotting the built-in
 // IOC's PVs over CA and PVA. Prints one JSON object of what it saw; the test judges it.
-import { Context } from '../../dist/index.js';
+import { Context } from '../../packages/client/dist/index.js';
 
 const P = process.argv[2] ?? 'TEST:';
 const TIMEOUT = 5000;

@@ -1,11 +1,8 @@
 // `epicsperf ca get|put|monitor|info`: caget, caput, camonitor and cainfo on this project's
 // client, with their flags and output layouts; a PV not found is caget's message and exit 1.
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { NATIVE_TYPE_NAMES, type FormName } from '../ca/constants.js';
-import type { Reading } from '../ca/dbr.js';
-import { Context } from '../client/context.js';
-import { BadArgumentError } from '../client/errors.js';
-import type { GetOptions } from '../client/options.js';
+import { NATIVE_TYPE_NAMES, type FormName } from 'epics-client/ca';
+import { Context, BadArgumentError, type Reading, type GetOptions } from 'epics-client';
 import { type CommonFlags, connectAll, failureText, readOptionsFor, styleOf, UsageError } from './ca-common.js';
 import { dbrBlock, infoBlock, nameColumn, parseDbrType, timeText, valuePart, wideTail } from './ca-format.js';
 import { runMonitor, type MonitorFlags } from './ca-monitor.js';

@@ -1,10 +1,7 @@
 // What the `epicsperf ca` commands share: their common flags, connecting with caget's message
 // for a name not found, the read the C tools make, and the error for bad flag combinations.
-import type { FormName, NativeTypeName } from '../ca/constants.js';
-import type { Context } from '../client/context.js';
-import { AccessDeniedError, CaError, NotFoundError, TimeoutError } from '../client/errors.js';
-import type { ChannelInfo } from '../client/info.js';
-import type { GetOptions } from '../client/options.js';
+import type { FormName, NativeTypeName } from 'epics-client/ca';
+import { AccessDeniedError, CaError, NotFoundError, TimeoutError, type Context, type ChannelInfo, type GetOptions } from 'epics-client';
 import type { LineStyle } from './ca-format.js';
 
 export interface CommonFlags {

@@ -1,11 +1,7 @@
 // `epicsperf ca monitor`, as camonitor: one line per update (name, timestamp, value, alarm),
 // timestamps from the server or the client, absolute, relative or incremental; until Ctrl-C.
-import { DBE_ALARM, DBE_LOG, DBE_PROPERTY, DBE_VALUE } from '../ca/constants.js';
-import type { Context } from '../client/context.js';
-import { NotFoundError, TimeoutError } from '../client/errors.js';
-import type { ChannelInfo } from '../client/info.js';
-import type { Monitor } from '../client/monitor.js';
-import type { TimeReading } from '../client/reading.js';
+import { DBE_ALARM, DBE_LOG, DBE_PROPERTY, DBE_VALUE } from 'epics-client/ca';
+import { NotFoundError, TimeoutError, type Context, type ChannelInfo, type Monitor, type TimeReading } from 'epics-client';
 import { type CommonFlags, readOptionsFor, styleOf, UsageError } from './ca-common.js';
 import { nameColumn, timeText, wideTail } from './ca-format.js';
 

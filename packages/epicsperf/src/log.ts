@@ -1,5 +1,8 @@
-// The project logger: pino to stderr, human-readable by default, JSON on request.
+// The tool's logger: pino to stderr, human-readable by default, JSON on request. The client
+// library's records (its diagnostics channels) come here too, at the levels enabled.
 // Nothing but the CLI writes to stdout; every module logs through here.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { LOG_LEVELS, logChannelName, type LogRecord } from 'epics-client';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
 
 export type { Logger };
@@ -36,6 +39,25 @@ const prettyStderr = {
 
 let root: Logger = makeLogger({});
 let generation = 0;
+const clientLoggers = new Map<string, Logger>();
+
+/** A record of the client library, logged by pino under the library's logger name. */
+function fromClient(message: unknown): void {
+  const r = message as LogRecord;
+  let l = clientLoggers.get(r.logger);
+  if (!l) clientLoggers.set(r.logger, (l = getLogger(r.logger)));
+  if (r.fields) l[r.level](r.fields, r.msg);
+  else l[r.level](r.msg);
+}
+
+/** Take the client library's records at the levels `root` logs (and only those: the rest cost it nothing). */
+function listenToClient(): void {
+  for (const level of LOG_LEVELS) {
+    unsubscribe(logChannelName(level), fromClient);
+    if (root.isLevelEnabled(level)) subscribe(logChannelName(level), fromClient);
+  }
+}
+listenToClient();
 
 export interface LogOptions {
   level?: LevelWithSilent;
@@ -55,6 +77,7 @@ function makeLogger(opts: LogOptions): Logger {
 export function configureLogging(opts: LogOptions): Logger {
   root = makeLogger(opts);
   generation++;
+  listenToClient();
   return root;
 }
 

@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { Context, type Monitor } from '../index.js';
+import { Context, type Monitor } from 'epics-client';
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
 import { median, MonitorTracker, slope } from './soak-track.js';
 

@@ -1,9 +1,9 @@
 // The environment report (`epicsperf doctor`): machine, runtimes and every client library's
 // version or why it is missing. Stored with every benchmark result.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT, PYTHON_DIR, pythonEnvStatus } from './pyenv/index.js';
 import type { EnvironmentReport, LibraryStatus } from './results/index.js';
 
@@ -30,14 +30,20 @@ function runJson(cmd: string, args: string[], timeoutMs: number): Promise<unknow
   });
 }
 
+/** The package.json of `name` as Node finds it from this package (in its node_modules or an enclosing one). */
+function installed(name: string): string {
+  for (let dir = PACKAGE_ROOT; ; dir = dirname(dir)) {
+    const p = join(dir, 'node_modules', name, 'package.json');
+    if (existsSync(p) || dirname(dir) === dir) return p;
+  }
+}
+
 /** Versions of client libraries on the Node side (looked up, never imported). */
 function nodeLibraries(): Record<string, LibraryStatus> {
   const out: Record<string, LibraryStatus> = {};
   for (const name of ['epics-tca']) {
     try {
-      const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
-        version: string;
-      };
+      const pkg = JSON.parse(readFileSync(installed(name), 'utf8')) as { version: string };
       out[name] = { version: pkg.version };
     } catch {
       out[name] = { error: 'not installed (npm install)' };

@@ -29,3 +29,4 @@ export {
   ClosedError, BadArgumentError, AbortedError, type CaErrorCode,
 } from './client/errors.js';
 export { DBE_VALUE, DBE_LOG, DBE_ALARM, DBE_PROPERTY, SEVERITY_NAMES, ALARM_STATUS_NAMES } from './ca/constants.js';
+export { LOG_LEVELS, logChannelName, type LogLevel, type LogRecord } from './log.js';

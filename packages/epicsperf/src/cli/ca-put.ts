@@ -1,8 +1,6 @@
 // The value `epicsperf ca put` writes, from its command-line words as caput reads them: enums by
 // state name or index, long strings as char arrays (-S), arrays with -a.
-import type { Context } from '../client/context.js';
-import type { ChannelInfo } from '../client/info.js';
-import type { PutValue } from '../client/options.js';
+import type { Context, ChannelInfo, PutValue } from 'epics-client';
 import { type CommonFlags, UsageError } from './ca-common.js';
 
 export interface PutFlags extends CommonFlags {

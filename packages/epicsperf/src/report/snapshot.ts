@@ -1,6 +1,6 @@
 // Renders one snapshot run (the `snapshot` command): a row per PV and a summary, as a table,
 // CSV or JSON.
-import { ALARM_STATUS_NAMES, SEVERITY_NAMES } from '../ca/constants.js';
+import { ALARM_STATUS_NAMES, SEVERITY_NAMES } from 'epics-client/ca';
 import { SNAPSHOT_FORMAT, type SnapshotRun } from '../results/index.js';
 import { csvField, fmt, renderTable } from './table.js';
 

@@ -1,9 +1,7 @@
 // The put-driven workloads as this project's Node client runs them: array-put (arrays put as fast
 // as the client can, with or without completion) and latency (put an array, wait for its own
 // monitor update, per size). Samples in the runner layout (docs/runners.md).
-import type { Context } from '../../client/context.js';
-import type { MonitorEvent } from '../../client/monitor.js';
-import type { Monitor } from '../../client/monitor.js';
+import type { Context, MonitorEvent, Monitor } from 'epics-client';
 import { SampleStore } from '../samples.js';
 import { nowSeconds, type RunnerArgs } from './protocol.js';
 import { putValue } from './put-values.js';

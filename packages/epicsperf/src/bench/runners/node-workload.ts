@@ -1,11 +1,7 @@
 // The workloads as this project's Node client runs them (snapshot, monitor, array), over CA or
 // (--pva) PV Access, independent of whether they run on the main thread or inside a worker thread.
-import { ALARM_STATUS_NAMES } from '../../ca/constants.js';
-import { Context } from '../../client/context.js';
-import { PvaReading } from '../../client/pva/reading.js';
-import type { TimeReading } from '../../client/reading.js';
-import type { MonitorEvent } from '../../client/monitor.js';
-import type { Monitor } from '../../client/monitor.js';
+import { ALARM_STATUS_NAMES } from 'epics-client/ca';
+import { Context, PvaReading, type TimeReading, type MonitorEvent, type Monitor } from 'epics-client';
 import type { RunnerArgs } from './protocol.js';
 import { nowSeconds } from './protocol.js';
 import { SampleStore } from '../samples.js';

@@ -1,8 +1,7 @@
 // How `epicsperf ca` prints readings, in the layouts of EPICS base's caget, camonitor and cainfo:
 // C's %g for floats, escaped strings, local timestamps with microseconds, the -d blocks.
-import { ALARM_STATUS_NAMES, NATIVE_TYPE_NAMES, SEVERITY_NAMES } from '../ca/constants.js';
-import type { DbrMetadata, Reading } from '../ca/dbr.js';
-import type { ChannelInfo } from '../client/info.js';
+import { ALARM_STATUS_NAMES, NATIVE_TYPE_NAMES, SEVERITY_NAMES } from 'epics-client/ca';
+import type { DbrMetadata, Reading, ChannelInfo } from 'epics-client';
 
 /** A number as C's printf("%g") prints it (6 significant digits, trailing zeros dropped). */
 export function fmtG(x: number, precision = 6): string {

@@ -1,10 +1,8 @@
 // A capture with this project's CA client: every PV of a list monitored, every update appended
 // to a CaptureWriter, flushed each period, gaps looked for, trouble reported while it runs.
 import { statSync } from 'node:fs';
-import { Context } from '../client/context.js';
-import type { Monitor, MonitorEvent } from '../client/monitor.js';
-import { NATIVE_TYPE_NAMES } from '../ca/constants.js';
-import type { CtrlReading, TimeReading } from '../client/reading.js';
+import { Context, type Monitor, type MonitorEvent, type CtrlReading, type TimeReading } from 'epics-client';
+import { NATIVE_TYPE_NAMES } from 'epics-client/ca';
 import type { PvMeta } from './writer.js';
 import type { ThreadedWriter } from './worker.js';
 import { GapDetector } from './gaps.js';

@@ -10,8 +10,8 @@ import { ensurePythonEnv, PYTHON_DIR } from '../pyenv/index.js';
 import { freePort, freePortWithNeighbour, isTcpPortFree, isUdpPortFree } from './ports.js';
 import { probeCa } from './probe.js';
 import { DEFAULTS } from '../defaults.js';
-import { DEFAULT_REPEATER_PORT as CA_REPEATER_PORT, DEFAULT_SERVER_PORT as CA_PORT } from '../ca/constants.js';
-import { DEFAULT_BROADCAST_PORT as PVA_BROADCAST_PORT, DEFAULT_SERVER_PORT as PVA_PORT } from '../pva/constants.js';
+import { DEFAULT_REPEATER_PORT as CA_REPEATER_PORT, DEFAULT_SERVER_PORT as CA_PORT } from 'epics-client/ca';
+import { DEFAULT_BROADCAST_PORT as PVA_BROADCAST_PORT, DEFAULT_SERVER_PORT as PVA_PORT } from 'epics-client/pva';
 import { IocError } from '../errors.js';
 import { ARRAY_TYPES, StatsChannel, type ArrayType, type IocStats } from './stats.js';
 

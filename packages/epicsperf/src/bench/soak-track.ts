@@ -1,7 +1,7 @@
 // The soak's watch over its monitors: each monitor's events checked against the order a
 // reconnection allows (connected, updates, disconnected, connected, updates, ...), and per phase
 // how many monitors went down and came back (with the time of each one's first update back).
-import type { MonitorEvent } from '../index.js';
+import type { MonitorEvent } from 'epics-client';
 
 /** Where a monitor stands: connected but no update yet, receiving updates, or disconnected. */
 type State = 'new' | 'connected' | 'up' | 'down';

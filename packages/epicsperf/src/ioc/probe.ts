@@ -1,5 +1,5 @@
 // Proves an IOC is serving: a real Channel Access client (this project's) reads one PV from it.
-import { Context } from '../client/context.js';
+import { Context } from 'epics-client';
 
 /** Resolve once `name` has been read over CA with the given client environment. */
 export async function probeCa(env: Record<string, string>, name: string, timeoutMs: number): Promise<void> {
