@@ -1,7 +1,7 @@
 // The reconnection soak, short: 10 counters monitored over CA and 10 over PVA while the IOC is
 // stopped and started again (a snapshot taken during the outage), then frozen past the echo
 // timeout and thawed, four times each. Every monitor's events keep their order, no error event,
-// nothing thrown, no descriptor left behind. (The heap is checked by bench/soak.mjs, under
+// nothing thrown, no descriptor left behind. (The heap is checked by benchmarks/soak.mjs, under
 // --expose-gc.)
 import { describe, expect, it } from 'vitest';
 import { runSoak } from '../packages/epicsperf/src/bench/soak.js';

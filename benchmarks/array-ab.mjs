@@ -2,12 +2,12 @@
 // run by run: the client's CPU and what it kept. Start the IOC first, e.g.
 //
 //   npx epicsperf ioc --records 1 --array-elements 1000000 --array-rate 20 --write-env /tmp/ioc.env &
-//   node bench/array-ab.mjs capture /tmp/ioc.env <dist A> <dist B> [rounds] [seconds]
+//   node benchmarks/array-ab.mjs capture /tmp/ioc.env <dist A> <dist B> [rounds] [seconds]
 //
 //   npx epicsperf ioc --records 1 --array-elements 10000000 --array-type int64 --array-rate max --write-env /tmp/ioc.env &
-//   node bench/array-ab.mjs pva-monitor /tmp/ioc.env <dist> <dist> [rounds] [seconds]
+//   node benchmarks/array-ab.mjs pva-monitor /tmp/ioc.env <dist> <dist> [rounds] [seconds]
 //
-// capture: a capture of TEST:ARRAY with the threaded HDF5 writer (src/capture/session.ts) for
+// capture: a capture of TEST:ARRAY with the threaded HDF5 writer (packages/epicsperf/src/capture/session.ts) for
 // `seconds`, flushed every second: CPU % of a core, updates written and lost, the longest flush.
 // pva-monitor: a monitor of pva://TEST:ARRAY with a callback, A without reuseArrays and B with:
 // CPU % of a core, updates/s, CPU ms per update. Defaults: 3 rounds of 6 s.
@@ -28,7 +28,7 @@ if (process.argv[2] === '--one') {
 } else {
   const [workload, envFile, distA, distB, rounds = '3', seconds = '6'] = process.argv.slice(2);
   if (!WORKLOADS[workload] || !distB) {
-    console.error('usage: node bench/array-ab.mjs capture|pva-monitor ENV_FILE DIST_A DIST_B [ROUNDS] [SECONDS]');
+    console.error('usage: node benchmarks/array-ab.mjs capture|pva-monitor ENV_FILE DIST_A DIST_B [ROUNDS] [SECONDS]');
     process.exit(2);
   }
   main(workload, envFile, distA, distB, Number(rounds), seconds);

@@ -3,7 +3,7 @@
 // were answered (with a 5 s timeout), the client's CPU, and the CPU of the IOC's QSRV threads.
 //
 //   npx epicsperf ioc --records 10000 --rate 1 --array-elements 0 --write-env /tmp/ioc.env &
-//   node bench/pva-snapshot-ab.mjs /tmp/ioc.env <IOC python pid> <dist A> <dist B> [rounds]
+//   node benchmarks/pva-snapshot-ab.mjs /tmp/ioc.env <IOC python pid> <dist A> <dist B> [rounds]
 // (a dist directory must sit under this checkout's node_modules/ or beside dist/ to find its packages)
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const [envFile, iocPid, distA, distB, roundsArg] = process.argv.slice(2);
 if (process.argv[2] === '--one') await one(process.argv[3], process.argv[4], process.argv[5], Number(process.argv[6]));
 else if (!distB) {
-  console.error('usage: node bench/pva-snapshot-ab.mjs ENV_FILE IOC_PID DIST_A DIST_B [ROUNDS]');
+  console.error('usage: node benchmarks/pva-snapshot-ab.mjs ENV_FILE IOC_PID DIST_A DIST_B [ROUNDS]');
   process.exit(2);
 } else main();
 

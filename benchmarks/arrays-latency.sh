@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Figures of the arrays and latency workloads for README, held against the arrayPerformance and
+# Figures of the arrays and latency workloads for docs/results.md, held against the arrayPerformance and
 # ADO bridge studies: one bench run each, on the built-in IOC, sizes chosen for a 2-core machine
 # (REPEAT runs per client, default 2; the latency rounds per size LATENCY_COUNT, default 50).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat=${REPEAT:-2}
 count=${LATENCY_COUNT:-50}
-out=bench/results
-mkdir -p "$out"
+out=benchmarks/results
+. benchmarks/record.sh
 run() { # name, then the bench arguments; --full: no client deadline, the options give the sizes
   local name=$1; shift
-  npx epicsperf bench "$@" --full --format markdown --out "$out/$name.json" | tee "$out/$name.md"
+  record "$name" npx epicsperf bench "$@" --full --format markdown --out "$out/$name.json"
 }
 # Over CA: 10M doubles refreshed as fast as the IOC can, with and without numpy.
 run arrays-ca array --clients c-libca,node,pyepics,pyepics-nonumpy --array-type double \

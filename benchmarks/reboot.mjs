@@ -4,10 +4,10 @@
 // update (every monitor resumed). libca's own repeater (ca_repeater() of the wheel's libca) runs
 // throughout, as on a host with caRepeater; this project's client registers with it too.
 //
-//   node bench/reboot.mjs [--records 1000] [--outages 5,40,150] [--clients node-ca,node-pva,pyepics,p4p] [--out FILE]
+//   node benchmarks/reboot.mjs [--records 1000] [--outages 5,40,150] [--clients node-ca,node-pva,pyepics,p4p] [--out FILE]
 //
-// Clients: node-ca and node-pva (this library, bench/reboot-client.mjs), pyepics (libca) and p4p
-// (pvxs) (bench/reboot-client.py). Prints a table and writes JSON (default bench/results/reboot.json).
+// Clients: node-ca and node-pva (this library, benchmarks/reboot-client.mjs), pyepics (libca) and p4p
+// (pvxs) (benchmarks/reboot-client.py). Prints a table and writes JSON (default benchmarks/results/reboot.json).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
@@ -117,7 +117,7 @@ const head = `| outage | ${clients.map((c) => c.name).join(' | ')} |`;
 const table = [head, `|---|${clients.map(() => '---:').join('|')}|`, ...rows.map((r) => `| ${r.outageS} s | ${clients.map((c) => fmt(r.clients[c.name])).join(' | ')} |`)].join('\n');
 console.log(table);
 const result = {
-  date: new Date().toISOString(), host: hostname(), cores: cpus().length, command: `node bench/reboot.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+  date: new Date().toISOString(), host: hostname(), cores: cpus().length, command: `node benchmarks/reboot.mjs ${process.argv.slice(2).join(' ')}`.trim(),
   records: N, rateHz: 10, measured: 'ms from the new IOC answering its first CA read to every monitor of the client having an update', rows,
 };
 writeFileSync(opt.out, JSON.stringify(result, null, 2) + '\n');

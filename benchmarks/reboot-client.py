@@ -1,4 +1,4 @@
-"""One client of bench/reboot.mjs: monitors TEST:CALC1..N with pyepics (libca) or p4p (pvxs).
+"""One client of benchmarks/reboot.mjs: monitors TEST:CALC1..N with pyepics (libca) or p4p (pvxs).
 
 Reads lines on stdin: `mark` forgets which PVs have updated (sent while the IOC is down);
 `report` prints {"resumed": k, "last": ms} on stdout: how many PVs had an update since the mark,

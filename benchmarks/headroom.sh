@@ -7,8 +7,8 @@
 set -euo pipefail
 # the worktree's own build (npm run build first)
 cd "$(dirname "$0")/.."
-out=bench/results
-mkdir -p "$out"
-node bin/epicsperf.js bench headroom --clients node,c-libca,pyepics,pyepics-ca,pyepics-threaded,caproto,aioca,cothread \
+out=benchmarks/results
+. benchmarks/record.sh
+record headroom node packages/epicsperf/bin/epicsperf.js bench headroom --clients node,c-libca,pyepics,pyepics-ca,pyepics-threaded,caproto,aioca,cothread \
   ${SECONDS_PER_STEP:+--headroom-seconds "$SECONDS_PER_STEP"} ${STEPS:+--headroom-steps "$STEPS"} \
-  --format markdown --out "$out/headroom.json" --html "$out/headroom.html" | tee "$out/headroom.md"
+  --format markdown --out "$out/headroom.json" --html "$out/headroom.html"

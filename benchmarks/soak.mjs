@@ -1,9 +1,10 @@
-// The long reconnection soak (src/bench/soak.ts, built into dist/): monitors over CA and PVA
+// The long reconnection soak (packages/epicsperf/src/bench/soak.ts, built into its dist/): monitors over CA and PVA
 // while the built-in IOC is stopped and started again, and frozen and thawed, cycle after cycle.
-// Prints a summary and writes bench/results/soak.json (or --out).
+// Prints a summary and writes benchmarks/results/soak.json (or --out).
 //
-//   npm run build && node --expose-gc bench/soak.mjs --cycles 100 --records 100
+//   npm run build && node --expose-gc benchmarks/soak.mjs --cycles 100 --records 100
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -64,7 +65,8 @@ for (const v of r.violations.slice(0, 10)) console.log(`  out of order: ${v}`);
 for (const t of r.thrown.slice(0, 5)) console.log(`  thrown: ${t}`);
 
 mkdirSync(dirname(a.out), { recursive: true });
-writeFileSync(a.out, JSON.stringify({ date: new Date().toISOString(), node: process.version, ...r }, null, 2) + '\n');
+const command = `node ${process.execArgv.join(' ')} benchmarks/soak.mjs ${process.argv.slice(2).join(' ')}`.replace(/ +/g, ' ').trim();
+writeFileSync(a.out, JSON.stringify({ date: new Date().toISOString(), host: hostname(), cores: cpus().length, command, node: process.version, ...r }, null, 2) + '\n');
 console.error(`wrote ${a.out}`);
 const ok = !r.aborted && r.violationCount === 0 && r.thrown.length === 0 && r.snapshotSuccesses === 0;
 process.exitCode = ok ? 0 : 1;

@@ -1,7 +1,7 @@
-// Write throughput of the capture writer (src/capture/writer.ts) to a file on disk: scalar PVs,
+// Write throughput of the capture writer (packages/epicsperf/src/capture/writer.ts) to a file on disk: scalar PVs,
 // and one PV of 1M-element double arrays, flushed (and fsynced) after each period's updates; and
 // the flush time of 1000 counters at 10 and 50 Hz (a 1 s period), which must stay under 1000 ms.
-// Run after `npm run build`: node bench/capture-writer.mjs [dir] [quick]   (default: os.tmpdir())
+// Run after `npm run build`: node benchmarks/capture-writer.mjs [dir] [quick]   (default: os.tmpdir())
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,8 +3,8 @@
 # 10 Hz; the 2012 study's snapshot lists), one bench run, with JSON, Markdown and HTML output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=bench/results
-mkdir -p "$out"
+out=benchmarks/results
+. benchmarks/record.sh
 # --full: 3 runs, the snapshots 97,97+4,97+15,1000+95,10000+95, monitor 1000 x 100 at 10 Hz.
-npx epicsperf bench all --full ${REPEAT:+--repeat "$REPEAT"} ${SNAPSHOTS:+--snapshots "$SNAPSHOTS"} \
-  --format markdown --out "$out/all-clients.json" --html "$out/all-clients.html" | tee "$out/all-clients.md"
+record all-clients npx epicsperf bench all --full ${REPEAT:+--repeat "$REPEAT"} ${SNAPSHOTS:+--snapshots "$SNAPSHOTS"} \
+  --format markdown --out "$out/all-clients.json" --html "$out/all-clients.html"

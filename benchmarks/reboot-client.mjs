@@ -1,5 +1,5 @@
-// One client of bench/reboot.mjs on this project's library: monitors TEST:CALC1..N over CA or
-// PV Access, and answers `mark` and `report` on stdin as bench/reboot-client.py does.
+// One client of benchmarks/reboot.mjs on this project's library: monitors TEST:CALC1..N over CA or
+// PV Access, and answers `mark` and `report` on stdin as benchmarks/reboot-client.py does.
 import { createInterface } from 'node:readline';
 
 const [protocol, count, dist] = process.argv.slice(2);

@@ -5,8 +5,8 @@
 set -euo pipefail
 # the worktree's own build (npm run build first)
 cd "$(dirname "$0")/.."
-out=bench/results
-mkdir -p "$out"
+out=benchmarks/results
+. benchmarks/record.sh
 # bench capture runs the full profile's capture workload (5 s per step and client).
-node bin/epicsperf.js bench capture --clients node,pyepics,p4p ${SECONDS_PER_STEP:+--capture-seconds "$SECONDS_PER_STEP"} \
-  --format markdown --out "$out/capture.json" --html "$out/capture.html" | tee "$out/capture.md"
+record capture node packages/epicsperf/bin/epicsperf.js bench capture --clients node,pyepics,p4p ${SECONDS_PER_STEP:+--capture-seconds "$SECONDS_PER_STEP"} \
+  --format markdown --out "$out/capture.json" --html "$out/capture.html"

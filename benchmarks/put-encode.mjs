@@ -1,13 +1,13 @@
 // Encode cost of a put's payload (encodePut: checks and DBR bytes) for one or more builds of the
 // library given as dist/ folders, interleaved in one run so their ratio survives a noisy machine:
-//   node bench/put-encode.mjs dist /path/to/other/dist
+//   node benchmarks/put-encode.mjs packages/client/dist /path/to/other/packages/client/dist
 // Prints ms per encode (checks, DBR bytes and the WRITE_NOTIFY message they go out in; median of
 // 9 rounds) of 1 MB of bytes to a CHAR channel and of 125,000 doubles.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const dirs = process.argv.slice(2);
-if (dirs.length === 0) dirs.push('dist');
+if (dirs.length === 0) dirs.push('packages/client/dist');
 const builds = [];
 for (const d of dirs) {
   const m = await import(pathToFileURL(resolve(d, 'client/convert.js')).href);

@@ -1,6 +1,6 @@
 // Decode cost of a Reading per DBR form, for one or more builds of the library given as dist/
 // folders, interleaved in one run so their ratio survives a noisy machine:
-//   node bench/decode-readings.mjs packages/client/dist /path/to/other/packages/client/dist
+//   node benchmarks/decode-readings.mjs packages/client/dist /path/to/other/packages/client/dist
 // Prints ns per decode (median of 7 rounds) for TIME_DOUBLE, CTRL_DOUBLE and a 1000-element TIME_DOUBLE array.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,8 +1,8 @@
-"""Write throughput of the Python capture writers' file (python/capture_file.py, h5py through
-python/capture_ordered.py): 1000 counter PVs, 10 updates each a flush, and one PV of 1M-double
+"""Write throughput of the Python capture writers' file (packages/epicsperf/python/capture_file.py, h5py through
+packages/epicsperf/python/capture_ordered.py): 1000 counter PVs, 10 updates each a flush, and one PV of 1M-double
 arrays, 10 updates (80 MB) a flush, each flush fsynced; MB/s and the flush's mean and maximum.
 
-    $EPICSPERF_HOME/venv-*/bin/python bench/capture-writer.py [python-dir] [dir]
+    $EPICSPERF_HOME/venv-*/bin/python benchmarks/capture-writer.py [python-dir] [dir]
 """
 import os
 import sys
@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "packages", "epicsperf", "python"))
 import capture_file  # noqa: E402
 
 
