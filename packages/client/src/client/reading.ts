@@ -6,6 +6,7 @@ import type { DbrMetadata, Reading } from '../ca/dbr.js';
 /** The form of a get: a DBR form, or 'full' (TIME and CTRL requested together and merged). */
 export type GetForm = FormName | 'full';
 
+/** What a reading of a form without time has in place of the timestamp. @inline */
 interface NoTime {
   readonly timestamp: undefined;
   readonly posixSeconds: undefined;
@@ -13,6 +14,7 @@ interface NoTime {
   readonly nanoseconds: undefined;
 }
 
+/** The timestamp of a TIME form. @inline */
 interface Timed {
   /** The server's timestamp (millisecond precision). */
   readonly timestamp: Date;
@@ -22,6 +24,7 @@ interface Timed {
   readonly nanoseconds: number;
 }
 
+/** The alarm of forms from STS up. @inline */
 interface Alarm {
   readonly status: number;
   readonly severity: number;
@@ -43,6 +46,7 @@ export type FullReading = Reading & Timed & Alarm & { readonly form: 'time'; rea
 /** A reading of any form. */
 export type AnyReading = PlainReading | StsReading | TimeReading | GrReading | CtrlReading;
 
+/** The reading of each form. @inline */
 interface ByForm {
   plain: PlainReading;
   sts: StsReading;

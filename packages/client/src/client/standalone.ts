@@ -7,6 +7,7 @@ import type { PvaSnapshotOptions } from './pva/snapshot.js';
 import type { ReadingOf } from './reading.js';
 import type { SnapshotOptions, SnapshotResult } from './snapshot.js';
 
+/** A snapshot's options, and the options of the context it makes for itself. @inline */
 type Options = SnapshotOptions & PvaSnapshotOptions & { context?: ContextOptions };
 
 /**

@@ -7,6 +7,7 @@ export interface Alarm { severity: number; status: number; message: string }
 export interface TimeStamp { secondsPastEpoch: number; nanoseconds: number; userTag: number }
 export interface Display { limitLow?: number; limitHigh?: number; description?: string; units?: string; precision?: number }
 export interface Control { limitLow?: number; limitHigh?: number; minStep?: number }
+/** The alarm and timestamp every normative type may carry. @inline */
 interface Common { alarm?: Alarm; timeStamp?: TimeStamp }
 
 export type NTValue =

@@ -3,6 +3,7 @@
 import os from 'node:os';
 import { DEFAULT_REPEATER_PORT, DEFAULT_SERVER_PORT } from '../ca/constants.js';
 
+/** A host and port. @inline */
 export interface Endpoint {
   host: string;
   port: number;
@@ -45,6 +46,7 @@ export interface ContextOptions {
   pvaConnTimeout?: number;
 }
 
+/** The Channel Access configuration a context resolved from its options and the environment. @inline */
 export interface CaConfig {
   searchDestinations: SearchDestination[];
   serverPort: number;
@@ -84,7 +86,7 @@ export function parseAddrList(list: string[] | string | undefined, defaultPort: 
 /** Interface data as os.networkInterfaces() gives it. */
 export type Ifaces = Record<string, Array<{ address: string; netmask: string; family: string | number; internal: boolean }> | undefined>;
 
-/** A search destination; `broadcast` when it is a broadcast address of this host's interfaces. */
+/** A search destination; `broadcast` when it is a broadcast address of this host's interfaces. @inline */
 export interface SearchDestination extends Endpoint {
   broadcast: boolean;
 }
