@@ -1,18 +1,18 @@
 """The shared driver of the Python runners: argv, the names file, stdin commands,
 fd-3 events, the in-memory sample store and the binary sample payload (docs/runners.md).
 
-    python runner.py --client pyepics snapshot --names FILE [--timeout-ms N]
-    python runner.py --client caproto monitor --names FILE [--samples N]
-    python runner.py --client p4p array --names FILE [--samples N]
+    python -m epicsperf_runners.runner --client pyepics snapshot --names FILE [--timeout-ms N]
+    python -m epicsperf_runners.runner --client caproto monitor --names FILE [--samples N]
+    python -m epicsperf_runners.runner --client p4p array --names FILE [--samples N]
 
-Each client lives in runners/<client>.py (dashes become underscores) and exposes
-LIBRARY (the package named when it is missing), load() -> version, and Client.
+(with the folder that holds the package, packages/epicsperf/python, on PYTHONPATH).
+Each client is a module of runners/ (CLIENTS below) that exposes LIBRARY (the package
+named when it is missing), load() -> version, and Client.
 A client that serves the array workload has Client.array(store): see ArrayStore.
-Only the chosen client's library is ever imported: some cannot share a process.
+Only the chosen client's library is ever imported (by its load()): some cannot share a process.
 """
 
 import argparse
-import importlib
 import json
 import math
 import os
@@ -22,11 +22,33 @@ import threading
 import time
 from array import array
 
-import put_workloads
-import samples
+from . import put_workloads, samples
+from .runners import (
+    aioca,
+    caproto,
+    cothread,
+    p4p,
+    pvapy,
+    pvapy_nonumpy,
+    pyepics,
+    pyepics_ca,
+    pyepics_nonumpy,
+    pyepics_threaded,
+)
 
-CLIENTS = ("pyepics", "pyepics-ca", "pyepics-threaded", "pyepics-nonumpy", "caproto", "aioca",
-           "cothread", "p4p", "pvapy", "pvapy-nonumpy")
+# --client name -> its module (importing one imports no client library: load() does)
+CLIENTS = {
+    "pyepics": pyepics,
+    "pyepics-ca": pyepics_ca,
+    "pyepics-threaded": pyepics_threaded,
+    "pyepics-nonumpy": pyepics_nonumpy,
+    "caproto": caproto,
+    "aioca": aioca,
+    "cothread": cothread,
+    "p4p": p4p,
+    "pvapy": pvapy,
+    "pvapy-nonumpy": pvapy_nonumpy,
+}
 
 _events = None
 _events_lock = threading.Lock()
@@ -262,7 +284,7 @@ def expect(client, commands, word):
 def main(argv):
     open_events()
     args = parse_args(argv)
-    module = importlib.import_module("runners." + args.client.replace("-", "_"))
+    module = CLIENTS[args.client]
     try:
         version = module.load()
     except ImportError:
@@ -325,7 +347,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
         main(sys.argv[1:])
     except SystemExit:

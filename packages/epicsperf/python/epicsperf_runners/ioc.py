@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 
-import array_stats
+from . import array_stats
 
 EVENT_NAME = "epicsperf_tick"
 

@@ -1,7 +1,7 @@
 """The capture workload of docs/runners.md for the Python clients: every PV of the list
 monitored with the client library, every update written with h5py (capture_file.py).
 
-    python capture_runner.py --client pyepics capture --names FILE --out PATH --flush-ms N
+    python -m epicsperf_runners.capture_runner --client pyepics capture --names FILE --out PATH --flush-ms N
         [--force] [--gap-check REGEX] [--connect-timeout-ms N] [--options JSON] [--environment JSON]
 
 Commands on stdin: start, stop, exit; `stop`, SIGINT, SIGTERM or the end of stdin write what
@@ -19,11 +19,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import runner  # noqa: E402  (emit, fail, fd 3)
-import capture_file  # noqa: E402
-import capture_clients  # noqa: E402
+from . import capture_clients, capture_file, runner  # runner: emit, fail, fd 3
 
 SIZES = {"char": 1, "short": 2, "enum": 2, "long": 4, "float": 4, "double": 8}
 
@@ -230,7 +226,9 @@ def ship(session, client, version, path, seconds, failure):
 
 def _tool_version():
     try:
-        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "package.json"), encoding="utf-8") as f:
+        # the npm package's package.json, two folders up: python/epicsperf_runners/ in packages/epicsperf/
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "package.json")
+        with open(path, encoding="utf-8") as f:
             return json.load(f).get("version", "")
     except OSError:
         return ""

@@ -14,7 +14,7 @@ import h5py
 from h5py import h5s
 import numpy as np
 
-from capture_ordered import OrderedFile
+from .capture_ordered import OrderedFile
 
 FORMAT_NAME = "epicsperf-capture"
 FORMAT_VERSION = 1
