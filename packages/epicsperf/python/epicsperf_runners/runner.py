@@ -95,11 +95,13 @@ class Store:
     add() is called from the client library's callbacks; it writes `connected`
     when every PV has delivered its first update and `complete` when every PV has
     its samples, then ignores further updates. `done` is set on completion.
+    With events=False add() only stores (the put workloads write those events themselves).
     """
 
-    def __init__(self, count, samples):
+    def __init__(self, count, samples, events=True):
         self.count = count
         self.samples = samples
+        self.events = events
         size = count * samples
         self.counts = [0] * count
         self.severity = array("h", bytes(2 * size))
@@ -127,6 +129,8 @@ class Store:
             self.stamp[k] = stamp
             self.received[k] = received
             self.counts[index] = c + 1
+            if not self.events:
+                return
             if c == 0:
                 self.started += 1
                 if self.started == self.count:
@@ -198,23 +202,6 @@ def all_equal(values, first):
     if hasattr(values, "dtype"):
         return bool((values == first).all())
     return all(v == first for v in values)
-
-
-def _quiet_add(store):
-    """Store.add without its connected/complete events: the put workloads write their own."""
-    def add(index, severity, status, value, stamp, received):
-        with store.lock:
-            c = store.counts[index]
-            if c >= store.samples or store.closed:
-                return
-            k = index * store.samples + c
-            store.severity[k] = severity
-            store.status[k] = status
-            store.value[k] = value
-            store.stamp[k] = stamp
-            store.received[k] = received
-            store.counts[index] = c + 1
-    return add
 
 
 def read_names(path):
@@ -316,16 +303,14 @@ def main(argv):
         store = ArrayStore(max(1, args.samples), args.check_all)
         client.array(store)
     elif args.workload == "array-put":
-        store = Store(1, max(1, args.samples))
-        store.add = _quiet_add(store)
+        store = Store(1, max(1, args.samples), events=False)
         try:
             put_workloads.run_array_put(client, store, names[0], args.elements, args.type,
                                         not args.no_callback, getattr(module, "PROTOCOL", "CA"), emit)
         except put_workloads.NoPutWithoutCallback as err:
             fail(str(err))
     elif args.workload == "latency":
-        store = Store(len(args.sizes), max(1, args.samples))
-        store.add = _quiet_add(store)
+        store = Store(len(args.sizes), max(1, args.samples), events=False)
         put_workloads.run_latency(client, store, names[0], args.sizes, args.type or "double", emit)
     else:
         store = Store(len(names), max(1, args.samples))
