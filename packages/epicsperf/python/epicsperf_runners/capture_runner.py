@@ -98,14 +98,16 @@ class Session:
         self.max_flush_ms = max(self.max_flush_ms, ms)
         if ms > self.flush_ms:
             self.slow += 1
-            runner.emit({"ev": "warn", "message": f"cannot keep up: a flush took {ms:.0f} ms, longer than the flush period of {self.flush_ms:.0f} ms"})
+            runner.emit({"ev": "warn", "message": f"cannot keep up: a flush took {ms:.0f} ms, "
+                                                  f"longer than the flush period of {self.flush_ms:.0f} ms"})
         runner.emit({"ev": "flush", "updates": updates, "dataBytes": nbytes, "ms": round(ms, 2)})
         lost = [(i, s["lost"] - self.lost_seen[i]) for i, s in enumerate(self.summary) if s["lost"] > self.lost_seen[i]]
         if lost:
             n = sum(k for _, k in lost)
             where = ", ".join(f"{self.summary[i]['name']} {k}" for i, k in lost[:3])
             more = f", and {len(lost) - 3} more PVs" if len(lost) > 3 else ""
-            runner.emit({"ev": "warn", "message": f"cannot keep up: {n} updates lost since the last flush ({where}{more})"})
+            runner.emit({"ev": "warn",
+                         "message": f"cannot keep up: {n} updates lost since the last flush ({where}{more})"})
             for i, _ in lost:
                 self.lost_seen[i] = self.summary[i]["lost"]
 
@@ -172,7 +174,8 @@ def main(argv):
             t0 = getattr(client, "subscribed_at", None) or time.monotonic()
             next_flush = time.monotonic() + args.flush_ms / 1000.0
             state = "capturing"
-            runner.emit({"ev": "capturing", "pvs": len(names) - len(missing), "missing": missing[:20], "missingCount": len(missing)})
+            runner.emit({"ev": "capturing", "pvs": len(names) - len(missing), "missing": missing[:20],
+                         "missingCount": len(missing)})
         elif cmd in ("stop", "exit", "eof") and state != "stopped":
             seconds = time.monotonic() - t0 if t0 is not None else 0.0
             session.stopped = True
