@@ -1,8 +1,10 @@
-"""Write throughput of the Python capture writers' file (packages/epicsperf/python/capture_file.py, h5py through
-packages/epicsperf/python/capture_ordered.py): 1000 counter PVs, 10 updates each a flush, and one PV of 1M-double
+"""Write throughput of the Python capture writers' file (epicsperf_runners/capture_file.py, h5py
+through capture_ordered.py): 1000 counter PVs, 10 updates each a flush, and one PV of 1M-double
 arrays, 10 updates (80 MB) a flush, each flush fsynced; MB/s and the flush's mean and maximum.
 
-    $EPICSPERF_HOME/venv-*/bin/python benchmarks/capture-writer.py [python-dir] [dir]
+    PYTHONPATH=packages/epicsperf/python $EPICSPERF_HOME/venv-*/bin/python benchmarks/capture-writer.py [dir]
+
+(PYTHONPATH names the python/ folder whose package is measured.)
 """
 import os
 import sys
@@ -10,9 +12,7 @@ import tempfile
 import time
 
 import numpy as np
-
-sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "packages", "epicsperf", "python"))
-import capture_file  # noqa: E402
+from epicsperf_runners import capture_file
 
 
 def run(label, pvs, count, per_flush, flushes, path):
@@ -39,6 +39,6 @@ def run(label, pvs, count, per_flush, flushes, path):
           f"  |  flush mean {flush_s / flushes * 1000:.0f} ms, max {max_s * 1000:.0f} ms")
 
 
-with tempfile.TemporaryDirectory(prefix="epicsperf-capture-bench-py-", dir=sys.argv[2] if len(sys.argv) > 2 else None) as d:
+with tempfile.TemporaryDirectory(prefix="epicsperf-capture-bench-py-", dir=sys.argv[1] if len(sys.argv) > 1 else None) as d:
     run("counters-1000pv-10Hz-fsync", 1000, 1, 10_000, 8, os.path.join(d, "scalars.h5"))
     run("array-1M-double-fsync", 1, 1_000_000, 10, 6, os.path.join(d, "array.h5"))

@@ -1,8 +1,8 @@
-// The runner sample record: what the Node writer and Python's packer (python/samples.py) write,
+// The runner sample record: what the Node writer and Python's packer (epicsperf_runners.samples) write,
 // the orchestrator's decoder reads back exactly.
 import { describe, expect, it } from 'vitest';
 import { decodeSamples, SAMPLE_BYTES, SampleStore, type Sample } from '../packages/epicsperf/src/bench/samples.js';
-import { PYTHON_DIR } from '../packages/epicsperf/src/pyenv/index.js';
+import { pythonModule } from '../packages/epicsperf/src/pyenv/index.js';
 import { pythonJson } from './helpers/python.js';
 
 const T0 = 1_700_000_000.123456;
@@ -31,17 +31,16 @@ describe('runner sample records', () => {
       // Three PVs with room for 3 samples each; PV 1 filled none, PV 2 two.
       const script = `
 import sys, json
-sys.path.insert(0, sys.argv[1])
-import samples
+from epicsperf_runners import samples
 counts = [3, 0, 2]
 sev = [1, 1, 1, 0, 0, 0, -1, 2, 0]
 st = [4, 4, 4, 0, 0, 0, 21, 3, 0]
 val = [10.0, 11.0, 12.0, 0, 0, 0, -2.5, 1e300, 0]
 ts = [${T0} + k for k in range(9)]
 rx = [t + 0.001 for t in ts]
-pack = samples.pack if sys.argv[2] == 'numpy' else samples._pack_struct
+pack = samples.pack if sys.argv[1] == 'numpy' else samples._pack_struct
 print(json.dumps(pack(counts, 3, sev, st, val, ts, rx).hex()))`;
-      const hex = await pythonJson<string>(script, [PYTHON_DIR, packer], {});
+      const hex = await pythonJson<string>(script, [packer], pythonModule('samples').env);
       const got = decodeSamples(Buffer.from(hex, 'hex'));
       const want: Sample[] = [0, 1, 2, 6, 7].map((k) => ({
         pv: k < 3 ? 0 : 2,

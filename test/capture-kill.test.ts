@@ -1,7 +1,7 @@
 // A capture writer SIGKILLed after a flush leaves a file that h5py opens, with every update up to
 // that flush and none of the buffered ones after it; killed at any write of a flush, it leaves the
 // file as the previous flush left it (or, after the flush's last write, as that flush did). The
-// same holds for the Python writers' file (python/capture_file.py, h5py through capture_ordered.py).
+// same holds for the Python writers' file (epicsperf_runners.capture_file, h5py through capture_ordered.py).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { dumpWithH5py } from './helpers/capture.js';
 import { pythonJson } from './helpers/python.js';
-import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
+import { ensurePythonEnv, pythonModule } from '../packages/epicsperf/src/pyenv/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -134,8 +134,7 @@ print(json.dumps(out))
 const PY_KILL_CHILD = `
 import os, signal, sys
 import numpy as np
-sys.path.insert(0, sys.argv[1])
-K = int(sys.argv[3])
+K = int(sys.argv[2])
 armed, n = False, 0
 real = os.pwrite
 def pwrite(fd, data, pos):
@@ -146,8 +145,8 @@ def pwrite(fd, data, pos):
             os.kill(os.getpid(), signal.SIGKILL)
     return real(fd, data, pos)
 os.pwrite = pwrite
-import capture_file
-cf = capture_file.CaptureFile(sys.argv[2], True, 'kill-test', {}, {}, 'now', fsync=False)
+from epicsperf_runners import capture_file
+cf = capture_file.CaptureFile(sys.argv[1], True, 'kill-test', {}, {}, 'now', fsync=False)
 ids = [cf.add_pv('PV%d' % i, 'double', 1) for i in range(20)]
 a = cf.add_pv('ARR', 'double', 3000)
 v = cf.add_pv('DYN', 'long', 50, varying=True)
@@ -163,14 +162,14 @@ for rnd in (1, 2, 3):
     print('flushed %d after %d writes' % (rnd, n), flush=True)
 os.kill(os.getpid(), signal.SIGKILL)
 `;
-const PYTHON_DIR = new URL('../packages/epicsperf/python', import.meta.url).pathname;
 
 async function killAt(k: number, writer: 'node' | 'python' = 'node'): Promise<{ path: string; out: string }> {
   const path = join(dir, `${writer}-during-${k}.h5`);
   const [cmd, args] = writer === 'node'
     ? [process.execPath, ['--input-type=module', '-e', KILL_CHILD, WRITER.href, path, String(k)]]
-    : [await ensurePythonEnv(), ['-c', PY_KILL_CHILD, PYTHON_DIR, path, String(k)]];
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    : [await ensurePythonEnv(), ['-c', PY_KILL_CHILD, path, String(k)]];
+  const env = writer === 'python' ? { ...process.env, ...pythonModule('capture_file').env } : process.env;
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const signal = await new Promise((r) => child.on('close', (_code, sig) => r(sig)));

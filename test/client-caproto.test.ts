@@ -1,9 +1,8 @@
-// The client against an independent server, caproto (python/caproto_ioc.py): values, types,
+// The client against an independent server, caproto (epicsperf_runners.caproto_ioc): values, types,
 // metadata and monitors cross-checked with pyepics reading the same server.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensurePythonEnv, PYTHON_DIR } from '../packages/epicsperf/src/pyenv/index.js';
+import { ensurePythonEnv, pythonModule } from '../packages/epicsperf/src/pyenv/index.js';
 import { freePort } from '../packages/epicsperf/src/ioc/ports.js';
 import { Context, type Reading } from '../packages/client/src/index.js';
 import { contextFor, pyepicsRead, waitFor } from './client-helpers.js';
@@ -20,8 +19,9 @@ beforeAll(async () => {
     EPICS_CA_SERVER_PORT: String(port), EPICS_CA_REPEATER_PORT: String(repeater),
     EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO',
   };
-  child = spawn(python, [join(PYTHON_DIR, 'caproto_ioc.py'), 'CP:'], {
-    env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'],
+  const module = pythonModule('caproto_ioc');
+  child = spawn(python, [...module.args, 'CP:'], {
+    env: { ...process.env, ...env, ...module.env }, stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -269,7 +269,7 @@ describe('epicsperf ioc (CLI)', () => {
     // Its children: the IOC, and the CA repeater its startup read started (which stays a minute
     // after its last client, as caRepeater stays).
     const children = await childPids(child.pid!);
-    const iocPids = children.filter((pid) => commandOf(pid).includes('ioc.py'));
+    const iocPids = children.filter((pid) => commandOf(pid).includes('epicsperf_runners.ioc'));
     expect(iocPids.length).toBe(1);
     expect(children.filter((pid) => !iocPids.includes(pid)).map(commandOf)).toEqual(children.length > 1 ? ['ca-repeater'] : []);
     child.kill('SIGINT');

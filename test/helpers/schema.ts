@@ -1,4 +1,4 @@
-// Validates a JSON output against schema/*.schema.json (JSON Schema 2020-12, formats checked).
+// Validates a JSON output against packages/epicsperf/schema/*.schema.json (JSON Schema 2020-12, formats checked).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats';
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 addFormats.default(ajv);
 for (const name of ['monitor', 'snapshot', 'capture', 'bench']) {
-  ajv.addSchema(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'schema', `${name}.schema.json`), 'utf8')));
+  ajv.addSchema(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'packages', 'epicsperf', 'schema', `${name}.schema.json`), 'utf8')));
 }
 
 /** The schema's complaints about `doc` (empty when it conforms). */

@@ -4,16 +4,16 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PACKAGE_ROOT, PYTHON_DIR, pythonEnvStatus } from './pyenv/index.js';
+import { PACKAGE_ROOT, pythonEnvStatus, pythonModule } from './pyenv/index.js';
 import type { EnvironmentReport, LibraryStatus } from './results/index.js';
 
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-function runJson(cmd: string, args: string[], timeoutMs: number): Promise<unknown> {
+function runJson(cmd: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env }, timeout: timeoutMs });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -70,7 +70,8 @@ export async function doctor(): Promise<EnvironmentReport> {
     return report;
   }
   try {
-    const py = (await runJson(status.python, [join(PYTHON_DIR, 'doctor.py')], 60_000)) as {
+    const module = pythonModule('doctor');
+    const py = (await runJson(status.python, module.args, module.env, 60_000)) as {
       python: string;
       packages: Record<string, LibraryStatus>;
     };

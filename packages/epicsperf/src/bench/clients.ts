@@ -2,7 +2,7 @@
 // and whether it is available here (with the reason when it is not).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT, PYTHON_DIR, pythonEnvStatus } from '../pyenv/index.js';
+import { PACKAGE_ROOT, pythonEnvStatus, pythonModule } from '../pyenv/index.js';
 import { doctor, packageVersion } from '../doctor.js';
 import type { EnvironmentReport } from '../results/index.js';
 import { cRunnerPath } from './clib.js';
@@ -55,8 +55,8 @@ export function clientNames(): string[] {
   return CLIENTS.map((c) => c.name);
 }
 
-/** The command line that starts a client's runner for a workload. */
-export function runnerCommand(spec: ClientSpec, python: string): { command: string; args: string[] } {
+/** The command line that starts a client's runner for a workload, and what it adds to the environment. */
+export function runnerCommand(spec: ClientSpec, python: string): { command: string; args: string[]; env?: Record<string, string> } {
   const dist = join(PACKAGE_ROOT, 'dist', 'bench', 'runners');
   switch (spec.name) {
     case 'node':
@@ -73,8 +73,10 @@ export function runnerCommand(spec: ClientSpec, python: string): { command: stri
       return { command: pvxsRunnerPath(), args: [] };
     case 'caget-procs':
       return { command: process.execPath, args: [join(dist, 'caget-procs.js'), '--caget', cRunnerPath()] };
-    default:
-      return { command: python, args: ['-u', join(PYTHON_DIR, 'runner.py'), '--client', spec.name] };
+    default: {
+      const m = pythonModule('runner');
+      return { command: python, args: ['-u', ...m.args, '--client', spec.name], env: m.env };
+    }
   }
 }
 

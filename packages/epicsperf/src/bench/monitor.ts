@@ -54,11 +54,11 @@ export const MEMORY_KILL = 'killed: its memory grew past';
 export const DEFAULT_MAX_RSS_MB = 4096;
 
 export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
-  const { command, args } = runnerCommand(o.client, o.python);
+  const { command, args, env } = runnerCommand(o.client, o.python);
   const names = writeNamesFile(o.names);
   const workload = o.workload ?? 'monitor';
   const extra = workload === 'array' && o.array?.checkAll ? ['--check-all'] : [];
-  const runner = new RunnerProcess(command, [...args, workload, '--names', names.path, '--samples', String(o.samples), ...extra], o.env);
+  const runner = new RunnerProcess(command, [...args, workload, '--names', names.path, '--samples', String(o.samples), ...extra], { ...o.env, ...env });
   const result: MonitorRun = { client: o.client.name, ok: false };
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const progress = deadline.track(o.onProgress ?? (() => {}));

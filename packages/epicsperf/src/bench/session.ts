@@ -40,9 +40,9 @@ export interface Session {
  * exit when `body` returns, killed when it throws (then `result.error` says why).
  */
 export async function runSession<R extends SessionResult>(o: SessionOptions, result: R, body: (s: Session) => Promise<void>): Promise<R> {
-  const { command, args } = runnerCommand(o.client, o.python);
+  const { command, args, env } = runnerCommand(o.client, o.python);
   const names = writeNamesFile(o.names);
-  const runner = new RunnerProcess(command, [...args, o.workload, '--names', names.path, ...o.args], o.env);
+  const runner = new RunnerProcess(command, [...args, o.workload, '--names', names.path, ...o.args], { ...o.env, ...env });
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const progress = deadline.track(o.onProgress ?? (() => {}));
   try {

@@ -58,12 +58,12 @@ function agrees(v: unknown, before: SnapshotRow | undefined, after: SnapshotRow 
 }
 
 export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
-  const { command, args } = runnerCommand(o.client, o.python);
+  const { command, args, env } = runnerCommand(o.client, o.python);
   const names = writeNamesFile(o.names);
   const result: SnapshotRun = { client: o.client.name, ok: false, answered: 0, failed: 0, wrong: 0, rows: [] };
   const verify = o.verify ?? true;
   let before: SnapshotRow[] | undefined;
-  const runner = new RunnerProcess(command, [...args, 'snapshot', '--names', names.path, '--timeout-ms', String(o.timeoutMs)], o.env);
+  const runner = new RunnerProcess(command, [...args, 'snapshot', '--names', names.path, '--timeout-ms', String(o.timeoutMs)], { ...o.env, ...env });
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const progress = deadline.track(o.onProgress ?? (() => {}));
   try {

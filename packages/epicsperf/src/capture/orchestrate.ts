@@ -5,7 +5,7 @@ import { RunnerProcess } from '../bench/runner.js';
 import { cpuSeconds, memoryKb } from '../bench/procstat.js';
 import { writeNamesFile } from '../bench/names.js';
 import { ClientDeadline } from '../bench/deadline.js';
-import { PACKAGE_ROOT, PYTHON_DIR } from '../pyenv/index.js';
+import { PACKAGE_ROOT, pythonModule } from '../pyenv/index.js';
 import { RunnerError } from '../errors.js';
 import { getLogger } from '../log.js';
 
@@ -46,9 +46,10 @@ export interface CaptureHandle {
   done: Promise<CaptureRun>;
 }
 
-function command(client: CaptureClient, python: string): { command: string; args: string[] } {
+function command(client: CaptureClient, python: string): { command: string; args: string[]; env?: Record<string, string> } {
   if (client === 'node') return { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist', 'capture', 'runner.js')] };
-  return { command: python, args: ['-u', join(PYTHON_DIR, 'capture_runner.py'), '--client', client] };
+  const m = pythonModule('capture_runner');
+  return { command: python, args: ['-u', ...m.args, '--client', client], env: m.env };
 }
 
 export function startCapture(o: CaptureRunOptions): CaptureHandle {
@@ -62,14 +63,14 @@ export function startCapture(o: CaptureRunOptions): CaptureHandle {
 }
 
 async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, stoppedEarly: () => boolean): Promise<CaptureRun> {
-  const { command: cmd, args } = command(o.client, o.python);
+  const { command: cmd, args, env } = command(o.client, o.python);
   const names = writeNamesFile(o.names);
   const runner = new RunnerProcess(cmd, [
     ...args, 'capture', '--names', names.path, '--out', o.out, '--flush-ms', String(o.flushMs),
     '--gap-check', o.gapCheck, '--connect-timeout-ms', String(o.connectTimeoutMs ?? 5000),
     '--options', JSON.stringify(o.fileOptions ?? {}), '--environment', JSON.stringify(o.fileEnvironment ?? {}),
     ...(o.force ? ['--force'] : []),
-  ], o.env);
+  ], { ...o.env, ...env });
   const result: CaptureRun = { client: o.client, ok: false, warnings: [] };
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const status = deadline.track(o.onStatus ?? (() => {}));

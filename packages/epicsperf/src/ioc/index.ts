@@ -1,12 +1,11 @@
-// The built-in test IOC as a library: start EPICS base's own IOC (python/ioc.py on softioc) on
+// The built-in test IOC as a library: start EPICS base's own IOC (epicsperf_runners.ioc on softioc) on
 // free loopback ports (or on the network, when asked), wait until a real client has read from it,
 // and stop it; it dies with us.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { isIPv4 } from 'node:net';
-import { join } from 'node:path';
 import { getLogger } from '../log.js';
 import { killOnExit } from '../children.js';
-import { ensurePythonEnv, PYTHON_DIR } from '../pyenv/index.js';
+import { ensurePythonEnv, pythonModule } from '../pyenv/index.js';
 import { freePort, freePortWithNeighbour, isTcpPortFree, isUdpPortFree } from './ports.js';
 import { probeCa } from './probe.js';
 import { DEFAULTS } from '../defaults.js';
@@ -158,8 +157,9 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
   const listen = o.listen ?? '127.0.0.1';
   const pvaBroadcastPort = o.pvaBroadcastPort ?? pva.neighbour ?? (await freePort({ tcp: false, udp: true }, taken));
   const repeaterPort = !listen.startsWith('127.') ? CA_REPEATER_PORT : ca.neighbour ?? (await freePort({ tcp: false, udp: true }, taken));
+  const module = pythonModule('ioc');
   const args = [
-    join(PYTHON_DIR, 'ioc.py'),
+    ...module.args,
     '--watch-stdin',
     '--records', String(records),
     '--rate', String(o.rate ?? DEFAULTS.rate),
@@ -177,7 +177,7 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     ...(o.accessSecurity ? ['--access-security'] : []),
   ];
   log.debug({ python, args }, 'starting IOC');
-  const child = spawn(python, ['-u', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(python, ['-u', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...module.env } });
   // A parent killed outright is covered in the IOC itself (PR_SET_PDEATHSIG and stdin EOF).
   killOnExit(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

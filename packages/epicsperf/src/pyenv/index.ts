@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getLogger } from '../log.js';
 import { PythonEnvError } from '../errors.js';
@@ -13,8 +13,23 @@ const log = getLogger('pyenv');
 
 /** Root of the installed package (where python/ and fixtures/ live). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The folder that holds the Python package (python/pyproject.toml) and requirements.txt. */
 export const PYTHON_DIR = join(PACKAGE_ROOT, 'python');
+const PYTHON_PACKAGE = 'epicsperf_runners';
 const REQUIREMENTS = join(PYTHON_DIR, 'requirements.txt');
+
+/**
+ * How to start a module of the Python package (the runners, the built-in IOC, the doctor): the
+ * interpreter's arguments, `-m epicsperf_runners.<module>`, and the PYTHONPATH that finds the
+ * package: PYTHON_DIR ahead of the one the child would inherit.
+ */
+export function pythonModule(module: string, inherited: NodeJS.ProcessEnv = process.env): { args: string[]; env: { PYTHONPATH: string } } {
+  const rest = inherited.PYTHONPATH;
+  return {
+    args: ['-m', `${PYTHON_PACKAGE}.${module}`],
+    env: { PYTHONPATH: rest ? `${PYTHON_DIR}${delimiter}${rest}` : PYTHON_DIR },
+  };
+}
 const MARKER = 'epicsperf-requirements.sha256';
 
 /** Where epicsperf keeps its state: $EPICSPERF_HOME, else $XDG_CACHE_HOME/epicsperf, else ~/.cache/epicsperf. */

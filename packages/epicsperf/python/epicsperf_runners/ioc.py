@@ -11,7 +11,6 @@ and array updates it published so far (array_stats.py).
 
 import argparse
 import ctypes
-import math
 import os
 import signal
 import sys
@@ -19,7 +18,7 @@ import tempfile
 import threading
 import time
 
-import array_stats
+from . import array_stats
 
 EVENT_NAME = "epicsperf_tick"
 
@@ -234,9 +233,9 @@ def main(argv):
     os.environ.update(server_env(args, max_array_bytes))
 
     # softioc and the EPICS libraries read the environment when imported and at iocInit.
-    from softioc import asyncio_dispatcher, fields, softioc
-    from softioc.imports import dbCore, db_get_field, db_put_field_process
     import numpy
+    from softioc import asyncio_dispatcher, fields, softioc
+    from softioc.imports import db_get_field, db_put_field_process, dbCore
 
     text, arrays = db_text(args)
     with tempfile.NamedTemporaryFile("w", suffix=".db", delete=False) as f:

@@ -1,18 +1,18 @@
 """The shared driver of the Python runners: argv, the names file, stdin commands,
 fd-3 events, the in-memory sample store and the binary sample payload (docs/runners.md).
 
-    python runner.py --client pyepics snapshot --names FILE [--timeout-ms N]
-    python runner.py --client caproto monitor --names FILE [--samples N]
-    python runner.py --client p4p array --names FILE [--samples N]
+    python -m epicsperf_runners.runner --client pyepics snapshot --names FILE [--timeout-ms N]
+    python -m epicsperf_runners.runner --client caproto monitor --names FILE [--samples N]
+    python -m epicsperf_runners.runner --client p4p array --names FILE [--samples N]
 
-Each client lives in runners/<client>.py (dashes become underscores) and exposes
-LIBRARY (the package named when it is missing), load() -> version, and Client.
+(with the folder that holds the package, packages/epicsperf/python, on PYTHONPATH).
+Each client is a module of runners/ (CLIENTS below) that exposes LIBRARY (the package
+named when it is missing), load() -> version, and Client.
 A client that serves the array workload has Client.array(store): see ArrayStore.
-Only the chosen client's library is ever imported: some cannot share a process.
+Only the chosen client's library is ever imported (by its load()): some cannot share a process.
 """
 
 import argparse
-import importlib
 import json
 import math
 import os
@@ -22,11 +22,33 @@ import threading
 import time
 from array import array
 
-import put_workloads
-import samples
+from . import put_workloads, samples
+from .runners import (
+    aioca,
+    caproto,
+    cothread,
+    p4p,
+    pvapy,
+    pvapy_nonumpy,
+    pyepics,
+    pyepics_ca,
+    pyepics_nonumpy,
+    pyepics_threaded,
+)
 
-CLIENTS = ("pyepics", "pyepics-ca", "pyepics-threaded", "pyepics-nonumpy", "caproto", "aioca",
-           "cothread", "p4p", "pvapy", "pvapy-nonumpy")
+# --client name -> its module (importing one imports no client library: load() does)
+CLIENTS = {
+    "pyepics": pyepics,
+    "pyepics-ca": pyepics_ca,
+    "pyepics-threaded": pyepics_threaded,
+    "pyepics-nonumpy": pyepics_nonumpy,
+    "caproto": caproto,
+    "aioca": aioca,
+    "cothread": cothread,
+    "p4p": p4p,
+    "pvapy": pvapy,
+    "pvapy-nonumpy": pvapy_nonumpy,
+}
 
 _events = None
 _events_lock = threading.Lock()
@@ -73,11 +95,13 @@ class Store:
     add() is called from the client library's callbacks; it writes `connected`
     when every PV has delivered its first update and `complete` when every PV has
     its samples, then ignores further updates. `done` is set on completion.
+    With events=False add() only stores (the put workloads write those events themselves).
     """
 
-    def __init__(self, count, samples):
+    def __init__(self, count, samples, events=True):
         self.count = count
         self.samples = samples
+        self.events = events
         size = count * samples
         self.counts = [0] * count
         self.severity = array("h", bytes(2 * size))
@@ -105,6 +129,8 @@ class Store:
             self.stamp[k] = stamp
             self.received[k] = received
             self.counts[index] = c + 1
+            if not self.events:
+                return
             if c == 0:
                 self.started += 1
                 if self.started == self.count:
@@ -178,23 +204,6 @@ def all_equal(values, first):
     return all(v == first for v in values)
 
 
-def _quiet_add(store):
-    """Store.add without its connected/complete events: the put workloads write their own."""
-    def add(index, severity, status, value, stamp, received):
-        with store.lock:
-            c = store.counts[index]
-            if c >= store.samples or store.closed:
-                return
-            k = index * store.samples + c
-            store.severity[k] = severity
-            store.status[k] = status
-            store.value[k] = value
-            store.stamp[k] = stamp
-            store.received[k] = received
-            store.counts[index] = c + 1
-    return add
-
-
 def read_names(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -262,7 +271,7 @@ def expect(client, commands, word):
 def main(argv):
     open_events()
     args = parse_args(argv)
-    module = importlib.import_module("runners." + args.client.replace("-", "_"))
+    module = CLIENTS[args.client]
     try:
         version = module.load()
     except ImportError:
@@ -294,16 +303,14 @@ def main(argv):
         store = ArrayStore(max(1, args.samples), args.check_all)
         client.array(store)
     elif args.workload == "array-put":
-        store = Store(1, max(1, args.samples))
-        store.add = _quiet_add(store)
+        store = Store(1, max(1, args.samples), events=False)
         try:
             put_workloads.run_array_put(client, store, names[0], args.elements, args.type,
                                         not args.no_callback, getattr(module, "PROTOCOL", "CA"), emit)
         except put_workloads.NoPutWithoutCallback as err:
             fail(str(err))
     elif args.workload == "latency":
-        store = Store(len(args.sizes), max(1, args.samples))
-        store.add = _quiet_add(store)
+        store = Store(len(args.sizes), max(1, args.samples), events=False)
         put_workloads.run_latency(client, store, names[0], args.sizes, args.type or "double", emit)
     else:
         store = Store(len(names), max(1, args.samples))
@@ -325,7 +332,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
         main(sys.argv[1:])
     except SystemExit:

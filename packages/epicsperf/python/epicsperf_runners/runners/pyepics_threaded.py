@@ -11,8 +11,7 @@ objects with callbacks, created from the pool; the main thread polls libca while
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from . import base
-from . import pyepics
+from . import base, pyepics
 from .pyepics import read_pv, subscribe, wait_polling
 
 LIBRARY = "pyepics"

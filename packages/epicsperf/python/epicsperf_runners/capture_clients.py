@@ -11,7 +11,7 @@ import queue
 import threading
 import time
 
-from runners.base import ca_status
+from .runners.base import ca_status
 
 NATIVE = ("string", "short", "float", "enum", "char", "long", "double")
 

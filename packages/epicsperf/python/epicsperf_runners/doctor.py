@@ -21,7 +21,7 @@ def import_error(module):
                        timeout=60)
     if r.returncode == 0:
         return None
-    lines = [l for l in r.stderr.strip().splitlines() if l.strip()]
+    lines = [line for line in r.stderr.strip().splitlines() if line.strip()]
     return f"import {module} failed: " + (lines[-1] if lines else f"exit code {r.returncode}")
 
 

@@ -4,7 +4,6 @@ Used by the client's cross-server tests. Listens on 127.0.0.1 only, on EPICS_CA_
 Prints `ready` once serving; exits when stdin closes (its parent is gone) or on SIGTERM.
 """
 
-import asyncio
 import os
 import signal
 import sys

@@ -1,7 +1,7 @@
 """The capture workload of docs/runners.md for the Python clients: every PV of the list
 monitored with the client library, every update written with h5py (capture_file.py).
 
-    python capture_runner.py --client pyepics capture --names FILE --out PATH --flush-ms N
+    python -m epicsperf_runners.capture_runner --client pyepics capture --names FILE --out PATH --flush-ms N
         [--force] [--gap-check REGEX] [--connect-timeout-ms N] [--options JSON] [--environment JSON]
 
 Commands on stdin: start, stop, exit; `stop`, SIGINT, SIGTERM or the end of stdin write what
@@ -19,11 +19,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import runner  # noqa: E402  (emit, fail, fd 3)
-import capture_file  # noqa: E402
-import capture_clients  # noqa: E402
+from . import capture_clients, capture_file, runner  # runner: emit, fail, fd 3
 
 SIZES = {"char": 1, "short": 2, "enum": 2, "long": 4, "float": 4, "double": 8}
 
@@ -102,14 +98,16 @@ class Session:
         self.max_flush_ms = max(self.max_flush_ms, ms)
         if ms > self.flush_ms:
             self.slow += 1
-            runner.emit({"ev": "warn", "message": f"cannot keep up: a flush took {ms:.0f} ms, longer than the flush period of {self.flush_ms:.0f} ms"})
+            runner.emit({"ev": "warn", "message": f"cannot keep up: a flush took {ms:.0f} ms, "
+                                                  f"longer than the flush period of {self.flush_ms:.0f} ms"})
         runner.emit({"ev": "flush", "updates": updates, "dataBytes": nbytes, "ms": round(ms, 2)})
         lost = [(i, s["lost"] - self.lost_seen[i]) for i, s in enumerate(self.summary) if s["lost"] > self.lost_seen[i]]
         if lost:
             n = sum(k for _, k in lost)
             where = ", ".join(f"{self.summary[i]['name']} {k}" for i, k in lost[:3])
             more = f", and {len(lost) - 3} more PVs" if len(lost) > 3 else ""
-            runner.emit({"ev": "warn", "message": f"cannot keep up: {n} updates lost since the last flush ({where}{more})"})
+            runner.emit({"ev": "warn",
+                         "message": f"cannot keep up: {n} updates lost since the last flush ({where}{more})"})
             for i, _ in lost:
                 self.lost_seen[i] = self.summary[i]["lost"]
 
@@ -176,7 +174,8 @@ def main(argv):
             t0 = getattr(client, "subscribed_at", None) or time.monotonic()
             next_flush = time.monotonic() + args.flush_ms / 1000.0
             state = "capturing"
-            runner.emit({"ev": "capturing", "pvs": len(names) - len(missing), "missing": missing[:20], "missingCount": len(missing)})
+            runner.emit({"ev": "capturing", "pvs": len(names) - len(missing), "missing": missing[:20],
+                         "missingCount": len(missing)})
         elif cmd in ("stop", "exit", "eof") and state != "stopped":
             seconds = time.monotonic() - t0 if t0 is not None else 0.0
             session.stopped = True
@@ -230,7 +229,9 @@ def ship(session, client, version, path, seconds, failure):
 
 def _tool_version():
     try:
-        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "package.json"), encoding="utf-8") as f:
+        # the npm package's package.json, two folders up: python/epicsperf_runners/ in packages/epicsperf/
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "package.json")
+        with open(path, encoding="utf-8") as f:
             return json.load(f).get("version", "")
     except OSError:
         return ""

@@ -14,8 +14,7 @@ pvapy must never share a process with the epicscorelibs-based clients.
 import threading
 import time
 
-import put_workloads
-
+from .. import put_workloads
 from . import base
 
 PROTOCOL = "PVA"

@@ -11,8 +11,7 @@ ntnumericarray, a numpy view of the received array, of which the runner reads th
 
 import time
 
-import put_workloads
-
+from .. import put_workloads
 from . import base
 
 PROTOCOL = "PVA"

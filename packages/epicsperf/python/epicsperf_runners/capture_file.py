@@ -6,15 +6,14 @@ then a write of the new rows), flushes the file and puts HDF5's writes on disk i
 with fsyncs (capture_ordered.py)."""
 
 import json
-import os
 import threading
 from array import array
 
 import h5py
-from h5py import h5s
 import numpy as np
+from h5py import h5s
 
-from capture_ordered import OrderedFile
+from .capture_ordered import OrderedFile
 
 FORMAT_NAME = "epicsperf-capture"
 FORMAT_VERSION = 1
@@ -104,7 +103,8 @@ class CaptureFile:
         layout = "varying" if varying else "scalar" if count == 1 else "fixed"
         index = len(self.pvs)
         g = self.pvs_group.create_group(group_name(name))
-        g.attrs.update(name=name, index=np.uint32(index), native_type=native_type, count=np.uint32(count), layout=layout)
+        g.attrs.update(name=name, index=np.uint32(index), native_type=native_type, count=np.uint32(count),
+                       layout=layout)
         if units is not None:
             g.attrs["units"] = units
         if precision is not None:
@@ -117,7 +117,8 @@ class CaptureFile:
             r = max(1, min(ROW_CHUNK, ARRAY_CHUNK_BYTES // (count * dtype.itemsize)))
             g.create_dataset("value", (0, count), dtype, maxshape=(None, count), chunks=(r, count))
         elif layout == "varying":
-            g.create_dataset("value", (0,), dtype, maxshape=(None,), chunks=(max(1, ARRAY_CHUNK_BYTES // dtype.itemsize),))
+            chunk = max(1, ARRAY_CHUNK_BYTES // dtype.itemsize)
+            g.create_dataset("value", (0,), dtype, maxshape=(None,), chunks=(chunk,))
             g.create_dataset("offset", (0,), "<u8", **rows)
             g.create_dataset("length", (0,), "<u4", **rows)
         else:
@@ -158,7 +159,8 @@ class CaptureFile:
         updates = nbytes = 0
         for pv in self.pvs:
             with self.lock:  # take the buffers; callbacks go on filling new ones
-                values, ts, rx, sev, st, gaps = pv.values, pv.timestamp, pv.received, pv.severity, pv.status, pv.gap_rows
+                values, ts, rx = pv.values, pv.timestamp, pv.received
+                sev, st, gaps = pv.severity, pv.status, pv.gap_rows
                 pv.values, pv.timestamp, pv.received = [], array("d"), array("d")
                 pv.severity, pv.status, pv.gap_rows = array("B"), array("H"), []
             n = len(ts)
@@ -173,7 +175,10 @@ class CaptureFile:
                 else:
                     lengths = np.fromiter((len(v) for v in values), dtype="<u4", count=n)
                     offsets = pv.elements + np.concatenate(([0], np.cumsum(lengths, dtype="<u8")[:-1])).astype("<u8")
-                    block = np.concatenate([np.asarray(v, dtype=pv.dtype) for v in values]) if lengths.sum() else np.zeros(0, pv.dtype)
+                    if lengths.sum():
+                        block = np.concatenate([np.asarray(v, dtype=pv.dtype) for v in values])
+                    else:
+                        block = np.zeros(0, pv.dtype)
                     if len(block):
                         append_block(d["value"], block)
                     append_block(d["offset"], offsets)

@@ -1,0 +1,1 @@
+"""One module per EPICS client behind the runner driver (runner.py, its CLIENTS table)."""

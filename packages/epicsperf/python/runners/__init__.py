@@ -1,1 +1,0 @@
-"""One module per EPICS client behind python/runner.py."""
