@@ -22,7 +22,7 @@ export default defineConfig({
     fileParallelism: false,
     globalSetup: ['test/global-setup.ts'],
     // No test searches the host's own networks: a test that names no address list searches
-    // nowhere rather than broadcasting there (test/network.test.ts builds hosts of its own).
+    // nowhere rather than broadcasting there (test/integration/network.test.ts builds hosts of its own).
     env: { EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_AUTO_ADDR_LIST: 'NO' },
   },
 });

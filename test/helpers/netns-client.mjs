@@ -1,4 +1,4 @@
-// Run on a rig host by test/network.test.ts: the library with the EPICS defaults of the host it
+// Run on a rig host by test/integration/network.test.ts: the library with the EPICS defaults of the host it
 // runs on (whatever EPICS_* the test passes), reading, monitoring and snapshotting the built-in
 // IOC's PVs over CA and PVA. Prints one JSON object of what it saw; the test judges it.
 import { Context } from '../../packages/client/dist/index.js';

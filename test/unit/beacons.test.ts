@@ -1,0 +1,139 @@
+// Beacons: which CA beacons are anomalies (libca's rules), the CA listener registering with the
+// repeater of the host and hearing beacons through it, the PVA listener on the loopback broadcast
+// address, and the repeater process passing beacons on to every registered client.
+import dgram from 'node:dgram';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BeaconAnomalies } from '../../packages/client/src/ca/beacon.js';
+import { encode } from '../../packages/client/src/ca/messages.js';
+import { freePort } from '../../packages/epicsperf/src/ioc/ports.js';
+import { encodeMessages } from '../../packages/client/src/pva/messages.js';
+import { ipv4Mapped } from '../../packages/client/src/pva/messages-session.js';
+import { CaBeacons, PvaBeacons } from '../../packages/client/src/transport/beacons.js';
+// @ts-expect-error: plain JavaScript, typed by its JSDoc only
+import { runRepeater } from '../../packages/client/bin/ca-repeater.mjs';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+let cleanup: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanup.splice(0)) c();
+});
+
+async function socket(port = 0): Promise<dgram.Socket & { got: { msg: Buffer; port: number }[] }> {
+  const s = dgram.createSocket('udp4') as dgram.Socket & { got: { msg: Buffer; port: number }[] };
+  s.got = [];
+  s.on('message', (msg, from) => s.got.push({ msg, port: from.port }));
+  await new Promise<void>((res) => s.bind(port, '127.0.0.1', res));
+  s.setBroadcast(true);
+  cleanup.push(() => s.close());
+  return s;
+}
+
+const caBeacon = (id: number, port = 5064, address = 0x7f000001): Uint8Array => encode({ type: 'Beacon', version: 13, port, beaconId: id, address });
+
+describe('CA beacon anomalies', () => {
+  it('a new server, ids that start again, a long silence and a quicker period are anomalies; steady beacons are not', () => {
+    const b = new BeaconAnomalies(15_000);
+    expect(b.beacon('a:5064', 10, 0)).toBe(true); // never seen
+    expect(b.beacon('a:5064', 11, 15_000)).toBe(false);
+    expect(b.beacon('a:5064', 12, 30_000)).toBe(false);
+    expect(b.beacon('a:5064', 12, 30_001)).toBe(false); // the same beacon twice
+    expect(b.beacon('a:5064', 11, 30_002)).toBe(false); // a late copy
+    expect(b.beacon('a:5064', 15, 75_000)).toBe(false); // beacons lost on the way: no verdict
+    expect(b.beacon('a:5064', 16, 90_000)).toBe(false);
+    expect(b.beacon('a:5064', 17, 140_000)).toBe(true); // silent for over 3.25 periods
+    expect(b.beacon('b:5064', 0, 0)).toBe(true);
+    expect(b.beacon('b:5064', 1, 15_000)).toBe(false);
+    expect(b.beacon('b:5064', 2, 16_000)).toBe(true); // faster than before: restarted
+    expect(b.beacon('c:5064', 500, 0)).toBe(true);
+    expect(b.beacon('c:5064', 0, 3000)).toBe(true); // the count started again from 0
+    // A server that lived a second (the client saw its id 4), restarted 6 s later: its new ids
+    // are below the last but far too late for copies of it.
+    expect(b.beacon('d:5064', 4, 0)).toBe(true);
+    expect(b.beacon('d:5064', 0, 6000)).toBe(true);
+    expect(b.beacon('d:5064', 1, 6020)).toBe(false);
+    // The same for a server seen once, with id 0: its new id 0 is no copy 5 s later.
+    expect(b.beacon('e:5064', 0, 0)).toBe(true);
+    expect(b.beacon('e:5064', 0, 5000)).toBe(true);
+    expect(b.beacon('e:5064', 0, 5010)).toBe(false);
+  });
+});
+
+describe('CA beacons through the repeater', () => {
+  it('registers with the repeater on its port, and searches again on an anomalous beacon only', async () => {
+    const repeater = await socket(); // plays the repeater: the port is held, so none is started
+    const anomalies: string[] = [];
+    const b = new CaBeacons(repeater.address().port, 15_000, (s) => anomalies.push(s));
+    cleanup.push(() => b.close());
+    await sleep(150);
+    expect(repeater.got.length).toBeGreaterThanOrEqual(1);
+    expect(repeater.got[0]!.msg.readUInt16BE(0)).toBe(24); // REPEATER_REGISTER
+    const client = repeater.got[0]!.port;
+    repeater.send(encode({ type: 'RepeaterConfirmResponse', address: 0x7f000001 }), client, '127.0.0.1');
+    repeater.send(caBeacon(10), client, '127.0.0.1');
+    await sleep(50);
+    repeater.send(caBeacon(11), client, '127.0.0.1');
+    await sleep(50);
+    expect(anomalies).toEqual(['127.0.0.1:5064']);
+    repeater.send(caBeacon(0, 5064), client, '127.0.0.1'); // restarted
+    repeater.send(caBeacon(0, 5070, 0), client, '127.0.0.1'); // another server, its address from the datagram
+    await sleep(50);
+    expect(anomalies).toEqual(['127.0.0.1:5064', '127.0.0.1:5064', '127.0.0.1:5070']);
+    // Confirmed: it does not register again every 250 ms.
+    const registers = repeater.got.length;
+    await sleep(600);
+    expect(repeater.got.length).toBe(registers);
+  });
+
+  it('the repeater passes each beacon on to every registered client, with the source address filled in', async () => {
+    const port = await freePort({ tcp: false, udp: true });
+    void runRepeater(port);
+    await sleep(100);
+    const [c1, c2, ioc] = [await socket(), await socket(), await socket()];
+    for (const c of [c1, c2]) c.send(encode({ type: 'RepeaterRegisterRequest', address: 0 }), port, '127.0.0.1');
+    await sleep(100);
+    expect([c1, c2].map((c) => c.got[0]?.msg.readUInt16BE(0))).toEqual([17, 17]); // REPEATER_CONFIRM
+    ioc.send(caBeacon(7, 5064, 0), port, '127.0.0.1');
+    await sleep(100);
+    for (const c of [c1, c2]) {
+      const beacon = c.got.at(-1)!.msg;
+      expect(beacon.readUInt16BE(0)).toBe(13);
+      expect(beacon.readUInt32BE(8)).toBe(7);
+      expect(beacon.readUInt32BE(12)).toBe(0x7f000001);
+    }
+    // A second repeater on the same port gives way at once.
+    await expect(runRepeater(port)).resolves.toBe(false);
+  });
+});
+
+describe('PVA beacons', () => {
+  const beacon = (guid: number, changeCount: number, port: number): Uint8Array =>
+    encodeMessages([{ type: 'Beacon', guid: new Uint8Array(12).fill(guid), flags: 0, sequenceId: 0, changeCount, address: ipv4Mapped('0.0.0.0'), port, protocol: 'tcp', serverStatus: null }]);
+
+  it('heard on the loopback broadcast address beside other sockets of the port; a new GUID or change count is an anomaly', async () => {
+    const port = await freePort({ tcp: false, udp: true });
+    // A server of the host holds the port for its unicast searches (as QSRV does).
+    const server = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+    await new Promise<void>((res) => server.bind(port, '0.0.0.0', res));
+    cleanup.push(() => server.close());
+    const anomalies: string[] = [];
+    const b = new PvaBeacons([{ host: '127.0.0.1', port, broadcast: false }], port, (s) => anomalies.push(s));
+    cleanup.push(() => b.close());
+    await sleep(50);
+    const ioc = await socket();
+    const send = (m: Uint8Array) => ioc.send(m, port, '127.255.255.255');
+    send(beacon(1, 0, 5075));
+    send(beacon(1, 0, 5075));
+    await sleep(50);
+    expect(anomalies).toEqual(['127.0.0.1:5075']);
+    send(beacon(2, 0, 5075)); // restarted: a new GUID
+    send(beacon(2, 1, 5075)); // its channels changed
+    await sleep(50);
+    expect(anomalies).toHaveLength(3);
+    // A unicast search to the port still reaches the server, not the beacon listener.
+    const got: string[] = [];
+    server.on('message', () => got.push('server'));
+    ioc.send('search', port, '127.0.0.1');
+    await sleep(50);
+    expect(got).toEqual(['server']);
+  });
+});
