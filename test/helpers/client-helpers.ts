@@ -4,6 +4,8 @@ import { pythonJson } from './python.js';
 import { Context } from '../../packages/client/src/index.js';
 import type { ContextOptions } from '../../packages/client/src/index.js';
 
+export { waitFor } from './wait.js';
+
 /** Options that point a Context at an IOC's environment, never beyond 127.0.0.1. */
 export function loopbackOptions(env: Readonly<Record<string, string>>, extra: ContextOptions = {}): ContextOptions {
   return { env: { ...env, EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO' }, ...extra };
@@ -64,13 +66,4 @@ print(json.dumps(out))
 /** Read PVs with pyepics (libca) against the same IOC: value (count 0), alarm, timestamp, ctrl metadata. */
 export function pyepicsRead(env: Readonly<Record<string, string>>, names: string[]): Promise<PyReading[]> {
   return pythonJson<PyReading[]>(PY_READ, [JSON.stringify(names)], { ...env, EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO' });
-}
-
-/** Wait until `pred` holds, polling every 20 ms, or fail after `ms`. */
-export async function waitFor(pred: () => boolean, ms: number, what: string): Promise<void> {
-  const t0 = Date.now();
-  while (!pred()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Context, DisconnectedError, ProtocolError, TimeoutError, type Reading } from '../../packages/client/src/index.js';
 import { FakeNameServer, FakeTcpServer, type Mode } from '../helpers/ca-fake-server.js';
-import { waitFor } from '../helpers/client-helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const modes: Mode[] = ['good', 'truncated', 'absurd', 'unknown', 'silent', 'garbage'];
 const servers = new Map<Mode, FakeTcpServer>();

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Context, type MonitorEvent, type Reading } from '../../packages/client/src/index.js';
 import { FakeNameServer, FakeTcpServer } from '../helpers/ca-fake-server.js';
-import { waitFor } from '../helpers/client-helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const names = new FakeNameServer();
 const server = new FakeTcpServer('good');
