@@ -3,6 +3,16 @@ import { defineConfig } from 'vitest/config';
 
 const client = (path: string): string => fileURLToPath(new URL(`./packages/client/src/${path}`, import.meta.url));
 
+// Three tiers, one project each; `vitest run` runs them all, one group after another (unit, then
+// browser, then integration), and `--project <name>` runs one.
+// - unit: codecs, framers, sessions against the fake servers, fuzz, reports on fixtures. No
+//   Python, no C runner, no IOC, no browser: no global setup, and files in parallel.
+// - browser: pages in headless Chromium (test/helpers/browser.ts).
+// - integration: the built-in IOC, the Python clients and the C runners, one file at a time.
+// Only browser and integration have the global setup that builds the Python environment and
+// the C runners.
+const PYTHON_AND_RUNNERS = ['test/global-setup.ts'];
+
 export default defineConfig({
   // The tool's own imports of the client package resolve to its sources too: one copy of each
   // class in a test, whichever side made it.
@@ -14,15 +24,48 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Integration tests start real IOCs and client processes; on a 2-core
-    // machine running files one at a time keeps timings meaningful.
-    fileParallelism: false,
-    globalSetup: ['test/global-setup.ts'],
     // No test searches the host's own networks: a test that names no address list searches
     // nowhere rather than broadcasting there (test/integration/network.test.ts builds hosts of its own).
     env: { EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_AUTO_ADDR_LIST: 'NO' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          // Every file binds ports of its own (0, or freePort()): files run side by side, one per
+          // core (some time sockets and timers in ms, so no more files at once than cores).
+          maxWorkers: '100%',
+          sequence: { groupOrder: 0 },
+          // A unit test that reaches for Python fails at once, saying so, instead of building
+          // the environment.
+          env: { EPICSPERF_PYTHON: '/nonexistent/unit-tests-use-no-python' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: PYTHON_AND_RUNNERS,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: PYTHON_AND_RUNNERS,
+          // Integration tests start real IOCs and client processes and measure them; on a
+          // 2-core machine running files one at a time keeps timings meaningful.
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
+        },
+      },
+    ],
   },
 });
