@@ -8,7 +8,7 @@ import type { ClientSpec } from './clients.js';
 import { DEFAULT_MAX_RSS_MB, MEMORY_KILL, runMonitor } from './monitor.js';
 import { climb } from './ramp.js';
 import type { Sample } from './samples.js';
-import { stealMeter } from './procstat.js';
+import { stealMeter } from '../runner/procstat.js';
 import type { HeadroomClient, HeadroomResults, HeadroomStep, HeadroomStepResult, HeadroomWorkload, MonitorRun } from '../results/index.js';
 
 export const headroomStep = (records: number, rateHz: number): HeadroomStep => ({ records, rateHz, offeredUpdatesS: records * rateHz });

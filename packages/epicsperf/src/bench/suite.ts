@@ -3,8 +3,8 @@
 // load steps (src/bench/capture.ts, headroom.ts); returns plain results for the reporters.
 import { hostname } from 'node:os';
 import { startIoc, type ArrayType } from '../ioc/index.js';
-import { stealMeter } from './procstat.js';
-import { schedulingPrefix } from './sched.js';
+import { stealMeter } from '../runner/procstat.js';
+import { schedulingPrefix } from '../runner/sched.js';
 import { percentile } from './checks.js';
 import { clientStatuses, type ClientSpec, type Workload } from './clients.js';
 import { runMonitor, type MonitorRunOptions } from './monitor.js';

@@ -1,10 +1,10 @@
 // One capture run seen from outside: start the client's capture runner, let it capture until the
 // duration ends or stop() is called, measure its CPU and memory, and collect its summary.
 import { join } from 'node:path';
-import { RunnerProcess } from '../bench/runner.js';
-import { cpuSeconds, memoryKb } from '../bench/procstat.js';
-import { writeNamesFile } from '../bench/names.js';
-import { ClientDeadline } from '../bench/deadline.js';
+import { RunnerProcess } from '../runner/process.js';
+import { cpuSeconds, memoryKb } from '../runner/procstat.js';
+import { writeNamesFile } from '../runner/names.js';
+import { ClientDeadline } from '../runner/deadline.js';
 import { PACKAGE_ROOT, PYTHON_DIR } from '../pyenv/index.js';
 import { RunnerError } from '../errors.js';
 import { getLogger } from '../log.js';
