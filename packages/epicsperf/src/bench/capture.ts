@@ -1,6 +1,7 @@
 // The bench's capture workload: each capture client writes the built-in IOC's updates to HDF5
 // while the load rises step by step (counters, then the waveform) until updates are lost; beside
-// it, the disk's own sequential write rate measured in the same run.
+// it, the disk's own sequential write rate measured in the same run. Each run is capture/'s
+// operation (capture/orchestrate.ts): bench/ sits above capture/, never the other way.
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

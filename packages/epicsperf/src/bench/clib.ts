@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PACKAGE_ROOT, epicsperfHome } from '../pyenv/index.js';
+import { PACKAGE_ROOT } from '../pyenv/index.js';
+import { epicsperfHome } from '../home.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_ca.c');
 /** Included by SOURCE: part of what decides a rebuild. */

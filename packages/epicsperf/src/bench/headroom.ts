@@ -8,8 +8,8 @@ import type { ClientSpec } from './clients.js';
 import { DEFAULT_MAX_RSS_MB, MEMORY_KILL, runMonitor } from './monitor.js';
 import { climb } from './ramp.js';
 import type { Sample } from './samples.js';
-import { stealMeter } from './procstat.js';
-import type { HeadroomClient, HeadroomResults, HeadroomStep, HeadroomStepResult, HeadroomWorkload, MonitorRun } from '../results/index.js';
+import { stealMeter } from '../runner/procstat.js';
+import { headroomStepLabel, type HeadroomClient, type HeadroomResults, type HeadroomStep, type HeadroomStepResult, type HeadroomWorkload, type MonitorRun } from '../results/index.js';
 
 export const headroomStep = (records: number, rateHz: number): HeadroomStep => ({ records, rateHz, offeredUpdatesS: records * rateHz });
 
@@ -41,8 +41,6 @@ export interface HeadroomOptions {
   /** Called when a client starts collecting at a step, with the step's IOC (tests inject a gap here). */
   onCollecting?: (ioc: Ioc, client: string, step: HeadroomStep) => void;
 }
-
-export const headroomStepLabel = (s: HeadroomStep) => `${s.records.toLocaleString('en-US')} x ${s.rateHz} Hz`;
 
 export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> {
   const progress = o.onProgress ?? (() => {});
@@ -170,11 +168,4 @@ export function headroomClient(client: string, runs: readonly HeadroomStepResult
   const best = held[held.length - 1];
   const past = mine.find((r) => !r.held);
   return { client, ...(best && { best }), ...(past && { past }), heldAll: !past && held.length === steps };
-}
-
-/** The loss-free rate of a held step: what the IOC published (the client received all of it), or
- *  the client's own receive rate when the IOC was not asked. */
-export function heldRate(r: HeadroomStepResult | undefined): number | undefined {
-  if (!r) return undefined;
-  return r.iocUpdatesS ?? r.run.check?.updatesPerSecond;
 }

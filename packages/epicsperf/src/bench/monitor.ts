@@ -1,16 +1,16 @@
 // The monitor workload for one client: start its runner, let it subscribe to the IOC's counters
 // until every PV has its samples, measure its CPU and memory from outside, then check the samples.
-import { RunnerProcess } from './runner.js';
+import { RunnerProcess } from '../runner/process.js';
 import { RunnerError } from '../errors.js';
-import { cpuSeconds, CpuSampler, memoryKb } from './procstat.js';
+import { cpuSeconds, CpuSampler, memoryKb } from '../runner/procstat.js';
 import { checkArraySamples, checkMonitorSamples } from './checks.js';
 import type { Sample } from './samples.js';
 import { shipSamples } from './session.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
 import { stat, type MonitorRun } from '../results/index.js';
-import { writeNamesFile } from './names.js';
+import { writeNamesFile } from '../runner/names.js';
 import type { IocStats } from '../ioc/stats.js';
-import { ClientDeadline } from './deadline.js';
+import { ClientDeadline } from '../runner/deadline.js';
 
 export interface MonitorRunOptions {
   /** 'monitor': many counters; 'array': one big waveform (docs/runners.md). Default 'monitor'. */

@@ -1,11 +1,11 @@
 // One put-driven runner's life as the orchestrator sees it (array-put, latency): spawn, ready,
 // start, connected, the workload's own steps, exit; a failure or its deadline becomes the row's error.
-import { RunnerProcess } from './runner.js';
-import { ClientDeadline } from './deadline.js';
+import { RunnerProcess } from '../runner/process.js';
+import { ClientDeadline } from '../runner/deadline.js';
 import { RunnerError } from '../errors.js';
 import { decodeSamples, type Sample } from './samples.js';
 import { runnerCommand, type ClientSpec } from './clients.js';
-import { writeNamesFile } from './names.js';
+import { writeNamesFile } from '../runner/names.js';
 
 export interface SessionOptions {
   client: ClientSpec;

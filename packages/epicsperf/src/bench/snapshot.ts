@@ -1,12 +1,12 @@
 // The snapshot workload for one client: read every PV once, each against its own timeout, timed
 // by the orchestrator from `start` to `done`; each value is then checked against a neutral
 // referee: reads made by the C runner on libca (never by the client being measured).
-import { RunnerProcess } from './runner.js';
+import { RunnerProcess } from '../runner/process.js';
 import { RunnerError } from '../errors.js';
-import { cpuSeconds, memoryKb } from './procstat.js';
+import { cpuSeconds, memoryKb } from '../runner/procstat.js';
 import { findClient, runnerCommand, type ClientSpec } from './clients.js';
-import { writeNamesFile } from './names.js';
-import { ClientDeadline } from './deadline.js';
+import { writeNamesFile } from '../runner/names.js';
+import { ClientDeadline } from '../runner/deadline.js';
 import type { SnapshotRow, SnapshotRun } from '../results/index.js';
 
 export interface SnapshotRunOptions {

@@ -3,8 +3,8 @@
 // load steps (src/bench/capture.ts, headroom.ts); returns plain results for the reporters.
 import { hostname } from 'node:os';
 import { startIoc, type ArrayType } from '../ioc/index.js';
-import { stealMeter } from './procstat.js';
-import { schedulingPrefix } from './sched.js';
+import { stealMeter } from '../runner/procstat.js';
+import { schedulingPrefix } from '../runner/sched.js';
 import { percentile } from './checks.js';
 import { clientStatuses, type ClientSpec, type Workload } from './clients.js';
 import { runMonitor, type MonitorRunOptions } from './monitor.js';
@@ -12,9 +12,9 @@ import { runSnapshot } from './snapshot.js';
 import { CAPTURE_STEPS, runCaptureBench } from './capture.js';
 import type { CaptureClient } from '../capture/orchestrate.js';
 import { runPutWorkloads } from './put-suite.js';
-import { heldRate, runHeadroom } from './headroom.js';
+import { runHeadroom } from './headroom.js';
 import {
-  BENCH_FORMAT, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type HeadroomStepResult, type MonitorRun, type SnapshotRun, type SnapshotWorkload,
+  BENCH_FORMAT, heldRate, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type HeadroomStepResult, type MonitorRun, type SnapshotRun, type SnapshotWorkload,
 } from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */

@@ -1,16 +1,18 @@
 // One capture run seen from outside: start the client's capture runner, let it capture until the
 // duration ends or stop() is called, measure its CPU and memory, and collect its summary.
+// capture/'s operation: the `capture` command and the bench's capture workload start captures here
+// (the only module of capture/ that other folders import); it runs the client through runner/.
 import { join } from 'node:path';
-import { RunnerProcess } from '../bench/runner.js';
-import { cpuSeconds, memoryKb } from '../bench/procstat.js';
-import { writeNamesFile } from '../bench/names.js';
-import { ClientDeadline } from '../bench/deadline.js';
+import { RunnerProcess } from '../runner/process.js';
+import { cpuSeconds, memoryKb } from '../runner/procstat.js';
+import { writeNamesFile } from '../runner/names.js';
+import { ClientDeadline } from '../runner/deadline.js';
 import { PACKAGE_ROOT, pythonModule } from '../pyenv/index.js';
 import { RunnerError } from '../errors.js';
 import { getLogger } from '../log.js';
+import type { CaptureRun, CaptureSummary } from '../results/capture.js';
 
 const log = getLogger('capture');
-import type { CaptureRun, CaptureSummary } from '../results/capture.js';
 
 /** The clients that can capture, and the runtime each one writes with. */
 export const CAPTURE_CLIENTS = ['node', 'pyepics', 'p4p'] as const;

@@ -1,35 +1,17 @@
 // The capture runner of this project's client (`node`): the capture workload of docs/runners.md,
 // a CaptureSession writing with h5wasm, stopped by `stop`, SIGINT, SIGTERM or the end of stdin.
-import { readFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { CaptureError } from './writer.js';
 import { ThreadedWriter } from './worker.js';
 import { CaptureSession } from './session.js';
 import { packageVersion } from '../doctor.js';
+import { emit, fail as failRunner } from '../runner/protocol.js';
 
-function emit(event: Record<string, unknown>, payload?: Uint8Array): void {
-  const e = payload ? { ...event, bytes: payload.byteLength } : event;
-  writeAll(Buffer.from(JSON.stringify(e) + '\n'));
-  if (payload) writeAll(payload);
-}
-
-function writeAll(buf: Uint8Array): void {
-  for (let off = 0; off < buf.byteLength;) {
-    try {
-      off += writeSync(3, buf, off);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
-    }
-  }
-}
-
+/** A usage or file error (code 2) is the caller's input: the orchestrator says so. */
 function fail(message: string, code = 1): never {
-  try {
-    emit({ ev: 'error', message: message.replace(/\s+/g, ' '), ...(code === 2 && { input: true }) });
-  } finally {
-    process.exit(code);
-  }
+  return failRunner(message, code, code === 2 ? { input: true } : {});
 }
 
 const { values, positionals } = parseArgs({

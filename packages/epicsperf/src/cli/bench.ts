@@ -17,8 +17,8 @@ import {
 import { UsageError } from '../errors.js';
 import { CAPTURE_CLIENTS } from '../capture/orchestrate.js';
 import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
-import { headroomStep, headroomStepLabel } from '../bench/headroom.js';
-import type { HeadroomStep } from '../results/index.js';
+import { headroomStep } from '../bench/headroom.js';
+import { headroomStepLabel, type HeadroomStep } from '../results/index.js';
 
 const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture', 'headroom', 'all'];
 

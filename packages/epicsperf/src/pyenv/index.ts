@@ -3,11 +3,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getLogger } from '../log.js';
 import { PythonEnvError } from '../errors.js';
+import { epicsperfHome } from '../home.js';
 
 const log = getLogger('pyenv');
 
@@ -31,13 +31,6 @@ export function pythonModule(module: string, inherited: NodeJS.ProcessEnv = proc
   };
 }
 const MARKER = 'epicsperf-requirements.sha256';
-
-/** Where epicsperf keeps its state: $EPICSPERF_HOME, else $XDG_CACHE_HOME/epicsperf, else ~/.cache/epicsperf. */
-export function epicsperfHome(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.EPICSPERF_HOME) return resolve(env.EPICSPERF_HOME);
-  const cache = env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache');
-  return join(cache, 'epicsperf');
-}
 
 /**
  * The venv of this python/requirements.txt: `venv-<hash>` under epicsperfHome(). A checkout or

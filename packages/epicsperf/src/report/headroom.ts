@@ -1,7 +1,6 @@
 // Renders the headroom workload: a row per client (the highest update rate it held with no loss,
 // its CPU and memory there, and what it did past that point), then every (step, client) run.
-import type { HeadroomClient, HeadroomResults, HeadroomStepResult } from '../results/index.js';
-import { headroomStepLabel, heldRate } from '../bench/headroom.js';
+import { headroomStepLabel, heldRate, type HeadroomClient, type HeadroomResults, type HeadroomStepResult } from '../results/index.js';
 import { fmt, renderMarkdown, renderTable, type Column } from './table.js';
 
 const rate = (v: number | undefined) => (v === undefined ? '-' : Math.round(v).toLocaleString('en-US'));

@@ -1,13 +1,12 @@
 // What each workload's main figure is, for the summary, the charts and compare: one description
 // per workload (the figure, its unit, whether higher or lower is better, and what makes a
 // client's result incomplete). A new workload is one more entry of WORKLOADS.
-import { stat, type ArrayPutRun, type BenchResults, type LatencyRun, type MonitorRun, type SnapshotRun, type Stat } from '../results/index.js';
+import { heldRate, stat, type ArrayPutRun, type BenchResults, type LatencyRun, type MonitorRun, type SnapshotRun, type Stat } from '../results/index.js';
 import { groupByClient } from './table.js';
 import { captureBenchTitle, stepLabel } from './capture.js';
 import { arrayPutTitle } from './array-put.js';
 import { latencyTitle } from './latency.js';
 import { headroomNote, headroomTitle } from './headroom.js';
-import { heldRate } from '../bench/headroom.js';
 
 /** One client's main figure on one workload: a value per run, and why it cannot count as a result. */
 export interface ClientFigure {

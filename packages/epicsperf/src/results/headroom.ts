@@ -1,5 +1,6 @@
 // The headroom workload's result shapes: scalar monitors at rising (records x rate) steps, each
-// client's runs, the highest step it held with no loss, and what it did past that point.
+// client's runs, the highest step it held with no loss, and what it did past that point; and the
+// two pure readings of them that the reports share (a step's label, a held step's rate).
 import type { MonitorRun } from './index.js';
 
 /** One load step: `records` counters, each updated at `rateHz`. */
@@ -56,4 +57,14 @@ export interface HeadroomResults {
   /** The highest rate the IOC published at any step, updates/s. */
   iocMaxUpdatesS?: number;
   stealPercent?: number | undefined;
+}
+
+/** A step as the reports and the progress name it: `1,000 x 10 Hz`. */
+export const headroomStepLabel = (s: HeadroomStep) => `${s.records.toLocaleString('en-US')} x ${s.rateHz} Hz`;
+
+/** The loss-free rate of a held step: what the IOC published (the client received all of it), or
+ *  the client's own receive rate when the IOC was not asked. */
+export function heldRate(r: HeadroomStepResult | undefined): number | undefined {
+  if (!r) return undefined;
+  return r.iocUpdatesS ?? r.run.check?.updatesPerSecond;
 }

@@ -3,7 +3,7 @@
 // stored file back with its format version checked.
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { epicsperfHome } from '../pyenv/index.js';
+import { epicsperfHome } from '../home.js';
 import { ResultsFileError } from '../errors.js';
 import { BENCH_FORMAT, type BenchResults } from './index.js';
 

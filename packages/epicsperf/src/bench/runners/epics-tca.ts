@@ -9,7 +9,8 @@
 // reported as "not found", a get that resolved to nothing as "timeout".
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { emit, fail, nowSeconds, onCommand, parseRunnerArgs, type RunnerArgs } from './protocol.js';
+import { emit, fail, nowSeconds, onCommand } from '../../runner/protocol.js';
+import { parseRunnerArgs, type RunnerArgs } from './args.js';
 import { SampleStore } from '../samples.js';
 
 type Tca = typeof import('epics-tca');

@@ -3,7 +3,8 @@
 // monitor update, per size). Samples in the runner layout (docs/runners.md).
 import type { Context, MonitorEvent, Monitor } from 'epics-client';
 import { SampleStore } from '../samples.js';
-import { nowSeconds, type RunnerArgs } from './protocol.js';
+import { nowSeconds } from '../../runner/protocol.js';
+import type { RunnerArgs } from './args.js';
 import { putValue } from './put-values.js';
 
 type Events = (event: Record<string, unknown>) => void;

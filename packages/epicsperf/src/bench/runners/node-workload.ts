@@ -2,8 +2,8 @@
 // (--pva) PV Access, independent of whether they run on the main thread or inside a worker thread.
 import { ALARM_STATUS_NAMES } from 'epics-client/ca';
 import { Context, PvaReading, type TimeReading, type MonitorEvent, type Monitor } from 'epics-client';
-import type { RunnerArgs } from './protocol.js';
-import { nowSeconds } from './protocol.js';
+import type { RunnerArgs } from './args.js';
+import { nowSeconds } from '../../runner/protocol.js';
 import { SampleStore } from '../samples.js';
 import { arrayPut, latency } from './node-put.js';
 

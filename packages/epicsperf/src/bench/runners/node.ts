@@ -4,7 +4,8 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { emit, fail, onCommand, parseRunnerArgs, type RunnerArgs } from './protocol.js';
+import { emit, fail, onCommand } from '../../runner/protocol.js';
+import { parseRunnerArgs, type RunnerArgs } from './args.js';
 import { NodeWorkload, type Shipment } from './node-workload.js';
 
 type ToWorker = { cmd: string };

@@ -1,8 +1,8 @@
-// The runner side of the protocol (docs/runners.md) for runners written in Node: argv, the names
-// file, commands on stdin, events and payloads on fd 3 (the sample records: ../samples.ts).
-import { readFileSync, writeSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+// The bench runners' command line (docs/runners.md, Start): the workload, the names file and the
+// workload's options. The harness passes every value; the runners keep no defaults of their own.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { fail } from '../../runner/protocol.js';
 
 export const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency'] as const;
 
@@ -54,43 +54,4 @@ export function parseRunnerArgs(argv = process.argv.slice(2), extra: Record<stri
     samples: Number(values.samples),
     flags: values as Record<string, string | boolean | undefined>,
   };
-}
-
-/** Write one event on fd 3, followed by its payload. */
-export function emit(event: Record<string, unknown>, payload?: Uint8Array): void {
-  const e = payload ? { ...event, bytes: payload.byteLength } : event;
-  writeAll(Buffer.from(JSON.stringify(e) + '\n'));
-  if (payload) writeAll(payload);
-}
-
-function writeAll(buf: Uint8Array): void {
-  let off = 0;
-  while (off < buf.byteLength) {
-    try {
-      off += writeSync(3, buf, off);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') continue;
-      throw err;
-    }
-  }
-}
-
-export function fail(message: string, code = 1): never {
-  try {
-    emit({ ev: 'error', message: message.replace(/\s+/g, ' ') });
-  } finally {
-    process.exit(code);
-  }
-}
-
-/** Commands from stdin, one per line; EOF (the orchestrator is gone) exits at once. */
-export function onCommand(handler: (cmd: string) => void): void {
-  const rl = createInterface({ input: process.stdin });
-  rl.on('line', (line) => handler(line.trim()));
-  rl.on('close', () => process.exit(0));
-}
-
-/** Wall-clock now in POSIX seconds with sub-millisecond resolution. */
-export function nowSeconds(): number {
-  return (performance.timeOrigin + performance.now()) / 1000;
 }

@@ -1,5 +1,6 @@
-// One runner process seen from the orchestrator: spawn it, send commands on stdin, read its
-// JSON-line events and binary payloads on fd 3 (docs/runners.md), and kill it on a deadline.
+// One runner process seen from the orchestrator (a bench workload's or a capture's): spawn it, send
+// commands on stdin, read its JSON-line events and binary payloads on fd 3 (docs/runners.md), and
+// kill it on a deadline.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { getLogger } from '../log.js';
@@ -7,7 +8,7 @@ import { killOnExit } from '../children.js';
 import { schedulingPrefix } from './sched.js';
 import { RunnerError } from '../errors.js';
 
-const log = getLogger('bench.runner');
+const log = getLogger('runner');
 
 export interface RunnerEvent {
   ev: string;

@@ -1,6 +1,6 @@
 // A client's deadline on one workload run: past it the runner is killed, and the run says when it
 // was stopped and in which phase, keeping whatever it had measured by then.
-import type { RunnerProcess } from './runner.js';
+import type { RunnerProcess } from './process.js';
 
 export class ClientDeadline {
   private readonly t0 = performance.now();

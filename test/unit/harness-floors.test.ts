@@ -1,0 +1,190 @@
+// The tool's floors (packages/epicsperf/src/README.md): every import of packages/epicsperf/src
+// goes down a floor, never up or sideways between folders; no folder-level cycle; the client only
+// through `epics-client`, `epics-client/ca` and `epics-client/pva`. Reads the sources, runs nothing.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/** Each unit's floor: a folder of src/, or a file directly in src/. A unit imports only units on lower floors. */
+const FLOORS: Record<string, number> = {
+  // helpers that import nothing of the tool
+  errors: 0, log: 0, children: 0, defaults: 0, home: 0,
+  // data and formats: result shapes (and their store), the PV-list format
+  results: 1, pvlist: 1,
+  // the Python environment; the reports (pure functions of results)
+  pyenv: 2, report: 2,
+  // services the workloads use: one runner process, the built-in IOC, the environment report
+  runner: 3, ioc: 3, doctor: 3,
+  // workloads and operations on runners; bench's capture workload calls capture's operation
+  capture: 4,
+  bench: 5,
+  // the commands
+  cli: 6,
+};
+
+/** What a unit may import beyond the floor rule's "anything lower": report reads results and the floor-0 helpers only. */
+const ONLY: Record<string, (target: string) => boolean> = {
+  report: (t) => t === 'results' || FLOORS[t] === 0,
+};
+
+/** A workload reached from another workload's folder only through these modules (its operations). */
+const OPERATIONS: Record<string, readonly string[]> = {
+  capture: ['capture/orchestrate.ts'],
+};
+
+const CLIENT_ENTRIES = new Set(['epics-client', 'epics-client/ca', 'epics-client/pva']);
+
+/** The unit of a path relative to src/: its first folder, or the file's name without `.ts`. */
+function unitOf(path: string): string {
+  const parts = path.split('/');
+  return parts.length > 1 ? parts[0]! : parts[0]!.replace(/\.ts$/, '');
+}
+
+/** Every broken rule among `files` (paths relative to src/, posix separators, to their text). */
+function checkFloors(files: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  const edges = new Map<string, Map<string, string>>();
+  for (const [file, text] of files) {
+    const from = unitOf(file);
+    if (FLOORS[from] === undefined) problems.push(`${file}: ${from} has no floor (add it to FLOORS and to src/README.md)`);
+    for (const { fileName: spec } of ts.preProcessFile(text, true, true).importedFiles) {
+      if (!spec.startsWith('.')) {
+        if ((spec === 'epics-client' || spec.startsWith('epics-client/')) && !CLIENT_ENTRIES.has(spec)) problems.push(`${file}: imports ${spec} (the client only through ${[...CLIENT_ENTRIES].join(', ')})`);
+        continue;
+      }
+      const target = posix.normalize(posix.join(posix.dirname(file), spec)).replace(/\.js$/, '.ts');
+      if (target.startsWith('../')) {
+        problems.push(`${file}: imports ${spec}, outside the tool's sources${/client/.test(target) ? ' (the client only through its package exports)' : ''}`);
+        continue;
+      }
+      const to = unitOf(target);
+      if (to === from) continue;
+      if (!edges.has(from)) edges.set(from, new Map());
+      edges.get(from)!.set(to, `${file} -> ${target}`);
+      const [ff, ft] = [FLOORS[from], FLOORS[to]];
+      if (ff === undefined || ft === undefined) continue;
+      if (ft >= ff) problems.push(`${file} -> ${target}: ${from} (floor ${ff}) imports ${to} (floor ${ft}), ${ft > ff ? 'upward' : 'sideways'}`);
+      else if (ONLY[from] && !ONLY[from](to)) problems.push(`${file} -> ${target}: ${from} may not import ${to}`);
+      const ops = OPERATIONS[to];
+      if (ops && from !== 'cli' && !ops.includes(target)) problems.push(`${file} -> ${target}: ${to} is reached through ${ops.join(', ')} only`);
+    }
+  }
+  for (const cycle of folderCycles(edges)) {
+    const path = cycle.map((u, i) => edges.get(u)!.get(cycle[(i + 1) % cycle.length]!)!);
+    problems.push(`folder cycle ${[...cycle, cycle[0]].join(' -> ')}: ${path.join('; ')}`);
+  }
+  return problems;
+}
+
+/** One cycle per strongly connected component of more than one unit (Tarjan). */
+function folderCycles(edges: ReadonlyMap<string, ReadonlyMap<string, string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const scc = new Set<string>();
+    for (let w = ''; w !== v;) {
+      w = stack.pop()!;
+      onStack.delete(w);
+      scc.add(w);
+    }
+    if (scc.size > 1) cycles.push(cycleIn(v, scc, edges));
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+/** A path from `start` back to itself inside one component (breadth first). */
+function cycleIn(start: string, scc: ReadonlySet<string>, edges: ReadonlyMap<string, ReadonlyMap<string, string>>): string[] {
+  const prev = new Map<string, string>();
+  const queue = [start];
+  while (queue.length) {
+    const v = queue.shift()!;
+    for (const w of edges.get(v)?.keys() ?? []) {
+      if (!scc.has(w)) continue;
+      if (w === start) {
+        const path = [v];
+        while (path[0] !== start) path.unshift(prev.get(path[0]!)!);
+        return path;
+      }
+      if (!prev.has(w)) {
+        prev.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start];
+}
+
+/** The repository root: the nearest folder above this file whose package.json has workspaces. */
+function repoRoot(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { workspaces?: unknown }).workspaces) return dir;
+    if (dirname(dir) === dir) throw new Error('no repository root above the test');
+  }
+}
+
+function readSources(root: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts')) files.set(relative(root, p).split('\\').join('/'), readFileSync(p, 'utf8'));
+    }
+  };
+  walk(root);
+  return files;
+}
+
+describe('the tool\'s floors', () => {
+  // FLOORS_SRC points the check at another tree (an older layout, to see it fail).
+  const src = process.env.FLOORS_SRC ?? join(repoRoot(), 'packages', 'epicsperf', 'src');
+
+  it('every import goes down a floor, no folder cycle, the client only through its exports', () => {
+    const files = readSources(src);
+    expect(files.size).toBeGreaterThan(50);
+    expect(checkFloors(files)).toEqual([]);
+  });
+
+  it('finds an upward import, a sideways one, a cycle and a deep client import', () => {
+    const problems = checkFloors(new Map([
+      ['runner/process.ts', "import { x } from '../bench/suite.js';"],
+      ['bench/suite.ts', "import { RunnerProcess } from '../runner/process.js';\nimport { startCapture } from '../capture/orchestrate.js';"],
+      ['capture/orchestrate.ts', "export { y } from '../capture/writer.js';\nimport type { Z } from 'epics-client/ca';"],
+      ['capture/writer.ts', "import { Context } from 'epics-client/dist/client/index.js';"],
+      ['ioc/index.ts', "import { cpuSeconds } from '../runner/procstat.js';"],
+      ['report/html.ts', "import { heldRate } from '../bench/headroom.js';\nimport { z } from '../../../client/src/ca/index.js';"],
+      ['report/table.ts', "import { parsePvList } from '../pvlist.js';"],
+      ['bench/capture.ts', "import { ThreadedWriter } from '../capture/worker.js';"],
+      ['widgets/x.ts', "import { DEFAULTS } from '../defaults.js';"],
+    ]));
+    const has = (text: string) => expect(problems.some((p) => p.includes(text)), `${text} in\n${problems.join('\n')}`).toBe(true);
+    has('runner/process.ts -> bench/suite.ts: runner (floor 3) imports bench (floor 5), upward');
+    has('ioc/index.ts -> runner/procstat.ts: ioc (floor 3) imports runner (floor 3), sideways');
+    has('folder cycle');
+    has('capture/writer.ts: imports epics-client/dist/client/index.js');
+    has('report/html.ts: imports ../../../client/src/ca/index.js, outside');
+    has('report/html.ts -> bench/headroom.ts');
+    has('report/table.ts -> pvlist.ts: report may not import pvlist');
+    has('bench/capture.ts -> capture/worker.ts: capture is reached through capture/orchestrate.ts only');
+    has('widgets has no floor');
+    expect(problems.filter((p) => p.startsWith('bench/suite.ts') || p.startsWith('capture/orchestrate.ts'))).toEqual([]);
+  });
+});
