@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The CA repeater, as caRepeater does it: one process per host owns the repeater port, takes the
 // registration of every client of the host, and passes each beacon it receives on to all of them.
-// Started by the first client that finds none running (src/transport/beacons.ts): `node
+// Started by the first client that finds none running (src/transport/ca/beacons.ts): `node
 // ca-repeater.mjs PORT`. It leaves when no client has been registered for a minute, so it never
 // outlives the clients of its host for long. Plain JavaScript with no import of the project, so
 // that the same file serves the built library and its sources.

@@ -15,8 +15,8 @@ export {
 } from './client/monitor.js';
 export type {
   GetForm, ReadingOf, AnyReading, PlainReading, StsReading, TimeReading, GrReading, CtrlReading, FullReading,
-} from './client/reading.js';
-export type { ChannelInfo } from './client/info.js';
+} from './client/ca/reading.js';
+export type { ChannelInfo } from './client/ca/info.js';
 export type { SnapshotOptions, SnapshotResult, SnapshotSuccess, SnapshotFailure } from './client/snapshot.js';
 export type { CallOptions, ReadOptions, GetOptions, PutOptions, PutValue } from './client/options.js';
 export type { ContextOptions } from './transport/config.js';

@@ -1,7 +1,7 @@
 // The life every channel shares, whatever its protocol: its state, the references that keep it,
 // its connection listeners and waiters, the pause before searching again after a broken
 // connection, and the error a timed-out operation fails with. The protocol's channel adds its
-// transitions' wire side (src/client/channel.ts, src/client/pva/channel.ts).
+// transitions' wire side (src/client/ca/channel.ts, src/client/pva/channel.ts).
 import { type CaError, DisconnectedError, NotFoundError, ProtocolError, TimeoutError } from './errors.js';
 
 export type ChannelState = 'searching' | 'connecting' | 'connected' | 'closed';

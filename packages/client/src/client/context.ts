@@ -4,13 +4,14 @@
 // first use. Over CA a read's type follows its DBR form (ReadingOf<F>), over PVA it is a PvaReading.
 import type { FormName } from '../ca/constants.js';
 import type { FieldDesc } from '../pva/types.js';
-import { resolveConfig, type CaConfig, type ContextOptions } from '../transport/config.js';
-import { resolvePvaConfig, type PvaConfig } from '../transport/pva-config.js';
-import { runSnapshot } from './batch.js';
+import { resolveConfig, type CaConfig } from '../transport/ca/config.js';
+import type { ContextOptions } from '../transport/config.js';
+import { resolvePvaConfig, type PvaConfig } from '../transport/pva/config.js';
+import { runSnapshot } from './ca/snapshot.js';
 import { BadArgumentError, ClosedError } from './errors.js';
-import { type ChannelInfo, infoOnce } from './info.js';
+import { type ChannelInfo, infoOnce } from './ca/info.js';
 import type { ManagerStats } from './channel-cache.js';
-import { ChannelManager } from './manager.js';
+import { ChannelManager } from './ca/manager.js';
 import type { Monitor, MonitorCallback, MonitorOptions } from './monitor.js';
 import type { CallOptions, GetOptions, PutOptions, PutValue } from './options.js';
 import { pvaGet, pvaGetField, pvaPut, type PvaPutOptions, type PvaReadOptions } from './pva/api.js';
@@ -19,11 +20,11 @@ import { PvaMonitor, type PvaMonitorOptions } from './pva/monitor.js';
 import type { PvaPutValue } from './pva/ops.js';
 import type { PvaReading } from './pva/reading.js';
 import { runPvaSnapshot, type PvaSnapshotOptions } from './pva/snapshot.js';
-import { readOnce } from './read.js';
-import type { AnyReading, GetForm, ReadingOf } from './reading.js';
+import { readOnce } from './ca/read.js';
+import type { AnyReading, GetForm, ReadingOf } from './ca/reading.js';
 import type { SnapshotOptions, SnapshotResult } from './snapshot.js';
-import { ChannelMonitor } from './subscription.js';
-import { writeOnce } from './write.js';
+import { ChannelMonitor } from './ca/monitor.js';
+import { writeOnce } from './ca/write.js';
 
 export type { GetOptions, PutOptions } from './options.js';
 

@@ -5,7 +5,7 @@
 import type { CaError } from './errors.js';
 import type { ReadOptions } from './options.js';
 import type { PvaReading } from './pva/reading.js';
-import type { TimeReading } from './reading.js';
+import type { TimeReading } from './ca/reading.js';
 
 export interface MonitorOptions extends ReadOptions {
   /** Event mask: a number (DBE_* bits) or flags; default value + alarm. */

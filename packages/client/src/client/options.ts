@@ -1,7 +1,7 @@
 // The public options of client calls (timeout and signal, what to read, how to write) and the
 // values a put accepts: types only, shared by the public API and the read and write paths.
 import type { FormName, NativeTypeName } from '../ca/constants.js';
-import type { GetForm } from './reading.js';
+import type { GetForm } from './ca/reading.js';
 
 export interface CallOptions {
   /** Milliseconds before the call fails with a timeout (default 5000). */

@@ -2,7 +2,7 @@
 // time it took, or why that name failed), and its options.
 import type { CaError } from './errors.js';
 import type { ReadOptions } from './options.js';
-import type { TimeReading } from './reading.js';
+import type { TimeReading } from './ca/reading.js';
 
 export interface SnapshotOptions extends ReadOptions {
   /** Milliseconds each name has to answer (default 5000). */

@@ -4,7 +4,7 @@ import type { ContextOptions } from '../transport/config.js';
 import { Context } from './context.js';
 import type { PvaReading } from './pva/reading.js';
 import type { PvaSnapshotOptions } from './pva/snapshot.js';
-import type { ReadingOf } from './reading.js';
+import type { ReadingOf } from './ca/reading.js';
 import type { SnapshotOptions, SnapshotResult } from './snapshot.js';
 
 /** A snapshot's options, and the options of the context it makes for itself. @inline */

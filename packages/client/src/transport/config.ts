@@ -1,7 +1,6 @@
-// Client configuration from the EPICS_CA_* environment or explicit options, and the pure
-// computation of broadcast addresses from os.networkInterfaces()-shaped data.
+// What both protocols' configurations share: a Context's options, address lists and search
+// destinations (with broadcast addresses computed from os.networkInterfaces()-shaped data).
 import os from 'node:os';
-import { DEFAULT_REPEATER_PORT, DEFAULT_SERVER_PORT } from '../ca/constants.js';
 
 /** A host and port. @inline */
 export interface Endpoint {
@@ -44,20 +43,6 @@ export interface ContextOptions {
   pvaNameServers?: string[] | string;
   /** PV Access: seconds of silence before a connection is probed with ECHO (EPICS_PVA_CONN_TMO, default 30). */
   pvaConnTimeout?: number;
-}
-
-/** The Channel Access configuration a context resolved from its options and the environment. @inline */
-export interface CaConfig {
-  searchDestinations: SearchDestination[];
-  serverPort: number;
-  repeaterPort: number;
-  beaconPeriodMs: number;
-  connTimeoutMs: number;
-  maxArrayBytes: number;
-  maxSearchPeriodMs: number;
-  clientName: string;
-  hostName: string;
-  searchWindow: number;
 }
 
 export function num(v: string | undefined, fallback: number): number {
@@ -151,26 +136,4 @@ export function userName(): string {
   } catch {
     return 'node'; // no user database entry
   }
-}
-
-/** Build the configuration: explicit options, then the environment, then the CA defaults. */
-export function resolveConfig(opts: ContextOptions = {}): CaConfig {
-  const env = opts.env ?? process.env;
-  const serverPort = opts.serverPort ?? num(env.EPICS_CA_SERVER_PORT, DEFAULT_SERVER_PORT);
-  const repeaterPort = opts.repeaterPort ?? num(env.EPICS_CA_REPEATER_PORT, DEFAULT_REPEATER_PORT);
-  const auto = opts.autoAddrList ?? !isNo(env.EPICS_CA_AUTO_ADDR_LIST);
-  const maxSearch = Math.max(60, opts.maxSearchPeriod ?? num(env.EPICS_CA_MAX_SEARCH_PERIOD, 300));
-  const user = userName();
-  return {
-    searchDestinations: searchDestinations(opts.addrList ?? env.EPICS_CA_ADDR_LIST, auto, serverPort),
-    serverPort,
-    repeaterPort,
-    beaconPeriodMs: 1000 * (opts.beaconPeriod ?? num(env.EPICS_CA_BEACON_PERIOD, 15)),
-    connTimeoutMs: 1000 * (opts.connTimeout ?? num(env.EPICS_CA_CONN_TMO, 30)),
-    maxArrayBytes: Math.max(16384, opts.maxArrayBytes ?? num(env.EPICS_CA_MAX_ARRAY_BYTES, 16384)),
-    maxSearchPeriodMs: 1000 * maxSearch,
-    clientName: opts.clientName ?? user,
-    hostName: opts.hostName ?? os.hostname(),
-    searchWindow: opts.searchWindow ?? 12,
-  };
 }

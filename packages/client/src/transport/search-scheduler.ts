@@ -1,7 +1,7 @@
 // What both protocols' name resolvers share: one UDP socket, the names being searched for (their
 // state kept on each target), the queue of names due, per-name retries on the doubling backoff,
 // the one timer and the one end-of-turn send, first answer wins. The datagrams' bytes and what a
-// reply means are the protocol's (udp.ts for CA, pva-udp.ts for PV Access).
+// reply means are the protocol's (ca/udp.ts for CA, pva/udp.ts for PV Access).
 import dgram from 'node:dgram';
 // Loaded with this module rather than lazily by their first use, which is on the path of the
 // first search: dgram's bind() requires the cluster module (to detect cluster workers), and the

@@ -3,8 +3,8 @@
 // (../channel-life.ts); its waiters also hear when it closes for good.
 import type { SessionChannel } from '../../pva/session.js';
 import type { Status } from '../../pva/status.js';
-import type { PvaCircuit } from '../../transport/pva-tcp.js';
-import type { PvaSearchTarget } from '../../transport/pva-udp.js';
+import type { PvaCircuit } from '../../transport/pva/tcp.js';
+import type { PvaSearchTarget } from '../../transport/pva/udp.js';
 import { ChannelLife, type ChannelOwner } from '../channel-life.js';
 
 

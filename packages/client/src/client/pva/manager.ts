@@ -1,11 +1,11 @@
 // The PV Access side of a Context: name resolution (UDP searcher and TCP name servers) and one
 // connection per server, on the channel cache every protocol shares.
 import { getLogger } from '../../log.js';
-import type { PvaConfig } from '../../transport/pva-config.js';
-import { PvaCircuit } from '../../transport/pva-tcp.js';
+import type { PvaConfig } from '../../transport/pva/config.js';
+import { PvaCircuit } from '../../transport/pva/tcp.js';
 import type { CloseReason } from '../../transport/stream.js';
-import { PvaBeacons } from '../../transport/beacons.js';
-import { PvaSearcher, type PvaSearchTarget } from '../../transport/pva-udp.js';
+import { PvaBeacons } from '../../transport/pva/beacons.js';
+import { PvaSearcher, type PvaSearchTarget } from '../../transport/pva/udp.js';
 import { BadArgumentError, ClosedError } from '../errors.js';
 import { ChannelCache, type ManagerStats } from '../channel-cache.js';
 import { PvaChannel } from './channel.js';

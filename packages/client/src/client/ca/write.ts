@@ -1,13 +1,13 @@
 // The write path: a ChannelOperation (the same connection wait as reads) that checks write access,
 // encodes the value for the channel's native type and sends WRITE_NOTIFY (or a plain WRITE).
-import type { ClientCircuit, FailReason, IoHandler } from '../ca/circuit.js';
+import type { ClientCircuit, FailReason, IoHandler } from '../../ca/circuit.js';
 import type { Channel } from './channel.js';
 import { ChannelOperation } from './operation.js';
 import { encodePut } from './convert.js';
-import { AccessDeniedError, type CaError } from './errors.js';
+import { AccessDeniedError, type CaError } from '../errors.js';
 import type { ChannelManager } from './manager.js';
-import type { PutOptions, PutValue } from './options.js';
-import { checkTimeout, Pending } from './pending.js';
+import type { PutOptions, PutValue } from '../options.js';
+import { checkTimeout, Pending } from '../pending.js';
 
 /** One put of one channel, settling a promise with its own timeout and signal. */
 class ChannelWrite extends ChannelOperation implements IoHandler {

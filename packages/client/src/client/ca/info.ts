@@ -1,12 +1,12 @@
 // What a channel is, as cainfo tells it: native type and element count, the server that has it
 // (host and port) and the access it grants; waits for the connection like any operation.
-import type { ClientCircuit } from '../ca/circuit.js';
-import { NATIVE_TYPE_NAMES, type NativeTypeName } from '../ca/constants.js';
+import type { ClientCircuit } from '../../ca/circuit.js';
+import { NATIVE_TYPE_NAMES, type NativeTypeName } from '../../ca/constants.js';
 import type { Channel } from './channel.js';
 import type { ChannelManager } from './manager.js';
 import { ChannelOperation } from './operation.js';
-import type { CallOptions } from './options.js';
-import { checkTimeout, Pending } from './pending.js';
+import type { CallOptions } from '../options.js';
+import { checkTimeout, Pending } from '../pending.js';
 
 export interface ChannelInfo {
   /** The PV name. */

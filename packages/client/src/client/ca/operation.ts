@@ -1,9 +1,9 @@
 // One request on one channel: wait for the connection (the one connection wait), send once the
 // channel is connected (again after a reconnect while no reply came), forget it on cancel. Reads
 // (read.ts) and writes (write.ts) build on it; one object per operation, no closures.
-import type { ClientCircuit } from '../ca/circuit.js';
+import type { ClientCircuit } from '../../ca/circuit.js';
 import type { Channel, ConnectWaiter } from './channel.js';
-import { ConnectionWait } from './connect-wait.js';
+import { ConnectionWait } from '../connect-wait.js';
 
 export abstract class ChannelOperation extends ConnectionWait<Channel> implements ConnectWaiter {
   /** The request in flight (0: none). */

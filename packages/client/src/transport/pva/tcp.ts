@@ -1,12 +1,12 @@
 // One PV Access TCP connection on a StreamConnection: the framer (large messages are read
 // straight into their own buffer), the echo of the watchdog (EPICS_PVA_CONN_TMO), and the
 // validation handshake; the protocol state is its ClientSession.
-import { Framer } from '../pva/framer.js';
-import { ClientSession, type SessionEvents } from '../pva/session.js';
-import type { Status } from '../pva/status.js';
-import type { PvaConfig } from './pva-config.js';
-import { BufferPool } from './buffer-pool.js';
-import { StreamConnection, type CloseReason } from './stream.js';
+import { Framer } from '../../pva/framer.js';
+import { ClientSession, type SessionEvents } from '../../pva/session.js';
+import type { Status } from '../../pva/status.js';
+import type { PvaConfig } from './config.js';
+import { BufferPool } from '../buffer-pool.js';
+import { StreamConnection, type CloseReason } from '../stream.js';
 
 /** Largest message (joined segments included) accepted from a server. */
 const MAX_MESSAGE = 256 * 1024 * 1024;

@@ -3,14 +3,14 @@
 // datagrams per event-loop turn.
 import type dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
-import { Writer } from '../pva/buffer.js';
-import { Cmd, HEADER_SIZE } from '../pva/constants.js';
-import { emptyHeader, finishMessage, readHeader, startMessage } from '../pva/header.js';
-import { decodeMessage } from '../pva/messages.js';
-import { ipv4Of, SearchFlags } from '../pva/messages-session.js';
-import { onlyLoopback } from './config.js';
-import type { PvaConfig } from './pva-config.js';
-import { SearchScheduler, type SearchState } from './search-scheduler.js';
+import { Writer } from '../../pva/buffer.js';
+import { Cmd, HEADER_SIZE } from '../../pva/constants.js';
+import { emptyHeader, finishMessage, readHeader, startMessage } from '../../pva/header.js';
+import { decodeMessage } from '../../pva/messages.js';
+import { ipv4Of, SearchFlags } from '../../pva/messages-session.js';
+import { onlyLoopback } from '../config.js';
+import type { PvaConfig } from './config.js';
+import { SearchScheduler, type SearchState } from '../search-scheduler.js';
 
 /** A name being searched for; the searcher keeps its state on the target. */
 export type PvaSearchTarget = SearchState;

@@ -1,12 +1,12 @@
 // One CA virtual circuit on a StreamConnection: reads straight into the framer (large payloads
 // land in their final buffer, pooled), the ECHO request of the watchdog (EPICS_CA_CONN_TMO), and
 // EVENTS_OFF/EVENTS_ON flow control when reads fall behind.
-import { ClientCircuit } from '../ca/circuit.js';
-import { Framer } from '../ca/framer.js';
-import { installSwappers } from '../ca/swap.js';
+import { ClientCircuit } from '../../ca/circuit.js';
+import { Framer } from '../../ca/framer.js';
+import { installSwappers } from '../../ca/swap.js';
 import type { CaConfig } from './config.js';
-import { BufferPool } from './buffer-pool.js';
-import { StreamConnection, type CloseReason } from './stream.js';
+import { BufferPool } from '../buffer-pool.js';
+import { StreamConnection, type CloseReason } from '../stream.js';
 
 export type { CloseReason };
 

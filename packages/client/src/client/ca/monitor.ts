@@ -1,16 +1,16 @@
 // The monitor of one channel: its EVENT_ADD subscription (made again after each reconnect), the
 // decoding of updates, and their delivery with the connection events to a callback or the queue.
-import { DBE_ALARM, DBE_LOG, DBE_PROPERTY, DBE_VALUE } from '../ca/constants.js';
-import type { FailReason, IoHandler } from '../ca/circuit.js';
-import type { Header } from '../ca/header.js';
-import type { TcpCircuit } from '../transport/tcp.js';
-import { getLogger } from '../log.js';
+import { DBE_ALARM, DBE_LOG, DBE_PROPERTY, DBE_VALUE } from '../../ca/constants.js';
+import type { FailReason, IoHandler } from '../../ca/circuit.js';
+import type { Header } from '../../ca/header.js';
+import type { TcpCircuit } from '../../transport/ca/tcp.js';
+import { getLogger } from '../../log.js';
 import type { Channel } from './channel.js';
 import type { ReadPlan } from './convert.js';
-import { DeliveringMonitor } from './delivery.js';
-import { BadArgumentError, type CaError, ProtocolError } from './errors.js';
+import { DeliveringMonitor } from '../delivery.js';
+import { BadArgumentError, type CaError, ProtocolError } from '../errors.js';
 import type { ChannelManager } from './manager.js';
-import type { MonitorCallback, MonitorOptions } from './monitor.js';
+import type { MonitorCallback, MonitorOptions } from '../monitor.js';
 import type { AnyReading } from './reading.js';
 import { decodeReply, ReadSpec } from './read.js';
 

@@ -1,15 +1,15 @@
 // The one read path: wait for the channel, plan the request (DBR type and count), check read
 // access, issue READ_NOTIFY and decode the reply; used by get and by every name of a snapshot.
-import { type CaValue, DECODE_HOST_ORDER, DECODE_OWNED, type DbrMetadata, decodeDbr, Reading, type ReadingFactory } from '../ca/dbr.js';
-import type { ClientCircuit, FailReason, IoHandler } from '../ca/circuit.js';
-import type { Header } from '../ca/header.js';
+import { type CaValue, DECODE_HOST_ORDER, DECODE_OWNED, type DbrMetadata, decodeDbr, Reading, type ReadingFactory } from '../../ca/dbr.js';
+import type { ClientCircuit, FailReason, IoHandler } from '../../ca/circuit.js';
+import type { Header } from '../../ca/header.js';
 import type { Channel } from './channel.js';
 import { ChannelOperation } from './operation.js';
 import { planRead, type ReadPlan } from './convert.js';
-import { AccessDeniedError, type CaError, ProtocolError } from './errors.js';
+import { AccessDeniedError, type CaError, ProtocolError } from '../errors.js';
 import type { ChannelManager } from './manager.js';
-import type { GetOptions, ReadOptions } from './options.js';
-import { checkTimeout, Pending } from './pending.js';
+import type { GetOptions, ReadOptions } from '../options.js';
+import { checkTimeout, Pending } from '../pending.js';
 
 /** The caller's read options, planned per channel; the last plan is reused while channels look alike. */
 export class ReadSpec {

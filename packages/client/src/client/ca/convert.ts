@@ -1,13 +1,11 @@
 // Choosing what to ask for (DBR type, element count, array size limit) and turning a JS value
 // into the payload of a put for a channel's native type, with clear errors for bad values.
-import {
-  DbrType, FORM_NAMES, NATIVE_TYPE_NAMES,
-} from '../ca/constants.js';
-import { DECODE_AS_ARRAY, DECODE_LONG_STRING, dbrLayout, dbrTypeOf } from '../ca/dbr.js';
-import { encodeDbr, isBytes } from '../ca/dbr-encode.js';
+import { DbrType, FORM_NAMES, NATIVE_TYPE_NAMES } from '../../ca/constants.js';
+import { DECODE_AS_ARRAY, DECODE_LONG_STRING, dbrLayout, dbrTypeOf } from '../../ca/dbr.js';
+import { encodeDbr, isBytes } from '../../ca/dbr-encode.js';
 import type { Channel } from './channel.js';
-import { BadArgumentError } from './errors.js';
-import type { PutValue, ReadOptions } from './options.js';
+import { BadArgumentError } from '../errors.js';
+import type { PutValue, ReadOptions } from '../options.js';
 
 export interface ReadPlan {
   dbrType: number;

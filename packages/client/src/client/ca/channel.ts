@@ -1,14 +1,14 @@
 // A CA channel: the wire side of its transitions, searching -> connecting -> connected ->
 // (disconnected -> searching) -> closed, on top of the life every channel shares
-// (channel-life.ts); its native type and count, and its access rights.
-import { CA_ACCESS_READ, CA_ACCESS_WRITE, NATIVE_TYPE_NAMES, type NativeTypeName } from '../ca/constants.js';
-import type { CircuitChannel, FailReason } from '../ca/circuit.js';
-import type { TcpCircuit } from '../transport/tcp.js';
-import type { SearchTarget } from '../transport/udp.js';
-import { ChannelLife, type ChannelOwner } from './channel-life.js';
-import { type CaError, DisconnectedError, ProtocolError, RemoteError } from './errors.js';
+// (../channel-life.ts); its native type and count, and its access rights.
+import { CA_ACCESS_READ, CA_ACCESS_WRITE, NATIVE_TYPE_NAMES, type NativeTypeName } from '../../ca/constants.js';
+import type { CircuitChannel, FailReason } from '../../ca/circuit.js';
+import type { TcpCircuit } from '../../transport/ca/tcp.js';
+import type { SearchTarget } from '../../transport/ca/udp.js';
+import { ChannelLife, type ChannelOwner } from '../channel-life.js';
+import { type CaError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
 
-export type { ChannelChange, ChannelState, ConnectionListener } from './channel-life.js';
+export type { ChannelChange, ChannelState, ConnectionListener } from '../channel-life.js';
 
 /** A one-shot wait for the channel to connect, as an object (no closure per waiter). */
 export interface ConnectWaiter {

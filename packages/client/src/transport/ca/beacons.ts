@@ -1,19 +1,14 @@
-// Hearing that a server has (re)appeared, so that names not yet found are searched for again at
-// once instead of after their backoff: CA beacons through the host's repeater (started when none
-// runs, as libca starts caRepeater), PV Access beacons on the broadcast port.
+// Hearing that a CA server has (re)appeared, so that names not yet found are searched for again at
+// once instead of after their backoff: beacons through the host's repeater (started when none
+// runs, as libca starts caRepeater).
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { fileURLToPath } from 'node:url';
-import { BeaconAnomalies } from '../ca/beacon.js';
-import { Cmd as CaCmd, HEADER_SIZE as CA_HEADER_SIZE } from '../ca/constants.js';
-import { encode } from '../ca/messages.js';
-import { intToIpv4 } from '../ca/search.js';
-import { Cmd as PvaCmd, HEADER_SIZE as PVA_HEADER_SIZE } from '../pva/constants.js';
-import { emptyHeader, readHeader } from '../pva/header.js';
-import { decodeMessage } from '../pva/messages.js';
-import { ipv4Of } from '../pva/messages-session.js';
-import { getLogger } from '../log.js';
-import type { SearchDestination } from './config.js';
+import { BeaconAnomalies } from '../../ca/beacon.js';
+import { Cmd, HEADER_SIZE } from '../../ca/constants.js';
+import { encode } from '../../ca/messages.js';
+import { intToIpv4 } from '../../ca/search.js';
+import { getLogger } from '../../log.js';
 
 const log = getLogger('beacons');
 
@@ -23,8 +18,8 @@ const REGISTER_RENEW_MS = 30_000;
 /** Servers not heard from for this long are forgotten. */
 const SERVER_MAX_AGE_MS = 3_600_000;
 
-// Two levels up from src/transport and from dist/transport alike.
-const REPEATER_MAIN = fileURLToPath(new URL('../../bin/ca-repeater.mjs', import.meta.url));
+// Three levels up from src/transport/ca and from dist/transport/ca alike.
+const REPEATER_MAIN = fileURLToPath(new URL('../../../bin/ca-repeater.mjs', import.meta.url));
 
 /** True when nothing holds `port` on this host (so no repeater runs there). */
 function portFree(port: number): Promise<boolean> {
@@ -89,11 +84,11 @@ export class CaBeacons {
   }
 
   private onMessage(msg: Buffer, from: string): void {
-    for (let off = 0; off + CA_HEADER_SIZE <= msg.length; off += CA_HEADER_SIZE) {
+    for (let off = 0; off + HEADER_SIZE <= msg.length; off += HEADER_SIZE) {
       const cmd = msg.readUInt16BE(off);
-      if (cmd === CaCmd.REPEATER_CONFIRM) {
+      if (cmd === Cmd.REPEATER_CONFIRM) {
         this.confirmedAt = Date.now();
-      } else if (cmd === CaCmd.RSRV_IS_UP) {
+      } else if (cmd === Cmd.RSRV_IS_UP) {
         const addr = msg.readUInt32BE(off + 12);
         const server = `${addr ? intToIpv4(addr) : from}:${msg.readUInt16BE(off + 6)}`;
         const now = Date.now();
@@ -110,58 +105,6 @@ export class CaBeacons {
       this.sock.close();
     } catch {
       // already closed
-    }
-  }
-}
-
-/**
- * PV Access beacons, on the broadcast port of each broadcast destination (127.255.255.255 for a
- * loopback one). Bound to the broadcast address, never to 0.0.0.0, so the socket shares the port
- * with the host's PVA servers and clients and takes none of the unicast searches meant for them.
- */
-export class PvaBeacons {
-  private readonly socks: dgram.Socket[] = [];
-  /** Per server ("host:port"): its GUID and change count as last heard. */
-  private readonly servers = new Map<string, { guid: string; changes: number; at: number }>();
-  private readonly header = emptyHeader();
-
-  constructor(destinations: readonly SearchDestination[], port: number, private readonly onAnomaly: (server: string) => void) {
-    const hosts = new Set<string>();
-    for (const d of destinations) {
-      if (d.broadcast) hosts.add(d.host);
-      else if (d.host.startsWith('127.')) hosts.add('127.255.255.255');
-    }
-    for (const host of hosts) {
-      const s = dgram.createSocket({ type: 'udp4', reuseAddr: true });
-      s.on('error', (err) => log.debug({ host, port, err: err.message }, 'cannot hear PVA beacons there'));
-      s.on('message', (msg, from) => this.onMessage(msg, from.address));
-      s.bind(port, host, () => s.unref());
-      this.socks.push(s);
-    }
-  }
-
-  private onMessage(msg: Buffer, from: string): void {
-    const h = this.header;
-    if (msg.length < PVA_HEADER_SIZE || !readHeader(msg, 0, h) || h.command !== PvaCmd.BEACON) return;
-    const m = decodeMessage(h, msg.subarray(PVA_HEADER_SIZE, PVA_HEADER_SIZE + h.payloadSize));
-    if (m.type !== 'Beacon') return;
-    const ip = ipv4Of(m.address);
-    const server = `${!ip || ip === '0.0.0.0' ? from : ip}:${m.port}`;
-    const guid = Buffer.from(m.guid).toString('hex');
-    const now = Date.now();
-    const last = this.servers.get(server);
-    this.servers.set(server, { guid, changes: m.changeCount, at: now });
-    if (!last || last.guid !== guid || last.changes !== m.changeCount) this.onAnomaly(server);
-    if (this.servers.size > 64) for (const [k, s] of this.servers) if (now - s.at > SERVER_MAX_AGE_MS) this.servers.delete(k);
-  }
-
-  close(): void {
-    for (const s of this.socks.splice(0)) {
-      try {
-        s.close();
-      } catch {
-        // already closed
-      }
     }
   }
 }

@@ -1,8 +1,8 @@
 // PV Access client configuration from the EPICS_PVA_* environment or explicit options, built on
-// the address-list, broadcast and user-name helpers the CA configuration uses.
+// the address-list, broadcast and user-name helpers both protocols use (../config.ts).
 import os from 'node:os';
-import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT } from '../pva/constants.js';
-import { isNo, num, parseAddrList, searchDestinations, userName, type ContextOptions, type Endpoint, type SearchDestination } from './config.js';
+import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT } from '../../pva/constants.js';
+import { isNo, num, parseAddrList, searchDestinations, userName, type ContextOptions, type Endpoint, type SearchDestination } from '../config.js';
 
 /** The PV Access configuration a context resolved from its options and the environment. @inline */
 export interface PvaConfig {

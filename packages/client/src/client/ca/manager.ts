@@ -1,15 +1,15 @@
 // The CA channel manager behind a Context: name resolution (one UDP searcher) and the circuit
 // pool (one TCP circuit per server), on the channel cache every protocol shares.
-import { intToIpv4, MAX_NAME_BYTES } from '../ca/search.js';
-import { paddedLength } from '../ca/messages.js';
-import type { CaConfig } from '../transport/config.js';
-import { TcpCircuit, type CloseReason } from '../transport/tcp.js';
-import { CaBeacons } from '../transport/beacons.js';
-import { UdpSearcher, type SearchTarget } from '../transport/udp.js';
-import { getLogger } from '../log.js';
+import { intToIpv4, MAX_NAME_BYTES } from '../../ca/search.js';
+import { paddedLength } from '../../ca/messages.js';
+import type { CaConfig } from '../../transport/ca/config.js';
+import { TcpCircuit, type CloseReason } from '../../transport/ca/tcp.js';
+import { CaBeacons } from '../../transport/ca/beacons.js';
+import { UdpSearcher, type SearchTarget } from '../../transport/ca/udp.js';
+import { getLogger } from '../../log.js';
 import { Channel } from './channel.js';
-import { ChannelCache, type ManagerStats } from './channel-cache.js';
-import { BadArgumentError, ClosedError } from './errors.js';
+import { ChannelCache, type ManagerStats } from '../channel-cache.js';
+import { BadArgumentError, ClosedError } from '../errors.js';
 
 const log = getLogger('ca.context');
 

@@ -1,15 +1,15 @@
 // A CA snapshot in progress: many names read concurrently through the one read path, each decoded
-// straight into its result, on the batch every protocol shares (batch-run.ts).
+// straight into its result, on the batch every protocol shares (../batch-run.ts).
 import { performance } from 'node:perf_hooks';
-import { type CaValue, type DbrMetadata, Reading } from '../ca/dbr.js';
+import { type CaValue, type DbrMetadata, Reading } from '../../ca/dbr.js';
 import type { Channel } from './channel.js';
-import { BatchRun } from './batch-run.js';
-import type { CaError } from './errors.js';
+import { BatchRun } from '../batch-run.js';
+import type { CaError } from '../errors.js';
 import type { ChannelManager } from './manager.js';
-import { checkTimeout } from './pending.js';
+import { checkTimeout } from '../pending.js';
 import { ChannelRead, ReadSpec } from './read.js';
 import type { AnyReading } from './reading.js';
-import type { SnapshotOptions, SnapshotResult } from './snapshot.js';
+import type { SnapshotOptions, SnapshotResult } from '../snapshot.js';
 
 type AnyResult = SnapshotResult<AnyReading>;
 

@@ -2,11 +2,12 @@
 // a window of datagrams in flight (a reply's VERSION sequence number frees its slot) so bursts do
 // not overflow the server's receive buffer.
 import { performance } from 'node:perf_hooks';
-import { HEADER_SIZE, MAX_SEARCH_DATAGRAM } from '../ca/constants.js';
-import { emptyHeader } from '../ca/header.js';
-import { parseSearchReplies, writeSearchRequest, writeSearchVersion, type SearchReplyHandler } from '../ca/search.js';
-import { onlyLoopback, type CaConfig } from './config.js';
-import { SearchScheduler, type SearchState } from './search-scheduler.js';
+import { HEADER_SIZE, MAX_SEARCH_DATAGRAM } from '../../ca/constants.js';
+import { emptyHeader } from '../../ca/header.js';
+import { parseSearchReplies, writeSearchRequest, writeSearchVersion, type SearchReplyHandler } from '../../ca/search.js';
+import { onlyLoopback } from '../config.js';
+import type { CaConfig } from './config.js';
+import { SearchScheduler, type SearchState } from '../search-scheduler.js';
 
 /**
  * A name being searched for. The searcher keeps its state on the target itself (the Context's

@@ -1,7 +1,7 @@
 // The public types of a read, one per DBR form: what each form carries is typed as present and
 // what it does not carry (a timestamp outside TIME, alarm in the plain form) as undefined.
-import type { FormName } from '../ca/constants.js';
-import type { DbrMetadata, Reading } from '../ca/dbr.js';
+import type { FormName } from '../../ca/constants.js';
+import type { DbrMetadata, Reading } from '../../ca/dbr.js';
 
 /** The form of a get: a DBR form, or 'full' (TIME and CTRL requested together and merged). */
 export type GetForm = FormName | 'full';
