@@ -3,8 +3,9 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import {
-  ByteWriter, DbrType, ECA_NORMAL, Framer, decodeRequest, encodeDbr, encodeMessage, type RequestMessage,
+  ByteWriter, DbrType, ECA_NORMAL, decodeRequest, encodeDbr, encodeMessage, type RequestMessage,
 } from '../../packages/client/src/ca/index.js';
+import { Framer } from '../../packages/client/src/ca/framer.js';
 
 export type Mode = 'good' | 'truncated' | 'absurd' | 'unknown' | 'silent' | 'garbage';
 

@@ -5,9 +5,9 @@
 // cut off half-way (then it closes), or not at all (then it stops answering echoes too).
 import net from 'node:net';
 import {
-  BitSet, Cmd, decodeMessage, encodeMessages, Framer, HEADER_SIZE, OK, scalar, structure, TypeCache, Writer,
-  type Message, type StructureDesc,
+  BitSet, Cmd, decodeMessage, encodeMessages, HEADER_SIZE, OK, scalar, structure, TypeCache, Writer, type Message, type StructureDesc,
 } from '../../packages/client/src/pva/index.js';
+import { Framer } from '../../packages/client/src/pva/framer.js';
 import { startMessage } from '../../packages/client/src/pva/header.js';
 
 export type Mode = 'good' | 'unknown' | 'truncated' | 'oversized' | 'badref' | 'cutoff' | 'silent';

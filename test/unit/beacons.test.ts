@@ -8,7 +8,8 @@ import { encode } from '../../packages/client/src/ca/messages.js';
 import { freePort } from '../../packages/epicsperf/src/ioc/ports.js';
 import { encodeMessages } from '../../packages/client/src/pva/messages.js';
 import { ipv4Mapped } from '../../packages/client/src/pva/messages-session.js';
-import { CaBeacons, PvaBeacons } from '../../packages/client/src/transport/beacons.js';
+import { CaBeacons } from '../../packages/client/src/transport/ca/beacons.js';
+import { PvaBeacons } from '../../packages/client/src/transport/pva/beacons.js';
 // @ts-expect-error: plain JavaScript, typed by its JSDoc only
 import { runRepeater } from '../../packages/client/bin/ca-repeater.mjs';
 

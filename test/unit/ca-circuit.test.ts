@@ -1,10 +1,13 @@
 // The client circuit against a server circuit in memory (no sockets), search packing and
 // backoff, broadcast addresses as a pure function, and a bounded fuzz of the decoders.
 import { describe, expect, it } from 'vitest';
+import { ClientCircuit, type CircuitChannel } from '../../packages/client/src/ca/circuit.js';
 import {
-  ClientCircuit, DbrType, Framer, MAX_SEARCH_DATAGRAM, decodeDbr, decodeRequest, parseSearchReplies, writeSearchRequest, writeSearchVersion,
-  decodeResponse, searchRetryDelay, emptyHeader, encodeMessage, ByteWriter, type CircuitChannel, type Header,
+  DbrType, MAX_SEARCH_DATAGRAM, decodeDbr, decodeRequest, parseSearchReplies, writeSearchRequest, writeSearchVersion, decodeResponse,
+  emptyHeader, encodeMessage, ByteWriter, type Header,
 } from '../../packages/client/src/ca/index.js';
+import { Framer } from '../../packages/client/src/ca/framer.js';
+import { searchRetryDelay } from '../../packages/client/src/ca/search.js';
 import { broadcastAddresses, parseAddrList, searchDestinations } from '../../packages/client/src/transport/config.js';
 import { ServerCircuit } from '../helpers/ca-fake-server.js';
 import { VECTORS } from '../helpers/ca-vectors.js';

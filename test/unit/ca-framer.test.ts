@@ -1,7 +1,8 @@
 // The framer: every message split at every offset, extended headers, direct reads into the
 // final payload buffer, and the payload limit reported as an error (never a throw).
 import { describe, expect, it } from 'vitest';
-import { Framer, encodeDbr, emptyHeader, encode, type Header, ByteWriter, encodeMessage, decodeResponse, decodeDbr, DIRECT_READ_THRESHOLD } from '../../packages/client/src/ca/index.js';
+import { Framer, DIRECT_READ_THRESHOLD } from '../../packages/client/src/ca/framer.js';
+import { encodeDbr, emptyHeader, encode, type Header, ByteWriter, encodeMessage, decodeResponse, decodeDbr } from '../../packages/client/src/ca/index.js';
 import { VECTORS } from '../helpers/ca-vectors.js';
 
 const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));

@@ -1,10 +1,10 @@
 // Byte-vector tests of every message in both directions, against bytes caproto produces.
 import { describe, expect, it } from 'vitest';
 import {
-  ByteWriter, DbrType, Eca, Framer, decodeDbr, decodeRequest, decodeResponse, emptyHeader, encode, encodeCreateChan, encodeReadNotify,
-  readHeader,
+  ByteWriter, DbrType, Eca, decodeDbr, decodeRequest, decodeResponse, emptyHeader, encode, encodeCreateChan, encodeReadNotify, readHeader,
   type Message, type RequestMessage, type ResponseMessage,
 } from '../../packages/client/src/ca/index.js';
+import { Framer } from '../../packages/client/src/ca/framer.js';
 import { VECTORS } from '../helpers/ca-vectors.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');

@@ -1,7 +1,8 @@
 // The framer: every captured message split at every offset, whole sessions in small chunks,
 // segmented messages joined (with control messages between segments), errors reported not thrown.
 import { describe, expect, it } from 'vitest';
-import { decodeValue, encodeValue, Flags, Framer, Reader, scalarArray, Writer, type PvaHeader } from '../../packages/client/src/pva/index.js';
+import { decodeValue, encodeValue, Flags, Reader, scalarArray, Writer, type PvaHeader } from '../../packages/client/src/pva/index.js';
+import { Framer } from '../../packages/client/src/pva/framer.js';
 import { bytes, FIXTURES, hex, loadFixture } from '../helpers/pva-fixtures.js';
 
 interface Got { header: PvaHeader; payload: string }

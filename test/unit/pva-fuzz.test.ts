@@ -1,7 +1,8 @@
 // Decoder fuzz: thousands of seeded random mutations of the captured messages through the
 // framer and the decoder, which must never throw (malformed input becomes Invalid or an error).
 import { describe, expect, it } from 'vitest';
-import { decodeMessage, Framer, TypeCache } from '../../packages/client/src/pva/index.js';
+import { decodeMessage, TypeCache } from '../../packages/client/src/pva/index.js';
+import { Framer } from '../../packages/client/src/pva/framer.js';
 import { FIXTURES, loadFixture } from '../helpers/pva-fixtures.js';
 import type { StructureDesc } from '../../packages/client/src/pva/index.js';
 

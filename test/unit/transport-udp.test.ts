@@ -3,15 +3,16 @@
 // flight, the first answer winning; and what each search destination is sent and refused.
 import dgram from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ByteWriter, decodeRequest, encodeMessage, Framer } from '../../packages/client/src/ca/index.js';
+import { ByteWriter, decodeRequest, encodeMessage } from '../../packages/client/src/ca/index.js';
+import { Framer } from '../../packages/client/src/ca/framer.js';
 import { HEADER_SIZE as PVA_HEADER_SIZE } from '../../packages/client/src/pva/constants.js';
 import { emptyHeader, readHeader } from '../../packages/client/src/pva/header.js';
 import { decodeMessage } from '../../packages/client/src/pva/messages.js';
 import { SearchFlags } from '../../packages/client/src/pva/messages-session.js';
-import { resolveConfig } from '../../packages/client/src/transport/config.js';
-import { resolvePvaConfig } from '../../packages/client/src/transport/pva-config.js';
-import { PvaSearcher } from '../../packages/client/src/transport/pva-udp.js';
-import { UdpSearcher, type SearchTarget } from '../../packages/client/src/transport/udp.js';
+import { resolveConfig } from '../../packages/client/src/transport/ca/config.js';
+import { resolvePvaConfig } from '../../packages/client/src/transport/pva/config.js';
+import { PvaSearcher } from '../../packages/client/src/transport/pva/udp.js';
+import { UdpSearcher, type SearchTarget } from '../../packages/client/src/transport/ca/udp.js';
 
 interface Server {
   port: number;
