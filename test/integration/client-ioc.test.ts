@@ -226,7 +226,7 @@ describe('snapshot', () => {
     const wall = performance.now() - t0;
     expect(res.map((r) => r.name)).toEqual(names);
     expect(res.map((r) => r.ok)).toEqual([true, false, true, true, false, true]);
-    expect(res[1]).toMatchObject({ ok: false, code: 'ERR_CA_NOT_FOUND' });
+    expect(res[1]).toMatchObject({ ok: false, code: 'ERR_EPICS_NOT_FOUND' });
     expect((res[1] as { error: unknown }).error).toBeInstanceOf(NotFoundError);
     expect(res[3]).toMatchObject({ ok: true, value: 'hello epics', severity: 0 });
     expect(wall).toBeGreaterThanOrEqual(490);
@@ -243,7 +243,7 @@ describe('snapshot', () => {
       expect(res.map((r) => r.name)).toEqual(names);
       for (const [i, r] of res.entries()) {
         if (i % 50 === 0) expect(r).toMatchObject({ ok: true, severity: 1 });
-        else expect(r).toMatchObject({ ok: false, code: 'ERR_CA_NOT_FOUND' });
+        else expect(r).toMatchObject({ ok: false, code: 'ERR_EPICS_NOT_FOUND' });
       }
       // the batch lets its channels go in the turn after it resolves: no name searches on
       await new Promise((r) => setImmediate(r));
@@ -266,7 +266,7 @@ describe('snapshot', () => {
       ac.abort();
       const res = await p;
       expect(res).toHaveLength(2000);
-      expect(res.every((r) => !r.ok && r.code === 'ERR_CA_ABORTED')).toBe(true);
+      expect(res.every((r) => !r.ok && r.code === 'ERR_EPICS_ABORTED')).toBe(true);
       await new Promise((r) => setImmediate(r));
       expect(fresh.stats()).toMatchObject({ channels: 0, searching: 0 });
       expect((await fresh.get('TEST:CALC1', { timeout: 2000 })).severity).toBe(1);
@@ -277,7 +277,7 @@ describe('snapshot', () => {
 
   it('a bad name fails alone, never the batch', async () => {
     const res = await ctx.snapshot(['', 'TEST:CALC1'], { timeout: 1000 });
-    expect(res[0]).toMatchObject({ ok: false, code: 'ERR_CA_BAD_ARGUMENT' });
+    expect(res[0]).toMatchObject({ ok: false, code: 'ERR_EPICS_BAD_ARGUMENT' });
     expect(res[1]!.ok).toBe(true);
   });
 });
@@ -288,7 +288,7 @@ describe('bad calls', () => {
     await expect(ctx.get('A'.repeat(2000))).rejects.toThrow(/at most 1415/);
     await expect(ctx.get('TEST:CALC1', { timeout: -1 })).rejects.toBeInstanceOf(BadArgumentError);
     await expect(ctx.get('TEST:CALC1', { type: 'bogus' as never })).rejects.toThrow(/unknown type/);
-    await expect(ctx.get('NOPE:C', { timeout: 200 })).rejects.toMatchObject({ code: 'ERR_CA_NOT_FOUND', pvName: 'NOPE:C' });
+    await expect(ctx.get('NOPE:C', { timeout: 200 })).rejects.toMatchObject({ code: 'ERR_EPICS_NOT_FOUND', pvName: 'NOPE:C' });
   });
 
   it('a get after close fails with a closed error; close is idempotent', async () => {
@@ -304,6 +304,6 @@ describe('bad calls', () => {
     const ac = new AbortController();
     const p = ctx.get('NOPE:D', { signal: ac.signal, timeout: 5000 });
     ac.abort();
-    await expect(p).rejects.toMatchObject({ code: 'ERR_CA_ABORTED' });
+    await expect(p).rejects.toMatchObject({ code: 'ERR_EPICS_ABORTED' });
   });
 });

@@ -65,7 +65,7 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
     }
     for (const snap of [seen.caSnapshot, seen.pvaSnapshot]) {
       expect(snap.map((x) => x.ok)).toEqual([true, true, true, false]);
-      expect(snap[3]!.code).toBe('ERR_CA_NOT_FOUND');
+      expect(snap[3]!.code).toBe('ERR_EPICS_NOT_FOUND');
     }
     // The only destinations are the broadcast addresses of the host's one interface.
     expect(seen.stats.searchDestinations).toEqual([

@@ -178,7 +178,7 @@ describe('monitors', () => {
     const events: MonitorEvent<PvaReading>[] = [];
     const m = ctx.monitor('TEST:NO:SUCH:PV', { timeout: 300 }, (ev) => events.push(ev));
     await waitFor(() => events.length > 0, 3000, 'the error event');
-    expect(events[0]).toMatchObject({ kind: 'error', error: { code: 'ERR_CA_NOT_FOUND' } });
+    expect(events[0]).toMatchObject({ kind: 'error', error: { code: 'ERR_EPICS_NOT_FOUND' } });
     expect(m.active).toBe(false);
   });
 });
@@ -227,7 +227,7 @@ describe('snapshots and names', () => {
     const t0 = Date.now();
     await c.close();
     expect(await pending).toBeInstanceOf(ClosedError);
-    expect((await snap).map((x) => x.ok || x.code)).toEqual(['ERR_CA_CLOSED', 'ERR_CA_CLOSED']);
+    expect((await snap).map((x) => x.ok || x.code)).toEqual(['ERR_EPICS_CLOSED', 'ERR_EPICS_CLOSED']);
     expect(Date.now() - t0).toBeLessThan(1000);
     await expect(c.get(K + 'LONG')).rejects.toBeInstanceOf(ClosedError);
   });

@@ -63,7 +63,7 @@ describe('BatchRun', () => {
     const results = await run.promise;
     expect(settledByTheReply).toBe(true);
     expect(results.map((r) => r.ok)).toEqual([false, true, false]);
-    expect(results[0]!.ok === false && results[0]!.code).toBe('ERR_CA_TIMEOUT');
+    expect(results[0]!.ok === false && results[0]!.code).toBe('ERR_EPICS_TIMEOUT');
     // timed out at the reply past the deadline, not at a timer later
     expect(results[1]!.elapsedMs).toBeGreaterThanOrEqual(50);
     expect(results[0]!.elapsedMs - results[1]!.elapsedMs).toBeGreaterThanOrEqual(0);

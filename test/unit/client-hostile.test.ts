@@ -90,7 +90,7 @@ describe('hostile servers', () => {
     raw.rawReply = new Uint8Array([0, 6, 0, 200, 1, 2, 3]);
     const c = new Context({ addrList: `127.0.0.1:${raw.port}`, autoAddrList: false, env: {} });
     try {
-      await expect(c.get('ANY', { timeout: 200 })).rejects.toMatchObject({ code: 'ERR_CA_NOT_FOUND' });
+      await expect(c.get('ANY', { timeout: 200 })).rejects.toMatchObject({ code: 'ERR_EPICS_NOT_FOUND' });
     } finally {
       await c.close();
       raw.close();

@@ -3,12 +3,12 @@
 // answer when the event loop is too busy for the timer to fire on time); the abort signal; names
 // set up a slice per event-loop turn (with the searcher held to full datagrams meanwhile, where it can).
 import { performance } from 'node:perf_hooks';
-import { AbortedError, CaError, ProtocolError, TimeoutError } from './errors.js';
+import { AbortedError, EpicsError, ProtocolError, TimeoutError } from './errors.js';
 import type { SnapshotResult } from './snapshot.js';
 
 /** One name's read in the batch. */
 export interface BatchItem {
-  readonly ch: { timeoutError(): CaError };
+  readonly ch: { timeoutError(): EpicsError };
   start(): void;
   cancel(): void;
 }
@@ -93,7 +93,7 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
       try {
         ch = mgr.acquire(name);
       } catch (e) {
-        this.fail(i, e instanceof CaError ? e : new ProtocolError(String(e), name));
+        this.fail(i, e instanceof EpicsError ? e : new ProtocolError(String(e), name));
         continue;
       }
       const item = this.item(i, ch);
@@ -122,7 +122,7 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
     else if (a.elapsedMs >= this.timeoutMs) this.expire();
   }
 
-  fail(i: number, error: CaError, elapsedMs = performance.now() - this.t0): void {
+  fail(i: number, error: EpicsError, elapsedMs = performance.now() - this.t0): void {
     if (this.results[i]) return;
     this.results[i] = { name: this.names[i]!, ok: false, error, code: error.code, elapsedMs };
     if (--this.remaining === 0) this.done();

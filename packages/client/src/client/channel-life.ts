@@ -2,7 +2,7 @@
 // its connection listeners and waiters, the pause before searching again after a broken
 // connection, and the error a timed-out operation fails with. The protocol's channel adds its
 // transitions' wire side (src/client/ca/channel.ts, src/client/pva/channel.ts).
-import { type CaError, DisconnectedError, NotFoundError, ProtocolError, TimeoutError } from './errors.js';
+import { type EpicsError, DisconnectedError, NotFoundError, ProtocolError, TimeoutError } from './errors.js';
 
 export type ChannelState = 'searching' | 'connecting' | 'connected' | 'closed';
 
@@ -183,7 +183,7 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
   // ---- the error an operation on this channel fails with ----
 
   /** The error a pending operation fails with when its time is up, by what the channel went through. */
-  timeoutError(): CaError {
+  timeoutError(): EpicsError {
     if (this.state === 'connected') return new TimeoutError('no reply within the timeout', this.name);
     if (this.protocolError) return new ProtocolError(`the server broke the protocol: ${this.protocolError}`, this.name);
     if (this.everConnected) return new DisconnectedError('the channel is disconnected', this.name);

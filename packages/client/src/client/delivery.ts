@@ -1,7 +1,7 @@
 // What every monitor does whatever its protocol: deliver events to a callback or to the bounded
 // queue and its iterator, fail on the connect timeout or the abort signal, fail once, close once.
 import type { Logger } from '../log.js';
-import { AbortedError, BadArgumentError, type CaError } from './errors.js';
+import { AbortedError, BadArgumentError, type EpicsError } from './errors.js';
 import { Monitor, type MonitorCallback, type MonitorEvent } from './monitor.js';
 import { EventQueue, type QueuedEvent } from './queue.js';
 
@@ -10,7 +10,7 @@ export interface MonitoredChannel {
   readonly name: string;
   readonly connected: boolean;
   /** The error of a connect timeout, by what the channel went through. */
-  timeoutError(): CaError;
+  timeoutError(): EpicsError;
 }
 
 export interface DeliveryOptions {
@@ -28,7 +28,7 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
   private abort: (() => void) | undefined;
   /** The iterator waiting for the next event. */
   private waiter: ((r: IteratorResult<MonitorEvent<R>>) => void) | undefined;
-  private failure: CaError | undefined;
+  private failure: EpicsError | undefined;
 
   constructor(protected readonly ch: C, protected readonly callback: MonitorCallback<R> | undefined, private readonly log: Logger) {
     super();
@@ -98,7 +98,7 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
     this.queue!.push(ev);
   }
 
-  protected fail(err: CaError): void {
+  protected fail(err: EpicsError): void {
     if (this.closed) return;
     this.emit({ kind: 'error', name: this.ch.name, error: err });
     if (!this.callback) this.failure = err;
@@ -114,7 +114,7 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
-      if (this.failure && this.failure.code !== 'ERR_CA_ABORTED') w({ value: { kind: 'error', name: this.ch.name, error: this.failure }, done: false });
+      if (this.failure && this.failure.code !== 'ERR_EPICS_ABORTED') w({ value: { kind: 'error', name: this.ch.name, error: this.failure }, done: false });
       else w({ value: undefined, done: true });
     }
   }

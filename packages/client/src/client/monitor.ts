@@ -2,7 +2,7 @@
 // rights, errors) and the Monitor handle (callback form, or an async iterable over a bounded
 // queue). The types are generic over the update a monitor delivers: a CA reading of its form or a
 // PvaReading.
-import type { CaError } from './errors.js';
+import type { EpicsError } from './errors.js';
 import type { ReadOptions } from './options.js';
 import type { PvaReading } from './pva/reading.js';
 import type { TimeReading } from './ca/reading.js';
@@ -46,7 +46,7 @@ export type ConnectionEvent<R = TimeReading> = ConnectedEvent<R> | DisconnectedE
  * ACCESS_RIGHTS; a PV Access monitor never emits it).
  */
 export type AccessRightsEvent = { kind: 'access'; name: string; readAccess: boolean; writeAccess: boolean };
-export type MonitorErrorEvent = { kind: 'error'; name: string; error: CaError };
+export type MonitorErrorEvent = { kind: 'error'; name: string; error: EpicsError };
 /**
  * What a monitor delivers: its updates `R` (a CA reading of the monitor's form, TimeReading by
  * default; a PvaReading over PV Access) and, never dropped, the other events.

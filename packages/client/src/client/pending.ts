@@ -1,6 +1,6 @@
 // One pending operation's promise with its own timeout and AbortSignal: settles once, and on
 // settling runs the cleanups (cancel listeners, forget the ioid) and clears its timer.
-import { AbortedError, BadArgumentError, CaError } from './errors.js';
+import { AbortedError, BadArgumentError, EpicsError } from './errors.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 
@@ -25,7 +25,7 @@ export class Pending<T> {
     private readonly pvName: string,
     timeoutMs: number,
     private readonly signal: AbortSignal | undefined,
-    onTimeout: () => CaError,
+    onTimeout: () => EpicsError,
   ) {
     this.promise = new Promise<T>((res, rej) => {
       this.res = res;

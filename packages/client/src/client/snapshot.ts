@@ -1,6 +1,6 @@
 // What a snapshot returns: one result per name, in input order (value, alarm, timestamp and the
 // time it took, or why that name failed), and its options.
-import type { CaError } from './errors.js';
+import type { EpicsError } from './errors.js';
 import type { ReadOptions } from './options.js';
 import type { TimeReading } from './ca/reading.js';
 
@@ -27,8 +27,8 @@ export type SnapshotSuccess<R extends { readonly value: unknown } = TimeReading>
 export interface SnapshotFailure {
   name: string;
   ok: false;
-  error: CaError;
-  code: CaError['code'];
+  error: EpicsError;
+  code: EpicsError['code'];
   elapsedMs: number;
 }
 

@@ -1,7 +1,7 @@
 // What the `epicsperf ca` commands share: their common flags, connecting with caget's message
 // for a name not found, the read the C tools make, and the error for bad flag combinations.
 import type { FormName, NativeTypeName } from 'epics-client/ca';
-import { AccessDeniedError, CaError, NotFoundError, TimeoutError, type Context, type ChannelInfo, type GetOptions } from 'epics-client';
+import { AccessDeniedError, EpicsError, NotFoundError, TimeoutError, type Context, type ChannelInfo, type GetOptions } from 'epics-client';
 import type { LineStyle } from './ca-format.js';
 
 export interface CommonFlags {
@@ -47,6 +47,6 @@ export function readOptionsFor(info: ChannelInfo, o: CommonFlags, form: FormName
 /** The text of a read that failed, as caget prints it in place of the value. */
 export function failureText(e: unknown): string {
   if (e instanceof AccessDeniedError) return '*** no read access';
-  if (e instanceof CaError) return `*** CA error ${e.message}`;
+  if (e instanceof EpicsError) return `*** CA error ${e.message}`;
   return `*** ${(e as Error)?.message ?? String(e)}`;
 }

@@ -6,7 +6,7 @@ import type { CircuitChannel, FailReason } from '../../ca/circuit.js';
 import type { TcpCircuit } from '../../transport/ca/tcp.js';
 import type { SearchTarget } from '../../transport/ca/udp.js';
 import { ChannelLife, type ChannelOwner } from '../channel-life.js';
-import { type CaError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
+import { type EpicsError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
 
 export type { ChannelChange, ChannelState, ConnectionListener } from '../channel-life.js';
 
@@ -104,7 +104,7 @@ export class Channel extends ChannelLife<ConnectWaiter> implements CircuitChanne
   }
 
   /** The error of an operation that ended without a reply. */
-  failureError(reason: FailReason): CaError {
+  failureError(reason: FailReason): EpicsError {
     if (reason.kind === 'disconnected') {
       return new DisconnectedError(`the circuit was lost${reason.message ? ` (${reason.message})` : ''}`, this.name);
     }

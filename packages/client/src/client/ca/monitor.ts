@@ -8,7 +8,7 @@ import { getLogger } from '../../log.js';
 import type { Channel } from './channel.js';
 import type { ReadPlan } from './convert.js';
 import { DeliveringMonitor } from '../delivery.js';
-import { BadArgumentError, type CaError, ProtocolError } from '../errors.js';
+import { BadArgumentError, type EpicsError, ProtocolError } from '../errors.js';
 import type { ChannelManager } from './manager.js';
 import type { MonitorCallback, MonitorOptions } from '../monitor.js';
 import type { AnyReading } from './reading.js';
@@ -69,7 +69,7 @@ export class ChannelMonitor extends DeliveringMonitor<AnyReading, Channel> imple
     try {
       this.plan = this.spec.planFor(ch, t.circuit.serverVersion);
     } catch (e) {
-      this.fail(e as CaError);
+      this.fail(e as EpicsError);
       return;
     }
     this.sub = t;

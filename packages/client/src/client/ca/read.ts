@@ -6,7 +6,7 @@ import type { Header } from '../../ca/header.js';
 import type { Channel } from './channel.js';
 import { ChannelOperation } from './operation.js';
 import { planRead, type ReadPlan } from './convert.js';
-import { AccessDeniedError, type CaError, ProtocolError } from '../errors.js';
+import { AccessDeniedError, type EpicsError, ProtocolError } from '../errors.js';
 import type { ChannelManager } from './manager.js';
 import type { GetOptions, ReadOptions } from '../options.js';
 import { checkTimeout, Pending } from '../pending.js';
@@ -53,7 +53,7 @@ export abstract class ChannelRead extends ChannelOperation implements IoHandler,
   }
 
   protected abstract succeeded(r: Reading): void;
-  protected abstract failed(e: CaError): void;
+  protected abstract failed(e: EpicsError): void;
 
   /** ReadingFactory: what the reply is decoded into (a plain Reading unless a subclass says). */
   makeReading(
@@ -73,7 +73,7 @@ export abstract class ChannelRead extends ChannelOperation implements IoHandler,
     try {
       plan = this.spec.planFor(ch, circuit.serverVersion);
     } catch (e) {
-      this.failed(e as CaError);
+      this.failed(e as EpicsError);
       return 0;
     }
     this.plan = plan;
@@ -109,7 +109,7 @@ class GetRead extends ChannelRead {
     this.p.resolve(r);
   }
 
-  protected failed(e: CaError): void {
+  protected failed(e: EpicsError): void {
     this.p.reject(e);
   }
 }

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { type CaValue, type DbrMetadata, Reading } from '../../ca/dbr.js';
 import type { Channel } from './channel.js';
 import { BatchRun } from '../batch-run.js';
-import type { CaError } from '../errors.js';
+import type { EpicsError } from '../errors.js';
 import type { ChannelManager } from './manager.js';
 import { checkTimeout } from '../pending.js';
 import { ChannelRead, ReadSpec } from './read.js';
@@ -59,7 +59,7 @@ class Item extends ChannelRead {
     this.batch.answer(this.i, r as unknown as AnyResult);
   }
 
-  protected failed(e: CaError): void {
+  protected failed(e: EpicsError): void {
     this.batch.fail(this.i, e);
   }
 }

@@ -4,7 +4,7 @@ import type { ClientCircuit, FailReason, IoHandler } from '../../ca/circuit.js';
 import type { Channel } from './channel.js';
 import { ChannelOperation } from './operation.js';
 import { encodePut } from './convert.js';
-import { AccessDeniedError, type CaError } from '../errors.js';
+import { AccessDeniedError, type EpicsError } from '../errors.js';
 import type { ChannelManager } from './manager.js';
 import type { PutOptions, PutValue } from '../options.js';
 import { checkTimeout, Pending } from '../pending.js';
@@ -51,7 +51,7 @@ class ChannelWrite extends ChannelOperation implements IoHandler {
 
   onFail(reason: FailReason): void {
     this.ioid = 0;
-    this.p.reject(this.ch.failureError(reason) as CaError);
+    this.p.reject(this.ch.failureError(reason) as EpicsError);
   }
 }
 

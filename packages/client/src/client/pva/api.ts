@@ -4,7 +4,7 @@ import { Cmd } from '../../pva/constants.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import type { FieldDesc, StructureDesc } from '../../pva/types.js';
 import type { PvStructure, Typed } from '../../pva/values.js';
-import { BadArgumentError, type CaError, ProtocolError } from '../errors.js';
+import { BadArgumentError, type EpicsError, ProtocolError } from '../errors.js';
 import type { CallOptions } from '../options.js';
 import { checkTimeout, Pending } from '../pending.js';
 import type { PvaChannel } from './channel.js';
@@ -23,7 +23,7 @@ class GetOnce extends PvaGet {
   }
   protected get settled(): boolean { return this.p.done; }
   protected succeeded(type: StructureDesc, value: PvStructure): void { this.p.resolve(new PvaReading(type, value)); }
-  protected failed(e: CaError): void { this.p.reject(e); }
+  protected failed(e: EpicsError): void { this.p.reject(e); }
 }
 
 /** Run one operation on a name: acquire, start, release on settling. */
@@ -58,7 +58,7 @@ class PutOnce extends PvaOperation {
     super(ch);
   }
   protected get settled(): boolean { return this.p.done; }
-  protected failed(e: CaError): void { this.p.reject(e); }
+  protected failed(e: EpicsError): void { this.p.reject(e); }
 
   protected issue(): void {
     this.type = undefined;
@@ -82,7 +82,7 @@ class PutOnce extends PvaOperation {
     try {
       data = putData(this.type!, this.value, this.ch.name, choices);
     } catch (e) {
-      return this.failed(e as CaError);
+      return this.failed(e as EpicsError);
     }
     this.session!.put(this.requestId, data.changed, data.value);
     if (!this.waitDone) this.p.resolve();
@@ -117,7 +117,7 @@ class GetFieldOnce extends PvaOperation {
     super(ch);
   }
   protected get settled(): boolean { return this.p.done; }
-  protected failed(e: CaError): void { this.p.reject(e); }
+  protected failed(e: EpicsError): void { this.p.reject(e); }
   protected issue(): void {
     this.requestId = this.session!.getField(this.ch.sid, this.field, this);
   }

@@ -7,7 +7,7 @@ import type { ClientSession, PvaFailReason, OpHandler } from '../../pva/session.
 import { isSuccess, type Status } from '../../pva/status.js';
 import { bitOffset, formatType, type FieldDesc, type StructureDesc } from '../../pva/types.js';
 import { defaultValue, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
-import { BadArgumentError, type CaError, ClosedError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
+import { BadArgumentError, type EpicsError, ClosedError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
 import { ConnectionWait } from '../connect-wait.js';
 import type { PvaChannel, PvaConnectWaiter } from './channel.js';
 
@@ -15,7 +15,7 @@ import type { PvaChannel, PvaConnectWaiter } from './channel.js';
 export type PvaRequest = string | PvRequestOptions;
 
 /** What a request's failure becomes, as the channel saw it. */
-export function pvaFailure(ch: PvaChannel, reason: PvaFailReason): CaError {
+export function pvaFailure(ch: PvaChannel, reason: PvaFailReason): EpicsError {
   if (reason.kind === 'disconnected') return new DisconnectedError(`the connection was lost${reason.message ? ` (${reason.message})` : ''}`, ch.name);
   if (reason.kind === 'protocol') return new ProtocolError(`protocol error from the server: ${reason.message}`, ch.name);
   return remoteError(ch.name, reason.status);
@@ -53,7 +53,7 @@ export abstract class PvaOperation extends ConnectionWait<PvaChannel> implements
 
   /** Send the first request on the connected channel. */
   protected abstract issue(): void;
-  protected abstract failed(e: CaError): void;
+  protected abstract failed(e: EpicsError): void;
 
   channelClosed(): void {
     this.waitEnded();

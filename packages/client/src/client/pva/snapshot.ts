@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { StructureDesc } from '../../pva/types.js';
 import type { PvStructure, Typed } from '../../pva/values.js';
 import { BatchRun } from '../batch-run.js';
-import type { CaError } from '../errors.js';
+import type { EpicsError } from '../errors.js';
 import { checkTimeout } from '../pending.js';
 import type { SnapshotOptions, SnapshotResult, SnapshotSuccess } from '../snapshot.js';
 import type { PvaChannel } from './channel.js';
@@ -41,7 +41,7 @@ class Item extends PvaGet {
     const b = this.batch;
     b.answer(this.i, new PvaAnswer(b.names[this.i]!, performance.now() - b.t0, type, value));
   }
-  protected failed(e: CaError): void {
+  protected failed(e: EpicsError): void {
     this.batch.fail(this.i, e);
   }
 }
