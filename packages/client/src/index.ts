@@ -1,5 +1,5 @@
-// The public API of epicsperf as a library: the Channel Access and PV Access client (Context,
-// snapshot), its options and result types, and its error classes.
+// The public API of epics-client: the Channel Access and PV Access client (Context, snapshot), its
+// options, configuration and result types, and its error classes. The codecs are in ./ca and ./pva.
 export { Context, type Protocol, type ProtocolReading } from './client/context.js';
 export { PvaReading, type PvaValue } from './client/pva/reading.js';
 export type { PvaReadOptions, PvaPutOptions } from './client/pva/api.js';
@@ -7,7 +7,12 @@ export type { PvaMonitorOptions } from './client/pva/monitor.js';
 export type { PvaSnapshotOptions } from './client/pva/snapshot.js';
 export type { PvaPutValue, PvaRequest } from './client/pva/ops.js';
 export type { NTValue, Alarm, TimeStamp, Display, Control } from './pva/nt.js';
-export type { FieldDesc, StructureDesc } from './pva/types.js';
+export type { NumericArray, PvStructure, PvUnion, PvAny, PvValue } from './pva/values.js';
+export type {
+  FieldDesc, StructureDesc, ScalarDesc, ScalarArrayDesc, UnionDesc, StructureArrayDesc, UnionArrayDesc, AnyDesc, AnyArrayDesc,
+  FieldEntry, ScalarType,
+} from './pva/types.js';
+export type { PvRequestOptions } from './pva/pvrequest.js';
 export { snapshot } from './client/standalone.js';
 export {
   Monitor, type MonitorOptions, type MonitorEvent, type MonitorCallback, type ConnectionEvent, type ConnectedEvent,
@@ -19,7 +24,9 @@ export type {
 export type { ChannelInfo } from './client/ca/info.js';
 export type { SnapshotOptions, SnapshotResult, SnapshotSuccess, SnapshotFailure } from './client/snapshot.js';
 export type { CallOptions, ReadOptions, GetOptions, PutOptions, PutValue } from './client/options.js';
-export type { ContextOptions } from './transport/config.js';
+export type { ContextOptions, Endpoint, SearchDestination } from './transport/config.js';
+export type { CaConfig } from './transport/ca/config.js';
+export type { PvaConfig } from './transport/pva/config.js';
 export type { ManagerStats as ContextStats } from './client/channel-cache.js';
 export type { DestinationStats } from './transport/search-scheduler.js';
 export { Reading, type CaValue, type CaArray, type DbrMetadata } from './ca/dbr.js';

@@ -1,12 +1,12 @@
-// The sans-I/O Channel Access protocol core, exported as "epicsperf/ca": constants, headers,
-// messages, DBR payloads, the framer, the client circuit state and the search helpers.
+// The Channel Access codecs, exported as "epics-client/ca": constants, the header, message and DBR
+// encode/decode and the search datagram helpers. Sans-I/O; the circuit and framer stay internal.
 export * from './constants.js';
 export * from './header.js';
 export * from './messages.js';
 export * from './dbr.js';
 export * from './dbr-encode.js';
-export * from './framer.js';
-export * from './circuit.js';
-export * from './search.js';
 export { ByteWriter } from './writer.js';
-export { byteSwap, installSwappers, type Swapper } from './swap.js';
+export {
+  MAX_NAME_BYTES, intToIpv4, ipv4ToInt, parseSearchReplies, searchMessageSize, writeSearchRequest, writeSearchVersion,
+  type SearchReplyHandler,
+} from './search.js';

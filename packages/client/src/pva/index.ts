@@ -1,5 +1,6 @@
-// The sans-I/O PV Access protocol core: pvData (types, values, bitsets), the header, every
-// message a client exchanges, the framer, pvRequest building and normative-type conversion.
+// The PV Access codecs, exported as "epics-client/pva": constants, the header, pvData (types,
+// values, bitsets, status), message encode/decode, search helpers, pvRequest and normative types.
+// Sans-I/O; the framer and the client session stay internal.
 export * from './constants.js';
 export { DecodeError, Reader, Writer } from './buffer.js';
 export * from './types.js';
@@ -9,6 +10,5 @@ export * from './header.js';
 export * from './status.js';
 export * from './messages.js';
 export { decodeTyped, encodeTyped, ipv4Mapped, ipv4Of, SearchFlags } from './messages-session.js';
-export * from './framer.js';
 export * from './pvrequest.js';
 export * from './nt.js';

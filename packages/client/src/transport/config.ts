@@ -2,7 +2,7 @@
 // destinations (with broadcast addresses computed from os.networkInterfaces()-shaped data).
 import os from 'node:os';
 
-/** A host and port. @inline */
+/** A host and port. */
 export interface Endpoint {
   host: string;
   port: number;
@@ -71,7 +71,7 @@ export function parseAddrList(list: string[] | string | undefined, defaultPort: 
 /** Interface data as os.networkInterfaces() gives it. */
 export type Ifaces = Record<string, Array<{ address: string; netmask: string; family: string | number; internal: boolean }> | undefined>;
 
-/** A search destination; `broadcast` when it is a broadcast address of this host's interfaces. @inline */
+/** A search destination; `broadcast` when it is a broadcast address of this host's interfaces. */
 export interface SearchDestination extends Endpoint {
   broadcast: boolean;
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import { DEFAULT_REPEATER_PORT, DEFAULT_SERVER_PORT } from '../../ca/constants.js';
 import { isNo, num, searchDestinations, userName, type ContextOptions, type SearchDestination } from '../config.js';
 
-/** The Channel Access configuration a context resolved from its options and the environment. @inline */
+/** The Channel Access configuration a context resolved from its options and the environment. */
 export interface CaConfig {
   searchDestinations: SearchDestination[];
   serverPort: number;

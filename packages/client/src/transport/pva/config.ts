@@ -4,7 +4,7 @@ import os from 'node:os';
 import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT } from '../../pva/constants.js';
 import { isNo, num, parseAddrList, searchDestinations, userName, type ContextOptions, type Endpoint, type SearchDestination } from '../config.js';
 
-/** The PV Access configuration a context resolved from its options and the environment. @inline */
+/** The PV Access configuration a context resolved from its options and the environment. */
 export interface PvaConfig {
   /** UDP search destinations (EPICS_PVA_ADDR_LIST + broadcast addresses). */
   searchDestinations: SearchDestination[];
