@@ -69,10 +69,11 @@ describe('captured exchanges', () => {
     expect(find('monitor', 'MonitorAck')[0]).toMatchObject({ nfree: 2 });
   });
 
-  it('monitor updates merge into one kept value', () => {
+  it('monitor updates: each a new value on the last one, which is kept unchanged', () => {
     const r = new Replay();
     const kept = new Map<number, PvStructure>();
     let last: PvStructure | undefined;
+    let lastCopy: PvStructure | undefined;
     for (const { bytes: b } of loadFixture('monitor')) {
       const h = headerOf(b);
       const m = decodeMessage(h, b.subarray(8, 8 + (h.flags & 1 ? 0 : h.payloadSize)), {
@@ -80,8 +81,15 @@ describe('captured exchanges', () => {
         operation: (id) => { const t = r.ops.get(id); if (!t) return undefined; return { type: t, value: kept.get(id) }; },
       });
       if (m.type === 'OpInitResponse' && m.valueType?.kind === 'structure') r.ops.set(m.requestId, m.valueType);
-      if (m.type === 'MonitorUpdate' && m.value) { kept.set(m.requestId, m.value); last = m.value; }
+      if (m.type === 'MonitorUpdate' && m.value) {
+        // Each update is a new value on the last one, which stays as it was.
+        if (last) expect(last).toStrictEqual(lastCopy);
+        kept.set(m.requestId, m.value);
+        last = m.value;
+        lastCopy = structuredClone(m.value);
+      }
     }
+    expect(last).toStrictEqual(lastCopy);
     // The first update carried the alarm (MINOR, HIGH); later ones only value and timeStamp.
     expect(last?.alarm).toMatchObject({ severity: 1, message: 'HIGH' });
     expect(typeof last?.value).toBe('number');

@@ -1,8 +1,8 @@
 // The sans-I/O client session: handshake, channel create and destroy, GET with the DESTROY bit,
-// replies with every field of the type (defaults where none was sent), monitor updates as new
-// structures (the previous one unchanged), acks, monitor INITs held behind a cancelled monitor
-// until an echo's reply, interned types, failures on close, and protocol
-// errors for malformed data. Server bytes come from the encoder.
+// GET replies and PUT get-backs with every field of the type (defaults where none was sent),
+// monitor updates as new structures (the previous one unchanged, unmarked parts shared), acks,
+// monitor INITs held behind a cancelled monitor until an echo's reply, interned types, failures
+// on close, and protocol errors for malformed data. Server bytes come from the encoder.
 import { describe, expect, it } from 'vitest';
 import {
   BitSet, Cmd, decodeMessage, emptyHeader, encodeMessages, OK, readHeader, scalar, structure, Sub, TypeCache,
@@ -163,6 +163,40 @@ describe('client session', () => {
     t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(1), valueType: TYPE, value: { value: 3, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } } });
     expect(updates[0]).toStrictEqual({ value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } });
     expect(updates[1]).toStrictEqual({ value: 3, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } });
+    expect(t.errors).toEqual([]);
+  });
+
+  it('monitor: an update the handler got is never changed later; the structures a later update does not mark are shared', () => {
+    const t = ready();
+    const updates: Record<string, unknown>[] = [];
+    const id = t.s.init(Cmd.MONITOR, 77, { type: structure('', {}), value: {} }, { onUpdate: (v) => updates.push(v), onFail: () => {} }, 4);
+    t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(0), valueType: TYPE, value: { value: 1, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } } });
+    const first = structuredClone(updates[0]);
+    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(1), valueType: TYPE, value: { value: 2, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } } });
+    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(4), valueType: TYPE, value: { value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 8 } } });
+    expect(updates[0]).toStrictEqual(first);
+    expect(updates[1]).toStrictEqual({ value: 2, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } });
+    expect(updates[1]!.timeStamp).toBe(updates[0]!.timeStamp); // not marked: shared, not copied
+    expect(updates[2]).toStrictEqual({ value: 2, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 8 } });
+    expect(updates[2]!.timeStamp).not.toBe(updates[1]!.timeStamp); // marked inside: a copy
+    expect(updates[1]!.timeStamp).toStrictEqual({ secondsPastEpoch: 10n, nanoseconds: 5 });
+  });
+
+  it('PUT: the get-back reply is decoded like a GET reply (every field, defaults where none was sent); the completion has no value', () => {
+    const t = ready();
+    const got: unknown[] = [];
+    const h: OpHandler = { onReply: (st, v) => got.push(v), onFail: (r) => got.push(r) };
+    const id = t.s.init(Cmd.PUT, 77, { type: structure('', {}), value: {} }, h);
+    t.feed({ type: 'OpInitResponse', command: Cmd.PUT, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    t.s.putGet(id);
+    expect(t.sent().at(-1)).toMatchObject({ type: 'OpRequest', command: Cmd.PUT, requestId: id, subcommand: Sub.GET });
+    t.feed({ type: 'DataResponse', command: Cmd.PUT, requestId: id, subcommand: Sub.GET, status: OK, changed: BitSet.of(1), valueType: TYPE, value: { value: 4.5 } });
+    expect(got[0]).toStrictEqual({ value: 4.5, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } });
+    t.s.put(id, BitSet.of(1), { value: 5 });
+    t.feed({ type: 'OpResponse', command: Cmd.PUT, requestId: id, subcommand: Sub.EXEC, status: OK });
+    expect(got[1]).toBeUndefined();
+    expect(got).toHaveLength(2);
     expect(t.errors).toEqual([]);
   });
 

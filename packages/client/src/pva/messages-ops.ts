@@ -8,20 +8,21 @@ import type { DecodeContext, EncodeOptions, Message, Operation, RequestMessage, 
 import { decodeTyped, encodeTyped } from './messages-session.js';
 import { decodeStatus, encodeStatus, isSuccess, OK } from './status.js';
 import { decodeType, encodeType, type StructureDesc } from './types.js';
-import { decodePartial, defaultValue, encodePartial, type PvStructure } from './values.js';
+import { decodeUpdate, encodePartial, type PvStructure } from './values.js';
 
 const OPS = new Set<number>([Cmd.GET, Cmd.PUT, Cmd.MONITOR, Cmd.PROCESS, Cmd.RPC, Cmd.PUT_GET, Cmd.ARRAY]);
 
-/** The bitset and the selected fields, merged into the operation's value (or a fresh one). */
+/**
+ * The bitset and the selected fields, decoded as the client session decodes its data
+ * (decodeUpdate): a new value, on the operation's last value when it has one (left unchanged).
+ */
 function readData(r: Reader, op: Operation | undefined, ctx: DecodeContext): { changed: BitSet; valueType?: StructureDesc; value?: PvStructure } {
   const changed = BitSet.decode(r);
   if (!op) {
     r.pos = r.end; // data of a request this side no longer tracks: skipped
     return { changed };
   }
-  const value = op.value ?? (defaultValue(op.type) as PvStructure);
-  decodePartial(r, op.type, value, changed, ctx.types);
-  return { changed, valueType: op.type, value };
+  return { changed, valueType: op.type, value: decodeUpdate(r, op.type, op.value, changed, ctx.types) };
 }
 
 export function decodeOpRequest(r: Reader, h: PvaHeader, ctx: DecodeContext): RequestMessage | undefined {

@@ -60,7 +60,10 @@ export interface InvalidMessage { type: 'Invalid'; command: number; reason: stri
 export type Message = ControlMessage | RequestMessage | ResponseMessage;
 export type Decoded = Message | UnknownMessage | InvalidMessage;
 
-/** An operation's data type (from its INIT reply) and, optionally, the value updates merge into. */
+/**
+ * An operation's data type (from its INIT reply) and, optionally, its last value (a monitor's):
+ * the fields the next data does not mark come from it. It is never changed: the data is a new value.
+ */
 export interface Operation { type: StructureDesc; value?: PvStructure }
 
 export interface DecodeContext {
@@ -92,7 +95,7 @@ function decodeControl(h: PvaHeader): ControlMessage {
 /**
  * Decode one framed message; the direction comes from the header's flags. Never throws:
  * malformed input comes back as an Invalid message. Byte arrays in the result (guid, address,
- * echo payload) are copies; values may merge into the operation's value (see DecodeContext).
+ * echo payload) are copies; operation data is a new value on the operation's last (see Operation).
  */
 export function decodeMessage(h: PvaHeader, payload: Uint8Array, ctx: DecodeContext = {}): Decoded {
   if (isControl(h.flags)) return decodeControl(h);

@@ -1,7 +1,7 @@
 // The client side of one PV Access connection, sans I/O: connection validation, channel create
-// and destroy, operation request ids with their types and merged values, echo (monitor INITs wait
-// behind cancelled monitors, ./cancel-fence.ts), and the bytes to send; receive() takes framed
-// messages, take() gives what to write.
+// and destroy, operation request ids with their types, their data (decodeUpdate, one routine for
+// every reply and update), echo (monitor INITs wait behind cancelled monitors, ./cancel-fence.ts)
+// and the bytes to send; receive() takes framed messages, take() gives what to write.
 import { BitSet } from './bitset.js';
 import { CancelFence } from './cancel-fence.js';
 import { CreateQueue } from './create-queue.js';
@@ -9,65 +9,24 @@ import { Reader, Writer } from './buffer.js';
 import { Cmd, Flags, Sub } from './constants.js';
 import type { AlignHint } from './framer.js';
 import { isBigEndian, type PvaHeader } from './header.js';
-import { decodeMessage, encodeMessage, type EncodeOptions, type Message, type Operation, type ResponseMessage } from './messages.js';
+import { InternedTypes } from './interned-types.js';
+import { decodeMessage, encodeMessage, type EncodeOptions, type Message, type Operation } from './messages.js';
 import { decodeStatus, isSuccess, OK, type Status } from './status.js';
-import { decodeType, scalar, structure, TypeCache, TypeRegistry, type FieldDesc, type StructureDesc } from './types.js';
+import { scalar, structure, TypeCache, TypeRegistry, type FieldDesc, type StructureDesc } from './types.js';
 import { decodeUpdate, type PvStructure, type Typed } from './values.js';
+import type { OpHandler, PvaFailReason, SessionChannel, SessionEvents } from './session-contract.js';
 
-/** Why a channel or operation ended without its reply. */
-export type PvaFailReason =
-  | { kind: 'disconnected'; message?: string }
-  | { kind: 'protocol'; message: string }
-  | { kind: 'remote'; status: Status };
-
-/** A channel as the session sees it. */
-export interface SessionChannel {
-  readonly cid: number;
-  readonly name: string;
-  onCreated(sid: number): void;
-  onCreateFailed(status: Status): void;
-  /** The server destroyed the channel. */
-  onDestroyed(): void;
-}
-
-/** One request (GET, PUT, MONITOR, GET_FIELD) and where its replies go. */
-export interface OpHandler {
-  /** INIT reply of GET, PUT and MONITOR (type null on failure). */
-  onInit?(status: Status, type: FieldDesc | null): void;
-  /** A GET reply, a PUT's completion (no value), a GET_FIELD reply (type only). */
-  onReply?(status: Status, value: PvStructure | undefined, changed: BitSet | undefined, type: FieldDesc | null): void;
-  /** One monitor update (value merged into the monitor's full value). */
-  onUpdate?(value: PvStructure, changed: BitSet, overrun: BitSet | undefined): void;
-  /** The server ended the monitor (its last message). */
-  onFinish?(status: Status): void;
-  onFail(reason: PvaFailReason): void;
-}
+export type { OpHandler, PvaFailReason, SessionChannel, SessionEvents } from './session-contract.js';
 
 interface OpEntry {
   handler: OpHandler;
   command: number;
   sid: number;
+  /** The data type once INIT succeeded; a monitor's last value, the base of its next update. */
   op: Operation | undefined;
-  /** Monitor: keep merging into one value. */
-  keep: boolean;
   /** The server destroys the request after its reply (an execution with the DESTROY bit). */
   last?: boolean;
 }
-
-export interface SessionEvents {
-  /** Bytes are waiting in take(). */
-  wantFlush(): void;
-  /** The peer broke the protocol: close the connection. */
-  protocolError(reason: string): void;
-  /** Connection validation finished (channels can be created). */
-  validated(status: Status): void;
-  /** A search reply arrived on this connection (TCP name servers). */
-  searchResponse?(m: Extract<ResponseMessage, { type: 'SearchResponse' }>): void;
-}
-
-/** Bytes as a string of the same length (a map key). */
-const keyDecoder = new TextDecoder('latin1');
-const latin1 = (b: Uint8Array): string => keyDecoder.decode(b);
 
 /** The buffer size and introspection registry size this client announces. */
 const CLIENT_BUFFER = 0x10000;
@@ -77,6 +36,8 @@ const PVREQUEST_TYPES = 256;
 
 export class ClientSession {
   readonly types = new TypeCache();
+  /** Types seen in INIT replies, by their bytes. */
+  private readonly interned = new InternedTypes();
   private readonly out = new Writer(true, 4096);
   /** INITs send their pvRequest's type once per connection (0xFD), then its id (0xFE): a snapshot's 10,000 INITs share one. */
   private readonly initEncoding: EncodeOptions = { registry: new TypeRegistry(PVREQUEST_TYPES) };
@@ -88,7 +49,6 @@ export class ClientSession {
   private nextRequest = 1;
   /** Monitor INITs wait here while the server still writes out monitors just cancelled. */
   private readonly fence = new CancelFence();
-  private readonly lookup = (id: number): Operation | undefined => this.ops.get(id)?.op;
 
   constructor(private readonly events: SessionEvents, private readonly user: string, private readonly host: string) {}
 
@@ -122,7 +82,8 @@ export class ClientSession {
   receive(h: PvaHeader, payload: Uint8Array, owned?: AlignHint): void {
     if (this.state === 'closed') return;
     if ((h.command === Cmd.MONITOR || h.command === Cmd.GET || h.command === Cmd.PUT) && (h.flags & Flags.CONTROL) === 0 && this.data(h, payload, owned)) return;
-    const m = decodeMessage(h, payload, { types: this.types, operation: this.lookup });
+    // Without `operation`, the generic decoder skips operation data: data() has taken all of it.
+    const m = decodeMessage(h, payload, { types: this.types });
     switch (m.type) {
       case 'Invalid': return this.events.protocolError(`malformed message (command ${m.command}): ${m.reason}`);
       case 'Unknown': return; // a command this client does not handle: skipped
@@ -155,13 +116,7 @@ export class ClientSession {
         } else e.handler.onReply?.(m.status, undefined, undefined, null);
         return;
       }
-      case 'MonitorUpdate': {
-        const e = this.ops.get(m.requestId);
-        if (!e || !m.value) return;
-        if (e.keep && e.op) e.op.value = m.value;
-        e.handler.onUpdate?.(m.value, m.changed, m.overrun);
-        return;
-      }
+      case 'MonitorUpdate': return; // an update before the monitor's type is known: nothing to decode it with
       case 'GetFieldResponse': {
         const e = this.ops.get(m.requestId);
         if (!e) return;
@@ -175,10 +130,10 @@ export class ClientSession {
   }
 
   /**
-   * The data path of monitor updates and GET replies, decoded into new structures that hold every
-   * field of the type: the server's where it marked them, else the monitor's last value or the
-   * type's default (a monitor's next update copies what it changes). False when the message is
-   * not data of a known operation (the generic decoder takes it).
+   * The one data path of the client: monitor updates, GET replies and PUT get-backs, each decoded
+   * by decodeUpdate into a new structure that holds every field of the type: the server's where it
+   * marked them, else the monitor's last value (shared, never changed) or the type's default.
+   * False when the message is not data of an initialised operation (the generic decoder takes it).
    */
   private data(h: PvaHeader, payload: Uint8Array, owned: AlignHint | undefined): boolean {
     if (payload.length < 5) return false;
@@ -190,11 +145,12 @@ export class ClientSession {
     const sub = r.u8();
     if (sub & Sub.INIT) return this.initReply(r, id);
     const op = e.op;
-    // A monitor's DESTROY or PROCESS bit is its end; a GET's DESTROY bit only echoes the request's.
-    if (!op || h.command === Cmd.PUT || (h.command === Cmd.MONITOR && (sub & (Sub.DESTROY | Sub.PROCESS)) !== 0)) return false;
+    const monitor = h.command === Cmd.MONITOR;
+    // A monitor's DESTROY or PROCESS bit is its end; a PUT's reply carries data only for a get-back
+    // (GET bit); a GET's DESTROY bit only echoes the request's.
+    if (!op || (monitor && (sub & (Sub.DESTROY | Sub.PROCESS)) !== 0) || (h.command === Cmd.PUT && (sub & Sub.GET) === 0)) return false;
     let changed: BitSet, overrun: BitSet | undefined;
     let value: PvStructure;
-    const monitor = h.command === Cmd.MONITOR;
     if (e.last) this.ops.delete(id);
     try {
       const status = monitor ? OK : decodeStatus(r);
@@ -206,7 +162,7 @@ export class ClientSession {
       value = decodeUpdate(r, op.type, monitor ? op.value : undefined, changed, this.types);
       if (monitor) overrun = BitSet.decode(r);
     } catch (err) {
-      this.events.protocolError(`malformed ${monitor ? 'monitor update' : 'GET reply'}: ${(err as Error).message}`);
+      this.events.protocolError(`malformed ${monitor ? 'monitor update' : h.command === Cmd.GET ? 'GET reply' : 'PUT get-back'}: ${(err as Error).message}`);
       return true;
     }
     if (monitor) {
@@ -216,39 +172,26 @@ export class ClientSession {
     return true;
   }
 
-  /** Types seen in INIT replies, by their bytes: thousands of channels of one record type share one description. */
-  private readonly interned = new Map<string, FieldDesc>();
-
   /**
-   * An INIT reply whose type is written out in full (no cache ids): the same bytes give the same
-   * type object, decoded once. False for anything else (the generic decoder takes it).
+   * An INIT reply whose type is written out in full: the same bytes give the same type object,
+   * decoded once. False for anything else (the generic decoder takes it).
    */
   private initReply(r: Reader, id: number): boolean {
-    const at = r.pos;
     let status: Status;
     try {
       status = decodeStatus(r);
     } catch {
       return false;
     }
-    const code = r.remaining > 0 ? r.bytes[r.pos]! : -1;
-    if (!isSuccess(status) || code === 0xfd || code === 0xfe || code === 0xfc || code < 0) {
-      r.pos = at;
-      return false;
+    if (!isSuccess(status)) return false;
+    let type: FieldDesc | undefined;
+    try {
+      type = this.interned.read(r, this.types);
+    } catch (err) {
+      this.events.protocolError(`malformed INIT reply: ${(err as Error).message}`);
+      return true;
     }
-    const bytes = r.bytes.subarray(r.pos, r.end);
-    const key = latin1(bytes);
-    let type = this.interned.get(key);
-    if (!type) {
-      try {
-        type = decodeType(r, this.types) ?? undefined;
-      } catch (err) {
-        this.events.protocolError(`malformed INIT reply: ${(err as Error).message}`);
-        return true;
-      }
-      if (!type) return false;
-      if (this.interned.size < 256) this.interned.set(key, type);
-    }
+    if (!type) return false;
     this.onInit(id, status, type);
     return true;
   }
@@ -322,17 +265,17 @@ export class ClientSession {
 
   // ---- operations ----
 
-  private newRequest(handler: OpHandler, command: number, sid: number, keep: boolean): number {
+  private newRequest(handler: OpHandler, command: number, sid: number): number {
     let id = this.nextRequest;
     while (this.ops.has(id)) id = (id + 1) >>> 0 || 1;
     this.nextRequest = (id + 1) >>> 0 || 1;
-    this.ops.set(id, { handler, command, sid, op: undefined, keep });
+    this.ops.set(id, { handler, command, sid, op: undefined });
     return id;
   }
 
   /** INIT of a GET, PUT or MONITOR (a MONITOR's may wait behind monitors just cancelled); returns its request id. */
   init(command: number, sid: number, pvRequest: Typed, handler: OpHandler, queueSize?: number): number {
-    const id = this.newRequest(handler, command, sid, command === Cmd.MONITOR);
+    const id = this.newRequest(handler, command, sid);
     const pipeline = command === Cmd.MONITOR && queueSize !== undefined;
     const m: Message = {
       type: 'OpInitRequest', command, sid, requestId: id, subcommand: Sub.INIT | (pipeline ? Sub.PIPELINE : 0), pvRequest,
@@ -395,7 +338,7 @@ export class ClientSession {
 
   /** GET_FIELD: the type of the channel (or of one field). */
   getField(sid: number, field: string, handler: OpHandler): number {
-    const id = this.newRequest(handler, Cmd.GET_FIELD, sid, false);
+    const id = this.newRequest(handler, Cmd.GET_FIELD, sid);
     this.send({ type: 'GetFieldRequest', sid, requestId: id, field });
     return id;
   }

@@ -259,8 +259,9 @@ function encodeAny(w: Writer, v: PvAny, registry?: TypeRegistry): void {
 }
 
 /**
- * Read the fields `bits` selects into `target` (a full value of `desc`), as GET replies and
- * monitor updates carry them. A set structure bit means the whole structure follows.
+ * Read the fields `bits` selects into `target` (a full value of `desc`, changed in place), as GET
+ * replies and monitor updates carry them. A set structure bit means the whole structure follows.
+ * The client's data goes through decodeUpdate instead, which never changes a value handed out.
  */
 export function decodePartial(r: Reader, desc: StructureDesc, target: PvStructure, bits: BitSet, cache: TypeCache | undefined): void {
   if (bits.get(0)) {
@@ -314,10 +315,10 @@ const isStruct = (v: PvValue | undefined): v is PvStructure => typeof v === 'obj
 
 /**
  * Read the fields `bits` selects into a new structure that holds every field of `desc`, as GET
- * replies and monitor updates carry them. With `prev` (a monitor's last value, not changed: it
- * and the structures inside it that the update touches are copied) an unselected field keeps
- * its value there; without it (a GET reply, a monitor's first update) the type's default. A set
- * structure bit means the whole structure follows.
+ * replies and monitor updates carry them: the one decode of the client's data. With `prev` (a
+ * monitor's last value, not changed: it and the structures inside it that the update touches are
+ * copied, the others shared) an unselected field keeps its value there; without it (a GET reply,
+ * a monitor's first update) the type's default. A set structure bit means the whole structure follows.
  */
 export function decodeUpdate(r: Reader, desc: StructureDesc, prev: PvStructure | undefined, bits: BitSet, cache: TypeCache | undefined): PvStructure {
   if (bits.get(0)) return decodeValue(r, desc, cache) as PvStructure;

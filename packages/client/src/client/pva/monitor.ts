@@ -121,7 +121,8 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   onUpdate(value: PvStructure, _changed: BitSet): void {
     if (this.closed || !this.type) return;
     this.received++;
-    // Each update is a new structure (the session copies what an update changes): it is the reading's own.
+    // Each update is a new structure (decodeUpdate copies what an update changes and shares the
+    // rest with the last one, which it never changes): the reading may keep it.
     this.emit(new PvaReading(this.type, value));
     if (this.lastBuffers) this.recycle(value);
     if (++this.unacked >= this.pipelineSize >> 1 && this.requestId) {
@@ -132,8 +133,8 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
 
   /**
    * reuseArrays, after the callback: the memory of the last update's arrays that this update
-   * replaced (nothing views it now: the session merges the next update into this one) goes back
-   * to the connection for its next large message.
+   * replaced goes back to the connection for its next large message: nothing views it now (the
+   * last reading's callback has returned, and this update shares only the arrays it did not replace).
    */
   private recycle(value: PvStructure): void {
     const last = this.lastBuffers!;

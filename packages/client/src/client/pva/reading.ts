@@ -42,7 +42,8 @@ export class PvaReading {
     readonly type: FieldDesc,
     /**
      * The structure as decoded: every field of the type, the type's default where the server sent
-     * nothing (a monitor's later updates do not change it: each update is a new reading).
+     * nothing. A monitor's later updates never change it (each is a new reading), but they share
+     * the structures they do not change with it: read it, do not change it.
      */
     readonly raw: PvStructure,
   ) {
