@@ -1,6 +1,5 @@
-// The PV Access codecs, exported as "epics-client/pva": constants, the header, pvData (types,
-// values, bitsets, status), message encode/decode, search helpers, pvRequest and normative types.
-// Sans-I/O; the framer and the client session stay internal.
+// The sans-I/O PV Access codecs, exported as "epics-client/pva" (the framer and session stay internal):
+// constants, the header, pvData (types, values, bitsets, status), messages, pvRequest, normative types.
 export * from './constants.js';
 export { DecodeError, Reader, Writer } from './buffer.js';
 export * from './types.js';
