@@ -259,38 +259,12 @@ function encodeAny(w: Writer, v: PvAny, registry?: TypeRegistry): void {
 }
 
 /**
- * Read the fields `bits` selects into `target` (a full value of `desc`, changed in place), as GET
- * replies and monitor updates carry them. A set structure bit means the whole structure follows.
- * The client's data goes through decodeUpdate instead, which never changes a value handed out.
+ * Read the fields `bits` selects into `target` (a full value of `desc`, whose top-level fields are
+ * replaced), as GET replies and monitor updates carry them: decodeUpdate, kept for callers that hold
+ * one value. A set structure bit means the whole structure follows.
  */
 export function decodePartial(r: Reader, desc: StructureDesc, target: PvStructure, bits: BitSet, cache: TypeCache | undefined): void {
-  if (bits.get(0)) {
-    const full = decodeValue(r, desc, cache) as PvStructure;
-    for (const f of desc.fields) setField(target, f.name, full[f.name]!);
-    return;
-  }
-  partialInto(r, desc, target, bits, 0, cache, 0);
-}
-
-function partialInto(r: Reader, desc: StructureDesc, target: PvStructure, bits: BitSet, base: number, cache: TypeCache | undefined, depth: number): void {
-  if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
-  const spans = fieldSpans(desc);
-  const fields = desc.fields;
-  let off = base + 1;
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i]!;
-    const span = spans[i]!;
-    if (bits.get(off)) setField(target, f.name, decodeValue(r, f.type, cache, depth + 1));
-    else if (span > 1 && bits.anyIn(off + 1, off + span)) {
-      let sub = target[f.name];
-      if (typeof sub !== 'object' || sub === null || isArrayLike(sub)) {
-        sub = defaultValue(f.type);
-        setField(target, f.name, sub);
-      }
-      partialInto(r, f.type as StructureDesc, sub as PvStructure, bits, off, cache, depth + 1);
-    }
-    off += span;
-  }
+  Object.assign(target, decodeUpdate(r, desc, target, bits, cache));
 }
 
 /** Write the fields `bits` selects from `value` (the counterpart of decodePartial). */
@@ -322,13 +296,7 @@ const isStruct = (v: PvValue | undefined): v is PvStructure => typeof v === 'obj
  */
 export function decodeUpdate(r: Reader, desc: StructureDesc, prev: PvStructure | undefined, bits: BitSet, cache: TypeCache | undefined): PvStructure {
   if (bits.get(0)) return decodeValue(r, desc, cache) as PvStructure;
-  if (!prev) {
-    // Nothing else holds these defaults yet: the sent fields go straight into them.
-    const value = defaultValue(desc) as PvStructure;
-    partialInto(r, desc, value, bits, 0, cache, 0);
-    return value;
-  }
-  return updateInto(r, desc, prev, bits, 0, cache, 0);
+  return updateInto(r, desc, prev ?? (defaultValue(desc) as PvStructure), bits, 0, cache, 0);
 }
 
 function updateInto(r: Reader, desc: StructureDesc, prev: PvStructure, bits: BitSet, base: number, cache: TypeCache | undefined, depth: number): PvStructure {
