@@ -1,13 +1,27 @@
-// The tool's floors (packages/epicsperf/src/README.md): every import of packages/epicsperf/src
-// goes down a floor, never up or sideways between folders; no folder-level cycle; the client only
-// through `epics-client`, `epics-client/ca` and `epics-client/pva`. Reads the sources, runs nothing.
+// The floors of both packages: every import goes down a floor, never up or sideways between
+// folders, and no folder-level cycle. The tool (packages/epicsperf/src/README.md) reaches the client
+// only through `epics-client`, `epics-client/ca` and `epics-client/pva`; the client imports nothing
+// but node:*. Reads the sources, runs nothing.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-/** Each unit's floor: a folder of src/, or a file directly in src/. A unit imports only units on lower floors. */
+/** A package's rules: each unit's floor (a folder of src/, or a file directly in src/; a unit imports only units on lower floors). */
+interface Rules {
+  floors: Record<string, number>;
+  /** What a unit may import beyond the floor rule's "anything lower". */
+  only?: Record<string, (target: string) => boolean>;
+  /** A workload reached from another workload's folder only through these modules (its operations). */
+  operations?: Record<string, readonly string[]>;
+  /** Why a bare import (a package) is not allowed, or undefined when it is. */
+  bare: (spec: string) => string | undefined;
+}
+
+const CLIENT_ENTRIES = new Set(['epics-client', 'epics-client/ca', 'epics-client/pva']);
+
+/** The tool's floors. */
 const FLOORS: Record<string, number> = {
   // helpers that import nothing of the tool
   errors: 0, log: 0, children: 0, defaults: 0, home: 0,
@@ -24,17 +38,19 @@ const FLOORS: Record<string, number> = {
   cli: 6,
 };
 
-/** What a unit may import beyond the floor rule's "anything lower": report reads results and the floor-0 helpers only. */
-const ONLY: Record<string, (target: string) => boolean> = {
-  report: (t) => t === 'results' || FLOORS[t] === 0,
+const TOOL: Rules = {
+  floors: FLOORS,
+  // report reads results and the floor-0 helpers only
+  only: { report: (t) => t === 'results' || FLOORS[t] === 0 },
+  operations: { capture: ['capture/orchestrate.ts'] },
+  bare: (spec) => ((spec === 'epics-client' || spec.startsWith('epics-client/')) && !CLIENT_ENTRIES.has(spec) ? `the client only through ${[...CLIENT_ENTRIES].join(', ')}` : undefined),
 };
 
-/** A workload reached from another workload's folder only through these modules (its operations). */
-const OPERATIONS: Record<string, readonly string[]> = {
-  capture: ['capture/orchestrate.ts'],
+/** The client's floors: the sans-I/O cores, the sockets, the API, the entry point. */
+const CLIENT: Rules = {
+  floors: { log: 0, ca: 1, pva: 2, transport: 3, client: 4, index: 5 },
+  bare: (spec) => (spec.startsWith('node:') ? undefined : 'the client has no dependency: node:* only'),
 };
-
-const CLIENT_ENTRIES = new Set(['epics-client', 'epics-client/ca', 'epics-client/pva']);
 
 /** The unit of a path relative to src/: its first folder, or the file's name without `.ts`. */
 function unitOf(path: string): string {
@@ -43,7 +59,8 @@ function unitOf(path: string): string {
 }
 
 /** Every broken rule among `files` (paths relative to src/, posix separators, to their text). */
-function checkFloors(files: ReadonlyMap<string, string>): string[] {
+function checkFloors(files: ReadonlyMap<string, string>, rules: Rules = TOOL): string[] {
+  const { floors: FLOORS, only: ONLY = {}, operations: OPERATIONS = {} } = rules;
   const problems: string[] = [];
   const edges = new Map<string, Map<string, string>>();
   for (const [file, text] of files) {
@@ -51,12 +68,13 @@ function checkFloors(files: ReadonlyMap<string, string>): string[] {
     if (FLOORS[from] === undefined) problems.push(`${file}: ${from} has no floor (add it to FLOORS and to src/README.md)`);
     for (const { fileName: spec } of ts.preProcessFile(text, true, true).importedFiles) {
       if (!spec.startsWith('.')) {
-        if ((spec === 'epics-client' || spec.startsWith('epics-client/')) && !CLIENT_ENTRIES.has(spec)) problems.push(`${file}: imports ${spec} (the client only through ${[...CLIENT_ENTRIES].join(', ')})`);
+        const why = rules.bare(spec);
+        if (why) problems.push(`${file}: imports ${spec} (${why})`);
         continue;
       }
       const target = posix.normalize(posix.join(posix.dirname(file), spec)).replace(/\.js$/, '.ts');
       if (target.startsWith('../')) {
-        problems.push(`${file}: imports ${spec}, outside the tool's sources${/client/.test(target) ? ' (the client only through its package exports)' : ''}`);
+        problems.push(`${file}: imports ${spec}, outside the package's sources${/client/.test(target) ? ' (the client only through its package exports)' : ''}`);
         continue;
       }
       const to = unitOf(target);
@@ -66,7 +84,7 @@ function checkFloors(files: ReadonlyMap<string, string>): string[] {
       const [ff, ft] = [FLOORS[from], FLOORS[to]];
       if (ff === undefined || ft === undefined) continue;
       if (ft >= ff) problems.push(`${file} -> ${target}: ${from} (floor ${ff}) imports ${to} (floor ${ft}), ${ft > ff ? 'upward' : 'sideways'}`);
-      else if (ONLY[from] && !ONLY[from](to)) problems.push(`${file} -> ${target}: ${from} may not import ${to}`);
+      else if (ONLY[from] && !ONLY[from]!(to)) problems.push(`${file} -> ${target}: ${from} may not import ${to}`);
       const ops = OPERATIONS[to];
       if (ops && from !== 'cli' && !ops.includes(target)) problems.push(`${file} -> ${target}: ${to} is reached through ${ops.join(', ')} only`);
     }
@@ -186,5 +204,26 @@ describe('the tool\'s floors', () => {
     has('bench/capture.ts -> capture/worker.ts: capture is reached through capture/orchestrate.ts only');
     has('widgets has no floor');
     expect(problems.filter((p) => p.startsWith('bench/suite.ts') || p.startsWith('capture/orchestrate.ts'))).toEqual([]);
+  });
+});
+
+describe("the client's floors", () => {
+  const src = join(repoRoot(), 'packages', 'client', 'src');
+
+  it('cores, then sockets, then the API: every import goes down, no folder cycle, node:* only', () => {
+    const files = readSources(src);
+    expect(files.size).toBeGreaterThan(50);
+    expect(checkFloors(files, CLIENT)).toEqual([]);
+  });
+
+  it('finds a core that reaches up into the API and a dependency', () => {
+    const problems = checkFloors(new Map([
+      ['ca/circuit.ts', "import { Context } from '../client/context.js';"],
+      ['transport/stream.ts', "import { pino } from 'pino';\nimport { Socket } from 'node:net';"],
+    ]), CLIENT);
+    expect(problems).toEqual([
+      'ca/circuit.ts -> client/context.ts: ca (floor 1) imports client (floor 4), upward',
+      'transport/stream.ts: imports pino (the client has no dependency: node:* only)',
+    ]);
   });
 });
