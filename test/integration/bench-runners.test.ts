@@ -55,7 +55,7 @@ describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (name, clie
   });
 
   it.skipIf(!client.workloads.includes('monitor'))('monitor: 20 counters x 10 samples, every sample checked', async () => {
-    const run = await runMonitor({ client, python, env: ioc.env, names: ioc.counterNames(), samples: 10, rate: 10, iocPid: ioc.pid, warmupMs: 200 });
+    const run = await runMonitor({ client, python, env: ioc.env, names: ioc.counterNames(), samples: 10, rate: 10, iocMeter: ioc.meter, warmupMs: 200 });
     expect(run.error).toBeUndefined();
     expect(run.check!.samples).toBe(200);
     expect(run.check!.ok).toBe(true);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import { Context } from '../../packages/client/src/client/context.js';
-import { childPids } from '../../packages/epicsperf/src/runner/procstat.js';
+import { childPids } from '../../packages/epicsperf/src/procstat.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { dumpWithH5py, type CaptureDump } from '../helpers/capture.js';
 

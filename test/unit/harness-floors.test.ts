@@ -24,18 +24,20 @@ const CLIENT_ENTRIES = new Set(['epics-client', 'epics-client/ca', 'epics-client
 /** The tool's floors. */
 const FLOORS: Record<string, number> = {
   // helpers that import nothing of the tool
-  errors: 0, log: 0, children: 0, defaults: 0, home: 0,
+  errors: 0, log: 0, children: 0, defaults: 0, home: 0, procstat: 0,
   // data and formats: result shapes (and their store), the PV-list format
   results: 1, pvlist: 1,
   // the Python environment; the reports (pure functions of results)
   pyenv: 2, report: 2,
   // services the workloads use: one runner process, the built-in IOC, the environment report
   runner: 3, ioc: 3, doctor: 3,
-  // workloads and operations on runners; bench's capture workload calls capture's operation
-  capture: 4,
+  // operations on runners (bench's capture workload calls capture's); hosts as places to run them
+  capture: 4, hosts: 4,
   bench: 5,
+  // the agent: another host's runners and IOC, served to an orchestrator
+  agent: 6,
   // the commands
-  cli: 6,
+  cli: 7,
 };
 
 const TOOL: Rules = {
@@ -187,7 +189,7 @@ describe('the tool\'s floors', () => {
       ['bench/suite.ts', "import { RunnerProcess } from '../runner/process.js';\nimport { startCapture } from '../capture/orchestrate.js';"],
       ['capture/orchestrate.ts', "export { y } from '../capture/writer.js';\nimport type { Z } from 'epics-client/ca';"],
       ['capture/writer.ts', "import { Context } from 'epics-client/dist/client/index.js';"],
-      ['ioc/index.ts', "import { cpuSeconds } from '../runner/procstat.js';"],
+      ['ioc/index.ts', "import { RunnerProcess } from '../runner/process.js';"],
       ['report/html.ts', "import { heldRate } from '../bench/headroom.js';\nimport { z } from '../../../client/src/ca/index.js';"],
       ['report/table.ts', "import { parsePvList } from '../pvlist.js';"],
       ['bench/capture.ts', "import { ThreadedWriter } from '../capture/worker.js';"],
@@ -195,7 +197,7 @@ describe('the tool\'s floors', () => {
     ]));
     const has = (text: string) => expect(problems.some((p) => p.includes(text)), `${text} in\n${problems.join('\n')}`).toBe(true);
     has('runner/process.ts -> bench/suite.ts: runner (floor 3) imports bench (floor 5), upward');
-    has('ioc/index.ts -> runner/procstat.ts: ioc (floor 3) imports runner (floor 3), sideways');
+    has('ioc/index.ts -> runner/process.ts: ioc (floor 3) imports runner (floor 3), sideways');
     has('folder cycle');
     has('capture/writer.ts: imports epics-client/dist/client/index.js');
     has('report/html.ts: imports ../../../client/src/ca/index.js, outside');

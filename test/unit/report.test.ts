@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { summarizeMonitor, monitorTable } from '../../packages/epicsperf/src/report/monitor.js';
 import { summarizeSnapshot, snapshotBenchTable } from '../../packages/epicsperf/src/report/snapshot-bench.js';
 import { stat, type ArrayPutRun, type BenchResults, type LatencyPoint, type LatencyRun, type MonitorRun, type SnapshotRun } from '../../packages/epicsperf/src/results/index.js';
-import { stealMeter } from '../../packages/epicsperf/src/runner/procstat.js';
+import { stealMeter } from '../../packages/epicsperf/src/procstat.js';
 import { renderBench } from '../../packages/epicsperf/src/report/bench.js';
 import { rank, workloadFigures } from '../../packages/epicsperf/src/report/workloads.js';
 import { compareRuns } from '../../packages/epicsperf/src/report/compare.js';

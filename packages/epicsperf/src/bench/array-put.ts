@@ -1,6 +1,6 @@
 // The array-put workload for one client: its runner puts arrays to PREFIX:ARRAY:PUT as fast as it
 // can (each waiting for completion, or not), measured from outside; the IOC checks every put.
-import { CpuSampler } from '../runner/procstat.js';
+import { CpuSampler, type Meter } from '../procstat.js';
 import type { ClientSpec } from './clients.js';
 import { runSession, shipSamples } from './session.js';
 import { stat, type ArrayPutRun, type ArrayPutWorkload } from '../results/index.js';
@@ -14,7 +14,7 @@ export interface ArrayPutRunOptions {
   name: string;
   workload: ArrayPutWorkload;
   callback: boolean;
-  ioc: { pid: number; stats(): Promise<IocStats>; resetPuts(): Promise<IocStats> };
+  ioc: { meter: Meter; stats(): Promise<IocStats>; resetPuts(): Promise<IocStats> };
   /** The client's deadline for the whole run (ms): past it the runner is stopped (ClientDeadline). */
   clientDeadlineMs?: number;
   onProgress?: (text: string) => void;
@@ -28,8 +28,8 @@ export async function runArrayPut(o: ArrayPutRunOptions): Promise<ArrayPutRun> {
     args: ['--samples', String(w.samples), '--elements', String(w.elements), '--type', w.type, ...(o.callback ? [] : ['--no-callback'])],
     beforeStart: () => o.ioc.resetPuts(),
   }, result, async ({ runner, progress }) => {
-    const sampler = new CpuSampler(runner.pid);
-    const iocSampler = new CpuSampler(o.ioc.pid);
+    const sampler = new CpuSampler(runner.meter);
+    const iocSampler = new CpuSampler(o.ioc.meter);
     try {
       sampler.start();
       iocSampler.start();

@@ -2,11 +2,11 @@
 // and whether it is available here (with the reason when it is not).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT, pythonEnvStatus, pythonModule } from '../pyenv/index.js';
+import { ensurePythonEnv, PACKAGE_ROOT, pythonEnvStatus, pythonModule } from '../pyenv/index.js';
 import { doctor, packageVersion } from '../doctor.js';
 import type { EnvironmentReport } from '../results/index.js';
-import { cRunnerPath } from './clib.js';
-import { pvxsBuildError, pvxsRunnerPath } from './cxxlib.js';
+import { buildCRunner, cRunnerPath } from './clib.js';
+import { buildPvxsRunner, pvxsBuildError, pvxsRunnerPath } from './cxxlib.js';
 
 export type Workload = 'snapshot' | 'monitor' | 'array' | 'array-put' | 'latency';
 
@@ -113,4 +113,18 @@ export function clientStatuses(report: EnvironmentReport): ClientStatus[] {
 export async function clientStatusList(): Promise<{ report: EnvironmentReport; statuses: ClientStatus[] }> {
   const report = await doctor();
   return { report, statuses: clientStatuses(report) };
+}
+
+/**
+ * Make the asked clients runnable: the managed Python environment for the built-in IOC and the
+ * Python runners, and the C runner for the libca clients (each built once, on first use).
+ * `referee`: values will be checked, by the C runner (see bench/snapshot.ts). Returns the Python
+ * interpreter. A C runner that cannot be built leaves its rows saying why.
+ */
+export async function prepareClients(clients: readonly ClientSpec[], builtinIoc: boolean, referee = false): Promise<string> {
+  const needsPython = builtinIoc || referee || clients.some((c) => c.runtime !== 'node');
+  const python = needsPython ? await ensurePythonEnv() : 'python3';
+  if (referee || clients.some((c) => c.runtime === 'c' && c.name !== 'c-pvxs')) await buildCRunner(python);
+  if (clients.some((c) => c.name === 'c-pvxs')) await buildPvxsRunner(python);
+  return python;
 }

@@ -8,7 +8,7 @@ import type { ClientSpec } from './clients.js';
 import { DEFAULT_MAX_RSS_MB, MEMORY_KILL, runMonitor } from './monitor.js';
 import { climb } from './ramp.js';
 import type { Sample } from './samples.js';
-import { stealMeter } from '../runner/procstat.js';
+import { stealMeter } from '../procstat.js';
 import { headroomStepLabel, type HeadroomClient, type HeadroomResults, type HeadroomStep, type HeadroomStepResult, type HeadroomWorkload, type MonitorRun } from '../results/index.js';
 
 export const headroomStep = (records: number, rateHz: number): HeadroomStep => ({ records, rateHz, offeredUpdatesS: records * rateHz });
@@ -62,7 +62,7 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
           const marks: Promise<IocStats | undefined>[] = [];
           let samples: readonly Sample[] = [];
           const run = await runMonitor({
-            client, python: o.python, env: ioc.env, names, rate: step.rateHz, iocPid: ioc.pid,
+            client, python: o.python, env: ioc.env, names, rate: step.rateHz, iocMeter: ioc.meter,
             samples: Math.max(5, Math.round(step.rateHz * o.workload.seconds)),
             ...(o.maxRssMb !== undefined && { maxRssMb: o.maxRssMb }),
             ...(o.clientDeadlineMs !== undefined && { clientDeadlineMs: o.clientDeadlineMs }),

@@ -1,14 +1,14 @@
 // The monitor workload for one client: start its runner, let it subscribe to the IOC's counters
 // until every PV has its samples, measure its CPU and memory from outside, then check the samples.
-import { RunnerProcess } from '../runner/process.js';
 import { RunnerError } from '../errors.js';
-import { cpuSeconds, CpuSampler, memoryKb } from '../runner/procstat.js';
+import { CpuSampler, type Meter } from '../procstat.js';
 import { checkArraySamples, checkMonitorSamples } from './checks.js';
 import type { Sample } from './samples.js';
 import { shipSamples } from './session.js';
-import { runnerCommand, type ClientSpec } from './clients.js';
+import type { ClientSpec } from './clients.js';
 import { stat, type MonitorRun } from '../results/index.js';
-import { writeNamesFile } from '../runner/names.js';
+import type { Host } from '../hosts/host.js';
+import { LocalHost } from './local-host.js';
 import type { IocStats } from '../ioc/stats.js';
 import { ClientDeadline } from '../runner/deadline.js';
 
@@ -17,13 +17,15 @@ export interface MonitorRunOptions {
   workload?: 'monitor' | 'array';
   client: ClientSpec;
   python: string;
+  /** Where the runner runs (default: here). */
+  host?: Host;
   env: Record<string, string>;
   names: readonly string[];
   samples: number;
   /** The IOC's counter rate (Hz), for deadlines and the staleness check. */
   rate: number;
   /** The IOC process, measured over the same window. */
-  iocPid?: number;
+  iocMeter?: Meter;
   /** Time after the runner is connected before CPU sampling starts (ms, default 1000). */
   warmupMs?: number;
   /** Kill the runner if its resident memory passes this many MiB (default 4096): a client that
@@ -54,12 +56,11 @@ export const MEMORY_KILL = 'killed: its memory grew past';
 export const DEFAULT_MAX_RSS_MB = 4096;
 
 export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
-  const { command, args, env } = runnerCommand(o.client, o.python);
-  const names = writeNamesFile(o.names);
+  const host = o.host ?? new LocalHost(o.python);
   const workload = o.workload ?? 'monitor';
   const extra = workload === 'array' && o.array?.checkAll ? ['--check-all'] : [];
-  const runner = new RunnerProcess(command, [...args, workload, '--names', names.path, '--samples', String(o.samples), ...extra], { ...o.env, ...env });
-  const result: MonitorRun = { client: o.client.name, ok: false };
+  const runner = host.startRunner({ client: o.client.name, workload, names: o.names, args: ['--samples', String(o.samples), ...extra], env: o.env });
+  const result: MonitorRun = { client: o.client.name, ok: false, ...(o.host && { host: o.host.name }) };
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const progress = deadline.track(o.onProgress ?? (() => {}));
   let sampler: CpuSampler | undefined;
@@ -68,7 +69,7 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
   const maxRssMb = o.maxRssMb ?? DEFAULT_MAX_RSS_MB;
   let overMemory = 0;
   const guard = setInterval(() => {
-    const m = memoryKb(runner.pid);
+    const m = runner.meter.read();
     if (m && m.rssKb / 1024 > maxRssMb) {
       overMemory = m.rssKb / 1024;
       void runner.kill();
@@ -88,9 +89,9 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     result.connectMs = performance.now() - t0;
     progress('collecting');
     // The whole collection window, for runs too short for one sample after the warm-up.
-    const window0 = { cpu: cpuSeconds(runner.pid), t: performance.now() };
-    sampler = new CpuSampler(runner.pid);
-    iocSampler = o.iocPid ? new CpuSampler(o.iocPid) : undefined;
+    const window0 = runner.meter.read();
+    sampler = new CpuSampler(runner.meter);
+    iocSampler = o.iocMeter ? new CpuSampler(o.iocMeter) : undefined;
     warm = setTimeout(() => {
       sampler!.start();
       iocSampler?.start();
@@ -101,9 +102,9 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     const stats1 = stats0 ? await o.array?.iocStats?.() : undefined;
     clearTimeout(warm);
     const cpu = sampler.stop();
-    const window1 = cpuSeconds(runner.pid);
-    if (cpu.length === 0 && window0.cpu !== undefined && window1 !== undefined) {
-      cpu.push(((window1 - window0.cpu) / ((performance.now() - window0.t) / 1000)) * 100);
+    const window1 = runner.meter.read();
+    if (cpu.length === 0 && window0 && window1 && window1.t > window0.t) {
+      cpu.push(((window1.cpuS - window0.cpuS) / ((window1.t - window0.t) / 1000)) * 100);
     }
     const iocCpu = iocSampler?.stop() ?? [];
     sampler.updateMemory();
@@ -153,7 +154,6 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     if (warm) clearTimeout(warm);
     sampler?.stop();
     iocSampler?.stop();
-    names.remove();
   }
   return result;
 }

@@ -1,7 +1,7 @@
 // `bench array-put` and `bench latency`: every client that serves them, in turn, repeated, each
 // workload against its own built-in IOC; fills the results' arrayPut and latency entries.
 import { startIoc, type ArrayType } from '../ioc/index.js';
-import { stealMeter } from '../runner/procstat.js';
+import { stealMeter } from '../procstat.js';
 import type { ClientSpec } from './clients.js';
 import { runArrayPut } from './array-put.js';
 import { runLatency } from './latency.js';

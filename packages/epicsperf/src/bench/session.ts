@@ -1,15 +1,18 @@
 // One put-driven runner's life as the orchestrator sees it (array-put, latency): spawn, ready,
 // start, connected, the workload's own steps, exit; a failure or its deadline becomes the row's error.
-import { RunnerProcess } from '../runner/process.js';
+import type { Runner } from '../runner/process.js';
 import { ClientDeadline } from '../runner/deadline.js';
 import { RunnerError } from '../errors.js';
 import { decodeSamples, type Sample } from './samples.js';
-import { runnerCommand, type ClientSpec } from './clients.js';
-import { writeNamesFile } from '../runner/names.js';
+import type { ClientSpec } from './clients.js';
+import type { Host } from '../hosts/host.js';
+import { LocalHost } from './local-host.js';
 
 export interface SessionOptions {
   client: ClientSpec;
   python: string;
+  /** Where the runner runs (default: here). */
+  host?: Host;
   env: Record<string, string>;
   /** The runner's workload and its options after `--names FILE`. */
   workload: string;
@@ -28,10 +31,12 @@ export interface SessionResult {
   version?: string;
   error?: string;
   stoppedAfterS?: number;
+  /** The host it ran on, when not here. */
+  host?: string;
 }
 
 export interface Session {
-  runner: RunnerProcess;
+  runner: Runner;
   progress: (text: string) => void;
 }
 
@@ -40,9 +45,9 @@ export interface Session {
  * exit when `body` returns, killed when it throws (then `result.error` says why).
  */
 export async function runSession<R extends SessionResult>(o: SessionOptions, result: R, body: (s: Session) => Promise<void>): Promise<R> {
-  const { command, args, env } = runnerCommand(o.client, o.python);
-  const names = writeNamesFile(o.names);
-  const runner = new RunnerProcess(command, [...args, o.workload, '--names', names.path, ...o.args], { ...o.env, ...env });
+  const host = o.host ?? new LocalHost(o.python);
+  const runner = host.startRunner({ client: o.client.name, workload: o.workload, names: o.names, args: o.args, env: o.env });
+  if (o.host) result.host = o.host.name;
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const progress = deadline.track(o.onProgress ?? (() => {}));
   try {
@@ -63,13 +68,12 @@ export async function runSession<R extends SessionResult>(o: SessionOptions, res
     await runner.kill();
   } finally {
     deadline.clear();
-    names.remove();
   }
   return result;
 }
 
 /** Ask the runner for its samples and decode them. */
-export async function shipSamples(runner: RunnerProcess): Promise<Sample[]> {
+export async function shipSamples(runner: Runner): Promise<Sample[]> {
   runner.send('ship');
   const shipped = await runner.next('samples', 60_000, 'shipping samples');
   return decodeSamples(shipped.payload ?? new Uint8Array(0));

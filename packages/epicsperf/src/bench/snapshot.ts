@@ -1,17 +1,18 @@
 // The snapshot workload for one client: read every PV once, each against its own timeout, timed
 // by the orchestrator from `start` to `done`; each value is then checked against a neutral
 // referee: reads made by the C runner on libca (never by the client being measured).
-import { RunnerProcess } from '../runner/process.js';
 import { RunnerError } from '../errors.js';
-import { cpuSeconds, memoryKb } from '../runner/procstat.js';
-import { findClient, runnerCommand, type ClientSpec } from './clients.js';
-import { writeNamesFile } from '../runner/names.js';
+import { findClient, type ClientSpec } from './clients.js';
+import type { Host } from '../hosts/host.js';
+import { LocalHost } from './local-host.js';
 import { ClientDeadline } from '../runner/deadline.js';
 import type { SnapshotRow, SnapshotRun } from '../results/index.js';
 
 export interface SnapshotRunOptions {
   client: ClientSpec;
   python: string;
+  /** Where the runner (and the referee) run (default: here). */
+  host?: Host;
   env: Record<string, string>;
   names: readonly string[];
   timeoutMs: number;
@@ -58,12 +59,11 @@ function agrees(v: unknown, before: SnapshotRow | undefined, after: SnapshotRow 
 }
 
 export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
-  const { command, args, env } = runnerCommand(o.client, o.python);
-  const names = writeNamesFile(o.names);
-  const result: SnapshotRun = { client: o.client.name, ok: false, answered: 0, failed: 0, wrong: 0, rows: [] };
+  const host = o.host ?? new LocalHost(o.python);
+  const result: SnapshotRun = { client: o.client.name, ok: false, answered: 0, failed: 0, wrong: 0, rows: [], ...(o.host && { host: o.host.name }) };
   const verify = o.verify ?? true;
   let before: SnapshotRow[] | undefined;
-  const runner = new RunnerProcess(command, [...args, 'snapshot', '--names', names.path, '--timeout-ms', String(o.timeoutMs)], { ...o.env, ...env });
+  const runner = host.startRunner({ client: o.client.name, workload: 'snapshot', names: o.names, args: ['--timeout-ms', String(o.timeoutMs)], env: o.env });
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const progress = deadline.track(o.onProgress ?? (() => {}));
   try {
@@ -76,16 +76,17 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
       else before = reads;
     }
     progress(`reading ${o.names.length} names`);
-    const cpu0 = cpuSeconds(runner.pid, true) ?? 0;
+    const cpu0 = runner.meter.read()?.treeCpuS ?? 0;
     const t0 = performance.now();
     runner.send('start');
     const doneMs = o.deadlineMs ?? 60_000 + o.timeoutMs * Math.min(o.names.length, 120);
     await runner.next('done', doneMs, 'the end of the snapshot');
     result.wallMs = performance.now() - t0;
-    const cpu1 = cpuSeconds(runner.pid, true);
-    if (cpu1 !== undefined) result.cpuS = cpu1 - cpu0;
-    const mem = memoryKb(runner.pid);
-    if (mem) result.peakRssMb = mem.peakKb / 1024;
+    const end = runner.meter.read();
+    if (end) {
+      result.cpuS = end.treeCpuS - cpu0;
+      result.peakRssMb = end.peakKb / 1024;
+    }
     progress('checking');
     runner.send('ship');
     const shipped = await runner.next('results', 60_000, 'shipping results');
@@ -129,7 +130,6 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
     await runner.kill();
   } finally {
     deadline.clear();
-    names.remove();
   }
   return result;
 }

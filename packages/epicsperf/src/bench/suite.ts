@@ -3,7 +3,7 @@
 // load steps (src/bench/capture.ts, headroom.ts); returns plain results for the reporters.
 import { hostname } from 'node:os';
 import { startIoc, type ArrayType } from '../ioc/index.js';
-import { stealMeter } from '../runner/procstat.js';
+import { stealMeter } from '../procstat.js';
 import { schedulingPrefix } from '../runner/sched.js';
 import { percentile } from './checks.js';
 import { clientStatuses, type ClientSpec, type Workload } from './clients.js';
@@ -207,7 +207,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     const ioc = await startIoc({ records: o.records, rate: o.rate, arrayElements: 0 });
     try {
       results.monitor = await repeatMonitor(o, steps, ready, 'monitor', `monitor ${o.records}x${o.samples}`, {
-        env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocPid: ioc.pid,
+        env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocMeter: ioc.meter,
       });
     } finally {
       await ioc.stop();
@@ -222,7 +222,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       results.array = {
         workload: aw,
         ...(await repeatMonitor(o, steps, ready, 'array', `array ${aw.elements.toLocaleString('en-US')}`, {
-          env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples, rate: 1, iocPid: ioc.pid,
+          env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples, rate: 1, iocMeter: ioc.meter,
           array: { elements: aw.elements, ...(aw.type && { type: aw.type }), iocStats: () => ioc.stats() },
         })),
       };
@@ -266,7 +266,7 @@ async function repeatMonitor(
   available: readonly ClientSpec[],
   workload: 'monitor' | 'array',
   label: string,
-  run: Pick<MonitorRunOptions, 'env' | 'names' | 'samples' | 'rate' | 'iocPid' | 'array'>,
+  run: Pick<MonitorRunOptions, 'env' | 'names' | 'samples' | 'rate' | 'iocMeter' | 'array'>,
 ): Promise<{ runs: MonitorRun[]; stealPercent: number | undefined }> {
   const progress = o.onProgress ?? (() => {});
   const clients = available.filter((c) => c.workloads.includes(workload));

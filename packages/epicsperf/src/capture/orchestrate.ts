@@ -4,7 +4,7 @@
 // (the only module of capture/ that other folders import); it runs the client through runner/.
 import { join } from 'node:path';
 import { RunnerProcess } from '../runner/process.js';
-import { cpuSeconds, memoryKb } from '../runner/procstat.js';
+import { cpuSeconds, memoryKb } from '../procstat.js';
 import { writeNamesFile } from '../runner/names.js';
 import { ClientDeadline } from '../runner/deadline.js';
 import { PACKAGE_ROOT, pythonModule } from '../pyenv/index.js';

@@ -1,10 +1,8 @@
 // What the measuring commands share: choosing the IOC (built-in or from the environment),
 // resolving clients, a live progress line on stderr, and dying cleanly on Ctrl-C.
-import { ensurePythonEnv } from '../pyenv/index.js';
-import { buildCRunner } from '../bench/clib.js';
-import { buildPvxsRunner } from '../bench/cxxlib.js';
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
 import { findClient, clientNames, type ClientSpec, type Workload } from '../bench/clients.js';
+export { prepareClients } from '../bench/clients.js';
 import { UsageError } from '../errors.js';
 import type { IocMode } from './options.js';
 
@@ -40,20 +38,6 @@ export function parseClientList(list: string, workload: Workload | 'all'): Clien
     if (workload !== 'all' && !spec.workloads.includes(workload)) throw new UsageError(`client ${n} does not run the ${workload} workload`);
     return spec;
   });
-}
-
-/**
- * Make the asked clients runnable: the managed Python environment for the built-in IOC and the
- * Python runners, and the C runner for the libca clients (each built once, on first use).
- * `referee`: values will be checked, by the C runner (see bench/snapshot.ts). Returns the Python
- * interpreter. A C runner that cannot be built leaves its rows saying why.
- */
-export async function prepareClients(clients: readonly ClientSpec[], builtinIoc: boolean, referee = false): Promise<string> {
-  const needsPython = builtinIoc || referee || clients.some((c) => c.runtime !== 'node');
-  const python = needsPython ? await ensurePythonEnv() : 'python3';
-  if (referee || clients.some((c) => c.runtime === 'c' && c.name !== 'c-pvxs')) await buildCRunner(python);
-  if (clients.some((c) => c.name === 'c-pvxs')) await buildPvxsRunner(python);
-  return python;
 }
 
 export interface Target {

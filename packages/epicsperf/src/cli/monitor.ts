@@ -43,7 +43,7 @@ export function register(program: Command): void {
         const names = t.ioc ? t.ioc.counterNames() : counterNames(opts.prefix, opts.nameStyle, opts.records);
         const run = await runMonitor({
           client, python, env: t.env, names, samples: opts.samples, rate: opts.rate,
-          ...(t.ioc && { iocPid: t.ioc.pid }),
+          ...(t.ioc && { iocMeter: t.ioc.meter }),
           onProgress: (s) => progress.update(`monitor ${client.name}: ${s}`),
         });
         progress.done();

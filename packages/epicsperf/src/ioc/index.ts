@@ -12,6 +12,7 @@ import { DEFAULTS } from '../defaults.js';
 import { DEFAULT_REPEATER_PORT as CA_REPEATER_PORT, DEFAULT_SERVER_PORT as CA_PORT } from 'epics-client/ca';
 import { DEFAULT_BROADCAST_PORT as PVA_BROADCAST_PORT, DEFAULT_SERVER_PORT as PVA_PORT } from 'epics-client/pva';
 import { IocError } from '../errors.js';
+import { processMeter, type Meter } from '../procstat.js';
 import { ARRAY_TYPES, StatsChannel, type ArrayType, type IocStats } from './stats.js';
 
 export { ARRAY_TYPES, type ArrayType, type IocStats } from './stats.js';
@@ -65,7 +66,10 @@ export interface Ioc {
   readonly caPort: number;
   readonly pvaPort: number;
   readonly prefix: string;
+  /** The IOC's process id on the host it runs on. */
   readonly pid: number;
+  /** Reads the IOC's process from outside, on its host. */
+  readonly meter: Meter;
   /** Names of the counters, in order. */
   counterNames(): string[];
   /** What the IOC counted on its side so far (array updates published, arrays put to it). */
@@ -218,6 +222,7 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
       pvaPort,
       prefix,
       pid: child.pid!,
+      meter: processMeter(child.pid!),
       exited,
       counterNames: () => counterNames(prefix, nameStyle, records),
       stop,

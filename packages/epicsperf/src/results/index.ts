@@ -98,6 +98,8 @@ export interface SnapshotRow {
 
 export interface SnapshotRun {
   client: string;
+  /** The host it ran on (a name of `hosts`), when not the orchestrator's. */
+  host?: string;
   version?: string;
   ok: boolean;
   error?: string;
@@ -125,6 +127,8 @@ export interface SnapshotRun {
 
 export interface MonitorRun {
   client: string;
+  /** The host it ran on (a name of `hosts`), when not the orchestrator's. */
+  host?: string;
   version?: string;
   ok: boolean;
   error?: string;
@@ -153,6 +157,8 @@ export interface ArrayPutWorkload {
 
 export interface ArrayPutRun {
   client: string;
+  /** The host it ran on (a name of `hosts`), when not the orchestrator's. */
+  host?: string;
   version?: string;
   /** Each put waited for its completion (CA WRITE_NOTIFY, PVA put reply), or was sent without. */
   callback: boolean;
@@ -210,6 +216,8 @@ export interface LatencyFit {
 
 export interface LatencyRun {
   client: string;
+  /** The host it ran on (a name of `hosts`), when not the orchestrator's. */
+  host?: string;
   version?: string;
   ok: boolean;
   error?: string;

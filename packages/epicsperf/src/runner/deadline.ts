@@ -1,6 +1,6 @@
 // A client's deadline on one workload run: past it the runner is killed, and the run says when it
 // was stopped and in which phase, keeping whatever it had measured by then.
-import type { RunnerProcess } from './process.js';
+import type { Runner } from './process.js';
 
 export class ClientDeadline {
   private readonly t0 = performance.now();
@@ -9,7 +9,7 @@ export class ClientDeadline {
   /** Seconds from the start of the run when it was stopped (undefined: not stopped). */
   stoppedAfterS: number | undefined;
 
-  constructor(runner: RunnerProcess, ms: number | undefined) {
+  constructor(runner: Runner, ms: number | undefined) {
     if (ms !== undefined) {
       this.timer = setTimeout(() => {
         this.stoppedAfterS = Math.round((performance.now() - this.t0) / 100) / 10;

@@ -1,12 +1,14 @@
 // One runner process seen from the orchestrator (a bench workload's or a capture's): spawn it, send
 // commands on stdin, read its JSON-line events and binary payloads on fd 3 (docs/runners.md), and
-// kill it on a deadline.
+// kill it on a deadline. `Runner` is what a workload sees: this process, or one an agent runs on
+// another host (src/hosts/remote.ts), whose events arrive over the network.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { getLogger } from '../log.js';
 import { killOnExit } from '../children.js';
 import { schedulingPrefix } from './sched.js';
 import { RunnerError } from '../errors.js';
+import { processMeter, type Meter } from '../procstat.js';
 
 const log = getLogger('runner');
 
@@ -16,47 +18,48 @@ export interface RunnerEvent {
   payload?: Buffer;
 }
 
+export type RunnerCommand = 'start' | 'ship' | 'stop' | 'exit';
+export interface RunnerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
 
-export class RunnerProcess {
-  readonly pid: number;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  private readonly child: ChildProcess;
+/**
+ * A runner's events as they arrive, and waiting for them: what every runner shares, wherever its
+ * process runs. Subclasses deliver events (`deliver`), stderr lines (`stderrLine`) and the end
+ * (`exited`), and carry the commands to the process.
+ */
+export abstract class Runner {
+  abstract readonly exited: Promise<RunnerExit>;
+  /** Reads the process from outside, on the host it runs on. */
+  abstract readonly meter: Meter;
   private readonly queue: RunnerEvent[] = [];
   private waiter: (() => void) | undefined;
   private readonly stderrTail: string[] = [];
-  private ended = false;
+  protected ended = false;
   /** Sees every event first; an event it returns true for is not queued (for progress events). */
   intercept: ((event: RunnerEvent) => boolean) | undefined;
 
-  constructor(command: string, args: string[], env: Record<string, string>) {
-    const sched = schedulingPrefix().argv;
-    this.child = spawn(sched[0] ?? command, sched.length ? [...sched.slice(1), command, ...args] : args, {
-      env: { ...process.env, ...env },
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-    });
-    killOnExit(this.child);
-    this.pid = this.child.pid ?? -1;
-    this.exited = new Promise((resolve) => {
-      this.child.once('exit', (code, signal) => resolve({ code, signal }));
-    });
-    this.child.once('error', (err) => {
-      this.stderrTail.push(`cannot start ${command}: ${err.message}`);
-    });
-    // stdin may break if the runner dies; that is reported through `exited`, not as an exception.
-    this.child.stdin!.on('error', () => {});
-    this.child.stdout!.on('data', (d: Buffer) => log.trace({ pid: this.pid }, d.toString().trimEnd()));
-    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      for (const line of chunk.split('\n')) {
-        if (!line.trim()) continue;
-        this.stderrTail.push(line);
-        if (this.stderrTail.length > 40) this.stderrTail.shift();
-      }
-    });
-    this.readEvents(this.child.stdio[3] as Readable);
-    void this.exited.then(() => {
-      this.ended = true;
-      this.wake();
-    });
+  abstract send(command: RunnerCommand): void;
+  /** Ask the runner to exit; kill it if it has not after `graceMs`. */
+  abstract finish(graceMs?: number): Promise<void>;
+  abstract kill(): Promise<void>;
+
+  protected deliver(event: RunnerEvent): void {
+    if (!this.intercept?.(event)) this.queue.push(event);
+    this.wake();
+  }
+
+  protected stderrLine(line: string): void {
+    if (!line.trim()) return;
+    this.stderrTail.push(line);
+    if (this.stderrTail.length > 40) this.stderrTail.shift();
+  }
+
+  /** The process has ended: waiting stops. */
+  protected end(): void {
+    this.ended = true;
+    this.wake();
   }
 
   private wake(): void {
@@ -65,54 +68,11 @@ export class RunnerProcess {
     w?.();
   }
 
-  private readEvents(stream: Readable): void {
-    let buf: Buffer = Buffer.alloc(0);
-    let payload: { event: RunnerEvent; need: number; parts: Buffer[]; have: number } | undefined;
-    stream.on('data', (chunk: Buffer) => {
-      buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-      for (;;) {
-        if (payload) {
-          const take = Math.min(payload.need - payload.have, buf.length);
-          payload.parts.push(buf.subarray(0, take));
-          payload.have += take;
-          buf = buf.subarray(take);
-          if (payload.have < payload.need) return;
-          payload.event.payload = Buffer.concat(payload.parts);
-          if (!this.intercept?.(payload.event)) this.queue.push(payload.event);
-          payload = undefined;
-          this.wake();
-          continue;
-        }
-        const nl = buf.indexOf(10);
-        if (nl < 0) return;
-        const line = buf.subarray(0, nl).toString('utf8');
-        buf = buf.subarray(nl + 1);
-        let event: RunnerEvent;
-        try {
-          event = JSON.parse(line) as RunnerEvent;
-        } catch {
-          event = { ev: 'error', message: `unreadable event from the runner: ${line.slice(0, 120)}` };
-        }
-        if (typeof event.bytes === 'number' && event.bytes > 0) {
-          payload = { event, need: event.bytes, parts: [], have: 0 };
-          continue;
-        }
-        if (!this.intercept?.(event)) this.queue.push(event);
-        this.wake();
-      }
-    });
-    stream.on('error', () => {});
-  }
-
-  send(command: 'start' | 'ship' | 'stop' | 'exit'): void {
-    if (!this.ended) this.child.stdin!.write(command + '\n');
-  }
-
   /** Why the runner failed, from its last error-looking stderr lines. */
   reason(): string {
     const tail = this.stderrTail;
     // The last error-looking line that is not a stack frame (Python `File "..."`, Node `at ...`).
-    const err = [...tail].reverse().find((l) => /error|exception|traceback|not found|cannot|failed|killed|ignored/i.test(l) && !/^\s*(File "|at )/.test(l));
+    const err = [...tail].reverse().find((l) => /error|exception|traceback|not found|cannot|failed|killed|ignored|lost/i.test(l) && !/^\s*(File "|at )/.test(l));
     return (err ?? tail[tail.length - 1] ?? 'no output').trim().slice(0, 300);
   }
 
@@ -152,8 +112,80 @@ export class RunnerProcess {
       });
     }
   }
+}
 
-  /** Ask the runner to exit; kill it if it has not after `graceMs`. */
+/** A runner process on this host. */
+export class RunnerProcess extends Runner {
+  readonly pid: number;
+  readonly exited: Promise<RunnerExit>;
+  readonly meter: Meter;
+  private readonly child: ChildProcess;
+
+  constructor(command: string, args: string[], env: Record<string, string>) {
+    super();
+    const sched = schedulingPrefix().argv;
+    this.child = spawn(sched[0] ?? command, sched.length ? [...sched.slice(1), command, ...args] : args, {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    });
+    killOnExit(this.child);
+    this.pid = this.child.pid ?? -1;
+    this.meter = processMeter(this.pid);
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+    this.child.once('error', (err) => this.stderrLine(`cannot start ${command}: ${err.message}`));
+    // stdin may break if the runner dies; that is reported through `exited`, not as an exception.
+    this.child.stdin!.on('error', () => {});
+    this.child.stdout!.on('data', (d: Buffer) => log.trace({ pid: this.pid }, d.toString().trimEnd()));
+    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      for (const line of chunk.split('\n')) this.stderrLine(line);
+    });
+    this.readEvents(this.child.stdio[3] as Readable);
+    void this.exited.then(() => this.end());
+  }
+
+  private readEvents(stream: Readable): void {
+    let buf: Buffer = Buffer.alloc(0);
+    let payload: { event: RunnerEvent; need: number; parts: Buffer[]; have: number } | undefined;
+    stream.on('data', (chunk: Buffer) => {
+      buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+      for (;;) {
+        if (payload) {
+          const take = Math.min(payload.need - payload.have, buf.length);
+          payload.parts.push(buf.subarray(0, take));
+          payload.have += take;
+          buf = buf.subarray(take);
+          if (payload.have < payload.need) return;
+          payload.event.payload = Buffer.concat(payload.parts);
+          this.deliver(payload.event);
+          payload = undefined;
+          continue;
+        }
+        const nl = buf.indexOf(10);
+        if (nl < 0) return;
+        const line = buf.subarray(0, nl).toString('utf8');
+        buf = buf.subarray(nl + 1);
+        let event: RunnerEvent;
+        try {
+          event = JSON.parse(line) as RunnerEvent;
+        } catch {
+          event = { ev: 'error', message: `unreadable event from the runner: ${line.slice(0, 120)}` };
+        }
+        if (typeof event.bytes === 'number' && event.bytes > 0) {
+          payload = { event, need: event.bytes, parts: [], have: 0 };
+          continue;
+        }
+        this.deliver(event);
+      }
+    });
+    stream.on('error', () => {});
+  }
+
+  send(command: RunnerCommand): void {
+    if (!this.ended) this.child.stdin!.write(command + '\n');
+  }
+
   async finish(graceMs = 5000): Promise<void> {
     this.send('exit');
     this.child.stdin!.end();

@@ -78,16 +78,53 @@ export function memoryKb(pid: number): { rssKb: number; peakKb: number } | undef
   }
 }
 
+/**
+ * One reading of a process, taken on the host it runs on: CPU seconds of the process (all its
+ * threads) and of it with its descendants, when (ms on that host's monotonic clock), and its
+ * resident memory and the kernel's high-water mark of it.
+ */
+export interface Reading {
+  cpuS: number;
+  treeCpuS: number;
+  t: number;
+  rssKb: number;
+  peakKb: number;
+}
+
+/**
+ * Reads a process from outside. Locally it reads /proc now; for a process on another host it
+ * gives that host's latest reading (CPU rates come out right either way: both ends of a
+ * difference carry the measuring host's own time).
+ */
+export interface Meter {
+  read(): Reading | undefined;
+}
+
+/** The meter of a process on this host; undefined readings once it is gone. */
+export function processMeter(pid: number): Meter {
+  return {
+    read: () => {
+      const t = performance.now();
+      const cpuS = cpuSeconds(pid);
+      const treeCpuS = cpuSeconds(pid, true);
+      const m = memoryKb(pid);
+      if (cpuS === undefined || treeCpuS === undefined || !m) return undefined;
+      return { cpuS, treeCpuS, t, ...m };
+    },
+  };
+}
+
 /** Samples CPU % of a process (100 = one core) once per period, and tracks its peak RSS. */
 export class CpuSampler {
   readonly samples: number[] = [];
   peakRssKb = 0;
   private timer: NodeJS.Timeout | undefined;
   private last: { cpu: number; t: number } | undefined;
+  private stopped = false;
 
   constructor(
-    private readonly pid: number,
-    private readonly opts: { periodMs?: number; withChildren?: boolean } = {},
+    private readonly meter: Meter,
+    private readonly opts: { periodMs?: number } = {},
   ) {}
 
   start(): void {
@@ -97,24 +134,26 @@ export class CpuSampler {
 
   /** Stop; a final partial period counts if it is at least half a period long. */
   stop(): number[] {
+    if (this.stopped) return this.samples;
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     const periodMs = this.opts.periodMs ?? 1000;
-    if (this.last && performance.now() - this.last.t >= periodMs / 2) this.take(true);
+    const r = this.meter.read();
+    if (this.last && r && r.t - this.last.t >= periodMs / 2) this.take(true, r);
     return this.samples;
   }
 
   /** Peak RSS seen so far (the kernel's high-water mark). */
-  updateMemory(): void {
-    const m = memoryKb(this.pid);
-    if (m) this.peakRssKb = Math.max(this.peakRssKb, m.peakKb, m.rssKb);
+  updateMemory(r = this.meter.read()): void {
+    if (r) this.peakRssKb = Math.max(this.peakRssKb, r.peakKb, r.rssKb);
   }
 
-  private take(record: boolean): void {
-    const cpu = cpuSeconds(this.pid, this.opts.withChildren ?? false);
-    const t = performance.now();
-    this.updateMemory();
-    if (cpu === undefined) return;
+  private take(record: boolean, r = this.meter.read()): void {
+    this.updateMemory(r);
+    if (!r) return;
+    const cpu = r.cpuS;
+    const t = r.t;
     if (record && this.last) {
       const dt = (t - this.last.t) / 1000;
       if (dt > 0) this.samples.push(((cpu - this.last.cpu) / dt) * 100);

@@ -1,0 +1,43 @@
+// This host as a place to run clients and the IOC: runners are child processes, measured here.
+// An agent (src/agent) serves another host with one of these.
+import { hostname } from 'node:os';
+import { RunnerProcess, type Runner } from '../runner/process.js';
+import { writeNamesFile } from '../runner/names.js';
+import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
+import { doctor } from '../doctor.js';
+import { UsageError } from '../errors.js';
+import { LOCAL, type Host, type RunnerRequest } from '../hosts/host.js';
+import type { EnvironmentReport } from '../results/index.js';
+import { findClient, prepareClients, runnerCommand } from './clients.js';
+
+export class LocalHost implements Host {
+  readonly address = hostname();
+
+  /** `python`: the interpreter of the managed environment, when it is known already. */
+  constructor(private python?: string, readonly name = LOCAL) {}
+
+  async prepare(clients: readonly string[], referee: boolean): Promise<void> {
+    const specs = clients.map((c) => findClient(c)).filter((c) => c !== undefined);
+    this.python = await prepareClients(specs, false, referee);
+  }
+
+  startRunner(r: RunnerRequest): Runner {
+    const spec = findClient(r.client);
+    if (!spec) throw new UsageError(`unknown client "${r.client}"`);
+    const { command, args, env } = runnerCommand(spec, this.python ?? 'python3');
+    const names = writeNamesFile(r.names);
+    const runner = new RunnerProcess(command, [...args, r.workload, '--names', names.path, ...r.args], { ...r.env, ...env });
+    void runner.exited.then(() => names.remove());
+    return runner;
+  }
+
+  startIoc(options: IocOptions): Promise<Ioc> {
+    return startIoc({ ...(this.python !== undefined && { python: this.python }), ...options });
+  }
+
+  doctor(): Promise<EnvironmentReport> {
+    return doctor();
+  }
+
+  async close(): Promise<void> {}
+}
