@@ -5,10 +5,13 @@ import type { ClientSpec } from './clients.js';
 import { runSession, shipSamples } from './session.js';
 import { stat, type ArrayPutRun, type ArrayPutWorkload } from '../results/index.js';
 import type { IocStats } from '../ioc/stats.js';
+import type { Host } from '../hosts/host.js';
 
 export interface ArrayPutRunOptions {
   client: ClientSpec;
   python: string;
+  /** Where the runner runs (default: here). */
+  host?: Host;
   env: Record<string, string>;
   /** PREFIX:ARRAY:PUT of an IOC started with this workload's elements and type. */
   name: string;

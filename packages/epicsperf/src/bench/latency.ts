@@ -5,6 +5,7 @@ import type { Sample } from './samples.js';
 import { percentile } from './checks.js';
 import type { ClientSpec } from './clients.js';
 import { runSession, shipSamples } from './session.js';
+import type { Host } from '../hosts/host.js';
 import type { LatencyFit, LatencyPoint, LatencyRun, LatencyWorkload } from '../results/index.js';
 
 export const LATENCY_TYPES = ['double', 'char'] as const;
@@ -22,6 +23,8 @@ export function latencyRecord(prefix: string, type: string): string {
 export interface LatencyRunOptions {
   client: ClientSpec;
   python: string;
+  /** Where the runner runs (default: here). */
+  host?: Host;
   env: Record<string, string>;
   prefix: string;
   workload: LatencyWorkload;

@@ -18,7 +18,8 @@ export class LocalHost implements Host {
 
   async prepare(clients: readonly string[], referee: boolean): Promise<void> {
     const specs = clients.map((c) => findClient(c)).filter((c) => c !== undefined);
-    this.python = await prepareClients(specs, false, referee);
+    // The IOC may be asked for too: the managed Python environment is always made.
+    this.python = await prepareClients(specs, true, referee);
   }
 
   startRunner(r: RunnerRequest): Runner {

@@ -1,6 +1,7 @@
 // `bench array-put` and `bench latency`: every client that serves them, in turn, repeated, each
 // workload against its own built-in IOC; fills the results' arrayPut and latency entries.
-import { startIoc, type ArrayType } from '../ioc/index.js';
+import type { ArrayType } from '../ioc/index.js';
+import type { Placement } from './placement.js';
 import { stealMeter } from '../procstat.js';
 import type { ClientSpec } from './clients.js';
 import { runArrayPut } from './array-put.js';
@@ -12,6 +13,8 @@ export interface PutSuiteOptions {
   latency?: LatencyWorkload | undefined;
   repeat: number;
   python: string;
+  /** Where the clients and the IOC run. */
+  placement: Placement;
   /** Deadline of one client on one run, s (undefined: only the runners' own). */
   clientDeadlineS?: number | undefined;
   /** The phase of the step under way. */
@@ -39,7 +42,7 @@ export async function runPutWorkloads(o: PutSuiteOptions, steps: StepRunner, rea
     const w = o.arrayPut;
     const clients = ready.filter((c) => c.workloads.includes('array-put'));
     // The waveform itself stays still: only the put target works.
-    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: w.elements, arrayRate: 0, arrayType: w.type as ArrayType, python: o.python });
+    const ioc = await o.placement.startIoc({ records: 1, rate: 0, arrayElements: w.elements, arrayRate: 0, arrayType: w.type as ArrayType });
     const runs: ArrayPutRun[] = [];
     const steal = stealMeter();
     try {
@@ -48,7 +51,7 @@ export async function runPutWorkloads(o: PutSuiteOptions, steps: StepRunner, rea
           for (const callback of [true, false]) {
             const label = `array-put ${w.elements.toLocaleString('en-US')} ${callback ? 'completion' : 'no completion'}`;
             runs.push(await steps.run(label, client.name, rep, o.repeat, () => runArrayPut({
-              client, python: o.python, env: ioc.env, name: `${ioc.prefix}ARRAY:PUT`, workload: w, callback, ioc, onProgress: progress, ...deadline,
+              client, python: o.python, env: ioc.env, name: `${ioc.prefix}ARRAY:PUT`, workload: w, callback, ioc, onProgress: progress, ...deadline, ...o.placement.runOn(client.name),
             }), arrayPutOutcome));
           }
         }
@@ -63,14 +66,14 @@ export async function runPutWorkloads(o: PutSuiteOptions, steps: StepRunner, rea
     const clients = ready.filter((c) => c.workloads.includes('latency'));
     // Every client asked for has a row: those that cannot run it say why.
     const cannot: LatencyRun[] = ready.filter((c) => !c.workloads.includes('latency')).map((c) => ({ client: c.name, ok: false, unsupported: true, error: whyNoLatency(c), points: [] }));
-    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: Math.max(...w.sizes), python: o.python });
+    const ioc = await o.placement.startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: Math.max(...w.sizes) });
     const runs: LatencyRun[] = [];
     const steal = stealMeter();
     try {
       for (let rep = 1; rep <= o.repeat; rep++) {
         for (const client of clients) {
           runs.push(await steps.run(`latency ${w.sizes.length} sizes`, client.name, rep, o.repeat, () => runLatency({
-            client, python: o.python, env: ioc.env, prefix: ioc.prefix, workload: w, onProgress: progress, ...deadline,
+            client, python: o.python, env: ioc.env, prefix: ioc.prefix, workload: w, onProgress: progress, ...deadline, ...o.placement.runOn(client.name),
           }), latencyOutcome));
         }
       }

@@ -2,7 +2,8 @@
 // workloads, against one built-in IOC per workload family, and the capture and headroom workloads'
 // load steps (src/bench/capture.ts, headroom.ts); returns plain results for the reporters.
 import { hostname } from 'node:os';
-import { startIoc, type ArrayType } from '../ioc/index.js';
+import type { ArrayType } from '../ioc/index.js';
+import { Placement } from './placement.js';
 import { stealMeter } from '../procstat.js';
 import { schedulingPrefix } from '../runner/sched.js';
 import { percentile } from './checks.js';
@@ -45,6 +46,9 @@ export interface BenchOptions extends Omit<BenchRunOptions, 'clients' | 'schedul
   clients: readonly ClientSpec[];
   python: string;
   report: EnvironmentReport;
+  /** Where the clients and the IOC run (default: all here). The capture and headroom workloads
+   *  always run here. */
+  placement?: Placement;
   /** The phase of the step under way (starting, reading, collecting ...). */
   onProgress?: (text: string) => void;
   /** A step (one client, one workload, one run) starts or ends. */
@@ -159,6 +163,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     return !s || s.available;
   });
   const t0 = performance.now();
+  const pl = o.placement ?? Placement.local(o.python);
   const steps = new Steps(countSteps(o, ready), o.onStep);
   const deadlineMs = o.clientDeadlineS === undefined ? undefined : o.clientDeadlineS * 1000;
   const results: BenchResults = {
@@ -166,6 +171,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     startedAt: new Date().toISOString(),
     host: hostname(),
     environment: o.report,
+    hosts: await pl.records(),
     options: {
       workloads: o.workloads, repeat: o.repeat, timeoutMs: o.timeoutMs, records: o.records, samples: o.samples, rate: o.rate,
       clients: o.clients.map((c) => c.name), scheduling: schedulingPrefix().note, profile: o.profile,
@@ -181,7 +187,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     const snapClients = ready.filter((c) => c.workloads.includes('snapshot'));
     const records = Math.max(...o.workloads.snapshot.map((w) => w.connected));
     // Counters tick slowly here: the snapshot reads values, it does not race updates.
-    const ioc = await startIoc({ records, rate: 1, arrayElements: 0 });
+    const ioc = await pl.startIoc({ records, rate: 1, arrayElements: 0 });
     try {
       for (const w of o.workloads.snapshot) {
         const entry: BenchResults['snapshot'][number] = { workload: w, runs: [] };
@@ -191,7 +197,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
         for (let rep = 1; rep <= o.repeat; rep++) {
           for (const client of snapClients) {
             entry.runs.push(await steps.run(`snapshot ${w.id}`, client.name, rep, o.repeat, () => runSnapshot({
-              client, python: o.python, env: ioc.env, names, timeoutMs: o.timeoutMs, onProgress: progress,
+              client, python: o.python, env: ioc.env, names, timeoutMs: o.timeoutMs, onProgress: progress, ...pl.runOn(client.name),
               ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
             }), snapshotOutcome));
           }
@@ -204,9 +210,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   }
 
   if (o.workloads.monitor) {
-    const ioc = await startIoc({ records: o.records, rate: o.rate, arrayElements: 0 });
+    const ioc = await pl.startIoc({ records: o.records, rate: o.rate, arrayElements: 0 });
     try {
-      results.monitor = await repeatMonitor(o, steps, ready, 'monitor', `monitor ${o.records}x${o.samples}`, {
+      results.monitor = await repeatMonitor(o, pl, steps, ready, 'monitor', `monitor ${o.records}x${o.samples}`, {
         env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocMeter: ioc.meter,
       });
     } finally {
@@ -217,11 +223,11 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (aw) {
     // The IOC refreshes the waveform at the given rate (by default as fast as it can); a client that
     // keeps up sees every update.
-    const ioc = await startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate, ...(aw.type && { arrayType: aw.type as ArrayType }) });
+    const ioc = await pl.startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate, ...(aw.type && { arrayType: aw.type as ArrayType }) });
     try {
       results.array = {
         workload: aw,
-        ...(await repeatMonitor(o, steps, ready, 'array', `array ${aw.elements.toLocaleString('en-US')}`, {
+        ...(await repeatMonitor(o, pl, steps, ready, 'array', `array ${aw.elements.toLocaleString('en-US')}`, {
           env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples, rate: 1, iocMeter: ioc.meter,
           array: { elements: aw.elements, ...(aw.type && { type: aw.type }), iocStats: () => ioc.stats() },
         })),
@@ -231,7 +237,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     }
   }
   await runPutWorkloads({
-    ...o.workloads, repeat: o.repeat, python: o.python, clientDeadlineS: o.clientDeadlineS, ...(o.onProgress && { onProgress: o.onProgress }),
+    ...o.workloads, repeat: o.repeat, python: o.python, placement: pl, clientDeadlineS: o.clientDeadlineS, ...(o.onProgress && { onProgress: o.onProgress }),
   }, steps, ready, results);
   const cw = o.workloads.capture;
   if (cw) {
@@ -262,6 +268,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
  */
 async function repeatMonitor(
   o: BenchOptions,
+  pl: Placement,
   steps: Steps,
   available: readonly ClientSpec[],
   workload: 'monitor' | 'array',
@@ -275,7 +282,7 @@ async function repeatMonitor(
   for (let rep = 1; rep <= o.repeat; rep++) {
     for (const client of clients) {
       runs.push(await steps.run(label, client.name, rep, o.repeat, () => runMonitor({
-        ...run, workload, client, python: o.python, onProgress: progress,
+        ...run, workload, client, python: o.python, onProgress: progress, ...pl.runOn(client.name),
         ...(o.clientDeadlineS !== undefined && { clientDeadlineMs: o.clientDeadlineS * 1000 }),
       }), monitorOutcome));
     }

@@ -9,10 +9,10 @@ import { PROFILES } from '../bench/profiles.js';
 import { benchHtml } from '../report/html.js';
 import { renderBench } from '../report/bench.js';
 import { ensureWritable, keepRun, resultsDir, writeAtomic } from '../results/store.js';
-import { exitOnSignals, parseClientList, prepareClients } from './common.js';
+import { exitOnSignals, parseClientList, placement, prepareClients, type HostOpts } from './common.js';
 import { BenchProgress } from './progress.js';
 import {
-  arrayElementsOption, arrayRateOption, arrayTypeOption, formatOption, intArg, rateOption, recordsOption, samplesOption, timeoutOption,
+  arrayElementsOption, arrayRateOption, arrayTypeOption, formatOption, hostsOption, intArg, keysOption, placeOption, rateOption, recordsOption, samplesOption, timeoutOption,
 } from './options.js';
 import { UsageError } from '../errors.js';
 import { CAPTURE_CLIENTS } from '../capture/orchestrate.js';
@@ -22,7 +22,7 @@ import { headroomStepLabel, type HeadroomStep } from '../results/index.js';
 
 const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture', 'headroom', 'all'];
 
-interface Opts {
+interface Opts extends HostOpts {
   full?: boolean;
   clients?: string;
   repeat?: number;
@@ -72,6 +72,9 @@ export function register(program: Command): void {
   const fh = f.workloads.headroom!;
   program
     .command('bench')
+    .addOption(hostsOption())
+    .addOption(placeOption())
+    .addOption(keysOption())
     .description('run every client on the workloads, compare them, and keep the results (quick profile by default; --full for the published workloads)')
     .argument('[workload]', `snapshot, monitor, array, array-put, latency, capture, headroom, or all (quick: ${familiesInAll(q.workloads).join(', ')}; --full: ${familiesInAll(f.workloads).join(', ')})`, 'all')
     .option('--full', `the published workloads: snapshots ${f.workloads.snapshot.join(', ')}, ${f.repeat} runs each, no client deadline (bench capture and bench headroom always run the full profile's)`)
@@ -133,9 +136,11 @@ export function register(program: Command): void {
       if (opts.keep) ensureWritable(dir);
       exitOnSignals();
       const python = await prepareClients(clients, true, families.includes('snapshot'));
+      const pl = await placement(opts, clients, python, families.includes('snapshot'));
       const report = await doctor();
       const progress = new BenchProgress();
       const results = await runBench({
+        placement: pl,
         clients,
         workloads: {
           snapshot: families.includes('snapshot') ? snapshots : [],
@@ -165,7 +170,7 @@ export function register(program: Command): void {
         report,
         onProgress: (s) => progress.phaseUpdate(s),
         onStep: (e) => progress.step(e),
-      });
+      }).finally(() => pl.close());
       progress.done();
       const json = JSON.stringify(compactResults(results), null, 2) + '\n';
       const html = await benchHtml(results);

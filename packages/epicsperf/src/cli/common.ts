@@ -5,6 +5,7 @@ import { findClient, clientNames, type ClientSpec, type Workload } from '../benc
 export { prepareClients } from '../bench/clients.js';
 import { UsageError } from '../errors.js';
 import type { IocMode } from './options.js';
+import { Placement } from '../bench/placement.js';
 
 let signalsHooked = false;
 /** Ctrl-C or SIGTERM: exit now; the exit hooks kill the IOC and every runner. */
@@ -84,4 +85,30 @@ export class Progress {
     if (this.live && this.text) process.stderr.write('\r\x1b[2K');
     this.text = '';
   }
+}
+
+/** The options every command that can run elsewhere takes (cli/options.ts hostOptions). */
+export interface HostOpts {
+  hosts?: string;
+  place?: string;
+  keys?: string;
+}
+
+/**
+ * Where the run's clients and IOC go: all here, or (with --hosts) on the agents, connected and
+ * made ready for the clients they will run (`referee`: the snapshot's checks, by c-libca).
+ */
+export async function placement(o: HostOpts, clients: readonly ClientSpec[], python: string, referee = false): Promise<Placement> {
+  if (o.hosts === undefined) {
+    if (o.place !== undefined) throw new UsageError('--place needs --hosts');
+    return Placement.local(python);
+  }
+  const pl = await Placement.connect({ hosts: o.hosts, place: o.place, keys: o.keys, clients: clients.map((c) => c.name), python });
+  try {
+    await pl.prepare(clients.map((c) => c.name), referee);
+  } catch (err) {
+    await pl.close();
+    throw err;
+  }
+  return pl;
 }

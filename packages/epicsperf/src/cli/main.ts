@@ -16,6 +16,7 @@ import * as caCmd from './ca.js';
 import * as resultsCmd from './results.js';
 import * as reportCmd from './report.js';
 import * as compareCmd from './compare.js';
+import * as agentCmd from './agent.js';
 
 const program = new Command();
 program
@@ -33,7 +34,7 @@ program
     configureLogging({ level: o.logLevel, json: o.logJson ?? false });
   });
 
-const commands = [snapshotCmd, monitorCmd, benchCmd, latencyCmd, captureCmd, resultsCmd, reportCmd, compareCmd, caCmd, clientsCmd, setupCmd, doctorCmd, iocCmd];
+const commands = [snapshotCmd, monitorCmd, benchCmd, latencyCmd, captureCmd, resultsCmd, reportCmd, compareCmd, caCmd, clientsCmd, setupCmd, doctorCmd, iocCmd, agentCmd];
 for (const cmd of commands) cmd.register(program);
 for (const sub of program.commands) sub.exitOverride();
 

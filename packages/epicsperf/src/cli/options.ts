@@ -83,3 +83,11 @@ export const arrayTypeOption = (help: string): Option =>
   new Option('--array-type <type>', help).choices([...ARRAY_TYPES]).default('double');
 export const arrayRateOption = (defaultValue: number | 'max', allowZero: boolean, help: string): Option =>
   new Option('--array-rate <hz>', help).argParser(rateOrMax(allowZero)).default(defaultValue);
+
+/** Where clients and the IOC run: other hosts through their agents (docs/agents.md). */
+export const hostsOption = (): Option =>
+  new Option('--hosts <list>', 'run on other hosts too, through their agents: name=tcp://ADDR:PORT,... (see docs/agents.md)');
+export const placeOption = (): Option =>
+  new Option('--place <list>', 'what runs where with --hosts: client=host,...,ioc=host (host: a name of --hosts, or local); clients not placed are spread over the hosts in turn, the IOC runs here');
+export const keysOption = (): Option =>
+  new Option('--keys <dir>', "the CURVE keys with --hosts: this orchestrator's orchestrator.key and each host's NAME.pub (default: $EPICSPERF_HOME/keys)");

@@ -288,6 +288,21 @@ export interface BenchRunOptions {
   clientDeadlineS?: number | undefined;
 }
 
+/** A host of a run spread over agents (`--hosts`): where it is, its environment, what ran there. */
+export interface HostRecord {
+  /** `local` (the orchestrator's host) or the name given in `--hosts`. */
+  name: string;
+  /** This machine's name, or the agent's endpoint. */
+  address: string;
+  /** The agent's own name for its machine. */
+  machine?: string;
+  /** Its `doctor` report; `error` says why there is none (the agent was lost). */
+  environment?: EnvironmentReport;
+  error?: string;
+  /** The clients placed there, and `ioc`. */
+  runs: string[];
+}
+
 export interface BenchResults {
   schema: typeof BENCH_FORMAT;
   startedAt: string;
@@ -296,6 +311,8 @@ export interface BenchResults {
   /** The machine's host name. */
   host: string;
   environment: EnvironmentReport;
+  /** A run spread over agents: every host it used (rows then say which host they ran on). */
+  hosts?: HostRecord[] | undefined;
   options: BenchRunOptions;
   /** Clients that could not run at all, with the reason. */
   unavailable: { client: string; reason: string }[];

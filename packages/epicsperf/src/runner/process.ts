@@ -37,8 +37,12 @@ export abstract class Runner {
   private waiter: (() => void) | undefined;
   private readonly stderrTail: string[] = [];
   protected ended = false;
+  /** Why the runner ended other than by its own exit (its host was lost), said as the row's error. */
+  private failure: string | undefined;
   /** Sees every event first; an event it returns true for is not queued (for progress events). */
   intercept: ((event: RunnerEvent) => boolean) | undefined;
+  /** Sees every line the runner writes on stderr (an agent relays them). */
+  onStderr: ((line: string) => void) | undefined;
 
   abstract send(command: RunnerCommand): void;
   /** Ask the runner to exit; kill it if it has not after `graceMs`. */
@@ -52,8 +56,14 @@ export abstract class Runner {
 
   protected stderrLine(line: string): void {
     if (!line.trim()) return;
+    this.onStderr?.(line);
     this.stderrTail.push(line);
     if (this.stderrTail.length > 40) this.stderrTail.shift();
+  }
+
+  /** The runner is to end for a reason outside it (its host was lost): waiting fails with it. */
+  protected fail(why: string): void {
+    this.failure = why;
   }
 
   /** The process has ended: waiting stops. */
@@ -93,6 +103,7 @@ export abstract class Runner {
         return e;
       }
       if (this.ended) {
+        if (this.failure) throw new RunnerError(this.failure);
         const { code, signal } = await this.exited;
         throw new RunnerError(`the runner exited (${signal ?? `code ${code}`}) before ${phase}: ${this.reason()}`);
       }
