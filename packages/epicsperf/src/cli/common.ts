@@ -47,10 +47,13 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-/** The IOC to measure against: the built-in one (started now) or the one the EPICS_* environment names. */
-export async function target(mode: IocMode, iocOptions: IocOptions): Promise<Target> {
+/**
+ * The IOC to measure against: the built-in one (started now, where `pl` places it) or the one the
+ * EPICS_* environment names.
+ */
+export async function target(mode: IocMode, iocOptions: IocOptions, pl?: Placement): Promise<Target> {
   if (mode === 'builtin') {
-    const ioc = await startIoc(iocOptions);
+    const ioc = await (pl ? pl.startIoc(iocOptions) : startIoc(iocOptions));
     return { env: { ...ioc.env }, ioc, stop: () => ioc.stop() };
   }
   const env: Record<string, string> = {};
@@ -111,4 +114,14 @@ export async function placement(o: HostOpts, clients: readonly ClientSpec[], pyt
     throw err;
   }
   return pl;
+}
+
+/** `work`, closing the connections to the agents when it fails. */
+export async function orClose<T>(pl: Placement, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    await pl.close();
+    throw err;
+  }
 }

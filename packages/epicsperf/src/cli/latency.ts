@@ -6,14 +6,13 @@ import { clientNames, findClient, type ClientSpec } from '../bench/clients.js';
 import { runLatency } from '../bench/latency.js';
 import { whyNoLatency } from '../bench/put-suite.js';
 import { latencyTables, latencyTitle } from '../report/latency.js';
-import { startIoc } from '../ioc/index.js';
 import { UsageError } from '../errors.js';
-import { exitOnSignals, prepareClients, Progress } from './common.js';
-import { formatOption } from './options.js';
+import { exitOnSignals, orClose, placement, prepareClients, Progress, type HostOpts } from './common.js';
+import { formatOption, hostsOption, keysOption, placeOption } from './options.js';
 import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
 import type { LatencyRun, LatencyWorkload } from '../results/index.js';
 
-interface Opts {
+interface Opts extends HostOpts {
   client: string;
   sizes: number[];
   type: string;
@@ -30,6 +29,9 @@ export function register(program: Command): void {
     .addOption(latencyTypeOption())
     .addOption(countOption())
     .addOption(formatOption(['table', 'json'] as const))
+    .addOption(hostsOption())
+    .addOption(placeOption())
+    .addOption(keysOption())
     .action(async (opts: Opts) => {
       const clients: ClientSpec[] = opts.client.split(',').map((s) => s.trim()).filter(Boolean).map((name) => {
         const spec = findClient(name);
@@ -38,10 +40,12 @@ export function register(program: Command): void {
       });
       if (clients.length === 0) throw new UsageError('--client is empty');
       exitOnSignals();
-      const python = await prepareClients(clients.filter((c) => c.workloads.includes('latency')), true);
+      const runnable = clients.filter((c) => c.workloads.includes('latency'));
+      const python = await prepareClients(runnable, true);
+      const pl = await placement(opts, runnable, python);
       const workload: LatencyWorkload = { sizes: opts.sizes, elementType: opts.type, samplesPerSize: opts.count };
       const progress = new Progress();
-      const ioc = await startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: Math.max(...opts.sizes), python });
+      const ioc = await orClose(pl, pl.startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: Math.max(...opts.sizes) }));
       const runs: LatencyRun[] = [];
       try {
         for (const client of clients) {
@@ -49,11 +53,14 @@ export function register(program: Command): void {
             runs.push({ client: client.name, ok: false, unsupported: true, error: whyNoLatency(client), points: [] });
             continue;
           }
-          runs.push(await runLatency({ client, python, env: ioc.env, prefix: ioc.prefix, workload, onProgress: (s) => progress.update(`${client.name}: ${s}`) }));
+          runs.push(await runLatency({
+            client, python, env: ioc.env, prefix: ioc.prefix, workload, onProgress: (s) => progress.update(`${client.name}: ${s}`), ...pl.runOn(client.name),
+          }));
         }
       } finally {
         progress.done();
         await ioc.stop();
+        await pl.close();
       }
       process.stdout.write(opts.format === 'json'
         ? JSON.stringify({ workload, runs }, null, 2) + '\n'

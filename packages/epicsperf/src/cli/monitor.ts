@@ -4,12 +4,12 @@ import { runMonitor } from '../bench/monitor.js';
 import { MONITOR_FORMAT } from '../results/index.js';
 import { counterNames } from '../ioc/index.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
-import { exitOnSignals, parseClient, Progress, prepareClients, target } from './common.js';
+import { exitOnSignals, parseClient, orClose, placement, Progress, prepareClients, target, type HostOpts } from './common.js';
 import {
-  clientOption, formatOption, iocOption, nameStyleOption, prefixOption, rateOption, recordsOption, samplesOption, type IocMode,
+  clientOption, formatOption, hostsOption, iocOption, keysOption, nameStyleOption, placeOption, prefixOption, rateOption, recordsOption, samplesOption, type IocMode,
 } from './options.js';
 
-interface Opts {
+interface Opts extends HostOpts {
   client: string;
   records: number;
   samples: number;
@@ -32,18 +32,23 @@ export function register(program: Command): void {
     .addOption(iocOption('builtin'))
     .addOption(prefixOption())
     .addOption(nameStyleOption())
+    .addOption(hostsOption())
+    .addOption(placeOption())
+    .addOption(keysOption())
     .action(async (opts: Opts) => {
       const format = opts.format;
       const client = parseClient(opts.client, 'monitor');
       exitOnSignals();
       const python = await prepareClients([client], opts.ioc === 'builtin');
-      const t = await target(opts.ioc, { records: opts.records, rate: opts.rate, prefix: opts.prefix, nameStyle: opts.nameStyle, arrayElements: 0 });
+      const pl = await placement(opts, [client], python);
+      const t = await orClose(pl, target(opts.ioc, { records: opts.records, rate: opts.rate, prefix: opts.prefix, nameStyle: opts.nameStyle, arrayElements: 0 }, pl));
       const progress = new Progress();
       try {
         const names = t.ioc ? t.ioc.counterNames() : counterNames(opts.prefix, opts.nameStyle, opts.records);
         const run = await runMonitor({
           client, python, env: t.env, names, samples: opts.samples, rate: opts.rate,
           ...(t.ioc && { iocMeter: t.ioc.meter }),
+          ...pl.runOn(client.name),
           onProgress: (s) => progress.update(`monitor ${client.name}: ${s}`),
         });
         progress.done();
@@ -56,6 +61,7 @@ export function register(program: Command): void {
       } finally {
         progress.done();
         await t.stop();
+        await pl.close();
       }
     });
 }

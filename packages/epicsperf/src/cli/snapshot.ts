@@ -4,10 +4,10 @@ import { DEFAULTS } from '../defaults.js';
 import { readPvList } from '../pvlist.js';
 import { runSnapshot } from '../bench/snapshot.js';
 import { snapshotCsv, snapshotJson, snapshotTable } from '../report/snapshot.js';
-import { exitOnSignals, parseClient, Progress, prepareClients, target } from './common.js';
-import { clientOption, formatOption, iocOption, timeoutOption, type IocMode } from './options.js';
+import { exitOnSignals, parseClient, orClose, placement, Progress, prepareClients, target, type HostOpts } from './common.js';
+import { clientOption, formatOption, hostsOption, iocOption, keysOption, placeOption, timeoutOption, type IocMode } from './options.js';
 
-interface Opts {
+interface Opts extends HostOpts {
   timeout: number;
   client: string;
   format: 'table' | 'json' | 'csv';
@@ -25,6 +25,9 @@ export function register(program: Command): void {
     .addOption(formatOption(['table', 'json', 'csv'] as const))
     .addOption(iocOption('env'))
     .option('--check', 'check each value against reads made before and after')
+    .addOption(hostsOption())
+    .addOption(placeOption())
+    .addOption(keysOption())
     .action(async (file: string, opts: Opts) => {
       const format = opts.format;
       const client = parseClient(opts.client, 'snapshot');
@@ -32,11 +35,12 @@ export function register(program: Command): void {
       exitOnSignals();
       const python = await prepareClients([client], opts.ioc === 'builtin', opts.check === true);
       const records = names.reduce((m, n) => Math.max(m, counterIndex(n)), DEFAULTS.records);
-      const t = await target(opts.ioc, { arrayElements: 0, rate: 1, records });
+      const pl = await placement(opts, [client], python, opts.check === true);
+      const t = await orClose(pl, target(opts.ioc, { arrayElements: 0, rate: 1, records }, pl));
       const progress = new Progress();
       try {
         const run = await runSnapshot({
-          client, python, env: t.env, names, timeoutMs: opts.timeout, verify: opts.check ?? false,
+          client, python, env: t.env, names, timeoutMs: opts.timeout, verify: opts.check ?? false, ...pl.runOn(client.name),
           onProgress: (s) => progress.update(`snapshot ${client.name}: ${s}`),
         });
         progress.done();
@@ -46,6 +50,7 @@ export function register(program: Command): void {
       } finally {
         progress.done();
         await t.stop();
+        await pl.close();
       }
     });
 }

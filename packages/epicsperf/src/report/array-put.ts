@@ -1,7 +1,7 @@
 // Renders the array-put workload: a row per client and mode (with or without completion): puts/s
 // and M elements/s as the client saw them, what the IOC received and checked, and CPU.
 import { stat, type ArrayPutRun, type ArrayPutWorkload, type Stat } from '../results/index.js';
-import { fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
+import { clientLabel, fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
 
 export interface ArrayPutRow {
   client: string;
@@ -22,14 +22,14 @@ export interface ArrayPutRow {
 export function summarizeArrayPut(runs: readonly ArrayPutRun[]): ArrayPutRow[] {
   const groups = new Map<string, ArrayPutRun[]>();
   for (const r of runs) {
-    const key = `${r.client}\u0000${r.callback}`;
+    const key = `${clientLabel(r)}\u0000${r.callback}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const rows: ArrayPutRow[] = [];
   for (const list of groups.values()) {
     const first = list[0]!;
     const row: ArrayPutRow = {
-      client: first.client, callback: first.callback, runs: list, ok: list.filter((r) => r.ok).length,
+      client: clientLabel(first), callback: first.callback, runs: list, ok: list.filter((r) => r.ok).length,
       received: [...new Set(list.map((r) => (r.ioc ? `${r.ioc.received}/${r.puts - r.failedPuts}` : '-')))].join(', '),
       bad: list.reduce((a, r) => a + (r.ioc?.bad ?? 0), 0),
     };

@@ -8,6 +8,7 @@ import { arrayPutTable, arrayPutTitle, summarizeArrayPut } from './array-put.js'
 import { latencyTables, latencyTitle } from './latency.js';
 import { rank, workloadFigures, type WorkloadFigures } from './workloads.js';
 import { captureBenchText } from './capture.js';
+import { hostLine } from './environment.js';
 import { headroomText } from './headroom.js';
 
 /**
@@ -25,6 +26,7 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
   const repeated = results.snapshot.length > 0 || results.monitor || results.array || results.arrayPut || results.latency;
   const repeats = repeated ? ` · repeats ${results.options.repeat}` : '';
   out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores)${repeats}\n${results.options.scheduling}\n`);
+  for (const h of results.hosts ?? []) out.push(`host ${h.name}: ${hostLine(h)}\n`);
   for (const s of results.snapshot) {
     out.push(`\nSnapshot ${s.workload.id}: ${s.workload.connected} PVs that exist + ${s.workload.missing} missing, timeout ${results.options.timeoutMs} ms${stealNote(s.stealPercent)}\n\n`);
     out.push(snapshotBenchTable(summarizeSnapshot(groupByClient<SnapshotRun>(s.runs), s.workload.connected), markdown));

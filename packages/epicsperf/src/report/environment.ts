@@ -1,11 +1,18 @@
 // The environment of one or more bench runs as rows of a table: machine, CPU steal per
 // workload, the runtimes and the version of every client library (a column per run).
-import type { BenchResults } from '../results/index.js';
+import type { BenchResults, HostRecord } from '../results/index.js';
 import { workloadFigures } from './workloads.js';
 
 export interface EnvRow {
   name: string;
   values: string[];
+}
+
+/** One line about a host of a run spread over agents: where it is, its machine, what ran there. */
+export function hostLine(h: HostRecord): string {
+  const e = h.environment;
+  const machine = e ? `${e.cpu.model}, ${e.cpu.cores} cores, epicsperf ${e.epicsperf}, node ${e.node}, python ${e.python.version ?? '-'}` : `no report: ${h.error ?? 'unknown'}`;
+  return `${h.address}${h.machine ? ` (${h.machine})` : ''}: ${machine}; ran ${h.runs.join(', ') || 'nothing'}`;
 }
 
 export function environmentRows(runs: readonly BenchResults[]): EnvRow[] {
@@ -23,6 +30,13 @@ export function environmentRows(runs: readonly BenchResults[]): EnvRow[] {
     row('Node', (r) => r.environment.node),
     row('Python', (r) => `${r.environment.python.version ?? '-'} (${r.environment.python.kind})`),
   ];
+  const hosts = [...new Set(runs.flatMap((r) => (r.hosts ?? []).map((h) => h.name)))];
+  for (const name of hosts) {
+    rows.push(row(`host ${name}`, (r) => {
+      const h = r.hosts?.find((x) => x.name === name);
+      return h && hostLine(h);
+    }));
+  }
   const keys = [...new Set(runs.flatMap((r) => workloadFigures(r).map((w) => w.key)))];
   for (const k of keys) {
     rows.push(row(`CPU steal, ${k}`, (r) => {

@@ -3,7 +3,7 @@
 // callback), and per client the fixed cost and MB/s fitted from the sizes. The HTML report draws
 // the same points as a line chart (charts.ts latencyChart) above these tables.
 import type { LatencyPoint, LatencyRun, LatencyWorkload } from '../results/index.js';
-import { fmt, renderMarkdown, renderTable, type Column } from './table.js';
+import { clientLabel, fmt, renderMarkdown, renderTable, type Column } from './table.js';
 
 interface PointRow {
   client: string;
@@ -32,7 +32,7 @@ interface FitRow {
 }
 
 const fitColumns: Column<FitRow>[] = [
-  { header: 'client', get: (r) => r.run.client },
+  { header: 'client', get: (r) => clientLabel(r.run) },
   { header: 'round trip fixed ms', get: (r) => ms(r.run.fit?.roundTrip?.fixedMs), align: 'right' },
   { header: 'MB/s', get: (r) => fmt(r.run.fit?.roundTrip?.mbPerS, 0), align: 'right' },
   { header: 'one way fixed ms', get: (r) => ms(r.run.fit?.oneWay?.fixedMs), align: 'right' },
@@ -47,7 +47,7 @@ export function latencyTitle(w: LatencyWorkload): string {
 /** The per-size table, then the fit per client (every run of a client, in order; runs without a
  *  fit, as in results that stored none, leave the second table out). */
 export function latencyTables(runs: readonly LatencyRun[], markdown = false): string {
-  const rows: PointRow[] = runs.flatMap((run) => (run.points.length ? run.points.map((point) => ({ client: run.client, point, run })) : [{ client: run.client, run }]));
+  const rows: PointRow[] = runs.flatMap((run) => (run.points.length ? run.points.map((point) => ({ client: clientLabel(run), point, run })) : [{ client: clientLabel(run), run }]));
   const render = <T>(r: readonly T[], c: readonly Column<T>[]) => (markdown ? renderMarkdown(r, c) : renderTable(r, c));
   const fitted = runs.filter((run) => run.fit && !run.unsupported);
   const points = render(rows, pointColumns);
