@@ -99,6 +99,19 @@ export class Rig {
     }
   }
 
+  /**
+   * Shape every host's link to `rate` (tc's units: 1gbit) with a token bucket filter, as a real
+   * network of that speed: what the host sends waits for tokens, at most `latency` long.
+   */
+  shape(rate: string, latency = '50ms'): void {
+    for (const h of this.hosts) execFileSync('ip', ['netns', 'exec', h.ns, 'tc', 'qdisc', 'replace', 'dev', 'eth0', 'root', 'tbf', 'rate', rate, 'burst', '256kb', 'latency', latency], { stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+
+  /** The shaping of `host`'s link, as `tc qdisc show` prints it. */
+  qdisc(host: Host): string {
+    return execFileSync('ip', ['netns', 'exec', host.ns, 'tc', 'qdisc', 'show', 'dev', 'eth0'], { encoding: 'utf8' });
+  }
+
   /** `ip ARGS` on `host` (routes, addresses). */
   ip(host: Host, ...args: string[]): string {
     return ip('-n', host.ns, ...args);

@@ -1,6 +1,6 @@
 // Agents on namespace hosts: the orchestrator on one host, agents a and b running clients on two
-// others, agent c running the IOC on a fourth, all on one bridge, CA and PVA found by broadcast,
-// CURVE keys. A run spread over them gives the rows a local run gives; an orchestrator with a key
+// others, agent c running the IOC on a fourth, all on one bridge with links shaped to 1 Gbit/s,
+// CA and PVA found by broadcast, CURVE keys. A run spread over them gives the rows a local run gives; an orchestrator with a key
 // the agents do not trust gets nothing; a lost agent's rows say so while the others finish; a
 // killed orchestrator leaves nothing running; the namespaces are gone afterwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,8 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
     const [h1, h2, h3, h4] = rig!.hosts as [Host, Host, Host, Host];
     orch = h1;
     Object.assign(hostOf, { a: h2, b: h3, c: h4 });
+    rig!.shape('1gbit');
+    expect(rig!.qdisc(h4)).toMatch(/tbf .*rate 1Gbit/);
     for (const name of ['orchestrator', ...AGENTS]) {
       const r = await runCli(['agent', '--keygen', name, '--keys', keys]);
       expect(r.code, r.stderr).toBe(0);
