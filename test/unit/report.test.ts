@@ -44,6 +44,20 @@ describe('reports', () => {
     expect(rows.map((r) => [r.client, r.wallS!.median, r.ratio])).toEqual([['b', 1, 1], ['a', 2.5, 2.5]]);
     expect(snapshotBenchTable(rows)).toMatch(/a\s+2\.500 \(2\.000-3\.000\)\s+2\.5\s+10\/12/);
   });
+
+  it('snapshot: when the last answer came, from the rows or from the distribution kept in their place', () => {
+    const rows = (ms: number[]): SnapshotRun['rows'] => [
+      ...ms.map((elapsedMs, i) => ({ name: `TEST:CALC${i + 1}`, ok: true, value: 1, elapsedMs })),
+      { name: 'TEST:MISSING1', ok: false, error: 'timeout', elapsedMs: 1000 },
+    ];
+    const full: SnapshotRun = { client: 'a', ok: true, wallMs: 1000, answered: 3, failed: 1, wrong: 0, rows: rows([120, 710, 300]) };
+    const kept: SnapshotRun = {
+      client: 'a', ok: true, wallMs: 1000, answered: 3, failed: 1, wrong: 0, rows: rows([]), rowsKept: 'failures', elapsedMs: { p50: 200, p99: 650, max: 690 },
+    };
+    const [row] = summarizeSnapshot(new Map([['a', [full, kept]]]), 3);
+    expect(row!.lastAnswerS).toMatchObject({ median: 0.7, min: 0.69, max: 0.71 });
+    expect(snapshotBenchTable([row!])).toMatch(/ 3\/4\s+0\.700 \(0\.690-0\.710\)\s+0\s/);
+  });
 });
 
 describe('snapshot notes', () => {

@@ -2,6 +2,7 @@
 // workloads, against one built-in IOC per workload family, and the capture and headroom workloads'
 // load steps (src/bench/capture.ts, headroom.ts); returns plain results for the reporters.
 import { hostname } from 'node:os';
+import { UsageError } from '../errors.js';
 import type { ArrayType } from '../ioc/index.js';
 import { Placement } from './placement.js';
 import { stealMeter } from '../procstat.js';
@@ -18,7 +19,8 @@ import {
   BENCH_FORMAT, heldRate, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type HeadroomStepResult, type MonitorRun, type SnapshotRun, type SnapshotWorkload,
 } from '../results/index.js';
 
-/** After the 2012 snapshot study, plus the 10,000-name rows of the client's own targets. */
+/** After the 2012 snapshot study, plus the 10,000- and 100,000-name rows of the client's own
+ *  targets (the facility scale); any other `N+M` is accepted too (parseSnapshotWorkload). */
 export const SNAPSHOT_WORKLOADS: readonly SnapshotWorkload[] = [
   { id: '97', connected: 97, missing: 0 },
   { id: '97+4', connected: 97, missing: 4 },
@@ -26,7 +28,28 @@ export const SNAPSHOT_WORKLOADS: readonly SnapshotWorkload[] = [
   { id: '1000+95', connected: 1000, missing: 95 },
   { id: '10000', connected: 10_000, missing: 0 },
   { id: '10000+95', connected: 10_000, missing: 95 },
+  { id: '100000+95', connected: 100_000, missing: 95 },
 ];
+
+/** The most counters a snapshot reads (the built-in IOC's facility scale), and the most missing names. */
+export const SNAPSHOT_MAX_CONNECTED = 100_000;
+export const SNAPSHOT_MAX_MISSING = 10_000;
+
+/**
+ * A snapshot workload from its id: `N` or `N+M`, N counters the IOC serves (1-100000) and M names
+ * it does not (0-10000). The id is kept in its plain form (`97+0` is `97`, no leading zeros).
+ */
+export function parseSnapshotWorkload(id: string): SnapshotWorkload {
+  const m = /^(\d{1,6})(?:\+(\d{1,5}))?$/.exec(id.trim());
+  const connected = Number(m?.[1]);
+  const missing = Number(m?.[2] ?? 0);
+  if (!m || connected < 1 || connected > SNAPSHOT_MAX_CONNECTED || missing > SNAPSHOT_MAX_MISSING) {
+    throw new UsageError(
+      `snapshot workload "${id}" is not N or N+M (N names that exist, 1-${SNAPSHOT_MAX_CONNECTED}; M missing, 0-${SNAPSHOT_MAX_MISSING}), e.g. 1000+95 or 100000+95`,
+    );
+  }
+  return { id: missing ? `${connected}+${missing}` : String(connected), connected, missing };
+}
 
 /** The issue's workloads: the 2012 study's lists, and 1,000 and 10,000 names with 95 missing. */
 export const DEFAULT_SNAPSHOTS = ['97', '97+4', '97+15', '1000+95', '10000+95'];

@@ -4,7 +4,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { doctor } from '../doctor.js';
 import { CLIENTS, findClient, type Workload } from '../bench/clients.js';
-import { compactResults, runBench, SNAPSHOT_WORKLOADS } from '../bench/suite.js';
+import { compactResults, parseSnapshotWorkload, runBench, SNAPSHOT_WORKLOADS } from '../bench/suite.js';
 import { PROFILES } from '../bench/profiles.js';
 import { benchHtml } from '../report/html.js';
 import { renderBench } from '../report/bench.js';
@@ -87,7 +87,7 @@ export function register(program: Command): void {
     .option('--html <file>', 'also write the HTML report here')
     .addOption(formatOption(['table', 'markdown', 'json'] as const))
     .addOption(timeoutOption().default(undefined))
-    .option('--snapshots <ids>', `snapshot workloads, from ${SNAPSHOT_WORKLOADS.map((w) => w.id).join(', ')} (${both(q.workloads.snapshot.join(','), f.workloads.snapshot.join(','))})`)
+    .option('--snapshots <ids>', `snapshot workloads, N+M: N names that exist, M missing, e.g. ${SNAPSHOT_WORKLOADS.map((w) => w.id).join(', ')} (${both(q.workloads.snapshot.join(','), f.workloads.snapshot.join(','))})`)
     .addOption(recordsOption().default(undefined))
     .addOption(samplesOption().default(undefined))
     .addOption(rateOption().default(undefined))
@@ -119,11 +119,7 @@ export function register(program: Command): void {
           ? CLIENTS.filter((c) => families.includes('latency') || families.some((w) => c.workloads.includes(servedBy(w))) || captureList.includes(c.name))
           : parseClientList(opts.clients, workload === 'all' || workload === 'latency' ? 'all' : servedBy(workload));
       const ids = (opts.snapshots ?? p.snapshot.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
-      const snapshots = ids.map((id) => {
-        const w = SNAPSHOT_WORKLOADS.find((x) => x.id === id);
-        if (!w) throw new UsageError(`unknown snapshot workload "${id}": choose from ${SNAPSHOT_WORKLOADS.map((x) => x.id).join(', ')}`);
-        return w;
-      });
+      const snapshots = ids.map(parseSnapshotWorkload);
       const deadline = opts.deadline ?? profile.clientDeadlineS;
       const captureWorkload = families.includes('capture')
         ? { clients: captureList, seconds: opts.captureSeconds ?? fc.seconds, flushMs: opts.captureFlushPeriod ?? fc.flushMs }

@@ -1,5 +1,6 @@
 // Renders snapshot comparisons: one table per workload, a row per client (median wall time over
-// repeats with min-max, ratio to the best, answered/failed, values checked against the IOC).
+// repeats with min-max, ratio to the best, answered/failed, when the last answer came, values
+// checked against the IOC).
 import { stat, type SnapshotRun, type Stat } from '../results/index.js';
 import { fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
 
@@ -11,6 +12,9 @@ export interface SnapshotBenchRow {
   ratio?: number;
   cpuS?: Stat;
   answered: string;
+  /** When the last answer came, s from the client's snapshot call (the runner's clock): with
+   *  missing names the wall time is the timeout, and this is when the names that exist were read. */
+  lastAnswerS?: Stat;
   wrong: number;
   error?: string;
 }
@@ -31,6 +35,8 @@ export function summarizeSnapshot(byClient: Map<string, SnapshotRun[]>, existing
     if (version) row.version = version;
     const wall = stat(done.map((r) => r.wallMs! / 1000));
     if (wall) row.wallS = wall;
+    const last = stat(done.map(lastAnswerMs).filter((x): x is number => x !== undefined).map((x) => x / 1000));
+    if (last) row.lastAnswerS = last;
     const cpu = stat(done.map((r) => r.cpuS ?? NaN));
     if (cpu) row.cpuS = cpu;
     const unchecked = runs.find((r) => r.unchecked)?.unchecked;
@@ -48,11 +54,19 @@ export function summarizeSnapshot(byClient: Map<string, SnapshotRun[]>, existing
   return rows.sort((a, b) => key(a) - key(b));
 }
 
+/** The elapsed time of a run's last answer, ms: from its rows, or the distribution stored in their place. */
+function lastAnswerMs(r: SnapshotRun): number | undefined {
+  if (r.rowsKept === 'failures') return r.elapsedMs?.max;
+  const times = r.rows.flatMap((x) => (x.ok && x.elapsedMs !== undefined ? [x.elapsedMs] : []));
+  return times.length ? times.reduce((a, b) => Math.max(a, b)) : undefined;
+}
+
 const columns: Column<SnapshotBenchRow>[] = [
   { header: 'client', get: (r) => r.client },
   { header: 'wall s', get: (r) => fmtStat(r.wallS, 3), align: 'right' },
   { header: 'x best', get: (r) => (r.ratio === undefined ? '-' : fmt(r.ratio, 1)), align: 'right' },
   { header: 'answered', get: (r) => r.answered, align: 'right' },
+  { header: 'last answer s', get: (r) => fmtStat(r.lastAnswerS, 3), align: 'right' },
   { header: 'wrong', get: (r) => String(r.wrong), align: 'right' },
   { header: 'CPU s', get: (r) => fmtStat(r.cpuS, 2), align: 'right' },
   { header: 'note', get: (r) => r.error ?? '' },

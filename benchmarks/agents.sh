@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The agent's overhead: a node monitor of 1,000 counters x 10 Hz, its runner's CPU measured
+# locally and measured through an agent on another host, runs interleaved in one session.
+# The hosts are network namespaces on one bridge (198.18.1.0/24), made here and removed at the
+# end: h1 runs the orchestrator and the IOC, h2..h4 run agents a..c. Needs root.
+# Writes benchmarks/results/agents.md.
+#   benchmarks/agents.sh [ROUNDS] (default 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-3}
+OUT=benchmarks/results/agents.md
+BIN=packages/epicsperf/bin/epicsperf.js
+TAG=epbn$$
+SUB=198.18.1
+KEYS=$(mktemp -d)
+PIDS=()
+
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  for n in h1 h2 h3 h4 sw; do ip netns del "$TAG-$n" 2>/dev/null || true; done
+  rm -rf "$KEYS"
+}
+trap cleanup EXIT
+
+# The EPICS defaults on every host: no EPICS_* from this shell.
+clean_env() { env $(env | sed -n 's/^\(EPICS_[A-Z_]*\)=.*/-u \1/p') "$@"; }
+on() { local h=$1; shift; clean_env ip netns exec "$TAG-$h" "$@"; }
+
+ip netns add "$TAG-sw"
+ip -n "$TAG-sw" link add br0 type bridge
+ip -n "$TAG-sw" link set br0 up
+for i in 1 2 3 4; do
+  ip netns add "$TAG-h$i"
+  ip -n "$TAG-h$i" link set lo up
+  ip -n "$TAG-sw" link add "p$i" type veth peer name eth0 netns "$TAG-h$i"
+  ip -n "$TAG-sw" link set "p$i" master br0 up
+  ip -n "$TAG-h$i" addr add "$SUB.$i/24" brd "$SUB.255" dev eth0
+  ip -n "$TAG-h$i" link set eth0 up
+  ip -n "$TAG-h$i" route add default via "$SUB.254"
+  ip netns exec "$TAG-h$i" tc qdisc replace dev eth0 root tbf rate 1gbit burst 256kb latency 50ms
+done
+
+for k in orchestrator a b c; do node "$BIN" agent --keygen "$k" --keys "$KEYS" >/dev/null; done
+i=2
+for a in a b c; do
+  on "h$i" node "$BIN" agent --bind "tcp://$SUB.$i:5599" --keys "$KEYS" --name "$a" 2>/dev/null &
+  PIDS+=($!)
+  i=$((i + 1))
+done
+sleep 2
+HOSTS="a=tcp://$SUB.2:5599,b=tcp://$SUB.3:5599,c=tcp://$SUB.4:5599"
+
+cpu() { node -e 'const r=JSON.parse(require("fs").readFileSync(0,"utf8")).monitor.runs[0]; if(!r.ok) {console.log("failed: "+r.error); process.exit(0)} console.log(r.cpuPercent.mean.toFixed(3))'; }
+MON=(bench monitor --clients node --records 1000 --rate 10 --samples 200 --format json)
+local_cpu=()
+agent_cpu=()
+for r in $(seq 1 "$ROUNDS"); do
+  local_cpu+=("$(on h1 node "$BIN" "${MON[@]}" | cpu)")
+  agent_cpu+=("$(on h1 node "$BIN" "${MON[@]}" --hosts "$HOSTS" --keys "$KEYS" --place node=a | cpu)")
+  echo "round $r: local ${local_cpu[-1]} %, through the agent ${agent_cpu[-1]} %" >&2
+done
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+ml=$(median "${local_cpu[@]}")
+ma=$(median "${agent_cpu[@]}")
+{
+  echo "<!-- \`benchmarks/agents.sh $ROUNDS\`, $(date -u +%Y-%m-%d), $(hostname), $(nproc) cores -->"
+  echo
+  echo "Node monitor, 1,000 counters x 10 Hz, 200 samples per PV (20 s); the runner's CPU (% of a core, the mean of its 1 s samples: /proc counts whole 10 ms ticks, so a single second is 0 or 1 %)."
+  echo "Rounds interleaved: local (IOC and runner on h1), then through agent a (IOC on h1, runner on h2, 1 Gbit/s links)."
+  echo
+  echo "| round | local | through the agent |"
+  echo "|---|---|---|"
+  for r in $(seq 1 "$ROUNDS"); do echo "| $r | ${local_cpu[$((r - 1))]} | ${agent_cpu[$((r - 1))]} |"; done
+  echo "| median | $ml | $ma |"
+  echo
+  echo "Through the agent / local: $(awk -v a="$ma" -v l="$ml" 'BEGIN {printf "%.3f", a / l}')"
+} > "$OUT"
+cat "$OUT"
