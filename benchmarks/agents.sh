@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The agent's overhead: a node monitor of 1,000 counters x 10 Hz, its runner's CPU measured
-# locally and measured through an agent on another host, runs interleaved in one session.
-# The hosts are network namespaces on one bridge (198.18.1.0/24), made here and removed at the
-# end: h1 runs the orchestrator and the IOC, h2..h4 run agents a..c. Needs root.
+# The agent's overhead: a node monitor of 1,000 counters x 10 Hz on host h2 against the IOC on
+# h1, its runner's CPU measured by the harness on h2 itself, and measured through agent a on h2
+# by an orchestrator on h1; the same runner host, the same IOC, the same network path; runs
+# interleaved in one session. The hosts are network namespaces on one bridge (198.18.1.0/24,
+# links shaped to 1 Gbit/s), made here and removed at the end: h1 runs the orchestrator and the
+# IOC, h2..h4 run agents a..c. Needs root.
 # Writes benchmarks/results/agents.md.
 #   benchmarks/agents.sh [ROUNDS] (default 3)
 set -euo pipefail
@@ -13,11 +15,16 @@ BIN=packages/epicsperf/bin/epicsperf.js
 TAG=epbn$$
 SUB=198.18.1
 KEYS=$(mktemp -d)
-PIDS=()
 
 cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  # Everything started on the hosts, then the hosts.
+  for n in h1 h2 h3 h4; do
+    ip netns pids "$TAG-$n" 2>/dev/null | xargs -r kill 2>/dev/null || true
+  done
+  sleep 1
+  for n in h1 h2 h3 h4; do
+    ip netns pids "$TAG-$n" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+  done
   for n in h1 h2 h3 h4 sw; do ip netns del "$TAG-$n" 2>/dev/null || true; done
   rm -rf "$KEYS"
 }
@@ -45,19 +52,28 @@ for k in orchestrator a b c; do node "$BIN" agent --keygen "$k" --keys "$KEYS" >
 i=2
 for a in a b c; do
   on "h$i" node "$BIN" agent --bind "tcp://$SUB.$i:5599" --keys "$KEYS" --name "$a" 2>/dev/null &
-  PIDS+=($!)
   i=$((i + 1))
 done
 sleep 2
 HOSTS="a=tcp://$SUB.2:5599,b=tcp://$SUB.3:5599,c=tcp://$SUB.4:5599"
 
-cpu() { node -e 'const r=JSON.parse(require("fs").readFileSync(0,"utf8")).monitor.runs[0]; if(!r.ok) {console.log("failed: "+r.error); process.exit(0)} console.log(r.cpuPercent.mean.toFixed(3))'; }
-MON=(bench monitor --clients node --records 1000 --rate 10 --samples 200 --format json)
+# The runner's mean CPU from a monitor command's JSON, or why there is none.
+cpu() {
+  local out err
+  out=$(mktemp) err=$(mktemp)
+  "$@" >"$out" 2>"$err" || true
+  node -e 'const fs=require("fs"); try { const r=JSON.parse(fs.readFileSync(process.argv[1],"utf8")).run; console.log(r.ok ? r.cpuPercent.mean.toFixed(3) : "failed: "+r.error) } catch { console.log("failed: "+fs.readFileSync(process.argv[2],"utf8").trim().split("\n").pop()) }' "$out" "$err"
+  rm -f "$out" "$err"
+}
+MON=(monitor --client node --ioc env --records 1000 --rate 10 --samples 300 --format json)
+# One IOC on h1 for both kinds of run, found by broadcast from h2 (the EPICS defaults).
+on h1 node "$BIN" ioc --listen 0.0.0.0 --records 1000 --rate 10 --array-elements 0 >/dev/null 2>&1 &
+sleep 5
 local_cpu=()
 agent_cpu=()
 for r in $(seq 1 "$ROUNDS"); do
-  local_cpu+=("$(on h1 node "$BIN" "${MON[@]}" | cpu)")
-  agent_cpu+=("$(on h1 node "$BIN" "${MON[@]}" --hosts "$HOSTS" --keys "$KEYS" --place node=a | cpu)")
+  local_cpu+=("$(cpu on h2 node "$BIN" "${MON[@]}")")
+  agent_cpu+=("$(cpu on h1 node "$BIN" "${MON[@]}" --hosts "$HOSTS" --keys "$KEYS" --place node=a)")
   echo "round $r: local ${local_cpu[-1]} %, through the agent ${agent_cpu[-1]} %" >&2
 done
 
@@ -67,8 +83,8 @@ ma=$(median "${agent_cpu[@]}")
 {
   echo "<!-- \`benchmarks/agents.sh $ROUNDS\`, $(date -u +%Y-%m-%d), $(hostname), $(nproc) cores -->"
   echo
-  echo "Node monitor, 1,000 counters x 10 Hz, 200 samples per PV (20 s); the runner's CPU (% of a core, the mean of its 1 s samples: /proc counts whole 10 ms ticks, so a single second is 0 or 1 %)."
-  echo "Rounds interleaved: local (IOC and runner on h1), then through agent a (IOC on h1, runner on h2, 1 Gbit/s links)."
+  echo "Node monitor, 1,000 counters x 10 Hz, 300 samples per PV (30 s); the runner's CPU (% of a core, the mean of its 1 s samples: /proc counts whole 10 ms ticks, so a single second is 0 or 1 %)."
+  echo "The runner on h2, the IOC on h1 (1 Gbit/s links). Rounds interleaved: measured by the harness on h2 (local), then by an orchestrator on h1 through agent a on h2."
   echo
   echo "| round | local | through the agent |"
   echo "|---|---|---|"
