@@ -3,7 +3,9 @@
 Serves counters PREFIX:CALC<n>, correctness PVs under PREFIX:KIND:, and a large
 waveform PREFIX:ARRAY of --array-type (every element of update k equals k, wrapped to the
 type). Writing N to PREFIX:SKIP makes every counter skip N values at its next update, and N to
-PREFIX:ARRAY:SKIP the array (a gap injected on the IOC side). Prints NAME=value lines for the
+PREFIX:ARRAY:SKIP the array (a gap injected on the IOC side). PREFIX:RAMP counts up by 1 at
+PREFIX:RAMP:RATE Hz (0 = still, the default), a rate clients set at run time by a put: the load
+workload's ramping PV. Prints NAME=value lines for the
 client environment, then `ready`; runs until SIGINT/SIGTERM, or until its parent goes away
 (stdin EOF). A `stats` line on stdin is answered on stdout with `stats {json}`: the counter ticks
 and array updates it published so far (array_stats.py).
@@ -21,6 +23,8 @@ import time
 from . import array_stats
 
 EVENT_NAME = "epicsperf_tick"
+# The highest rate PREFIX:RAMP is processed at (Hz): a put above it is clipped.
+RAMP_MAX_HZ = 5000
 
 # --array-type: (waveform FTVL, numpy dtype name, softioc DBF name).
 ARRAY_TYPES = {
@@ -102,6 +106,11 @@ def db_text(args):
         # HSV=MINOR keeps every update in MINOR alarm (as in EPICSPyClientPerformance).
         rec("calc", counter_name(P, args.name_style, i), SCAN='"Event"', EVNT=q(EVENT_NAME),
             CALC='"VAL+1+B"', HIGH="0", HSV='"MINOR"', PREC="0", PINI='"YES"')
+
+    # The ramping PV: processed by its own ticker at RAMP:RATE Hz (a put changes it at once), each
+    # time counting up by 1, MINOR like the counters. Nothing scans it otherwise.
+    rec("ao", P + "RAMP:RATE", VAL="0", DRVL="0", DRVH=str(RAMP_MAX_HZ), PREC="1", PINI='"YES"')
+    rec("calc", P + "RAMP", CALC='"VAL+1"', HIGH="0", HSV='"MINOR"', PREC="0", PINI='"YES"')
 
     # One scalar per CA native type, with metadata for GR/CTRL checks.
     rec("stringout", K + "STRING", VAL=q("hello epics"), PINI='"YES"')
@@ -345,6 +354,32 @@ def main(argv):
             if next_t < time.monotonic() - 1.0:  # fell far behind (suspended): resynchronise
                 next_t = time.monotonic() + period
 
+    ramp = args.prefix + "RAMP"
+    ramp_rate = args.prefix + "RAMP:RATE"
+
+    def ramp_ticker():
+        """Processes PREFIX:RAMP at PREFIX:RAMP:RATE Hz on an absolute schedule; reads the rate
+        before each update, so a put takes effect at the next one (or within 50 ms from 0)."""
+        rate_buf = numpy.zeros(1, dtype=numpy.float64)
+        one = numpy.ones(1, dtype=numpy.int32)
+        next_t = time.monotonic()
+        while not stop.is_set():
+            db_get_field(ramp_rate, fields.DBF_DOUBLE, rate_buf.ctypes.data, 1)
+            rate = min(float(rate_buf[0]), RAMP_MAX_HZ)
+            if not rate > 0:
+                if stop.wait(0.05):
+                    return
+                next_t = time.monotonic()
+                continue
+            db_put_field_process(ramp + ".PROC", fields.DBF_LONG, one.ctypes.data, 1, True)
+            next_t += 1.0 / rate
+            delay = next_t - time.monotonic()
+            if delay > 0:
+                if stop.wait(delay):
+                    return
+            elif delay < -1.0:  # fell far behind: resynchronise
+                next_t = time.monotonic()
+
     def array_updater():
         rate = args.array_rate
         if args.array_elements <= 0 or rate in ("0", "0.0"):
@@ -380,7 +415,7 @@ def main(argv):
                 if delay < -1.0:
                     next_t = time.monotonic()
 
-    for fn in (ticker, array_updater):
+    for fn in (ticker, ramp_ticker, array_updater):
         threading.Thread(target=fn, daemon=True).start()
 
     # The signal handler runs on the main thread and must take no lock (Event.set() from a handler

@@ -89,7 +89,7 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
 }
 
 /** Until the IOC has posted its first tick (at most 2 s): the IOC's rate counts from a post. */
-async function firstTick(ioc: Ioc): Promise<void> {
+export async function firstTick(ioc: Ioc): Promise<void> {
   for (let t0 = performance.now(); performance.now() - t0 < 2000; await new Promise((r) => setTimeout(r, 20))) {
     if (((await ioc.stats().catch(() => undefined))?.ticks ?? 0) > 0) return;
   }

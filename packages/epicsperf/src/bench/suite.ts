@@ -15,8 +15,12 @@ import { CAPTURE_STEPS, runCaptureBench } from './capture.js';
 import type { CaptureClient } from '../capture/orchestrate.js';
 import { runPutWorkloads } from './put-suite.js';
 import { runHeadroom } from './headroom.js';
+import { runLoad } from './load.js';
+import { LocalHost } from './local-host.js';
+import { LOCAL, type Host } from '../hosts/host.js';
 import {
-  BENCH_FORMAT, heldRate, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type HeadroomStepResult, type MonitorRun, type SnapshotRun, type SnapshotWorkload,
+  BENCH_FORMAT, heldRate, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type HeadroomStepResult, type LoadStepResult, type MonitorRun,
+  type SnapshotRun, type SnapshotWorkload,
 } from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000- and 100,000-name rows of the client's own
@@ -76,6 +80,8 @@ export interface BenchOptions extends Omit<BenchRunOptions, 'clients' | 'schedul
   onProgress?: (text: string) => void;
   /** A step (one client, one workload, one run) starts or ends. */
   onStep?: (e: StepEvent) => void;
+  /** Where the load workload's runners run, all at once (default: this host); the IOC runs on the first. */
+  hosts?: readonly Host[];
 }
 
 /** One step of a bench run: `index` of `total` (from 1), and at its end a one-line outcome. */
@@ -109,7 +115,8 @@ export function countSteps(o: Pick<BenchOptions, 'repeat' | 'workloads'>, ready:
   const capture = cw ? captureClientsOf(cw, ready).length * CAPTURE_STEPS.length : 0;
   // Headroom likewise: every step for every client at most.
   const headroom = w.headroom ? c.monitor.length * w.headroom.steps.length : 0;
-  return headroom + o.repeat * (w.snapshot.length * c.snapshot.length + (w.monitor ? c.monitor.length : 0) + (w.array ? c.array.length : 0) +
+  const load = w.load ? c.monitor.length * w.load.steps.length : 0;
+  return headroom + load + o.repeat * (w.snapshot.length * c.snapshot.length + (w.monitor ? c.monitor.length : 0) + (w.array ? c.array.length : 0) +
     (w.arrayPut ? 2 * c.arrayPut.length : 0) + (w.latency ? c.latency.length : 0)) + capture;
 }
 
@@ -145,6 +152,9 @@ const captureOutcome = (r: CaptureStepResult) =>
 const headroomOutcome = (r: HeadroomStepResult) =>
   (r.held ? `held: ${Math.round(heldRate(r) ?? 0)} updates/s, CPU ${r.run.cpuPercent?.mean.toFixed(0) ?? '-'} %` : r.failure?.text ?? 'failed') +
   (r.iocLimited ? ` (IOC-limited: ${Math.round(r.iocUpdatesS ?? 0)} of ${r.step.offeredUpdatesS} updates/s)` : '');
+const loadOutcome = (r: LoadStepResult) =>
+  (r.held ? `held: ${r.totalClients} client${r.totalClients === 1 ? '' : 's'}, ${Math.round(r.updatesS).toLocaleString('en-US')} updates/s, p99 ${r.latencyMs?.p99.toFixed(1) ?? '-'} ms` : r.limit?.text ?? 'failed') +
+  (r.fairness ? ` (delivered: steady ${(100 * r.fairness.steadyFraction).toFixed(1)}%, ramp ${(100 * r.fairness.rampFraction).toFixed(1)}% at ${Math.round(r.fairness.rampRateHz)} Hz)` : '');
 const monitorOutcome = (r: MonitorRun) =>
   r.error ? r.error : r.array
     ? `${r.array.mElementsPerSecond.toFixed(1)} M elements/s${r.array.server ? ` (${r.array.server.fraction.toFixed(2)} of the IOC's rate)` : ''}`
@@ -278,6 +288,18 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       clients: ready.filter((c) => c.workloads.includes('monitor')), python: o.python, workload: o.workloads.headroom, onProgress: progress,
       ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
       runStep: (label, client, body) => steps.run(`headroom ${label}`, client, 1, 1, body, headroomOutcome),
+      onSkip: (n) => steps.skip(n),
+    });
+  }
+  const lw = o.workloads.load;
+  if (lw) {
+    results.load = await runLoad({
+      clients: ready.filter((c) => c.workloads.includes('monitor')), hosts: o.hosts ?? [new LocalHost(o.python)],
+      steps: lw.steps, records: lw.records, rate: lw.rateHz, stepSeconds: lw.seconds, onProgress: progress,
+      // This host's cores are in the report already; another host's come from its own report.
+      hostCores: { [LOCAL]: o.report.cpu.cores },
+      ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
+      runStep: (label, client, body) => steps.run(`load ${label}`, client, 1, 1, body, loadOutcome),
       onSkip: (n) => steps.skip(n),
     });
   }

@@ -1,4 +1,4 @@
-// `epicsperf bench [snapshot|monitor|array|array-put|latency|capture|headroom|all]`: every client on the quick profile (or --full),
+// `epicsperf bench [snapshot|monitor|array|array-put|latency|capture|headroom|load|all]`: every client on the quick profile (or --full),
 // one comparison table per workload on stdout, progress on stderr, and every run kept as JSON and
 // HTML in the results folder.
 import { InvalidArgumentError, type Command } from 'commander';
@@ -19,8 +19,10 @@ import { CAPTURE_CLIENTS } from '../capture/orchestrate.js';
 import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
 import { headroomStep } from '../bench/headroom.js';
 import { headroomStepLabel, type HeadroomStep } from '../results/index.js';
+import { LOAD_SECONDS, LOAD_STEPS, loadWorkload } from '../bench/load.js';
+import { LocalHost } from '../bench/local-host.js';
 
-const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture', 'headroom', 'all'];
+const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture', 'headroom', 'load', 'all'];
 
 interface Opts extends HostOpts {
   full?: boolean;
@@ -48,12 +50,15 @@ interface Opts extends HostOpts {
   latencyCount?: number;
   headroomSeconds?: number;
   headroomSteps?: HeadroomStep[];
+  steps?: number[];
+  stepSeconds?: number;
 }
 
 /** Options that change a profile's workloads: given any of them, the run is `custom`. */
 const SHAPING = [
   'repeat', 'timeout', 'records', 'samples', 'rate', 'snapshots', 'arrayElements', 'arraySamples', 'arrayRate', 'arrayType',
   'latencySizes', 'latencyType', 'latencyCount', 'captureSeconds', 'captureFlushPeriod', 'deadline', 'headroomSeconds', 'headroomSteps',
+  'steps', 'stepSeconds',
 ] as const;
 
 /** The families `bench all` runs on a profile. */
@@ -76,7 +81,7 @@ export function register(program: Command): void {
     .addOption(placeOption())
     .addOption(keysOption())
     .description('run every client on the workloads, compare them, and keep the results (quick profile by default; --full for the published workloads)')
-    .argument('[workload]', `snapshot, monitor, array, array-put, latency, capture, headroom, or all (quick: ${familiesInAll(q.workloads).join(', ')}; --full: ${familiesInAll(f.workloads).join(', ')})`, 'all')
+    .argument('[workload]', `snapshot, monitor, array, array-put, latency, capture, headroom, load, or all (quick: ${familiesInAll(q.workloads).join(', ')}; --full: ${familiesInAll(f.workloads).join(', ')})`, 'all')
     .option('--full', `the published workloads: snapshots ${f.workloads.snapshot.join(', ')}, ${f.repeat} runs each, no client deadline (bench capture and bench headroom always run the full profile's)`)
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', `runs per client and workload (${both(q.repeat, f.repeat)})`, intArg(1, 100))
@@ -98,15 +103,20 @@ export function register(program: Command): void {
     .option('--capture-flush-period <ms>', `capture: flush period (${fc.flushMs})`, intArg(10, 600_000))
     .option('--headroom-seconds <s>', `headroom: seconds of updates each client receives at each step (${fh.seconds})`, intArg(1, 600))
     .option('--headroom-steps <list>', `headroom: the ramp, RECORDSxHZ,... lowest first (${fh.steps.map((x) => `${x.records}x${x.rateHz}`).join(',')})`, parseHeadroomSteps)
+    .option('--steps <list>', `load: runners per host at each step, lowest first (${LOAD_STEPS.join(',')})`, parseLoadSteps)
+    .option('--step-seconds <s>', `load: seconds of updates at each step once every runner has connected (${LOAD_SECONDS})`, intArg(1, 600))
     .addOption(arrayTypeOption('array, array-put: element type of the waveform (double, float, int64, int32, int16, int8)').default(undefined, 'double'))
     .addOption(sizesOption('--latency-sizes').default(undefined, both(q.workloads.latency.sizes.join(','), f.workloads.latency.sizes.join(','))))
     .addOption(latencyTypeOption('--latency-type').default(undefined, 'double'))
     .addOption(countOption('--latency-count').default(undefined, both(q.workloads.latency.samplesPerSize, f.workloads.latency.samplesPerSize)))
     .action(async (workload: string, opts: Opts) => {
       if (!WORKLOADS.includes(workload)) throw new UsageError(`workload must be ${WORKLOADS.slice(0, -1).join(', ')} or all, got "${workload}"`);
-      // Capture and headroom raise the load until updates are lost: they are not in the quick
-      // profile, and `bench capture` / `bench headroom` run the full profile's workload.
-      const profile = opts.full || workload === 'capture' || workload === 'headroom' ? PROFILES.full : PROFILES.quick;
+      if ((opts.steps !== undefined || opts.stepSeconds !== undefined) && workload !== 'load') {
+        throw new UsageError(`--steps and --step-seconds are options of bench load, not of bench ${workload}`);
+      }
+      // Capture, headroom and load raise the load until updates are lost: they are not in the quick
+      // profile, and `bench capture` / `bench headroom` / `bench load` run the full profile's workload.
+      const profile = opts.full || workload === 'capture' || workload === 'headroom' || workload === 'load' ? PROFILES.full : PROFILES.quick;
       const p = profile.workloads;
       const custom = SHAPING.some((k) => opts[k] !== undefined);
       const families = workload === 'all' ? familiesInAll(p) : [workload];
@@ -154,7 +164,12 @@ export function register(program: Command): void {
           headroom: families.includes('headroom')
             ? { seconds: opts.headroomSeconds ?? fh.seconds, steps: opts.headroomSteps ?? fh.steps }
             : undefined,
+          load: families.includes('load')
+            ? loadWorkload({ steps: opts.steps ?? LOAD_STEPS, records: opts.records ?? p.monitor.records, rate: opts.rate ?? p.monitor.rate, stepSeconds: opts.stepSeconds ?? LOAD_SECONDS })
+            : undefined,
         },
+        // The load workload's runners run here for now: one host, which also runs the IOC.
+        hosts: [new LocalHost(python)],
         repeat: opts.repeat ?? profile.repeat,
         timeoutMs: opts.timeout ?? profile.timeoutMs,
         records: opts.records ?? p.monitor.records,
@@ -180,8 +195,23 @@ export function register(program: Command): void {
     });
 }
 
-/** The client workload a bench family needs (headroom is the monitor workload at rising steps). */
-const servedBy = (family: string): Workload => (family === 'headroom' ? 'monitor' : (family as Workload));
+/** The client workload a bench family needs (headroom and load are the monitor workload at rising steps). */
+const servedBy = (family: string): Workload => (family === 'headroom' || family === 'load' ? 'monitor' : (family as Workload));
+
+/** `--steps 1,2,4,8`: runners per host at each step, each step more than the one before. */
+export function parseLoadSteps(v: string): number[] {
+  const steps = v.split(',').map((x) => x.trim()).filter(Boolean).map((x) => {
+    const n = Number(x);
+    if (!/^\d+$/.test(x) || !(n >= 1 && n <= 1000)) throw new InvalidArgumentError(`"${x}" is not a number of runners from 1 to 1000`);
+    return n;
+  });
+  if (steps.length === 0) throw new InvalidArgumentError('no step given');
+  // a client that gives way at a step skips every later one: a smaller step after a larger one would never run
+  for (let i = 1; i < steps.length; i++) {
+    if (steps[i]! <= steps[i - 1]!) throw new InvalidArgumentError(`each step must run more runners than the one before (${steps[i]} after ${steps[i - 1]})`);
+  }
+  return steps;
+}
 
 /** `--headroom-steps 1000x10,2000x50`: the ramp, each step's load above the one before. */
 export function parseHeadroomSteps(v: string): HeadroomStep[] {

@@ -32,7 +32,7 @@ export function register(program: Command): void {
         const ran = [...new Set([
           ...r.snapshot.flatMap((s) => s.runs), ...(r.monitor?.runs ?? []), ...(r.array?.runs ?? []), ...(r.arrayPut?.runs ?? []),
           ...(r.latency?.runs ?? []).filter((x) => !x.unsupported), ...(r.capture?.steps.map((x) => x.run) ?? []),
-          ...(r.headroom?.runs.map((x) => x.run) ?? []),
+          ...(r.headroom?.runs.map((x) => x.run) ?? []), ...(r.load?.steps ?? []),
         ].map((x) => x.client))];
         return {
           file: k.file,

@@ -10,6 +10,7 @@ import { rank, workloadFigures, type WorkloadFigures } from './workloads.js';
 import { captureBenchText } from './capture.js';
 import { hostLine } from './environment.js';
 import { headroomText } from './headroom.js';
+import { loadText } from './load.js';
 
 /**
  * " · CPU steal N%" when the host gave at least 1% of the machine's CPU time to other guests
@@ -51,6 +52,7 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
   }
   if (results.capture) out.push(captureBenchText(results.capture, markdown));
   if (results.headroom) out.push(`${headroomText(results.headroom, markdown)}${stealNote(results.headroom.stealPercent)}`);
+  if (results.load) out.push(`${loadText(results.load, markdown)}${stealNote(results.load.stealPercent)}`);
   for (const u of results.unavailable) out.push(`\n${u.client}: not run: ${u.reason}`);
   return out.join('') + '\n';
 }

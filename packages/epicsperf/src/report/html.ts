@@ -14,6 +14,7 @@ import { rank, workloadFigures, type ClientFigure, type WorkloadFigures } from '
 import { environmentRows } from './environment.js';
 import { captureBenchTable, captureStepsTable } from './capture.js';
 import { headroomStepsTable, headroomTable } from './headroom.js';
+import { loadChart, loadFailuresTable, loadStepsTable, loadTable } from './load.js';
 
 export const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -90,6 +91,10 @@ function detailTable(r: BenchResults, key: string): string | undefined {
   if (key === 'latency' && r.latency) return latencyTables(r.latency.runs);
   if (key === 'capture' && r.capture) return `Every load step:\n\n${captureStepsTable(r.capture)}`;
   if (key === 'headroom' && r.headroom) return `Every step:\n\n${headroomStepsTable(r.headroom)}`;
+  if (key === 'load' && r.load) {
+    const failed = loadFailuresTable(r.load);
+    return `Every step:\n\n${loadStepsTable(r.load)}${failed ? `\nRunners that failed:\n\n${failed}` : ''}`;
+  }
   return undefined;
 }
 
@@ -106,6 +111,12 @@ async function workloadSection(runs: readonly BenchResults[], figures: WorkloadF
       parts.push(`<figure class="chart latency"><figcaption>round trip against payload size${esc(title)}</figcaption>${await latencyChart(l.runs)}</figure>`);
     }
   }
+  if (key === 'load') {
+    for (const { i } of present) {
+      const title = runs.length > 1 ? ` (${runLabel(runs[i]!, i, runs.length)})` : '';
+      parts.push(`<figure class="chart load"><figcaption>updates/s received and p99 latency against the clients served${esc(title)}</figcaption>${await loadChart(runs[i]!.load!)}</figure>`);
+    }
+  }
   for (const { i, w } of present) {
     if (runs.length > 1) parts.push(`<h3>${esc(runLabel(runs[i]!, i, runs.length))}${esc(stealNote(w.stealPercent))}</h3>`);
     parts.push(figuresTable(w));
@@ -118,6 +129,9 @@ async function workloadSection(runs: readonly BenchResults[], figures: WorkloadF
     const h = runs[i]!.headroom;
     // Where each client's loss-free rate was held, its CPU and memory there, and what it did past it.
     if (key === 'headroom' && h) parts.push(`<pre class="capture">${esc(headroomTable(h))}</pre>`);
+    const ld = runs[i]!.load;
+    // How many clients each client served with no loss, and what limited it.
+    if (key === 'load' && ld) parts.push(`<pre class="capture">${esc(loadTable(ld))}</pre>`);
     const detail = detailTable(runs[i]!, key);
     // Latency's tables (per size, and the fixed cost and MB/s fitted through the sizes) are its
     // findings beside the chart; the other workloads keep their every-figure table folded.

@@ -7,6 +7,7 @@ import { captureBenchTitle, stepLabel } from './capture.js';
 import { arrayPutTitle } from './array-put.js';
 import { latencyTitle } from './latency.js';
 import { headroomNote, headroomTitle } from './headroom.js';
+import { loadLimitNote, loadTitle } from './load.js';
 
 /** One client's main figure on one workload: a value per run, and why it cannot count as a result. */
 export interface ClientFigure {
@@ -259,8 +260,37 @@ const headroom: WorkloadKind = {
   },
 };
 
+/**
+ * Load: the main figure is how many clients (load runners on every host) a client's ramp served
+ * with no loss, no grown latency and no failed runner. Giving way at a later step is how the limit
+ * is found; giving way at the first step (no figure) is incomplete.
+ */
+const load: WorkloadKind = {
+  figures: (r) => {
+    const l = r.load;
+    if (!l) return [];
+    return [{
+      key: 'load',
+      title: loadTitle(l),
+      figure: 'clients served with no loss',
+      unit: 'clients',
+      better: 'higher' as const,
+      stealPercent: l.stealPercent,
+      clients: l.clients.map((cl): ClientFigure => {
+        const mine = l.steps.filter((x) => x.client === cl.client);
+        const values = cl.served > 0 ? [cl.served] : [];
+        const problems: string[] = [];
+        if (mine.length === 0) problems.push('no step ran');
+        else if (cl.served === 0) problems.push(`gave way at its first step (${loadLimitNote(cl, l)})`);
+        const version = mine.flatMap((x) => x.runners).find((x) => x.version)?.version;
+        return { client: cl.client, version, values, stat: stat(values), problems };
+      }),
+    }];
+  },
+};
+
 /** Every workload, in report order. */
-export const WORKLOADS: readonly WorkloadKind[] = [snapshot, monitor, array, arrayPut, latency, capture, headroom];
+export const WORKLOADS: readonly WorkloadKind[] = [snapshot, monitor, array, arrayPut, latency, capture, headroom, load];
 
 export function workloadFigures(r: BenchResults): WorkloadFigures[] {
   return WORKLOADS.flatMap((w) => w.figures(r));

@@ -2,9 +2,11 @@
 // their JSON formats: data only, so the reports depend on data, not on the code that made it.
 import type { CaptureBenchResults } from './capture.js';
 import type { HeadroomResults, HeadroomWorkload } from './headroom.js';
+import type { LoadResults, LoadWorkload } from './load.js';
 
 export * from './capture.js';
 export * from './headroom.js';
+export * from './load.js';
 
 /** Format versions written in the `schema` field of each JSON output. */
 export const BENCH_FORMAT = 'epicsperf/bench@2';
@@ -274,6 +276,8 @@ export interface BenchRunOptions {
     capture?: (CaptureWorkload & { clients: readonly string[] }) | undefined;
     /** The headroom workload (src/bench/headroom.ts): its steps and seconds per step. */
     headroom?: HeadroomWorkload | undefined;
+    /** The load workload (src/bench/load.ts): its runners per host at each step, counters, rate and seconds. */
+    load?: LoadWorkload | undefined;
   };
   repeat: number;
   timeoutMs: number;
@@ -326,6 +330,8 @@ export interface BenchResults {
   capture?: CaptureBenchResults | undefined;
   /** The headroom workload: each client's steps, its best and what it did past it. */
   headroom?: HeadroomResults | undefined;
+  /** The load workload: each client's steps of N runners per host, and how many clients it served. */
+  load?: LoadResults | undefined;
 }
 
 export interface LibraryStatus {

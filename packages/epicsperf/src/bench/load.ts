@@ -1,0 +1,333 @@
+// The load workload: N monitor runners of one client on each of M hosts against one IOC, N rising
+// step by step until updates are lost or latency grows; per step the aggregate rate, each host's
+// CPU, the IOC's, loss and latency, and the fairness between steady PVs and one whose rate ramps.
+// Runners are started and measured only through their Host (this one or an agent's).
+import { Context } from 'epics-client';
+import { RunnerError } from '../errors.js';
+import type { Reading } from '../procstat.js';
+import { stealMeter } from '../procstat.js';
+import type { Runner } from '../runner/process.js';
+import { ClientDeadline } from '../runner/deadline.js';
+import { LOCAL, type Host } from '../hosts/host.js';
+import type { Ioc, IocStats } from '../ioc/index.js';
+import type { ClientSpec } from './clients.js';
+import { LocalHost } from './local-host.js';
+import { shipSamples } from './session.js';
+import { DEFAULT_MAX_RSS_MB, MEMORY_KILL } from './monitor.js';
+import { firstTick, iocRate } from './headroom.js';
+import { analyseRunner, judgeLoadStep, loadClient, pooledLatency, type RunnerAnalysis } from './load-judge.js';
+import { loadStepLabel, type LoadHost, type LoadResults, type LoadRunner, type LoadStepResult, type LoadWorkload } from '../results/index.js';
+
+/** The ramp when none is given: runners per host. */
+export const LOAD_STEPS: readonly number[] = [1, 2, 4, 8, 16];
+export const LOAD_SECONDS = 5;
+/** Steady counters a fairness runner monitors beside PREFIX:RAMP. */
+export const FAIRNESS_PVS = 10;
+/** PREFIX:RAMP's highest rate (the IOC's RAMP_MAX_HZ). */
+export const RAMP_MAX_HZ = 5000;
+
+/** PREFIX:RAMP's rate at a step: ten times the counters' rate per runner on a host (100 Hz per
+ *  runner at 10 Hz), at most RAMP_MAX_HZ. */
+export const rampRate = (rate: number, runnersPerHost: number): number => Math.min(RAMP_MAX_HZ, 10 * rate * runnersPerHost);
+
+/** A step's latency has grown when its p99 is more than one update period above the first step's. */
+export const latencyGrowthMs = (rate: number): number => 1000 / rate;
+
+/** The workload a run of these options makes (its ramp rates and thresholds filled in). */
+export function loadWorkload(o: Pick<LoadOptions, 'steps' | 'records' | 'rate' | 'stepSeconds'>): LoadWorkload {
+  const steps = [...(o.steps ?? LOAD_STEPS)];
+  return {
+    steps, records: o.records, rateHz: o.rate, seconds: o.stepSeconds ?? LOAD_SECONDS,
+    rampRatesHz: steps.map((n) => rampRate(o.rate, n)),
+    fairnessPvs: Math.min(FAIRNESS_PVS, o.records),
+    latencyGrowthMs: latencyGrowthMs(o.rate),
+  };
+}
+
+export interface LoadOptions {
+  clients: readonly ClientSpec[];
+  /** Where the runners run, all at once at each step (default: this host, with `python`). */
+  hosts?: readonly Host[];
+  /** Where the IOC runs (default: the first host). */
+  iocHost?: Host;
+  /** The managed Python environment's interpreter (for the default host). */
+  python?: string;
+  /** Runners per host at each step, lowest first (default LOAD_STEPS). */
+  steps?: readonly number[];
+  records: number;
+  rate: number;
+  /** Seconds of updates per step once every runner has connected (default LOAD_SECONDS). */
+  stepSeconds?: number;
+  /** Cores of each host by name (default: each host's doctor report). */
+  hostCores?: Readonly<Record<string, number>>;
+  /** Kill a runner whose resident memory passes this many MiB (default DEFAULT_MAX_RSS_MB). */
+  maxRssMb?: number;
+  /** Each runner's deadline at one step (ms): past it the runner is stopped and fails. */
+  clientDeadlineMs?: number;
+  onProgress?: (text: string) => void;
+  /** Wraps each (client, step) run: the bench's progress steps. */
+  runStep?: (label: string, client: string, body: () => Promise<LoadStepResult>) => Promise<LoadStepResult>;
+  /** `n` counted (client, step) runs will not run: a client stopped climbing. */
+  onSkip?: (n: number) => void;
+  /** Set PREFIX:RAMP:RATE (default: a CA put from here, with the IOC's environment). */
+  setRampRate?: (ioc: Ioc, hz: number) => Promise<void>;
+}
+
+export async function runLoad(o: LoadOptions): Promise<LoadResults> {
+  const hosts = o.hosts ?? [new LocalHost(o.python)];
+  if (hosts.length === 0) throw new RunnerError('the load workload needs at least one host');
+  const iocHost = o.iocHost ?? hosts[0]!;
+  const workload = loadWorkload(o);
+  const steps = workload.steps;
+  const progress = o.onProgress ?? (() => {});
+  const runStep = o.runStep ?? ((_l, _c, body) => body());
+  const steal = stealMeter();
+  const cores: Record<string, number | undefined> = {};
+  for (const h of [...hosts, iocHost]) cores[h.name] ??= o.hostCores?.[h.name] ?? (await h.doctor().then((d) => d.cpu.cores, () => undefined));
+  const hostRows: LoadHost[] = [...new Map([...hosts, iocHost].map((h) => [h.name, h])).values()].map((h) => ({
+    name: h.name, address: h.address, ...(cores[h.name] !== undefined && { cores: cores[h.name] }),
+  }));
+  // Runners elsewhere reach the IOC over the network: it then serves every interface.
+  const elsewhere = hosts.some((h) => h.name !== iocHost.name);
+  progress('starting the IOC');
+  const ioc = await iocHost.startIoc({ records: o.records, rate: o.rate, arrayElements: 0, ...(elsewhere && { listen: '0.0.0.0' }) });
+  const setRamp = o.setRampRate ?? ((i: Ioc, hz: number) => putRampRate(i, hz, iocHost));
+  const results: LoadStepResult[] = [];
+  try {
+    await firstTick(ioc);
+    for (const client of o.clients) {
+      for (const [i, n] of steps.entries()) {
+        const first = results.find((r) => r.client === client.name);
+        const r = await runStep(loadStepLabel(n, hosts.length), client.name, async () => {
+          await setRamp(ioc, workload.rampRatesHz[i]!);
+          return runLoadStep({ client, hosts, ioc, iocHost: iocHost.name, runnersPerHost: n, workload, cores, first, progress, o });
+        });
+        results.push(r);
+        if (!r.held) {
+          if (i + 1 < steps.length) o.onSkip?.(steps.length - i - 1);
+          break;
+        }
+      }
+    }
+  } finally {
+    await ioc.stop();
+  }
+  return {
+    workload, hosts: hostRows, iocHost: iocHost.name, steps: results,
+    clients: o.clients.map((c) => loadClient(c.name, results, steps.length)),
+    stealPercent: steal(),
+  };
+}
+
+/** PREFIX:RAMP:RATE by a CA put from this process: the IOC's own environment, and its host's
+ *  address when it runs elsewhere (an agent's endpoint, tcp://host:port). */
+async function putRampRate(ioc: Ioc, hz: number, iocHost: Host): Promise<void> {
+  const env: Record<string, string> = { ...ioc.env };
+  if (iocHost.name !== LOCAL && /^[a-z]+:\/\//.test(iocHost.address)) {
+    env.EPICS_CA_ADDR_LIST = new URL(iocHost.address).hostname;
+    env.EPICS_CA_AUTO_ADDR_LIST = 'NO';
+  }
+  const ctx = new Context({ env });
+  try {
+    await ctx.put(`${ioc.prefix}RAMP:RATE`, hz, { timeout: 5000 });
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** One runner of a step: where, what it monitors, and what became of it. */
+interface Slot {
+  host: Host;
+  role: 'load' | 'fairness';
+  index: number;
+  names: string[];
+  samples: number;
+  runner?: Runner;
+  deadline?: ClientDeadline;
+  row: LoadRunner;
+  t0?: number;
+  startedAt?: number;
+  overMemoryMb?: number;
+  r0?: Reading | undefined;
+  analysis?: RunnerAnalysis;
+}
+
+interface StepContext {
+  client: ClientSpec;
+  hosts: readonly Host[];
+  ioc: Ioc;
+  iocHost: string;
+  runnersPerHost: number;
+  workload: LoadWorkload;
+  cores: Readonly<Record<string, number | undefined>>;
+  first: LoadStepResult | undefined;
+  progress: (text: string) => void;
+  o: LoadOptions;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
+  const w = c.workload;
+  const n = c.runnersPerHost;
+  const rampHz = rampRate(w.rateHz, n);
+  const counters = c.ioc.counterNames();
+  const fairNames = [...counters.slice(0, w.fairnessPvs), `${c.ioc.prefix}RAMP`];
+  // More room than the window needs: a runner that connected early collects longer.
+  const room = (hz: number) => Math.ceil(hz * w.seconds * 3) + 50;
+  const slots: Slot[] = c.hosts.flatMap((host) => [
+    ...Array.from({ length: n }, (_, k): Slot => ({ host, role: 'load', index: k + 1, names: counters, samples: room(w.rateHz), row: row(host, 'load', k + 1) })),
+    { host, role: 'fairness' as const, index: 1, names: fairNames, samples: room(Math.max(w.rateHz, rampHz)), row: row(host, 'fairness', 1) },
+  ]);
+  const maxRssMb = c.o.maxRssMb ?? DEFAULT_MAX_RSS_MB;
+  const live = () => slots.filter((s) => s.runner && s.row.error === undefined);
+  const fail = async (s: Slot, err: unknown): Promise<void> => {
+    if (s.row.error !== undefined) return;
+    s.row.error = s.deadline?.stoppedAfterS !== undefined
+      ? s.deadline.note()
+      : s.overMemoryMb !== undefined
+        ? `${MEMORY_KILL} ${maxRssMb} MiB (${Math.round(s.overMemoryMb)} MiB): it fell behind the updates`
+        : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    await s.runner?.kill();
+  };
+  const guard = setInterval(() => {
+    for (const s of live()) {
+      const m = s.runner!.meter.read();
+      if (m && m.rssKb / 1024 > maxRssMb) {
+        s.overMemoryMb = m.rssKb / 1024;
+        void fail(s, new RunnerError('killed for its memory'));
+      }
+    }
+  }, 500);
+  let windowS: number | undefined;
+  let iocCpu: number | undefined;
+  let iocUpdatesS: number | undefined;
+  try {
+    c.progress(`starting ${slots.length} runners`);
+    for (const s of slots) {
+      try {
+        s.runner = s.host.startRunner({ client: c.client.name, workload: 'monitor', names: s.names, args: ['--samples', String(s.samples)], env: c.ioc.env });
+        s.deadline = new ClientDeadline(s.runner, c.o.clientDeadlineMs);
+      } catch (err) {
+        s.row.error = `cannot start: ${(err as Error).message}`;
+      }
+    }
+    await Promise.all(live().map((s) => s.runner!.next('ready', 60_000, 'ready').then((ev) => {
+      if (typeof ev.version === 'string') s.row.version = ev.version;
+    }, (err) => fail(s, err))));
+    // Every runner is told to start at once; the window opens when the last has connected.
+    c.progress('connecting');
+    for (const s of live()) {
+      s.t0 = performance.now();
+      s.startedAt = Date.now() / 1000;
+      s.runner!.send('start');
+    }
+    const connectMs = 60_000 + counters.length * 20 * n;
+    await Promise.all(live().map((s) => s.runner!.next('connected', connectMs, 'all PVs connected').then(() => {
+      s.row.connectMs = performance.now() - s.t0!;
+    }, (err) => fail(s, err))));
+    c.progress('collecting');
+    const t0 = performance.now();
+    // CPU over the window after a warm-up (the subscriptions' first burst), from each host's own readings.
+    await sleep(Math.min(1000, (w.seconds * 1000) / 4));
+    const stats0 = await c.ioc.stats().catch(() => undefined);
+    for (const s of live()) s.r0 = s.runner!.meter.read();
+    const ioc0 = c.ioc.meter.read();
+    await sleep(Math.max(0, w.seconds * 1000 - (performance.now() - t0)));
+    const stats1: IocStats | undefined = await c.ioc.stats().catch(() => undefined);
+    const ioc1 = c.ioc.meter.read();
+    iocCpu = cpuBetween(ioc0, ioc1);
+    iocUpdatesS = iocRate(stats0, stats1, w.records);
+    for (const s of live()) {
+      const r1 = s.runner!.meter.read();
+      const cpu = cpuBetween(s.r0, r1);
+      if (cpu !== undefined) s.row.cpuPercent = cpu;
+      if (r1) s.row.peakRssMb = Math.max(r1.peakKb, r1.rssKb) / 1024;
+    }
+    windowS = (performance.now() - t0) / 1000;
+    c.progress('shipping');
+    await Promise.all(live().map(async (s) => {
+      try {
+        const samples = await shipSamples(s.runner!);
+        s.analysis = analyseRunner(samples, {
+          names: s.names, rate: w.rateHz, startedAt: s.startedAt!, ...(s.role === 'fairness' && { rampIndex: s.names.length - 1 }),
+        });
+        Object.assign(s.row, s.analysis.figures);
+        if (s.analysis.problem) s.row.error = s.analysis.problem;
+        await s.runner!.finish();
+      } catch (err) {
+        await fail(s, err);
+      }
+    }));
+  } finally {
+    clearInterval(guard);
+    for (const s of slots) {
+      s.deadline?.clear();
+      if (s.row.error !== undefined || !s.analysis) await s.runner?.kill();
+    }
+  }
+  for (const s of slots) s.row.ok = s.row.error === undefined && s.analysis !== undefined;
+  for (const s of slots) if (s.row.ok === false && s.row.error === undefined) s.row.error = 'no samples';
+  return stepResult(c, slots, { rampHz, windowS, iocCpu, iocUpdatesS });
+}
+
+const row = (host: Host, role: 'load' | 'fairness', index: number): LoadRunner => ({ host: host.name, role, index, ok: false });
+
+/** CPU % of one core between two readings of one meter (undefined without both). */
+function cpuBetween(a: Reading | undefined, b: Reading | undefined): number | undefined {
+  if (!a || !b || !(b.t > a.t)) return undefined;
+  return ((b.cpuS - a.cpuS) / ((b.t - a.t) / 1000)) * 100;
+}
+
+/** A step's figures pooled over its runners, judged. */
+function stepResult(
+  c: StepContext, slots: readonly Slot[],
+  m: { rampHz: number; windowS: number | undefined; iocCpu: number | undefined; iocUpdatesS: number | undefined },
+): LoadStepResult {
+  const w = c.workload;
+  const load = slots.filter((s) => s.role === 'load');
+  const fair = slots.filter((s) => s.role === 'fairness' && s.analysis);
+  const totalClients = c.runnersPerHost * c.hosts.length;
+  const missed = load.reduce((a, s) => a + (s.row.missed ?? 0), 0);
+  const received = load.reduce((a, s) => a + Math.max(0, (s.row.samples ?? 0) - w.records), 0);
+  const latency = pooledLatency(load.flatMap((s) => (s.analysis ? [s.analysis.latencies] : [])));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const steady = fair.map((s) => s.row.steadyFraction).filter((x): x is number => x !== undefined);
+  const ramp = fair.map((s) => s.row.rampFraction).filter((x): x is number => x !== undefined);
+  const published = fair.map((s) => s.row.rampPublishedHz).filter((x): x is number => x !== undefined);
+  const s: Omit<LoadStepResult, 'held' | 'limit'> = {
+    client: c.client.name,
+    runnersPerHost: c.runnersPerHost,
+    totalClients,
+    offeredUpdatesS: totalClients * w.records * w.rateHz,
+    updatesS: load.reduce((a, x) => a + (x.row.updatesS ?? 0), 0),
+    missed,
+    lossFraction: missed + received > 0 ? missed / (missed + received) : 0,
+    ...(latency && { latencyMs: latency }),
+    hosts: c.hosts.map((h) => {
+      const mine = load.filter((x) => x.host === h);
+      const cores = c.cores[h.name];
+      return {
+        host: h.name, cpuPercent: mine.reduce((a, x) => a + (x.row.cpuPercent ?? 0), 0), runners: mine.length,
+        failed: mine.filter((x) => !x.row.ok).length, ...(cores !== undefined && { cores }),
+      };
+    }),
+    ...(m.iocCpu !== undefined && { iocCpuPercent: m.iocCpu }),
+    ...(m.iocUpdatesS !== undefined && { iocUpdatesS: m.iocUpdatesS }),
+    ...(steady.length && ramp.length && {
+      fairness: {
+        rampRateHz: m.rampHz,
+        ...(published.length && { rampPublishedHz: mean(published) }),
+        steadyFraction: mean(steady), rampFraction: mean(ramp), ratio: mean(ramp) / Math.max(mean(steady), 1e-9),
+      },
+    }),
+    runners: slots.map((x) => x.row),
+    ...(m.windowS !== undefined && { windowS: m.windowS }),
+  };
+  return {
+    ...s,
+    ...judgeLoadStep(s, {
+      first: c.first, latencyGrowthMs: w.latencyGrowthMs, iocOfferedUpdatesS: w.records * w.rateHz, iocHost: c.iocHost, cores: c.cores,
+    }),
+  };
+}

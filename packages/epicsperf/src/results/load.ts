@@ -1,0 +1,122 @@
+// The load workload's result shapes: N runners of one client on each of M hosts against one IOC,
+// N rising step by step; per step the aggregate figures, each host's CPU, the IOC's, the fairness
+// between steady PVs and a ramping one, and each runner's outcome; per client how many it served.
+
+/** What the load workload ran. */
+export interface LoadWorkload {
+  /** Runners per host at each step, lowest first. */
+  steps: number[];
+  /** Counters each load runner monitors (PREFIX:CALC1..N). */
+  records: number;
+  /** The counters' update rate, Hz. */
+  rateHz: number;
+  /** Seconds of updates at each step, once every runner has connected. */
+  seconds: number;
+  /** PREFIX:RAMP's rate at each step, Hz (the ramping PV of the fairness runners). */
+  rampRatesHz: number[];
+  /** Steady counters a fairness runner monitors beside PREFIX:RAMP. */
+  fairnessPvs: number;
+  /** A step's latency has grown when its p99 is more than this above the client's first step's, ms. */
+  latencyGrowthMs: number;
+}
+
+/** A host that ran runners (or the IOC). */
+export interface LoadHost {
+  name: string;
+  address: string;
+  cores?: number;
+}
+
+/** How one runner did at one step: `load` runners carry the counters, a `fairness` runner (one
+ *  per host) a few steady counters beside the ramping PV. */
+export interface LoadRunner {
+  host: string;
+  role: 'load' | 'fairness';
+  /** 1-based, per host and role. */
+  index: number;
+  ok: boolean;
+  /** Why it failed (it crashed, did not connect, a check failed, it was killed). */
+  error?: string;
+  version?: string;
+  /** From `start` until all its PVs had delivered an update, ms. */
+  connectMs?: number;
+  /** Its CPU over the step's window, % of one core (measured on its host). */
+  cpuPercent?: number;
+  peakRssMb?: number;
+  /** Updates it received. */
+  samples?: number;
+  /** Its counters' updates per second (the sum of each counter's own rate). */
+  updatesS?: number;
+  /** Counter values it never received (gaps in the counts), and in how many gaps. */
+  missed?: number;
+  gaps?: number;
+  /** Receive time minus IOC timestamp, every update after each PV's first, ms. */
+  latencyMs?: { p50: number; p99: number };
+  /** A fairness runner: the share of the steady counters' and of PREFIX:RAMP's updates it received,
+   *  and the rate PREFIX:RAMP was published at by its timestamps (Hz). */
+  steadyFraction?: number;
+  rampFraction?: number;
+  rampPublishedHz?: number;
+}
+
+/** What limited a client: updates lost, latency grown, a runner's or a host's CPU saturated, the
+ *  IOC saturated, a runner failed; `none` when it held every step. */
+export type LoadLimitKind = 'lost' | 'latency' | 'client-cpu' | 'ioc-cpu' | 'failed' | 'none';
+
+export interface LoadStepResult {
+  client: string;
+  runnersPerHost: number;
+  /** Load runners on every host: runnersPerHost x hosts. */
+  totalClients: number;
+  /** totalClients x records x rate. */
+  offeredUpdatesS: number;
+  /** Updates per second all load runners received together. */
+  updatesS: number;
+  /** Counter values the load runners never received, and their share of all updates. */
+  missed: number;
+  lossFraction: number;
+  /** Pooled over every update of every load runner (after each PV's first), ms. */
+  latencyMs?: { p50: number; p99: number };
+  /** Per host: its load runners' CPU added up (% of one core), how many ran and failed. */
+  hosts: { host: string; cpuPercent: number; runners: number; failed: number; cores?: number }[];
+  /** The IOC's CPU over the window (% of one core) and what it published (counter updates/s, its
+   *  own count). */
+  iocCpuPercent?: number;
+  iocUpdatesS?: number;
+  /** Fairness runners pooled: steady counters' and PREFIX:RAMP's delivered fractions, and their
+   *  ratio (ramp / steady: 1 = treated alike, below 1 the ramping PV lost more). */
+  fairness?: { rampRateHz: number; rampPublishedHz?: number; steadyFraction: number; rampFraction: number; ratio: number };
+  runners: LoadRunner[];
+  /** No update lost, latency not grown, no runner failed. */
+  held: boolean;
+  /** Why the ramp stopped here (when it did not hold). */
+  limit?: { kind: LoadLimitKind; text: string };
+  /** Seconds of the window (from every runner connected to its end). */
+  windowS?: number;
+}
+
+export interface LoadClient {
+  client: string;
+  /** Load runners at the highest step held (0: not even the first). */
+  served: number;
+  /** Runners per host there. */
+  bestRunnersPerHost?: number;
+  /** Updates per second received there. */
+  bestUpdatesS?: number;
+  /** What stopped it (kind `none`: it held every step, the steps ran out). */
+  limit: { kind: LoadLimitKind; text: string; atRunnersPerHost?: number };
+}
+
+export interface LoadResults {
+  workload: LoadWorkload;
+  hosts: LoadHost[];
+  /** The name of the host the IOC ran on. */
+  iocHost: string;
+  steps: LoadStepResult[];
+  clients: LoadClient[];
+  stealPercent?: number | undefined;
+}
+
+/** A step as the reports and the progress name it: `4 x 2 hosts` or `4 runners`. */
+export const loadStepLabel = (runnersPerHost: number, hosts: number): string =>
+  hosts > 1 ? `${runnersPerHost} x ${hosts} hosts` : `${runnersPerHost} runner${runnersPerHost === 1 ? '' : 's'}`;
