@@ -40,12 +40,24 @@ describe('one runner of the load workload', () => {
     expect(a.figures.updatesS).toBeCloseTo(500, 3);
     expect(a.figures.missed).toBe(0);
     expect(a.figures.latencyMs!.p99).toBeCloseTo(4, 3);
-    // every update after each PV's first has a latency, for pooling across runners
+    // without a window, every update after each PV's first has a latency, for pooling across runners
     expect(a.latencies.length).toBe(1450);
     const lossy = analyseRunner(counters(50, 10, 3, 4, (pv, i) => pv < 5 && i === 10), { names: names(50), rate: 10, startedAt: T0 });
     expect(lossy.figures).toMatchObject({ missed: 5, gaps: 5 });
     // gaps are the step's loss, not a failed check
     expect(lossy.problem).toBeUndefined();
+  });
+
+  it('rate, latency and fairness count the window (the IOC clock) only; loss counts from the subscription', () => {
+    // the first second is the other runners' connecting: 500 ms late, with one update lost
+    const samples = counters(50, 10, 3, 2, (pv, i) => pv === 0 && i === 3).map((s) => (s.iocTime < T0 + 1 ? { ...s, recvTime: s.iocTime + 0.5 } : s));
+    const all = analyseRunner(samples, { names: names(50), rate: 10, startedAt: T0 });
+    expect(all.figures.latencyMs!.p99).toBeCloseTo(500, 1);
+    const a = analyseRunner(samples, { names: names(50), rate: 10, startedAt: T0, window: [T0 + 1, T0 + 3] });
+    expect(a.figures.latencyMs!.p99).toBeCloseTo(2, 3);
+    expect(a.latencies.length).toBe(50 * 20);
+    expect(a.figures.updatesS).toBeCloseTo(500, 3);
+    expect(a.figures.missed).toBe(1);
   });
 
   it('a value going backwards or a PV silent after its first update is a failed check', () => {
@@ -66,7 +78,7 @@ describe('one runner of the load workload', () => {
     const a = analyseRunner([...counters(10, 10, 3), ...ramp], { names: [...names(10), 'TEST:RAMP'], rate: 10, startedAt: T0, rampIndex: 10 });
     expect(a.problem).toBeUndefined();
     expect(a.figures.steadyFraction).toBe(1);
-    expect(a.figures.rampFraction).toBeCloseTo(449 / 598, 6);
+    expect(a.figures.rampFraction).toBeCloseTo(448 / 597, 6);
     expect(a.figures.rampPublishedHz).toBeCloseTo(200, 3);
     // the ramp's gaps are the fairness figure, not loss; the rate counts the steady counters only
     expect(a.figures.missed).toBe(0);
@@ -79,7 +91,7 @@ describe('one runner of the load workload', () => {
   });
 });
 
-const runner = (o: Partial<LoadRunner> = {}): LoadRunner => ({ host: 'local', role: 'load', index: 1, ok: true, cpuPercent: 10, updatesS: 10_000, missed: 0, ...o });
+const runner = (o: Partial<LoadRunner> = {}): LoadRunner => ({ host: 'local', index: 1, ok: true, cpuPercent: 10, updatesS: 10_000, missed: 0, ...o });
 
 /** A step of `n` runners on one 2-core host, as the orchestrator composes it. */
 function step(client: string, n: number, o: Partial<LoadStepResult> = {}): Omit<LoadStepResult, 'held' | 'limit'> {
@@ -87,8 +99,8 @@ function step(client: string, n: number, o: Partial<LoadStepResult> = {}): Omit<
     client, runnersPerHost: n, totalClients: n, offeredUpdatesS: n * 10_000, updatesS: n * 10_000, missed: 0, lossFraction: 0,
     latencyMs: { p50: 1, p99: 10 }, hosts: [{ host: 'local', cpuPercent: 10 * n, runners: n, failed: 0, cores: 2 }],
     iocCpuPercent: 20, iocUpdatesS: 10_000,
-    fairness: { rampRateHz: 100 * n, rampPublishedHz: 100 * n, steadyFraction: 1, rampFraction: 1, ratio: 1 },
-    runners: Array.from({ length: n }, (_, k) => runner({ index: k + 1 })),
+    fairness: { rampRateHz: 100 * n, rampPublishedHz: 100 * n, rampSeconds: 5, steadyFraction: 1, rampFraction: 1, ratio: 1 },
+    runners: Array.from({ length: n }, (_, k) => runner({ index: k + 1, ...(k === 0 && { ramp: true, steadyFraction: 1, rampFraction: 1, rampPublishedHz: 100 * n }) })),
     windowS: 5,
     ...o,
   };
@@ -107,11 +119,11 @@ describe('the stopping rule', () => {
 
   it('loss, grown latency and a failed runner each stop it, saying which', () => {
     const lost = judged(step('node', 2, { missed: 120, lossFraction: 0.0012 }), first);
-    expect(lost).toMatchObject({ held: false, limit: { kind: 'lost', text: 'lost 120 updates (0.12%)' } });
+    expect(lost).toMatchObject({ held: false, limit: { kind: 'lost', text: 'lost 120 updates (0.12%): no CPU saturated (local: clients 20%, IOC 20% of 200%)' } });
     const slow = judged(step('node', 2, { latencyMs: { p50: 30, p99: 111 } }), first);
-    expect(slow.limit).toEqual({ kind: 'latency', text: "p99 latency 111 ms, more than 100 ms above the first step's 10.0 ms" });
+    expect(slow.limit).toEqual({ kind: 'latency', text: "p99 latency 111 ms, more than 100 ms above the first step's 10.0 ms: no CPU saturated (local: clients 20%, IOC 20% of 200%)" });
     const failed = judged(step('node', 2, { runners: [runner(), runner({ index: 2, ok: false, error: 'the runner exited (code 1) before all PVs connected: boom' })] }), first);
-    expect(failed.limit).toEqual({ kind: 'failed', text: '1 of 2 runners failed (local load #2: the runner exited (code 1) before all PVs connected: boom)' });
+    expect(failed.limit).toEqual({ kind: 'failed', text: '1 of 2 runners failed (local #2: the runner exited (code 1) before all PVs connected: boom)' });
   });
 
   it('names the resource that was saturated: the IOC, the host (its larger user), or a runner', () => {
@@ -130,7 +142,8 @@ describe('the stopping rule', () => {
   it('clients served: the load runners of the highest step held, and what stopped the climb', () => {
     const steps = [first, judged(step('node', 2), first), judged(step('node', 4, { missed: 5, lossFraction: 0.0001 }), first)];
     expect(loadClient('node', steps, 5)).toEqual({
-      client: 'node', served: 2, bestRunnersPerHost: 2, bestUpdatesS: 20_000, limit: { kind: 'lost', text: 'lost 5 updates (0.01%)', atRunnersPerHost: 4 },
+      client: 'node', served: 2, bestRunnersPerHost: 2, bestUpdatesS: 20_000,
+      limit: { kind: 'lost', text: 'lost 5 updates (0.01%): no CPU saturated (local: clients 40%, IOC 20% of 200%)', atRunnersPerHost: 4 },
     });
     expect(loadClient('node', steps.slice(0, 2), 2).limit).toEqual({ kind: 'none', text: 'held every step (up to 2 clients): the limit is above the ramp' });
     const none = loadClient('pyepics', [judged(step('pyepics', 1, { missed: 1, lossFraction: 0.0001 }))], 5);
@@ -139,7 +152,7 @@ describe('the stopping rule', () => {
 
   it('the workload: the ramp rate per step, the latency threshold one update period', () => {
     expect(loadWorkload({ steps: [1, 2, 4], records: 1000, rate: 10, stepSeconds: 3 })).toEqual({
-      steps: [1, 2, 4], records: 1000, rateHz: 10, seconds: 3, rampRatesHz: [100, 200, 400], fairnessPvs: 10, latencyGrowthMs: 100,
+      steps: [1, 2, 4], records: 1000, rateHz: 10, seconds: 3, rampRatesHz: [100, 200, 400], latencyGrowthMs: 100,
     });
     expect(rampRate(10, 1000)).toBe(5000);
     expect(latencyGrowthMs(2)).toBe(500);
@@ -189,7 +202,7 @@ describe('the load report', () => {
     expect(text).toMatch(/pyepics\s+0\s+-\s+-\s+lost\s+at 1 runner: lost 2 updates/);
     // every step: the aggregate, loss, latency, the host's and the IOC's CPU, fairness
     expect(text).toMatch(/node\s+4 runners\s+4\s+40,000\s+40,000\s+300\s+40\.0\/250\.0\s+150\s+20\s+10,000\s+800\s+99\.0\/60\.0\s+no \(failed\)/);
-    expect(text).toMatch(/Runners that failed:[\s\S]*node\s+4 runners\s+local load #2\s+killed: its memory grew past 4096 MiB/);
+    expect(text).toMatch(/Runners that failed:[\s\S]*node\s+4 runners\s+local #2\s+killed: its memory grew past 4096 MiB/);
     expect(renderBench(bench, true)).toMatch(/\| client \| clients served \| updates\/s there \|/);
     const w = workloadFigures(bench).find((x) => x.key === 'load')!;
     expect(w).toMatchObject({ figure: 'clients served with no loss', unit: 'clients', better: 'higher' });

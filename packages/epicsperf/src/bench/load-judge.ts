@@ -13,8 +13,12 @@ const IOC_SHORT = 0.9;
 export interface RunnerAnalysis {
   /** The row's figures (ok and error are the caller's, from the run and `problem`). */
   figures: Pick<LoadRunner, 'samples' | 'updatesS' | 'missed' | 'gaps' | 'latencyMs' | 'steadyFraction' | 'rampFraction' | 'rampPublishedHz'>;
-  /** Latency of every update after each PV's first, ms (pooled over the step's runners). */
+  /** Latency of every update of the window, ms (pooled over the step's runners). */
   latencies: Float64Array;
+  /** Counter updates received after each counter's first (the loss's denominator with `missed`). */
+  received: number;
+  /** A fairness runner: the seconds of the window its PREFIX:RAMP updates span (on the IOC's clock). */
+  rampSeconds?: number;
   /** A check other than loss that failed (values going backwards, stale timestamps, a PV silent
    *  after its first update ...); undefined when there is none. */
   problem?: string;
@@ -29,10 +33,14 @@ export interface AnalyseOptions {
   startedAt: number;
   /** A fairness runner: the index of PREFIX:RAMP among its names (the PVs before it are steady). */
   rampIndex?: number;
+  /** The measured window on the IOC's clock (POSIX s): rate, latency and fairness count the
+   *  updates the IOC published in it; without it, every update after each PV's first. */
+  window?: readonly [number, number];
 }
 
-/** What one runner's samples say: its counters' rate, the values it missed, its latency, and for a
- *  fairness runner the delivered fractions of its steady counters and of the ramping PV. */
+/** What one runner's samples say: the values it missed (over all of them, from its subscription
+ *  on), and over the window its counters' rate, its latency, and for a fairness runner the
+ *  delivered fractions of its steady counters and of the ramping PV. */
 export function analyseRunner(samples: readonly Sample[], o: AnalyseOptions): RunnerAnalysis {
   const pvs = o.names.length;
   const byPv: Sample[][] = Array.from({ length: pvs }, () => []);
@@ -45,20 +53,25 @@ export function analyseRunner(samples: readonly Sample[], o: AnalyseOptions): Ru
   const check = checkMonitorSamples(steadySamples, {
     pvs: steadyNames.length, samplesPerPv: 2, startedAt: o.startedAt, periodS: 1 / Math.max(o.rate, 0.1), expectedSeverity: 1, names: steadyNames,
   });
-  let count = 0;
-  for (const list of byPv) count += Math.max(0, list.length - 1);
-  const latencies = new Float64Array(count);
+  // The updates published in the window (never a PV's first, which came with its subscription):
+  // the subscriptions' first burst and the other runners' connecting are left out.
+  const w = o.window;
+  const win = byPv.map((list) => list.slice(1).filter((s) => !w || (s.iocTime >= w[0] && s.iocTime <= w[1])));
+  const latencies = new Float64Array(win.reduce((a, l) => a + l.length, 0));
   let k = 0;
   let updatesS = 0;
-  for (const [pv, list] of byPv.entries()) {
-    for (let i = 1; i < list.length; i++) latencies[k++] = (list[i]!.recvTime - list[i]!.iocTime) * 1000;
-    // Each counter's own rate over its updates after the first (which came with the subscription).
-    if (pv !== ramp && list.length >= 3) {
-      const span = list[list.length - 1]!.recvTime - list[1]!.recvTime;
-      if (span > 0) updatesS += (list.length - 2) / span;
+  for (const [pv, list] of win.entries()) {
+    for (const s of list) latencies[k++] = (s.recvTime - s.iocTime) * 1000;
+    // Each counter's own rate: its updates over the time it took to receive them.
+    if (pv !== ramp && list.length >= 2) {
+      const span = list[list.length - 1]!.recvTime - list[0]!.recvTime;
+      if (span > 0) updatesS += (list.length - 1) / span;
     }
   }
   const sorted = Float64Array.from(latencies).sort();
+  let received = 0;
+  for (const [pv, list] of byPv.entries()) if (pv !== ramp) received += Math.max(0, list.length - 1);
+  let rampSeconds: number | undefined;
   const figures: RunnerAnalysis['figures'] = {
     samples: samples.length,
     updatesS,
@@ -67,23 +80,25 @@ export function analyseRunner(samples: readonly Sample[], o: AnalyseOptions): Ru
     ...(sorted.length > 0 && { latencyMs: { p50: percentile(sorted, 50), p99: percentile(sorted, 99) } }),
   };
   if (ramp !== undefined) {
-    const steady = delivered(byPv.slice(0, ramp));
-    const r = delivered([byPv[ramp] ?? []]);
+    const steady = delivered(win.slice(0, ramp));
+    const r = delivered([win[ramp] ?? []]);
     if (steady.expected > 0) figures.steadyFraction = steady.received / steady.expected;
     if (r.expected > 0) figures.rampFraction = r.received / r.expected;
-    // Its rate by its timestamps, from its second update: the first came with the subscription
-    // and may be older than the step's rate.
-    const list = byPv[ramp] ?? [];
-    const first = list[1];
+    // Its rate by its timestamps.
+    const list = win[ramp] ?? [];
+    const first = list[0];
     const last = list[list.length - 1];
-    if (first && last && last.iocTime > first.iocTime) figures.rampPublishedHz = (last.value - first.value) / (last.iocTime - first.iocTime);
+    if (first && last && last.iocTime > first.iocTime) {
+      figures.rampPublishedHz = (last.value - first.value) / (last.iocTime - first.iocTime);
+      rampSeconds = last.iocTime - first.iocTime;
+    }
   }
   const failed = check.silentPvs + check.incompletePvs + check.valueErrors + check.timestampErrors + check.staleTimestamps + check.severityErrors;
   const problem = failed > 0 ? `sample check failed: ${check.findings.filter((f) => !/ missed\)$| more gap findings$/.test(f)).slice(0, 2).join('; ')}` : undefined;
-  return { figures, latencies, ...(problem && { problem }) };
+  return { figures, latencies, received, ...(rampSeconds !== undefined && { rampSeconds }), ...(problem && { problem }) };
 }
 
-/** Updates received after each PV's first, against the values its counts moved through. */
+/** Updates received after each list's first, against the values its counts moved through. */
 function delivered(lists: readonly Sample[][]): { received: number; expected: number } {
   let received = 0;
   let expected = 0;
@@ -129,7 +144,7 @@ export function judgeLoadStep(s: Omit<LoadStepResult, 'held' | 'limit'>, o: Judg
   const failed = s.runners.filter((r) => !r.ok);
   if (failed.length > 0) {
     const why = failed[0]!;
-    return { held: false, limit: { kind: 'failed', text: `${failed.length} of ${s.runners.length} runners failed (${why.host} ${why.role} #${why.index}: ${why.error ?? 'failed'})` } };
+    return { held: false, limit: { kind: 'failed', text: `${failed.length} of ${s.runners.length} runners failed (${why.host} #${why.index}: ${why.error ?? 'failed'})` } };
   }
   const symptoms: string[] = [];
   let kind: LoadLimitKind | undefined;
@@ -145,7 +160,19 @@ export function judgeLoadStep(s: Omit<LoadStepResult, 'held' | 'limit'>, o: Judg
   }
   if (kind === undefined) return { held: true };
   const cause = saturation(s, o);
-  return { held: false, limit: { kind: cause?.kind ?? kind, text: `${symptoms.join('; ')}${cause ? `: ${cause.text}` : ''}` } };
+  return { held: false, limit: { kind: cause?.kind ?? kind, text: `${symptoms.join('; ')}: ${cause?.text ?? `no CPU saturated (${cpuText(s, o)})`}` } };
+}
+
+/** Where the CPU went at a step: each host's clients (and the IOC on its host), of its cores. */
+function cpuText(s: Omit<LoadStepResult, 'held' | 'limit'>, o: JudgeOptions): string {
+  const ioc = s.iocCpuPercent;
+  const parts = s.hosts.map((h) => {
+    const cores = o.cores[h.host];
+    const withIoc = h.host === o.iocHost && ioc !== undefined ? `, IOC ${n(ioc)}%` : '';
+    return `${h.host}: clients ${n(h.cpuPercent)}%${withIoc}${cores !== undefined ? ` of ${cores * 100}%` : ''}`;
+  });
+  if (!s.hosts.some((h) => h.host === o.iocHost) && ioc !== undefined) parts.push(`IOC ${n(ioc)}%`);
+  return parts.join('; ');
 }
 
 /** The resource that was saturated at a step, if one was: the IOC (short of its rate, or every
@@ -169,7 +196,7 @@ function saturation(s: Omit<LoadStepResult, 'held' | 'limit'>, o: JudgeOptions):
       return { kind: withIoc > h.cpuPercent ? 'ioc-cpu' : 'client-cpu', text };
     }
   }
-  const busy = s.runners.filter((r) => r.role === 'load' && (r.cpuPercent ?? 0) >= SATURATED * 100);
+  const busy = s.runners.filter((r) => (r.cpuPercent ?? 0) >= SATURATED * 100);
   if (busy.length > 0) {
     const top = Math.max(...busy.map((r) => r.cpuPercent ?? 0));
     return { kind: 'client-cpu', text: `${busy.length} runner${busy.length === 1 ? '' : 's'} at a full core (up to ${n(top)}%)` };

@@ -21,8 +21,11 @@ import { loadStepLabel, type LoadHost, type LoadResults, type LoadRunner, type L
 /** The ramp when none is given: runners per host. */
 export const LOAD_STEPS: readonly number[] = [1, 2, 4, 8, 16];
 export const LOAD_SECONDS = 5;
-/** Steady counters a fairness runner monitors beside PREFIX:RAMP. */
-export const FAIRNESS_PVS = 10;
+/** From every runner connected to the window's start, ms. */
+const WARMUP_MS = 1000;
+/** The memory a fairness runner's samples may take (bytes): its room per PV is the ramp's updates
+ *  over the window, up to this over all its PVs (32 bytes a sample). */
+const RAMP_MEMORY = 64 * 2 ** 20;
 /** PREFIX:RAMP's highest rate (the IOC's RAMP_MAX_HZ). */
 export const RAMP_MAX_HZ = 5000;
 
@@ -39,7 +42,6 @@ export function loadWorkload(o: Pick<LoadOptions, 'steps' | 'records' | 'rate' |
   return {
     steps, records: o.records, rateHz: o.rate, seconds: o.stepSeconds ?? LOAD_SECONDS,
     rampRatesHz: steps.map((n) => rampRate(o.rate, n)),
-    fairnessPvs: Math.min(FAIRNESS_PVS, o.records),
     latencyGrowthMs: latencyGrowthMs(o.rate),
   };
 }
@@ -56,7 +58,7 @@ export interface LoadOptions {
   steps?: readonly number[];
   records: number;
   rate: number;
-  /** Seconds of updates per step once every runner has connected (default LOAD_SECONDS). */
+  /** Seconds each step is measured for, after every runner has connected and the warm-up (default LOAD_SECONDS). */
   stepSeconds?: number;
   /** Cores of each host by name (default: each host's doctor report). */
   hostCores?: Readonly<Record<string, number>>;
@@ -69,7 +71,8 @@ export interface LoadOptions {
   runStep?: (label: string, client: string, body: () => Promise<LoadStepResult>) => Promise<LoadStepResult>;
   /** `n` counted (client, step) runs will not run: a client stopped climbing. */
   onSkip?: (n: number) => void;
-  /** Set PREFIX:RAMP:RATE (default: a CA put from here, with the IOC's environment). */
+  /** Set PREFIX:RAMP:RATE (default: a CA put from here, with the IOC's environment and, when it
+   *  runs on another host, that host's address). */
   setRampRate?: (ioc: Ioc, hz: number) => Promise<void>;
 }
 
@@ -91,17 +94,18 @@ export async function runLoad(o: LoadOptions): Promise<LoadResults> {
   const elsewhere = hosts.some((h) => h.name !== iocHost.name);
   progress('starting the IOC');
   const ioc = await iocHost.startIoc({ records: o.records, rate: o.rate, arrayElements: 0, ...(elsewhere && { listen: '0.0.0.0' }) });
-  const setRamp = o.setRampRate ?? ((i: Ioc, hz: number) => putRampRate(i, hz, iocHost));
+  const putter = o.setRampRate ? undefined : rampPutter(ioc, iocHost);
+  const setRamp = o.setRampRate ?? ((_: Ioc, hz: number) => putter!.put(hz));
   const results: LoadStepResult[] = [];
   try {
     await firstTick(ioc);
     for (const client of o.clients) {
       for (const [i, n] of steps.entries()) {
         const first = results.find((r) => r.client === client.name);
-        const r = await runStep(loadStepLabel(n, hosts.length), client.name, async () => {
-          await setRamp(ioc, workload.rampRatesHz[i]!);
-          return runLoadStep({ client, hosts, ioc, iocHost: iocHost.name, runnersPerHost: n, workload, cores, first, progress, o });
-        });
+        const r = await runStep(loadStepLabel(n, hosts.length), client.name, () => runLoadStep({
+          client, hosts, ioc, iocHost: iocHost.name, runnersPerHost: n, rampHz: workload.rampRatesHz[i]!, workload, cores, first, progress, o,
+          setRamp: (hz) => setRamp(ioc, hz),
+        }));
         results.push(r);
         if (!r.held) {
           if (i + 1 < steps.length) o.onSkip?.(steps.length - i - 1);
@@ -110,6 +114,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResults> {
       }
     }
   } finally {
+    await putter?.close();
     await ioc.stop();
   }
   return {
@@ -119,27 +124,24 @@ export async function runLoad(o: LoadOptions): Promise<LoadResults> {
   };
 }
 
-/** PREFIX:RAMP:RATE by a CA put from this process: the IOC's own environment, and its host's
- *  address when it runs elsewhere (an agent's endpoint, tcp://host:port). */
-async function putRampRate(ioc: Ioc, hz: number, iocHost: Host): Promise<void> {
+/** Puts to PREFIX:RAMP:RATE over CA from this process, on one context for the run: the IOC's own
+ *  environment, and its host's address when it runs elsewhere (an agent's endpoint, tcp://host:port). */
+function rampPutter(ioc: Ioc, iocHost: Host): { put(hz: number): Promise<void>; close(): Promise<void> } {
   const env: Record<string, string> = { ...ioc.env };
   if (iocHost.name !== LOCAL && /^[a-z]+:\/\//.test(iocHost.address)) {
     env.EPICS_CA_ADDR_LIST = new URL(iocHost.address).hostname;
     env.EPICS_CA_AUTO_ADDR_LIST = 'NO';
   }
   const ctx = new Context({ env });
-  try {
-    await ctx.put(`${ioc.prefix}RAMP:RATE`, hz, { timeout: 5000 });
-  } finally {
-    await ctx.close();
-  }
+  return { put: (hz) => ctx.put(`${ioc.prefix}RAMP:RATE`, hz, { timeout: 5000 }), close: () => ctx.close() };
 }
 
 /** One runner of a step: where, what it monitors, and what became of it. */
 interface Slot {
   host: Host;
-  role: 'load' | 'fairness';
   index: number;
+  /** Monitors PREFIX:RAMP after the counters: its host's fairness runner. */
+  ramp: boolean;
   names: string[];
   samples: number;
   runner?: Runner;
@@ -158,6 +160,8 @@ interface StepContext {
   ioc: Ioc;
   iocHost: string;
   runnersPerHost: number;
+  rampHz: number;
+  setRamp: (hz: number) => Promise<void>;
   workload: LoadWorkload;
   cores: Readonly<Record<string, number | undefined>>;
   first: LoadStepResult | undefined;
@@ -170,15 +174,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
   const w = c.workload;
   const n = c.runnersPerHost;
-  const rampHz = rampRate(w.rateHz, n);
   const counters = c.ioc.counterNames();
-  const fairNames = [...counters.slice(0, w.fairnessPvs), `${c.ioc.prefix}RAMP`];
-  // More room than the window needs: a runner that connected early collects longer.
-  const room = (hz: number) => Math.ceil(hz * w.seconds * 3) + 50;
-  const slots: Slot[] = c.hosts.flatMap((host) => [
-    ...Array.from({ length: n }, (_, k): Slot => ({ host, role: 'load', index: k + 1, names: counters, samples: room(w.rateHz), row: row(host, 'load', k + 1) })),
-    { host, role: 'fairness' as const, index: 1, names: fairNames, samples: room(Math.max(w.rateHz, rampHz)), row: row(host, 'fairness', 1) },
-  ]);
+  const withRamp = [...counters, `${c.ioc.prefix}RAMP`];
+  // More room than the window needs: a runner that connected early collects longer. The fairness
+  // runner's room is the ramp's updates over the window, as far as RAMP_MEMORY allows.
+  const room = Math.ceil(w.rateHz * (w.seconds + 1) * 3) + 50;
+  const rampRoom = Math.max(room, Math.min(Math.ceil(c.rampHz * w.seconds) + 50, Math.floor(RAMP_MEMORY / (withRamp.length * 32))));
+  const slots: Slot[] = c.hosts.flatMap((host) => Array.from({ length: n }, (_, k): Slot => {
+    const ramp = k === 0;
+    return { host, index: k + 1, ramp, names: ramp ? withRamp : counters, samples: ramp ? rampRoom : room, row: { host: host.name, index: k + 1, ok: false, ...(ramp && { ramp }) } };
+  }));
   const maxRssMb = c.o.maxRssMb ?? DEFAULT_MAX_RSS_MB;
   const live = () => slots.filter((s) => s.runner && s.row.error === undefined);
   const fail = async (s: Slot, err: unknown): Promise<void> => {
@@ -203,6 +208,8 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
   let iocCpu: number | undefined;
   let iocUpdatesS: number | undefined;
   try {
+    // PREFIX:RAMP is still until the window opens: its updates are all the window's.
+    await c.setRamp(0);
     c.progress(`starting ${slots.length} runners`);
     for (const s of slots) {
       try {
@@ -227,15 +234,18 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
       s.row.connectMs = performance.now() - s.t0!;
     }, (err) => fail(s, err))));
     c.progress('collecting');
+    // A warm-up (the subscriptions' first burst), then the window: CPU from each host's own
+    // readings of its processes, the IOC's count and clock at both ends.
+    await sleep(WARMUP_MS);
     const t0 = performance.now();
-    // CPU over the window after a warm-up (the subscriptions' first burst), from each host's own readings.
-    await sleep(Math.min(1000, (w.seconds * 1000) / 4));
     const stats0 = await c.ioc.stats().catch(() => undefined);
     for (const s of live()) s.r0 = s.runner!.meter.read();
     const ioc0 = c.ioc.meter.read();
+    await c.setRamp(c.rampHz);
     await sleep(Math.max(0, w.seconds * 1000 - (performance.now() - t0)));
     const stats1: IocStats | undefined = await c.ioc.stats().catch(() => undefined);
     const ioc1 = c.ioc.meter.read();
+    await c.setRamp(0);
     iocCpu = cpuBetween(ioc0, ioc1);
     iocUpdatesS = iocRate(stats0, stats1, w.records);
     for (const s of live()) {
@@ -245,12 +255,15 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
       if (r1) s.row.peakRssMb = Math.max(r1.peakKb, r1.rssKb) / 1024;
     }
     windowS = (performance.now() - t0) / 1000;
+    // The window on the IOC's own clock, which stamped every update: from the warm-up's end to now.
+    const window = stats0 && stats1 && stats1.time > stats0.time ? ([stats0.time, stats1.time] as const) : undefined;
     c.progress('shipping');
     await Promise.all(live().map(async (s) => {
       try {
         const samples = await shipSamples(s.runner!);
         s.analysis = analyseRunner(samples, {
-          names: s.names, rate: w.rateHz, startedAt: s.startedAt!, ...(s.role === 'fairness' && { rampIndex: s.names.length - 1 }),
+          names: s.names, rate: w.rateHz, startedAt: s.startedAt!, ...(s.ramp && { rampIndex: s.names.length - 1 }),
+          ...(window && { window }),
         });
         Object.assign(s.row, s.analysis.figures);
         if (s.analysis.problem) s.row.error = s.analysis.problem;
@@ -268,10 +281,8 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
   }
   for (const s of slots) s.row.ok = s.row.error === undefined && s.analysis !== undefined;
   for (const s of slots) if (s.row.ok === false && s.row.error === undefined) s.row.error = 'no samples';
-  return stepResult(c, slots, { rampHz, windowS, iocCpu, iocUpdatesS });
+  return stepResult(c, slots, { windowS, iocCpu, iocUpdatesS });
 }
-
-const row = (host: Host, role: 'load' | 'fairness', index: number): LoadRunner => ({ host: host.name, role, index, ok: false });
 
 /** CPU % of one core between two readings of one meter (undefined without both). */
 function cpuBetween(a: Reading | undefined, b: Reading | undefined): number | undefined {
@@ -282,19 +293,20 @@ function cpuBetween(a: Reading | undefined, b: Reading | undefined): number | un
 /** A step's figures pooled over its runners, judged. */
 function stepResult(
   c: StepContext, slots: readonly Slot[],
-  m: { rampHz: number; windowS: number | undefined; iocCpu: number | undefined; iocUpdatesS: number | undefined },
+  m: { windowS: number | undefined; iocCpu: number | undefined; iocUpdatesS: number | undefined },
 ): LoadStepResult {
   const w = c.workload;
-  const load = slots.filter((s) => s.role === 'load');
-  const fair = slots.filter((s) => s.role === 'fairness' && s.analysis);
+  const load = slots;
+  const fair = slots.filter((s) => s.ramp && s.analysis);
   const totalClients = c.runnersPerHost * c.hosts.length;
   const missed = load.reduce((a, s) => a + (s.row.missed ?? 0), 0);
-  const received = load.reduce((a, s) => a + Math.max(0, (s.row.samples ?? 0) - w.records), 0);
+  const received = load.reduce((a, s) => a + (s.analysis?.received ?? 0), 0);
   const latency = pooledLatency(load.flatMap((s) => (s.analysis ? [s.analysis.latencies] : [])));
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const steady = fair.map((s) => s.row.steadyFraction).filter((x): x is number => x !== undefined);
   const ramp = fair.map((s) => s.row.rampFraction).filter((x): x is number => x !== undefined);
   const published = fair.map((s) => s.row.rampPublishedHz).filter((x): x is number => x !== undefined);
+  const spans = fair.map((s) => s.analysis?.rampSeconds).filter((x): x is number => x !== undefined);
   const s: Omit<LoadStepResult, 'held' | 'limit'> = {
     client: c.client.name,
     runnersPerHost: c.runnersPerHost,
@@ -316,8 +328,9 @@ function stepResult(
     ...(m.iocUpdatesS !== undefined && { iocUpdatesS: m.iocUpdatesS }),
     ...(steady.length && ramp.length && {
       fairness: {
-        rampRateHz: m.rampHz,
+        rampRateHz: c.rampHz,
         ...(published.length && { rampPublishedHz: mean(published) }),
+        ...(spans.length && { rampSeconds: mean(spans) }),
         steadyFraction: mean(steady), rampFraction: mean(ramp), ratio: mean(ramp) / Math.max(mean(steady), 1e-9),
       },
     }),

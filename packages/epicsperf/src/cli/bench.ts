@@ -104,7 +104,7 @@ export function register(program: Command): void {
     .option('--headroom-seconds <s>', `headroom: seconds of updates each client receives at each step (${fh.seconds})`, intArg(1, 600))
     .option('--headroom-steps <list>', `headroom: the ramp, RECORDSxHZ,... lowest first (${fh.steps.map((x) => `${x.records}x${x.rateHz}`).join(',')})`, parseHeadroomSteps)
     .option('--steps <list>', `load: runners per host at each step, lowest first (${LOAD_STEPS.join(',')})`, parseLoadSteps)
-    .option('--step-seconds <s>', `load: seconds of updates at each step once every runner has connected (${LOAD_SECONDS})`, intArg(1, 600))
+    .option('--step-seconds <s>', `load: seconds each step is measured for, once every runner has connected and a one-second warm-up has passed (${LOAD_SECONDS})`, intArg(1, 600))
     .addOption(arrayTypeOption('array, array-put: element type of the waveform (double, float, int64, int32, int16, int8)').default(undefined, 'double'))
     .addOption(sizesOption('--latency-sizes').default(undefined, both(q.workloads.latency.sizes.join(','), f.workloads.latency.sizes.join(','))))
     .addOption(latencyTypeOption('--latency-type').default(undefined, 'double'))

@@ -69,7 +69,7 @@ export function loadFailuresTable(r: LoadResults, markdown = false): string {
   const columns: Column<{ s: LoadStepResult; x: LoadRunner }>[] = [
     { header: 'client', get: ({ s }) => s.client },
     { header: 'step', get: ({ s }) => loadStepLabel(s.runnersPerHost, s.hosts.length) },
-    { header: 'runner', get: ({ x }) => `${x.host} ${x.role} #${x.index}` },
+    { header: 'runner', get: ({ x }) => `${x.host} #${x.index}` },
     { header: 'why', get: ({ x }) => x.error ?? 'failed' },
   ];
   return markdown ? renderMarkdown(rows, columns) : renderTable(rows, columns);
@@ -77,7 +77,7 @@ export function loadFailuresTable(r: LoadResults, markdown = false): string {
 
 export function loadText(r: LoadResults, markdown = false): string {
   const failed = loadFailuresTable(r, markdown);
-  return `\n${loadTitle(r)}\n\n${loadTable(r, markdown)}\nEvery step (steady/ramp %: the fairness runners' share of their steady counters' and of the ramping PV's updates):\n\n` +
+  return `\n${loadTitle(r)}\n\n${loadTable(r, markdown)}\nEvery step (steady/ramp %: the share of the counters' and of the ramping PV's updates that the fairness runners received in the window):\n\n` +
     `${loadStepsTable(r, markdown)}${failed ? `\nRunners that failed:\n\n${failed}` : ''}`;
 }
 

@@ -10,12 +10,10 @@ export interface LoadWorkload {
   records: number;
   /** The counters' update rate, Hz. */
   rateHz: number;
-  /** Seconds of updates at each step, once every runner has connected. */
+  /** Seconds each step is measured for, after every runner has connected and a one-second warm-up. */
   seconds: number;
-  /** PREFIX:RAMP's rate at each step, Hz (the ramping PV of the fairness runners). */
+  /** PREFIX:RAMP's rate over each step's window, Hz (the ramping PV the fairness runners monitor). */
   rampRatesHz: number[];
-  /** Steady counters a fairness runner monitors beside PREFIX:RAMP. */
-  fairnessPvs: number;
   /** A step's latency has grown when its p99 is more than this above the client's first step's, ms. */
   latencyGrowthMs: number;
 }
@@ -27,13 +25,14 @@ export interface LoadHost {
   cores?: number;
 }
 
-/** How one runner did at one step: `load` runners carry the counters, a `fairness` runner (one
- *  per host) a few steady counters beside the ramping PV. */
+/** How one runner did at one step. Every runner monitors the counters; the first on each host (its
+ *  fairness runner) monitors PREFIX:RAMP after them too. */
 export interface LoadRunner {
   host: string;
-  role: 'load' | 'fairness';
-  /** 1-based, per host and role. */
+  /** 1-based, per host. */
   index: number;
+  /** The host's fairness runner: it monitors PREFIX:RAMP too. */
+  ramp?: boolean;
   ok: boolean;
   /** Why it failed (it crashed, did not connect, a check failed, it was killed). */
   error?: string;
@@ -45,15 +44,15 @@ export interface LoadRunner {
   peakRssMb?: number;
   /** Updates it received. */
   samples?: number;
-  /** Its counters' updates per second (the sum of each counter's own rate). */
+  /** Its counters' updates per second over the window (the sum of each counter's own rate). */
   updatesS?: number;
-  /** Counter values it never received (gaps in the counts), and in how many gaps. */
+  /** Counter values it never received (gaps in the counts, from its subscription on), and in how many gaps. */
   missed?: number;
   gaps?: number;
-  /** Receive time minus IOC timestamp, every update after each PV's first, ms. */
+  /** Receive time minus IOC timestamp, every update the IOC published in the window, ms. */
   latencyMs?: { p50: number; p99: number };
-  /** A fairness runner: the share of the steady counters' and of PREFIX:RAMP's updates it received,
-   *  and the rate PREFIX:RAMP was published at by its timestamps (Hz). */
+  /** A fairness runner: the share of its counters' and of PREFIX:RAMP's updates it received over
+   *  the window, and the rate PREFIX:RAMP was published at by its timestamps (Hz). */
   steadyFraction?: number;
   rampFraction?: number;
   rampPublishedHz?: number;
@@ -75,7 +74,7 @@ export interface LoadStepResult {
   /** Counter values the load runners never received, and their share of all updates. */
   missed: number;
   lossFraction: number;
-  /** Pooled over every update of every load runner (after each PV's first), ms. */
+  /** Pooled over every update of every load runner the IOC published in the window, ms. */
   latencyMs?: { p50: number; p99: number };
   /** Per host: its load runners' CPU added up (% of one core), how many ran and failed. */
   hosts: { host: string; cpuPercent: number; runners: number; failed: number; cores?: number }[];
@@ -83,15 +82,16 @@ export interface LoadStepResult {
    *  own count). */
   iocCpuPercent?: number;
   iocUpdatesS?: number;
-  /** Fairness runners pooled: steady counters' and PREFIX:RAMP's delivered fractions, and their
-   *  ratio (ramp / steady: 1 = treated alike, below 1 the ramping PV lost more). */
-  fairness?: { rampRateHz: number; rampPublishedHz?: number; steadyFraction: number; rampFraction: number; ratio: number };
+  /** The fairness runners averaged: their counters' and PREFIX:RAMP's delivered fractions, and the
+   *  ratio (ramp / steady: 1 = treated alike, below 1 the ramping PV lost more); the seconds of the
+   *  window their PREFIX:RAMP updates span (less than the window when their room for it filled). */
+  fairness?: { rampRateHz: number; rampPublishedHz?: number; rampSeconds?: number; steadyFraction: number; rampFraction: number; ratio: number };
   runners: LoadRunner[];
   /** No update lost, latency not grown, no runner failed. */
   held: boolean;
   /** Why the ramp stopped here (when it did not hold). */
   limit?: { kind: LoadLimitKind; text: string };
-  /** Seconds of the window (from every runner connected to its end). */
+  /** Seconds of the measured window (after every runner connected and the warm-up). */
   windowS?: number;
 }
 
