@@ -14,7 +14,7 @@ import { rank, workloadFigures, type ClientFigure, type WorkloadFigures } from '
 import { environmentRows } from './environment.js';
 import { captureBenchTable, captureStepsTable } from './capture.js';
 import { headroomStepsTable, headroomTable } from './headroom.js';
-import { loadChart, loadFailuresTable, loadStepsTable, loadTable } from './load.js';
+import { loadChart, loadDetails, loadTable } from './load.js';
 
 export const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -91,10 +91,7 @@ function detailTable(r: BenchResults, key: string): string | undefined {
   if (key === 'latency' && r.latency) return latencyTables(r.latency.runs);
   if (key === 'capture' && r.capture) return `Every load step:\n\n${captureStepsTable(r.capture)}`;
   if (key === 'headroom' && r.headroom) return `Every step:\n\n${headroomStepsTable(r.headroom)}`;
-  if (key === 'load' && r.load) {
-    const failed = loadFailuresTable(r.load);
-    return `Every step:\n\n${loadStepsTable(r.load)}${failed ? `\nRunners that failed:\n\n${failed}` : ''}`;
-  }
+  if (key === 'load' && r.load) return loadDetails(r.load);
   return undefined;
 }
 

@@ -75,10 +75,16 @@ export function loadFailuresTable(r: LoadResults, markdown = false): string {
   return markdown ? renderMarkdown(rows, columns) : renderTable(rows, columns);
 }
 
-export function loadText(r: LoadResults, markdown = false): string {
+/** Every step's table, then the runners that failed and the steps whose ramp could not be set. */
+export function loadDetails(r: LoadResults, markdown = false): string {
   const failed = loadFailuresTable(r, markdown);
-  return `\n${loadTitle(r)}\n\n${loadTable(r, markdown)}\nEvery step (steady/ramp %: the share of the counters' and of the ramping PV's updates that the fairness runners received in the window):\n\n` +
-    `${loadStepsTable(r, markdown)}${failed ? `\nRunners that failed:\n\n${failed}` : ''}`;
+  const ramp = r.steps.filter((s) => s.rampError).map((s) => `${s.client} at ${loadStepLabel(s.runnersPerHost, s.hosts.length)}: no fairness figure: ${s.rampError}\n`);
+  return `Every step (steady/ramp %: the share of the counters' and of the ramping PV's updates that the fairness runners received in the window):\n\n` +
+    `${loadStepsTable(r, markdown)}${failed ? `\nRunners that failed:\n\n${failed}` : ''}${ramp.length ? `\n${ramp.join('')}` : ''}`;
+}
+
+export function loadText(r: LoadResults, markdown = false): string {
+  return `\n${loadTitle(r)}\n\n${loadTable(r, markdown)}\n${loadDetails(r, markdown)}`;
 }
 
 /** Aggregate updates/s and p99 latency against the clients served, a line per client; a step that

@@ -86,6 +86,8 @@ export interface LoadStepResult {
    *  ratio (ramp / steady: 1 = treated alike, below 1 the ramping PV lost more); the seconds of the
    *  window their PREFIX:RAMP updates span (less than the window when their room for it filled). */
   fairness?: { rampRateHz: number; rampPublishedHz?: number; rampSeconds?: number; steadyFraction: number; rampFraction: number; ratio: number };
+  /** Why the step has no fairness figure: the ramp's rate could not be put to the IOC. */
+  rampError?: string;
   runners: LoadRunner[];
   /** No update lost, latency not grown, no runner failed. */
   held: boolean;
