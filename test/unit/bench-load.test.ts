@@ -83,6 +83,9 @@ describe('one runner of the load workload', () => {
     // the ramp's gaps are the fairness figure, not loss; the rate counts the steady counters only
     expect(a.figures.missed).toBe(0);
     expect(a.figures.updatesS).toBeCloseTo(100, 3);
+    // none of the ramp's updates of the window received, though the IOC counted 800 of them: 0
+    const starved = analyseRunner(counters(10, 10, 3), { names: [...names(10), 'TEST:RAMP'], rate: 10, startedAt: T0, rampIndex: 10, window: [T0 + 1, T0 + 3], rampPublished: 800 });
+    expect(starved.figures).toMatchObject({ steadyFraction: 1, rampFraction: 0 });
   });
 
   it('latency pooled over runners', () => {

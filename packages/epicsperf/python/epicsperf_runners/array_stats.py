@@ -1,7 +1,7 @@
 """What the built-in IOC counts on its own side while clients measure it: the counter ticks it
-posted and processed, the array updates it published (with the time of the last), and the arrays
-clients put to it, checked element by element. Answered on stdout as one `stats {json}` line when
-the harness asks."""
+posted and processed, PREFIX:RAMP's value (its updates so far), the array updates it published
+(with the time of the last), and the arrays clients put to it, checked element by element.
+Answered on stdout as one `stats {json}` line when the harness asks."""
 
 import json
 import sys
@@ -24,6 +24,8 @@ class Stats:
         self.tick_time = 0.0
         # Reads the last counter's value (the ticks the IOC really processed, plus any skips).
         self.read_counter = None
+        # Reads PREFIX:RAMP's value: it counts its own updates.
+        self.read_ramp = None
 
     def ticked(self):
         now = time.time()
@@ -57,12 +59,14 @@ class Stats:
 
     def answer(self):
         counter = self.read_counter() if self.read_counter else 0
+        ramp = self.read_ramp() if self.read_ramp else 0
         with self.lock:
             out = {"arrayUpdates": self.array_updates, "arrayTime": self.array_time,
                    "time": time.time(), "puts": self.puts, "putElements": self.put_elements,
                    "putBad": self.put_bad, "putFindings": list(self.put_findings),
                    "putFirstTime": self.put_first_time, "putLastTime": self.put_last_time,
-                   "ticks": self.ticks, "tickTime": self.tick_time, "counterValue": counter}
+                   "ticks": self.ticks, "tickTime": self.tick_time, "counterValue": counter,
+                   "rampValue": ramp}
         sys.stdout.write("stats " + json.dumps(out, separators=(",", ":")) + "\n")
         sys.stdout.flush()
 

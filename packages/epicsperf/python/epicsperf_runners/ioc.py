@@ -7,8 +7,8 @@ PREFIX:ARRAY:SKIP the array (a gap injected on the IOC side). PREFIX:RAMP counts
 PREFIX:RAMP:RATE Hz (0 = still, the default), a rate clients set at run time by a put: the load
 workload's ramping PV. Prints NAME=value lines for the
 client environment, then `ready`; runs until SIGINT/SIGTERM, or until its parent goes away
-(stdin EOF). A `stats` line on stdin is answered on stdout with `stats {json}`: the counter ticks
-and array updates it published so far (array_stats.py).
+(stdin EOF). A `stats` line on stdin is answered on stdout with `stats {json}`: the counter ticks,
+PREFIX:RAMP's value and the array updates it published so far (array_stats.py).
 """
 
 import argparse
@@ -356,6 +356,12 @@ def main(argv):
 
     ramp = args.prefix + "RAMP"
     ramp_rate = args.prefix + "RAMP:RATE"
+    ramp_buf = numpy.zeros(1, dtype=numpy.float64)
+
+    def read_ramp():
+        db_get_field(ramp, fields.DBF_DOUBLE, ramp_buf.ctypes.data, 1)
+        return float(ramp_buf[0])
+    stats.read_ramp = read_ramp
 
     def ramp_ticker():
         """Processes PREFIX:RAMP at PREFIX:RAMP:RATE Hz on an absolute schedule; reads the rate

@@ -36,6 +36,9 @@ export interface AnalyseOptions {
   /** The measured window on the IOC's clock (POSIX s): rate, latency and fairness count the
    *  updates the IOC published in it; without it, every update after each PV's first. */
   window?: readonly [number, number];
+  /** The IOC's own count of PREFIX:RAMP's updates in the window: a fairness runner that received
+   *  fewer than two of them has the share it received of these (0 when it received none). */
+  rampPublished?: number;
 }
 
 /** What one runner's samples say: the values it missed (over all of them, from its subscription
@@ -62,9 +65,10 @@ export function analyseRunner(samples: readonly Sample[], o: AnalyseOptions): Ru
   let updatesS = 0;
   for (const [pv, list] of win.entries()) {
     for (const s of list) latencies[k++] = (s.recvTime - s.iocTime) * 1000;
-    // Each counter's own rate: its updates over the time it took to receive them.
+    // Each counter's own rate: its updates received over the IOC time they span (one clock for
+    // every runner; a backlog received in a burst does not count faster than it was published).
     if (pv !== ramp && list.length >= 2) {
-      const span = list[list.length - 1]!.recvTime - list[0]!.recvTime;
+      const span = list[list.length - 1]!.iocTime - list[0]!.iocTime;
       if (span > 0) updatesS += (list.length - 1) / span;
     }
   }
@@ -84,6 +88,7 @@ export function analyseRunner(samples: readonly Sample[], o: AnalyseOptions): Ru
     const r = delivered([win[ramp] ?? []]);
     if (steady.expected > 0) figures.steadyFraction = steady.received / steady.expected;
     if (r.expected > 0) figures.rampFraction = r.received / r.expected;
+    else if ((o.rampPublished ?? 0) > 0) figures.rampFraction = (win[ramp]?.length ?? 0) / o.rampPublished!;
     // Its rate by its timestamps.
     const list = win[ramp] ?? [];
     const first = list[0];

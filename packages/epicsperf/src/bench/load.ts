@@ -209,6 +209,8 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
   let windowS: number | undefined;
   // A put of the ramp's rate that fails costs the step its fairness figure, nothing else.
   let rampError: string | undefined;
+  let rampPublished: number | undefined;
+  let rampPublishedHz: number | undefined;
   const setRamp = (hz: number) => c.setRamp(hz).catch((err: unknown) => {
     rampError ??= `PREFIX:RAMP:RATE could not be set to ${hz}: ${(err as Error).message}`;
   });
@@ -262,15 +264,20 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
       if (r1) s.row.peakRssMb = Math.max(r1.peakKb, r1.rssKb) / 1024;
     }
     windowS = (performance.now() - t0) / 1000;
-    // The window on the IOC's own clock, which stamped every update: from the warm-up's end to now.
+    // The window on the IOC's own clock, which stamped every update: from the warm-up's end to now;
+    // and the IOC's own count of the ramp's updates in it.
     const window = stats0 && stats1 && stats1.time > stats0.time ? ([stats0.time, stats1.time] as const) : undefined;
+    if (window && stats0?.rampValue !== undefined && stats1?.rampValue !== undefined) {
+      rampPublished = stats1.rampValue - stats0.rampValue;
+      rampPublishedHz = rampPublished / (window[1] - window[0]);
+    }
     c.progress('shipping');
     await Promise.all(live().map(async (s) => {
       try {
         const samples = await shipSamples(s.runner!);
         s.analysis = analyseRunner(samples, {
           names: s.names, rate: w.rateHz, startedAt: s.startedAt!, ...(s.ramp && { rampIndex: s.names.length - 1 }),
-          ...(window && { window }),
+          ...(window && { window }), ...(rampPublished !== undefined && { rampPublished }),
         });
         Object.assign(s.row, s.analysis.figures);
         if (s.analysis.problem) s.row.error = s.analysis.problem;
@@ -288,7 +295,9 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
   }
   for (const s of slots) s.row.ok = s.row.error === undefined && s.analysis !== undefined;
   for (const s of slots) if (s.row.ok === false && s.row.error === undefined) s.row.error = 'no samples';
-  return stepResult(c, slots, { windowS, iocCpu, iocUpdatesS, rampError });
+  // A ramp the IOC did not run in the window (its rate reached it too late) has no fairness figure.
+  if (rampError === undefined && rampPublished === 0) rampError = 'PREFIX:RAMP published no update in the window: the put of its rate reached the IOC too late';
+  return stepResult(c, slots, { windowS, iocCpu, iocUpdatesS, rampError, rampPublishedHz });
 }
 
 /** CPU % of one core between two readings of one meter (undefined without both). */
@@ -300,7 +309,7 @@ function cpuBetween(a: Reading | undefined, b: Reading | undefined): number | un
 /** A step's figures pooled over its runners, judged. */
 function stepResult(
   c: StepContext, slots: readonly Slot[],
-  m: { windowS: number | undefined; iocCpu: number | undefined; iocUpdatesS: number | undefined; rampError: string | undefined },
+  m: { windowS: number | undefined; iocCpu: number | undefined; iocUpdatesS: number | undefined; rampError: string | undefined; rampPublishedHz: number | undefined },
 ): LoadStepResult {
   const w = c.workload;
   const load = slots;
@@ -337,7 +346,7 @@ function stepResult(
     ...(m.rampError === undefined && steady.length && ramp.length && {
       fairness: {
         rampRateHz: c.rampHz,
-        ...(published.length && { rampPublishedHz: mean(published) }),
+        ...(m.rampPublishedHz !== undefined ? { rampPublishedHz: m.rampPublishedHz } : published.length && { rampPublishedHz: mean(published) }),
         ...(spans.length && { rampSeconds: mean(spans) }),
         steadyFraction: mean(steady), rampFraction: mean(ramp), ratio: mean(ramp) / Math.max(mean(steady), 1e-9),
       },

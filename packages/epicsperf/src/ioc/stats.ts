@@ -28,6 +28,8 @@ export interface IocStats {
   /** When the last tick was posted, POSIX s. */
   tickTime?: number;
   counterValue?: number;
+  /** PREFIX:RAMP's value when it answered: it counts up by 1 per update (the load workload's ramp). */
+  rampValue?: number;
 }
 
 /** Asks a running IOC child for its counts; one question at a time, answered in order. */

@@ -44,7 +44,8 @@ export interface LoadRunner {
   peakRssMb?: number;
   /** Updates it received. */
   samples?: number;
-  /** Its counters' updates per second over the window (the sum of each counter's own rate). */
+  /** Its counters' updates per second over the window: the sum of each counter's own rate, its
+   *  updates received over the IOC time they span. */
   updatesS?: number;
   /** Counter values it never received (gaps in the counts, from its subscription on), and in how many gaps. */
   missed?: number;
@@ -83,10 +84,11 @@ export interface LoadStepResult {
   iocCpuPercent?: number;
   iocUpdatesS?: number;
   /** The fairness runners averaged: their counters' and PREFIX:RAMP's delivered fractions, and the
-   *  ratio (ramp / steady: 1 = treated alike, below 1 the ramping PV lost more); the seconds of the
-   *  window their PREFIX:RAMP updates span (less than the window when their room for it filled). */
+   *  ratio (ramp / steady: 1 = treated alike, below 1 the ramping PV lost more); the ramp's rate
+   *  by the IOC's own count (else by its timestamps); the seconds of the window their PREFIX:RAMP
+   *  updates span (less than the window when their room for it filled). */
   fairness?: { rampRateHz: number; rampPublishedHz?: number; rampSeconds?: number; steadyFraction: number; rampFraction: number; ratio: number };
-  /** Why the step has no fairness figure: the ramp's rate could not be put to the IOC. */
+  /** Why the step has no fairness figure: the ramp's rate could not be put to the IOC, or reached it too late. */
   rampError?: string;
   runners: LoadRunner[];
   /** No update lost, latency not grown, no runner failed. */
