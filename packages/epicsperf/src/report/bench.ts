@@ -23,7 +23,7 @@ export function stealNote(p: number | undefined): string {
 export function renderBench(results: BenchResults, markdown: boolean): string {
   const out: string[] = [];
   const env = results.environment;
-  // The ramps (capture, headroom) run each step once: the repeat count is only for the others.
+  // The ramps (capture, headroom, load) run each step once: the repeat count is only for the others.
   const repeated = results.snapshot.length > 0 || results.monitor || results.array || results.arrayPut || results.latency;
   const repeats = repeated ? ` · repeats ${results.options.repeat}` : '';
   out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores)${repeats}\n${results.options.scheduling}\n`);

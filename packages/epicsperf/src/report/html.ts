@@ -149,7 +149,9 @@ export async function benchHtml(input: BenchResults | readonly BenchResults[]): 
   const figures = runs.map(workloadFigures);
   const keys = [...new Set(figures.flat().map((w) => w.key))];
   const parts: string[] = [];
-  const sub = runs.map((r, i) => `${runLabel(r, i, runs.length)} · ${r.options.profile} profile · ${r.options.repeat} run(s) per client${r.durationS ? ` · took ${Math.round(r.durationS)} s` : ''}`);
+  // The ramps (capture, headroom, load) run each step once: the repeat count is only for the others.
+  const repeated = (r: BenchResults) => r.snapshot.length > 0 || r.monitor || r.array || r.arrayPut || r.latency;
+  const sub = runs.map((r, i) => `${runLabel(r, i, runs.length)} · ${r.options.profile} profile${repeated(r) ? ` · ${r.options.repeat} run(s) per client` : ''}${r.durationS ? ` · took ${Math.round(r.durationS)} s` : ''}`);
   parts.push(`<h1>epicsperf bench</h1><p class="sub">${sub.map(esc).join('<br>')}</p>`);
   parts.push(summary(runs, figures));
   for (const k of keys) parts.push(await workloadSection(runs, figures, k));
