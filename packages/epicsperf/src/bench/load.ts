@@ -128,8 +128,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadResults> {
  *  environment, and its host's address when it runs elsewhere (an agent's endpoint, tcp://host:port). */
 function rampPutter(ioc: Ioc, iocHost: Host): { put(hz: number): Promise<void>; close(): Promise<void> } {
   const env: Record<string, string> = { ...ioc.env };
-  if (iocHost.name !== LOCAL && /^[a-z]+:\/\//.test(iocHost.address)) {
-    env.EPICS_CA_ADDR_LIST = new URL(iocHost.address).hostname;
+  // An IOC serving every interface gives only its ports: this process names its host.
+  if (env.EPICS_CA_ADDR_LIST === undefined) {
+    env.EPICS_CA_ADDR_LIST = iocHost.name !== LOCAL && /^[a-z]+:\/\//.test(iocHost.address) ? new URL(iocHost.address).hostname : '127.0.0.1';
     env.EPICS_CA_AUTO_ADDR_LIST = 'NO';
   }
   const ctx = new Context({ env });

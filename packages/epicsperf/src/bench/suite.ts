@@ -16,8 +16,7 @@ import type { CaptureClient } from '../capture/orchestrate.js';
 import { runPutWorkloads } from './put-suite.js';
 import { runHeadroom } from './headroom.js';
 import { runLoad } from './load.js';
-import { LocalHost } from './local-host.js';
-import { LOCAL, type Host } from '../hosts/host.js';
+import { LOCAL } from '../hosts/host.js';
 import {
   BENCH_FORMAT, heldRate, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type HeadroomStepResult, type LoadStepResult, type MonitorRun,
   type SnapshotRun, type SnapshotWorkload,
@@ -80,8 +79,6 @@ export interface BenchOptions extends Omit<BenchRunOptions, 'clients' | 'schedul
   onProgress?: (text: string) => void;
   /** A step (one client, one workload, one run) starts or ends. */
   onStep?: (e: StepEvent) => void;
-  /** Where the load workload's runners run, all at once (default: this host); the IOC runs on the first. */
-  hosts?: readonly Host[];
 }
 
 /** One step of a bench run: `index` of `total` (from 1), and at its end a one-line outcome. */
@@ -293,8 +290,14 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   }
   const lw = o.workloads.load;
   if (lw) {
+    // Every agent of --hosts runs the step's runners of each client, against the IOC where it is
+    // placed (here unless --place ioc=); without --hosts, this host runs them and the IOC.
+    const loadClients = ready.filter((c) => c.workloads.includes('monitor'));
+    const agents = pl.hosts.filter((h) => h.name !== LOCAL);
+    const hosts = pl.spread && agents.length > 0 ? agents : [pl.hosts[0]!];
+    await Promise.all(agents.filter((h) => hosts.includes(h)).map((h) => h.prepare(loadClients.map((c) => c.name), false)));
     results.load = await runLoad({
-      clients: ready.filter((c) => c.workloads.includes('monitor')), hosts: o.hosts ?? [new LocalHost(o.python)],
+      clients: loadClients, hosts, iocHost: pl.iocHost,
       steps: lw.steps, records: lw.records, rate: lw.rateHz, stepSeconds: lw.seconds, onProgress: progress,
       // This host's cores are in the report already; another host's come from its own report.
       hostCores: { [LOCAL]: o.report.cpu.cores },

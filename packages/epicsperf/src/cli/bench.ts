@@ -20,7 +20,6 @@ import { countOption, latencyTypeOption, sizesOption } from './latency-options.j
 import { headroomStep } from '../bench/headroom.js';
 import { headroomStepLabel, type HeadroomStep } from '../results/index.js';
 import { LOAD_SECONDS, LOAD_STEPS, loadWorkload } from '../bench/load.js';
-import { LocalHost } from '../bench/local-host.js';
 
 const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture', 'headroom', 'load', 'all'];
 
@@ -168,8 +167,6 @@ export function register(program: Command): void {
             ? loadWorkload({ steps: opts.steps ?? LOAD_STEPS, records: opts.records ?? p.monitor.records, rate: opts.rate ?? p.monitor.rate, stepSeconds: opts.stepSeconds ?? LOAD_SECONDS })
             : undefined,
         },
-        // The load workload's runners run here for now: one host, which also runs the IOC.
-        hosts: [new LocalHost(python)],
         repeat: opts.repeat ?? profile.repeat,
         timeoutMs: opts.timeout ?? profile.timeoutMs,
         records: opts.records ?? p.monitor.records,
