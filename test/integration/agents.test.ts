@@ -19,6 +19,10 @@ const PORT = 5599;
 const AGENTS = ['a', 'b', 'c'] as const;
 
 interface Row { client: string; host?: string; ok: boolean; error?: string; cpuPercent?: { mean: number }; check?: { ok: boolean; pvs: number; samples: number; findings: string[] } }
+interface LoadResults {
+  hosts: { name: string }[];
+  steps: { totalClients: number; updatesS: number; hosts: { host: string; cpuPercent: number; runners: number }[]; runners: { host: string; ok: boolean }[]; fairness?: { steadyFraction: number } }[];
+}
 interface Results { monitor?: { runs: Row[] }; hosts?: { name: string; address: string; runs: string[]; environment: { epicsperf: string } }[] }
 
 /** Processes of the project's runners and IOC in a namespace (`only`: whose command line has it). */
@@ -142,6 +146,24 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
     // The agents live on and serve the next orchestrator.
     for (const n of AGENTS) expect(agents[n]!.exitCode).toBeNull();
   }, 120_000);
+
+  it('a load run of 2 hosts x 4 node clients completes, each host measured there', async () => {
+    const two = AGENTS.slice(0, 2).map((n) => `${n}=tcp://${hostOf[n]!.address}:${PORT}`).join(',');
+    const r = await epicsperf(['bench', 'load', '--clients', 'node', '--steps', '2,4', '--records', '50', '--rate', '10', '--step-seconds', '3', '--format', 'json', '--hosts', two]);
+    expect(r.code, r.stderr).toBe(0);
+    const load = (JSON.parse(r.stdout) as { load: LoadResults }).load;
+    // The IOC ran here (local), the runners on a and b.
+    expect(load.hosts.map((h) => h.name).sort()).toEqual(['a', 'b', 'local']);
+    const last = load.steps[load.steps.length - 1]!;
+    expect(load.steps.map((s) => s.totalClients)).toEqual([4, 8]);
+    expect(last.runners.filter((x) => x.ok).map((x) => x.host).sort()).toEqual(['a', 'a', 'a', 'a', 'b', 'b', 'b', 'b']);
+    const busy = last.hosts.filter((h) => h.runners > 0);
+    expect(busy.map((h) => h.host)).toEqual(['a', 'b']);
+    for (const h of busy) expect(h.cpuPercent).toBeGreaterThan(0);
+    // Every update of 50 counters at 10 Hz reached each of the 8 clients.
+    expect(last.updatesS).toBeGreaterThan(0.8 * 8 * 50 * 10);
+    expect(last.fairness?.steadyFraction).toBeGreaterThan(0.9);
+  }, 180_000);
 
   it('leaves no namespace behind', () => {
     const names = rig!.hosts.map((h) => h.ns);
