@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# The agent's overhead: a node monitor of 1,000 counters x 10 Hz on host h2 against the IOC on
+# Clients on several hosts, for docs/results.md. First `bench load` on three agent hosts (h2..h4)
+# against the built-in IOC on h1: how many node clients, then pyepics clients, one IOC serves at
+# 1,000 counters x 10 Hz with no loss (load-node, load-pyepics). Then the agent's overhead: a node monitor of 1,000 counters x 10 Hz on host h2 against the IOC on
 # h1, its runner's CPU measured by the harness on h2 itself, and measured through agent a on h2
 # by an orchestrator on h1; the same runner host, the same IOC, the same network path; runs
 # interleaved in one session. The hosts are network namespaces on one bridge (198.18.1.0/24,
 # links shaped to 1 Gbit/s), made here and removed at the end: h1 runs the orchestrator and the
 # IOC, h2..h4 run agents a..c. Needs root.
-# Writes benchmarks/results/agents.md.
-#   benchmarks/agents.sh [ROUNDS] (default 3)
+# Writes benchmarks/results/load-node.*, load-pyepics.* and agents.md.
+#   benchmarks/agents.sh [ROUNDS] (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${1:-3}
-OUT=benchmarks/results/agents.md
+ROUNDS=${1:-5}
+out=benchmarks/results
+OUT=$out/agents.md
+. benchmarks/record.sh
 BIN=packages/epicsperf/bin/epicsperf.js
 TAG=epbn$$
 SUB=198.18.1
@@ -66,6 +70,12 @@ cpu() {
   rm -f "$out" "$err"
 }
 MON=(monitor --client node --ioc env --records 1000 --rate 10 --samples 300 --format json)
+# How many clients one IOC serves: N runners on each of the three agents' hosts, N rising.
+record load-node on h1 node "$BIN" bench load --clients node --hosts "$HOSTS" --keys "$KEYS" --steps 1,2,4,8,16 \
+  --records 1000 --rate 10 --step-seconds 10 --format markdown --out "$out/load-node.json"
+record load-pyepics on h1 node "$BIN" bench load --clients pyepics --hosts "$HOSTS" --keys "$KEYS" --steps 1,2,3,4 \
+  --records 1000 --rate 10 --step-seconds 10 --format markdown --out "$out/load-pyepics.json"
+
 # One IOC on h1 for both kinds of run, found by broadcast from h2 (the EPICS defaults).
 on h1 node "$BIN" ioc --listen 0.0.0.0 --records 1000 --rate 10 --array-elements 0 >/dev/null 2>&1 &
 sleep 5
@@ -81,8 +91,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(
 ml=$(median "${local_cpu[@]}")
 ma=$(median "${agent_cpu[@]}")
 {
-  echo "<!-- \`benchmarks/agents.sh $ROUNDS\`, $(date -u +%Y-%m-%d), $(hostname), $(nproc) cores -->"
-  echo
+  printf 'benchmarks/agents.sh %s (%s, %s)\n\n' "$ROUNDS" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(hostname)"
   echo "Node monitor, 1,000 counters x 10 Hz, 300 samples per PV (30 s); the runner's CPU (% of a core, the mean of its 1 s samples: /proc counts whole 10 ms ticks, so a single second is 0 or 1 %)."
   echo "The runner on h2, the IOC on h1 (1 Gbit/s links). Rounds interleaved: measured by the harness on h2 (local), then by an orchestrator on h1 through agent a on h2."
   echo

@@ -5,7 +5,7 @@
 // killed orchestrator leaves nothing running; the namespaces are gone afterwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, runCli } from '../helpers/cli.js';
@@ -106,6 +106,16 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
     for (const h of r.hosts!) expect(h.environment.epicsperf).toMatch(/\d/);
     expect(l.hosts).toBeUndefined();
   }, 300_000);
+
+  it('a snapshot on one host of an IOC on another, each value checked there by c-libca', async () => {
+    const list = join(keys, 'pvs.txt');
+    writeFileSync(list, 'TEST:CALC1\nTEST:CALC2\nTEST:MISSING1\nTEST:CALC3\n');
+    const r = await epicsperf(['snapshot', list, '--ioc', 'builtin', '--check', '--format', 'json', '--hosts', hostsArg(), '--place', 'node=b,ioc=c'], 120_000);
+    expect(r.code, r.stderr).toBe(1); // a missing PV
+    const run = JSON.parse(r.stdout) as { host: string; answered: number; wrong: number; rows: { name: string; ok: boolean; correct?: boolean }[] };
+    expect(run).toMatchObject({ host: 'b', answered: 3, wrong: 0 });
+    expect(run.rows.map((x) => [x.ok, x.correct])).toEqual([[true, true], [true, true], [false, undefined], [true, true]]);
+  }, 150_000);
 
   it('an orchestrator whose key the agents do not trust gets nothing', async () => {
     const other = mkdtempSync(join(tmpdir(), 'epicsperf-keys-'));

@@ -38,6 +38,7 @@ export function snapshotJson(run: SnapshotRun, timeoutMs: number): string {
   return JSON.stringify({
     schema: SNAPSHOT_FORMAT,
     client: run.client,
+    ...(run.host && { host: run.host }),
     version: run.version,
     timeoutMs,
     wallMs: run.wallMs,
