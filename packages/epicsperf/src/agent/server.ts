@@ -16,6 +16,9 @@ import {
 
 const log = getLogger('agent');
 
+/** What an orchestrator may choose of the IOC an agent starts (checked by startIoc). */
+const IOC_OPTIONS = ['records', 'rate', 'prefix', 'nameStyle', 'arrayElements', 'arrayRate', 'arrayType', 'latencyElements', 'startTimeout', 'accessSecurity'] as const;
+
 export interface AgentOptions {
   /** tcp://ADDR:PORT */
   bind: string;
@@ -192,7 +195,10 @@ export class Agent {
     });
   }
 
-  private async startIoc(s: Session, rid: string, options: IocOptions): Promise<Record<string, unknown>> {
+  private async startIoc(s: Session, rid: string, asked: IocOptions): Promise<Record<string, unknown>> {
+    // The IOC's shape only: never an interpreter, ports or an address from the other end.
+    const options: IocOptions = {};
+    for (const k of IOC_OPTIONS) if (asked?.[k] !== undefined) Object.assign(options, { [k]: asked[k] });
     const ioc = await this.host.startIoc({ ...options, listen: '0.0.0.0' });
     s.iocs.set(rid, ioc);
     void ioc.exited.then((code) => {
