@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { Reply, Router } from 'zeromq';
 import { getLogger } from '../log.js';
 import { LocalHost } from '../bench/local-host.js';
+import { findClient } from '../bench/clients.js';
 import type { Runner, RunnerExit } from '../runner/process.js';
 import type { Ioc, IocOptions } from '../ioc/index.js';
 import type { Meter } from '../procstat.js';
@@ -165,7 +166,7 @@ export class Agent {
 
   private startRunner(s: Session, m: Message): void {
     const rid = String(m.rid);
-    const refused = refuseRequest(m);
+    const refused = findClient(String(m.client)) ? refuseRequest(m) : `no client ${String(m.client)} here`;
     const exit = (e: RunnerExit, meter?: Meter) => this.send(s, { t: 'exit', rid, code: e.code, signal: e.signal, ...(meter && { r: meter.read() }) });
     if (refused) {
       this.send(s, { t: 'stderr', rid, line: `refused by the agent: ${refused}` });

@@ -56,7 +56,7 @@ export function clientNames(): string[] {
 }
 
 /** The command line that starts a client's runner for a workload, and what it adds to the environment. */
-export function runnerCommand(spec: ClientSpec, python: string): { command: string; args: string[]; env?: Record<string, string> } {
+export function runnerCommand(spec: Pick<ClientSpec, 'name'>, python: string): { command: string; args: string[]; env?: Record<string, string> } {
   const dist = join(PACKAGE_ROOT, 'dist', 'bench', 'runners');
   switch (spec.name) {
     case 'node':
