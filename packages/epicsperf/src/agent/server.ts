@@ -208,7 +208,7 @@ export class Agent {
     });
     return {
       env: ioc.env, caPort: ioc.caPort, pvaPort: ioc.pvaPort, prefix: ioc.prefix, pid: ioc.pid,
-      records: options.records ?? ioc.counterNames().length, nameStyle: options.nameStyle ?? 'plain', r: ioc.meter.read(),
+      records: options.records ?? ioc.counterNames().length, nameStyle: options.nameStyle ?? 'plain',
     };
   }
 
