@@ -21,6 +21,7 @@ export default defineConfig({
       { find: /^epics-client$/, replacement: client('index.ts') },
       { find: /^epics-client\/ca$/, replacement: client('ca/index.ts') },
       { find: /^epics-client\/pva$/, replacement: client('pva/index.ts') },
+      { find: /^epics-client\/saveset$/, replacement: client('saveset/index.ts') },
     ],
   },
   test: {
