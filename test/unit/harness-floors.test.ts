@@ -19,16 +19,16 @@ interface Rules {
   bare: (spec: string) => string | undefined;
 }
 
-const CLIENT_ENTRIES = new Set(['epics-client', 'epics-client/ca', 'epics-client/pva']);
+const CLIENT_ENTRIES = new Set(['epics-client', 'epics-client/ca', 'epics-client/pva', 'epics-client/saveset']);
 
 /** The tool's floors. */
 const FLOORS: Record<string, number> = {
   // helpers that import nothing of the tool
-  errors: 0, log: 0, children: 0, defaults: 0, home: 0, procstat: 0,
+  errors: 0, log: 0, children: 0, defaults: 0, home: 0, procstat: 0, atomic: 0,
   // data and formats: result shapes (and their store), the PV-list format
   results: 1, pvlist: 1,
-  // the Python environment; the reports (pure functions of results)
-  pyenv: 2, report: 2,
+  // the Python environment; the reports (pure functions of results); snapshot files on disk
+  pyenv: 2, report: 2, snapshots: 2,
   // services the workloads use: one runner process, the built-in IOC, the environment report
   runner: 3, ioc: 3, doctor: 3,
   // operations on runners (bench's capture workload calls capture's); hosts as places to run them
@@ -50,7 +50,7 @@ const TOOL: Rules = {
 
 /** The client's floors: the sans-I/O cores, the sockets, the API, the entry point. */
 const CLIENT: Rules = {
-  floors: { log: 0, ca: 1, pva: 2, transport: 3, client: 4, index: 5 },
+  floors: { log: 0, ca: 1, pva: 2, transport: 3, client: 4, index: 5, saveset: 5 },
   bare: (spec) => (spec.startsWith('node:') ? undefined : 'the client has no dependency: node:* only'),
 };
 

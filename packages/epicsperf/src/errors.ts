@@ -7,7 +7,8 @@ export type HarnessErrorCode =
   | 'EPICSPERF_RUNNER'
   | 'EPICSPERF_IOC'
   | 'EPICSPERF_PYTHON_ENV'
-  | 'EPICSPERF_RESULTS';
+  | 'EPICSPERF_RESULTS'
+  | 'EPICSPERF_SNAPSHOT_FILE';
 
 /** Base class of every error the harness reports. */
 export class HarnessError extends Error {
@@ -22,7 +23,7 @@ export class HarnessError extends Error {
   }
   /** True when the user's input was at fault (the CLI exits with code 2). */
   get isInputError(): boolean {
-    return this.code === 'EPICSPERF_USAGE' || this.code === 'EPICSPERF_PV_LIST' || this.code === 'EPICSPERF_RESULTS';
+    return this.code === 'EPICSPERF_USAGE' || this.code === 'EPICSPERF_PV_LIST' || this.code === 'EPICSPERF_RESULTS' || this.code === 'EPICSPERF_SNAPSHOT_FILE';
   }
 }
 
@@ -37,6 +38,13 @@ export class UsageError extends HarnessError {
 export class PvListError extends HarnessError {
   constructor(message: string) {
     super('EPICSPERF_PV_LIST', message);
+  }
+}
+
+/** A snapshot file that cannot be read or written: unreadable, of no known format, malformed. */
+export class SnapshotFileError extends HarnessError {
+  constructor(message: string) {
+    super('EPICSPERF_SNAPSHOT_FILE', message);
   }
 }
 

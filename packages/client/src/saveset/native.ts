@@ -2,7 +2,7 @@
 // run's metadata with the format's name and version; every following line is one PV as a JSON
 // object, in list order, its keys always in the same order. A change of one PV is a change of
 // its line. Numbers JSON cannot hold (NaN, Infinity, -Infinity) are written as those words in
-// quotes and read back as numbers for a PV of a numeric type. docs/snapshot-format.md describes it.
+// quotes and read back as numbers for a PV of a numeric type. docs/snapshots.md describes it.
 import { BadArgumentError } from '../client/errors.js';
 import type { SavedPv, SavedValue, SaveSet, SaveSetMeta } from './types.js';
 

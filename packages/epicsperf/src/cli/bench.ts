@@ -8,7 +8,8 @@ import { compactResults, parseSnapshotWorkload, runBench, SNAPSHOT_WORKLOADS } f
 import { PROFILES } from '../bench/profiles.js';
 import { benchHtml } from '../report/html.js';
 import { renderBench } from '../report/bench.js';
-import { ensureWritable, keepRun, resultsDir, writeAtomic } from '../results/store.js';
+import { writeAtomic } from '../atomic.js';
+import { ensureWritable, keepRun, resultsDir } from '../results/store.js';
 import { exitOnSignals, parseClientList, placement, prepareClients, type HostOpts } from './common.js';
 import { BenchProgress } from './progress.js';
 import {

@@ -2,7 +2,8 @@
 // difference is larger than the run-to-run spread; exit 0 unless a file is bad, or with
 // --fail-on-regression PCT, 1 when B is worse than A by more than PCT % beyond the spread.
 import type { Command } from 'commander';
-import { loadResults, writeAtomic } from '../results/store.js';
+import { writeAtomic } from '../atomic.js';
+import { loadResults } from '../results/store.js';
 import { compareHtml, compareRuns, compareText, regressions } from '../report/compare.js';
 import { runLabel } from '../report/html.js';
 import { formatOption, numberArg } from './options.js';

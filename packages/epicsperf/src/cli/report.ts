@@ -1,7 +1,8 @@
 // `epicsperf report <file.json>...`: renders kept bench runs again (several files: one report,
 // the runs side by side), as a table or Markdown on stdout, and as HTML or Markdown files.
 import type { Command } from 'commander';
-import { loadResults, writeAtomic } from '../results/store.js';
+import { writeAtomic } from '../atomic.js';
+import { loadResults } from '../results/store.js';
 import { benchHtml, runLabel } from '../report/html.js';
 import { renderRuns } from '../report/bench.js';
 import { formatOption } from './options.js';

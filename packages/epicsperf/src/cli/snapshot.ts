@@ -1,11 +1,15 @@
 // `epicsperf snapshot FILE`: read every PV in a list once, concurrently, each against its own timeout.
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { save } from 'epics-client/saveset';
 import { DEFAULTS } from '../defaults.js';
-import { readPvList } from '../pvlist.js';
+import { UsageError } from '../errors.js';
+import { fmt } from '../report/table.js';
+import { formatForName, readNames, writeSaveSet } from '../snapshots/files.js';
 import { runSnapshot } from '../bench/snapshot.js';
 import { snapshotCsv, snapshotJson, snapshotTable } from '../report/snapshot.js';
 import { exitOnSignals, parseClient, orClose, placement, Progress, prepareClients, target, type HostOpts } from './common.js';
 import { clientOption, formatOption, hostsOption, iocOption, keysOption, placeOption, timeoutOption, type IocMode } from './options.js';
+import { protocolOption, withSavesetContext } from './saveset-common.js';
 
 interface Opts extends HostOpts {
   timeout: number;
@@ -13,13 +17,18 @@ interface Opts extends HostOpts {
   format: 'table' | 'json' | 'csv';
   ioc: IocMode;
   check?: boolean;
+  save?: string;
+  comment?: string;
+  label?: string[];
+  macro?: Record<string, string>;
+  protocol: string;
 }
 
 export function register(program: Command): void {
   program
     .command('snapshot')
     .description('read every PV in a list once, concurrently, each against its own timeout (exit 0: all answered, 1: some failed)')
-    .argument('<file>', 'PV list: one name per line, # comments; - reads stdin')
+    .argument('<file>', 'PV list (one name per line, # comments; - reads stdin), an autosave .req file, or a saved snapshot')
     .addOption(timeoutOption())
     .addOption(clientOption('client that reads'))
     .addOption(formatOption(['table', 'json', 'csv'] as const))
@@ -28,10 +37,16 @@ export function register(program: Command): void {
     .addOption(hostsOption())
     .addOption(placeOption())
     .addOption(keysOption())
+    .option('--save <file>', "save what was read: this project's snapshot file, or Phoebus CSV (.csv) or PSI snapshot (.snap) by the name")
+    .option('--comment <text>', 'a comment kept with the saved snapshot')
+    .addOption(new Option('--label <label>', 'a label kept with the saved snapshot (repeatable)').argParser((v: string, prev: string[] = []) => [...prev, v]))
+    .addOption(new Option('--macro <name=value>', 'a macro of an autosave .req file (repeatable)').argParser(macroArg))
+    .addOption(protocolOption())
     .action(async (file: string, opts: Opts) => {
       const format = opts.format;
       const client = parseClient(opts.client, 'snapshot');
-      const names = readPvList(file);
+      const names = readNames(file, opts.macro);
+      if (opts.save !== undefined) return saveSnapshot(names, opts);
       exitOnSignals();
       const python = await prepareClients([client], opts.ioc === 'builtin', opts.check === true);
       const records = names.reduce((m, n) => Math.max(m, counterIndex(n)), DEFAULTS.records);
@@ -53,6 +68,35 @@ export function register(program: Command): void {
         await pl.close();
       }
     });
+}
+
+/** `--save`: read with this project's client in this process, and write the snapshot file whole. */
+async function saveSnapshot(names: string[], opts: Opts): Promise<void> {
+  if (opts.client !== 'node') throw new UsageError(`--save reads with this project's client (node), not ${opts.client}`);
+  if (opts.hosts !== undefined || opts.check) throw new UsageError(`--save reads on this host, without --hosts or --check`);
+  const path = opts.save!;
+  formatForName(path);
+  exitOnSignals();
+  const t = await target(opts.ioc, { arrayElements: 0, rate: 1, records: names.reduce((m, n) => Math.max(m, counterIndex(n)), DEFAULTS.records) });
+  try {
+    const t0 = performance.now();
+    const set = await withSavesetContext(opts.protocol, (ctx) => save(ctx, names, { timeout: opts.timeout, comment: opts.comment, labels: opts.label }), t.env);
+    const seconds = (performance.now() - t0) / 1000;
+    const kind = writeSaveSet(path, set);
+    const missing = set.pvs.filter((p) => !p.ok);
+    for (const p of missing.slice(0, 20)) process.stderr.write(`  not saved: ${p.name}: ${p.error}\n`);
+    if (missing.length > 20) process.stderr.write(`  ... and ${missing.length - 20} more not saved (all are in the file)\n`);
+    process.stdout.write(`saved ${set.pvs.length} PVs to ${path} (${kind}): ${set.pvs.length - missing.length} answered, ${missing.length} not, read in ${fmt(seconds, 3)} s\n`);
+    process.exitCode = missing.length > 0 ? 1 : 0;
+  } finally {
+    await t.stop();
+  }
+}
+
+function macroArg(v: string, prev: Record<string, string> = {}): Record<string, string> {
+  const eq = v.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError('expected NAME=VALUE');
+  return { ...prev, [v.slice(0, eq)]: v.slice(eq + 1) };
 }
 
 /** The highest counter a list names (TEST:CALC<n>), so the built-in IOC serves them all. */

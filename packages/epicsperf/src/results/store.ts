@@ -1,8 +1,9 @@
 // Kept bench runs: where they live (EPICSPERF_HOME/results or --results-dir), writing a run's
 // JSON and HTML without ever leaving a half-written file, listing past runs, and reading a
 // stored file back with its format version checked.
-import { accessSync, constants, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { writeAtomic } from '../atomic.js';
 import { epicsperfHome } from '../home.js';
 import { ResultsFileError } from '../errors.js';
 import { BENCH_FORMAT, type BenchResults } from './index.js';
@@ -19,18 +20,6 @@ export function ensureWritable(dir: string): void {
     accessSync(dir, constants.W_OK);
   } catch (err) {
     throw new ResultsFileError(`cannot keep results in ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-}
-
-/** Writes `text` to `path` through a temporary file in the same folder and a rename. */
-export function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(tmp, text);
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
   }
 }
 

@@ -1,0 +1,42 @@
+// `epicsperf diff <a> <b>` and `epicsperf diff <a> --live`: two saved snapshots (of any format
+// read) compared PV by PV, or one with the machine as it is now, within a tolerance. Exit 0 when
+// equal, 1 when not, 2 on bad input.
+import type { Command } from 'commander';
+import { compare, compareLive } from 'epics-client/saveset';
+import { UsageError } from '../errors.js';
+import { renderDiff, type SavesetFormat } from '../report/saveset.js';
+import { readSaveSet } from '../snapshots/files.js';
+import { formatOption, timeoutOption } from './options.js';
+import { addToleranceOptions, protocolOption, toleranceRule, withSavesetContext, type ToleranceOpts } from './saveset-common.js';
+
+interface Opts extends ToleranceOpts {
+  live?: boolean;
+  timeout: number;
+  format: SavesetFormat;
+  all?: boolean;
+  protocol: string;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('diff')
+    .description('compare two saved snapshots, or one with the live machine (--live), within a tolerance (exit 0: equal, 1: not)')
+    .argument('<a>', 'a saved snapshot: this project\'s, Phoebus CSV, PSI .snap or autosave .sav')
+    .argument('[b]', 'the snapshot to compare it with')
+    .option('--live', 'compare with the PVs as they are now (read from the IOCs the EPICS_* environment names)')
+    .addOption(timeoutOption())
+    .addOption(formatOption(['table', 'json', 'markdown'] as const))
+    .option('--all', 'list every PV, the equal ones too')
+    .addOption(protocolOption());
+  addToleranceOptions(cmd).action(async (a: string, b: string | undefined, opts: Opts) => {
+    if (opts.live === (b !== undefined)) throw new UsageError(b === undefined ? 'diff needs a second snapshot or --live' : 'give a second snapshot or --live, not both');
+    const A = readSaveSet(a).set;
+    const tolerance = toleranceRule(opts);
+    const view = { all: opts.all, labels: [a, b ?? 'live'] as [string, string] };
+    const d = b !== undefined
+      ? compare(A, readSaveSet(b).set, { tolerance })
+      : await withSavesetContext(opts.protocol, (ctx) => compareLive(ctx, A, { tolerance, timeout: opts.timeout }));
+    process.stdout.write(renderDiff(d, opts.format, view));
+    process.exitCode = d.equal ? 0 : 1;
+  });
+}
