@@ -1,9 +1,10 @@
 // Readings carry what their form carries (a timestamp only in TIME forms, checked at run time and
 // in the types), the 'full' get merges TIME and CTRL, info() tells what pyepics's cainfo fields
 // tell for a PV of every native type of the built-in IOC, and the IOC's access security
-// changing a client's rights reaches a monitor's stream as events no full queue drops.
+// changing a client's rights reaches a monitor's stream as events no full queue drops. The IOC's
+// settings records answer with their types and values, and its read-only record refuses a put.
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
+import { settingNames, settingValue, startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import {
   AccessDeniedError, type ChannelInfo, type Context, type CtrlReading, type DbrMetadata, type MonitorEvent, NotFoundError, type TimeReading,
 } from '../../packages/client/src/index.js';
@@ -17,7 +18,7 @@ const K = 'TEST:KIND:';
 const BY_TYPE = ['STRING', 'SHORT', 'FLOAT', 'ENUM', 'CHAR', 'LONG', 'DOUBLE', 'ARR:SHORT', 'ARR:DOUBLE', 'LONGSTRING', 'DYN'].map((k) => K + k);
 
 beforeAll(async () => {
-  ioc = await startIoc({ records: 2, rate: 10, arrayElements: 0, accessSecurity: true });
+  ioc = await startIoc({ records: 2, rate: 10, arrayElements: 0, accessSecurity: true, settings: 10 });
   ctx = contextFor(ioc.env);
 });
 
@@ -177,5 +178,40 @@ describe('access rights', () => {
     ]);
     expect(m.overruns).toBeGreaterThan(0);
     expect(seen.at(-1)).toMatchObject({ kind: 'update', value: 5 });
+  });
+});
+
+describe('the settings records and the read-only record', () => {
+  it('PREFIX:SET:1..10 answer with the type and value of their index mod 5', async () => {
+    const names = settingNames('TEST:', 10);
+    expect(names[0]).toBe('TEST:SET:1');
+    // By i mod 5: ao, longout, mbbo, stringout, waveform DOUBLE[16].
+    const kinds = [
+      { nativeType: 'double', elementCount: 1 },
+      { nativeType: 'long', elementCount: 1 },
+      { nativeType: 'enum', elementCount: 1 },
+      { nativeType: 'string', elementCount: 1 },
+      { nativeType: 'double', elementCount: 16 },
+    ];
+    for (const [k, name] of names.entries()) {
+      const i = k + 1;
+      expect(await ctx.info(name), name).toMatchObject({ ...kinds[i % 5], readAccess: true, writeAccess: true });
+      const r = await ctx.get(name, { form: 'ctrl' });
+      const want = settingValue(i);
+      expect(Array.isArray(want) ? Array.from(r.value as ArrayLike<number>) : r.value, name).toEqual(want);
+      expect(r.severity, name).toBe(0);
+      if (i % 5 === 0) expect(r.metadata, name).toMatchObject({ precision: 3, units: 'mm' });
+      if (i % 5 === 2) expect(r.metadata, name).toMatchObject({ enumStrings: ['Off', 'On', 'Standby', 'Fault'] });
+    }
+  });
+
+  it('PREFIX:KIND:LOCKED reads 7, and a put to it fails with access denied', async () => {
+    const name = `${K}LOCKED`;
+    expect((await ctx.get(name)).value).toBe(7);
+    expect(await ctx.info(name)).toMatchObject({ readAccess: true, writeAccess: false });
+    const err = await ctx.put(name, 8, { timeout: 1000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AccessDeniedError);
+    expect(err).toMatchObject({ code: 'ERR_EPICS_ACCESS_DENIED' });
+    expect((await ctx.get(name)).value).toBe(7);
   });
 });

@@ -5,7 +5,8 @@ waveform PREFIX:ARRAY of --array-type (every element of update k equals k, wrapp
 type). Writing N to PREFIX:SKIP makes every counter skip N values at its next update, and N to
 PREFIX:ARRAY:SKIP the array (a gap injected on the IOC side). PREFIX:RAMP counts up by 1 at
 PREFIX:RAMP:RATE Hz (0 = still, the default), a rate clients set at run time by a put: the load
-workload's ramping PV. Prints NAME=value lines for the
+workload's ramping PV. --settings N adds PREFIX:SET:1..N, settings of mixed types that stay put
+until written (save, compare and restore). Prints NAME=value lines for the
 client environment, then `ready`; runs until SIGINT/SIGTERM, or until its parent goes away
 (stdin EOF). A `stats` line on stdin is answered on stdout with `stats {json}`: the counter ticks,
 PREFIX:RAMP's value and the array updates it published so far (array_stats.py).
@@ -47,6 +48,8 @@ def parse_args(argv):
     p.add_argument("--array-rate", required=True)
     p.add_argument("--array-type", choices=sorted(ARRAY_TYPES), default="double")
     p.add_argument("--latency-elements", type=int, default=0)
+    p.add_argument("--settings", type=int, default=0,
+                   help="settings records PREFIX:SET:1..N of mixed types (see settings_records)")
     p.add_argument("--ca-port", type=int, required=True)
     p.add_argument("--pva-port", type=int, required=True)
     p.add_argument("--pva-broadcast-port", type=int, required=True)
@@ -55,7 +58,8 @@ def parse_args(argv):
                    help="address the servers bind: 127.0.0.1 (this host only, beacons to loopback), "
                         "an interface's address, or 0.0.0.0 (every interface, beacons by broadcast)")
     p.add_argument("--access-security", action="store_true",
-                   help="load an access security file: KIND:GATED writable only while KIND:GATE is 1")
+                   help="load an access security file: KIND:GATED writable only while KIND:GATE is 1, "
+                        "KIND:LOCKED never writable")
     p.add_argument("--watch-stdin", action="store_true",
                    help="exit when stdin reaches EOF (the parent is gone)")
     return p.parse_args(argv)
@@ -77,6 +81,26 @@ def counter_name(prefix, style, i):
 
 def counter_indices(records, style):
     return range(0, records) if style == "padded" else range(1, records + 1)
+
+
+# A settings record's type by its index i mod 5, and its waveform's length.
+SETTING_KINDS = ("ao", "longout", "mbbo", "stringout", "waveform")
+SETTING_STATES = ("Off", "On", "Standby", "Fault")
+SETTING_ELEMENTS = 16
+
+
+def setting_value(i):
+    """The value PREFIX:SET:i holds at start (an mbbo's is its state index)."""
+    kind = SETTING_KINDS[i % 5]
+    if kind == "ao":
+        return 1 + i * 0.001
+    if kind == "longout":
+        return i
+    if kind == "mbbo":
+        return i % 4
+    if kind == "stringout":
+        return f"set {i}"
+    return [i + k * 0.25 for k in range(SETTING_ELEMENTS)]
 
 
 def db_text(args):
@@ -156,6 +180,25 @@ def db_text(args):
         # Access security (see acf_text): clients may write GATED only while GATE is 1.
         rec("longout", K + "GATE", VAL="1", PINI='"YES"')
         rec("longout", K + "GATED", VAL="5", ASG='"GATED"', PINI='"YES"')
+        # In group LOCKED (read only): no client may ever write it.
+        rec("longout", K + "LOCKED", VAL="7", ASG='"LOCKED"', PINI='"YES"')
+
+    # Settings: records that hold what a client last wrote (nothing scans them), of mixed types.
+    states = {f: q(s) for f, s in zip(("ZRST", "ONST", "TWST", "THST"), SETTING_STATES)}
+    for i in range(1, args.settings + 1):
+        name = f"{P}SET:{i}"
+        kind = SETTING_KINDS[i % 5]
+        value = setting_value(i)
+        if kind == "ao":
+            rec("ao", name, VAL=repr(value), PREC="3", EGU=q("mm"), PINI='"YES"')
+        elif kind == "longout":
+            rec("longout", name, VAL=str(value), PINI='"YES"')
+        elif kind == "mbbo":
+            rec("mbbo", name, **states, VAL=str(value), PINI='"YES"')
+        elif kind == "stringout":
+            rec("stringout", name, VAL=q(value), PINI='"YES"')
+        else:
+            wf(name, "DOUBLE", value, PINI='"YES"')
 
     # The large array: every element of update k equals k.
     if args.array_elements > 0:
@@ -170,7 +213,8 @@ def db_text(args):
 
 
 def acf_text(args):
-    """Access security: full access everywhere but in group GATED, writable only while KIND:GATE is 1."""
+    """Access security: full access everywhere but in group GATED, writable only while KIND:GATE
+    is 1, and in group LOCKED, never writable."""
     return (
         "ASG(DEFAULT) {\n    RULE(1, WRITE)\n}\n"
         "ASG(GATED) {\n"
@@ -178,6 +222,7 @@ def acf_text(args):
         "    RULE(1, READ)\n"
         '    RULE(1, WRITE) {\n        CALC("A=1")\n    }\n'
         "}\n"
+        "ASG(LOCKED) {\n    RULE(1, READ)\n}\n"
     )
 
 

@@ -18,7 +18,7 @@ import {
 const log = getLogger('agent');
 
 /** What an orchestrator may choose of the IOC an agent starts (checked by startIoc). */
-const IOC_OPTIONS = ['records', 'rate', 'prefix', 'nameStyle', 'arrayElements', 'arrayRate', 'arrayType', 'latencyElements', 'startTimeout', 'accessSecurity'] as const;
+const IOC_OPTIONS = ['records', 'rate', 'prefix', 'nameStyle', 'arrayElements', 'arrayRate', 'arrayType', 'latencyElements', 'settings', 'startTimeout', 'accessSecurity'] as const;
 
 export interface AgentOptions {
   /** tcp://ADDR:PORT */

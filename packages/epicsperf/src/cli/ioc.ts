@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { startIoc, type ArrayType } from '../ioc/index.js';
 import { DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
-import { arrayElementsOption, arrayRateOption, arrayTypeOption, ipv4Arg, nameStyleOption, portArg, prefixOption, rateOption, recordsOption } from './options.js';
+import { arrayElementsOption, arrayRateOption, arrayTypeOption, intArg, ipv4Arg, nameStyleOption, portArg, prefixOption, rateOption, recordsOption } from './options.js';
 
 interface IocCliOptions {
   records: number;
@@ -14,6 +14,7 @@ interface IocCliOptions {
   arrayElements: number;
   arrayRate: number | 'max';
   arrayType: ArrayType;
+  settings: number;
   caPort?: number;
   pvaPort?: number;
   pvaBroadcastPort?: number;
@@ -33,6 +34,7 @@ export function register(program: Command): void {
     .addOption(arrayElementsOption(DEFAULTS.iocArrayElements, 0, 100_000_000, 'elements of PREFIX:ARRAY (0 = none)'))
     .addOption(arrayRateOption(DEFAULTS.iocArrayRate, true, "PREFIX:ARRAY refresh rate in Hz (0 = off, 'max' = as fast as possible)"))
     .addOption(arrayTypeOption('element type of PREFIX:ARRAY: double, float, int64, int32, int16 or int8 (update k holds k, wrapped to the type)'))
+    .option('--settings <n>', 'settings PREFIX:SET:1..N of mixed types (ao, longout, mbbo, stringout, waveform), unscanned (0 = none)', intArg(0, 1_000_000), 0)
     .option('--ca-port <port>', 'CA server port (default: a free one)', portArg)
     .option('--pva-port <port>', 'PVA server port (default: a free one)', portArg)
     .option('--pva-broadcast-port <port>', 'PVA search (UDP) port (default: the PVA port + 1 when --pva-port is given, else a free one)', portArg)
@@ -48,6 +50,7 @@ export function register(program: Command): void {
         arrayElements: opts.arrayElements,
         arrayRate: opts.arrayRate,
         arrayType: opts.arrayType,
+        settings: opts.settings,
         ...(opts.caPort !== undefined && { caPort: opts.caPort }),
         ...(opts.pvaPort !== undefined && { pvaPort: opts.pvaPort }),
         ...(opts.pvaBroadcastPort !== undefined && { pvaBroadcastPort: opts.pvaBroadcastPort }),

@@ -37,6 +37,11 @@ export interface IocOptions {
   /** Elements of PREFIX:LATENCY:DOUBLE and PREFIX:LATENCY:CHAR, the latency workload's targets (default 0 = none). */
   latencyElements?: number;
   /**
+   * Settings records PREFIX:SET:1..N (default 0 = none): by index i mod 5 an ao, a longout, an
+   * mbbo, a stringout and a 16-double waveform, nothing scanning them (see docs/ioc.md).
+   */
+  settings?: number;
+  /**
    * Explicit ports; when omitted, free ones on loopback, the EPICS defaults (5064, 5075, 5076)
    * when listening elsewhere. A given port that is busy is an error.
    */
@@ -55,7 +60,7 @@ export interface IocOptions {
   startTimeout?: number;
   /**
    * Load an access security file: PREFIX:KIND:GATED is writable only while PREFIX:KIND:GATE is 1
-   * (for tests of access-rights changes; off by default).
+   * (for tests of access-rights changes), PREFIX:KIND:LOCKED never (off by default).
    */
   accessSecurity?: boolean;
 }
@@ -90,6 +95,32 @@ export function counterNames(prefix: string, style: 'plain' | 'padded', records:
   return Array.from({ length: records }, (_, k) => counterName(prefix, style, first + k));
 }
 
+/** Record types of the settings PREFIX:SET:i, by i mod 5. */
+export const SETTING_KINDS = ['ao', 'longout', 'mbbo', 'stringout', 'waveform'] as const;
+/** The state names of the mbbo settings. */
+export const SETTING_STATES = ['Off', 'On', 'Standby', 'Fault'] as const;
+
+/** Names of the settings PREFIX:SET:1..N. */
+export function settingNames(prefix: string, settings: number): string[] {
+  return Array.from({ length: settings }, (_, k) => `${prefix}SET:${k + 1}`);
+}
+
+/** The value PREFIX:SET:i holds at start (an mbbo's is its state index), as ioc.py sets it. */
+export function settingValue(i: number): number | string | number[] {
+  switch (SETTING_KINDS[i % 5]) {
+    case 'ao':
+      return 1 + i * 0.001;
+    case 'longout':
+      return i;
+    case 'mbbo':
+      return i % 4;
+    case 'stringout':
+      return `set ${i}`;
+    default:
+      return Array.from({ length: 16 }, (_, k) => i + k * 0.25);
+  }
+}
+
 function validate(o: IocOptions): void {
   const int = (v: number | undefined, name: string, min: number) => {
     if (v !== undefined && (!Number.isInteger(v) || v < min))
@@ -98,6 +129,7 @@ function validate(o: IocOptions): void {
   int(o.records, 'records', 1);
   int(o.arrayElements, 'arrayElements', 0);
   int(o.latencyElements, 'latencyElements', 0);
+  int(o.settings, 'settings', 0);
   int(o.caPort, 'caPort', 1);
   int(o.pvaPort, 'pvaPort', 1);
   int(o.pvaBroadcastPort, 'pvaBroadcastPort', 1);
@@ -173,6 +205,7 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     '--array-rate', String(o.arrayRate ?? DEFAULTS.iocArrayRate),
     '--array-type', o.arrayType ?? 'double',
     '--latency-elements', String(o.latencyElements ?? 0),
+    '--settings', String(o.settings ?? 0),
     '--ca-port', String(caPort),
     '--pva-port', String(pvaPort),
     '--pva-broadcast-port', String(pvaBroadcastPort),
