@@ -1,11 +1,12 @@
 // One operation of benchmarks/saveset.mjs with this project's library (epics-client/saveset), in a
 // process of its own, as benchmarks/saveset-pyepics.py does it with pyepics:
 //
-//   node saveset-client.mjs save|compare-live|restore NAMES_FILE SAVED_FILE CLIENT_DIST [TIMEOUT_MS]
+//   node saveset-client.mjs save|compare-live|restore NAMES_FILE SAVED_FILE CLIENT_DIST [TIMEOUT_MS] [rewrite]
 //
-// save writes the save set as JSON to SAVED_FILE; compare-live compares it with the live values
-// (tolerance 0); restore writes it back (waiting for every write's completion) and then reads every
-// PV back, comparing with the save set (tolerance 0).
+// save writes the save set to SAVED_FILE in this project's snapshot file format; compare-live compares it with the live values
+// (tolerance 0); restore writes it back (waiting for every write's completion; only the PVs that
+// differ, or every PV with `rewrite`) and then reads every PV back, comparing with the save set
+// (tolerance 0).
 //
 // Prints one JSON line: {op, client, n, seconds, cpuSeconds, phases, counts, failures, ok}.
 // `seconds` is the wall time from before the Context is created to the end, file reading and
@@ -14,14 +15,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
-const [op, namesFile, savedFile, dist, timeoutArg] = process.argv.slice(2);
+const [op, namesFile, savedFile, dist, timeoutArg, mode] = process.argv.slice(2);
+const rewrite = mode === 'rewrite';
 if (!['save', 'compare-live', 'restore'].includes(op) || !namesFile || !savedFile || !dist) {
   console.error('usage: node saveset-client.mjs save|compare-live|restore NAMES_FILE SAVED_FILE CLIENT_DIST [TIMEOUT_MS]');
   process.exit(2);
 }
 const timeout = Number(timeoutArg ?? 2000);
 const { Context } = await import(`${dist}/index.js`);
-const { save, compareLive, restore } = await import(`${dist}/saveset/index.js`);
+const { save, compareLive, restore, writeSnapshot, parseSnapshot } = await import(`${dist}/saveset/index.js`);
 
 const cpuSeconds = (u) => (u.user + u.system) / 1e6;
 const wall0 = performance.now();
@@ -45,14 +47,14 @@ const unequal = (diff) => diff.pvs.filter((d) => (d.status !== undefined ? d.sta
 if (op === 'save') {
   const set = await save(ctx, names, { timeout });
   phase('save');
-  writeFileSync(savedFile, JSON.stringify(set));
+  writeFileSync(savedFile, writeSnapshot(set));
   phase('write');
   const saved = set.pvs.filter((p) => p.ok).length;
   counts = { saved, notSaved: set.pvs.length - saved };
   failures = set.pvs.filter((p) => !p.ok).map((p) => ({ name: p.name, reason: p.error }));
   ok = saved === names.length && set.pvs.length === names.length;
 } else {
-  const set = JSON.parse(readFileSync(savedFile, 'utf8'));
+  const set = parseSnapshot(readFileSync(savedFile, 'utf8'));
   phase('read');
   if (op === 'compare-live') {
     const diff = await compareLive(ctx, set, { timeout, tolerance: { abs: 0 } });
@@ -61,7 +63,7 @@ if (op === 'save') {
     counts = { ...s, differentNames: unequal(diff).map((d) => d.name) };
     ok = s.notConnected === 0 && s.onlyA === 0 && s.onlyB === 0 && s.equal + s.different === names.length;
   } else {
-    const rep = await restore(ctx, set, { timeout, yes: true });
+    const rep = await restore(ctx, set, { timeout, rewrite });
     phase('restore');
     // Read back: every PV compared with the save set, tolerance 0.
     const back = await compareLive(ctx, set, { timeout, tolerance: { abs: 0 } });
@@ -79,7 +81,7 @@ const seconds = (performance.now() - wall0) / 1000;
 const cpu = cpuSeconds(process.cpuUsage(cpu0));
 await ctx.close(); // after the measurement, as pyepics's context ends at its exit
 console.log(JSON.stringify({
-  op, client: 'node', n: names.length, seconds, cpuSeconds: cpu, processCpuSeconds: cpuSeconds(process.cpuUsage()),
+  op, client: rewrite ? 'node-rewrite' : 'node', n: names.length, seconds, cpuSeconds: cpu, processCpuSeconds: cpuSeconds(process.cpuUsage()),
   phases, counts, failures: failures.slice(0, 20), failureCount: failures.length, ok,
 }));
 process.exit(0);

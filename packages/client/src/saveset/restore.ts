@@ -59,6 +59,8 @@ export interface RestoreOptions extends CompareOptions {
   only?: RegExp;
   /** Read and compare, write nothing: the PVs that would be written end 'not-written' (code 'dry-run'). */
   dryRun?: boolean;
+  /** Write the PVs already equal to their saved value too (as Phoebus and PSI's snapshot do); default false. */
+  rewrite?: boolean;
   /** Asked with the changes before anything is written; false writes nothing (code 'declined'). */
   confirm?: (plan: RestorePlan) => boolean | Promise<boolean>;
   /** Stops the writes: those not confirmed are read back to tell whether they were written. */
@@ -100,7 +102,7 @@ export async function restore(ctx: Context<Protocol>, set: SaveSet, opts: Restor
     r.saved = d.a;
     if (cur.ok) r.before = d.b;
     if (!cur.ok) Object.assign(r, { outcome: 'failed', code: 'not-connected', reason: `not connected: ${cur.error}` });
-    else if (d.status === 'equal') r.outcome = 'equal';
+    else if (d.status === 'equal' && !opts.rewrite) r.outcome = 'equal';
     else if (access[i] === false) Object.assign(r, { outcome: 'skipped', code: 'no-access', reason: 'no write access' });
     else toWrite.push(pv);
   });

@@ -11,6 +11,7 @@ import { addToleranceOptions, protocolOption, regexArg, toleranceRule, withSaves
 
 interface Opts extends ToleranceOpts {
   dryRun?: boolean;
+  rewrite?: boolean;
   only?: RegExp;
   yes?: boolean;
   timeout: number;
@@ -27,6 +28,7 @@ export function register(program: Command): void {
     .option('--dry-run', 'read and compare, show what would be written, write nothing')
     .addOption(new Option('--only <regex>', 'only the PVs whose name matches').argParser(regexArg('--only')))
     .option('-y, --yes', 'write without asking (needed when not on a terminal)')
+    .option('--rewrite', 'write the PVs already equal to their saved value too')
     .addOption(timeoutOption())
     .addOption(formatOption(['table', 'json', 'markdown'] as const))
     .option('--all', 'list every PV, the already equal ones too')
@@ -53,7 +55,7 @@ export function register(program: Command): void {
     let rep: RestoreReport;
     try {
       rep = await withSavesetContext(opts.protocol, (ctx) => restore(ctx, set, {
-        timeout: opts.timeout, only: opts.only, dryRun: opts.dryRun, tolerance: toleranceRule(opts), confirm, signal: ac.signal,
+        timeout: opts.timeout, only: opts.only, dryRun: opts.dryRun, rewrite: opts.rewrite, tolerance: toleranceRule(opts), confirm, signal: ac.signal,
       }));
     } finally {
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
