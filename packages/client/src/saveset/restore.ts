@@ -3,12 +3,15 @@
 // WRITE_NOTIFY, a PVA put), each against its own timeout; then read back and compared. Every PV
 // ends with an outcome, an interrupted restore too: what was written is told by the read-back.
 import { splitName, type Context, type Protocol } from '../client/context.js';
-import { AccessDeniedError, EpicsError } from '../client/errors.js';
+import { AccessDeniedError, EpicsError, RemoteError } from '../client/errors.js';
 import type { PutValue } from '../client/options.js';
 import type { PvaPutValue } from '../client/pva/ops.js';
 import { comparePv, type CompareOptions, toleranceFor } from './compare.js';
 import { save } from './save.js';
 import type { SavedPv, SavedValue, SaveSet } from './types.js';
+
+/** How a PV Access server words a put it refuses for access security (QSRV: "Put not permitted"). */
+const REFUSED = /not permitted|access denied|no write access/i;
 
 export type RestoreOutcome = 'restored' | 'equal' | 'skipped' | 'failed' | 'not-written';
 
@@ -134,6 +137,10 @@ async function writeAll(ctx: Context<Protocol>, toWrite: SavedPv[], outcome: Map
       Object.assign(r, { outcome: 'not-written', code: 'interrupted', reason: 'interrupted before its completion' });
       check.push(pv);
     } else if (e instanceof AccessDeniedError) Object.assign(r, { outcome: 'skipped', code: 'no-access', reason: 'no write access' });
+    else if (e instanceof RemoteError && REFUSED.test(e.message)) {
+      // PV Access tells no access rights beforehand: the server's refusal of the put says it.
+      Object.assign(r, { outcome: 'skipped', code: 'no-access', reason: `no write access (the server: ${e.message})` });
+    }
     else Object.assign(r, { outcome: 'failed', code: e instanceof EpicsError ? e.code : undefined, reason: e instanceof Error ? e.message : String(e) });
   });
   // Read back without the signal (an interrupted restore still learns what it wrote), a short

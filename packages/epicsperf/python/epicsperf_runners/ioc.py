@@ -176,6 +176,12 @@ def db_text(args):
     rec("ao", K + "DBLMAX", VAL=repr(sys.float_info.max), PINI='"YES"')
     rec("stringout", K + "EMPTY", VAL='""', PINI='"YES"')
     rec("stringout", K + "STR39", VAL=q("0123456789abcdefghijklmnopqrstuvwxyzABC"), PINI='"YES"')
+    # A put that completes 3 s late: the ao's forward link processes a seq record that waits 3 s
+    # before its link (asynchronous meanwhile), and a put with completion waits for the whole
+    # chain (an interrupted restore's target).
+    rec("ao", K + "SLOW", VAL="1", PREC="1", FLNK=q(K + "SLOW:DELAY"))
+    rec("seq", K + "SLOW:DELAY", SELM='"All"', DLY0="3", DOL0="1", LNK0=q(K + "SLOW:DONE"))
+    rec("longout", K + "SLOW:DONE", VAL="0")
     if args.access_security:
         # Access security (see acf_text): clients may write GATED only while GATE is 1.
         rec("longout", K + "GATE", VAL="1", PINI='"YES"')

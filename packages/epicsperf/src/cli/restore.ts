@@ -44,13 +44,17 @@ export function register(program: Command): void {
     process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
     const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
     let refused = false;
-    const confirm = opts.yes || opts.dryRun ? undefined : async (plan: RestorePlan): Promise<boolean> => {
-      if (!interactive) {
-        refused = true;
-        return false;
+    const confirm = async (plan: RestorePlan): Promise<boolean> => {
+      if (!opts.yes) {
+        if (!interactive) {
+          refused = true;
+          return false;
+        }
+        process.stdout.write(changesTable(plan.changes));
+        if (!(await ask(`write these ${plan.changes.length} PVs? [y/N] `, ac.signal))) return false;
       }
-      process.stdout.write(changesTable(plan.changes));
-      return ask(`write these ${plan.changes.length} PVs? [y/N] `, ac.signal);
+      process.stderr.write(`writing ${plan.changes.length} PVs (Ctrl-C stops the writes and still reports)\n`);
+      return true;
     };
     let rep: RestoreReport;
     try {
