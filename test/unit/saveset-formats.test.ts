@@ -99,8 +99,11 @@ describe('Phoebus save-and-restore CSV', () => {
         { name: 'W:enum', ok: true, value: 3, type: 'enum', count: 1 },
         { name: 'W:flag', ok: true, value: true, type: 'boolean', count: 1 },
         { name: 'W:nan', ok: true, value: NaN, type: 'double', count: 1 },
+        // A char array kept as text stays text (only a 64-bit type's digits are a number).
+        { name: 'W:text', ok: true, value: '12345', type: 'char', count: 6 },
       ],
     });
+    expect(text).toContain('W:text,1,,,,string,"12345",');
     expect(text).toContain('# Date:\n# 2024-01-02 03:04:05.000\n');
     expect(text).toContain(',short_array,"[200;10]",');
     expect(text).toContain(',long,"18000000000000000000",');
@@ -109,7 +112,7 @@ describe('Phoebus save-and-restore CSV', () => {
     expect(text).toContain(',boolean,"true",');
     expect(text).toContain(',double,"NaN",');
     const back = parsePhoebusCsv(text).pvs;
-    expect(back.map((pv) => pv.value)).toEqual([[200, 10], '18000000000000000000', 7, 3, true, NaN]);
+    expect(back.map((pv) => pv.value)).toEqual([[200, 10], '18000000000000000000', 7, 3, true, NaN, '12345']);
     // State names "0".."3" were made up by the writer: not read back as names.
     expect(back[3]!.enumStrings).toBeUndefined();
   });
@@ -189,12 +192,15 @@ describe('PSI snapshot .snap', () => {
         { name: 'F:arr', ok: true, value: [1, 2], type: 'float' },
         { name: 'F:i', ok: true, value: 20, type: 'long', readOnly: true },
         { name: 'F:u64', ok: true, value: '18000000000000000000', type: 'ulong' },
+        { name: 'F:text', ok: true, value: '12345', type: 'char' },
       ],
     });
-    expect(text.split('\n').slice(1, 5)).toEqual([
-      'F:d,{"val": 20.0}', 'F:arr,{"val": [1.0, 2.0]}', 'F:i,{"read_only": true, "val": 20}', 'F:u64,{"val": 18000000000000000000}',
+    expect(text.split('\n').slice(1, 6)).toEqual([
+      'F:d,{"val": 20.0}', 'F:arr,{"val": [1.0, 2.0]}', 'F:i,{"read_only": true, "val": 20}', 'F:u64,{"val": 18000000000000000000}', 'F:text,{"val": "12345"}',
     ]);
-    expect(parsePsiSnap(text).pvs.map((pv) => [pv.value, pv.readOnly])).toEqual([[20, undefined], [[1, 2], undefined], [20, true], ['18000000000000000000', undefined]]);
+    expect(parsePsiSnap(text).pvs.map((pv) => [pv.value, pv.readOnly])).toEqual([
+      [20, undefined], [[1, 2], undefined], [20, true], ['18000000000000000000', undefined], ['12345', undefined],
+    ]);
   });
 
   it('bad files: malformed metadata, malformed value, a "{" value with no "val"', () => {
@@ -297,7 +303,7 @@ describe('autosave .req', () => {
   it('reads through a given readFile: nested macros, defaults, an absolute include', () => {
     const files: Record<string, string> = {
       '/ioc/top.req': '$(P)$(R=m)$(N)\nfile /shared/one.req P=$(P),Q=$(P)x:\n',
-      '/shared/one.req': '# a comment $(UNDEFINED) is not expanded\n$(Q)a\n${Q}b junk after the name\n',
+      '/shared/one.req': '# a comment $(UNDEFINED) is not expanded\n$(Q)a\n${Q}b junk after the name\n$(OFF=#)commented:out\n',
     };
     const readFile = (p: string): string => {
       const text = files[p];

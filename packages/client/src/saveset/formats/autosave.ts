@@ -311,7 +311,9 @@ export function parseAutosaveReq(path: string, options: AutosaveReqOptions = {})
       const bad: (message: string) => never = (message) => fail(file, i + 1, message);
       const trimmed = lines[i]!.trim();
       if (trimmed === '' || trimmed.startsWith('#')) continue;
-      const line = expandMacros(trimmed, macros, bad);
+      const line = expandMacros(trimmed, macros, bad).trim();
+      // A macro may comment a line out: autosave looks for '#' after expanding.
+      if (line === '' || line.startsWith('#')) continue;
       const include = /^file(?=\s|"|$)\s*"?\s*([^\s"#]*)"?(.*)$/.exec(line);
       if (include) {
         const name = include[1]!;

@@ -59,6 +59,15 @@ export function valueKind(value: SavedValue): 'number' | 'string' | 'boolean' | 
   return typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'boolean' : 'number';
 }
 
+/**
+ * The 64-bit integer types (PVA long and ulong): a value of one beyond Number's exact range is
+ * kept as its decimal string, and written back as the number it is.
+ */
+export const INT64_TYPES: ReadonlySet<string> = new Set(['long', 'ulong', 'int64', 'uint64']);
+
+/** A decimal-string 64-bit integer of a 64-bit type (see INT64_TYPES). */
+export const isInt64Text = (type: string | undefined, text: string): boolean => type !== undefined && INT64_TYPES.has(type) && /^-?\d+$/.test(text);
+
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
 /** A local time without zone ("2024-12-18T16:42:05.123") from its parts. */

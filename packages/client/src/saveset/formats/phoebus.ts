@@ -7,7 +7,7 @@
 // and arrays on ';': a value it would misread is refused when writing.
 import { ALARM_STATUS_NAMES } from '../../ca/constants.js';
 import type { SavedPv, SavedValue, SaveSet } from '../types.js';
-import { decimalNumber, fail, localIso, splitLines, timeParts, valueKind } from './common.js';
+import { decimalNumber, fail, isInt64Text, localIso, splitLines, timeParts, valueKind } from './common.js';
 
 const OPENING_TAG = "AUTO-GENERATED. DON'T EDIT BELOW IF YOU DON'T KNOW HOW THOSE WORK!";
 const ENDING_TAG = "AUTO-GENERATED. DON'T EDIT ABOVE IF YOU DON'T KNOW HOW THOSE WORK!";
@@ -313,7 +313,7 @@ function valueColumns(pv: SavedPv, source: string): [string, string] {
       return ['boolean', String(value)];
     case 'string': {
       // A 64-bit integer kept as its decimal string stays a number of its type.
-      if (numeric && !FLOAT_TYPES.has(numeric) && /^-?\d+$/.test(value as string)) return [numeric, value as string];
+      if (numeric && isInt64Text(type, value as string)) return [numeric, value as string];
       const s = checked(value as string, what, '~', source);
       if (s.startsWith('[')) fail(source, undefined, `${what} starts with '[', which Phoebus's CSV import strips`);
       return ['string', s];
@@ -324,7 +324,7 @@ function valueColumns(pv: SavedPv, source: string): [string, string] {
       return ['boolean_array', `[${(value as boolean[]).map(String).join(';')}]`];
     case 'string[]': {
       const items = value as string[];
-      if (numeric && !FLOAT_TYPES.has(numeric) && items.every((s) => /^-?\d+$/.test(s))) return [`${numeric}_array`, `[${items.join(';')}]`];
+      if (numeric && items.length > 0 && items.every((s) => isInt64Text(type, s))) return [`${numeric}_array`, `[${items.join(';')}]`];
       for (const s of items) checked(s, `PV ${pv.name}: the element '${s}'`, ';~', source);
       return ['string_array', `[${items.join(';')}]`];
     }

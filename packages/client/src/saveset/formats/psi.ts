@@ -4,7 +4,7 @@
 // the older `NAME,<json>`, or `NAME` alone for a PV that gave no value. Values are Python's
 // json.dumps: numbers (NaN and Infinity bare), strings, lists for arrays, an enum as its index.
 import type { SavedPv, SavedValue, SaveSet } from '../types.js';
-import { BigIntegerText, fail, parsePythonJson, pythonJson, pythonJsonString, splitLines, valueKind } from './common.js';
+import { BigIntegerText, fail, isInt64Text, parsePythonJson, pythonJson, pythonJsonString, splitLines, valueKind } from './common.js';
 
 const FLOAT_TYPES = new Set(['double', 'float']);
 
@@ -136,11 +136,10 @@ export function writePsiSnap(set: SaveSet): string {
     // A whole number of a floating-point PV is written as Python writes a float ("20.0").
     const float = FLOAT_TYPES.has(pv.type ?? '') && (kind === 'number' || kind === 'number[]');
     // A 64-bit integer kept as its decimal string is written as the JSON number it is.
-    const bigInts = typeof pv.type === 'string' && !FLOAT_TYPES.has(pv.type) && pv.type !== 'string' && pv.type !== 'enum';
-    const isInt = (s: string): boolean => /^-?\d+$/.test(s);
+    const int64 = (s: string): boolean => isInt64Text(pv.type, s);
     let val: string;
-    if (bigInts && typeof pv.value === 'string' && isInt(pv.value)) val = pv.value;
-    else if (bigInts && kind === 'string[]' && (pv.value as string[]).every(isInt)) val = `[${(pv.value as string[]).join(', ')}]`;
+    if (typeof pv.value === 'string' && int64(pv.value)) val = pv.value;
+    else if (kind === 'string[]' && (pv.value as string[]).every(int64)) val = `[${(pv.value as string[]).join(', ')}]`;
     else val = pythonJson(pv.value, float);
     const extra: string[] = [];
     if (pv.units !== undefined) extra.push(`"egu": ${pythonJsonString(pv.units)}`);
