@@ -38,6 +38,11 @@ export interface SavedPv {
   enumStrings?: string[];
   /** Only read, never written back (Phoebus's READ_ONLY; or no write access when saved). */
   readOnly?: boolean;
+  /**
+   * The PV that reads back this setpoint, when the save set names one (Phoebus save-and-restore's
+   * READBACK column). Recorded only, so that a Phoebus file read and written again keeps it.
+   */
+  readbackName?: string;
 }
 
 /** What a save set records of the run that made it. */
