@@ -109,13 +109,14 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
 });
 
 describe('files', () => {
-  it('two saves compare equal across formats (Phoebus CSV and PSI .snap written by --save), and differ after a change', async () => {
+  it('saves compare equal across formats (Phoebus CSV, PSI .snap and autosave .sav written by --save), and differ after a change', async () => {
     const names = ['DOUBLE', 'LONG', 'ENUM', 'STRING', 'ARR:DOUBLE'].map((k) => K + k).join('\n') + '\n';
-    const a = join(dir, 'a.snapshot'), b = join(dir, 'b.csv'), c = join(dir, 'c.snap');
-    for (const f of [a, b, c]) expect((await cli(['snapshot', '-', '--save', f, '--timeout', '1000'], names)).code).toBe(0);
-    expect(readFileSync(b, 'utf8').split('\n')[0]).toMatch(/^PV,/);
+    const a = join(dir, 'a.snapshot'), b = join(dir, 'b.csv'), c = join(dir, 'c.snap'), e = join(dir, 'e.sav');
+    for (const f of [a, b, c, e]) expect((await cli(['snapshot', '-', '--save', f, '--timeout', '1000'], names)).code).toBe(0);
+    expect(readFileSync(b, 'utf8')).toMatch(/^PV,/m);
     expect(readFileSync(c, 'utf8')).toMatch(/^#/);
-    for (const [x, y] of [[a, b], [a, c], [b, c]]) {
+    expect(readFileSync(e, 'utf8')).toMatch(/<END>\n$/);
+    for (const [x, y] of [[a, b], [a, c], [b, c], [a, e]]) {
       const d = await cli(['diff', x!, y!]);
       expect(d.stdout + d.stderr).toMatch(/5 PVs: 5 equal, 0 different/);
       expect(d.code).toBe(0);
@@ -180,7 +181,7 @@ describe('files', () => {
       [['diff', bad], /diff needs a second snapshot or --live/],
       [['restore', bad, '--only', '('], /--only: not a regular expression/],
       [['diff', bad, bad, '--tolerance', 'x=abs'], /expected abs:N, rel:N or precision:N/],
-      [['snapshot', '-', '--save', join(dir, 'x.sav')], /autosave \.sav files are read, not written/],
+      [['snapshot', '-', '--save', join(dir, 'no', 'such', 'dir.snapshot'), '--timeout', '1000'], /cannot write .*dir\.snapshot: ENOENT/],
       [['snapshot', '-', '--save', join(dir, 'y.snapshot'), '--client', 'pyepics'], /--save reads with this project's client/],
     ];
     for (const [args, msg] of cases) {

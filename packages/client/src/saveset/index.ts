@@ -12,3 +12,7 @@ export {
   type RestoreSummary,
 } from './restore.js';
 export { parseSnapshot, writeSnapshot, isNativeSnapshot, FORMAT_NAME, FORMAT_VERSION } from './native.js';
+export {
+  parsePhoebusCsv, writePhoebusCsv, parsePsiSnap, writePsiSnap, parseAutosaveSav, writeAutosaveSav, parseAutosaveReq, detectFormat,
+  type PhoebusCsvOptions, type AutosaveReqOptions, type SnapshotFormat,
+} from './formats/index.js';

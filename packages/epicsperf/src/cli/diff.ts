@@ -29,7 +29,7 @@ export function register(program: Command): void {
     .option('--all', 'list every PV, the equal ones too')
     .addOption(protocolOption());
   addToleranceOptions(cmd).action(async (a: string, b: string | undefined, opts: Opts) => {
-    if (opts.live === (b !== undefined)) throw new UsageError(b === undefined ? 'diff needs a second snapshot or --live' : 'give a second snapshot or --live, not both');
+    if ((opts.live === true) === (b !== undefined)) throw new UsageError(b === undefined ? 'diff needs a second snapshot or --live' : 'give a second snapshot or --live, not both');
     const A = readSaveSet(a).set;
     const tolerance = toleranceRule(opts);
     const view = { all: opts.all, labels: [a, b ?? 'live'] as [string, string] };

@@ -37,7 +37,7 @@ export function register(program: Command): void {
     .addOption(hostsOption())
     .addOption(placeOption())
     .addOption(keysOption())
-    .option('--save <file>', "save what was read: this project's snapshot file, or Phoebus CSV (.csv) or PSI snapshot (.snap) by the name")
+    .option('--save <file>', "save what was read: this project's snapshot file, or Phoebus CSV (.csv), PSI snapshot (.snap) or autosave (.sav) by the name")
     .option('--comment <text>', 'a comment kept with the saved snapshot')
     .addOption(new Option('--label <label>', 'a label kept with the saved snapshot (repeatable)').argParser((v: string, prev: string[] = []) => [...prev, v]))
     .addOption(new Option('--macro <name=value>', 'a macro of an autosave .req file (repeatable)').argParser(macroArg))

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
   detectFormat, isNativeSnapshot, parseAutosaveReq, parseAutosaveSav, parsePhoebusCsv, parsePsiSnap, parseSnapshot, writePhoebusCsv,
-  writePsiSnap, writeSnapshot, type SaveSet,
+  writePsiSnap, writeSnapshot, writeAutosaveSav, type SaveSet,
 } from 'epics-client/saveset';
 import { writeAtomic } from '../atomic.js';
 import { SnapshotFileError } from '../errors.js';
@@ -66,18 +66,22 @@ export function readNames(path: string, macros: Record<string, string> = {}): st
   return readSaveSet(path).set.pvs.map((p) => p.name);
 }
 
-/** The format a file name asks for: .csv Phoebus, .snap PSI, anything else this project's. */
+/** The format a file name asks for: .csv Phoebus, .snap PSI, .sav autosave, anything else this project's. */
 export function formatForName(path: string): SnapshotFormat {
   if (/\.csv$/i.test(path)) return 'phoebus-csv';
   if (/\.snap$/i.test(path)) return 'psi-snap';
-  if (/\.sav$/i.test(path)) throw new SnapshotFileError(`${path}: autosave .sav files are read, not written; save to a .snapshot, .csv or .snap file`);
+  if (/\.sav$/i.test(path)) return 'autosave-sav';
   return 'epicsperf';
 }
+
+const WRITERS: Record<SnapshotFormat, (set: SaveSet) => string> = {
+  epicsperf: writeSnapshot, 'phoebus-csv': writePhoebusCsv, 'psi-snap': writePsiSnap, 'autosave-sav': writeAutosaveSav,
+};
 
 /** Write a save set in the format its name asks for, whole or not at all. */
 export function writeSaveSet(path: string, set: SaveSet): SnapshotFormat {
   const format = formatForName(path);
-  const text = format === 'phoebus-csv' ? writePhoebusCsv(set) : format === 'psi-snap' ? writePsiSnap(set) : writeSnapshot(set);
+  const text = asInput(() => WRITERS[format](set));
   try {
     writeAtomic(path, text);
   } catch (err) {
