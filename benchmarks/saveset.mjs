@@ -249,7 +249,7 @@ const result = {
   command: `node benchmarks/saveset.mjs ${process.argv.slice(2).join(' ')}`.trim(),
   sizes, repeat, clients: clientNames, timeoutMs, changedEvery: EVERY, measured,
   method: {
-    node: 'epics-client/saveset: save(ctx, names), compareLive(ctx, set, { tolerance: { abs: 0 } }), restore(ctx, set) (writes the PVs that differ) then compareLive as the read-back',
+    node: 'epics-client/saveset: save(ctx, names) and writeSnapshot, compareLive(ctx, set, { tolerance: { abs: 0 } }), restore(ctx, set) (reads every PV, writes those that differ, reads them back); a compareLive of every PV after the restore, outside the time',
     'node-rewrite': 'the same, restore(ctx, set, { rewrite: true }): every PV written, as pyepics does',
     pyepics: "pyepics as PSI's snapshot uses it: PV(auto_monitor=False) per name, all connected first; save: a CTRL and a TIME get per PV, PV after PV; compare: every get started, then completed in turn; restore: every put with a completion callback, all completions awaited, then read back as compare reads",
   },

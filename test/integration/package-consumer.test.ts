@@ -24,6 +24,7 @@ const MAIN = `
 import { CaError, Context, EpicsError, NotFoundError, PvaReading, type CaErrorCode, type ChannelInfo, type CtrlReading, type FullReading, type TimeReading } from 'epics-client';
 import { decodeDbr } from 'epics-client/ca';
 import { BitSet } from 'epics-client/pva';
+import { compareLive, parseSnapshot, save, writeSnapshot, type Diff } from 'epics-client/saveset';
 
 const ctx = new Context();
 const t: TimeReading = await ctx.get('TEST:KIND:DOUBLE');
@@ -57,8 +58,11 @@ for await (const ev of ctx.monitor('pva://TEST:CALC2')) {
   if (ev.kind === 'update') pvaCounts.push(ev.value as number);
   if (pvaCounts.length === 3) break;
 }
+const set = parseSnapshot(writeSnapshot(await save(ctx, ['TEST:KIND:DOUBLE', 'pva://TEST:KIND:ENUM'], { timeout: 2000 })));
+const diff: Diff = await compareLive(ctx, set, { timeout: 2000 });
 await ctx.close();
 console.log(JSON.stringify({
+  saveset: { saved: set.pvs.map((x) => x.ok), equal: diff.equal },
   value: t.value, stampYear: stamp.getUTCFullYear(), ctrlStamp: none === undefined, units: c.metadata.units,
   full: { units: f.metadata.units, hasStamp: f.timestamp instanceof Date, severity: f.severity },
   info, counts, missing, aliases, decoder: typeof decodeDbr, bitset: typeof BitSet,
@@ -103,7 +107,7 @@ describe('an app of the packed client package', () => {
     expect(r.status).toBe(0);
   });
 
-  it('runs against the built-in IOC: read, write, watch, info, a missing PV, over CA and PVA', async () => {
+  it('runs against the built-in IOC: read, write, watch, info, a missing PV, save and compare, over CA and PVA', async () => {
     const out = execFileSync(process.execPath, ['dist/main.js'], {
       cwd: app, encoding: 'utf8', timeout: 30_000,
       env: { ...process.env, ...ioc.env },
@@ -123,6 +127,7 @@ describe('an app of the packed client package', () => {
     expect(got.pva.value).toBe(3.14159);
     expect(got.pva.units).toBe('mm');
     expect(got.pva.counts[1]).toBe(got.pva.counts[0] + 1);
+    expect(got.saveset).toEqual({ saved: [true, true], equal: true });
     const after = await pyepicsRead(ioc.env, ['TEST:KIND:LONG', 'TEST:KIND:SHORT']);
     expect(after.map((r) => r.value)).toEqual([55, 77]);
   });
