@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { keepRun, listRuns, loadResults, resultsDir, runStem, writeAtomic } from '../../packages/epicsperf/src/results/store.js';
+import { writeAtomic } from '../../packages/epicsperf/src/atomic.js';
+import { keepRun, listRuns, loadResults, resultsDir, runStem } from '../../packages/epicsperf/src/results/store.js';
 
 const FIXTURE = join(import.meta.dirname, '..', '..', 'fixtures', 'results', 'run-a.json');
 
