@@ -169,6 +169,39 @@ describe('files', () => {
     }
   });
 
+  it('on a terminal, restore shows the changes and asks: no writes nothing, yes writes', async () => {
+    const file = join(dir, 'tty.snapshot');
+    expect((await cli(['snapshot', '-', '--save', file, '--timeout', '1000'], `${K}LONG\n${K}STRING\n`)).code).toBe(0);
+    await ctx.put(K + 'LONG', 46);
+    // script(1) runs the command on a pseudo-terminal: stdin and stdout are a terminal there.
+    const onTty = (answer: string) => new Promise<{ code: number | null; out: string }>((resolve) => {
+      const cmd = [process.execPath, BIN, 'restore', file, '--timeout', '1000'].map((a) => `'${a}'`).join(' ');
+      const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, ...ioc.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (/write these 1 PVs\? \[y\/N\]/.test(out) && answer) {
+          child.stdin.write(`${answer}\n`);
+          answer = '';
+        }
+      });
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    try {
+      const no = await onTty('n');
+      expect(no.out).toMatch(/TEST:KIND:LONG\s+46\s+42/);
+      expect(no.out).toMatch(/not written/);
+      expect(no.code).toBe(1);
+      expect((await ctx.get(K + 'LONG')).value).toBe(46);
+      const yes = await onTty('y');
+      expect(yes.out).toMatch(/2 PVs: 1 restored, 1 already equal/);
+      expect(yes.code).toBe(0);
+      expect((await ctx.get(K + 'LONG')).value).toBe(42);
+    } finally {
+      await ctx.put(K + 'LONG', 42);
+    }
+  });
+
   it('bad input: one line and exit 2', async () => {
     const bad = join(dir, 'bad.snapshot');
     writeFileSync(bad, '{"format":"epicsperf-snapshot","version":1,"pvs":1}\n{"name":"X","value":\n');
@@ -182,6 +215,9 @@ describe('files', () => {
       [['restore', bad, '--only', '('], /--only: not a regular expression/],
       [['diff', bad, bad, '--tolerance', 'x=abs'], /expected abs:N, rel:N or precision:N/],
       [['snapshot', '-', '--save', join(dir, 'no', 'such', 'dir.snapshot'), '--timeout', '1000'], /cannot write .*dir\.snapshot: ENOENT/],
+      [['diff', 'test/fixtures/saveset/truncated.sav', '--live'], /truncated\.sav.*<END>/],
+      [['restore', 'test/fixtures/saveset/psi-bad-value.snap', '--yes'], /psi-bad-value\.snap line \d+: /],
+      [['diff', 'test/fixtures/saveset/phoebus-bad-columns.csv', 'test/fixtures/saveset/psi.snap'], /phoebus-bad-columns\.csv line \d+: /],
       [['snapshot', '-', '--save', join(dir, 'y.snapshot'), '--client', 'pyepics'], /--save reads with this project's client/],
     ];
     for (const [args, msg] of cases) {
