@@ -82,7 +82,7 @@ export async function compareLive(ctx: Context<Protocol>, set: SaveSet, opts: Li
   return { ...compare(set, live, opts), live };
 }
 
-export function summarize(pvs: readonly PvDiff[]): DiffSummary {
+function summarize(pvs: readonly PvDiff[]): DiffSummary {
   const s: DiffSummary = { total: pvs.length, equal: 0, different: 0, onlyA: 0, onlyB: 0, notConnected: 0 };
   for (const p of pvs) {
     if (p.status === 'equal') s.equal++;

@@ -39,7 +39,7 @@ export async function save(ctx: Context<Protocol>, names: readonly string[], opt
 }
 
 /** The run's metadata: when, where, who, over which protocol, and what the user said of it. */
-export function metaOf(ctx: Context<Protocol>, names: readonly string[], opts: Pick<SaveOptions, 'comment' | 'labels'>): SaveSetMeta {
+function metaOf(ctx: Context<Protocol>, names: readonly string[], opts: Pick<SaveOptions, 'comment' | 'labels'>): SaveSetMeta {
   const protos = new Set(names.map((n) => splitName(n, ctx.protocol)[0]));
   let user: string | undefined;
   try {
@@ -104,7 +104,7 @@ function valueType(t: FieldDesc): string | undefined {
 }
 
 /** A value as a save keeps it: arrays as plain arrays, 64-bit integers as numbers (or strings past 2^53). */
-export function plainValue(v: unknown): SavedValue {
+function plainValue(v: unknown): SavedValue {
   if (typeof v === 'bigint') return bigToPlain(v);
   if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return v;
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) return Array.from(v, bigToPlain) as number[];

@@ -4,17 +4,12 @@
 import type { Command } from 'commander';
 import { compare, compareLive } from 'epics-client/saveset';
 import { UsageError } from '../errors.js';
-import { renderDiff, type SavesetFormat } from '../report/saveset.js';
+import { renderDiff } from '../report/saveset.js';
 import { readSaveSet } from '../snapshots/files.js';
-import { formatOption, timeoutOption } from './options.js';
-import { addToleranceOptions, protocolOption, toleranceRule, withSavesetContext, type ToleranceOpts } from './saveset-common.js';
+import { addSavesetOptions, toleranceRule, withSavesetContext, type SavesetOpts } from './saveset-common.js';
 
-interface Opts extends ToleranceOpts {
+interface Opts extends SavesetOpts {
   live?: boolean;
-  timeout: number;
-  format: SavesetFormat;
-  all?: boolean;
-  protocol: string;
 }
 
 export function register(program: Command): void {
@@ -23,12 +18,8 @@ export function register(program: Command): void {
     .description('compare two saved snapshots, or one with the live machine (--live), within a tolerance (exit 0: equal, 1: not)')
     .argument('<a>', 'a saved snapshot: this project\'s, Phoebus CSV, PSI .snap or autosave .sav')
     .argument('[b]', 'the snapshot to compare it with')
-    .option('--live', 'compare with the PVs as they are now (read from the IOCs the EPICS_* environment names)')
-    .addOption(timeoutOption())
-    .addOption(formatOption(['table', 'json', 'markdown'] as const))
-    .option('--all', 'list every PV, the equal ones too')
-    .addOption(protocolOption());
-  addToleranceOptions(cmd).action(async (a: string, b: string | undefined, opts: Opts) => {
+    .option('--live', 'compare with the PVs as they are now (read from the IOCs the EPICS_* environment names)');
+  addSavesetOptions(cmd, 'list every PV, the equal ones too').action(async (a: string, b: string | undefined, opts: Opts) => {
     if ((opts.live === true) === (b !== undefined)) throw new UsageError(b === undefined ? 'diff needs a second snapshot or --live' : 'give a second snapshot or --live, not both');
     const A = readSaveSet(a).set;
     const tolerance = toleranceRule(opts);

@@ -4,20 +4,15 @@
 import { createInterface } from 'node:readline/promises';
 import { Option, type Command } from 'commander';
 import { restore, type RestorePlan, type RestoreReport } from 'epics-client/saveset';
-import { changesTable, renderRestore, type SavesetFormat } from '../report/saveset.js';
+import { changesTable, renderRestore } from '../report/saveset.js';
 import { readSaveSet } from '../snapshots/files.js';
-import { formatOption, timeoutOption } from './options.js';
-import { addToleranceOptions, protocolOption, regexArg, toleranceRule, withSavesetContext, type ToleranceOpts } from './saveset-common.js';
+import { addSavesetOptions, regexArg, toleranceRule, withSavesetContext, type SavesetOpts } from './saveset-common.js';
 
-interface Opts extends ToleranceOpts {
+interface Opts extends SavesetOpts {
   dryRun?: boolean;
   rewrite?: boolean;
   only?: RegExp;
   yes?: boolean;
-  timeout: number;
-  format: SavesetFormat;
-  all?: boolean;
-  protocol: string;
 }
 
 export function register(program: Command): void {
@@ -28,12 +23,8 @@ export function register(program: Command): void {
     .option('--dry-run', 'read and compare, show what would be written, write nothing')
     .addOption(new Option('--only <regex>', 'only the PVs whose name matches').argParser(regexArg('--only')))
     .option('-y, --yes', 'write without asking (needed when not on a terminal)')
-    .option('--rewrite', 'write the PVs already equal to their saved value too')
-    .addOption(timeoutOption())
-    .addOption(formatOption(['table', 'json', 'markdown'] as const))
-    .option('--all', 'list every PV, the already equal ones too')
-    .addOption(protocolOption());
-  addToleranceOptions(cmd).action(async (file: string, opts: Opts) => {
+    .option('--rewrite', 'write the PVs already equal to their saved value too');
+  addSavesetOptions(cmd, 'list every PV, the already equal ones too').action(async (file: string, opts: Opts) => {
     const { set } = readSaveSet(file);
     const ac = new AbortController();
     const onSignal = (): void => {

@@ -1,16 +1,25 @@
-// What `diff`, `restore` and `snapshot --save` share: the tolerance options (for all PVs, and per
-// PV by a name pattern), the protocol of bare names, and a Context from the EPICS environment.
+// What `diff`, `restore` and `snapshot --save` share: their options (the tolerances for all PVs
+// and per PV by a name pattern, timeout, output), the protocol of bare names, and a Context from the EPICS environment.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { Context } from 'epics-client';
 import type { Tolerance, ToleranceRule } from 'epics-client/saveset';
 import { UsageError } from '../errors.js';
-import { numberArg } from './options.js';
+import type { SavesetFormat } from '../report/saveset.js';
+import { formatOption, numberArg, timeoutOption } from './options.js';
 
 export interface ToleranceOpts {
   abs?: number;
   rel?: number;
   precision?: number;
   tolerance?: Array<{ pattern: RegExp; tolerance: Tolerance }>;
+}
+
+/** The options `diff` and `restore` share. */
+export interface SavesetOpts extends ToleranceOpts {
+  timeout: number;
+  format: SavesetFormat;
+  all?: boolean;
+  protocol: string;
 }
 
 const KEYS = { abs: 'abs', rel: 'rel', precision: 'precision', prec: 'precision' } as const;
@@ -35,8 +44,13 @@ export function parsePvTolerance(v: string, prev: ToleranceOpts['tolerance'] = [
   return [...prev, { pattern, tolerance }];
 }
 
-export function addToleranceOptions(cmd: Command): Command {
+/** The options `diff` and `restore` share: the tolerances, the timeout, the output, the protocol. */
+export function addSavesetOptions(cmd: Command, all: string): Command {
   return cmd
+    .addOption(timeoutOption())
+    .addOption(formatOption(['table', 'json', 'markdown'] as const))
+    .option('--all', all)
+    .addOption(protocolOption())
     .addOption(new Option('--abs <n>', 'numbers equal when they differ by at most N').argParser(numberArg(0)))
     .addOption(new Option('--rel <f>', 'numbers equal when they differ by at most this fraction of the larger (0.01: 1%)').argParser(numberArg(0)))
     .addOption(new Option('--precision <n>', "numbers equal within N x 10^-PREC of the PV (PSI snapshot's rule)").argParser(numberArg(0)))
