@@ -163,13 +163,19 @@ def load_saved(saved_file, names):
     return [by_name.get(name) for name in names]
 
 
-def op_compare(names, saved_file, timeout, phases):
+def load_and_connect(names, saved_file, timeout, phases):
+    """The saved values, then every PV connected: the timed start of compare and restore."""
     t = time.monotonic()
     saved = load_saved(saved_file, names)
     phases["read"] = time.monotonic() - t
     t = time.monotonic()
     conns = Connections(names, timeout)
     phases["connect"] = time.monotonic() - t
+    return saved, conns
+
+
+def op_compare(names, saved_file, timeout, phases):
+    saved, conns = load_and_connect(names, saved_file, timeout, phases)
     t = time.monotonic()
     live = read_all(conns.pvs, timeout)
     phases["get"] = time.monotonic() - t
@@ -195,12 +201,7 @@ def op_compare(names, saved_file, timeout, phases):
 
 
 def op_restore(names, saved_file, timeout, phases):
-    t = time.monotonic()
-    saved = load_saved(saved_file, names)
-    phases["read"] = time.monotonic() - t
-    t = time.monotonic()
-    conns = Connections(names, timeout)
-    phases["connect"] = time.monotonic() - t
+    saved, conns = load_and_connect(names, saved_file, timeout, phases)
 
     t = time.monotonic()
     lock = threading.Lock()
