@@ -141,7 +141,7 @@ async function writeAll(ctx: Context<Protocol>, toWrite: SavedPv[], outcome: Map
       // PV Access tells no access rights beforehand: the server's refusal of the put says it.
       Object.assign(r, { outcome: 'skipped', code: 'no-access', reason: `no write access (the server: ${e.message})` });
     }
-    else Object.assign(r, { outcome: 'failed', code: e instanceof EpicsError ? e.code : undefined, reason: e instanceof Error ? e.message : String(e) });
+    else Object.assign(r, { outcome: 'failed', ...(e instanceof EpicsError ? { code: e.code } : {}), reason: e instanceof Error ? e.message : String(e) });
   });
   // Read back without the signal (an interrupted restore still learns what it wrote), a short
   // time when interrupted.
@@ -153,8 +153,11 @@ async function writeAll(ctx: Context<Protocol>, toWrite: SavedPv[], outcome: Map
     const cur = back.pvs[i]!;
     const d = comparePv(pv, cur, toleranceFor(opts.tolerance, pv.name));
     if (cur.ok) r.after = d.b;
-    if (d.status === 'equal') Object.assign(r, { outcome: 'restored', code: undefined, reason: r.code === 'interrupted' ? 'written before the interruption' : undefined });
-    else if (r.code === 'interrupted') r.reason = cur.ok ? 'interrupted: not written' : `interrupted; read-back failed: ${cur.error}`;
+    if (d.status === 'equal') {
+      r.outcome = 'restored';
+      if (r.code === 'interrupted') r.reason = 'written before the interruption';
+      delete r.code;
+    } else if (r.code === 'interrupted') r.reason = cur.ok ? 'interrupted: not written' : `interrupted; read-back failed: ${cur.error}`;
     else Object.assign(r, { outcome: 'failed', code: 'read-back', reason: cur.ok ? `read back ${fmt(r.after)}, saved ${fmt(r.saved)}` : `read-back failed: ${cur.error}` });
   });
 }
@@ -163,8 +166,6 @@ function tally(report: RestoreReport): void {
   const s = report.summary;
   s.selected = report.pvs.length;
   for (const r of report.pvs) {
-    if (r.reason === undefined) delete r.reason;
-    if (r.code === undefined) delete r.code;
     if (r.outcome === 'restored') s.restored++;
     else if (r.outcome === 'equal') s.equal++;
     else if (r.outcome === 'skipped') s.skipped++;

@@ -1,9 +1,8 @@
 // What `diff`, `restore` and `snapshot --save` share: their options (the tolerances for all PVs
 // and per PV by a name pattern, timeout, output), the protocol of bare names, and a Context from the EPICS environment.
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { Context } from 'epics-client';
+import { Context, type Protocol } from 'epics-client';
 import type { Tolerance, ToleranceRule } from 'epics-client/saveset';
-import { UsageError } from '../errors.js';
 import type { SavesetFormat } from '../report/saveset.js';
 import { formatOption, numberArg, timeoutOption } from './options.js';
 
@@ -19,7 +18,7 @@ export interface SavesetOpts extends ToleranceOpts {
   timeout: number;
   format: SavesetFormat;
   all?: boolean;
-  protocol: string;
+  protocol: Protocol;
 }
 
 const KEYS = { abs: 'abs', rel: 'rel', precision: 'precision', prec: 'precision' } as const;
@@ -28,12 +27,7 @@ const KEYS = { abs: 'abs', rel: 'rel', precision: 'precision', prec: 'precision'
 export function parsePvTolerance(v: string, prev: ToleranceOpts['tolerance'] = []): NonNullable<ToleranceOpts['tolerance']> {
   const eq = v.lastIndexOf('=');
   if (eq <= 0) throw new InvalidArgumentError('expected REGEX=abs:N,rel:N,precision:N');
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(v.slice(0, eq));
-  } catch {
-    throw new InvalidArgumentError(`not a regular expression: ${v.slice(0, eq)}`);
-  }
+  const pattern = regexArg(v.slice(0, eq))(v.slice(0, eq));
   const tolerance: Tolerance = {};
   for (const part of v.slice(eq + 1).split(',')) {
     const [k, x] = part.split(':');
@@ -70,6 +64,7 @@ export function toleranceRule(o: ToleranceOpts): ToleranceRule | undefined {
   return (name: string) => per.find((p) => p.pattern.test(name))?.tolerance ?? global;
 }
 
+/** `--protocol ca|pva` (commander refuses anything else). */
 export const protocolOption = (): Option =>
   new Option('--protocol <p>', 'protocol of names without ca:// or pva://').choices(['ca', 'pva']).default('ca');
 
@@ -85,9 +80,8 @@ export function regexArg(what: string): (v: string) => RegExp {
 }
 
 /** Run with a Context on the EPICS environment (or `env`), closed afterwards whatever happens. */
-export async function withSavesetContext<T>(protocol: string, fn: (ctx: Context<'ca' | 'pva'>) => Promise<T>, env?: Record<string, string>): Promise<T> {
-  if (protocol !== 'ca' && protocol !== 'pva') throw new UsageError(`--protocol must be ca or pva, got ${protocol}`);
-  const ctx = new Context<'ca' | 'pva'>({ protocol, ...(env ? { env } : {}) });
+export async function withSavesetContext<T>(protocol: Protocol, fn: (ctx: Context<Protocol>) => Promise<T>, env?: Record<string, string>): Promise<T> {
+  const ctx = new Context<Protocol>({ protocol, ...(env ? { env } : {}) });
   try {
     return await fn(ctx);
   } finally {

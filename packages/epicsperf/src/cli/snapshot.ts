@@ -1,5 +1,6 @@
 // `epicsperf snapshot FILE`: read every PV in a list once, concurrently, each against its own timeout.
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Protocol } from 'epics-client';
 import { save } from 'epics-client/saveset';
 import { DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
@@ -21,7 +22,7 @@ interface Opts extends HostOpts {
   comment?: string;
   label?: string[];
   macro?: Record<string, string>;
-  protocol: string;
+  protocol: Protocol;
 }
 
 export function register(program: Command): void {

@@ -41,7 +41,11 @@ function formatOf(path: string, text: string): SnapshotFormat | 'autosave-req' |
 
 /** Read a saved snapshot in any format it can be. */
 export function readSaveSet(path: string): { set: SaveSet; format: SnapshotFormat } {
-  const text = readText(path, 'snapshot');
+  return parseSaveSet(path, readText(path, 'snapshot'));
+}
+
+/** A saved snapshot from the text of the file at `path`. */
+function parseSaveSet(path: string, text: string): { set: SaveSet; format: SnapshotFormat } {
   const source = basename(path);
   const format = formatOf(path, text);
   return asInput(() => {
@@ -58,12 +62,12 @@ export function readSaveSet(path: string): { set: SaveSet; format: SnapshotForma
 
 /** The names a snapshot reads from `path`: a PV list, an autosave .req file (with macros), or a saved snapshot's PVs. */
 export function readNames(path: string, macros: Record<string, string> = {}): string[] {
-  if (path === '-') return asInput(() => parsePvList(readText(path, 'PV list'), 'stdin'));
+  if (path === '-') return parsePvList(readText(path, 'PV list'), 'stdin');
   const text = readText(path, 'PV list');
   const format = formatOf(path, text);
   if (format === 'autosave-req') return asInput(() => parseAutosaveReq(path, { macros }));
   if (format === undefined) return parsePvList(text, path);
-  return readSaveSet(path).set.pvs.map((p) => p.name);
+  return parseSaveSet(path, text).set.pvs.map((p) => p.name);
 }
 
 /** The format a file name asks for: .csv Phoebus, .snap PSI, .sav autosave, anything else this project's. */
