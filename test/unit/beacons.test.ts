@@ -6,8 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BeaconAnomalies } from '../../packages/client/src/ca/beacon.js';
 import { encode } from '../../packages/client/src/ca/messages.js';
 import { freePort } from '../../packages/epicsperf/src/ioc/ports.js';
-import { encodeMessages } from '../../packages/client/src/pva/messages.js';
-import { ipv4Mapped } from '../../packages/client/src/pva/messages-session.js';
+import { ipv4Mapped, ipv4Of, SearchFlags } from '../../packages/client/src/pva/messages-session.js';
+import { decodeMessage, encodeMessages } from '../../packages/client/src/pva/messages.js';
+import { forwardedForm, readDatagram } from '../../packages/client/src/pva/forward.js';
 import { CaBeacons } from '../../packages/client/src/transport/ca/beacons.js';
 import { PvaBeacons } from '../../packages/client/src/transport/pva/beacons.js';
 // @ts-expect-error: plain JavaScript, typed by its JSDoc only
@@ -106,35 +107,59 @@ describe('CA beacons through the repeater', () => {
   });
 });
 
-describe('PVA beacons', () => {
+describe('PVA beacons and local forwarding', () => {
   const beacon = (guid: number, changeCount: number, port: number): Uint8Array =>
     encodeMessages([{ type: 'Beacon', guid: new Uint8Array(12).fill(guid), flags: 0, sequenceId: 0, changeCount, address: ipv4Mapped('0.0.0.0'), port, protocol: 'tcp', serverStatus: null }]);
+  const search = (flags: number, replyPort: number): Uint8Array =>
+    encodeMessages([{ type: 'SearchRequest', sequenceId: 7, flags, responseAddress: ipv4Mapped('0.0.0.0'), responsePort: replyPort, protocols: ['tcp'], channels: [{ id: 1, name: 'A:B' }] }]);
+  const loOnly = { lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: true }] };
 
-  it('heard on the loopback broadcast address beside other sockets of the port; a new GUID or change count is an anomaly', async () => {
+  it('the forwarded form: an ORIGIN_TAG naming the destination, the sender filled in, the unicast flag cleared', () => {
+    const f = forwardedForm(search(SearchFlags.UNICAST, 40000), '198.18.0.2', '198.18.0.9')!;
+    const d = readDatagram(f);
+    expect(d).toMatchObject({ command: 0x03, offset: 24, origin: '198.18.0.2' });
+    const m = decodeMessage(d.header, f.subarray(32)) as { type: string; flags: number; responseAddress: Uint8Array; responsePort: number };
+    expect(m).toMatchObject({ type: 'SearchRequest', flags: 0, responsePort: 40000 });
+    expect(ipv4Of(m.responseAddress)).toBe('198.18.0.9');
+    const b = readDatagram(forwardedForm(beacon(1, 0, 5075), '198.18.0.2', '198.18.0.9')!);
+    expect(b).toMatchObject({ command: 0x00, origin: '198.18.0.2' });
+    // Never forwarded twice, nor anything but searches and beacons, nor a truncated message.
+    expect(forwardedForm(f, '198.18.0.2', '198.18.0.9')).toBeUndefined();
+    expect(forwardedForm(encodeMessages([{ type: 'EchoRequest', payload: new Uint8Array(4) }]), '1.2.3.4', '1.2.3.5')).toBeUndefined();
+    expect(forwardedForm(search(0, 1).subarray(0, 20), '1.2.3.4', '1.2.3.5')).toBeUndefined();
+  });
+
+  it('a unicast beacon reaches every listener of the host, and a unicast search the host server, through the local group', async () => {
     const port = await freePort({ tcp: false, udp: true });
-    // A server of the host holds the port for its unicast searches (as QSRV does).
+    // A PVA server of the host, as pvxs binds it: the wildcard address, in the local group.
     const server = dgram.createSocket({ type: 'udp4', reuseAddr: true });
     await new Promise<void>((res) => server.bind(port, '0.0.0.0', res));
+    server.addMembership('224.0.0.128', '127.0.0.1');
     cleanup.push(() => server.close());
-    const anomalies: string[] = [];
-    const b = new PvaBeacons([{ host: '127.0.0.1', port, broadcast: false }], port, (s) => anomalies.push(s));
-    cleanup.push(() => b.close());
+    const atServer: Buffer[] = [];
+    server.on('message', (m) => atServer.push(m));
+    const seen: string[][] = [[], []];
+    const listeners = seen.map((list) => new PvaBeacons(port, (s) => list.push(s), loOnly));
+    cleanup.push(() => listeners.forEach((b) => b.close()));
     await sleep(50);
     const ioc = await socket();
-    const send = (m: Uint8Array) => ioc.send(m, port, '127.255.255.255');
+    const send = (m: Uint8Array) => ioc.send(m, port, '127.0.0.1');
     send(beacon(1, 0, 5075));
     send(beacon(1, 0, 5075));
-    await sleep(50);
-    expect(anomalies).toEqual(['127.0.0.1:5075']);
+    await sleep(100);
+    expect(seen).toEqual([['127.0.0.1:5075'], ['127.0.0.1:5075']]);
     send(beacon(2, 0, 5075)); // restarted: a new GUID
     send(beacon(2, 1, 5075)); // its channels changed
-    await sleep(50);
-    expect(anomalies).toHaveLength(3);
-    // A unicast search to the port still reaches the server, not the beacon listener.
-    const got: string[] = [];
-    server.on('message', () => got.push('server'));
-    ioc.send('search', port, '127.0.0.1');
-    await sleep(50);
-    expect(got).toEqual(['server']);
+    await sleep(100);
+    expect(seen.map((l) => l.length)).toEqual([3, 3]);
+    expect(listeners[0]!.forwarded + listeners[1]!.forwarded).toBe(4);
+    // A unicast search, taken by a listener (bound more specifically than the server), reaches
+    // the server forwarded: tagged with its destination, the client's address to reply to.
+    atServer.length = 0;
+    send(search(SearchFlags.UNICAST, ioc.address().port));
+    await sleep(100);
+    const searches = atServer.map((m) => readDatagram(m)).filter((d) => d.command === 0x03);
+    expect(searches).toHaveLength(1);
+    expect(searches[0]!.origin).toBe('127.0.0.1');
   });
 });

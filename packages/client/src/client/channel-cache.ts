@@ -23,7 +23,7 @@ export interface Closable {
 
 /** What the cache needs of its name resolver. */
 export interface ChannelSearcher<Ch> {
-  add(t: Ch, delayMs?: number): void;
+  add(t: Ch, delayMs?: number, lost?: boolean): void;
   remove(t: Ch): void;
   close(): void;
   readonly searching: number;
@@ -84,7 +84,7 @@ export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSe
   research(ch: Ch, delayMs: number): void {
     if (this.isClosed || ch.state === 'closed') return;
     if (!ch.held) return this.forget(ch);
-    this.searcher().add(ch, delayMs);
+    this.searcher().add(ch, delayMs, true);
   }
 
   /**

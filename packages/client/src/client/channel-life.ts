@@ -41,6 +41,7 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
   searchAttempt = 0;
   searchDueAt = 0;
   searchQueued = false;
+  searchLost = false;
 
   constructor(private readonly owner: ChannelOwner, readonly cid: number, readonly name: string) {}
 

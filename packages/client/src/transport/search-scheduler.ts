@@ -22,6 +22,8 @@ export interface SearchState {
   searchAttempt: number;
   searchDueAt: number;
   searchQueued: boolean;
+  /** Searched again because its server was lost (a protocol may retry those sooner). */
+  searchLost?: boolean;
 }
 
 /** Shortest time between two rounds of searchAgain(). */
@@ -161,9 +163,13 @@ export abstract class SearchScheduler<T extends SearchState> {
     return this.destinations.map((d) => ({ ...d.stats }));
   }
 
-  /** Start (or restart, after a disconnect) searching for a name, now or after `delayMs`. */
-  add(t: T, delayMs = 0): void {
+  /**
+   * Start (or restart, after a disconnect) searching for a name, now or after `delayMs`; `lost`
+   * when it is searched again because its server went away.
+   */
+  add(t: T, delayMs = 0, lost = false): void {
     if (this.closed) return;
+    t.searchLost = lost;
     if (this.pending.get(t.cid) !== t) {
       this.pending.set(t.cid, t);
       t.searchQueued = false;

@@ -257,9 +257,10 @@ def client_env(args, max_array_bytes):
 
 
 def server_env(args, max_array_bytes):
-    """Environment for the IOC's own servers: our ports; on loopback, loopback only with beacons
-    to loopback; otherwise the interface asked for (all for 0.0.0.0) with the EPICS defaults for
-    beacons (every interface's broadcast address), and the rest of EPICS_* as the caller set it."""
+    """Environment for the IOC's own servers: our ports, and the interface asked for (all for
+    0.0.0.0). On loopback the host is set up as its clients are (the address lists name the
+    loopback address, the automatic lists off); beacons are left at EPICS base's and pvxs's
+    defaults, which follow those lists (unicast to 127.0.0.1). The rest of EPICS_* is the caller's."""
     env = {
         "EPICS_CA_SERVER_PORT": str(args.ca_port),
         "EPICS_CA_REPEATER_PORT": str(args.repeater_port),
@@ -271,14 +272,8 @@ def server_env(args, max_array_bytes):
         env["EPICS_CAS_INTF_ADDR_LIST"] = args.listen
         env["EPICS_PVAS_INTF_ADDR_LIST"] = args.listen
     if loopback_only(args):
-        # PVA beacons to the loopback broadcast address, so every client of the host hears them
-        # (a unicast datagram reaches one of the sockets sharing the port); CA's reach the
-        # repeater, which passes them on.
-        beacons = {"CA": args.listen, "PVA": "127.255.255.255"}
         for proto in ("CA", "PVA"):
             env.update({
-                f"EPICS_{proto}S_BEACON_ADDR_LIST": beacons[proto],
-                f"EPICS_{proto}S_AUTO_BEACON_ADDR_LIST": "NO",
                 f"EPICS_{proto}_ADDR_LIST": args.listen,
                 f"EPICS_{proto}_AUTO_ADDR_LIST": "NO",
             })

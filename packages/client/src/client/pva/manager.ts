@@ -47,7 +47,7 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
     if (!this.udp) {
       const udp = new PvaSearcher(this.config, (t, host, port) => this.onFound(t, host, port), (bytes) => this.tcpSearch(bytes));
       this.udp = udp;
-      this.beacons = new PvaBeacons(this.config.searchDestinations, this.config.broadcastPort, (server) => {
+      this.beacons = new PvaBeacons(this.config.broadcastPort, (server) => {
         if (udp.searching && log.isLevelEnabled('debug')) log.debug({ server, searching: udp.searching }, 'PVA beacon of a new or changed server: searching again');
         udp.searchAgain();
       });

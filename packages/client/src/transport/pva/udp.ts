@@ -23,8 +23,23 @@ const LOOPBACK_DATAGRAM = 8192;
 const ETHERNET_DATAGRAM = 1400;
 /** Datagrams sent per event-loop turn (the server's receive buffer must take a burst). */
 const BURST = 6;
-/** First retry delay of a name (then doubling up to the maximum search period). */
+/** First retry delay of a name (then doubling up to the bound below). */
 const RETRY_BASE_MS = 100;
+/**
+ * The bound of a name's retry period, as pvxs's 30-bucket search ring: a name is searched at
+ * least every 30 s (or EPICS_CA_MAX_SEARCH_PERIOD, if shorter).
+ */
+const MAX_RETRY_MS = 30_000;
+/**
+ * A name whose server went away is searched at least every LOST_RETRY_MS, so that it is found
+ * within that of the server's return even when no beacon reaches this client; with many names
+ * the period stretches so that their searches stay under LOST_SEARCH_BYTES_PER_S (1,000 names
+ * keep the 2 s period; 100,000 are searched every 30 s, as pvxs bounds them).
+ */
+const LOST_RETRY_MS = 2000;
+const LOST_SEARCH_BYTES_PER_S = 25_000;
+/** A name's share of a SEARCH message, taken as that of a 20-character name with its id and length. */
+const NAME_BYTES = 25;
 
 
 export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
@@ -79,7 +94,8 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     const q = this.queue;
     let qi = this.qHead;
     let next = this.nextDue;
-    const maxPeriod = this.config.maxSearchPeriodMs;
+    const maxPeriod = Math.min(MAX_RETRY_MS, this.config.maxSearchPeriodMs);
+    const lostPeriod = Math.min(maxPeriod, Math.max(LOST_RETRY_MS, (1000 * this.pending.size * NAME_BYTES) / LOST_SEARCH_BYTES_PER_S));
     while (qi < q.length && names < 0xffff) {
       const t = q[qi]!;
       if (!t.searchQueued || this.pending.get(t.cid) !== t) { qi++; continue; }
@@ -89,7 +105,7 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
       if (w.length > this.datagramBytes && names > 0) { w.length = before; break; }
       names++;
       qi++;
-      const due = this.sent(t, now, maxPeriod, RETRY_BASE_MS);
+      const due = this.sent(t, now, t.searchLost ? lostPeriod : maxPeriod, RETRY_BASE_MS);
       if (due < next) next = due;
     }
     this.qHead = qi;
