@@ -58,9 +58,10 @@ describe('CA name servers', () => {
       expect(s.nameServers).toHaveLength(1);
       const ns = s.nameServers[0]!;
       expect(ns).toMatchObject({ server, connected: true });
-      // Four names found (CALC1-4), the missing one searched at least once, and retried.
-      expect(ns.answers).toBe(4);
-      expect(ns.searchesSent).toBeGreaterThanOrEqual(6);
+      // Four names found (CALC1-4; a busy host may see a name retried, and answered twice, before
+      // its first answer), the missing one searched and retried.
+      expect(ns.answers).toBeGreaterThanOrEqual(4);
+      expect(ns.searchesSent).toBeGreaterThanOrEqual(ns.answers + 2);
       expect(s.datagramsSent).toBe(0);
       expect(s.searchDestinations).toEqual([]);
       // No UDP socket at all: no search socket, no beacon listener (nor repeater registration).
@@ -81,7 +82,7 @@ describe('CA name servers', () => {
       m.close();
       const after = ctx.stats().nameServers[0]!;
       expect(after.connected).toBe(true);
-      expect(after.answers).toBe(answersBefore + 1);
+      expect(after.answers).toBeGreaterThan(answersBefore);
       expect((await ctx.get('TEST:CALC5', { timeout: 5000 })).value).toEqual(expect.any(Number));
       expect(sockets).toEqual([]);
       expect(ctx.stats().datagramsSent).toBe(0);
