@@ -142,6 +142,12 @@ describe('search and reconnection', () => {
     try {
       expect((await c.get('P4P:S:d', { timeout: 3000 })).value).toBe(-2.25);
       expect(c.stats().pva?.datagramsSent).toBeGreaterThan(0);
+      // The name server's own count: connected, SEARCH messages sent over it, its one answer.
+      const [ns] = c.stats().pva!.nameServers;
+      expect(ns).toMatchObject({ server: `127.0.0.1:${tcp}`, connected: true });
+      expect(ns!.answers).toBeGreaterThanOrEqual(1);
+      expect(ns!.searchesSent).toBeGreaterThanOrEqual(ns!.answers);
+      expect(c.stats().nameServers).toEqual([]);
     } finally {
       await c.close();
     }

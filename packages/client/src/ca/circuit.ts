@@ -41,6 +41,13 @@ export interface CircuitEvents {
   protocolError(reason: string): void;
   /** An ECHO reply arrived. */
   echo?(): void;
+  /** The server told its minor protocol version (it does so as the circuit opens). */
+  version?(minor: number): void;
+  /**
+   * A SEARCH reply over the circuit (a name server's): `cid` is the searched name's, `address`
+   * the server's IPv4 address as a uint32 (0 or 0xffffffff: this circuit's host), `port` its port.
+   */
+  searchReply?(cid: number, address: number, port: number): void;
 }
 
 export class ClientCircuit {
@@ -76,6 +83,14 @@ export class ClientCircuit {
   send(m: RequestMessage): void {
     if (this.closed) return;
     encodeMessage(this.out, m);
+    this.requestFlush();
+  }
+
+  /** Queue messages already encoded (SEARCH requests, on a name server's circuit). */
+  sendEncoded(bytes: Uint8Array): void {
+    if (this.closed || bytes.length === 0) return;
+    const off = this.out.reserve(bytes.length);
+    this.out.bytes.set(bytes, off);
     this.requestFlush();
   }
 
@@ -191,6 +206,10 @@ export class ClientCircuit {
     switch (m.type) {
       case 'VersionResponse':
         this.serverVersion = m.version;
+        this.events.version?.(m.version);
+        return;
+      case 'SearchResponse':
+        this.events.searchReply?.(m.cid, m.address, m.port);
         return;
       case 'CreateChFailResponse':
         take(this.channels, m.cid)?.onCreateFailed(0, 'channel creation failed');
@@ -206,7 +225,6 @@ export class ClientCircuit {
         return;
       case 'ClearChannelResponse':
       case 'Beacon':
-      case 'SearchResponse':
       case 'NotFoundResponse':
       case 'RepeaterConfirmResponse':
         return;

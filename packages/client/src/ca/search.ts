@@ -4,6 +4,9 @@ import { CA_MINOR_PROTOCOL_REVISION, Cmd, DONT_REPLY, HEADER_SIZE, MAX_SEARCH_DA
 import { readHeader, writeHeader, type Header } from './header.js';
 import { paddedLength, writeNameMessage } from './messages.js';
 
+/** The first minor protocol version whose servers take SEARCH requests over TCP (CA 4.12). */
+export const TCP_SEARCH_MIN_VERSION = 12;
+
 /** Bytes one SEARCH message for this name takes (header + padded name). */
 export function searchMessageSize(name: string): number {
   return HEADER_SIZE + paddedLength(name);

@@ -1,7 +1,7 @@
 // What a Context's channel manager does whatever its protocol: the channel cache with its
 // references, the holders (monitors) closed with it, searching again for a channel that lost its
 // server (or forgetting one nobody holds), and closing all of that.
-import type { DestinationStats } from '../transport/search-scheduler.js';
+import type { DestinationStats, NameServerStats } from '../transport/search-scheduler.js';
 import type { CloseReason } from '../transport/stream.js';
 
 /** A manager's diagnostics (Context.stats()). */
@@ -14,6 +14,12 @@ export interface ManagerStats {
   datagramsSent: number;
   /** Per search destination: sends the system took and refused (empty before the first search). */
   searchDestinations: DestinationStats[];
+  /**
+   * Per name server (EPICS_CA_NAME_SERVERS, EPICS_PVA_NAME_SERVERS), in the configured order:
+   * `server` ("host:port"), `connected`, `searchesSent` (CA: SEARCH requests, one per name; PV
+   * Access: SEARCH messages) and `answers` (positive search replies received from it).
+   */
+  nameServers: NameServerStats[];
 }
 
 /** Something that holds channels until it is closed (a monitor); closed with the manager. */
@@ -114,9 +120,12 @@ export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSe
     this.channels.clear();
   }
 
-  /** Diagnostics: connections (`circuits`, the protocol's count), channels, and the name resolver's. */
-  protected statsWith(circuits: number): ManagerStats {
+  /** Diagnostics: connections (`circuits`, the protocol's count), channels, the name resolver's and the name servers'. */
+  protected statsWith(circuits: number, nameServers: NameServerStats[]): ManagerStats {
     const u = this.udp;
-    return { circuits, channels: this.channels.size, searching: u?.searching ?? 0, datagramsSent: u?.datagramsSent ?? 0, searchDestinations: u?.destinationStats() ?? [] };
+    return {
+      circuits, channels: this.channels.size, searching: u?.searching ?? 0, datagramsSent: u?.datagramsSent ?? 0,
+      searchDestinations: u?.destinationStats() ?? [], nameServers,
+    };
   }
 }

@@ -179,8 +179,10 @@ export class Context<P extends Protocol = 'ca'> {
   }
 
   /**
-   * Diagnostics: open circuits, channels, names still searching, datagrams sent, and per search
-   * destination the sends the system took and refused (CA; `pva` for PV Access).
+   * Diagnostics: open circuits, channels, names still searching, datagrams sent, per search
+   * destination the sends the system took and refused, and per name server (`nameServers`:
+   * `server` "host:port", `connected`, `searchesSent`, `answers`; CA SEARCH requests are counted
+   * per name, PV Access SEARCH messages per message). CA at the top level, `pva` for PV Access.
    */
   stats(): ManagerStats & { pva?: ManagerStats } {
     const s = this.#ca.stats();

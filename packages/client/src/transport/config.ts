@@ -14,6 +14,13 @@ export interface ContextOptions {
   addrList?: string[] | string;
   /** Add the interfaces' broadcast addresses (EPICS_CA_AUTO_ADDR_LIST, default true). */
   autoAddrList?: boolean;
+  /**
+   * Channel Access servers searched over TCP, "host[:port]" (EPICS_CA_NAME_SERVERS; the port
+   * defaults to the server port, 5064): one connection to each, reconnected when it drops, carries
+   * the SEARCH requests every search datagram carries (servers of protocol 4.12 or later answer).
+   * With an empty address list and the automatic one off, the CA client then uses no UDP at all.
+   */
+  caNameServers?: string[] | string;
   /** Server port for searches (EPICS_CA_SERVER_PORT, default 5064). */
   serverPort?: number;
   /** Repeater port (EPICS_CA_REPEATER_PORT, default 5065): beacons come through the repeater there. */

@@ -43,6 +43,18 @@ export interface DestinationStats {
   lastError?: string;
 }
 
+/** What the searches over one name server's TCP connection came to (Context.stats()). */
+export interface NameServerStats {
+  /** "host:port", as configured. */
+  readonly server: string;
+  /** True while the connection is up (PV Access: validated). */
+  connected: boolean;
+  /** Search requests sent over it: CA SEARCH requests (one per name), PV Access SEARCH messages. */
+  searchesSent: number;
+  /** Positive search replies received from it. */
+  answers: number;
+}
+
 /** Codes of a send the system refused by policy rather than for want of a route. */
 const REFUSALS = new Set(['EACCES', 'EPERM']);
 
@@ -94,9 +106,11 @@ export abstract class SearchScheduler<T extends SearchState> {
   /** Where every search datagram goes, with what became of the sends. */
   protected readonly destinations: readonly Destination[];
 
-  constructor(destinations: readonly SearchDestination[]) {
+  /** `nameServers`: how many name servers the searches also go to (over TCP, not through here). */
+  constructor(destinations: readonly SearchDestination[], nameServers = 0) {
     this.destinations = destinations.map((d) => new Destination(d.host, d.port, d.broadcast));
-    if (destinations.length === 0) log.warn('no search destinations: every name will time out (set an address list, or leave the automatic one on)');
+    if (destinations.length === 0 && nameServers === 0) log.warn('no search destinations: every name will time out (set an address list, or leave the automatic one on)');
+    else if (destinations.length === 0) log.info(`searching over ${nameServers} name server${nameServers > 1 ? 's' : ''} only`);
     else if (log.isLevelEnabled('info')) log.info(`searching ${this.destinations.map((d) => `${d.stats.destination}${d.stats.broadcast ? ' (broadcast)' : ''}`).join(', ')}`);
   }
 

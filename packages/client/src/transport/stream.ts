@@ -62,6 +62,11 @@ export abstract class StreamConnection {
   /** The socket connected. */
   protected socketConnected(): void {}
 
+  /** The address the socket connected to (the host's, resolved), or undefined before it connected. */
+  get remoteAddress(): string | undefined {
+    return this.socket.remoteAddress;
+  }
+
   /** False once the connection closed (either side). */
   get open(): boolean {
     return !this.closed;

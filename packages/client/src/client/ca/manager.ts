@@ -1,10 +1,12 @@
-// The CA channel manager behind a Context: name resolution (one UDP searcher) and the circuit
-// pool (one TCP circuit per server), on the channel cache every protocol shares.
+// The CA channel manager behind a Context: name resolution (one searcher, over UDP and the name
+// servers) and the circuit pool (one TCP circuit per server), on the channel cache every protocol
+// shares.
 import { intToIpv4, MAX_NAME_BYTES } from '../../ca/search.js';
 import { paddedLength } from '../../ca/messages.js';
 import type { CaConfig } from '../../transport/ca/config.js';
 import { TcpCircuit, type CloseReason } from '../../transport/ca/tcp.js';
 import { CaBeacons } from '../../transport/ca/beacons.js';
+import { CaNameServers } from '../../transport/ca/name-servers.js';
 import { UdpSearcher, type SearchTarget } from '../../transport/ca/udp.js';
 import { getLogger } from '../../log.js';
 import { Channel } from './channel.js';
@@ -22,9 +24,17 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
   private lastAddr = -1;
   private lastPort = -1;
   private lastFrom = '';
+  /** The name servers (EPICS_CA_NAME_SERVERS), connected with the first search. */
+  private readonly nameServers: CaNameServers | undefined;
 
   constructor(readonly config: CaConfig) {
     super();
+    if (config.nameServers.length) {
+      this.nameServers = new CaNameServers(config, {
+        reply: (cid, address, port, host) => this.udp?.foundOverTcp(cid, address, port, host),
+        ready: () => this.udp?.searchAgain(),
+      });
+    }
   }
 
   /** Validate a name and take a reference on its channel (creating and searching it). */
@@ -68,12 +78,17 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
 
   protected searcher(): UdpSearcher {
     if (!this.udp) {
-      const udp = new UdpSearcher(this.config, (t, addr, port, from) => this.onFound(t, addr, port, from));
+      const ns = this.nameServers;
+      const udp = new UdpSearcher(this.config, (t, addr, port, from) => this.onFound(t, addr, port, from), ns && ((b, n) => ns.send(b, n)));
       this.udp = udp;
-      this.beacons = new CaBeacons(this.config.repeaterPort, this.config.beaconPeriodMs, (server) => {
-        if (udp.searching && log.isLevelEnabled('debug')) log.debug({ server, searching: udp.searching }, 'beacon anomaly: searching again');
-        udp.searchAgain();
-      });
+      // Beacons come through the repeater over UDP: with no UDP destination, no UDP at all.
+      if (this.config.searchDestinations.length) {
+        this.beacons = new CaBeacons(this.config.repeaterPort, this.config.beaconPeriodMs, (server) => {
+          if (udp.searching && log.isLevelEnabled('debug')) log.debug({ server, searching: udp.searching }, 'beacon anomaly: searching again');
+          udp.searchAgain();
+        });
+      }
+      ns?.start();
     }
     return this.udp;
   }
@@ -112,12 +127,13 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
   close(): void {
     if (this.isClosed) return;
     this.closeChannels();
+    this.nameServers?.close();
     this.lastCircuit = undefined;
     for (const t of [...this.circuits.values()]) t.close();
     this.circuits.clear();
   }
 
   stats(): ManagerStats {
-    return this.statsWith(this.circuits.size);
+    return this.statsWith(this.circuits.size, this.nameServers?.stats() ?? []);
   }
 }

@@ -8,6 +8,7 @@ import { PvaBeacons } from '../../transport/pva/beacons.js';
 import { PvaSearcher, type PvaSearchTarget } from '../../transport/pva/udp.js';
 import { BadArgumentError, ClosedError } from '../errors.js';
 import { ChannelCache, type ManagerStats } from '../channel-cache.js';
+import type { NameServerStats } from '../../transport/search-scheduler.js';
 import { PvaChannel } from './channel.js';
 
 const log = getLogger('pva.context');
@@ -18,12 +19,15 @@ const NAME_SERVER_RETRY_MS = 1000;
 export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
   private readonly circuits = new Map<string, PvaCircuit>();
   private readonly nameServers: Array<PvaCircuit | undefined>;
+  /** Per name server: SEARCH messages sent over it and positive replies from it. */
+  private readonly nameServerCounts: Array<{ searchesSent: number; answers: number }>;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private nextCid = 1;
 
   constructor(readonly config: PvaConfig) {
     super();
     this.nameServers = config.nameServers.map(() => undefined);
+    this.nameServerCounts = config.nameServers.map(() => ({ searchesSent: 0, answers: 0 }));
   }
 
   /** Take a reference on a name's channel (creating and searching it). */
@@ -57,7 +61,11 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
   }
 
   private tcpSearch(bytes: Uint8Array): void {
-    for (const ns of this.nameServers) if (ns?.ready) ns.session.sendRaw(bytes);
+    this.nameServers.forEach((ns, i) => {
+      if (!ns?.ready) return;
+      ns.session.sendRaw(bytes);
+      this.nameServerCounts[i]!.searchesSent++;
+    });
   }
 
   private connectNameServer(i: number): void {
@@ -75,7 +83,10 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
         }, NAME_SERVER_RETRY_MS);
         this.retryTimers.add(t);
       },
-      searchResponse: (m) => this.udp?.found(m.found, m.ids, m.address, m.port, ep.host),
+      searchResponse: (m) => {
+        if (m.found) this.nameServerCounts[i]!.answers++;
+        this.udp?.found(m.found, m.ids, m.address, m.port, ep.host);
+      },
     });
     this.nameServers[i] = c;
   }
@@ -111,6 +122,9 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
   }
 
   stats(): ManagerStats {
-    return this.statsWith(this.circuits.size);
+    const ns: NameServerStats[] = this.config.nameServers.map((ep, i) => ({
+      server: `${ep.host}:${ep.port}`, connected: !!this.nameServers[i]?.ready, ...this.nameServerCounts[i]!,
+    }));
+    return this.statsWith(this.circuits.size, ns);
   }
 }

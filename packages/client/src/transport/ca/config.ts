@@ -2,11 +2,13 @@
 // on the address-list, broadcast and user-name helpers both protocols use (../config.ts).
 import os from 'node:os';
 import { DEFAULT_REPEATER_PORT, DEFAULT_SERVER_PORT } from '../../ca/constants.js';
-import { isNo, num, searchDestinations, userName, type ContextOptions, type SearchDestination } from '../config.js';
+import { isNo, num, parseAddrList, searchDestinations, userName, type ContextOptions, type Endpoint, type SearchDestination } from '../config.js';
 
 /** The Channel Access configuration a context resolved from its options and the environment. */
 export interface CaConfig {
   searchDestinations: SearchDestination[];
+  /** Servers searched over TCP (EPICS_CA_NAME_SERVERS), without repeats. */
+  nameServers: Endpoint[];
   serverPort: number;
   repeaterPort: number;
   beaconPeriodMs: number;
@@ -28,6 +30,7 @@ export function resolveConfig(opts: ContextOptions = {}): CaConfig {
   const user = userName();
   return {
     searchDestinations: searchDestinations(opts.addrList ?? env.EPICS_CA_ADDR_LIST, auto, serverPort),
+    nameServers: uniqueEndpoints(parseAddrList(opts.caNameServers ?? env.EPICS_CA_NAME_SERVERS, serverPort)),
     serverPort,
     repeaterPort,
     beaconPeriodMs: 1000 * (opts.beaconPeriod ?? num(env.EPICS_CA_BEACON_PERIOD, 15)),
@@ -38,4 +41,10 @@ export function resolveConfig(opts: ContextOptions = {}): CaConfig {
     hostName: opts.hostName ?? os.hostname(),
     searchWindow: opts.searchWindow ?? 12,
   };
+}
+
+/** `list` without its repeated entries (libca connects once to a server listed twice). */
+function uniqueEndpoints(list: Endpoint[]): Endpoint[] {
+  const seen = new Set<string>();
+  return list.filter((e) => !seen.has(`${e.host}:${e.port}`) && !!seen.add(`${e.host}:${e.port}`));
 }

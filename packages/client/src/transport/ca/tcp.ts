@@ -22,6 +22,10 @@ const FLOW_CONTROL_THRESHOLD = 10;
 export interface CircuitHandlers {
   onConnect(t: TcpCircuit): void;
   onClose(t: TcpCircuit, reason: CloseReason, detail: string): void;
+  /** The server told its minor protocol version. */
+  onVersion?(t: TcpCircuit, minor: number): void;
+  /** A SEARCH reply came over the circuit (a name server's; see ClientCircuit's searchReply). */
+  onSearchReply?(t: TcpCircuit, cid: number, address: number, port: number): void;
 }
 
 export class TcpCircuit extends StreamConnection {
@@ -35,6 +39,8 @@ export class TcpCircuit extends StreamConnection {
     this.circuit = new ClientCircuit({
       wantFlush: () => this.scheduleFlush(),
       protocolError: (reason) => this.fail('protocol', reason),
+      version: (minor) => this.handlers.onVersion?.(this, minor),
+      searchReply: (cid, address, port) => this.handlers.onSearchReply?.(this, cid, address, port),
     });
     this.framer = new Framer(
       (h, p, owned, hostOrder) => this.circuit.receive(h, p, owned, hostOrder),

@@ -1,6 +1,7 @@
 // The CA name resolver, on the SearchScheduler both protocols share: many names per datagram and
 // a window of datagrams in flight (a reply's VERSION sequence number frees its slot) so bursts do
-// not overflow the server's receive buffer.
+// not overflow the server's receive buffer. Every datagram's SEARCH requests also go to the name
+// servers (through `tcpSend`); with no UDP destination, no socket is made at all.
 import { performance } from 'node:perf_hooks';
 import { HEADER_SIZE, MAX_SEARCH_DATAGRAM } from '../../ca/constants.js';
 import { emptyHeader } from '../../ca/header.js';
@@ -23,6 +24,9 @@ export interface SearchTarget extends SearchState {
  * 0xffffffff: use `from`, the datagram's source), `port` its TCP port.
  */
 export type FoundHandler = (target: SearchTarget, address: number, port: number, from: string, version: number) => void;
+
+/** Hands a datagram's SEARCH requests (VERSION left out) and their count to the name servers. */
+export type TcpSearchSender = (requests: Uint8Array, names: number) => void;
 
 /** Shortest time a datagram holds its window slot when no reply names it (all its names missing). */
 const SLOT_EXPIRY_MS = 20;
@@ -58,10 +62,12 @@ export class UdpSearcher extends SearchScheduler<SearchTarget> {
   private replyFrom = '';
   private replyAnswered = false;
 
-  constructor(private readonly config: CaConfig, private readonly onFound: FoundHandler) {
-    super(config.searchDestinations);
+  constructor(private readonly config: CaConfig, private readonly onFound: FoundHandler, private readonly tcpSend?: TcpSearchSender) {
+    super(config.searchDestinations, tcpSend ? config.nameServers.length : 0);
     this.windowBytes = Math.max(1, config.searchWindow) * MAX_SEARCH_DATAGRAM;
-    this.datagramBytes = onlyLoopback(config.searchDestinations) ? LOOPBACK_SEARCH_DATAGRAM : MAX_SEARCH_DATAGRAM;
+    // Over TCP alone, the search messages may be large too (the stream paces them).
+    const dests = config.searchDestinations;
+    this.datagramBytes = onlyLoopback(dests) || dests.length === 0 ? LOOPBACK_SEARCH_DATAGRAM : MAX_SEARCH_DATAGRAM;
   }
 
   private get windowOpen(): boolean {
@@ -162,16 +168,33 @@ export class UdpSearcher extends SearchScheduler<SearchTarget> {
     this.nextDue = next;
     if (!names) return false;
     this.sequence = (seq + 1) >>> 0 || 1;
-    this.inFlight.set(seq, { at: now, bytes: len });
-    this.inFlightBytes += len;
-    this.transmit(bytes.subarray(0, len));
+    this.transmit(bytes.subarray(0, len), names, seq, now);
     return true;
   }
 
-  private transmit(gram: Uint8Array): void {
-    const socket = this.socket();
-    for (let d = 0; d < this.destinations.length; d++) this.sendTo(socket, d, gram);
-    this.datagramsSent++;
+  /**
+   * A datagram to every UDP destination (holding a window slot until its reply), and its SEARCH
+   * requests to the name servers; no socket is made when there is no UDP destination.
+   */
+  private transmit(gram: Uint8Array, names: number, seq: number, now: number): void {
+    if (this.destinations.length) {
+      this.inFlight.set(seq, { at: now, bytes: gram.length });
+      this.inFlightBytes += gram.length;
+      const socket = this.socket();
+      for (let d = 0; d < this.destinations.length; d++) this.sendTo(socket, d, gram);
+      this.datagramsSent++;
+    }
+    this.tcpSend?.(gram.subarray(HEADER_SIZE), names);
+  }
+
+  /**
+   * A SEARCH reply from a name server (over TCP, from `host`): `address` as in a datagram (0 or
+   * 0xffffffff: the name server's host itself). First answer wins, as for datagrams.
+   */
+  foundOverTcp(cid: number, address: number, port: number, host: string): void {
+    if (this.closed) return;
+    const t = this.answered(cid);
+    if (t) this.onFound(t, address, port, host, 0);
   }
 
   protected onMessage(msg: Buffer, from: string): void {

@@ -53,7 +53,7 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     /** Also send each search message over TCP (to the name servers that are connected). */
     private readonly tcpSend: (message: Uint8Array) => void,
   ) {
-    super(config.searchDestinations);
+    super(config.searchDestinations, config.nameServers.length);
     this.datagramBytes = onlyLoopback(config.searchDestinations) ? LOOPBACK_DATAGRAM : ETHERNET_DATAGRAM;
   }
 
