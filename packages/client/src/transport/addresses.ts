@@ -121,8 +121,15 @@ export function parsePvaAddress(entry: string, defaultPort: number): PvaAddress 
   return out;
 }
 
-/** Entries already warned about (each bad entry is logged once per process, as the variable is read again per Context). */
+/** Warnings already given (each is logged once per process: the variables are read again per Context). */
 const warned = new Set<string>();
+
+/** Log `msg` as a warning, the first time only. */
+export function warnOnce(msg: string): void {
+  if (warned.has(msg)) return;
+  warned.add(msg);
+  log.warn(msg);
+}
 
 /**
  * A list of entries (whitespace-separated, or given as an array): the bad ones are warned about
@@ -139,11 +146,7 @@ export function parsePvaAddressList(list: string[] | string | undefined, default
       out.push(a);
       continue;
     }
-    const msg = `${what}: ignoring ${a.bad}`;
-    if (!warned.has(msg)) {
-      warned.add(msg);
-      log.warn(msg);
-    }
+    warnOnce(`${what}: ignoring ${a.bad}`);
   }
   return out;
 }

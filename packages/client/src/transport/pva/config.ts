@@ -3,11 +3,8 @@
 // broadcast and user-name helpers both protocols use (../config.ts).
 import os from 'node:os';
 import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT } from '../../pva/constants.js';
-import { getLogger } from '../../log.js';
-import { formatPvaAddress, parsePvaAddressList, type PvaAddress } from '../addresses.js';
+import { formatPvaAddress, parsePvaAddressList, warnOnce, type PvaAddress } from '../addresses.js';
 import { broadcastAddresses, isNo, num, userName, type ContextOptions, type Ifaces, type SearchDestination } from '../config.js';
-
-const log = getLogger('config');
 
 /** The PV Access configuration a context resolved from its options and the environment. */
 export interface PvaConfig {
@@ -34,7 +31,7 @@ const ANY6: PvaAddress = { family: 6, host: '::', port: 0, multicast: false };
 function ipv6Enabled(v: string | undefined): boolean {
   if (v === undefined || v.trim() === '') return true;
   if (/^no$/i.test(v.trim())) return false;
-  if (!/^yes$/i.test(v.trim())) log.warn(`PVXS_ENABLE_IPV6=${v}: not YES or NO, ignored`);
+  if (!/^yes$/i.test(v.trim())) warnOnce(`PVXS_ENABLE_IPV6=${v}: not YES or NO, ignored`);
   return true;
 }
 
@@ -42,7 +39,7 @@ function ipv6Enabled(v: string | undefined): boolean {
 function withFamilies(list: PvaAddress[], ipv6: boolean, what: string): PvaAddress[] {
   if (ipv6) return list;
   const v6 = list.filter((a) => a.family === 6);
-  if (v6.length) log.warn(`${what}: IPv6 is off (PVXS_ENABLE_IPV6=NO): ignoring ${v6.map(formatPvaAddress).join(' ')}`);
+  if (v6.length) warnOnce(`${what}: IPv6 is off (PVXS_ENABLE_IPV6=NO): ignoring ${v6.map(formatPvaAddress).join(' ')}`);
   return list.filter((a) => a.family === 4);
 }
 
@@ -95,7 +92,7 @@ export function resolvePvaConfig(opts: ContextOptions = {}, ifaces?: Ifaces): Pv
   let interfaces = withFamilies(parsePvaAddressList(intf.list, 0, intf.what), ipv6, intf.what);
   if (interfaces.length === 0) interfaces = ipv6 ? [ANY4, ANY6] : [ANY4];
   const nameServers = withFamilies(parsePvaAddressList(ns.list, serverPort, ns.what), ipv6, ns.what).filter((a) => {
-    if (a.multicast) log.warn(`${ns.what}: ignoring "${formatPvaAddress(a)}": a name server is a host, not a multicast group`);
+    if (a.multicast) warnOnce(`${ns.what}: ignoring "${formatPvaAddress(a)}": a name server is a host, not a multicast group`);
     return !a.multicast;
   });
   const list = withFamilies(parsePvaAddressList(addr.list, broadcastPort, addr.what), ipv6, addr.what);
