@@ -3,8 +3,7 @@
 // (their state kept on each target), the queue of names due, per-name retries on the doubling
 // backoff, the one timer and the one end-of-turn send, first answer wins. The datagrams' bytes
 // and what a reply means are the protocol's (ca/udp.ts for CA, pva/udp.ts for PV Access).
-import dgram from 'node:dgram';
-import os from 'node:os';
+import type dgram from 'node:dgram';
 // Loaded with this module rather than lazily by their first use, which is on the path of the
 // first search: dgram's bind() requires the cluster module (to detect cluster workers), and the
 // `performance` global loads perf_hooks when first touched.
@@ -12,8 +11,8 @@ import 'node:cluster';
 import { performance } from 'node:perf_hooks';
 import { searchRetryDelay } from '../ca/search.js';
 import { getLogger } from '../log.js';
-import { hostPort, multicastInterface } from './addresses.js';
-import type { Ifaces, SearchDestination } from './config.js';
+import type { SearchDestination } from './config.js';
+import { destinationName, SearchSockets } from './search-sockets.js';
 
 const log = getLogger('search');
 
@@ -30,12 +29,9 @@ export interface SearchState {
 /** Shortest time between two rounds of searchAgain(). */
 const AGAIN_MIN_MS = 100;
 
-/** Receive buffer asked for the search socket: replies to a burst must fit. */
-const RECV_BUFFER_BYTES = 1 << 20;
-
 /** What the searches to one destination came to (Context.stats()). */
 export interface DestinationStats {
-  /** "host:port". */
+  /** "host:port", "[ip6]:port", with ",TTL@iface" for a multicast group. */
   readonly destination: string;
   readonly broadcast: boolean;
   /** Datagrams the system took, and datagrams it refused (with the last refusal's code). */
@@ -73,39 +69,9 @@ class Destination {
   }
 }
 
-/**
- * One socket of the searcher: udp4 (lane 0, unicast and broadcast), udp6, or one per multicast
- * (family, interface, TTL), since the outgoing interface and TTL are options of the socket and
- * sends are asynchronous: setting them between two sends of one socket would race.
- */
-interface Lane {
-  readonly family: 4 | 6;
-  readonly iface?: string | undefined;
-  readonly ttl?: number | undefined;
-  readonly key: string;
-  sock?: dgram.Socket;
-  /** Bound (true), or failed to bind (the error): either way settled. */
-  state?: true | Error;
-}
-
-/** The lane key of a destination (udp4 and udp6 shared by every unicast and broadcast one). */
-function laneKey(d: SearchDestination): string {
-  const family = d.family ?? 4;
-  return d.multicast ? `m${family}|${d.iface ?? ''}|${d.ttl ?? ''}` : `udp${family}`;
-}
-
-/** "host:port", "[ip6]:port", with ",TTL@iface" of a multicast group (pvxs's form). */
-function destinationName(d: SearchDestination): string {
-  let s = hostPort(d.host, d.port);
-  if (d.multicast && d.ttl !== undefined) s += `,${d.ttl}`;
-  if (d.multicast && d.iface !== undefined) s += `@${d.iface}`;
-  return s;
-}
-
 export abstract class SearchScheduler<T extends SearchState> {
-  /** The sockets; lane 0 is always the udp4 one (CA's only socket). */
-  private readonly lanes: Lane[] = [{ family: 4, key: 'udp4' }];
-  private opened = false;
+  /** The sockets (search-sockets.ts): one udp4 socket for CA. */
+  private readonly sockets: SearchSockets;
   /** True once every socket is bound or failed to (sends made before are queued by Node). */
   protected bound = false;
   protected readonly pending = new Map<number, T>();
@@ -126,16 +92,12 @@ export abstract class SearchScheduler<T extends SearchState> {
   /** Where every search datagram goes, with what became of the sends. */
   protected readonly destinations: readonly Destination[];
 
-  constructor(destinations: readonly SearchDestination[], private readonly ifaces: () => Ifaces = () => os.networkInterfaces() as Ifaces) {
-    this.destinations = destinations.map((d) => {
-      const key = laneKey(d);
-      let lane = this.lanes.findIndex((l) => l.key === key);
-      if (lane < 0) {
-        lane = this.lanes.length;
-        this.lanes.push({ family: d.family ?? 4, key, ...(d.multicast && { iface: d.iface, ttl: d.ttl }) });
-      }
-      return new Destination(d.host, d.port, d.broadcast, lane, d.multicast === true, destinationName(d));
+  constructor(destinations: readonly SearchDestination[]) {
+    this.sockets = new SearchSockets(destinations, (msg, from) => this.onMessage(msg, from), () => {
+      this.bound = true;
+      this.onBound();
     });
+    this.destinations = destinations.map((d, i) => new Destination(d.host, d.port, d.broadcast, this.sockets.laneOf[i]!, d.multicast === true, destinationName(d)));
     if (destinations.length === 0) log.warn('no search destinations: every name will time out (set an address list, or leave the automatic one on)');
     else if (log.isLevelEnabled('info')) log.info(`searching ${this.destinations.map((d) => `${d.stats.destination}${d.stats.broadcast ? ' (broadcast)' : ''}`).join(', ')}`);
   }
@@ -157,84 +119,24 @@ export abstract class SearchScheduler<T extends SearchState> {
     return this.pending.size;
   }
 
-  /** The udp4 socket (every lane's socket made and bound on first use). */
+  /** The udp4 socket (every socket made and bound on first use). */
   protected socket(): dgram.Socket {
-    if (!this.opened) this.open();
-    return this.lanes[0]!.sock!;
+    return this.sockets.udp4();
   }
 
   /** The socket destination `i` is sent through, or undefined when it could not be bound. */
   protected socketOf(i: number): dgram.Socket | undefined {
-    if (!this.opened) this.open();
-    const lane = this.lanes[this.destinations[i]!.lane]!;
-    return lane.state instanceof Error ? undefined : lane.sock;
+    return this.sockets.socket(this.destinations[i]!.lane);
   }
 
   /** Why destination `i`'s socket could not be bound (undefined: it is fine). */
   protected laneError(i: number): Error | undefined {
-    const st = this.lanes[this.destinations[i]!.lane]!.state;
-    return st instanceof Error ? st : undefined;
+    return this.sockets.error(this.destinations[i]!.lane);
   }
 
   /** The local port of socket `lane` (a destination's `lane`; 0 is the udp4 one); 0 when not bound. */
   protected lanePort(lane: number): number {
-    const l = this.lanes[lane]!;
-    return l.state === true && l.sock ? l.sock.address().port : 0;
-  }
-
-  private open(): void {
-    this.opened = true;
-    for (const lane of this.lanes) this.openLane(lane);
-  }
-
-  private openLane(lane: Lane): void {
-    const s = lane.family === 6 ? dgram.createSocket({ type: 'udp6', ipv6Only: true }) : dgram.createSocket({ type: 'udp4' });
-    lane.sock = s;
-    s.on('message', (msg, rinfo) => this.onMessage(msg, rinfo.address));
-    s.on('error', (err) => {
-      if (lane.state === undefined) {
-        // Not bound (no IPv6 on this host, say): its destinations fail, the others go on.
-        lane.state = err;
-        log.warn({ err: err.message }, `search socket (${lane.key}) cannot be bound: ${err.message}`);
-        this.settled();
-        return;
-      }
-      // A send's error goes to its destination's callback; what reaches here is the socket's.
-      log.warn({ err: err.message }, 'search socket error');
-    });
-    s.once('listening', () => {
-      lane.state = true;
-      // Broadcast destinations are the EPICS default: without this, the system refuses them.
-      if (lane.family === 4) s.setBroadcast(true);
-      try {
-        if (s.getRecvBufferSize() < RECV_BUFFER_BYTES) s.setRecvBufferSize(RECV_BUFFER_BYTES);
-      } catch {
-        // the system caps it: keep its default
-      }
-      if (lane.key.startsWith('m')) this.prepareMulticast(lane, s);
-      this.settled();
-    });
-    s.bind(0);
-  }
-
-  /** A multicast lane's outgoing interface and TTL, set once: every send of the socket uses them. */
-  private prepareMulticast(lane: Lane, s: dgram.Socket): void {
-    try {
-      if (lane.ttl !== undefined) s.setMulticastTTL(lane.ttl);
-      if (lane.iface !== undefined) {
-        const itf = multicastInterface(lane.family, lane.iface, this.ifaces());
-        if (itf === undefined) log.warn(`multicast searches: no interface "${lane.iface}": the system chooses one`);
-        else s.setMulticastInterface(itf);
-      }
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, `multicast searches through ${lane.iface ?? 'the default interface'}: ${(err as Error).message}`);
-    }
-  }
-
-  private settled(): void {
-    if (this.bound || this.closed || !this.lanes.every((l) => l.state !== undefined)) return;
-    this.bound = true;
-    this.onBound();
+    return this.sockets.port(lane);
   }
 
   /** The socket is bound. */
@@ -406,14 +308,6 @@ export abstract class SearchScheduler<T extends SearchState> {
     this.pending.clear();
     this.queue = [];
     this.qHead = 0;
-    for (const lane of this.lanes) {
-      const s = lane.sock;
-      lane.sock = undefined;
-      try {
-        s?.close();
-      } catch {
-        // already closed
-      }
-    }
+    this.sockets.close();
   }
 }
