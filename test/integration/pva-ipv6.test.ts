@@ -1,8 +1,8 @@
 // PV Access over IPv6 and multicast on namespace hosts: the built-in IOC on one host, its QSRV
 // serving IPv4 and IPv6 and listening for searches to a multicast group (EPICS_PVAS_INTF_ADDR_LIST,
 // which `epicsperf ioc --listen 0.0.0.0` passes through to the IOC); on the other host, this
-// library reads and monitors a PV found through an IPv6 address list, an IPv6 name server and a
-// multicast group, and p4p reads the same PV through the IPv6 address list.
+// library reads and monitors a PV found through an IPv6 address list, an IPv6 name server, an
+// IPv4 and an IPv6 multicast group, and p4p reads the same PV through the IPv6 address list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
@@ -11,6 +11,7 @@ import { cleanEnv, Rig, type Host } from '../helpers/netns.js';
 
 const CLIENT_SCRIPT = fileURLToPath(new URL('../helpers/netns-pva-client.mjs', import.meta.url));
 const GROUP = '224.0.1.76';
+const GROUP6 = 'ff02::1:76';
 
 const made = Rig.make(2);
 const rig = typeof made === 'string' ? undefined : made;
@@ -35,7 +36,7 @@ describe.skipIf(!rig)('PV Access over IPv6 and multicast, on namespace hosts', (
     // What a site does for pvxs: [::] beside 0.0.0.0 for IPv6 (searches on UDP [::]:5076, TCP on
     // [::]:5075), and the multicast group, which the server joins (on the interface of its route:
     // "GROUP@eth0" would also have pvxs bind TCP to eth0's address, which the [::] wildcard holds).
-    const env = cleanEnv({ EPICS_PVAS_INTF_ADDR_LIST: `0.0.0.0 [::] ${GROUP}` });
+    const env = cleanEnv({ EPICS_PVAS_INTF_ADDR_LIST: `0.0.0.0 [::] ${GROUP} [${GROUP6}]` });
     const ioc = rig!.spawn(iocHost, process.execPath, [BIN, 'ioc', '--listen', '0.0.0.0', '--records', '5', '--rate', '10', '--array-elements', '0'], env);
     let out = '';
     let err = '';
@@ -90,6 +91,12 @@ describe.skipIf(!rig)('PV Access over IPv6 and multicast, on namespace hosts', (
     const seen = await library({ pvaAddrList: [`${GROUP},1@eth0`], pvaAutoAddrList: false });
     expectRead(seen);
     expect(seen.stats.pva.searchDestinations).toEqual([expect.objectContaining({ destination: `${GROUP}:5076,1@eth0`, broadcast: false, failed: 0 })]);
+  });
+
+  it('an IPv6 multicast group with its interface', async () => {
+    const seen = await library({ pvaAddrList: [`[${GROUP6}]:5076,1@eth0`], pvaAutoAddrList: false });
+    expectRead(seen);
+    expect(seen.stats.pva.searchDestinations).toEqual([expect.objectContaining({ destination: `[${GROUP6}]:5076,1@eth0`, failed: 0 })]);
   });
 
   it('p4p reads the same value through the IPv6 address list', async () => {
