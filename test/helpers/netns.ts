@@ -1,6 +1,6 @@
 // Hosts on a real network stack for the tests: one network namespace per host, each with an
-// eth0 on one Linux bridge (in a namespace of its own), an address in 198.18.0.0/24 and a
-// default route to a gateway that is not there, as on a real network; the bridge has no other
+// eth0 on one Linux bridge (in a namespace of its own), an address in 198.18.0.0/24 (and, when
+// asked, one in 2001:2::/64) and a default route to a gateway that is not there, as on a real network; the bridge has no other
 // port, so nothing sent can leave them. A rig is removed by close(), when the
 // process exits, and (left behind by a killed run) by the next makeRig().
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -8,6 +8,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 export const SUBNET = '198.18.0';
 export const BROADCAST = `${SUBNET}.255`;
 const GATEWAY = `${SUBNET}.254`;
+/** IPv6 addresses of the hosts (addIpv6), in 2001:2::/48. */
+export const IPV6_PREFIX = '2001:2::';
 const PREFIX = 'epxt-';
 
 export interface Host {
@@ -110,6 +112,16 @@ export class Rig {
   /** The shaping of `host`'s link, as `tc qdisc show` prints it. */
   qdisc(host: Host): string {
     return execFileSync('ip', ['netns', 'exec', host.ns, 'tc', 'qdisc', 'show', 'dev', 'eth0'], { encoding: 'utf8' });
+  }
+
+  /**
+   * Give `host` the IPv6 address 2001:2::`n`/64 on eth0 (no duplicate address detection, so it
+   * is usable at once); returns the address. Removed with the rig.
+   */
+  addIpv6(host: Host, n: number): string {
+    const address = `${IPV6_PREFIX}${n.toString(16)}`;
+    ip('-n', host.ns, 'addr', 'add', `${address}/64`, 'dev', 'eth0', 'nodad');
+    return address;
   }
 
   /** `ip ARGS` on `host` (routes, addresses). */

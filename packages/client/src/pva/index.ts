@@ -8,6 +8,6 @@ export { BitSet } from './bitset.js';
 export * from './header.js';
 export * from './status.js';
 export * from './messages.js';
-export { decodeTyped, encodeTyped, ipv4Mapped, ipv4Of, SearchFlags } from './messages-session.js';
+export { addressOf, decodeTyped, encodeTyped, ipv4Mapped, ipv4Of, SearchFlags } from './messages-session.js';
 export * from './pvrequest.js';
 export * from './nt.js';

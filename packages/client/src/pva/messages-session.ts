@@ -156,3 +156,33 @@ export function ipv4Of(addr: Uint8Array): string | undefined {
   if (!mapped && (addr[10] !== 0 || addr[11] !== 0)) return undefined;
   return `${addr[12]}.${addr[13]}.${addr[14]}.${addr[15]}`;
 }
+
+/**
+ * The address in a 16-byte address field, as pvxs reads it: ::ffff:a.b.c.d is the IPv4 address
+ * "a.b.c.d", anything else an IPv6 address in its shortest text form (RFC 5952); undefined for the
+ * any-address of either family (:: or ::ffff:0.0.0.0), which means "the message's source".
+ */
+export function addressOf(addr: Uint8Array): string | undefined {
+  let mapped = addr[10] === 0xff && addr[11] === 0xff;
+  for (let i = 0; i < 10 && mapped; i++) if (addr[i] !== 0) mapped = false;
+  if (mapped) {
+    if ((addr[12]! | addr[13]! | addr[14]! | addr[15]!) === 0) return undefined;
+    return `${addr[12]}.${addr[13]}.${addr[14]}.${addr[15]}`;
+  }
+  const words: number[] = [];
+  for (let i = 0; i < 16; i += 2) words.push((addr[i]! << 8) | addr[i + 1]!);
+  if (words.every((w) => w === 0)) return undefined;
+  // The longest run of two or more zero words becomes "::" (the first such run on a tie).
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (words[i] !== 0) { i++; continue; }
+    let j = i;
+    while (j < 8 && words[j] === 0) j++;
+    if (j - i > bestLen) { best = i; bestLen = j - i; }
+    i = j;
+  }
+  const hex = (ws: number[]) => ws.map((w) => w.toString(16)).join(':');
+  if (best < 0) return hex(words);
+  return `${hex(words.slice(0, best))}::${hex(words.slice(best + bestLen))}`;
+}

@@ -40,14 +40,22 @@ export interface ContextOptions {
   hostName?: string;
   /** Search datagrams allowed in flight before waiting for replies (pacing). */
   searchWindow?: number;
-  /** PV Access: search destinations, "host" or "host:port" (EPICS_PVA_ADDR_LIST). */
+  /**
+   * PV Access: search destinations in pvxs's syntax (EPICS_PVA_ADDR_LIST): "host", "host:port",
+   * "[ip6]", "[ip6]:port", a multicast group with ",TTL" and "@iface" ("224.0.1.1,1@eth0",
+   * "[ff02::1:1]:5076@eth0").
+   */
   pvaAddrList?: string[] | string;
   /** PV Access: add the interfaces' broadcast addresses (EPICS_PVA_AUTO_ADDR_LIST, default true). */
   pvaAutoAddrList?: boolean;
   /** PV Access: UDP port searches go to (EPICS_PVA_BROADCAST_PORT, default 5076). */
   pvaBroadcastPort?: number;
-  /** PV Access: servers searched over TCP, "host[:port]" (EPICS_PVA_NAME_SERVERS). */
+  /** PV Access: servers searched over TCP, "host[:port]" or "[ip6]:port" (EPICS_PVA_NAME_SERVERS). */
   pvaNameServers?: string[] | string;
+  /** PV Access: use IPv6 destinations and name servers (PVXS_ENABLE_IPV6, default true). */
+  pvaEnableIpv6?: boolean;
+  /** PV Access: local interface addresses, "0.0.0.0", "[::]" or an interface's address (EPICS_PVA_INTF_ADDR_LIST). */
+  pvaInterfaces?: string[] | string;
   /** PV Access: seconds of silence before a connection is probed with ECHO (EPICS_PVA_CONN_TMO, default 30). */
   pvaConnTimeout?: number;
 }
@@ -78,9 +86,17 @@ export function parseAddrList(list: string[] | string | undefined, defaultPort: 
 /** Interface data as os.networkInterfaces() gives it. */
 export type Ifaces = Record<string, Array<{ address: string; netmask: string; family: string | number; internal: boolean }> | undefined>;
 
-/** A search destination; `broadcast` when it is a broadcast address of this host's interfaces. */
+/**
+ * A search destination; `broadcast` when it is a broadcast address of this host's interfaces.
+ * PV Access destinations may also be IPv6 (`family` 6, `host` without brackets) or multicast
+ * groups, sent through `iface` with `ttl` hops (the system's defaults when absent).
+ */
 export interface SearchDestination extends Endpoint {
   broadcast: boolean;
+  family?: 4 | 6;
+  multicast?: boolean;
+  ttl?: number;
+  iface?: string;
 }
 
 /**
@@ -103,7 +119,7 @@ export function broadcastAddresses(ifaces: Ifaces): string[] {
 
 /** True when every destination is on the loopback interface (a search datagram may then be large). */
 export function onlyLoopback(dests: readonly Endpoint[]): boolean {
-  return dests.length > 0 && dests.every((d) => d.host.startsWith('127.') || d.host === 'localhost');
+  return dests.length > 0 && dests.every((d) => d.host.startsWith('127.') || d.host === 'localhost' || d.host === '::1');
 }
 
 export function isNo(v: string | undefined): boolean {

@@ -1,8 +1,9 @@
-// What both protocols' name resolvers share: one UDP socket, the names being searched for (their
-// state kept on each target), the queue of names due, per-name retries on the doubling backoff,
-// the one timer and the one end-of-turn send, first answer wins. The datagrams' bytes and what a
-// reply means are the protocol's (ca/udp.ts for CA, pva/udp.ts for PV Access).
-import dgram from 'node:dgram';
+// What both protocols' name resolvers share: the UDP sockets (one udp4 socket for CA; for PV
+// Access also a udp6 one and one per multicast interface and TTL), the names being searched for
+// (their state kept on each target), the queue of names due, per-name retries on the doubling
+// backoff, the one timer and the one end-of-turn send, first answer wins. The datagrams' bytes
+// and what a reply means are the protocol's (ca/udp.ts for CA, pva/udp.ts for PV Access).
+import type dgram from 'node:dgram';
 // Loaded with this module rather than lazily by their first use, which is on the path of the
 // first search: dgram's bind() requires the cluster module (to detect cluster workers), and the
 // `performance` global loads perf_hooks when first touched.
@@ -11,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { searchRetryDelay } from '../ca/search.js';
 import { getLogger } from '../log.js';
 import type { SearchDestination } from './config.js';
+import { destinationName, SearchSockets } from './search-sockets.js';
 
 const log = getLogger('search');
 
@@ -29,12 +31,9 @@ export interface SearchState {
 /** Shortest time between two rounds of searchAgain(). */
 const AGAIN_MIN_MS = 100;
 
-/** Receive buffer asked for the search socket: replies to a burst must fit. */
-const RECV_BUFFER_BYTES = 1 << 20;
-
 /** What the searches to one destination came to (Context.stats()). */
 export interface DestinationStats {
-  /** "host:port". */
+  /** "host:port", "[ip6]:port", with ",TTL@iface" for a multicast group. */
   readonly destination: string;
   readonly broadcast: boolean;
   /** Datagrams the system took, and datagrams it refused (with the last refusal's code). */
@@ -67,8 +66,8 @@ class Destination {
   private readonly logged = new Set<string>();
   readonly done: (err: Error | null) => void;
 
-  constructor(readonly host: string, readonly port: number, broadcast: boolean) {
-    this.stats = { destination: `${host}:${port}`, broadcast, sent: 0, failed: 0 };
+  constructor(readonly host: string, readonly port: number, broadcast: boolean, readonly lane: number, readonly multicast: boolean, name: string) {
+    this.stats = { destination: name, broadcast, sent: 0, failed: 0 };
     this.done = (err) => {
       if (!err) {
         this.stats.sent++;
@@ -85,8 +84,9 @@ class Destination {
 }
 
 export abstract class SearchScheduler<T extends SearchState> {
-  private sock: dgram.Socket | undefined;
-  /** True once the socket is bound (sends made before are queued by Node). */
+  /** The sockets (search-sockets.ts): one udp4 socket for CA. */
+  private readonly sockets: SearchSockets;
+  /** True once every socket is bound or failed to (sends made before are queued by Node). */
   protected bound = false;
   protected readonly pending = new Map<number, T>();
   protected queue: T[] = [];
@@ -108,7 +108,11 @@ export abstract class SearchScheduler<T extends SearchState> {
 
   /** `nameServers`: how many name servers the searches also go to (over TCP, not through here). */
   constructor(destinations: readonly SearchDestination[], nameServers = 0) {
-    this.destinations = destinations.map((d) => new Destination(d.host, d.port, d.broadcast));
+    this.sockets = new SearchSockets(destinations, (msg, from) => this.onMessage(msg, from), () => {
+      this.bound = true;
+      this.onBound();
+    });
+    this.destinations = destinations.map((d, i) => new Destination(d.host, d.port, d.broadcast, this.sockets.laneOf[i]!, d.multicast === true, destinationName(d)));
     if (destinations.length === 0 && nameServers === 0) log.warn('no search destinations: every name will time out (set an address list, or leave the automatic one on)');
     else if (destinations.length === 0) log.info(`searching over ${nameServers} name server${nameServers > 1 ? 's' : ''} only`);
     else if (log.isLevelEnabled('info')) log.info(`searching ${this.destinations.map((d) => `${d.stats.destination}${d.stats.broadcast ? ' (broadcast)' : ''}`).join(', ')}`);
@@ -131,29 +135,24 @@ export abstract class SearchScheduler<T extends SearchState> {
     return this.pending.size;
   }
 
-  /** The socket, made and bound on first use. */
+  /** The udp4 socket (every socket made and bound on first use). */
   protected socket(): dgram.Socket {
-    if (this.sock) return this.sock;
-    const s = dgram.createSocket({ type: 'udp4' });
-    this.sock = s;
-    s.on('message', (msg, rinfo) => this.onMessage(msg, rinfo.address));
-    s.on('error', (err) => {
-      // A send's error goes to its destination's callback; what reaches here is the socket's.
-      log.warn({ err: err.message }, 'search socket error');
-    });
-    s.once('listening', () => {
-      this.bound = true;
-      // Broadcast destinations are the EPICS default: without this, the system refuses them.
-      s.setBroadcast(true);
-      try {
-        if (s.getRecvBufferSize() < RECV_BUFFER_BYTES) s.setRecvBufferSize(RECV_BUFFER_BYTES);
-      } catch {
-        // the system caps it: keep its default
-      }
-      this.onBound();
-    });
-    s.bind(0);
-    return s;
+    return this.sockets.udp4();
+  }
+
+  /** The socket destination `i` is sent through, or undefined when it could not be bound. */
+  protected socketOf(i: number): dgram.Socket | undefined {
+    return this.sockets.socket(this.destinations[i]!.lane);
+  }
+
+  /** Why destination `i`'s socket could not be bound (undefined: it is fine). */
+  protected laneError(i: number): Error | undefined {
+    return this.sockets.error(this.destinations[i]!.lane);
+  }
+
+  /** The local port of socket `lane` (a destination's `lane`; 0 is the udp4 one); 0 when not bound. */
+  protected lanePort(lane: number): number {
+    return this.sockets.port(lane);
   }
 
   /** The socket is bound. */
@@ -329,14 +328,6 @@ export abstract class SearchScheduler<T extends SearchState> {
     this.pending.clear();
     this.queue = [];
     this.qHead = 0;
-    const s = this.sock;
-    this.sock = undefined;
-    if (s) {
-      try {
-        s.close();
-      } catch {
-        // already closed
-      }
-    }
+    this.sockets.close();
   }
 }

@@ -4,6 +4,7 @@
 // protocol), and closing exactly once.
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { hostPort } from './addresses.js';
 
 export type CloseReason = 'closed' | 'connect-failed' | 'disconnected' | 'protocol' | 'unresponsive';
 
@@ -25,7 +26,7 @@ export abstract class StreamConnection {
   private watchdog: NodeJS.Timeout | undefined;
 
   constructor(readonly host: string, readonly port: number, private readonly connTimeoutMs: number, private readonly echoName: string) {
-    this.key = `${host}:${port}`;
+    this.key = hostPort(host, port); // [ip6]:port for IPv6 (node:net takes the host without brackets)
     this.socket = net.connect({
       host,
       port,

@@ -2,6 +2,7 @@
 // connection per server, on the channel cache every protocol shares.
 import { getLogger } from '../../log.js';
 import type { PvaConfig } from '../../transport/pva/config.js';
+import { hostPort } from '../../transport/addresses.js';
 import { PvaCircuit } from '../../transport/pva/tcp.js';
 import type { CloseReason } from '../../transport/stream.js';
 import { PvaBeacons } from '../../transport/pva/beacons.js';
@@ -73,19 +74,20 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
     const ep = this.config.nameServers[i]!;
     const c = new PvaCircuit(ep.host, ep.port, this.config, {
       onReady: () => this.udp?.searchAgain(),
-      onClose: (_c, reason, detail) => {
+      onClose: (nc, reason, detail) => {
         this.nameServers[i] = undefined;
         if (reason === 'closed' || this.isClosed) return;
-        log.info({ server: `${ep.host}:${ep.port}`, reason, detail }, 'name server connection closed');
+        log.info({ server: nc.key, reason, detail }, 'name server connection closed');
         const t = setTimeout(() => {
           this.retryTimers.delete(t);
           this.connectNameServer(i);
         }, NAME_SERVER_RETRY_MS);
         this.retryTimers.add(t);
       },
+      // The server's address, or (:: / 0.0.0.0) the name server's own; port 0: the name server's.
       searchResponse: (m) => {
         if (m.found) this.nameServerCounts[i]!.answers++;
-        this.udp?.found(m.found, m.ids, m.address, m.port, ep.host);
+        this.udp?.found(m.found, m.ids, m.address, m.port || ep.port, ep.host);
       },
     });
     this.nameServers[i] = c;
@@ -94,7 +96,7 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
   private onFound(t: PvaSearchTarget, host: string, port: number): void {
     const ch = t as PvaChannel;
     if (ch.state !== 'searching' || this.isClosed) return;
-    const key = `${host}:${port}`;
+    const key = hostPort(host, port);
     let c = this.circuits.get(key);
     if (!c) {
       c = new PvaCircuit(host, port, this.config, {

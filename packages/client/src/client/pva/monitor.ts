@@ -95,7 +95,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     const ch = this.ch;
     if (this.closed || this.requestId || !ch.connected) return;
     this.stopTimer();
-    this.emit({ kind: 'connected', name: ch.name, server: `${ch.transport!.host}:${ch.transport!.port}` });
+    this.emit({ kind: 'connected', name: ch.name, server: ch.transport!.key });
     this.session = ch.transport!.session;
     this.type = undefined;
     this.unacked = 0;

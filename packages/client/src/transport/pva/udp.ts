@@ -1,13 +1,13 @@
 // PV Access name resolution, on the SearchScheduler both protocols share: many names per SEARCH
-// message, sent to every destination (and to the TCP name servers through `tcpSend`), a burst of
+// message, sent to every destination through its family's (or multicast group's) socket, with
+// that socket's port for the reply (and to the TCP name servers through `tcpSend`), a burst of
 // datagrams per event-loop turn.
-import type dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
 import { Writer } from '../../pva/buffer.js';
 import { Cmd, HEADER_SIZE } from '../../pva/constants.js';
 import { emptyHeader, finishMessage, readHeader, startMessage } from '../../pva/header.js';
 import { decodeMessage } from '../../pva/messages.js';
-import { ipv4Of, SearchFlags } from '../../pva/messages-session.js';
+import { addressOf, SearchFlags } from '../../pva/messages-session.js';
 import { onlyLoopback } from '../config.js';
 import type { PvaConfig } from './config.js';
 import { SearchScheduler, type SearchState } from '../search-scheduler.js';
@@ -63,13 +63,13 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
 
   protected sendDue(): void {
     if (this.closed) return;
-    const socket = this.socket();
+    this.socket();
     if (!this.bound) return; // the 'listening' handler calls again
     const now = performance.now();
     if (now >= this.nextDue) this.nextDue = this.queueDue(now);
     let sent = 0;
     while (this.qHead < this.queue.length && sent < BURST) {
-      if (!this.sendDatagram(socket, now)) break;
+      if (!this.sendDatagram(now)) break;
       sent++;
     }
     this.compact();
@@ -78,7 +78,7 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
   }
 
   /** One SEARCH message with as many queued names as fit; false when none was queued. */
-  private sendDatagram(socket: dgram.Socket, now: number): boolean {
+  private sendDatagram(now: number): boolean {
     const w = new Writer(true, this.datagramBytes + 256);
     const seq = this.sequence;
     const off = startMessage(w, Cmd.SEARCH, 0);
@@ -86,7 +86,8 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     const flagsAt = w.length;
     w.u8(0); w.u8(0); w.u16(0);
     w.raw(new Uint8Array(16)); // reply address: any (the server replies to the datagram's source)
-    w.u16(socket.address().port);
+    const portAt = w.length;
+    w.u16(0); // the port of the socket each copy goes out of
     w.size(1); w.string('tcp');
     const countAt = w.length;
     w.u16(0);
@@ -114,17 +115,29 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     w.dataView.setUint16(countAt, names, true);
     finishMessage(w, off);
     this.sequence = (seq + 1) >>> 0 || 1;
-    const unicast = w.take();
-    unicast[flagsAt] = SearchFlags.UNICAST;
-    let broadcast: Uint8Array | undefined;
-    // Sends are queued by Node: each flag variant keeps its own bytes.
+    const base = w.take();
+    // Sends are queued by Node: each variant (socket's port, unicast flag) keeps its own bytes.
+    const variants: Array<Uint8Array | undefined> = [];
+    let made = 0;
+    const variant = (lane: number, unicast: boolean): Uint8Array => {
+      const key = 2 * lane + (unicast ? 1 : 0);
+      let gram = variants[key];
+      if (!gram) {
+        gram = made++ === 0 ? base : base.slice();
+        gram[flagsAt] = unicast ? SearchFlags.UNICAST : 0;
+        new DataView(gram.buffer, gram.byteOffset, gram.byteLength).setUint16(portAt, this.lanePort(lane), true);
+        variants[key] = gram;
+      }
+      return gram;
+    };
     for (let i = 0; i < this.destinations.length; i++) {
-      if (this.destinations[i]!.stats.broadcast) {
-        if (!broadcast) { broadcast = unicast.slice(); broadcast[flagsAt] = 0; }
-        this.sendTo(socket, i, broadcast);
-      } else this.sendTo(socket, i, unicast);
+      const d = this.destinations[i]!;
+      const sock = this.socketOf(i);
+      if (!sock) d.done(this.laneError(i) ?? new Error('no socket'));
+      else this.sendTo(sock, i, variant(d.lane, !d.stats.broadcast && !d.multicast));
     }
-    this.tcpSend(unicast);
+    // Over TCP: unicast, with the udp4 socket's port (as a udp4 destination's copy has).
+    this.tcpSend(variant(0, true));
     this.datagramsSent++;
     return true;
   }
@@ -144,11 +157,13 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     }
   }
 
-  /** A search reply (UDP, or TCP from a name server whose host is `from`). */
+  /**
+   * A search reply (UDP, or TCP from a name server whose host is `from`): the server's address,
+   * or for :: and 0.0.0.0 the reply's source (an IPv6 link-local one keeps its %zone).
+   */
   found(found: boolean, ids: number[], address: Uint8Array, port: number, from: string): void {
     if (!found || this.closed) return;
-    const ip = ipv4Of(address);
-    const host = !ip || ip === '0.0.0.0' ? from : ip;
+    const host = addressOf(address) ?? from;
     for (const id of ids) {
       const t = this.answered(id);
       if (t) this.onFound(t, host, port);
