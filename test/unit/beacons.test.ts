@@ -1,6 +1,7 @@
 // Beacons: which CA beacons are anomalies (libca's rules), the CA listener registering with the
-// repeater of the host and hearing beacons through it, the PVA listener on the loopback broadcast
-// address, and the repeater process passing beacons on to every registered client.
+// repeater of the host and hearing beacons through it, the repeater process passing beacons on to
+// every registered client; where the PVA listener binds, and the local forwarding of unicast
+// beacons and searches among the PVA processes of a host.
 import dgram from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BeaconAnomalies } from '../../packages/client/src/ca/beacon.js';
@@ -10,7 +11,9 @@ import { ipv4Mapped, ipv4Of, SearchFlags } from '../../packages/client/src/pva/m
 import { decodeMessage, encodeMessages } from '../../packages/client/src/pva/messages.js';
 import { forwardedForm, readDatagram } from '../../packages/client/src/pva/forward.js';
 import { CaBeacons } from '../../packages/client/src/transport/ca/beacons.js';
-import { PvaBeacons } from '../../packages/client/src/transport/pva/beacons.js';
+import { beaconBindings, PvaBeacons, type Binding } from '../../packages/client/src/transport/pva/beacons.js';
+import type { PvaAddress } from '../../packages/client/src/transport/addresses.js';
+import type { SearchDestination } from '../../packages/client/src/transport/config.js';
 // @ts-expect-error: plain JavaScript, typed by its JSDoc only
 import { runRepeater } from '../../packages/client/bin/ca-repeater.mjs';
 
@@ -113,6 +116,29 @@ describe('PVA beacons and local forwarding', () => {
   const search = (flags: number, replyPort: number): Uint8Array =>
     encodeMessages([{ type: 'SearchRequest', sequenceId: 7, flags, responseAddress: ipv4Mapped('0.0.0.0'), responsePort: replyPort, protocols: ['tcp'], channels: [{ id: 1, name: 'A:B' }] }]);
   const loOnly = { lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: true }] };
+  const ANY: PvaAddress[] = [{ family: 4, host: '0.0.0.0', port: 0, multicast: false }, { family: 6, host: '::', port: 0, multicast: false }];
+
+  it('listens on every address and broadcast address of the interfaces listed, the local group, and the multicast groups', () => {
+    const ifaces = {
+      lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: true }, { address: '::1', netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', family: 'IPv6', internal: true }],
+      eth0: [{ address: '198.18.0.2', netmask: '255.255.255.0', family: 'IPv4', internal: false }, { address: '2001:2::2', netmask: 'ffff:ffff:ffff:ffff::', family: 'IPv6', internal: false }],
+      eth1: [{ address: '198.18.1.2', netmask: '255.255.255.0', family: 'IPv4', internal: false }],
+    };
+    const hosts = (b: Binding[]) => b.map((x) => `${x.role} ${x.host}${x.join ? ` on ${x.join}` : ''}`);
+    expect(hosts(beaconBindings(ANY, [], ifaces))).toEqual([
+      'unicast 127.0.0.1', 'unicast 198.18.0.2', 'unicast 198.18.1.2', 'broadcast 198.18.0.255', 'broadcast 198.18.1.255', 'local 224.0.0.128',
+    ]);
+    // One interface, an IPv6 address of it named, and groups of the search list.
+    const groups: SearchDestination[] = [
+      { host: '224.0.1.76', port: 5076, broadcast: false, family: 4, multicast: true, ttl: 1, iface: 'eth0' },
+      { host: 'ff02::1:76', port: 5076, broadcast: false, family: 6, multicast: true, iface: 'eth0' },
+      { host: '198.18.0.9', port: 5076, broadcast: false, family: 4, multicast: false },
+    ];
+    const one: PvaAddress[] = [{ family: 4, host: '198.18.1.2', port: 0, multicast: false }, { family: 6, host: '2001:2::2', port: 0, multicast: false }];
+    expect(hosts(beaconBindings(one, groups, ifaces))).toEqual([
+      'unicast 198.18.1.2', 'broadcast 198.18.1.255', 'unicast 2001:2::2', 'local 224.0.0.128', 'group 224.0.1.76 on 198.18.0.2', 'group ff02::1:76%eth0 on ::%eth0',
+    ]);
+  });
 
   it('the forwarded form: an ORIGIN_TAG naming the destination, the sender filled in, the unicast flag cleared', () => {
     const f = forwardedForm(search(SearchFlags.UNICAST, 40000), '198.18.0.2', '198.18.0.9')!;
@@ -139,7 +165,7 @@ describe('PVA beacons and local forwarding', () => {
     const atServer: Buffer[] = [];
     server.on('message', (m) => atServer.push(m));
     const seen: string[][] = [[], []];
-    const listeners = seen.map((list) => new PvaBeacons(port, (s) => list.push(s), loOnly));
+    const listeners = seen.map((list) => new PvaBeacons(port, (s) => list.push(s), beaconBindings(ANY, [], loOnly)));
     cleanup.push(() => listeners.forEach((b) => b.close()));
     await sleep(50);
     const ioc = await socket();

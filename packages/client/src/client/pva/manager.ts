@@ -5,7 +5,7 @@ import type { PvaConfig } from '../../transport/pva/config.js';
 import { hostPort } from '../../transport/addresses.js';
 import { PvaCircuit } from '../../transport/pva/tcp.js';
 import type { CloseReason } from '../../transport/stream.js';
-import { PvaBeacons } from '../../transport/pva/beacons.js';
+import { beaconBindings, PvaBeacons } from '../../transport/pva/beacons.js';
 import { PvaSearcher, type PvaSearchTarget } from '../../transport/pva/udp.js';
 import { BadArgumentError, ClosedError } from '../errors.js';
 import { ChannelCache, type ManagerStats } from '../channel-cache.js';
@@ -55,7 +55,7 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
       this.beacons = new PvaBeacons(this.config.broadcastPort, (server) => {
         if (udp.searching && log.isLevelEnabled('debug')) log.debug({ server, searching: udp.searching }, 'PVA beacon of a new or changed server: searching again');
         udp.searchAgain();
-      });
+      }, beaconBindings(this.config.interfaces, this.config.searchDestinations));
       this.config.nameServers.forEach((_, i) => this.connectNameServer(i));
     }
     return this.udp;

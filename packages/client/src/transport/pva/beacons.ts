@@ -6,38 +6,75 @@ import os from 'node:os';
 import { Cmd, HEADER_SIZE } from '../../pva/constants.js';
 import { forwardedForm, LOCAL_MCAST_GROUP, readDatagram } from '../../pva/forward.js';
 import { decodeMessage } from '../../pva/messages.js';
-import { ipv4Of } from '../../pva/messages-session.js';
+import { addressOf } from '../../pva/messages-session.js';
 import { getLogger } from '../../log.js';
-import { broadcastAddresses, type Ifaces } from '../config.js';
+import { hostPort, multicastInterface, type PvaAddress } from '../addresses.js';
+import { broadcastAddresses, type Ifaces, type SearchDestination } from '../config.js';
 
 const log = getLogger('beacons');
 
 /** Servers not heard from for this long are forgotten. */
 const SERVER_MAX_AGE_MS = 3_600_000;
 
-/** What a socket bound to the broadcast port is for. */
-type Role = 'unicast' | 'broadcast' | 'local';
+/**
+ * What a socket on the broadcast port is for: `unicast` hears datagrams sent to one address of
+ * this host (an IPv4 one forwards them to the local group), `broadcast` one broadcast address,
+ * `local` the local group 224.0.0.128 on loopback, `group` a multicast group of the lists.
+ */
+type Role = 'unicast' | 'broadcast' | 'local' | 'group';
 
-/** The addresses to bind on the broadcast port: every IPv4 address of the host and every broadcast address. */
-export function beaconBindings(ifaces: Ifaces): Array<{ host: string; role: Role }> {
-  const out: Array<{ host: string; role: Role }> = [];
-  for (const list of Object.values(ifaces)) {
-    for (const a of list ?? []) if (a.family === 'IPv4' || a.family === 4) out.push({ host: a.address, role: 'unicast' });
+export interface Binding {
+  family: 4 | 6;
+  /** The address to bind ("ff02::1%eth0" for a link-local group). */
+  host: string;
+  role: Role;
+  /** A group's: the interface to join it on (an address; "::%name" for IPv6), or the default. */
+  join?: string;
+}
+
+const isIpv4 = (a: { family: string | number }): boolean => a.family === 'IPv4' || a.family === 4;
+
+/**
+ * Where to listen on the broadcast port, as pvxs's client does from EPICS_PVA_INTF_ADDR_LIST:
+ * for 0.0.0.0 (the default) every IPv4 address of the host and every broadcast address, for an
+ * IPv4 address that one and its interface's broadcast address, for an IPv6 address that one (an
+ * IPv6 datagram is not forwarded, so [::] binds no IPv6 address: one would take the unicast
+ * searches meant for an IPv6 server of the host); the local group when any IPv4 address is
+ * bound; and every multicast group of the interface and search lists, joined on its interface.
+ */
+export function beaconBindings(
+  interfaces: readonly PvaAddress[], groups: readonly SearchDestination[], ifaces: Ifaces = os.networkInterfaces() as Ifaces,
+): Binding[] {
+  const out: Binding[] = [];
+  const seen = new Set<string>();
+  const add = (b: Binding): void => {
+    const k = `${b.host}|${b.join ?? ''}`;
+    if (!seen.has(k)) out.push(b), seen.add(k);
+  };
+  for (const i of interfaces) {
+    if (i.multicast) continue;
+    if (i.family === 6) {
+      if (i.host !== '::') add({ family: 6, host: i.host, role: 'unicast' });
+      continue;
+    }
+    const any = i.host === '0.0.0.0';
+    const mine: Ifaces = {};
+    for (const [name, list] of Object.entries(ifaces)) mine[name] = list?.filter((a) => isIpv4(a) && (any || a.address === i.host));
+    for (const list of Object.values(mine)) for (const a of list ?? []) add({ family: 4, host: a.address, role: 'unicast' });
+    for (const host of broadcastAddresses(mine)) add({ family: 4, host, role: 'broadcast' });
   }
-  for (const host of broadcastAddresses(ifaces)) out.push({ host, role: 'broadcast' });
-  out.push({ host: LOCAL_MCAST_GROUP, role: 'local' });
+  if (out.some((b) => b.family === 4)) add({ family: 4, host: LOCAL_MCAST_GROUP, role: 'local' });
+  const multicast = [...interfaces.filter((i) => i.multicast), ...groups.filter((g) => g.multicast)];
+  for (const g of multicast) {
+    const family = g.family ?? 4;
+    const join = g.iface === undefined ? undefined : multicastInterface(family, g.iface, ifaces);
+    // A link-local IPv6 group is bound with its interface's scope.
+    const scope = family === 6 && join?.startsWith('::%') && /^ff[0-9a-f]2:/i.test(g.host) ? join.slice(2) : '';
+    add({ family, host: g.host + scope, role: 'group', ...(join !== undefined ? { join } : {}) });
+  }
   return out;
 }
 
-/**
- * PV Access beacons on the broadcast port, however they are addressed: one socket bound to each
- * broadcast address of the host, one to each of its IPv4 addresses (beacons sent by unicast to
- * this host) and one in the local multicast group 224.0.0.128 on the loopback interface (what the
- * host's PVA processes forward). Each shares the port (SO_REUSEADDR) with the host's PVA servers
- * and clients. A unicast datagram reaches only one of the sockets bound to its address, here the
- * most specific one: a SEARCH or BEACON received that way is forwarded to the local group behind
- * an ORIGIN_TAG, as pvxs does, so that every PVA server and client of the host still sees it.
- */
 export class PvaBeacons {
   private readonly socks: dgram.Socket[] = [];
   private local: dgram.Socket | undefined;
@@ -49,29 +86,33 @@ export class PvaBeacons {
   constructor(
     private readonly port: number,
     private readonly onAnomaly: (server: string) => void,
-    ifaces: Ifaces = os.networkInterfaces() as Ifaces,
+    bindings: readonly Binding[],
   ) {
-    for (const b of beaconBindings(ifaces)) this.open(b.host, b.role);
+    for (const b of bindings) this.open(b);
   }
 
-  private open(host: string, role: Role): void {
-    const s = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+  private open({ family, host, role, join }: Binding): void {
+    const s = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4', reuseAddr: true, ipv6Only: family === 6 });
     s.on('error', (err) => {
       log.debug({ host, port: this.port, err: err.message }, 'cannot hear PVA beacons there');
       this.drop(s);
     });
-    s.on('message', (msg, from) => this.onMessage(msg, from.address, role === 'unicast' ? host : undefined));
+    const forwardAs = role === 'unicast' && family === 4 ? host : undefined;
+    s.on('message', (msg, from) => this.onMessage(msg, from.address, forwardAs));
     s.bind(this.port, host, () => {
       s.unref();
-      if (role !== 'local') return;
       try {
+        if (role === 'group') s.addMembership(host.split('%')[0]!, join);
+        if (role !== 'local') return;
         s.addMembership(LOCAL_MCAST_GROUP, '127.0.0.1');
         s.setMulticastInterface('127.0.0.1');
         s.setMulticastTTL(1);
         s.setMulticastLoopback(true);
         this.local = s;
       } catch (err) {
-        log.debug({ err: (err as Error).message }, 'cannot join the local PVA multicast group: unicast beacons reach this process alone');
+        log.debug({ host, err: (err as Error).message }, role === 'local'
+          ? 'cannot join the local PVA multicast group: unicast beacons reach this process alone'
+          : 'cannot join that multicast group: its beacons are not heard');
         this.drop(s);
       }
     });
@@ -98,8 +139,7 @@ export class PvaBeacons {
     const h = d.header;
     const m = decodeMessage(h, msg.subarray(d.offset + HEADER_SIZE, d.offset + HEADER_SIZE + h.payloadSize));
     if (m.type !== 'Beacon') return;
-    const ip = ipv4Of(m.address);
-    const server = `${!ip || ip === '0.0.0.0' ? from : ip}:${m.port}`;
+    const server = hostPort(addressOf(m.address) ?? from.split('%')[0]!, m.port);
     const guid = Buffer.from(m.guid).toString('hex');
     const now = Date.now();
     const last = this.servers.get(server);
