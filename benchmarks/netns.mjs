@@ -1,9 +1,23 @@
 // Namespace hosts for the benchmarks (a small copy of test/helpers/netns.ts for plain scripts): hosts
 // on one bridge (198.18.0.0/24), or on two bridges (198.18.0.0/24, 198.18.1.0/24) joined by a router
-// that forwards unicast between them. Nothing is connected to the outside. Needs root.
+// that forwards unicast between them. Nothing is connected to the outside. Needs root. Namespaces
+// are named epxb-PID-*; those of a run that was killed are removed by the next one.
 import { execFileSync, spawn } from 'node:child_process';
 
 const ip = (...args) => execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+/** Remove the namespaces of benchmark runs whose process is gone (killed before it could). */
+function removeStale() {
+  for (const name of ip('netns', 'list').split('\n').map((l) => l.split(' ')[0])) {
+    const m = /^epxb-(\d+)-/.exec(name ?? '');
+    if (!m) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+    } catch (err) {
+      if (err.code === 'ESRCH') ip('netns', 'del', name);
+    }
+  }
+}
 
 export class Net {
   hosts = [];
@@ -14,6 +28,7 @@ export class Net {
   /** `count` hosts on one bridge, 198.18.0.1 up; or, routed, left hosts on 198.18.0.0/24 and right ones on 198.18.1.0/24. */
   constructor(shape) {
     try {
+      removeStale();
       if (typeof shape === 'number') {
         const sw = this.#switch('sw');
         for (let i = 0; i < shape; i++) this.#host(sw, '198.18.0', i + 1, '198.18.0.254', 'left');

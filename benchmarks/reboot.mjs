@@ -18,6 +18,8 @@
 //   sudo node benchmarks/reboot.mjs [--network default,unicast,nameserver] [--records 1000] [--outages 5,40,150]
 //        [--clients node-ca,node-pva,pyepics,p4p] [--give-up 120] [--out FILE]
 //
+// --give-up bounds every wait for a client's monitors, the first connection included: a client that
+// has not every monitor by then is left out of that configuration's outages (the table says so).
 // Needs root (it makes network namespaces). Clients: node-ca and node-pva (this library,
 // benchmarks/reboot-client.mjs), pyepics (libca) and p4p (pvxs) (benchmarks/reboot-client.py).
 // Prints a table per configuration and writes JSON (default benchmarks/results/reboot.json) and the

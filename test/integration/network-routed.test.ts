@@ -175,7 +175,7 @@ describe.skipIf(!rig)('on namespace hosts across a router', () => {
       const after = events.slice(cut);
       expect(after.map((e) => e.kind).slice(0, 2)).toEqual(['connected', 'update']);
       // Back within a few seconds of the new IOC answering reads.
-      expect(resumed()!.t - ready).toBeLessThan(8000);
+      expect(resumed()!.t - ready, JSON.stringify(after.slice(0, 3))).toBeLessThan(8000);
     } finally {
       mon.stdin!.end();
       mon.kill('SIGKILL');
