@@ -1,8 +1,11 @@
 // Hosts on a real network stack for the tests: one network namespace per host, each with an
-// eth0 on one Linux bridge (in a namespace of its own), an address in 198.18.0.0/24 (and, when
-// asked, one in 2001:2::/64) and a default route to a gateway that is not there, as on a real network; the bridge has no other
-// port, so nothing sent can leave them. A rig is removed by close(), when the
-// process exits, and (left behind by a killed run) by the next makeRig().
+// eth0 on a Linux bridge (in a namespace of its own), an address in 198.18.0.0/24 (and, with
+// addIpv6(), one in 2001:2::/64). Rig.make():
+// one bridge, and a default route to a gateway that is not there, as on a real network.
+// Rig.routed(): two bridges (198.18.0.0/24 and 198.18.1.0/24) joined by a router namespace that
+// forwards between them, so unicast crosses and broadcasts do not. No bridge has a port to the
+// outside: nothing sent can leave them. A rig (its namespaces and what runs in them) is removed by
+// close() and when the process exits; namespaces left behind by a killed run, by the next rig made.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 
 export const SUBNET = '198.18.0';
@@ -11,10 +14,17 @@ const GATEWAY = `${SUBNET}.254`;
 /** IPv6 addresses of the hosts (addIpv6), in 2001:2::/48. */
 export const IPV6_PREFIX = '2001:2::';
 const PREFIX = 'epxt-';
+/** The subnets of a routed rig, left and right; the router is .254 on each. */
+export const SUBNETS = { left: '198.18.0', right: '198.18.1' } as const;
+export type Side = keyof typeof SUBNETS;
 
 export interface Host {
   readonly ns: string;
   readonly address: string;
+  /** The host's /24, as "198.18.1" (its broadcast address is that and ".255"). */
+  readonly subnet: string;
+  /** On a routed rig, the side of the router the host is on. */
+  readonly side?: Side;
 }
 
 export interface Finished {
@@ -52,6 +62,8 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 
 export class Rig {
   readonly hosts: Host[] = [];
+  /** On a routed rig, the router (its address the one on the left subnet). */
+  router?: Host;
   private readonly namespaces: string[] = [];
   private readonly children = new Set<ChildProcess>();
   private readonly onExit = (): void => this.close();
@@ -65,11 +77,25 @@ export class Rig {
    * (not root, no `ip`, no namespaces in this sandbox).
    */
   static make(count: number): Rig | string {
+    return Rig.create((rig) => rig.build(count));
+  }
+
+  /**
+   * `left` hosts on 198.18.0.0/24 (198.18.0.1 up) and `right` hosts on 198.18.1.0/24 (198.18.1.1
+   * up), in that order in `hosts`, each subnet a bridge of its own; a router (198.18.0.254 and
+   * 198.18.1.254) forwards between them and is every host's default route. A string says why
+   * none could be made.
+   */
+  static routed(counts: { left: number; right: number }): Rig | string {
+    return Rig.create((rig) => rig.buildRouted(counts));
+  }
+
+  private static create(build: (rig: Rig) => void): Rig | string {
     let rig: Rig | undefined;
     try {
       removeStale();
       rig = new Rig(`${PREFIX}${process.pid}-${Math.random().toString(36).slice(2, 6)}`);
-      rig.build(count);
+      build(rig);
       return rig;
     } catch (err) {
       rig?.close();
@@ -85,20 +111,69 @@ export class Rig {
     return name;
   }
 
-  private build(count: number): void {
-    const sw = this.addNs(`${this.tag}-sw`);
+  /** A bridge in a namespace of its own. */
+  private addSwitch(name: string): string {
+    const sw = this.addNs(`${this.tag}-${name}`);
     ip('-n', sw, 'link', 'add', 'br0', 'type', 'bridge');
     ip('-n', sw, 'link', 'set', 'br0', 'up');
+    return sw;
+  }
+
+  /** Plug `dev` of namespace `ns` into the bridge of `sw` (port `port`) with `address`/24. */
+  private plug(sw: string, port: string, ns: string, dev: string, address: string): void {
+    const subnet = address.split('.').slice(0, 3).join('.');
+    ip('-n', sw, 'link', 'add', port, 'type', 'veth', 'peer', 'name', dev, 'netns', ns);
+    ip('-n', sw, 'link', 'set', port, 'master', 'br0', 'up');
+    ip('-n', ns, 'addr', 'add', `${address}/24`, 'brd', `${subnet}.255`, 'dev', dev);
+    ip('-n', ns, 'link', 'set', dev, 'up');
+  }
+
+  private build(count: number): void {
+    const sw = this.addSwitch('sw');
     for (let i = 0; i < count; i++) {
       const ns = this.addNs(`${this.tag}-h${i + 1}`);
       const address = `${SUBNET}.${i + 1}`;
-      ip('-n', sw, 'link', 'add', `p${i + 1}`, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns);
-      ip('-n', sw, 'link', 'set', `p${i + 1}`, 'master', 'br0', 'up');
-      ip('-n', ns, 'addr', 'add', `${address}/24`, 'brd', BROADCAST, 'dev', 'eth0');
-      ip('-n', ns, 'link', 'set', 'eth0', 'up');
+      this.plug(sw, `p${i + 1}`, ns, 'eth0', address);
       ip('-n', ns, 'route', 'add', 'default', 'via', GATEWAY);
-      this.hosts.push({ ns, address });
+      this.hosts.push({ ns, address, subnet: SUBNET });
     }
+  }
+
+  private buildRouted(counts: { left: number; right: number }): void {
+    const router = this.addNs(`${this.tag}-r`);
+    const switches = { left: this.addSwitch('sw0'), right: this.addSwitch('sw1') };
+    this.plug(switches.left, 'r', router, 'eth0', `${SUBNETS.left}.254`);
+    this.plug(switches.right, 'r', router, 'eth1', `${SUBNETS.right}.254`);
+    execFileSync('ip', ['netns', 'exec', router, 'sysctl', '-qw', 'net.ipv4.ip_forward=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.router = { ns: router, address: `${SUBNETS.left}.254`, subnet: SUBNETS.left };
+    let n = 0;
+    for (const side of ['left', 'right'] as const) {
+      for (let i = 0; i < counts[side]; i++) {
+        const ns = this.addNs(`${this.tag}-h${++n}`);
+        const subnet = SUBNETS[side];
+        const address = `${subnet}.${i + 1}`;
+        this.plug(switches[side], `p${i + 1}`, ns, 'eth0', address);
+        ip('-n', ns, 'route', 'add', 'default', 'via', `${subnet}.254`);
+        this.hosts.push({ ns, address, subnet, side });
+      }
+    }
+  }
+
+  /**
+   * The UDP datagrams `host` has sent since its namespace was made (IPv4 and IPv6; loopback
+   * included): read before and after something to count what it sent.
+   */
+  udpSent(host: Host): number {
+    const read = (file: string): string => execFileSync('ip', ['netns', 'exec', host.ns, 'cat', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const v4 = read('/proc/net/snmp').split('\n').filter((l) => l.startsWith('Udp: '));
+    const names = v4[0]?.split(/\s+/) ?? [];
+    const values = v4[1]?.split(/\s+/) ?? [];
+    const at = names.indexOf('OutDatagrams');
+    if (at < 0 || values[at] === undefined) throw new Error(`no Udp OutDatagrams in ${host.ns}'s /proc/net/snmp`);
+    let sent = Number(values[at]);
+    const v6 = /^Udp6OutDatagrams\s+(\d+)$/m.exec(read('/proc/net/snmp6'));
+    if (v6) sent += Number(v6[1]);
+    return sent;
   }
 
   /**
@@ -129,6 +204,11 @@ export class Rig {
     return ip('-n', host.ns, ...args);
   }
 
+  /** The ids of the processes running on `host` (in its namespace). */
+  pids(host: Host): number[] {
+    return ip('netns', 'pids', host.ns).split('\n').filter(Boolean).map(Number);
+  }
+
   /** Start `cmd` on `host` with `env` (default: cleanEnv()); killed by close(). */
   spawn(host: Host, cmd: string, args: string[], env: Record<string, string> = cleanEnv()): ChildProcess {
     const child = spawn('ip', ['netns', 'exec', host.ns, cmd, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -154,12 +234,26 @@ export class Rig {
     });
   }
 
-  /** Kill what runs on the hosts and remove every namespace (and with them the links). */
+  /**
+   * Kill what runs on the hosts (what was started there and what that started in turn, a detached
+   * caRepeater as well) and remove every namespace (and with them the links).
+   */
   close(): void {
     process.off('exit', this.onExit);
     for (const c of this.children) c.kill('SIGKILL');
     this.children.clear();
     for (const ns of this.namespaces.splice(0).reverse()) {
+      try {
+        for (const pid of ip('netns', 'pids', ns).split('\n').filter(Boolean)) {
+          try {
+            process.kill(Number(pid), 'SIGKILL');
+          } catch {
+            // gone meanwhile
+          }
+        }
+      } catch {
+        // no such namespace
+      }
       try {
         ip('netns', 'del', ns);
       } catch {
