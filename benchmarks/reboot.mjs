@@ -14,8 +14,11 @@
 //   nameserver  the IOC on another subnet, across a router (broadcasts do not cross); clients with
 //               EPICS_CA_NAME_SERVERS / EPICS_PVA_NAME_SERVERS = the IOC's address, empty address
 //               lists and the automatic lists off.
+//   routed      the IOC across a router; clients with address lists naming it, automatic lists off:
+//               searches cross, the IOC's default beacons (broadcasts on its subnet) do not, so monitors
+//               come back by each client's search schedule alone.
 //
-//   sudo node benchmarks/reboot.mjs [--network default,unicast,nameserver] [--records 1000] [--outages 5,40,150]
+//   sudo node benchmarks/reboot.mjs [--network default,unicast,nameserver,routed] [--records 1000] [--rate 10] [--outages 5,40,150]
 //        [--clients node-ca,node-pva,pyepics,p4p] [--give-up 120] [--out FILE]
 //
 // --give-up bounds every wait for a client's monitors, the first connection included: a client that
@@ -56,12 +59,18 @@ const NETWORKS = {
       EPICS_PVA_NAME_SERVERS: ioc, EPICS_PVA_ADDR_LIST: '', EPICS_PVA_AUTO_ADDR_LIST: 'NO',
     }),
   },
+  routed: {
+    what: "address lists naming the IOC, automatic lists off; the IOC on another subnet, across a router, its beacons at the EPICS defaults (broadcast on its subnet: none reach the clients)",
+    net: () => new Net({ left: 1, right: 1 }),
+    env: (ioc) => ({ EPICS_CA_ADDR_LIST: ioc, EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_ADDR_LIST: ioc, EPICS_PVA_AUTO_ADDR_LIST: 'NO' }),
+  },
 };
 
 const { values: opt } = parseArgs({
   options: {
-    network: { type: 'string', default: 'default,unicast,nameserver' },
+    network: { type: 'string', default: 'default,unicast,nameserver,routed' },
     records: { type: 'string', default: '1000' },
+    rate: { type: 'string', default: '10' },
     outages: { type: 'string', default: '5,40,150' },
     clients: { type: 'string', default: 'node-ca,node-pva,pyepics,p4p' },
     out: { type: 'string', default: join(HERE, 'results/reboot.json') },
@@ -73,7 +82,7 @@ const outages = opt.outages.split(',').map(Number);
 const clientNames = opt.clients.split(',');
 const networks = opt.network.split(',');
 const giveUpMs = Number(opt['give-up']) * 1000;
-for (const n of networks) if (!NETWORKS[n]) throw new Error(`unknown network "${n}": default, unicast or nameserver`);
+for (const n of networks) if (!NETWORKS[n]) throw new Error(`unknown network "${n}": default, unicast, nameserver or routed`);
 for (const c of clientNames) if (!['node-ca', 'node-pva', 'pyepics', 'p4p'].includes(c)) throw new Error(`unknown client "${c}": node-ca, node-pva, pyepics or p4p`);
 if (process.getuid?.() !== 0) {
   console.error('benchmarks/reboot.mjs makes network namespaces: run it as root');
@@ -89,7 +98,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130)
 
 /** The built-in IOC on `host`; resolves once it has answered a CA read (its "ready" line). */
 async function startIoc(host) {
-  const child = net.spawn(host, process.execPath, [BIN, 'ioc', '--listen', '0.0.0.0', '--records', String(N), '--rate', '10', '--array-elements', '0'], cleanEnv(), ['ignore', 'pipe', 'pipe']);
+  const child = net.spawn(host, process.execPath, [BIN, 'ioc', '--listen', '0.0.0.0', '--records', String(N), '--rate', opt.rate, '--array-elements', '0'], cleanEnv(), ['ignore', 'pipe', 'pipe']);
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -211,8 +220,8 @@ const sections = results.map((r) => {
 console.log(sections.join('\n\n'));
 const result = {
   date: new Date().toISOString(), host: hostname(), cores: cpus().length, command: `node benchmarks/reboot.mjs ${process.argv.slice(2).join(' ')}`.trim(),
-  records: N, rateHz: 10, measured: 'ms from the new IOC answering its first CA read to every monitor of the client having an update', networks: results,
+  records: N, rateHz: Number(opt.rate), measured: 'ms from the new IOC answering its first CA read to every monitor of the client having an update', networks: results,
 };
 writeFileSync(opt.out, JSON.stringify(result, null, 2) + '\n');
-writeFileSync(opt.out.replace(/\.json$/, '.md'), `${result.command} (${result.date}, ${result.host}, ${result.cores} cores; ${N} counters at 10 Hz per client; ${result.measured})\n\nThe IOC: \`epicsperf ioc --listen 0.0.0.0\` (ports 5064, 5065, 5075, 5076; beacons at the EPICS defaults) on one namespace host, the clients on another, libca's repeater beside them.\n\n${sections.join('\n\n')}\n`);
+writeFileSync(opt.out.replace(/\.json$/, '.md'), `${result.command} (${result.date}, ${result.host}, ${result.cores} cores; ${N} counters at ${opt.rate} Hz per client; ${result.measured})\n\nThe IOC: \`epicsperf ioc --listen 0.0.0.0\` (ports 5064, 5065, 5075, 5076; beacons at the EPICS defaults) on one namespace host, the clients on another, libca's repeater beside them.\n\n${sections.join('\n\n')}\n`);
 process.exit(0);
