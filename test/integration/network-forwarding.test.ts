@@ -157,9 +157,10 @@ describe.skipIf(!rig)('unicast PVA beacons to a host, forwarded to its local gro
     for (const l of specific) expect(l, bound).toMatch(/"node"/);
   });
 
-  it('after the IOC restarts, all resume, the node clients within 1.5 s of it being ready', async () => {
+  it('after the IOC restarts, all resume, the node clients at once, woken by its beacon', async () => {
     const beaconsBefore = nodeClients().map((c) => count(c.stderr, NODE_BEACON).length);
-    const guid = count(p4p().stderr, P4P_NEW)[0]![1];
+    const guid = count(p4p().stderr, P4P_NEW)[0]?.[1];
+    expect(guid, 'p4p heard no beacon of the IOC').toBeDefined();
     await killIoc();
     await sleep(3000);
     for (const c of clients) expect(await c.ask('mark')).toBe('ok');
@@ -177,8 +178,11 @@ describe.skipIf(!rig)('unicast PVA beacons to a host, forwarded to its local gro
     expect(updates.length, p4p().stderr.slice(-500)).toBeGreaterThan(0);
     expect(updates[0]![1]).toBe(guid);
     expect(updates[0]![2]).not.toBe(guid);
+    // The IOC's servers are up before it prints `ready`: woken by the beacon, the node clients
+    // resumed 15-40 ms before that line in every run seen; with the beacon ignored, by their
+    // next search (at most 2 s apart after a lost server), 180-430 ms after it.
     const lastNode = Math.max(...reports.slice(0, 2).map((r) => r.last!));
-    expect(lastNode - ready, after).toBeLessThan(1500);
+    expect(lastNode - ready, after).toBeLessThan(150);
   }, 120_000);
 
   it('a unicast search to the host still reaches a PVA server there, forwarded by the node clients', async () => {
