@@ -7,6 +7,8 @@
 // outside: nothing sent can leave them. A rig (its namespaces and what runs in them) is removed by
 // close() and when the process exits; namespaces left behind by a killed run, by the next rig made.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { BIN } from './cli.js';
 
 export const SUBNET = '198.18.0';
 export const BROADCAST = `${SUBNET}.255`;
@@ -197,6 +199,47 @@ export class Rig {
     const address = `${IPV6_PREFIX}${n.toString(16)}`;
     ip('-n', host.ns, 'addr', 'add', `${address}/64`, 'dev', 'eth0', 'nodad');
     return address;
+  }
+
+  /**
+   * The built-in IOC on `host` (`epicsperf ioc --listen 0.0.0.0`, 5 counters at 10 Hz and
+   * `extra` arguments) with `env`: resolves once it printed "ready", with what it printed.
+   */
+  async startIoc(host: Host, env: Record<string, string> = cleanEnv(), extra: string[] = []): Promise<{ child: ChildProcess; out: string }> {
+    const args = [BIN, 'ioc', '--listen', '0.0.0.0', '--records', '5', '--rate', '10', '--array-elements', '0', ...extra];
+    const child = this.spawn(host, process.execPath, args, env);
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (/^ready$/m.test(out)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`the IOC exited (${code}) before it was ready: ${err.trim()}`)));
+    });
+    return { child, out };
+  }
+
+  /**
+   * Kill an IOC of startIoc() and wait until nothing of it runs on `host` (its ports are free
+   * again); a CA repeater it started, as on any host, outlives it.
+   */
+  async killIoc(host: Host, ioc: ChildProcess): Promise<void> {
+    const running = (): string[] =>
+      this.pids(host).map((pid) => {
+        try {
+          return `${pid} ${readFileSync(`/proc/${pid}/comm`, 'utf8').trim()}`;
+        } catch {
+          return `${pid} gone`;
+        }
+      }).filter((p) => !/ (caRepeater|ca-repeater|gone)$/.test(p));
+    ioc.kill('SIGKILL');
+    const end = Date.now() + 20_000;
+    while (running().length > 0) {
+      if (Date.now() > end) throw new Error(`the IOC's processes still run 20 s after SIGKILL: ${running().join(', ')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   /** `ip ARGS` on `host` (routes, addresses). */

@@ -4,14 +4,11 @@
 // library's CA client sends no UDP datagram at all, and its monitors come back after the IOC restarts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
-import { BIN } from '../helpers/cli.js';
 import { cleanEnv, Rig, type Host } from '../helpers/netns.js';
 
 const CLIENT_SCRIPT = fileURLToPath(new URL('../helpers/netns-routed-client.mjs', import.meta.url));
-const IOC_ARGS = [BIN, 'ioc', '--listen', '0.0.0.0', '--records', '5', '--rate', '10', '--array-elements', '0'];
 const READ_MS = 4000;
 
 const made = Rig.routed({ left: 1, right: 1 });
@@ -52,39 +49,13 @@ describe.skipIf(!rig)('on namespace hosts across a router', () => {
   });
 
   async function startIoc(): Promise<void> {
-    const child = rig!.spawn(iocHost, process.execPath, IOC_ARGS);
-    let out = '';
-    let err = '';
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (/^ready$/m.test(out)) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`the IOC exited (${code}) before it was ready: ${err.trim()}`)));
-    });
-    ioc = child;
+    ioc = (await rig!.startIoc(iocHost)).child;
   }
-
-  /** What runs on the IOC host but a CA repeater (started with the IOC, as on any host; it outlives it). */
-  const iocProcesses = (): string[] =>
-    rig!.pids(iocHost).map((pid) => {
-      try {
-        return `${pid} ${readFileSync(`/proc/${pid}/comm`, 'utf8').trim()}`;
-      } catch {
-        return `${pid} gone`;
-      }
-    }).filter((p) => !/ (caRepeater|ca-repeater|gone)$/.test(p));
 
   /** Kill the IOC and wait until nothing of it runs on its host (its ports are free again). */
   async function killIoc(): Promise<void> {
-    ioc?.kill('SIGKILL');
+    if (ioc) await rig!.killIoc(iocHost, ioc);
     ioc = undefined;
-    const end = Date.now() + 20_000;
-    while (iocProcesses().length > 0) {
-      if (Date.now() > end) throw new Error(`the IOC's processes still run 20 s after SIGKILL: ${iocProcesses().join(', ')}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
   }
 
   /** One read by this library on the client host. */

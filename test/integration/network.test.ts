@@ -33,17 +33,7 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
 
   beforeAll(async () => {
     [iocHost, clientHost] = rig!.hosts as [Host, Host];
-    const ioc = rig!.spawn(iocHost, process.execPath, [BIN, 'ioc', '--listen', '0.0.0.0', '--records', '5', '--rate', '10', '--array-elements', '0']);
-    let out = '';
-    let err = '';
-    ioc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    await new Promise<void>((resolve, reject) => {
-      ioc.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (/^ready$/m.test(out)) resolve();
-      });
-      ioc.once('exit', (code) => reject(new Error(`the IOC exited (${code}) before it was ready: ${err}`)));
-    });
+    const { out } = await rig!.startIoc(iocHost);
     // Clients elsewhere need nothing but the EPICS defaults: no address list in what it prints.
     expect(out).toMatch(/^EPICS_CA_SERVER_PORT=5064$/m);
     expect(out).toMatch(/^EPICS_PVA_BROADCAST_PORT=5076$/m);

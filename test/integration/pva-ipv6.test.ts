@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
-import { BIN } from '../helpers/cli.js';
 import { cleanEnv, Rig, type Host } from '../helpers/netns.js';
 
 const CLIENT_SCRIPT = fileURLToPath(new URL('../helpers/netns-pva-client.mjs', import.meta.url));
@@ -37,17 +36,7 @@ describe.skipIf(!rig)('PV Access over IPv6 and multicast, on namespace hosts', (
     // [::]:5075), and the multicast group, which the server joins (on the interface of its route:
     // "GROUP@eth0" would also have pvxs bind TCP to eth0's address, which the [::] wildcard holds).
     const env = cleanEnv({ EPICS_PVAS_INTF_ADDR_LIST: `0.0.0.0 [::] ${GROUP} [${GROUP6}]` });
-    const ioc = rig!.spawn(iocHost, process.execPath, [BIN, 'ioc', '--listen', '0.0.0.0', '--records', '5', '--rate', '10', '--array-elements', '0'], env);
-    let out = '';
-    let err = '';
-    ioc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    await new Promise<void>((resolve, reject) => {
-      ioc.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (/^ready$/m.test(out)) resolve();
-      });
-      ioc.once('exit', (code) => reject(new Error(`the IOC exited (${code}) before it was ready: ${err}`)));
-    });
+    const { out } = await rig!.startIoc(iocHost, env);
     expect(out).toMatch(/^EPICS_PVA_SERVER_PORT=5075$/m);
   });
 

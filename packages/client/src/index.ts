@@ -28,7 +28,8 @@ export type { ContextOptions, Endpoint, SearchDestination } from './transport/co
 export type { CaConfig } from './transport/ca/config.js';
 export type { PvaConfig } from './transport/pva/config.js';
 export type { ManagerStats as ContextStats } from './client/channel-cache.js';
-export type { DestinationStats, NameServerStats } from './transport/search-scheduler.js';
+export type { DestinationStats } from './transport/search-scheduler.js';
+export type { NameServerStats } from './transport/name-servers.js';
 export { Reading, type CaValue, type CaArray, type DbrMetadata } from './ca/dbr.js';
 export type { FormName, NativeTypeName } from './ca/constants.js';
 export {

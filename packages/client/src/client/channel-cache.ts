@@ -1,7 +1,8 @@
 // What a Context's channel manager does whatever its protocol: the channel cache with its
 // references, the holders (monitors) closed with it, searching again for a channel that lost its
 // server (or forgetting one nobody holds), and closing all of that.
-import type { DestinationStats, NameServerStats } from '../transport/search-scheduler.js';
+import type { NameServerStats } from '../transport/name-servers.js';
+import type { DestinationStats } from '../transport/search-scheduler.js';
 import type { CloseReason } from '../transport/stream.js';
 
 /** A manager's diagnostics (Context.stats()). */

@@ -42,18 +42,6 @@ export interface DestinationStats {
   lastError?: string;
 }
 
-/** What the searches over one name server's TCP connection came to (Context.stats()). */
-export interface NameServerStats {
-  /** "host:port", as configured. */
-  readonly server: string;
-  /** True while the connection is up (PV Access: validated). */
-  connected: boolean;
-  /** Search requests sent over it: CA SEARCH requests (one per name), PV Access SEARCH messages. */
-  searchesSent: number;
-  /** Positive search replies received from it. */
-  answers: number;
-}
-
 /** Codes of a send the system refused by policy rather than for want of a route. */
 const REFUSALS = new Set(['EACCES', 'EPERM']);
 

@@ -68,6 +68,16 @@ export abstract class StreamConnection {
     return this.socket.remoteAddress;
   }
 
+  /** Give up a connection not made within `ms` (a host that does not answer): it fails as connect-failed. */
+  limitConnect(ms: number): void {
+    const t = setTimeout(() => {
+      if (!this.connected) this.fail('connect-failed', `no connection within ${ms / 1000} s`);
+    }, ms);
+    t.unref();
+    this.socket.once('connect', () => clearTimeout(t));
+    this.socket.once('close', () => clearTimeout(t));
+  }
+
   /** False once the connection closed (either side). */
   get open(): boolean {
     return !this.closed;

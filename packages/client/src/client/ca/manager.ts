@@ -6,7 +6,8 @@ import { paddedLength } from '../../ca/messages.js';
 import type { CaConfig } from '../../transport/ca/config.js';
 import { TcpCircuit, type CloseReason } from '../../transport/ca/tcp.js';
 import { CaBeacons } from '../../transport/ca/beacons.js';
-import { CaNameServers } from '../../transport/ca/name-servers.js';
+import { caNameServers } from '../../transport/ca/name-servers.js';
+import type { NameServers } from '../../transport/name-servers.js';
 import { UdpSearcher, type SearchTarget } from '../../transport/ca/udp.js';
 import { getLogger } from '../../log.js';
 import { Channel } from './channel.js';
@@ -25,15 +26,12 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
   private lastPort = -1;
   private lastFrom = '';
   /** The name servers (EPICS_CA_NAME_SERVERS), connected with the first search. */
-  private readonly nameServers: CaNameServers | undefined;
+  private readonly nameServers: NameServers<TcpCircuit> | undefined;
 
   constructor(readonly config: CaConfig) {
     super();
     if (config.nameServers.length) {
-      this.nameServers = new CaNameServers(config, {
-        reply: (cid, address, port, host) => this.udp?.foundOverTcp(cid, address, port, host),
-        ready: () => this.udp?.searchAgain(),
-      });
+      this.nameServers = caNameServers(config, (cid, address, port, host) => this.udp?.foundOverTcp(cid, address, port, host), () => this.udp?.searchAgain());
     }
   }
 
@@ -79,7 +77,7 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
   protected searcher(): UdpSearcher {
     if (!this.udp) {
       const ns = this.nameServers;
-      const udp = new UdpSearcher(this.config, (t, addr, port, from) => this.onFound(t, addr, port, from), ns && ((b, n) => ns.send(b, n)));
+      const udp = new UdpSearcher(this.config, (t, addr, port, from) => this.onFound(t, addr, port, from), ns && ((b, n) => ns.search(b, n)));
       this.udp = udp;
       // Beacons come through the repeater over UDP: with no UDP destination, no UDP at all.
       if (this.config.searchDestinations.length) {

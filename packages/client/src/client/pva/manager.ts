@@ -9,26 +9,21 @@ import { beaconBindings, PvaBeacons } from '../../transport/pva/beacons.js';
 import { PvaSearcher, type PvaSearchTarget } from '../../transport/pva/udp.js';
 import { BadArgumentError, ClosedError } from '../errors.js';
 import { ChannelCache, type ManagerStats } from '../channel-cache.js';
-import type { NameServerStats } from '../../transport/search-scheduler.js';
+import type { NameServers } from '../../transport/name-servers.js';
+import { pvaNameServers } from '../../transport/pva/name-servers.js';
 import { PvaChannel } from './channel.js';
 
 const log = getLogger('pva.context');
 
-/** Pause before reconnecting to a name server that went away. */
-const NAME_SERVER_RETRY_MS = 1000;
-
 export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
   private readonly circuits = new Map<string, PvaCircuit>();
-  private readonly nameServers: Array<PvaCircuit | undefined>;
-  /** Per name server: SEARCH messages sent over it and positive replies from it. */
-  private readonly nameServerCounts: Array<{ searchesSent: number; answers: number }>;
-  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  /** The name servers (EPICS_PVA_NAME_SERVERS), connected with the first search. */
+  private readonly nameServers: NameServers<PvaCircuit>;
   private nextCid = 1;
 
   constructor(readonly config: PvaConfig) {
     super();
-    this.nameServers = config.nameServers.map(() => undefined);
-    this.nameServerCounts = config.nameServers.map(() => ({ searchesSent: 0, answers: 0 }));
+    this.nameServers = pvaNameServers(config, (found, ids, address, port, host) => this.udp?.found(found, ids, address, port, host), () => this.udp?.searchAgain());
   }
 
   /** Take a reference on a name's channel (creating and searching it). */
@@ -50,47 +45,15 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
 
   protected searcher(): PvaSearcher {
     if (!this.udp) {
-      const udp = new PvaSearcher(this.config, (t, host, port) => this.onFound(t, host, port), (bytes) => this.tcpSearch(bytes));
+      const udp = new PvaSearcher(this.config, (t, host, port) => this.onFound(t, host, port), (bytes) => this.nameServers.search(bytes, 1));
       this.udp = udp;
       this.beacons = new PvaBeacons(this.config.broadcastPort, (server) => {
-        if (udp.searching && log.isLevelEnabled('debug')) log.debug({ server, searching: udp.searching }, 'PVA beacon of a new or changed server: searching again');
+        if (log.isLevelEnabled('debug')) log.debug({ server, searching: udp.searching }, udp.searching ? 'PVA beacon of a new or changed server: searching again' : 'PVA beacon of a new or changed server');
         udp.searchAgain();
       }, beaconBindings(this.config.interfaces, this.config.searchDestinations));
-      this.config.nameServers.forEach((_, i) => this.connectNameServer(i));
+      this.nameServers.start();
     }
     return this.udp;
-  }
-
-  private tcpSearch(bytes: Uint8Array): void {
-    this.nameServers.forEach((ns, i) => {
-      if (!ns?.ready) return;
-      ns.session.sendRaw(bytes);
-      this.nameServerCounts[i]!.searchesSent++;
-    });
-  }
-
-  private connectNameServer(i: number): void {
-    if (this.isClosed) return;
-    const ep = this.config.nameServers[i]!;
-    const c = new PvaCircuit(ep.host, ep.port, this.config, {
-      onReady: () => this.udp?.searchAgain(),
-      onClose: (nc, reason, detail) => {
-        this.nameServers[i] = undefined;
-        if (reason === 'closed' || this.isClosed) return;
-        log.info({ server: nc.key, reason, detail }, 'name server connection closed');
-        const t = setTimeout(() => {
-          this.retryTimers.delete(t);
-          this.connectNameServer(i);
-        }, NAME_SERVER_RETRY_MS);
-        this.retryTimers.add(t);
-      },
-      // The server's address, or (:: / 0.0.0.0) the name server's own; port 0: the name server's.
-      searchResponse: (m) => {
-        if (m.found) this.nameServerCounts[i]!.answers++;
-        this.udp?.found(m.found, m.ids, m.address, m.port || ep.port, ep.host);
-      },
-    });
-    this.nameServers[i] = c;
   }
 
   private onFound(t: PvaSearchTarget, host: string, port: number): void {
@@ -117,16 +80,12 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
   close(): void {
     if (this.isClosed) return;
     this.closeChannels();
-    for (const t of this.retryTimers) clearTimeout(t);
     for (const c of [...this.circuits.values()]) c.close();
     this.circuits.clear();
-    for (const ns of this.nameServers) ns?.close();
+    this.nameServers.close();
   }
 
   stats(): ManagerStats {
-    const ns: NameServerStats[] = this.config.nameServers.map((ep, i) => ({
-      server: `${ep.host}:${ep.port}`, connected: !!this.nameServers[i]?.ready, ...this.nameServerCounts[i]!,
-    }));
-    return this.statsWith(this.circuits.size, ns);
+    return this.statsWith(this.circuits.size, this.nameServers.stats());
   }
 }
