@@ -1,7 +1,8 @@
 // The sans-I/O client session: handshake, channel create and destroy, GET with the DESTROY bit,
 // GET replies and PUT get-backs with every field of the type (defaults where none was sent),
 // monitor updates as new structures (the previous one unchanged, unmarked parts shared), acks,
-// monitor INITs held behind a cancelled monitor until an echo's reply, interned types, failures
+// monitor INITs held behind a cancelled monitor until an echo's reply, the window of INITs in
+// flight, interned types, failures
 // on close, and protocol errors for malformed data. Server bytes come from the encoder.
 import { describe, expect, it } from 'vitest';
 import {
@@ -104,6 +105,30 @@ describe('client session', () => {
     // A lost connection forgets the queue and hands back every channel but the refused one.
     expect(t.s.close({ kind: 'disconnected' })).toHaveLength(1199);
     expect(t.s.take()).toBeUndefined();
+  });
+
+  it('at most 64 INITs wait for their replies; each reply, failure or cancel lets the next go; a waiting INIT cancelled never goes out', () => {
+    const t = ready();
+    const req = { type: structure('', {}), value: {} };
+    const fails: string[] = [];
+    const h: OpHandler = { onFail: (r) => fails.push(r.kind), onInit: () => {} };
+    const ids = Array.from({ length: 100 }, () => t.s.init(Cmd.MONITOR, 77, req, h, 4));
+    const inits = (ms: Message[]) => ms.filter((m) => m.type === 'OpInitRequest').map((m) => (m as { requestId: number }).requestId);
+    expect(inits(t.sent())).toEqual(ids.slice(0, 64));
+    t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: ids[0]!, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: ids[1]!, subcommand: Sub.INIT, status: { type: 2, message: 'Monitor Create implied error', callTree: '' }, valueType: null });
+    expect(inits(t.sent())).toEqual([ids[64], ids[65]]);
+    t.s.destroy(ids[66]!); // still waiting: never sent, no DESTROY either
+    t.s.destroy(ids[2]!); // in flight: its slot is free
+    const after = t.sent();
+    expect(inits(after)).toEqual([ids[67]]);
+    expect(after.filter((m) => m.type === 'DestroyRequest')).toHaveLength(1);
+    // A stray reply to a request already gone (pvxs writes an empty one after failing an INIT) is ignored.
+    const stray = new Uint8Array([0xca, 2, 0x40, Cmd.MONITOR, 5, 0, 0, 0, ids[1]! & 255, (ids[1]! >> 8) & 255, 0, 0, 0]);
+    const sh = emptyHeader();
+    readHeader(stray, 0, sh);
+    t.s.receive(sh, stray.subarray(8));
+    expect(t.errors).toEqual([]);
   });
 
   it('INITs send their pvRequest type in full once per connection, then by its id', () => {

@@ -5,6 +5,7 @@
 import { BitSet } from './bitset.js';
 import { CancelFence } from './cancel-fence.js';
 import { CreateQueue } from './create-queue.js';
+import { InitWindow } from './init-window.js';
 import { Reader, Writer } from './buffer.js';
 import { Cmd, Flags, Sub } from './constants.js';
 import type { AlignHint } from './framer.js';
@@ -49,6 +50,8 @@ export class ClientSession {
   private nextRequest = 1;
   /** Monitor INITs wait here while the server still writes out monitors just cancelled. */
   private readonly fence = new CancelFence();
+  /** INITs wait here while too many are unanswered (./init-window.ts). */
+  private readonly inits = new InitWindow();
 
   constructor(private readonly events: SessionEvents, private readonly user: string, private readonly host: string) {}
 
@@ -81,7 +84,12 @@ export class ClientSession {
   /** One framed message from the server. */
   receive(h: PvaHeader, payload: Uint8Array, owned?: AlignHint): void {
     if (this.state === 'closed') return;
-    if ((h.command === Cmd.MONITOR || h.command === Cmd.GET || h.command === Cmd.PUT) && (h.flags & Flags.CONTROL) === 0 && this.data(h, payload, owned)) return;
+    if ((h.command === Cmd.MONITOR || h.command === Cmd.GET || h.command === Cmd.PUT) && (h.flags & Flags.CONTROL) === 0) {
+      if (this.data(h, payload, owned)) return;
+      // A reply to a request already forgotten (destroyed, or failed): nothing to decode it for.
+      // (pvxs may write an empty one after failing an INIT.)
+      if (payload.length >= 4 && !this.ops.has(new DataView(payload.buffer, payload.byteOffset, 4).getInt32(0, !isBigEndian(h.flags)))) return;
+    }
     // Without `operation`, the generic decoder skips operation data: data() has taken all of it.
     const m = decodeMessage(h, payload, { types: this.types });
     switch (m.type) {
@@ -89,7 +97,7 @@ export class ClientSession {
       case 'Unknown': return; // a command this client does not handle: skipped
       case 'ControlEchoRequest': this.send({ type: 'ControlEchoResponse', data: m.data }); return;
       case 'SetByteOrder': case 'ControlEchoResponse': case 'Control': return;
-      case 'EchoResponse': for (const held of this.fence.answered()) this.send(held); return;
+      case 'EchoResponse': for (const held of this.fence.answered()) this.sendInit(held); return;
       case 'ConnectionValidationRequest': return this.validate(m.authMethods);
       case 'ConnectionValidated': return this.onValidated(m.status);
       case 'SearchResponse': this.events.searchResponse?.(m); return;
@@ -282,13 +290,24 @@ export class ClientSession {
       ...(pipeline ? { queueSize } : {}),
     };
     if (command === Cmd.MONITOR && this.fence.closed) this.fence.hold(id, sid, m);
-    else this.send(m);
+    else this.sendInit(m);
     return id;
+  }
+
+  /** An INIT goes out if the window allows, or waits for an earlier one's reply. */
+  private sendInit(m: Message): void {
+    if (m.type !== 'OpInitRequest' || this.inits.admit(m.requestId, m)) this.send(m);
+  }
+
+  /** INIT `id` is answered or forgotten: the INITs waiting for its slot go out. */
+  private initDone(id: number): void {
+    for (const m of this.inits.release(id)) this.send(m);
   }
 
   private onInit(id: number, status: Status, type: FieldDesc | null): void {
     const e = this.ops.get(id);
     if (!e) return;
+    this.initDone(id);
     if (isSuccess(status) && type?.kind === 'structure') e.op = { type };
     else if (isSuccess(status) && e.command !== Cmd.PUT) {
       this.ops.delete(id);
@@ -351,7 +370,10 @@ export class ClientSession {
     const e = this.ops.get(id);
     if (!e) return;
     this.ops.delete(id);
-    if (this.fence.drop(id) || e.command === Cmd.GET_FIELD || this.state !== 'ready') return;
+    // Held behind the fence or waiting for a slot, its INIT never went out: nothing to tell the server.
+    if (this.fence.drop(id) || (!e.op && this.inits.unqueue(id))) return;
+    if (!e.op) this.initDone(id);
+    if (e.command === Cmd.GET_FIELD || this.state !== 'ready') return;
     this.send({ type: 'DestroyRequest', sid: e.sid, requestId: id });
     if (e.command === Cmd.MONITOR && e.op) this.fence.cancelled();
   }
@@ -376,6 +398,7 @@ export class ClientSession {
     this.early = [];
     this.creates.clear();
     this.fence.clear();
+    this.inits.clear();
     return chans;
   }
 }
