@@ -55,6 +55,11 @@ export class BeaconAnomalies {
   }
 
   /** Forget servers not heard from for `maxAgeMs` (bounds the table over months). */
+  /** True when `server` ("host:port") has been heard (and not pruned since). */
+  has(server: string): boolean {
+    return this.servers.has(server);
+  }
+
   prune(now: number, maxAgeMs: number): void {
     for (const [k, s] of this.servers) if (now - s.at > maxAgeMs) this.servers.delete(k);
   }

@@ -28,9 +28,15 @@ export interface Closable {
   close(): void;
 }
 
+/** What tells the searcher that a server (re)appeared: its beacons. */
+export interface BeaconListener extends Closable {
+  /** Beacons of `server` ("host:port" of its TCP address) reach this client. */
+  heard(server: string): boolean;
+}
+
 /** What the cache needs of its name resolver. */
 export interface ChannelSearcher<Ch> {
-  add(t: Ch, delayMs?: number, lost?: boolean): void;
+  add(t: Ch, delayMs?: number): void;
   remove(t: Ch): void;
   close(): void;
   readonly searching: number;
@@ -41,6 +47,8 @@ export interface ChannelSearcher<Ch> {
 /** What the cache needs of a channel. */
 export interface CachedChannel {
   readonly name: string;
+  /** Searched again after losing a server whose beacons do not reach this client. */
+  searchLost?: boolean;
   readonly state: string;
   readonly held: boolean;
   /** Drop a reference; true when nobody holds it and it is not connected. */
@@ -54,7 +62,7 @@ export interface CachedChannel {
 export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSearcher<Ch>> {
   protected udp: S | undefined;
   /** What tells the searcher that a server (re)appeared; made with it, closed with it. */
-  protected beacons: Closable | undefined;
+  protected beacons: BeaconListener | undefined;
   protected readonly channels = new Map<string, Ch>();
   private readonly holders = new Set<Closable>();
   protected isClosed = false;
@@ -91,21 +99,26 @@ export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSe
   research(ch: Ch, delayMs: number): void {
     if (this.isClosed || ch.state === 'closed') return;
     if (!ch.held) return this.forget(ch);
-    this.searcher().add(ch, delayMs, true);
+    this.searcher().add(ch, delayMs);
   }
 
   /**
-   * A connection closed for `reason`: `close` fails what it carried (with the reason the protocol
-   * layer takes) and returns its channels, each of which then searches again.
+   * The connection to `server` closed for `reason`: `close` fails what it carried (with the reason
+   * the protocol layer takes) and returns its channels, each of which then searches again; sooner
+   * when no beacon of that server reaches this client (nothing will say it is back).
    */
   protected connectionLost(
-    reason: CloseReason, detail: string,
+    server: string, reason: CloseReason, detail: string,
     close: (r: { kind: 'protocol' | 'disconnected'; message: string }) => readonly unknown[],
   ): void {
     const chans = close(reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` });
     const broken = reason === 'protocol' || reason === 'connect-failed';
     const protocolError = reason === 'protocol' ? detail : undefined;
-    for (const ch of chans as Ch[]) ch.circuitLost(broken, protocolError);
+    const unheard = !this.beacons?.heard(server);
+    for (const ch of chans as Ch[]) {
+      ch.searchLost = unheard;
+      ch.circuitLost(broken, protocolError);
+    }
   }
 
   /** The start of close(): every holder, the name resolver and every channel. */

@@ -24,12 +24,21 @@ export interface SearchState {
   searchAttempt: number;
   searchDueAt: number;
   searchQueued: boolean;
-  /** Searched again because its server was lost (a protocol may retry those sooner). */
+  /** Searched again after losing a server whose beacons do not reach this client: retried sooner (lostPeriod()). */
   searchLost?: boolean;
 }
 
 /** Shortest time between two rounds of searchAgain(). */
 const AGAIN_MIN_MS = 100;
+/**
+ * A name whose server went away is searched at least every LOST_RETRY_MS, so that it is found
+ * within about that of the server's return even when no beacon (nor name server) tells; with many
+ * names the period stretches so that at most LOST_NAMES_PER_S of them are searched a second
+ * (10,000 names every 10 s), and never past LOST_MAX_MS (100,000 every 30 s, as pvxs bounds them).
+ */
+const LOST_RETRY_MS = 1000;
+const LOST_NAMES_PER_S = 1000;
+const LOST_MAX_MS = 30_000;
 
 /** What the searches to one destination came to (Context.stats()). */
 export interface DestinationStats {
@@ -164,13 +173,9 @@ export abstract class SearchScheduler<T extends SearchState> {
     return this.destinations.map((d) => ({ ...d.stats }));
   }
 
-  /**
-   * Start (or restart, after a disconnect) searching for a name, now or after `delayMs`; `lost`
-   * when it is searched again because its server went away.
-   */
-  add(t: T, delayMs = 0, lost = false): void {
+  /** Start (or restart, after a disconnect) searching for a name, now or after `delayMs`. */
+  add(t: T, delayMs = 0): void {
     if (this.closed) return;
-    t.searchLost = lost;
     if (this.pending.get(t.cid) !== t) {
       this.pending.set(t.cid, t);
       t.searchQueued = false;
@@ -276,6 +281,11 @@ export abstract class SearchScheduler<T extends SearchState> {
       } else if (t.searchDueAt < next) next = t.searchDueAt;
     }
     return next;
+  }
+
+  /** The longest retry period of a name whose server went away (see LOST_RETRY_MS). */
+  protected lostPeriod(): number {
+    return Math.min(LOST_MAX_MS, Math.max(LOST_RETRY_MS, (1000 * this.pending.size) / LOST_NAMES_PER_S));
   }
 
   /** `t` went out in a datagram at `now`: its next attempt is due after the backoff; returns when. */

@@ -118,7 +118,7 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
     if (this.circuits.get(t.key) === t) this.circuits.delete(t.key);
     if (this.lastCircuit === t) this.lastCircuit = undefined;
     if (reason !== 'closed' && log.isLevelEnabled('info')) log.info({ server: t.key, reason, detail }, 'circuit closed');
-    this.connectionLost(reason, detail, (r) => t.circuit.close(r));
+    this.connectionLost(t.key, reason, detail, (r) => t.circuit.close(r));
   }
 
   /** Close every holder, circuit and socket and fail whatever is pending. */

@@ -74,7 +74,7 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
   private onCircuitClose(c: PvaCircuit, reason: CloseReason, detail: string): void {
     if (this.circuits.get(c.key) === c) this.circuits.delete(c.key);
     if (reason !== 'closed') log.info({ server: c.key, reason, detail }, 'PVA connection closed');
-    this.connectionLost(reason, detail, (r) => c.session.close(r));
+    this.connectionLost(c.key, reason, detail, (r) => c.session.close(r));
   }
 
   close(): void {

@@ -98,6 +98,11 @@ export class CaBeacons {
     }
   }
 
+  /** True when beacons of `server` ("host:port", its TCP address) reach this client. */
+  heard(server: string): boolean {
+    return this.anomalies.has(server);
+  }
+
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);

@@ -138,6 +138,7 @@ export class UdpSearcher extends SearchScheduler<SearchTarget> {
     const seq = this.sequence;
     const retryBase = Math.min(500, Math.max(RETRY_BASE_MS, this.srttUs / 500));
     const maxPeriod = this.config.maxSearchPeriodMs;
+    const lostPeriod = Math.min(maxPeriod, this.lostPeriod());
     const q = this.queue;
     let qi = this.qHead;
     let next = this.nextDue;
@@ -161,7 +162,7 @@ export class UdpSearcher extends SearchScheduler<SearchTarget> {
       this.queuedBytes -= size;
       names++;
       qi++;
-      const due = this.sent(t, now, maxPeriod, retryBase);
+      const due = this.sent(t, now, t.searchLost ? lostPeriod : maxPeriod, retryBase);
       if (due < next) next = due;
     }
     this.qHead = qi;

@@ -49,7 +49,9 @@ export function beaconBindings(
   const seen = new Set<string>();
   const add = (b: Binding): void => {
     const k = `${b.host}|${b.join ?? ''}`;
-    if (!seen.has(k)) out.push(b), seen.add(k);
+    if (seen.has(k)) return;
+    seen.add(k);
+    out.push(b);
   };
   for (const i of interfaces) {
     if (i.multicast) continue;
@@ -146,6 +148,11 @@ export class PvaBeacons {
     this.servers.set(server, { guid, changes: m.changeCount, at: now });
     if (!last || last.guid !== guid || last.changes !== m.changeCount) this.onAnomaly(server);
     if (this.servers.size > 64) for (const [k, s] of this.servers) if (now - s.at > SERVER_MAX_AGE_MS) this.servers.delete(k);
+  }
+
+  /** True when beacons of `server` ("host:port", "[ip6]:port": its TCP address) reach this client. */
+  heard(server: string): boolean {
+    return this.servers.has(server);
   }
 
   /** Pass a unicast datagram on to the local group; false when it cannot be. */

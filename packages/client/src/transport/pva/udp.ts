@@ -30,16 +30,6 @@ const RETRY_BASE_MS = 100;
  * least every 30 s (or EPICS_CA_MAX_SEARCH_PERIOD, if shorter).
  */
 const MAX_RETRY_MS = 30_000;
-/**
- * A name whose server went away is searched at least every LOST_RETRY_MS, so that it is found
- * within that of the server's return even when no beacon reaches this client; with many names
- * the period stretches so that their searches stay under LOST_SEARCH_BYTES_PER_S (1,000 names
- * are searched every second, 10,000 every 10 s, 100,000 every 30 s, as pvxs bounds them).
- */
-const LOST_RETRY_MS = 1000;
-const LOST_SEARCH_BYTES_PER_S = 25_000;
-/** A name's share of a SEARCH message, taken as that of a 20-character name with its id and length. */
-const NAME_BYTES = 25;
 
 
 export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
@@ -96,7 +86,7 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     let qi = this.qHead;
     let next = this.nextDue;
     const maxPeriod = Math.min(MAX_RETRY_MS, this.config.maxSearchPeriodMs);
-    const lostPeriod = Math.min(maxPeriod, Math.max(LOST_RETRY_MS, (1000 * this.pending.size * NAME_BYTES) / LOST_SEARCH_BYTES_PER_S));
+    const lostPeriod = Math.min(maxPeriod, this.lostPeriod());
     while (qi < q.length && names < 0xffff) {
       const t = q[qi]!;
       if (!t.searchQueued || this.pending.get(t.cid) !== t) { qi++; continue; }
