@@ -30,6 +30,7 @@ export type { PvaConfig } from './transport/pva/config.js';
 export type { ManagerStats as ContextStats } from './client/channel-cache.js';
 export type { DestinationStats } from './transport/search-scheduler.js';
 export type { NameServerStats } from './transport/name-servers.js';
+export type { PvaAddress } from './transport/addresses.js';
 export { Reading, type CaValue, type CaArray, type DbrMetadata } from './ca/dbr.js';
 export type { FormName, NativeTypeName } from './ca/constants.js';
 export {
