@@ -2,46 +2,18 @@
 // runs on (whatever EPICS_* the test passes), reading, monitoring and snapshotting the built-in
 // IOC's PVs over CA and PVA. Prints one JSON object of what it saw; the test judges it.
 import { Context } from '../../packages/client/dist/index.js';
+import { collect, settle } from './netns-reads.mjs';
 
 const P = process.argv[2] ?? 'TEST:';
 const TIMEOUT = 5000;
-
-/** Values the monitor of `name` delivered until it has `n` of them (or the time is up). */
-function collect(ctx, name, n) {
-  return new Promise((resolve) => {
-    const events = [];
-    const values = [];
-    let m;
-    const done = () => {
-      clearTimeout(timer);
-      m?.close();
-      resolve({ events, values });
-    };
-    const timer = setTimeout(done, TIMEOUT);
-    m = ctx.monitor(name, {}, (e) => {
-      events.push(e.kind);
-      if (e.kind !== 'update') return;
-      values.push(Number(e.value));
-      if (values.length >= n) done();
-    });
-  });
-}
-
-const settle = async (p) => {
-  try {
-    return { value: (await p).value };
-  } catch (err) {
-    return { error: `${err.code}: ${err.message}` };
-  }
-};
 
 const out = {};
 const ctx = new Context();
 try {
   out.caGet = await settle(ctx.get(`${P}KIND:LONG`, { timeout: TIMEOUT }));
   out.pvaGet = await settle(ctx.get(`pva://${P}KIND:DOUBLE`, { timeout: TIMEOUT }));
-  out.caMonitor = await collect(ctx, `${P}CALC1`, 3);
-  out.pvaMonitor = await collect(ctx, `pva://${P}CALC2`, 3);
+  out.caMonitor = await collect(ctx, `${P}CALC1`, 3, TIMEOUT);
+  out.pvaMonitor = await collect(ctx, `pva://${P}CALC2`, 3, TIMEOUT);
   const names = [`${P}CALC1`, `${P}CALC2`, `${P}KIND:STRING`, `${P}NO:SUCH:PV`];
   for (const [key, prefix] of [['caSnapshot', ''], ['pvaSnapshot', 'pva://']]) {
     const res = await ctx.snapshot(names.map((n) => prefix + n), { timeout: 1000 });

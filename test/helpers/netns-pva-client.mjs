@@ -2,6 +2,7 @@
 // given as JSON in argv[2] (and no EPICS_* of the environment), reading one PV and monitoring
 // another over PV Access, each given argv[3] ms (default 5000). Prints one JSON object of what it saw; the test judges it.
 import { Context } from '../../packages/client/dist/index.js';
+import { collect, settle } from './netns-reads.mjs';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const TIMEOUT = Number(process.argv[3] ?? 5000);
@@ -9,28 +10,8 @@ const TIMEOUT = Number(process.argv[3] ?? 5000);
 const out = {};
 const ctx = new Context({ protocol: 'pva', env: {}, ...options });
 try {
-  try {
-    out.get = { value: (await ctx.get('pva://TEST:KIND:DOUBLE', { timeout: TIMEOUT })).value };
-  } catch (err) {
-    out.get = { error: `${err.code}: ${err.message}` };
-  }
-  out.monitor = await new Promise((resolve) => {
-    const events = [];
-    const values = [];
-    let m;
-    const done = () => {
-      clearTimeout(timer);
-      m?.close();
-      resolve({ events, values });
-    };
-    const timer = setTimeout(done, TIMEOUT);
-    m = ctx.monitor('pva://TEST:CALC2', {}, (e) => {
-      events.push(e.kind);
-      if (e.kind !== 'update') return;
-      values.push(Number(e.value));
-      if (values.length >= 3) done();
-    });
-  });
+  out.get = await settle(ctx.get('pva://TEST:KIND:DOUBLE', { timeout: TIMEOUT }));
+  out.monitor = await collect(ctx, 'pva://TEST:CALC2', 3, TIMEOUT);
   out.stats = ctx.stats();
 } finally {
   await ctx.close();

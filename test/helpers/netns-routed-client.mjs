@@ -3,16 +3,12 @@
 // `monitor NAME`: one JSON line per event ({t, kind, value}) until stdin closes.
 import { createInterface } from 'node:readline';
 import { Context } from '../../packages/client/dist/index.js';
+import { settle } from './netns-reads.mjs';
 
 const [mode, name, ms] = process.argv.slice(2);
 const ctx = new Context();
 if (mode === 'get') {
-  let out;
-  try {
-    out = { value: (await ctx.get(name, { timeout: Number(ms) })).value };
-  } catch (err) {
-    out = { error: `${err.code}: ${err.message}` };
-  }
+  const out = await settle(ctx.get(name, { timeout: Number(ms) }));
   out.stats = ctx.stats();
   await ctx.close();
   process.stdout.write(JSON.stringify(out) + '\n');
