@@ -1,15 +1,16 @@
-// Namespace hosts for the benchmarks (a small copy of test/helpers/netns.ts for plain scripts): hosts
-// on one bridge (198.18.0.0/24), or on two bridges (198.18.0.0/24, 198.18.1.0/24) joined by a router
-// that forwards unicast between them. Nothing is connected to the outside. Needs root. Namespaces
-// are named epxb-PID-*; those of a run that was killed are removed by the next one.
+// Namespace hosts for the benchmarks and the tests (test/helpers/netns.ts builds on this): hosts on
+// one bridge (198.18.0.0/24, a default route to a gateway that is not there, as on a real network),
+// or on two bridges (198.18.0.0/24, 198.18.1.0/24) joined by a router that forwards unicast between
+// them. Nothing is connected to the outside. Needs root. Namespaces are named PREFIX-PID-* (epxb for
+// the benchmarks); those of a run that was killed are removed by the next one of that prefix.
 import { execFileSync, spawn } from 'node:child_process';
 
 const ip = (...args) => execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** Remove the namespaces of benchmark runs whose process is gone (killed before it could). */
-function removeStale() {
+/** Remove the namespaces of `prefix` whose process is gone (killed before it could). */
+function removeStale(prefix) {
   for (const name of ip('netns', 'list').split('\n').map((l) => l.split(' ')[0])) {
-    const m = /^epxb-(\d+)-/.exec(name ?? '');
+    const m = new RegExp(`^${prefix}-(\\d+)-`).exec(name ?? '');
     if (!m) continue;
     try {
       process.kill(Number(m[1]), 0);
@@ -21,25 +22,32 @@ function removeStale() {
 
 export class Net {
   hosts = [];
+  /** On a routed net, the router (its address the one on the left subnet). */
+  router;
   #namespaces = [];
   #children = new Set();
-  #tag = `epxb-${process.pid}-${Math.random().toString(36).slice(2, 6)}`;
+  #tag;
 
-  /** `count` hosts on one bridge, 198.18.0.1 up; or, routed, left hosts on 198.18.0.0/24 and right ones on 198.18.1.0/24. */
-  constructor(shape) {
+  /**
+   * `count` hosts on one bridge, 198.18.0.1 up; or, routed, left hosts on 198.18.0.0/24 and right
+   * ones on 198.18.1.0/24 (198.18.x.1 up, in that order in `hosts`), the router .254 on each.
+   */
+  constructor(shape, prefix = 'epxb') {
+    this.#tag = `${prefix}-${process.pid}-${Math.random().toString(36).slice(2, 6)}`;
     try {
-      removeStale();
+      removeStale(prefix);
       if (typeof shape === 'number') {
         const sw = this.#switch('sw');
-        for (let i = 0; i < shape; i++) this.#host(sw, '198.18.0', i + 1, '198.18.0.254', 'left');
+        for (let i = 0; i < shape; i++) this.#host(sw, '198.18.0', i + 1);
       } else {
         const r = this.#ns(`${this.#tag}-r`);
         const sw = [this.#switch('sw0'), this.#switch('sw1')];
         this.#plug(sw[0], 'r', r, 'eth0', '198.18.0.254');
         this.#plug(sw[1], 'r', r, 'eth1', '198.18.1.254');
         execFileSync('ip', ['netns', 'exec', r, 'sysctl', '-qw', 'net.ipv4.ip_forward=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-        for (let i = 0; i < shape.left; i++) this.#host(sw[0], '198.18.0', i + 1, '198.18.0.254', 'left');
-        for (let i = 0; i < shape.right; i++) this.#host(sw[1], '198.18.1', i + 1, '198.18.1.254', 'right');
+        this.router = { ns: r, address: '198.18.0.254', subnet: '198.18.0' };
+        for (let i = 0; i < shape.left; i++) this.#host(sw[0], '198.18.0', i + 1, 'left');
+        for (let i = 0; i < shape.right; i++) this.#host(sw[1], '198.18.1', i + 1, 'right');
       }
     } catch (err) {
       this.close();
@@ -69,12 +77,13 @@ export class Net {
     ip('-n', ns, 'link', 'set', dev, 'up');
   }
 
-  #host(sw, subnet, i, gateway, side) {
+  /** Host `i` of `subnet` (on a routed net, of `side`), its default route the subnet's .254. */
+  #host(sw, subnet, i, side) {
     const ns = this.#ns(`${this.#tag}-h${this.hosts.length + 1}`);
     const address = `${subnet}.${i}`;
     this.#plug(sw, `p${i}`, ns, 'eth0', address);
-    ip('-n', ns, 'route', 'add', 'default', 'via', gateway);
-    this.hosts.push({ ns, address, side });
+    ip('-n', ns, 'route', 'add', 'default', 'via', `${subnet}.254`);
+    this.hosts.push(side ? { ns, address, subnet, side } : { ns, address, subnet });
   }
 
   /** Start `cmd` on `host` with exactly `env`; killed by close(). */
@@ -88,6 +97,7 @@ export class Net {
   /** Kill everything running on the hosts and remove the namespaces. */
   close() {
     for (const c of this.#children) c.kill('SIGKILL');
+    this.#children.clear();
     for (const ns of this.#namespaces.splice(0).reverse()) {
       try {
         for (const pid of ip('netns', 'pids', ns).split('\n').filter(Boolean)) {

@@ -1,33 +1,25 @@
-// Hosts on a real network stack for the tests: one network namespace per host, each with an
-// eth0 on a Linux bridge (in a namespace of its own), an address in 198.18.0.0/24 (and, with
-// addIpv6(), one in 2001:2::/64). Rig.make():
-// one bridge, and a default route to a gateway that is not there, as on a real network.
-// Rig.routed(): two bridges (198.18.0.0/24 and 198.18.1.0/24) joined by a router namespace that
-// forwards between them, so unicast crosses and broadcasts do not. No bridge has a port to the
-// outside: nothing sent can leave them. A rig (its namespaces and what runs in them) is removed by
-// close() and when the process exits; namespaces left behind by a killed run, by the next rig made.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+// Hosts on a real network stack for the tests, on the namespace hosts of benchmarks/netns.mjs:
+// one network namespace per host, each with an eth0 on a Linux bridge (in a namespace of its own), an
+// address in 198.18.0.0/24 (and, with addIpv6(), one in 2001:2::/64). Rig.make(): one bridge, and a
+// default route to a gateway that is not there, as on a real network. Rig.routed(): two bridges
+// (198.18.0.0/24 and 198.18.1.0/24) joined by a router namespace that forwards between them, so
+// unicast crosses and broadcasts do not. No bridge has a port to the outside: nothing sent can leave
+// them. A rig (its namespaces and what runs in them) is removed by close() and when the process
+// exits; namespaces left behind by a killed run, by the next rig made.
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { cleanEnv, Net, type NetHost } from '../../benchmarks/netns.mjs';
 import { BIN } from './cli.js';
 
+export { cleanEnv };
 export const SUBNET = '198.18.0';
 export const BROADCAST = `${SUBNET}.255`;
-const GATEWAY = `${SUBNET}.254`;
 /** IPv6 addresses of the hosts (addIpv6), in 2001:2::/48. */
 export const IPV6_PREFIX = '2001:2::';
-const PREFIX = 'epxt-';
-/** The subnets of a routed rig, left and right; the router is .254 on each. */
-export const SUBNETS = { left: '198.18.0', right: '198.18.1' } as const;
-export type Side = keyof typeof SUBNETS;
+/** The namespaces of the tests' rigs: epxt-PID-*. */
+const PREFIX = 'epxt';
 
-export interface Host {
-  readonly ns: string;
-  readonly address: string;
-  /** The host's /24, as "198.18.1" (its broadcast address is that and ".255"). */
-  readonly subnet: string;
-  /** On a routed rig, the side of the router the host is on. */
-  readonly side?: Side;
-}
+export type Host = NetHost;
 
 export interface Finished {
   code: number | null;
@@ -37,41 +29,20 @@ export interface Finished {
 
 const ip = (...args: string[]): string => execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Remove the namespaces of rigs whose process is gone. */
-function removeStale(): void {
-  for (const line of ip('netns', 'list').split('\n')) {
-    const name = line.split(' ')[0] ?? '';
-    const m = /^epxt-(\d+)-/.exec(name);
-    if (m && !alive(Number(m[1]))) ip('netns', 'del', name);
-  }
-}
-
-/** The process environment without EPICS_*: a host starts from the EPICS defaults. */
-export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('EPICS_')) env[k] = v;
-  return { ...env, ...extra };
-}
-
 export class Rig {
-  readonly hosts: Host[] = [];
-  /** On a routed rig, the router (its address the one on the left subnet). */
-  router?: Host;
-  private readonly namespaces: string[] = [];
-  private readonly children = new Set<ChildProcess>();
   private readonly onExit = (): void => this.close();
 
-  private constructor(private readonly tag: string) {
+  private constructor(private readonly net: Net) {
     process.once('exit', this.onExit);
+  }
+
+  get hosts(): readonly Host[] {
+    return this.net.hosts;
+  }
+
+  /** On a routed rig, the router (its address the one on the left subnet). */
+  get router(): Host | undefined {
+    return this.net.router;
   }
 
   /**
@@ -79,7 +50,7 @@ export class Rig {
    * (not root, no `ip`, no namespaces in this sandbox).
    */
   static make(count: number): Rig | string {
-    return Rig.create((rig) => rig.build(count));
+    return Rig.create(() => new Net(count, PREFIX));
   }
 
   /**
@@ -89,75 +60,14 @@ export class Rig {
    * none could be made.
    */
   static routed(counts: { left: number; right: number }): Rig | string {
-    return Rig.create((rig) => rig.buildRouted(counts));
+    return Rig.create(() => new Net(counts, PREFIX));
   }
 
-  private static create(build: (rig: Rig) => void): Rig | string {
-    let rig: Rig | undefined;
+  private static create(make: () => Net): Rig | string {
     try {
-      removeStale();
-      rig = new Rig(`${PREFIX}${process.pid}-${Math.random().toString(36).slice(2, 6)}`);
-      build(rig);
-      return rig;
+      return new Rig(make());
     } catch (err) {
-      rig?.close();
-      const e = err as { stderr?: string; message: string };
-      return `network namespaces cannot be made here: ${(e.stderr || e.message).trim().split('\n')[0]}`;
-    }
-  }
-
-  private addNs(name: string): string {
-    ip('netns', 'add', name);
-    this.namespaces.push(name);
-    ip('-n', name, 'link', 'set', 'lo', 'up');
-    return name;
-  }
-
-  /** A bridge in a namespace of its own. */
-  private addSwitch(name: string): string {
-    const sw = this.addNs(`${this.tag}-${name}`);
-    ip('-n', sw, 'link', 'add', 'br0', 'type', 'bridge');
-    ip('-n', sw, 'link', 'set', 'br0', 'up');
-    return sw;
-  }
-
-  /** Plug `dev` of namespace `ns` into the bridge of `sw` (port `port`) with `address`/24. */
-  private plug(sw: string, port: string, ns: string, dev: string, address: string): void {
-    const subnet = address.split('.').slice(0, 3).join('.');
-    ip('-n', sw, 'link', 'add', port, 'type', 'veth', 'peer', 'name', dev, 'netns', ns);
-    ip('-n', sw, 'link', 'set', port, 'master', 'br0', 'up');
-    ip('-n', ns, 'addr', 'add', `${address}/24`, 'brd', `${subnet}.255`, 'dev', dev);
-    ip('-n', ns, 'link', 'set', dev, 'up');
-  }
-
-  private build(count: number): void {
-    const sw = this.addSwitch('sw');
-    for (let i = 0; i < count; i++) {
-      const ns = this.addNs(`${this.tag}-h${i + 1}`);
-      const address = `${SUBNET}.${i + 1}`;
-      this.plug(sw, `p${i + 1}`, ns, 'eth0', address);
-      ip('-n', ns, 'route', 'add', 'default', 'via', GATEWAY);
-      this.hosts.push({ ns, address, subnet: SUBNET });
-    }
-  }
-
-  private buildRouted(counts: { left: number; right: number }): void {
-    const router = this.addNs(`${this.tag}-r`);
-    const switches = { left: this.addSwitch('sw0'), right: this.addSwitch('sw1') };
-    this.plug(switches.left, 'r', router, 'eth0', `${SUBNETS.left}.254`);
-    this.plug(switches.right, 'r', router, 'eth1', `${SUBNETS.right}.254`);
-    execFileSync('ip', ['netns', 'exec', router, 'sysctl', '-qw', 'net.ipv4.ip_forward=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.router = { ns: router, address: `${SUBNETS.left}.254`, subnet: SUBNETS.left };
-    let n = 0;
-    for (const side of ['left', 'right'] as const) {
-      for (let i = 0; i < counts[side]; i++) {
-        const ns = this.addNs(`${this.tag}-h${++n}`);
-        const subnet = SUBNETS[side];
-        const address = `${subnet}.${i + 1}`;
-        this.plug(switches[side], `p${i + 1}`, ns, 'eth0', address);
-        ip('-n', ns, 'route', 'add', 'default', 'via', `${subnet}.254`);
-        this.hosts.push({ ns, address, subnet, side });
-      }
+      return (err as Error).message;
     }
   }
 
@@ -254,10 +164,7 @@ export class Rig {
 
   /** Start `cmd` on `host` with `env` (default: cleanEnv()); killed by close(). */
   spawn(host: Host, cmd: string, args: string[], env: Record<string, string> = cleanEnv()): ChildProcess {
-    const child = spawn('ip', ['netns', 'exec', host.ns, cmd, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.children.add(child);
-    child.once('exit', () => this.children.delete(child));
-    return child;
+    return this.net.spawn(host, cmd, args, env, ['pipe', 'pipe', 'pipe']);
   }
 
   /** Run `cmd` on `host` to its end (killed after `timeoutMs`). */
@@ -283,25 +190,6 @@ export class Rig {
    */
   close(): void {
     process.off('exit', this.onExit);
-    for (const c of this.children) c.kill('SIGKILL');
-    this.children.clear();
-    for (const ns of this.namespaces.splice(0).reverse()) {
-      try {
-        for (const pid of ip('netns', 'pids', ns).split('\n').filter(Boolean)) {
-          try {
-            process.kill(Number(pid), 'SIGKILL');
-          } catch {
-            // gone meanwhile
-          }
-        }
-      } catch {
-        // no such namespace
-      }
-      try {
-        ip('netns', 'del', ns);
-      } catch {
-        // already gone
-      }
-    }
+    this.net.close();
   }
 }
