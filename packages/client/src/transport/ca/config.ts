@@ -46,5 +46,10 @@ export function resolveConfig(opts: ContextOptions = {}): CaConfig {
 /** `list` without its repeated entries (libca connects once to a server listed twice). */
 function uniqueEndpoints(list: Endpoint[]): Endpoint[] {
   const seen = new Set<string>();
-  return list.filter((e) => !seen.has(`${e.host}:${e.port}`) && !!seen.add(`${e.host}:${e.port}`));
+  return list.filter((e) => {
+    const key = `${e.host}:${e.port}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
