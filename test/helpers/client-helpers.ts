@@ -15,6 +15,19 @@ export function contextFor(env: Readonly<Record<string, string>>, extra: Context
   return new Context(loopbackOptions(env, extra));
 }
 
+/**
+ * Open or close the built-in IOC's access-security gate (`<kind>GATE`) and wait until the CA
+ * channel of `<kind>GATED` says so: the IOC re-evaluates the rule when its INPA link posts the
+ * gate, after the put of the gate has completed, and tells CA clients later still.
+ */
+export async function setGate(ctx: Context, kind: string, open: boolean): Promise<void> {
+  await ctx.put(kind + 'GATE', open ? 1 : 0);
+  for (const end = Date.now() + 5000; (await ctx.info(kind + 'GATED')).writeAccess !== open; ) {
+    if (Date.now() > end) throw new Error(`${kind}GATED not ${open ? 'writable' : 'read-only'} 5 s after ${kind}GATE=${open ? 1 : 0}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export interface PyReading {
   name: string;
   ok: boolean;

@@ -8,7 +8,7 @@ import { settingNames, settingValue, startIoc, type Ioc } from '../../packages/e
 import {
   AccessDeniedError, type ChannelInfo, type Context, type CtrlReading, type DbrMetadata, type MonitorEvent, NotFoundError, type TimeReading,
 } from '../../packages/client/src/index.js';
-import { contextFor, pyepicsRead, waitFor } from '../helpers/client-helpers.js';
+import { contextFor, pyepicsRead, setGate, waitFor } from '../helpers/client-helpers.js';
 import { pythonJson } from '../helpers/python.js';
 
 let ioc: Ioc;
@@ -146,7 +146,6 @@ describe('info', () => {
 });
 
 describe('access rights', () => {
-  const GATE = `${K}GATE`;
   const GATED = `${K}GATED`;
   const env = (): Record<string, string> => ({ ...ioc.env, EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO' });
 
@@ -155,16 +154,12 @@ describe('access rights', () => {
     await waitFor(() => m.active && m.updates >= 1, 5000, 'the subscription');
     for (let v = 1; v <= 6; v++) await ctx.put(GATED, v);
     await waitFor(() => m.updates >= 7, 5000, 'six more updates');
-    await ctx.put(GATE, 0);
-    // The IOC re-evaluates the rule when its INPA link posts the new GATE value.
-    const closed = async (): Promise<boolean> => !(await ctx.info(GATED)).writeAccess;
-    for (let i = 0; i < 100 && !(await closed()); i++) await new Promise((r) => setTimeout(r, 20));
+    await setGate(ctx, K, false);
     expect(await ctx.info(GATED)).toMatchObject({ readAccess: true, writeAccess: false });
     const [py] = await pythonJson<PyInfo[]>(PY_INFO, [JSON.stringify([GATED])], env());
     expect([py!.read, py!.write]).toEqual([true, false]);
     await expect(ctx.put(GATED, 99, { timeout: 1000 })).rejects.toBeInstanceOf(AccessDeniedError);
-    await ctx.put(GATE, 1);
-    for (let i = 0; i < 100 && (await closed()); i++) await new Promise((r) => setTimeout(r, 20));
+    await setGate(ctx, K, true);
     const before = m.updates;
     await ctx.put(GATED, 5);
     await waitFor(() => m.updates > before, 5000, 'the update of the last put');

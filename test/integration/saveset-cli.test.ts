@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import type { Context } from '../../packages/client/src/index.js';
-import { contextFor } from '../helpers/client-helpers.js';
+import { contextFor, setGate } from '../helpers/client-helpers.js';
 import { BIN, runCli } from '../helpers/cli.js';
 
 let ioc: Ioc;
@@ -95,14 +95,14 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
     const file = join(dir, `${proto}-gated.snapshot`);
     expect((await cli(['snapshot', '-', '--save', file, '--timeout', '1000'], `${pv('GATED')}\n`)).code).toBe(0);
     await ctx.put(K + 'GATED', 9);
-    await ctx.put(K + 'GATE', 0);
+    await setGate(ctx, K, false);
     try {
       const r = await cli(['restore', file, '--yes', '--timeout', '1000']);
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/GATED\s+skipped\s+5\s+9\s+no write access/);
       expect((await ctx.get(K + 'GATED')).value).toBe(9);
     } finally {
-      await ctx.put(K + 'GATE', 1);
+      await setGate(ctx, K, true);
       await ctx.put(K + 'GATED', 5);
     }
   });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import type { Context } from '../../packages/client/src/index.js';
 import { compare, compareLive, parseSnapshot, restore, save, writeSnapshot } from '../../packages/client/src/saveset/index.js';
-import { contextFor } from '../helpers/client-helpers.js';
+import { contextFor, setGate as gate } from '../helpers/client-helpers.js';
 
 let ioc: Ioc;
 let ctx: Context;
@@ -24,6 +24,8 @@ afterAll(async () => {
   await ctx?.close();
   await ioc?.stop();
 });
+
+const setGate = (open: boolean): Promise<void> => gate(ctx, K, open);
 
 describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefix) => {
   const names = [...NAMES, MISSING].map((n) => prefix + n);
@@ -52,7 +54,7 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
 
   it('a live compare finds exactly the PVs changed; tolerances catch and forgive; restore puts them back', async () => {
     const set = await save(ctx, names, { timeout: 1500 });
-    await ctx.put(K + 'GATE', 0); // GATED: no write access from now on
+    await setGate(false); // GATED: no write access from now on
     try {
       await Promise.all([
         ctx.put(pv('DOUBLE'), 3.2), ctx.put(pv('ENUM'), 2), ctx.put(pv('STRING'), 'changed'),
@@ -89,14 +91,14 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
       expect(rep.summary).toMatchObject({ selected: 9, restored: 4, equal: 4, skipped: 1, failed: 0, notWritten: 0 });
       expect((await compareLive(ctx, set, { timeout: 1500 })).summary).toMatchObject({ different: 0, notConnected: 1 });
     } finally {
-      await ctx.put(K + 'GATE', 1);
+      await setGate(true);
     }
   });
 
   it('a PV without write access is skipped and reported; a read-only PV of the save is not written', async () => {
     const set = await save(ctx, [pv('GATED'), pv('LONG')], { timeout: 1500 });
     await Promise.all([ctx.put(K + 'GATED', 6), ctx.put(K + 'LONG', 43)]);
-    await ctx.put(K + 'GATE', 0);
+    await setGate(false);
     try {
       set.pvs[1]!.readOnly = true;
       const rep = await restore(ctx, set, { timeout: 1500 });
@@ -108,7 +110,7 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
       expect((await ctx.get(K + 'GATED')).value).toBe(6);
       expect((await ctx.get(K + 'LONG')).value).toBe(43);
     } finally {
-      await ctx.put(K + 'GATE', 1);
+      await setGate(true);
       await Promise.all([ctx.put(K + 'GATED', 5), ctx.put(K + 'LONG', 42)]);
     }
   });
