@@ -3,6 +3,7 @@
 // answer when the event loop is too busy for the timer to fire on time); the abort signal; names
 // set up a slice per event-loop turn (with the searcher held to full datagrams meanwhile, where it can).
 import { performance } from 'node:perf_hooks';
+import { onAbort } from './abort.js';
 import { AbortedError, EpicsError, ProtocolError, TimeoutError } from './errors.js';
 import type { SnapshotResult } from './snapshot.js';
 
@@ -37,7 +38,7 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
   private started = 0;
   /** Whether this batch holds the searcher to full datagrams while it sets names up. */
   private corked = false;
-  private onAbort: (() => void) | undefined;
+  private unwatch: (() => void) | undefined;
   private resolve!: (r: SnapshotResult<R>[]) => void;
   readonly promise: Promise<SnapshotResult<R>[]>;
 
@@ -66,11 +67,11 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
     this.timer = setTimeout(() => this.expire(), timeout);
     const signal = this.signal;
     if (signal) {
-      this.onAbort = () => {
+      const abort = (): void => {
         for (let i = 0; i < n && this.remaining > 0; i++) if (!this.results[i]) this.fail(i, new AbortedError(undefined, names[i]));
       };
-      if (signal.aborted) return this.onAbort();
-      signal.addEventListener('abort', this.onAbort, { once: true });
+      if (signal.aborted) return abort();
+      this.unwatch = onAbort(signal, abort);
     }
     if (n > this.startSlice && mgr.corkSearch) {
       mgr.corkSearch();
@@ -149,7 +150,7 @@ export abstract class BatchRun<R extends { readonly value: unknown }, Ch, I exte
   private done(): void {
     if (this.timer) clearTimeout(this.timer);
     this.uncork();
-    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+    this.unwatch?.();
     this.resolve(this.results as SnapshotResult<R>[]);
     // The reads still in flight are cancelled and the channels let go of once the caller has its
     // results (for 10,000 names that is tens of milliseconds); a reply that comes before finds

@@ -1,6 +1,7 @@
 // What every monitor does whatever its protocol: deliver events to a callback or to the bounded
 // queue and its iterator, fail on the connect timeout or the abort signal, fail once, close once.
 import type { Logger } from '../log.js';
+import { onAbort } from './abort.js';
 import { AbortedError, BadArgumentError, type EpicsError } from './errors.js';
 import { Monitor, type MonitorCallback, type MonitorEvent } from './monitor.js';
 import { EventQueue, type QueuedEvent } from './queue.js';
@@ -24,8 +25,7 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
   protected closed = false;
   private queue: EventQueue<MonitorEvent<R>> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private signal: AbortSignal | undefined;
-  private abort: (() => void) | undefined;
+  private unwatch: (() => void) | undefined;
   /** The iterator waiting for the next event. */
   private waiter: ((r: IteratorResult<MonitorEvent<R>>) => void) | undefined;
   private failure: EpicsError | undefined;
@@ -48,10 +48,8 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
     if (!this.callback) this.queue = new EventQueue<MonitorEvent<R>>(Math.max(1, opts.queueSize ?? 1000));
     const signal = opts.signal;
     if (signal) {
-      this.signal = signal;
       if (signal.aborted) queueMicrotask(() => this.fail(new AbortedError(undefined, ch.name, signal.reason)));
-      this.abort = () => this.fail(new AbortedError(undefined, ch.name, signal.reason));
-      signal.addEventListener('abort', this.abort, { once: true });
+      else this.unwatch = onAbort(signal, () => this.fail(new AbortedError(undefined, ch.name, signal.reason)));
     }
     if (opts.timeout !== undefined) {
       this.timer = setTimeout(() => {
@@ -109,7 +107,7 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
     if (this.closed) return;
     this.closed = true;
     this.stopTimer();
-    if (this.abort) this.signal?.removeEventListener('abort', this.abort);
+    this.unwatch?.();
     this.release();
     if (this.waiter) {
       const w = this.waiter;

@@ -1,5 +1,6 @@
 // One pending operation's promise with its own timeout and AbortSignal: settles once, and on
 // settling runs the cleanups (cancel listeners, forget the ioid) and clears its timer.
+import { onAbort } from './abort.js';
 import { AbortedError, BadArgumentError, EpicsError } from './errors.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -18,13 +19,13 @@ export class Pending<T> {
   private rej!: (e: unknown) => void;
   private timer: NodeJS.Timeout | undefined;
   private cleanups: Array<() => void> = [];
-  private abortListener: (() => void) | undefined;
+  private unwatch: (() => void) | undefined;
   done = false;
 
   constructor(
     private readonly pvName: string,
     timeoutMs: number,
-    private readonly signal: AbortSignal | undefined,
+    signal: AbortSignal | undefined,
     onTimeout: () => EpicsError,
   ) {
     this.promise = new Promise<T>((res, rej) => {
@@ -36,10 +37,7 @@ export class Pending<T> {
       return;
     }
     this.timer = setTimeout(() => this.reject(onTimeout()), timeoutMs);
-    if (signal) {
-      this.abortListener = () => this.reject(new AbortedError(undefined, pvName, signal.reason));
-      signal.addEventListener('abort', this.abortListener, { once: true });
-    }
+    if (signal) this.unwatch = onAbort(signal, () => this.reject(new AbortedError(undefined, pvName, signal.reason)));
   }
 
   /** Run `fn` when the operation settles (whatever the outcome). */
@@ -63,7 +61,7 @@ export class Pending<T> {
   private finish(): void {
     this.done = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.abortListener) this.signal?.removeEventListener('abort', this.abortListener);
+    this.unwatch?.();
     const c = this.cleanups;
     this.cleanups = [];
     for (const fn of c) fn();
