@@ -105,6 +105,8 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
     expect(r.hosts!.map((h) => [h.name, h.runs])).toEqual([['a', ['node']], ['b', ['pyepics']], ['c', ['ioc']]]);
     for (const h of r.hosts!) expect(h.environment.epicsperf).toMatch(/\d/);
     expect(l.hosts).toBeUndefined();
+    // Both runs were kept in the folder the test run gave (EPICSPERF_RESULTS), not the user's.
+    for (const x of [spread, local]) expect(x.stderr).toContain(`results: ${process.env.EPICSPERF_RESULTS}/bench-`);
   }, 300_000);
 
   it('a snapshot on one host of an IOC on another, each value checked there by c-libca', async () => {

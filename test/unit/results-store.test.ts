@@ -26,6 +26,7 @@ describe('results store', () => {
 
   it('keeps a run as <start>-<host>.json and .html under EPICSPERF_HOME/results, and lists it', () => {
     expect(resultsDir({ EPICSPERF_HOME: '/x/home' })).toBe('/x/home/results');
+    expect(resultsDir({ EPICSPERF_HOME: '/x/home', EPICSPERF_RESULTS: '/y/kept' })).toBe('/y/kept');
     const r = loadResults(FIXTURE);
     expect(runStem({ startedAt: '2026-11-20T10:00:00.123Z', host: 'lab a/1' })).toBe('bench-2026-11-20T10-00-00Z-lab_a_1');
     const dir = join(mkdtempSync(join(tmpdir(), 'epicsperf-store-')), 'results');

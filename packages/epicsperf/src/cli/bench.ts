@@ -86,7 +86,7 @@ export function register(program: Command): void {
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', `runs per client and workload (${both(q.repeat, f.repeat)})`, intArg(1, 100))
     .option('--deadline <s>', `seconds one client may take on one workload run before it is stopped (${both(q.clientDeadlineS, 'none')})`, intArg(1, 86_400))
-    .option('--results-dir <dir>', 'where every run is kept (default: results/ under EPICSPERF_HOME)')
+    .option('--results-dir <dir>', 'where every run is kept (default: $EPICSPERF_RESULTS, else results/ under EPICSPERF_HOME)')
     .option('--no-keep', 'do not keep this run in the results folder')
     .option('--out <file>', 'also write the JSON results (environment, options, every raw figure) here')
     .option('--html <file>', 'also write the HTML report here')

@@ -21,7 +21,7 @@ export function register(program: Command): void {
   program
     .command('results')
     .description('list the kept bench runs (date, host, clients, workloads, a headline figure)')
-    .option('--results-dir <dir>', 'the results folder (default: results/ under EPICSPERF_HOME)')
+    .option('--results-dir <dir>', 'the results folder (default: $EPICSPERF_RESULTS, else results/ under EPICSPERF_HOME)')
     .addOption(formatOption(['table', 'json'] as const))
     .action((opts: { resultsDir?: string; format: 'table' | 'json' }) => {
       const dir = opts.resultsDir ?? resultsDir();

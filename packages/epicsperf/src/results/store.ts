@@ -1,16 +1,17 @@
-// Kept bench runs: where they live (EPICSPERF_HOME/results or --results-dir), writing a run's
+// Kept bench runs: where they live (--results-dir, else $EPICSPERF_RESULTS, else
+// $EPICSPERF_HOME/results), writing a run's
 // JSON and HTML without ever leaving a half-written file, listing past runs, and reading a
 // stored file back with its format version checked.
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { writeAtomic } from '../atomic.js';
 import { epicsperfHome } from '../home.js';
 import { ResultsFileError } from '../errors.js';
 import { BENCH_FORMAT, type BenchResults } from './index.js';
 
-/** The default folder of kept runs. */
+/** The default folder of kept runs: $EPICSPERF_RESULTS, else results/ under the home. */
 export function resultsDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(epicsperfHome(env), 'results');
+  return env.EPICSPERF_RESULTS ? resolve(env.EPICSPERF_RESULTS) : join(epicsperfHome(env), 'results');
 }
 
 /** Makes sure runs can be kept in `dir` (created when missing), before a run is spent on it. */
