@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import type { Context } from '../../packages/client/src/index.js';
-import { compare, compareLive, parseSnapshot, restore, save, writeSnapshot } from '../../packages/client/src/saveset/index.js';
+import { compare, compareLive, parseSnapshot, restore, save, writeSnapshot, type SaveSet } from '../../packages/client/src/saveset/index.js';
 import { contextFor, setGate as gate } from '../helpers/client-helpers.js';
 
 let ioc: Ioc;
@@ -112,6 +112,19 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
     } finally {
       await setGate(true);
       await Promise.all([ctx.put(K + 'GATED', 5), ctx.put(K + 'LONG', 42)]);
+    }
+  });
+
+  it('an enum saved by its state name with no states (as a PSI .snap keeps it) is written and read back as restored', async () => {
+    const set: SaveSet = { meta: { time: new Date().toISOString(), host: 'h', protocol: proto }, pvs: [{ name: pv('ENUM'), ok: true, value: 'Fault' }] };
+    try {
+      const rep = await restore(ctx, set, { timeout: 1500 });
+      expect(rep.pvs[0]).toMatchObject({ outcome: 'restored', saved: 'Fault', before: 'On', after: 'Fault' });
+      expect((await ctx.get(K + 'ENUM')).value).toBe(2);
+      // Equal now: nothing is written.
+      expect((await restore(ctx, set, { timeout: 1500 })).pvs[0]!.outcome).toBe('equal');
+    } finally {
+      await ctx.put(K + 'ENUM', 1);
     }
   });
 

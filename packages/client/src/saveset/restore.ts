@@ -5,6 +5,7 @@
 import { splitName, type Context, type Protocol } from '../client/context.js';
 import { AccessDeniedError, EpicsError, RemoteError } from '../client/errors.js';
 import type { PutValue } from '../client/options.js';
+import type { Reading } from '../ca/dbr.js';
 import type { PvaPutValue } from '../client/pva/ops.js';
 import { comparePv, type CompareOptions, toleranceFor } from './compare.js';
 import { save } from './save.js';
@@ -78,7 +79,7 @@ export async function restore(ctx: Context<Protocol>, set: SaveSet, opts: Restor
     dryRun: opts.dryRun === true, interrupted: false, timings: { readMs: 0, writeMs: 0, readBackMs: 0 },
   };
   const chosen = set.pvs.filter((p) => !opts.only || opts.only.test(p.name));
-  const candidates: SavedPv[] = [];
+  let candidates: SavedPv[] = [];
   const outcome = new Map<string, PvRestore>();
   for (const pv of chosen) {
     const r: PvRestore = { name: pv.name, outcome: 'skipped' };
@@ -96,6 +97,7 @@ export async function restore(ctx: Context<Protocol>, set: SaveSet, opts: Restor
     save(ctx, names, { timeout, metadata: false, signal: opts.signal }),
     Promise.all(names.map((n) => (splitName(n, ctx.protocol)[0] === 'ca' ? ctx.info(n, { timeout, signal: opts.signal }).then((i) => i.writeAccess, () => undefined) : undefined))),
   ]);
+  candidates = await withLiveStates(ctx, candidates, live.pvs, { timeout, signal: opts.signal });
   report.timings.readMs = performance.now() - t;
   const toWrite: SavedPv[] = [];
   candidates.forEach((pv, i) => {
@@ -172,6 +174,24 @@ function tally(report: RestoreReport): void {
     else if (r.outcome === 'failed') s.failed++;
     else s.notWritten++;
   }
+}
+
+/**
+ * Enums saved by a state name with no states of their own (a PSI .snap or an autosave file of
+ * pyepics's `as_string` reads carries none) take the live states, read in the CTRL form, so that
+ * the name compares with the index the IOC gives before and after the write.
+ */
+async function withLiveStates(ctx: Context<Protocol>, pvs: SavedPv[], live: SavedPv[], call: { timeout?: number; signal?: AbortSignal }): Promise<SavedPv[]> {
+  const idx = pvs.flatMap((pv, i) => (typeof pv.value === 'string' && !pv.enumStrings && live[i]!.ok && live[i]!.type === 'enum' ? [i] : []));
+  if (idx.length === 0) return pvs;
+  const ctrl = await ctx.snapshot(idx.map((i) => pvs[i]!.name), { ...call, form: 'ctrl' });
+  const out = [...pvs];
+  idx.forEach((i, k) => {
+    const r = ctrl[k]!;
+    const states = r.ok ? (r.reading as Reading).metadata?.enumStrings : undefined;
+    if (states) out[i] = { ...pvs[i]!, enumStrings: [...states] };
+  });
+  return out;
 }
 
 /** The value to put: an enum by its state name over CA (the server maps it), 64-bit strings as bigint over PVA. */
