@@ -35,7 +35,7 @@ describe('bench, quick profile', () => {
     expect(json!.startsWith(dir)).toBe(true);
     const res = JSON.parse(readFileSync(json!, 'utf8')) as BenchResults;
     expect(schemaErrors('bench', res)).toEqual([]);
-    expect(res.options).toMatchObject({ profile: 'quick', repeat: 1, clientDeadlineS: PROFILES.quick.clientDeadlineS, records: q.monitor.records, samples: q.monitor.samples });
+    expect(res.options).toMatchObject({ profile: 'quick', repeat: 1, clientDeadlineS: PROFILES.quick.clientDeadlineS, clientDeadlineBeyondWork: true, records: q.monitor.records, samples: q.monitor.samples });
     expect(res.snapshot.map((s) => s.workload.id)).toEqual(q.snapshot);
     expect(res.snapshot.map((s) => s.runs.map((x) => x.client))).toEqual([['node', 'c-libca'], ['node', 'c-libca']]);
     expect(res.snapshot.map((s) => s.runs[0]!.answered)).toEqual([97, 1000]);
@@ -85,6 +85,7 @@ describe('bench, quick profile', () => {
     expect(schemaErrors('bench', res)).toEqual([]);
     expect(res.options).toMatchObject({ profile: 'custom', workloads: { snapshot: [], monitor: false, capture: { clients: ['node'], seconds: 1, flushMs: 1000 } } });
     expect(res.options.clientDeadlineS).toBe(60);
+    expect(res.options.clientDeadlineBeyondWork).toBeUndefined();
     expect(res.snapshot).toEqual([]);
     const c = res.capture!;
     expect(c.steps.length).toBe(steps.length);

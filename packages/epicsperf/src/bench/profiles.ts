@@ -66,3 +66,13 @@ export const PROFILES: Record<BenchProfile['name'], BenchProfile> = {
     },
   },
 };
+
+/** A client's deadline on one run of `workS` seconds of its own (the samples at their rate, a step's seconds). */
+export type DeadlineFor = (workS: number) => { clientDeadlineMs?: number };
+
+/** --deadline as given, from the run's start; a profile's beyond the time the run asks for. */
+export function clientDeadline(o: { clientDeadlineS?: number | undefined; clientDeadlineBeyondWork?: boolean }): DeadlineFor {
+  const s = o.clientDeadlineS;
+  if (s === undefined) return () => ({});
+  return (workS) => ({ clientDeadlineMs: Math.ceil((s + (o.clientDeadlineBeyondWork ? workS : 0)) * 1000) });
+}

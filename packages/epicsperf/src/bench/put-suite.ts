@@ -4,6 +4,7 @@ import type { ArrayType } from '../ioc/index.js';
 import type { Placement } from './placement.js';
 import { stealMeter } from '../procstat.js';
 import type { ClientSpec } from './clients.js';
+import type { DeadlineFor } from './profiles.js';
 import { runArrayPut } from './array-put.js';
 import { runLatency } from './latency.js';
 import type { ArrayPutRun, ArrayPutWorkload, BenchResults, LatencyRun, LatencyWorkload } from '../results/index.js';
@@ -15,8 +16,8 @@ export interface PutSuiteOptions {
   python: string;
   /** Where the clients and the IOC run. */
   placement: Placement;
-  /** Deadline of one client on one run, s (undefined: only the runners' own). */
-  clientDeadlineS?: number | undefined;
+  /** The deadline of one client on one run of so many seconds of its own (suite.ts). */
+  deadline: DeadlineFor;
   /** The phase of the step under way. */
   onProgress?: (text: string) => void;
 }
@@ -37,7 +38,8 @@ function latencyOutcome(r: LatencyRun): string {
 
 export async function runPutWorkloads(o: PutSuiteOptions, steps: StepRunner, ready: readonly ClientSpec[], results: BenchResults): Promise<void> {
   const progress = o.onProgress ?? (() => {});
-  const deadline = o.clientDeadlineS === undefined ? {} : { clientDeadlineMs: o.clientDeadlineS * 1000 };
+  // Neither workload asks for a time of its own: each goes as fast as the client does.
+  const deadline = o.deadline(0);
   if (o.arrayPut) {
     const w = o.arrayPut;
     const clients = ready.filter((c) => c.workloads.includes('array-put'));

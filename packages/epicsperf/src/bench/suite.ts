@@ -14,6 +14,7 @@ import { runSnapshot } from './snapshot.js';
 import { CAPTURE_STEPS, runCaptureBench } from './capture.js';
 import type { CaptureClient } from '../capture/orchestrate.js';
 import { runPutWorkloads } from './put-suite.js';
+import { clientDeadline } from './profiles.js';
 import { runHeadroom } from './headroom.js';
 import { runLoad } from './load.js';
 import { LOCAL } from '../hosts/host.js';
@@ -195,7 +196,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   const t0 = performance.now();
   const pl = o.placement ?? Placement.local(o.python);
   const steps = new Steps(countSteps(o, ready), o.onStep);
-  const deadlineMs = o.clientDeadlineS === undefined ? undefined : o.clientDeadlineS * 1000;
+  const deadline = clientDeadline(o);
   const results: BenchResults = {
     schema: BENCH_FORMAT,
     startedAt: new Date().toISOString(),
@@ -206,6 +207,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       workloads: o.workloads, repeat: o.repeat, timeoutMs: o.timeoutMs, records: o.records, samples: o.samples, rate: o.rate,
       clients: o.clients.map((c) => c.name), scheduling: schedulingPrefix().note, profile: o.profile,
       ...(o.clientDeadlineS !== undefined && { clientDeadlineS: o.clientDeadlineS }),
+      ...(o.clientDeadlineS !== undefined && o.clientDeadlineBeyondWork && { clientDeadlineBeyondWork: true }),
     },
     unavailable,
     snapshot: [],
@@ -228,7 +230,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
           for (const client of snapClients) {
             entry.runs.push(await steps.run(`snapshot ${w.id}`, client.name, rep, o.repeat, () => runSnapshot({
               client, python: o.python, env: ioc.env, names, timeoutMs: o.timeoutMs, onProgress: progress, ...pl.runOn(client.name),
-              ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
+              ...deadline(o.timeoutMs / 1000),
             }), snapshotOutcome));
           }
         }
@@ -242,7 +244,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (o.workloads.monitor) {
     const ioc = await pl.startIoc({ records: o.records, rate: o.rate, arrayElements: 0 });
     try {
-      results.monitor = await repeatMonitor(o, pl, steps, ready, 'monitor', `monitor ${o.records}x${o.samples}`, {
+      results.monitor = await repeatMonitor(o, pl, steps, ready, 'monitor', `monitor ${o.records}x${o.samples}`, deadline(o.samples / o.rate), {
         env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocMeter: ioc.meter,
       });
     } finally {
@@ -257,7 +259,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     try {
       results.array = {
         workload: aw,
-        ...(await repeatMonitor(o, pl, steps, ready, 'array', `array ${aw.elements.toLocaleString('en-US')}`, {
+        ...(await repeatMonitor(o, pl, steps, ready, 'array', `array ${aw.elements.toLocaleString('en-US')}`, deadline(typeof aw.rate === 'number' ? aw.samples / aw.rate : 0), {
           env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples, rate: 1, iocMeter: ioc.meter,
           array: { elements: aw.elements, ...(aw.type && { type: aw.type }), iocStats: () => ioc.stats() },
         })),
@@ -267,7 +269,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     }
   }
   await runPutWorkloads({
-    ...o.workloads, repeat: o.repeat, python: o.python, placement: pl, clientDeadlineS: o.clientDeadlineS, ...(o.onProgress && { onProgress: o.onProgress }),
+    ...o.workloads, repeat: o.repeat, python: o.python, placement: pl, deadline, ...(o.onProgress && { onProgress: o.onProgress }),
   }, steps, ready, results);
   const cw = o.workloads.capture;
   if (cw) {
@@ -275,7 +277,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     // Each (load step, client) capture is one step of the progress and one run under the deadline.
     results.capture = await runCaptureBench({
       clients, python: o.python, seconds: cw.seconds, flushMs: cw.flushMs, onProgress: progress,
-      ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
+      ...deadline(cw.seconds),
       runStep: (label, client, body) => steps.run(`capture ${label}`, client, 1, 1, body, captureOutcome),
       onSkip: (n) => steps.skip(n),
     });
@@ -283,7 +285,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (o.workloads.headroom) {
     results.headroom = await runHeadroom({
       clients: ready.filter((c) => c.workloads.includes('monitor')), python: o.python, workload: o.workloads.headroom, onProgress: progress,
-      ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
+      ...deadline(o.workloads.headroom.seconds),
       runStep: (label, client, body) => steps.run(`headroom ${label}`, client, 1, 1, body, headroomOutcome),
       onSkip: (n) => steps.skip(n),
     });
@@ -301,7 +303,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       steps: lw.steps, records: lw.records, rate: lw.rateHz, stepSeconds: lw.seconds, onProgress: progress,
       // This host's cores are in the report already; another host's come from its own report.
       hostCores: { [LOCAL]: o.report.cpu.cores },
-      ...(deadlineMs !== undefined && { clientDeadlineMs: deadlineMs }),
+      ...deadline(lw.seconds),
       runStep: (label, client, body) => steps.run(`load ${label}`, client, 1, 1, body, loadOutcome),
       onSkip: (n) => steps.skip(n),
     });
@@ -321,6 +323,7 @@ async function repeatMonitor(
   available: readonly ClientSpec[],
   workload: 'monitor' | 'array',
   label: string,
+  deadline: { clientDeadlineMs?: number },
   run: Pick<MonitorRunOptions, 'env' | 'names' | 'samples' | 'rate' | 'iocMeter' | 'array'>,
 ): Promise<{ runs: MonitorRun[]; stealPercent: number | undefined }> {
   const progress = o.onProgress ?? (() => {});
@@ -330,8 +333,7 @@ async function repeatMonitor(
   for (let rep = 1; rep <= o.repeat; rep++) {
     for (const client of clients) {
       runs.push(await steps.run(label, client.name, rep, o.repeat, () => runMonitor({
-        ...run, workload, client, python: o.python, onProgress: progress, ...pl.runOn(client.name),
-        ...(o.clientDeadlineS !== undefined && { clientDeadlineMs: o.clientDeadlineS * 1000 }),
+        ...run, workload, client, python: o.python, onProgress: progress, ...pl.runOn(client.name), ...deadline,
       }), monitorOutcome));
     }
   }

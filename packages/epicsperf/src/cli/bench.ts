@@ -85,7 +85,7 @@ export function register(program: Command): void {
     .option('--full', `the published workloads: snapshots ${f.workloads.snapshot.join(', ')}, ${f.repeat} runs each, no client deadline (bench capture and bench headroom always run the full profile's)`)
     .option('--clients <list>', 'comma-separated clients (default: every client that runs the workload)')
     .option('--repeat <n>', `runs per client and workload (${both(q.repeat, f.repeat)})`, intArg(1, 100))
-    .option('--deadline <s>', `seconds one client may take on one workload run before it is stopped (${both(q.clientDeadlineS, 'none')})`, intArg(1, 86_400))
+    .option('--deadline <s>', `seconds one client may take on one workload run, from its start, before it is stopped (${both(`${String(q.clientDeadlineS)} beyond the run's own time`, 'none')})`, intArg(1, 86_400))
     .option('--results-dir <dir>', 'where every run is kept (default: $EPICSPERF_RESULTS, else results/ under EPICSPERF_HOME)')
     .option('--no-keep', 'do not keep this run in the results folder')
     .option('--out <file>', 'also write the JSON results (environment, options, every raw figure) here')
@@ -135,7 +135,7 @@ export function register(program: Command): void {
         ? { clients: captureList, seconds: opts.captureSeconds ?? fc.seconds, flushMs: opts.captureFlushPeriod ?? fc.flushMs }
         : undefined;
       // The deadline bounds each capture run (one client at one load step), start and close included.
-      if (captureWorkload && deadline !== undefined && deadline <= captureWorkload.seconds) {
+      if (captureWorkload && opts.deadline !== undefined && opts.deadline <= captureWorkload.seconds) {
         throw new UsageError(`--deadline (${deadline} s) must be longer than a capture step (--capture-seconds ${captureWorkload.seconds})`);
       }
       const dir = opts.resultsDir ?? resultsDir();
@@ -175,6 +175,8 @@ export function register(program: Command): void {
         rate: opts.rate ?? p.monitor.rate,
         profile: custom ? 'custom' : profile.name,
         clientDeadlineS: deadline,
+        // A profile's deadline is counted beyond the time the run asks for (30 s of samples get 30 s more).
+        ...(opts.deadline === undefined && deadline !== undefined && { clientDeadlineBeyondWork: true }),
         python,
         report,
         onProgress: (s) => progress.phaseUpdate(s),

@@ -21,7 +21,7 @@ export function environmentRows(runs: readonly BenchResults[]): EnvRow[] {
     row('host', (r) => r.host),
     row('started', (r) => r.startedAt),
     row('took', (r) => (r.durationS === undefined ? undefined : `${Math.round(r.durationS)} s`)),
-    row('profile', (r) => `${r.options.profile}, ${r.options.repeat} run(s) per client${r.options.clientDeadlineS ? `, deadline ${r.options.clientDeadlineS} s per client and workload` : ''}`),
+    row('profile', (r) => `${r.options.profile}, ${r.options.repeat} run(s) per client${r.options.clientDeadlineS ? `, deadline ${r.options.clientDeadlineS} s per client and workload${r.options.clientDeadlineBeyondWork ? ' beyond its own time' : ''}` : ''}`),
     row('CPU', (r) => `${r.environment.cpu.model}, ${r.environment.cpu.cores} cores`),
     row('memory', (r) => `${(r.environment.memoryBytes / 2 ** 30).toFixed(1)} GiB`),
     row('OS', (r) => `${r.environment.os.platform} ${r.environment.os.release} ${r.environment.os.arch}`),

@@ -290,6 +290,9 @@ export interface BenchRunOptions {
   profile: 'quick' | 'full' | 'custom';
   /** Deadline of one client on one workload, s (a client past it is stopped; undefined: none). */
   clientDeadlineS?: number | undefined;
+  /** The deadline was counted beyond the run's own time (a profile's: the samples at their rate,
+   *  a step's seconds), not from the run's start (--deadline). */
+  clientDeadlineBeyondWork?: boolean;
 }
 
 /** A host of a run spread over agents (`--hosts`): where it is, its environment, what ran there. */
