@@ -62,6 +62,8 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
       expect(loose.stdout).toMatch(/ENUM\s+different\s+On\s+Fault/);
       expect(loose.stdout).not.toMatch(/DOUBLE\s+different/);
       expect(loose.stdout).toMatch(/7 PVs: 5 equal, 1 different, 1 not connected/);
+      const one = await cli(['diff', file, '--live', '--timeout', '1000', '--only', 'DOUBLE$', '--format', 'json']);
+      expect(JSON.parse(one.stdout).summary).toMatchObject({ total: 1, different: 1 });
       const md = await cli(['diff', file, '--live', '--timeout', '1000', '--format', 'markdown']);
       expect(md.stdout).toMatch(/^\| name \| status \|/);
 
@@ -127,6 +129,9 @@ describe('files', () => {
       const d = await cli(['diff', a, c]);
       expect(d.code).toBe(1);
       expect(d.stdout).toMatch(/TEST:KIND:LONG\s+different\s+42\s+44\s+2/);
+      const some = await cli(['diff', a, c, '--only', 'STRING|ENUM']);
+      expect(some.code).toBe(0);
+      expect(some.stdout + some.stderr).toMatch(/2 PVs: 2 equal, 0 different/);
     } finally {
       await ctx.put(K + 'LONG', 42);
     }

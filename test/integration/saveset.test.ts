@@ -115,12 +115,13 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
     }
   });
 
-  it('an enum saved by its state name with no states (as a PSI .snap keeps it) is written and read back as restored', async () => {
+  it('an enum saved by its state name with no states (as a PSI .snap keeps it) is written, read back as restored, and compares equal live', async () => {
     const set: SaveSet = { meta: { time: new Date().toISOString(), host: 'h', protocol: proto }, pvs: [{ name: pv('ENUM'), ok: true, value: 'Fault' }] };
     try {
       const rep = await restore(ctx, set, { timeout: 1500 });
       expect(rep.pvs[0]).toMatchObject({ outcome: 'restored', saved: 'Fault', before: 'On', after: 'Fault' });
       expect((await ctx.get(K + 'ENUM')).value).toBe(2);
+      expect((await compareLive(ctx, set, { timeout: 1500 })).pvs[0]).toMatchObject({ status: 'equal', a: 'Fault', b: 'Fault' });
       // Equal now: nothing is written.
       expect((await restore(ctx, set, { timeout: 1500 })).pvs[0]!.outcome).toBe('equal');
     } finally {

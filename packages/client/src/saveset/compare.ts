@@ -3,7 +3,7 @@
 // or not connected; numbers within a tolerance (absolute, relative or from the PV's precision),
 // enums by state name, strings exactly.
 import type { Context, Protocol } from '../client/context.js';
-import { save } from './save.js';
+import { save, withLiveStates } from './save.js';
 import type { SavedPv, SavedValue, SaveSet, SaveSetMeta, Tolerance } from './types.js';
 
 export type DiffStatus = 'equal' | 'different' | 'only-a' | 'only-b' | 'not-connected';
@@ -48,20 +48,24 @@ export type ToleranceRule = Tolerance | ((name: string) => Tolerance | undefined
 
 export interface CompareOptions {
   tolerance?: ToleranceRule;
+  /** Only PVs whose name this matches (on both sides). */
+  only?: RegExp;
 }
 
 /** Compare two save sets PV by PV, by name: a's PVs in a's order, then those only in b. */
 export function compare(a: SaveSet, b: SaveSet, opts: CompareOptions = {}): Diff {
+  const chosen = (pv: SavedPv): boolean => !opts.only || opts.only.test(pv.name);
   const byName = new Map<string, SavedPv>();
-  for (const pv of b.pvs) byName.set(pv.name, pv);
+  for (const pv of b.pvs) if (chosen(pv)) byName.set(pv.name, pv);
   const pvs: PvDiff[] = [];
   const inA = new Set<string>();
   for (const pa of a.pvs) {
+    if (!chosen(pa)) continue;
     inA.add(pa.name);
     const pb = byName.get(pa.name);
     pvs.push(pb ? comparePv(pa, pb, toleranceFor(opts.tolerance, pa.name)) : { name: pa.name, status: 'only-a', ...(pa.ok ? { a: shown(pa) } : {}) });
   }
-  for (const pb of b.pvs) if (!inA.has(pb.name)) pvs.push({ name: pb.name, status: 'only-b', ...(pb.ok ? { b: shown(pb) } : {}) });
+  for (const pb of byName.values()) if (!inA.has(pb.name)) pvs.push({ name: pb.name, status: 'only-b', ...(pb.ok ? { b: shown(pb) } : {}) });
   const summary = summarize(pvs);
   return { a: a.meta, b: b.meta, pvs, summary, equal: summary.equal === summary.total };
 }
@@ -74,12 +78,16 @@ export interface LiveCompareOptions extends CompareOptions {
 
 /**
  * Compare a save set with the machine as it is now: its PVs read at once (value, alarm and
- * timestamp; units, precision and enum states come from the save). `b` is the live side.
+ * timestamp; units, precision and enum states come from the save, or live for an enum the save
+ * holds by name with no states). `b` is the live side.
  */
 export async function compareLive(ctx: Context<Protocol>, set: SaveSet, opts: LiveCompareOptions = {}): Promise<Diff & { live: SaveSet }> {
-  const live = await save(ctx, set.pvs.map((p) => p.name), { timeout: opts.timeout, signal: opts.signal, metadata: false });
+  const call = { timeout: opts.timeout, signal: opts.signal };
+  const pvs = set.pvs.filter((p) => !opts.only || opts.only.test(p.name));
+  const live = await save(ctx, pvs.map((p) => p.name), { ...call, metadata: false });
   live.meta.source = 'live';
-  return { ...compare(set, live, opts), live };
+  const saved = { meta: set.meta, pvs: await withLiveStates(ctx, pvs, live.pvs, call) };
+  return { ...compare(saved, live, opts), live };
 }
 
 function summarize(pvs: readonly PvDiff[]): DiffSummary {

@@ -5,10 +5,9 @@
 import { splitName, type Context, type Protocol } from '../client/context.js';
 import { AccessDeniedError, EpicsError, RemoteError } from '../client/errors.js';
 import type { PutValue } from '../client/options.js';
-import type { Reading } from '../ca/dbr.js';
 import type { PvaPutValue } from '../client/pva/ops.js';
 import { comparePv, type CompareOptions, toleranceFor } from './compare.js';
-import { save } from './save.js';
+import { save, withLiveStates } from './save.js';
 import type { SavedPv, SavedValue, SaveSet } from './types.js';
 
 /** How a PV Access server words a put it refuses for access security (QSRV: "Put not permitted"). */
@@ -59,8 +58,6 @@ export interface RestorePlan {
 export interface RestoreOptions extends CompareOptions {
   /** Milliseconds each PV has for each step (read, write, read back; default 5000). */
   timeout?: number;
-  /** Only PVs whose name this matches. */
-  only?: RegExp;
   /** Read and compare, write nothing: the PVs that would be written end 'not-written' (code 'dry-run'). */
   dryRun?: boolean;
   /** Write the PVs already equal to their saved value too (as Phoebus and PSI's snapshot do); default false. */
@@ -174,24 +171,6 @@ function tally(report: RestoreReport): void {
     else if (r.outcome === 'failed') s.failed++;
     else s.notWritten++;
   }
-}
-
-/**
- * Enums saved by a state name with no states of their own (a PSI .snap or an autosave file of
- * pyepics's `as_string` reads carries none) take the live states, read in the CTRL form, so that
- * the name compares with the index the IOC gives before and after the write.
- */
-async function withLiveStates(ctx: Context<Protocol>, pvs: SavedPv[], live: SavedPv[], call: { timeout?: number; signal?: AbortSignal }): Promise<SavedPv[]> {
-  const idx = pvs.flatMap((pv, i) => (typeof pv.value === 'string' && !pv.enumStrings && live[i]!.ok && live[i]!.type === 'enum' ? [i] : []));
-  if (idx.length === 0) return pvs;
-  const ctrl = await ctx.snapshot(idx.map((i) => pvs[i]!.name), { ...call, form: 'ctrl' });
-  const out = [...pvs];
-  idx.forEach((i, k) => {
-    const r = ctrl[k]!;
-    const states = r.ok ? (r.reading as Reading).metadata?.enumStrings : undefined;
-    if (states) out[i] = { ...pvs[i]!, enumStrings: [...states] };
-  });
-  return out;
 }
 
 /** The value to put: an enum by its state name over CA (the server maps it), 64-bit strings as bigint over PVA. */

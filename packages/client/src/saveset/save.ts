@@ -38,6 +38,24 @@ export async function save(ctx: Context<Protocol>, names: readonly string[], opt
   return { meta: metaOf(ctx, names, opts), pvs };
 }
 
+/**
+ * Enums saved by a state name with no states of their own (a PSI .snap or an autosave file of
+ * pyepics's `as_string` reads carries none) take the live states, read in the CTRL form, so that
+ * the name compares with the index the IOC gives (`live` is `pvs` read without metadata).
+ */
+export async function withLiveStates(ctx: Context<Protocol>, pvs: SavedPv[], live: readonly SavedPv[], call: Pick<SaveOptions, 'timeout' | 'signal'>): Promise<SavedPv[]> {
+  const idx = pvs.flatMap((pv, i) => (typeof pv.value === 'string' && !pv.enumStrings && live[i]!.ok && live[i]!.type === 'enum' ? [i] : []));
+  if (idx.length === 0) return pvs;
+  const ctrl = await ctx.snapshot(idx.map((i) => pvs[i]!.name), { ...call, form: 'ctrl' });
+  const out = [...pvs];
+  idx.forEach((i, k) => {
+    const r = ctrl[k]!;
+    const states = r.ok ? (r.reading as Reading).metadata?.enumStrings : undefined;
+    if (states) out[i] = { ...pvs[i]!, enumStrings: [...states] };
+  });
+  return out;
+}
+
 /** The run's metadata: when, where, who, over which protocol, and what the user said of it. */
 function metaOf(ctx: Context<Protocol>, names: readonly string[], opts: Pick<SaveOptions, 'comment' | 'labels'>): SaveSetMeta {
   const protos = new Set(names.map((n) => splitName(n, ctx.protocol)[0]));

@@ -22,11 +22,11 @@ export function register(program: Command): void {
   addSavesetOptions(cmd, 'list every PV, the equal ones too').action(async (a: string, b: string | undefined, opts: Opts) => {
     if ((opts.live === true) === (b !== undefined)) throw new UsageError(b === undefined ? 'diff needs a second snapshot or --live' : 'give a second snapshot or --live, not both');
     const A = readSaveSet(a).set;
-    const tolerance = toleranceRule(opts);
+    const rule = { tolerance: toleranceRule(opts), only: opts.only };
     const view = { all: opts.all, labels: [a, b ?? 'live'] as [string, string] };
     const d = b !== undefined
-      ? compare(A, readSaveSet(b).set, { tolerance })
-      : await withSavesetContext(opts.protocol, (ctx) => compareLive(ctx, A, { tolerance, timeout: opts.timeout }));
+      ? compare(A, readSaveSet(b).set, rule)
+      : await withSavesetContext(opts.protocol, (ctx) => compareLive(ctx, A, { ...rule, timeout: opts.timeout }));
     process.stdout.write(renderDiff(d, opts.format, view));
     process.exitCode = d.equal ? 0 : 1;
   });

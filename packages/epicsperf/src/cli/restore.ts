@@ -2,16 +2,15 @@
 // read back and compared. On a terminal it shows the changes and asks first; elsewhere it writes
 // only with --yes. Ctrl-C stops the writes and still reports what was and was not written.
 import { createInterface } from 'node:readline/promises';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { restore, type RestorePlan, type RestoreReport } from 'epics-client/saveset';
 import { changesTable, renderRestore } from '../report/saveset.js';
 import { readSaveSet } from '../snapshots/files.js';
-import { addSavesetOptions, regexArg, toleranceRule, withSavesetContext, type SavesetOpts } from './saveset-common.js';
+import { addSavesetOptions, toleranceRule, withSavesetContext, type SavesetOpts } from './saveset-common.js';
 
 interface Opts extends SavesetOpts {
   dryRun?: boolean;
   rewrite?: boolean;
-  only?: RegExp;
   yes?: boolean;
 }
 
@@ -21,7 +20,6 @@ export function register(program: Command): void {
     .description('write a saved snapshot back: every PV at once with completion, then read back and compared (exit 0: all restored or equal)')
     .argument('<file>', 'a saved snapshot: this project\'s, Phoebus CSV, PSI .snap or autosave .sav')
     .option('--dry-run', 'read and compare, show what would be written, write nothing')
-    .addOption(new Option('--only <regex>', 'only the PVs whose name matches').argParser(regexArg('--only')))
     .option('-y, --yes', 'write without asking (needed when not on a terminal)')
     .option('--rewrite', 'write the PVs already equal to their saved value too');
   addSavesetOptions(cmd, 'list every PV, the already equal ones too').action(async (file: string, opts: Opts) => {

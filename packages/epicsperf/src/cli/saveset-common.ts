@@ -19,6 +19,7 @@ export interface SavesetOpts extends ToleranceOpts {
   format: SavesetFormat;
   all?: boolean;
   protocol: Protocol;
+  only?: RegExp;
 }
 
 const KEYS = { abs: 'abs', rel: 'rel', precision: 'precision', prec: 'precision' } as const;
@@ -38,9 +39,10 @@ export function parsePvTolerance(v: string, prev: ToleranceOpts['tolerance'] = [
   return [...prev, { pattern, tolerance }];
 }
 
-/** The options `diff` and `restore` share: the tolerances, the timeout, the output, the protocol. */
+/** The options `diff` and `restore` share: the PVs, the tolerances, the timeout, the output, the protocol. */
 export function addSavesetOptions(cmd: Command, all: string): Command {
   return cmd
+    .addOption(new Option('--only <regex>', 'only the PVs whose name matches').argParser(regexArg('--only')))
     .addOption(timeoutOption())
     .addOption(formatOption(['table', 'json', 'markdown'] as const))
     .option('--all', all)
