@@ -7,7 +7,7 @@ import {
   emptyHeader, encodeMessage, ByteWriter, type Header,
 } from '../../packages/client/src/ca/index.js';
 import { Framer } from '../../packages/client/src/ca/framer.js';
-import { searchRetryDelay } from '../../packages/client/src/ca/search.js';
+import { searchRetryDelay } from '../../packages/client/src/wire/retry.js';
 import { broadcastAddresses, parseAddrList, searchDestinations } from '../../packages/client/src/transport/config.js';
 import { ServerCircuit } from '../helpers/ca-fake-server.js';
 import { VECTORS } from '../helpers/ca-vectors.js';

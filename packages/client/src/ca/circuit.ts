@@ -4,7 +4,7 @@
 import { CA_MINOR_PROTOCOL_REVISION, Cmd, ECA_NORMAL } from './constants.js';
 import type { Header } from './header.js';
 import { decodeResponse, encodeCreateChan, encodeMessage, encodeReadNotify, type RequestMessage } from './messages.js';
-import { ByteWriter } from './writer.js';
+import { ByteWriter } from '../wire/byte-writer.js';
 
 /** A channel as the circuit sees it; implemented by the client layer. */
 export interface CircuitChannel {

@@ -5,7 +5,7 @@ export * from './header.js';
 export * from './messages.js';
 export * from './dbr.js';
 export * from './dbr-encode.js';
-export { ByteWriter } from './writer.js';
+export { ByteWriter } from '../wire/byte-writer.js';
 export {
   MAX_NAME_BYTES, intToIpv4, ipv4ToInt, parseSearchReplies, searchMessageSize, writeSearchRequest, writeSearchVersion,
   type SearchReplyHandler,

@@ -3,7 +3,7 @@
 import { Cmd, DO_REPLY, SEQUENCE_NO_IS_VALID } from './constants.js';
 import { align8, emptyHeader, headerSizeFor, readHeader, writeHeader, type Header } from './header.js';
 import { readCString } from './dbr.js';
-import { ByteWriter } from './writer.js';
+import { ByteWriter } from '../wire/byte-writer.js';
 
 export type RequestMessage =
   | { type: 'VersionRequest'; priority: number; version: number; sequence?: number }

@@ -70,15 +70,6 @@ export function parseSearchReplies(bytes: Uint8Array, view: DataView, h: Header,
   return true;
 }
 
-/**
- * Delay before search attempt `attempt` (0 = first retry after the initial send), in ms: starts
- * near the round-trip estimate and doubles per attempt, capped at `maxPeriodMs` (libca-like).
- */
-export function searchRetryDelay(attempt: number, maxPeriodMs: number, baseMs = 32): number {
-  const d = baseMs * 2 ** Math.min(attempt, 30);
-  return Math.min(d, maxPeriodMs);
-}
-
 /** IPv4 address as a uint32 from dotted form (undefined if malformed). */
 export function ipv4ToInt(addr: string): number | undefined {
   const parts = addr.split('.');

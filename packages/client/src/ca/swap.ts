@@ -1,5 +1,5 @@
-// In-place byte swapping of big-endian element arrays (CA is big-endian). Pure JS by default;
-// a runtime can install faster native swappers (the Node transport installs Buffer's).
+// In-place byte swapping of big-endian element arrays (CA is big-endian): Buffer's native
+// swaps where the runtime has Buffer (Node), pure JS elsewhere.
 
 export type Swapper = (bytes: Uint8Array) => void;
 
@@ -33,14 +33,16 @@ function swap64js(b: Uint8Array): void {
   }
 }
 
-const impl: { 2: Swapper; 4: Swapper; 8: Swapper } = { 2: swap16js, 4: swap32js, 8: swap64js };
+/** Node's Buffer when the runtime has one (the core is written for any runtime). */
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 
-/** Replace the swappers (e.g. with Buffer.prototype.swap16/32/64). */
-export function installSwappers(s: { swap16?: Swapper; swap32?: Swapper; swap64?: Swapper }): void {
-  if (s.swap16) impl[2] = s.swap16;
-  if (s.swap32) impl[4] = s.swap32;
-  if (s.swap64) impl[8] = s.swap64;
+function native(swap: 'swap16' | 'swap32' | 'swap64'): Swapper {
+  return (b) => void NodeBuffer!.from(b.buffer, b.byteOffset, b.length)[swap]();
 }
+
+const impl: { 2: Swapper; 4: Swapper; 8: Swapper } = NodeBuffer
+  ? { 2: native('swap16'), 4: native('swap32'), 8: native('swap64') }
+  : { 2: swap16js, 4: swap32js, 8: swap64js };
 
 /** Convert `bytes` (a whole number of `size`-byte big-endian elements) to host order in place. */
 export function byteSwap(bytes: Uint8Array, size: number): void {

@@ -1,6 +1,6 @@
 // Byte reader and writer for PV Access payloads: either byte order, the 1/5-byte size
 // encoding, UTF-8 strings. The reader throws DecodeError, which message decoders catch.
-import { ByteWriter } from '../ca/writer.js';
+import { ByteWriter } from '../wire/byte-writer.js';
 
 /** Malformed input; never escapes the message decoders (they report it as an Invalid message). */
 export class DecodeError extends Error {

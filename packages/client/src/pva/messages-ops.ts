@@ -4,7 +4,7 @@ import { BitSet } from './bitset.js';
 import type { Reader, Writer } from './buffer.js';
 import { Cmd, Sub } from './constants.js';
 import type { PvaHeader } from './header.js';
-import type { DecodeContext, EncodeOptions, Message, Operation, RequestMessage, ResponseMessage } from './messages.js';
+import type { DecodeContext, EncodeOptions, Message, Operation, RequestMessage, ResponseMessage } from './message-types.js';
 import { decodeTyped, encodeTyped } from './messages-session.js';
 import { decodeStatus, encodeStatus, isSuccess, OK } from './status.js';
 import { decodeType, encodeType, type StructureDesc } from './types.js';

@@ -3,7 +3,7 @@
 import { DecodeError, type Reader, type Writer } from './buffer.js';
 import { Cmd } from './constants.js';
 import type { PvaHeader } from './header.js';
-import type { ChannelName, DecodeContext, EncodeOptions, Message, RequestMessage, ResponseMessage } from './messages.js';
+import type { ChannelName, DecodeContext, EncodeOptions, Message, RequestMessage, ResponseMessage } from './message-types.js';
 import { decodeStatus, encodeStatus } from './status.js';
 import { decodeType, encodeType } from './types.js';
 import { decodeValue, encodeValue, type Typed } from './values.js';

@@ -9,7 +9,7 @@ import type dgram from 'node:dgram';
 // `performance` global loads perf_hooks when first touched.
 import 'node:cluster';
 import { performance } from 'node:perf_hooks';
-import { searchRetryDelay } from '../ca/search.js';
+import { searchRetryDelay } from '../wire/retry.js';
 import { getLogger } from '../log.js';
 import type { SearchDestination } from './config.js';
 import { destinationName, SearchSockets } from './search-sockets.js';

@@ -2,23 +2,13 @@
 // report time, so the HTML needs no script and no network to show them.
 import type { TopLevelSpec } from 'vega-lite';
 import type { LatencyRun } from '../results/index.js';
+import { toSvg } from './svg.js';
 import { rank, type WorkloadFigures } from './workloads.js';
 
 const FONT = 'system-ui, sans-serif';
 /** Results that failed a check or were stopped: grey, dashed, and said so in red. */
 export const INCOMPLETE_FILL = '#c8c8c8';
 export const FAIL_COLOUR = '#c62828';
-
-/** vega and vega-lite are loaded when the first chart is drawn, not when the CLI starts. */
-export async function toSvg(spec: TopLevelSpec): Promise<string> {
-  const [{ compile }, { parse, View }] = await Promise.all([import('vega-lite'), import('vega')]);
-  const view = new View(parse(compile(spec).spec), { renderer: 'none' });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
-}
 
 interface BarDatum {
   client: string;

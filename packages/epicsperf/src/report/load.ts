@@ -3,7 +3,7 @@
 // the fairness, the runners that failed, and the HTML chart of updates/s and p99 against clients.
 import type { TopLevelSpec } from 'vega-lite';
 import { loadStepLabel, type LoadClient, type LoadResults, type LoadRunner, type LoadStepResult } from '../results/index.js';
-import { toSvg } from './charts.js';
+import { toSvg } from './svg.js';
 import { fmt, renderMarkdown, renderTable, type Column } from './table.js';
 
 const int = (v: number | undefined) => (v === undefined ? '-' : Math.round(v).toLocaleString('en-US'));

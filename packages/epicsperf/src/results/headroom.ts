@@ -1,7 +1,7 @@
 // The headroom workload's result shapes: scalar monitors at rising (records x rate) steps, each
 // client's runs, the highest step it held with no loss, and what it did past that point; and the
 // two pure readings of them that the reports share (a step's label, a held step's rate).
-import type { MonitorRun } from './index.js';
+import type { MonitorRun } from './monitor.js';
 
 /** One load step: `records` counters, each updated at `rateHz`. */
 export interface HeadroomStep {

@@ -3,18 +3,11 @@
 // EVENTS_OFF/EVENTS_ON flow control when reads fall behind.
 import { ClientCircuit } from '../../ca/circuit.js';
 import { Framer } from '../../ca/framer.js';
-import { installSwappers } from '../../ca/swap.js';
 import type { CaConfig } from './config.js';
 import { BufferPool } from '../buffer-pool.js';
 import { StreamConnection, type CloseReason } from '../stream.js';
 
 export type { CloseReason };
-
-installSwappers({
-  swap16: (b) => void Buffer.from(b.buffer, b.byteOffset, b.length).swap16(),
-  swap32: (b) => void Buffer.from(b.buffer, b.byteOffset, b.length).swap32(),
-  swap64: (b) => void Buffer.from(b.buffer, b.byteOffset, b.length).swap64(),
-});
 
 /** Consecutive full reads (the kernel has more queued) before asking the server to pause events. */
 const FLOW_CONTROL_THRESHOLD = 10;

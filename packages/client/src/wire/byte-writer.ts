@@ -1,5 +1,5 @@
 // A growable byte writer: messages are appended here and taken as one chunk, so a circuit's
-// output for one event-loop tick goes out as a single socket write (CA, and PVA's Writer on top).
+// output for one event-loop tick goes out as a single socket write (CA's circuit, PVA's Writer).
 
 export class ByteWriter {
   private buf: Uint8Array;

@@ -1,0 +1,96 @@
+// A monitor run's result shape (the monitor, array and headroom workloads make them) and the
+// figures and checks in it; `stat`, the summary every workload's figures use.
+
+export interface Stat {
+  median: number;
+  min: number;
+  max: number;
+  mean: number;
+  n: number;
+}
+
+/** Median, min-max and mean of the finite values (undefined when there is none). */
+export function stat(values: readonly number[]): Stat | undefined {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const mid = v.length >> 1;
+  const median = v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+  return { median, min: v[0]!, max: v[v.length - 1]!, mean: v.reduce((a, b) => a + b, 0) / v.length, n: v.length };
+}
+
+export interface MonitorCheck {
+  pvs: number;
+  /** PVs that delivered no sample at all. */
+  silentPvs: number;
+  /** PVs with fewer samples than asked. */
+  incompletePvs: number;
+  samples: number;
+  /** Places where the value jumped by more than 1 ... */
+  gaps: number;
+  /** ... and the values skipped there in total. */
+  missedValues: number;
+  /** Values that repeated or went backwards. */
+  valueErrors: number;
+  /** Timestamps that did not strictly increase. */
+  timestampErrors: number;
+  /** Timestamps older than the run (a stale or cached value) or in the future. */
+  staleTimestamps: number;
+  /** Samples whose severity was not the expected one. */
+  severityErrors: number;
+  /** Receive time minus IOC timestamp of every update after the first, ms. */
+  latencyMs: { p50: number; p99: number; max: number } | undefined;
+  /** Updates per second over the whole collection. */
+  updatesPerSecond: number;
+  /** Human-readable findings, at most a few per kind. */
+  findings: string[];
+  ok: boolean;
+}
+
+export interface ArrayCheck {
+  updates: number;
+  elements: number;
+  /** Updates the IOC made that the client never saw (the value jumped by more than 1). */
+  skipped: number;
+  /** Updates whose probe elements (or, in a full check, any element) disagreed with the first
+   *  element, or whose length was not the workload's. */
+  corrupt: number;
+  /** The first few corrupt updates: which one (1-based, in arrival order), its first element, and what was wrong. */
+  corruptUpdates?: string[];
+  /** Updates that carried the same content again. RSRV reads a large array when it sends it, not
+   *  when it was posted, so under backlog queued updates carry the newest content with their own
+   *  timestamps: a server effect, not a client error. */
+  repeats: number;
+  /** Updates whose value went backwards. */
+  valueErrors: number;
+  /** Elements received per second, in millions, over the updates after the first. */
+  mElementsPerSecond: number;
+  updatesPerSecond: number;
+  latencyMs: { p50: number; p99: number } | undefined;
+  /** What the IOC published over the same run, counted on its side (updates and M elements per
+   *  second), and the client's updates/s as a fraction of it (1.0: it kept up). */
+  server?: { updatesPerSecond: number; mElementsPerSecond: number; fraction: number };
+  ok: boolean;
+}
+
+export interface MonitorRun {
+  client: string;
+  /** The host it ran on (a name of `hosts`), when not the orchestrator's. */
+  host?: string;
+  version?: string;
+  ok: boolean;
+  error?: string;
+  /** From `start` until every PV delivered its first update, ms. */
+  connectMs?: number;
+  /** From `start` until every PV had its samples, s. */
+  collectS?: number;
+  /** CPU of the runner process, % of one core, sampled once a second after the warm-up (one
+   *  figure over the whole collection when it ended before the first sample). */
+  cpuPercent?: Stat & { samples: number[] };
+  iocCpuPercent?: Stat;
+  peakRssMb?: number;
+  check?: MonitorCheck;
+  /** The array workload's figures and checks. */
+  array?: ArrayCheck;
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
+}
