@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BadArgumentError } from '../../packages/client/src/client/errors.js';
 import {
-  detectFormat, parseAutosaveReq, parseAutosaveSav, parsePhoebusCsv, parsePsiSnap, writeAutosaveSav, writePhoebusCsv, writePsiSnap,
+  isAutosaveReq, parseAutosaveReq, SNAPSHOT_FORMATS, snapshotFormatForName, snapshotFormatOf, parseAutosaveSav, parsePhoebusCsv, parsePsiSnap, writeAutosaveSav, writePhoebusCsv, writePsiSnap,
 } from '../../packages/client/src/saveset/formats/index.js';
 import type { SavedPv, SaveSet } from '../../packages/client/src/saveset/types.js';
 
@@ -328,23 +328,47 @@ describe('autosave .req', () => {
   });
 });
 
-describe('detectFormat', () => {
-  it('by extension first', () => {
-    expect(detectFormat('rf.csv', '')).toBe('phoebus-csv');
-    expect(detectFormat('rf_20241218.snap', '')).toBe('psi-snap');
-    expect(detectFormat('auto_settings.sav', '')).toBe('autosave-sav');
-    expect(detectFormat('auto_settings.savB', '')).toBe('autosave-sav');
-    expect(detectFormat('auto_settings.sav_241218-164205', '')).toBe('autosave-sav');
-    expect(detectFormat('auto_settings.req', '')).toBe('autosave-req');
+describe('the format registry', () => {
+  const id = (name: string, text: string): string | undefined => snapshotFormatOf(name, text)?.id;
+
+  it('by name first', () => {
+    expect(id('rf.csv', '')).toBe('phoebus-csv');
+    expect(id('rf_20241218.snap', '')).toBe('psi-snap');
+    expect(id('auto_settings.sav', '')).toBe('autosave-sav');
+    expect(id('auto_settings.savB', '')).toBe('autosave-sav');
+    expect(id('auto_settings.sav_241218-164205', '')).toBe('autosave-sav');
+    expect(id('auto_settings.req', '')).toBeUndefined();
+    expect(isAutosaveReq('auto_settings.req', '')).toBe(true);
   });
 
-  it('then by content', () => {
-    expect(detectFormat('a.txt', fixture('auto_settings.sav'))).toBe('autosave-sav');
-    expect(detectFormat('a.txt', '# save/restore V4.9\tAutomatically generated - DO NOT MODIFY - 060720-154526\n<END>\n')).toBe('autosave-sav');
-    expect(detectFormat('a.txt', fixture('psi.snap'))).toBe('psi-snap');
-    expect(detectFormat('a.txt', fixture('phoebus-snapshot.csv'))).toBe('phoebus-csv');
-    expect(detectFormat('a', 'PV,READBACK,READ_ONLY\nA,,0\n')).toBe('phoebus-csv');
-    expect(detectFormat('a', '$(P)m1.VAL\nfile motor.req P=$(P)\n')).toBe('autosave-req');
-    expect(detectFormat('a.json', '{"pvs": []}')).toBeUndefined();
+  it('then by content; this project\'s by its first line whatever the name', () => {
+    expect(id('a.txt', fixture('auto_settings.sav'))).toBe('autosave-sav');
+    expect(id('a.txt', '# save/restore V4.9\tAutomatically generated - DO NOT MODIFY - 060720-154526\n<END>\n')).toBe('autosave-sav');
+    expect(id('a.txt', fixture('psi.snap'))).toBe('psi-snap');
+    expect(id('a.txt', fixture('phoebus-snapshot.csv'))).toBe('phoebus-csv');
+    expect(id('a', 'PV,READBACK,READ_ONLY\nA,,0\n')).toBe('phoebus-csv');
+    expect(id('golden.csv', '{"format":"epicsperf-snapshot","version":1,"pvs":0}\n')).toBe('epicsperf');
+    expect(id('a', '$(P)m1.VAL\nfile motor.req P=$(P)\n')).toBeUndefined();
+    expect(isAutosaveReq('a', '$(P)m1.VAL\nfile motor.req P=$(P)\n')).toBe(true);
+    expect(id('a.json', '{"pvs": []}')).toBeUndefined();
+    expect(isAutosaveReq('a.json', '{"pvs": []}')).toBe(false);
+  });
+
+  it('a name picks the format written; every format reads back what it writes and knows its own text', () => {
+    expect(['x.csv', 'x.SNAP', 'x.sav', 'x.snapshot', 'x'].map((n) => snapshotFormatForName(n).id)).toEqual(['phoebus-csv', 'psi-snap', 'autosave-sav', 'epicsperf', 'epicsperf']);
+    const set: SaveSet = {
+      meta: { time: '2026-11-27T10:00:00.000Z', host: 'h', protocol: 'ca' },
+      pvs: [
+        { name: 'A:DOUBLE', ok: true, value: 1.5, type: 'double', count: 1 },
+        { name: 'A:TEXT', ok: true, value: 'some text', type: 'string', count: 1 },
+        { name: 'A:ARRAY', ok: true, value: [1, 2, 3], type: 'double', count: 3 },
+      ],
+    };
+    for (const f of SNAPSHOT_FORMATS) {
+      const text = f.write(set);
+      expect(f.sniff(text), f.id).toBe(true);
+      expect(snapshotFormatOf('file', text)?.id, f.id).toBe(f.id);
+      expect(f.parse(text).pvs.map((p) => p.name), f.id).toEqual(set.pvs.map((p) => p.name));
+    }
   });
 });

@@ -13,6 +13,7 @@ export {
 } from './restore.js';
 export { parseSnapshot, writeSnapshot, isNativeSnapshot, FORMAT_NAME, FORMAT_VERSION } from './native.js';
 export {
-  parsePhoebusCsv, writePhoebusCsv, parsePsiSnap, writePsiSnap, parseAutosaveSav, writeAutosaveSav, parseAutosaveReq, detectFormat,
-  type PhoebusCsvOptions, type AutosaveReqOptions, type SnapshotFormat,
+  SNAPSHOT_FORMATS, snapshotFormatOf, snapshotFormatForName, isAutosaveReq,
+  parsePhoebusCsv, writePhoebusCsv, parsePsiSnap, writePsiSnap, parseAutosaveSav, writeAutosaveSav, parseAutosaveReq,
+  type SnapshotFormat, type SnapshotFormatId, type PhoebusCsvOptions, type AutosaveReqOptions,
 } from './formats/index.js';

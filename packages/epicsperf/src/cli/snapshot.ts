@@ -5,7 +5,7 @@ import { save } from 'epics-client/saveset';
 import { DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
 import { fmt } from '../report/table.js';
-import { formatForName, readNames, writeSaveSet } from '../snapshots/files.js';
+import { readNames, writeSaveSet } from '../snapshots/files.js';
 import { runSnapshot } from '../bench/snapshot.js';
 import { snapshotCsv, snapshotJson, snapshotTable } from '../report/snapshot.js';
 import { exitOnSignals, parseClient, orClose, placement, Progress, prepareClients, target, type HostOpts } from './common.js';
@@ -76,7 +76,6 @@ async function saveSnapshot(names: string[], opts: Opts): Promise<void> {
   if (opts.client !== 'node') throw new UsageError(`--save reads with this project's client (node), not ${opts.client}`);
   if (opts.hosts !== undefined || opts.check) throw new UsageError(`--save reads on this host, without --hosts or --check`);
   const path = opts.save!;
-  formatForName(path);
   exitOnSignals();
   const t = await target(opts.ioc, { arrayElements: 0, rate: 1, records: names.reduce((m, n) => Math.max(m, counterIndex(n)), DEFAULTS.records) });
   try {
