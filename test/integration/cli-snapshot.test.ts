@@ -22,12 +22,24 @@ describe('epicsperf snapshot', () => {
     expect(schemaErrors('snapshot', out)).toEqual([]);
   });
 
-  it('prints a table with a summary line, and exits 0 when every PV answered', async () => {
-    const r = await runCli(['snapshot', '-', '--ioc', 'builtin', '--timeout', '2000'], { input: 'TEST:CALC1\n# a comment\n\nTEST:KIND:LONG\n' });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^name\s+value\s+severity/);
-    expect(r.stdout).toMatch(/TEST:KIND:LONG\s+42\s+NO_ALARM/);
-    expect(r.stdout).toMatch(/2 answered, 0 failed in [\d.]+ s \(client node, timeout 2000 ms\)/);
+  it('prints a table with a summary line, and exits 0 when every PV answered: read in the command\'s process, or by a client of --client in its own', async () => {
+    const input = 'TEST:CALC1\n# a comment\n\nTEST:KIND:LONG\n';
+    for (const [args, client] of [[[], 'epics-client'], [['--client', 'node'], 'node'], [['--client', 'pyepics'], 'pyepics']] as const) {
+      const r = await runCli(['snapshot', '-', '--ioc', 'builtin', '--timeout', '2000', ...args], { input });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^name\s+value\s+severity/);
+      expect(r.stdout).toMatch(/TEST:KIND:LONG\s+42\s+NO_ALARM/);
+      expect(r.stdout).toMatch(new RegExp(`2 answered, 0 failed in [\\d.]+ s \\(client ${client}, timeout 2000 ms\\)`));
+    }
+  });
+
+  it('over PV Access with --protocol pva, names with pva:// and ca:// alike', async () => {
+    const r = await runCli(['snapshot', '-', '--ioc', 'builtin', '--protocol', 'pva', '--format', 'json'], { input: 'TEST:KIND:LONG\nca://TEST:KIND:STRING\n' });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { client: string; rows: { name: string; value: unknown }[] };
+    expect(out.client).toBe('epics-client');
+    expect(out.rows.map((x) => [x.name, x.value])).toEqual([['TEST:KIND:LONG', 42], ['ca://TEST:KIND:STRING', 'hello epics']]);
+    expect(schemaErrors('snapshot', out)).toEqual([]);
   });
 
   it('writes CSV', async () => {

@@ -223,7 +223,7 @@ describe('files', () => {
       [['diff', 'test/fixtures/saveset/truncated.sav', '--live'], /truncated\.sav.*<END>/],
       [['restore', 'test/fixtures/saveset/psi-bad-value.snap', '--yes'], /psi-bad-value\.snap line \d+: /],
       [['diff', 'test/fixtures/saveset/phoebus-bad-columns.csv', 'test/fixtures/saveset/psi.snap'], /phoebus-bad-columns\.csv line \d+: /],
-      [['snapshot', '-', '--save', join(dir, 'y.snapshot'), '--client', 'pyepics'], /--save reads with this project's client/],
+      [['snapshot', '-', '--save', join(dir, 'y.snapshot'), '--client', 'pyepics'], /--save reads with epics-client in this process, without --client/],
     ];
     for (const [args, msg] of cases) {
       const r = await cli(args, 'TEST:KIND:LONG\n');

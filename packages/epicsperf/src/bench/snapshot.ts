@@ -7,6 +7,7 @@ import type { Host } from '../hosts/host.js';
 import { LocalHost } from './local-host.js';
 import { ClientDeadline } from '../runner/deadline.js';
 import type { SnapshotRow, SnapshotRun } from '../results/index.js';
+import { snapshotRow, type ShippedRow } from '../snapshots/read.js';
 
 export interface SnapshotRunOptions {
   client: ClientSpec;
@@ -97,7 +98,7 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
     progress('checking');
     runner.send('ship');
     const shipped = await runner.next('results', 60_000, 'shipping results');
-    const raw = JSON.parse((shipped.payload ?? Buffer.from('[]')).toString('utf8')) as Array<Record<string, unknown>>;
+    const raw = JSON.parse((shipped.payload ?? Buffer.from('[]')).toString('utf8')) as ShippedRow[];
     if (raw.length !== o.names.length) throw new RunnerError(`the runner returned ${raw.length} results for ${o.names.length} names`);
     let after: (SnapshotRow | undefined)[] | undefined;
     if (before) {
@@ -111,15 +112,8 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
     }
     const check = before !== undefined && after !== undefined;
     result.rows = raw.map((r, i) => {
-      const row: SnapshotRow = { name: o.names[i]!, ok: r.ok === true };
-      if (row.ok) {
-        row.value = r.value;
-        if (typeof r.severity === 'number') row.severity = r.severity;
-        if (typeof r.status === 'number') row.status = r.status;
-        if (typeof r.timestamp === 'number') row.timestamp = r.timestamp;
-        if (check) row.correct = agrees(r.value, before![i], after![i]);
-      } else row.error = String(r.error ?? 'failed');
-      if (typeof r.elapsedMs === 'number') row.elapsedMs = r.elapsedMs;
+      const row = snapshotRow(o.names[i]!, r);
+      if (row.ok && check) row.correct = agrees(r.value, before![i], after![i]);
       return row;
     });
     result.answered = result.rows.filter((r) => r.ok).length;

@@ -63,7 +63,11 @@ export function formatOption<T extends string>(choices: readonly T[]): Option {
   return new Option('--format <format>', 'output format').choices(choices).default(choices[0]);
 }
 
-export const clientOption = (what: string): Option => new Option('--client <name>', `${what} (see \`epicsperf clients\`)`).default('node');
+/** `--client <name>`, `node` by default (`null`: no default, the command tells the option's absence). */
+export const clientOption = (what: string, byDefault: string | null = 'node'): Option => {
+  const o = new Option('--client <name>', `${what} (see \`epicsperf clients\`)`);
+  return byDefault === null ? o : o.default(byDefault);
+};
 export const timeoutOption = (): Option =>
   new Option('--timeout <ms>', 'timeout of each PV, in milliseconds').argParser(intArg(1, 3_600_000)).default(DEFAULTS.timeoutMs);
 export const recordsOption = (max = 100_000): Option =>

@@ -1,11 +1,15 @@
-// `epicsperf snapshot FILE`: read every PV in a list once, concurrently, each against its own timeout.
+// `epicsperf snapshot FILE`: read every PV in a list once, concurrently, each against its own
+// timeout: with epics-client in this process by default (--save keeps what was read), or with a
+// benchmark client in a runner process of its own (--client, --check, --hosts) to compare clients.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Protocol } from 'epics-client';
 import { save } from 'epics-client/saveset';
 import { DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
 import { fmt } from '../report/table.js';
+import { packageVersion } from '../doctor.js';
 import { readNames, writeSaveSet } from '../snapshots/files.js';
+import { readSnapshot } from '../snapshots/read.js';
 import { runSnapshot } from '../bench/snapshot.js';
 import { snapshotCsv, snapshotJson, snapshotTable } from '../report/snapshot.js';
 import { exitOnSignals, parseClient, orClose, placement, Progress, prepareClients, target, type HostOpts } from './common.js';
@@ -14,7 +18,7 @@ import { protocolOption, withSavesetContext } from './saveset-common.js';
 
 interface Opts extends HostOpts {
   timeout: number;
-  client: string;
+  client?: string;
   format: 'table' | 'json' | 'csv';
   ioc: IocMode;
   check?: boolean;
@@ -31,7 +35,7 @@ export function register(program: Command): void {
     .description('read every PV in a list once, concurrently, each against its own timeout (exit 0: all answered, 1: some failed)')
     .argument('<file>', 'PV list (one name per line, # comments; - reads stdin), an autosave .req file, or a saved snapshot')
     .addOption(timeoutOption())
-    .addOption(clientOption('client that reads'))
+    .addOption(clientOption('read with this benchmark client in a process of its own (default: epics-client in this process)', null))
     .addOption(formatOption(['table', 'json', 'csv'] as const))
     .addOption(iocOption('env'))
     .option('--check', 'check each value against reads made before and after')
@@ -45,9 +49,11 @@ export function register(program: Command): void {
     .addOption(protocolOption())
     .action(async (file: string, opts: Opts) => {
       const format = opts.format;
-      const client = parseClient(opts.client, 'snapshot');
+      const viaRunner = opts.client !== undefined || opts.check === true || opts.hosts !== undefined;
+      const client = parseClient(opts.client ?? 'node', 'snapshot');
       const names = readNames(file, opts.macro);
       if (opts.save !== undefined) return saveSnapshot(names, opts);
+      if (!viaRunner) return readHere(names, opts);
       exitOnSignals();
       const python = await prepareClients([client], opts.ioc === 'builtin', opts.check === true);
       const records = names.reduce((m, n) => Math.max(m, counterIndex(n)), DEFAULTS.records);
@@ -71,13 +77,31 @@ export function register(program: Command): void {
     });
 }
 
+/** The built-in IOC (--ioc builtin) serving every counter the list names, or the environment's IOCs. */
+const targetFor = (names: readonly string[], opts: Opts) =>
+  target(opts.ioc, { arrayElements: 0, rate: 1, records: names.reduce((m, n) => Math.max(m, counterIndex(n)), DEFAULTS.records) });
+
+/** Read with epics-client in this process and print the rows. */
+async function readHere(names: string[], opts: Opts): Promise<void> {
+  exitOnSignals();
+  const t = await targetFor(names, opts);
+  try {
+    const run = await withSavesetContext(opts.protocol, (ctx) => readSnapshot(ctx, names, opts.timeout, { name: 'epics-client', version: packageVersion() }), t.env);
+    const f = opts.format;
+    process.stdout.write(f === 'json' ? snapshotJson(run, opts.timeout) : f === 'csv' ? snapshotCsv(run) : snapshotTable(run, opts.timeout));
+    process.exitCode = run.failed > 0 ? 1 : 0;
+  } finally {
+    await t.stop();
+  }
+}
+
 /** `--save`: read with this project's client in this process, and write the snapshot file whole. */
 async function saveSnapshot(names: string[], opts: Opts): Promise<void> {
-  if (opts.client !== 'node') throw new UsageError(`--save reads with this project's client (node), not ${opts.client}`);
+  if (opts.client !== undefined) throw new UsageError(`--save reads with epics-client in this process, without --client`);
   if (opts.hosts !== undefined || opts.check) throw new UsageError(`--save reads on this host, without --hosts or --check`);
   const path = opts.save!;
   exitOnSignals();
-  const t = await target(opts.ioc, { arrayElements: 0, rate: 1, records: names.reduce((m, n) => Math.max(m, counterIndex(n)), DEFAULTS.records) });
+  const t = await targetFor(names, opts);
   try {
     const t0 = performance.now();
     const set = await withSavesetContext(opts.protocol, (ctx) => save(ctx, names, { timeout: opts.timeout, comment: opts.comment, labels: opts.label }), t.env);

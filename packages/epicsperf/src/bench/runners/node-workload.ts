@@ -1,7 +1,7 @@
 // The workloads as this project's Node client runs them (snapshot, monitor, array), over CA or
 // (--pva) PV Access, independent of whether they run on the main thread or inside a worker thread.
-import { ALARM_STATUS_NAMES } from 'epics-client/ca';
-import { Context, PvaReading, type TimeReading, type MonitorEvent, type Monitor } from 'epics-client';
+import { Context, type PvaReading, type SnapshotResult, type TimeReading, type MonitorEvent, type Monitor } from 'epics-client';
+import { shippedRows, statusOf } from '../../snapshots/read.js';
 import type { RunnerArgs } from './args.js';
 import { nowSeconds } from '../../runner/protocol.js';
 import { SampleStore } from '../samples.js';
@@ -10,15 +10,6 @@ import { arrayPut, latency } from './node-put.js';
 export interface Shipment {
   event: Record<string, unknown>;
   payload: Uint8Array;
-}
-
-/** The CA alarm status of a reading: QSRV sends the CA status name as the PVA alarm message. */
-function statusOf(r: { status: number }): number {
-  if (r instanceof PvaReading) {
-    const i = ALARM_STATUS_NAMES.indexOf(r.message as (typeof ALARM_STATUS_NAMES)[number]);
-    return i >= 0 ? i : r.status;
-  }
-  return r.status;
 }
 
 export class NodeWorkload {
@@ -66,19 +57,7 @@ export class NodeWorkload {
   private async snapshot(): Promise<void> {
     const results = await this.ctx.snapshot(this.args.names, { timeout: this.args.timeoutMs });
     this.events({ ev: 'done' });
-    const out = results.map((r) =>
-      r.ok
-        ? {
-            ok: true,
-            value: typeof r.value === 'number' || typeof r.value === 'string' ? r.value
-              : typeof r.value === 'bigint' ? Number(r.value) : Array.from(r.value as ArrayLike<number>),
-            severity: r.severity,
-            status: statusOf(r.reading),
-            timestamp: r.reading.posixSeconds,
-            elapsedMs: r.elapsedMs,
-          }
-        : { ok: false, error: r.error.message, code: r.code, elapsedMs: r.elapsedMs },
-    );
+    const out = shippedRows(results as SnapshotResult<TimeReading | PvaReading>[]);
     this.snapshotJson = new TextEncoder().encode(JSON.stringify(out)); // its own ArrayBuffer: transferable
   }
 
