@@ -162,7 +162,7 @@ describe('CaptureWriter', () => {
     it('refuses an existing file unless force', async () => {
     const existing = join(dir, 'existing.h5');
     writeFileSync(existing, 'keep me');
-    await expect(CaptureWriter.open(existing)).rejects.toMatchObject({ code: 'EPICSPERF_CAPTURE_EXISTS' });
+    await expect(CaptureWriter.open(existing)).rejects.toMatchObject({ code: 'ERR_EPICSPERF_CAPTURE_EXISTS' });
     expect(statSync(existing).size).toBe(7);
     const w = await CaptureWriter.open(existing, { force: true });
     w.close();
@@ -173,11 +173,11 @@ describe('CaptureWriter', () => {
     const missingDir = join(dir, 'no-such-dir', 'run.h5');
     const err = await CaptureWriter.open(missingDir).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CaptureError);
-    expect(err).toMatchObject({ code: 'EPICSPERF_CAPTURE_UNWRITABLE' });
+    expect(err).toMatchObject({ code: 'ERR_EPICSPERF_CAPTURE_UNWRITABLE' });
     expect((err as Error).message).toContain('no-such-dir');
     expect(existsSync(join(dir, 'no-such-dir'))).toBe(false);
     // a directory where the file should be
-    await expect(CaptureWriter.open(dir, { force: true })).rejects.toMatchObject({ code: 'EPICSPERF_CAPTURE_UNWRITABLE' });
+    await expect(CaptureWriter.open(dir, { force: true })).rejects.toMatchObject({ code: 'ERR_EPICSPERF_CAPTURE_UNWRITABLE' });
   });
 
   it('rejects bad use with CaptureError', async () => {

@@ -21,7 +21,7 @@ const TSCONFIG = JSON.stringify({
 
 /** What a Node developer writes first: read, write, watch, ask what a channel is, handle a missing PV. */
 const MAIN = `
-import { CaError, Context, EpicsError, NotFoundError, PvaReading, type CaErrorCode, type ChannelInfo, type CtrlReading, type FullReading, type TimeReading } from 'epics-client';
+import { Context, EpicsError, NotFoundError, PvaReading, type EpicsErrorCode, type ChannelInfo, type CtrlReading, type FullReading, type TimeReading } from 'epics-client';
 import { decodeDbr } from 'epics-client/ca';
 import { BitSet } from 'epics-client/pva';
 import { compareLive, parseSnapshot, save, writeSnapshot, type Diff } from 'epics-client/saveset';
@@ -40,15 +40,15 @@ for await (const ev of ctx.monitor('TEST:CALC1')) {
   if (counts.length === 3) break;
 }
 let missing = '';
-let aliases = false;
+let base = false;
 try {
   await ctx.get('TEST:NO:SUCH', { timeout: 300 });
 } catch (e) {
   if (e instanceof NotFoundError) missing = e.code;
-  // The deprecated names of 0.1 still work: CaError is EpicsError, CaErrorCode its code type.
-  if (e instanceof CaError && e instanceof EpicsError) {
-    const code: CaErrorCode = e.code;
-    aliases = code === missing;
+  // Every failure is an EpicsError with an ERR_EPICS_* code.
+  if (e instanceof EpicsError) {
+    const code: EpicsErrorCode = e.code;
+    base = code === missing;
   }
 }
 const p: PvaReading = await ctx.get('pva://TEST:KIND:DOUBLE');
@@ -65,7 +65,7 @@ console.log(JSON.stringify({
   saveset: { saved: set.pvs.map((x) => x.ok), equal: diff.equal },
   value: t.value, stampYear: stamp.getUTCFullYear(), ctrlStamp: none === undefined, units: c.metadata.units,
   full: { units: f.metadata.units, hasStamp: f.timestamp instanceof Date, severity: f.severity },
-  info, counts, missing, aliases, decoder: typeof decodeDbr, bitset: typeof BitSet,
+  info, counts, missing, base, decoder: typeof decodeDbr, bitset: typeof BitSet,
   pva: { value: p.value, units: p.nt.kind === 'NTScalar' ? p.nt.display?.units : undefined, counts: pvaCounts },
 }));
 `;
@@ -121,7 +121,7 @@ describe('an app of the packed client package', () => {
     expect(got.info).toMatchObject({ nativeType: 'short', elementCount: 10, port: ioc.caPort, readAccess: true, writeAccess: true });
     expect(got.counts[1]).toBe(got.counts[0] + 1);
     expect(got.missing).toBe('ERR_EPICS_NOT_FOUND');
-    expect(got.aliases).toBe(true);
+    expect(got.base).toBe(true);
     expect(got.decoder).toBe('function');
     expect(got.bitset).toBe('function');
     expect(got.pva.value).toBe(3.14159);

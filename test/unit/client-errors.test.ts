@@ -1,9 +1,9 @@
-// The client's error classes: one base class for CA and PVA with protocol-neutral codes, and the
-// names of 0.1 (CaError, CaErrorCode) kept as deprecated aliases that still work with instanceof.
-import { describe, expect, expectTypeOf, it } from 'vitest';
+// The client's error classes: one base class for CA and PVA with protocol-neutral codes
+// (ERR_EPICS_*), and a remote failure made per protocol.
+import { describe, expect, it } from 'vitest';
 import {
-  AbortedError, AccessDeniedError, BadArgumentError, CaError, ClosedError, DisconnectedError, EpicsError, NotFoundError,
-  ProtocolError, RemoteError, TimeoutError, type CaErrorCode, type EpicsErrorCode,
+  AbortedError, AccessDeniedError, BadArgumentError, ClosedError, DisconnectedError, EpicsError, NotFoundError,
+  ProtocolError, RemoteError, TimeoutError, type EpicsErrorCode,
 } from '../../packages/client/src/index.js';
 
 describe('client errors', () => {
@@ -12,7 +12,7 @@ describe('client errors', () => {
     [new DisconnectedError('d', 'PV'), 'DisconnectedError', 'ERR_EPICS_DISCONNECTED'],
     [new NotFoundError('n', 'PV'), 'NotFoundError', 'ERR_EPICS_NOT_FOUND'],
     [new AccessDeniedError('a', 'PV'), 'AccessDeniedError', 'ERR_EPICS_ACCESS_DENIED'],
-    [new RemoteError(2, 'no such field', 'pva://PV', 2), 'RemoteError', 'ERR_EPICS_REMOTE'],
+    [RemoteError.pva(2, 'no such field', 'pva://PV'), 'RemoteError', 'ERR_EPICS_REMOTE'],
     [new ProtocolError('p', 'PV'), 'ProtocolError', 'ERR_EPICS_PROTOCOL'],
     [new ClosedError(undefined, 'PV'), 'ClosedError', 'ERR_EPICS_CLOSED'],
     [new BadArgumentError('b', 'PV'), 'BadArgumentError', 'ERR_EPICS_BAD_ARGUMENT'],
@@ -27,22 +27,14 @@ describe('client errors', () => {
     expect(err).toBeInstanceOf(Error);
   });
 
-  it('CaError is the deprecated alias of EpicsError: the same class, so instanceof holds either way', () => {
-    expect(CaError).toBe(EpicsError);
-    for (const [err] of cases) expect(err instanceof CaError).toBe(true);
-    const base = new CaError('ERR_EPICS_PROTOCOL', 'x');
-    expect(base).toBeInstanceOf(EpicsError);
-    expect(base.name).toBe('EpicsError');
-  });
-
-  it('CaErrorCode is the deprecated alias of EpicsErrorCode; the ERR_CA_* strings are not produced any more', () => {
-    expectTypeOf<CaErrorCode>().toEqualTypeOf<EpicsErrorCode>();
-    expectTypeOf<CaError>().toEqualTypeOf<EpicsError>();
-    for (const [err] of cases) expect(err.code).not.toMatch(/^ERR_CA_/);
+  it('every code is ERR_EPICS_*', () => {
+    for (const [err] of cases) expect(err.code).toMatch(/^ERR_EPICS_[A-Z_]+$/);
   });
 
   it('a PVA failure names its status type; a CA one its ECA status', () => {
-    expect(new RemoteError(2, 'no such field', 'pva://PV', 2).message).toBe('PVA_ERROR: no such field');
-    expect(new RemoteError(20 << 3, '', 'PV').statusName).toBe('ECA_PUTFAIL');
+    expect(RemoteError.pva(2, 'no such field', 'pva://PV')).toMatchObject({ message: 'PVA_ERROR: no such field', protocol: 'pva', status: 2, statusName: 'PVA_ERROR' });
+    expect(RemoteError.pva(3, '', 'pva://PV').message).toBe('PVA_FATAL: the server reported a failure');
+    expect(RemoteError.ca(20 << 3, '', 'PV')).toMatchObject({ protocol: 'ca', status: 20 << 3, statusName: 'ECA_PUTFAIL' });
+    expect(RemoteError.ca(20 << 3, 'record disabled', 'PV').message).toMatch(/^ECA_PUTFAIL: .* \(record disabled\)$/);
   });
 });

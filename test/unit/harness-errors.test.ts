@@ -6,11 +6,11 @@ import { parsePvList } from '../../packages/epicsperf/src/pvlist.js';
 describe('harness errors', () => {
   it('each has its code and name, and only usage and PV-list errors are input errors', () => {
     const cases: [HarnessError, string, boolean][] = [
-      [new UsageError('u'), 'EPICSPERF_USAGE', true],
-      [new PvListError('p'), 'EPICSPERF_PV_LIST', true],
-      [new RunnerError('r'), 'EPICSPERF_RUNNER', false],
-      [new IocError('i'), 'EPICSPERF_IOC', false],
-      [new PythonEnvError('y'), 'EPICSPERF_PYTHON_ENV', false],
+      [new UsageError('u'), 'ERR_EPICSPERF_USAGE', true],
+      [new PvListError('p'), 'ERR_EPICSPERF_PV_LIST', true],
+      [new RunnerError('r'), 'ERR_EPICSPERF_RUNNER', false],
+      [new IocError('i'), 'ERR_EPICSPERF_IOC', false],
+      [new PythonEnvError('y'), 'ERR_EPICSPERF_PYTHON_ENV', false],
     ];
     for (const [err, code, input] of cases) {
       expect(err).toBeInstanceOf(HarnessError);

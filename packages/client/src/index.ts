@@ -36,8 +36,6 @@ export type { FormName, NativeTypeName } from './ca/constants.js';
 export {
   EpicsError, TimeoutError, DisconnectedError, NotFoundError, AccessDeniedError, RemoteError, ProtocolError,
   ClosedError, BadArgumentError, AbortedError, type EpicsErrorCode,
-  // Deprecated aliases of EpicsError and EpicsErrorCode, kept for code written against 0.1.
-  CaError, type CaErrorCode,
 } from './client/errors.js';
 export { DBE_VALUE, DBE_LOG, DBE_ALARM, DBE_PROPERTY, SEVERITY_NAMES, ALARM_STATUS_NAMES } from './ca/constants.js';
 export { LOG_LEVELS, logChannelName, type LogLevel, type LogRecord } from './log.js';

@@ -1,11 +1,9 @@
 // Error classes of the client, one per failure whatever the protocol (CA or PVA), each with a
-// stable protocol-neutral `code`; the CA-named ones of earlier releases stay as aliases.
+// stable protocol-neutral `code`: `ERR_EPICS_*`, as Node names its own (`ERR_*`); the epicsperf
+// tool's are `ERR_EPICSPERF_*`.
 import { ecaInfo } from '../ca/constants.js';
 
-/**
- * The stable code of each failure. Earlier releases named them `ERR_CA_*` for both protocols;
- * the old strings are not produced any more (ERR_CA_TIMEOUT is now ERR_EPICS_TIMEOUT, and so on).
- */
+/** The stable code of each failure. */
 export type EpicsErrorCode =
   | 'ERR_EPICS_TIMEOUT'
   | 'ERR_EPICS_DISCONNECTED'
@@ -31,16 +29,6 @@ export class EpicsError extends Error {
     return this.constructor.name;
   }
 }
-
-/**
- * @deprecated Alias of {@link EpicsError} (the same class: `instanceof CaError` still holds for
- * every error of the client, PVA ones included); use EpicsError.
- */
-export const CaError = EpicsError;
-/** @deprecated Alias of {@link EpicsError}; use EpicsError. */
-export type CaError = EpicsError;
-/** @deprecated Alias of {@link EpicsErrorCode}, whose codes are `ERR_EPICS_*`; use EpicsErrorCode. */
-export type CaErrorCode = EpicsErrorCode;
 
 /** The operation did not complete within its timeout. */
 export class TimeoutError extends EpicsError {
@@ -70,21 +58,34 @@ export class AccessDeniedError extends EpicsError {
   }
 }
 
-/** The server reported a failure: CA with its ECA status code, PVA with its status type and message. */
+/**
+ * The server reported a failure: over CA with its ECA status code (`RemoteError.ca`), over PV
+ * Access with its status type and message (`RemoteError.pva`).
+ */
 export class RemoteError extends EpicsError {
-  /** ECA status as sent (message number << 3 | severity). */
+  /** CA: the ECA status as sent (message number << 3 | severity); PVA: the status type (1 WARNING, 2 ERROR, 3 FATAL). */
   readonly status: number;
-  /** Symbolic name, e.g. ECA_PUTFAIL. */
+  /** Symbolic name: ECA_PUTFAIL, PVA_ERROR, ... */
   readonly statusName: string;
-  /**
-   * A CA failure with its ECA status; or, with `pvaType` (the PVA status type: 1 WARNING,
-   * 2 ERROR, 3 FATAL), a PV Access failure whose server message is `detail`.
-   */
-  constructor(status: number, detail: string, pvName?: string, pvaType?: number) {
-    const info = pvaType === undefined ? ecaInfo(status) : { name: `PVA_${['OK', 'WARNING', 'ERROR', 'FATAL'][pvaType] ?? pvaType}`, message: 'the server reported a failure' };
-    super('ERR_EPICS_REMOTE', pvaType === undefined || !detail ? `${info.name}: ${info.message}${detail ? ` (${detail})` : ''}` : `${info.name}: ${detail}`, pvName);
+  readonly protocol: 'ca' | 'pva';
+
+  private constructor(protocol: 'ca' | 'pva', status: number, statusName: string, message: string, pvName?: string) {
+    super('ERR_EPICS_REMOTE', message, pvName);
+    this.protocol = protocol;
     this.status = status;
-    this.statusName = info.name;
+    this.statusName = statusName;
+  }
+
+  /** A Channel Access failure: its ECA status, and what else the server or the client said. */
+  static ca(status: number, detail: string, pvName?: string): RemoteError {
+    const info = ecaInfo(status);
+    return new RemoteError('ca', status, info.name, `${info.name}: ${info.message}${detail ? ` (${detail})` : ''}`, pvName);
+  }
+
+  /** A PV Access failure: the status type (1 WARNING, 2 ERROR, 3 FATAL) and the server's message. */
+  static pva(type: number, message: string, pvName?: string): RemoteError {
+    const name = `PVA_${['OK', 'WARNING', 'ERROR', 'FATAL'][type] ?? type}`;
+    return new RemoteError('pva', type, name, `${name}: ${message || 'the server reported a failure'}`, pvName);
   }
 }
 

@@ -42,7 +42,7 @@ export class ThreadedWriter {
 
   private constructor(readonly path: string, private readonly worker: Worker) {
     worker.on('message', (m: FromWorker) => {
-      if (m.op === 'error') this.failure = new CaptureError((m.code ?? 'EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
+      if (m.op === 'error') this.failure = new CaptureError((m.code ?? 'ERR_EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
       this.pending.shift()?.(m);
     });
     worker.on('error', (err) => {
@@ -57,7 +57,7 @@ export class ThreadedWriter {
     const m = await w.reply();
     if (m.op === 'error') {
       await worker.terminate();
-      throw new CaptureError((m.code ?? 'EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
+      throw new CaptureError((m.code ?? 'ERR_EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
     }
     return w;
   }
@@ -132,7 +132,7 @@ export class ThreadedWriter {
     const { blocks, transfer } = this.take();
     this.worker.postMessage({ op: 'flush', blocks } satisfies ToWorker, transfer);
     const m = await this.reply();
-    if (m.op === 'error') throw new CaptureError((m.code ?? 'EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
+    if (m.op === 'error') throw new CaptureError((m.code ?? 'ERR_EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
     const { stats, returned } = m as Extract<FromWorker, { op: 'flushed' }>;
     // the largest part of each PV's values is the next period's memory
     for (const [pv, parts] of returned) {
@@ -149,7 +149,7 @@ export class ThreadedWriter {
     this.worker.postMessage({ op: 'close', blocks } satisfies ToWorker, transfer);
     const m = await this.reply();
     await this.worker.terminate();
-    if (m.op === 'error') throw new CaptureError((m.code ?? 'EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
+    if (m.op === 'error') throw new CaptureError((m.code ?? 'ERR_EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
   }
 }
 

@@ -17,7 +17,7 @@ const ARRAY_CHUNK_BYTES = 512 * 1024;
 
 export class CaptureError extends Error {
   constructor(
-    readonly code: 'EPICSPERF_CAPTURE_EXISTS' | 'EPICSPERF_CAPTURE_UNWRITABLE' | 'EPICSPERF_CAPTURE_USAGE' | 'EPICSPERF_CAPTURE_CLOSED',
+    readonly code: 'ERR_EPICSPERF_CAPTURE_EXISTS' | 'ERR_EPICSPERF_CAPTURE_UNWRITABLE' | 'ERR_EPICSPERF_CAPTURE_USAGE' | 'ERR_EPICSPERF_CAPTURE_CLOSED',
     message: string,
   ) {
     super(message);
@@ -130,7 +130,7 @@ export class CaptureWriter {
       file = new h5wasm.File(abs, 'w', { libver: ['v108', 'v108'] });
     } catch (err) {
       closeSync(fd);
-      throw new CaptureError('EPICSPERF_CAPTURE_UNWRITABLE', `cannot create HDF5 file ${abs}: ${String(err)}`);
+      throw new CaptureError('ERR_EPICSPERF_CAPTURE_UNWRITABLE', `cannot create HDF5 file ${abs}: ${String(err)}`);
     }
     file.create_attribute('format', FORMAT_NAME);
     file.create_attribute('format_version', FORMAT_VERSION, null, '<I');
@@ -148,12 +148,12 @@ export class CaptureWriter {
   /** Add a PV; returns its index for append(). Its group exists in the file after the next flush. */
   addPv(name: string, meta: PvMeta): number {
     this.assertOpen();
-    if (this.names.has(name)) throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${name} was added twice`);
+    if (this.names.has(name)) throw new CaptureError('ERR_EPICSPERF_CAPTURE_USAGE', `PV ${name} was added twice`);
     if (!NATIVE_TYPES.includes(meta.nativeType)) {
-      throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${name}: native type ${String(meta.nativeType)} cannot be captured`);
+      throw new CaptureError('ERR_EPICSPERF_CAPTURE_USAGE', `PV ${name}: native type ${String(meta.nativeType)} cannot be captured`);
     }
     if (!Number.isInteger(meta.count) || meta.count < 1) {
-      throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${name}: count must be a positive integer, not ${meta.count}`);
+      throw new CaptureError('ERR_EPICSPERF_CAPTURE_USAGE', `PV ${name}: count must be a positive integer, not ${meta.count}`);
     }
     const layout: Layout = meta.varying ? 'varying' : meta.count === 1 ? 'scalar' : 'fixed';
     const et = ELEMENT_TYPES[meta.nativeType];
@@ -218,7 +218,7 @@ export class CaptureWriter {
       const arr: ArrayLike<number> = typeof v === 'number' ? [v] : v;
       if (s.layout === 'fixed' && arr.length !== s.meta.count) {
         throw new CaptureError(
-          'EPICSPERF_CAPTURE_USAGE',
+          'ERR_EPICSPERF_CAPTURE_USAGE',
           `PV ${s.path}: an update of ${arr.length} elements for a fixed layout of ${s.meta.count} (add the PV as varying)`,
         );
       }
@@ -240,7 +240,7 @@ export class CaptureWriter {
     const s = this.pv(pv);
     const n = total(b.timestamp);
     if (s.layout === 'fixed' && total(b.value) !== n * s.meta.count) {
-      throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `PV ${s.path}: ${total(b.value)} elements for ${n} updates of ${s.meta.count}`);
+      throw new CaptureError('ERR_EPICSPERF_CAPTURE_USAGE', `PV ${s.path}: ${total(b.value)} elements for ${n} updates of ${s.meta.count}`);
     }
     s.value.adopt(b.value);
     const add = <T extends NumericArray>(c: Column<T>, parts: readonly T[] | undefined) => parts?.forEach((p) => c.pushAll(p));
@@ -278,7 +278,7 @@ export class CaptureWriter {
    */
   flush(): FlushStats {
     this.assertOpen();
-    if (this.broken) throw new CaptureError('EPICSPERF_CAPTURE_CLOSED', `capture file ${this.path}: an earlier write failed`);
+    if (this.broken) throw new CaptureError('ERR_EPICSPERF_CAPTURE_CLOSED', `capture file ${this.path}: an earlier write failed`);
     const t0 = performance.now();
     this.ordered.begin(fstatSync(this.fd).size);
     try {
@@ -369,7 +369,7 @@ export class CaptureWriter {
   private pv(index: number): PvState {
     this.assertOpen();
     const s = this.pvs[index];
-    if (!s) throw new CaptureError('EPICSPERF_CAPTURE_USAGE', `no PV with index ${index}`);
+    if (!s) throw new CaptureError('ERR_EPICSPERF_CAPTURE_USAGE', `no PV with index ${index}`);
     return s;
   }
 
@@ -384,7 +384,7 @@ export class CaptureWriter {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new CaptureError('EPICSPERF_CAPTURE_CLOSED', `capture file ${this.path} is closed`);
+    if (this.closed) throw new CaptureError('ERR_EPICSPERF_CAPTURE_CLOSED', `capture file ${this.path} is closed`);
   }
 }
 
@@ -398,9 +398,9 @@ function openOrExplain(path: PathLike, force: boolean): number {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EEXIST') {
-      throw new CaptureError('EPICSPERF_CAPTURE_EXISTS', `${String(path)} exists (use --force to replace it)`);
+      throw new CaptureError('ERR_EPICSPERF_CAPTURE_EXISTS', `${String(path)} exists (use --force to replace it)`);
     }
-    throw new CaptureError('EPICSPERF_CAPTURE_UNWRITABLE', `cannot write ${String(path)}: ${e.code ?? ''} ${e.message}`.trim());
+    throw new CaptureError('ERR_EPICSPERF_CAPTURE_UNWRITABLE', `cannot write ${String(path)}: ${e.code ?? ''} ${e.message}`.trim());
   }
 }
 

@@ -109,6 +109,6 @@ export class Channel extends ChannelLife<ConnectWaiter> implements CircuitChanne
       return new DisconnectedError(`the circuit was lost${reason.message ? ` (${reason.message})` : ''}`, this.name);
     }
     if (reason.kind === 'protocol') return new ProtocolError(`protocol error from the server: ${reason.message}`, this.name);
-    return new RemoteError(reason.status, reason.message, this.name);
+    return RemoteError.ca(reason.status, reason.message, this.name);
   }
 }

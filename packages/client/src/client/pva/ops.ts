@@ -22,7 +22,7 @@ export function pvaFailure(ch: PvaChannel, reason: PvaFailReason): EpicsError {
 }
 
 export function remoteError(name: string, s: Status): RemoteError {
-  return new RemoteError(-1, s.message, name, s.type);
+  return RemoteError.pva(s.type, s.message, name);
 }
 
 const requestCache = new Map<string, Typed>();
