@@ -22,6 +22,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     const got = first.filter((t) => t !== null);
     const s = ctx.stats();
     const datagrams = protocol === 'pva' ? s.pva?.datagramsSent : s.datagramsSent;
+    // biome-ignore lint/complexity/useMathMinMax: up to 100,000 times, too many for Math.max's arguments
     console.log(JSON.stringify({ resumed: got.length, last: got.length ? got.reduce((a, b) => (b > a ? b : a)) : null, datagrams }));
   }
 }

@@ -92,6 +92,7 @@ describe('HTML report in a browser', () => {
     expect(yLabels).toEqual(['node', 'c-libca', 'pyepics']);
 
     // The environment as a table, with every library's version or why it is missing.
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's locator, the text as shown
     const env = await page.locator('#environment table').innerText();
     expect(env).toMatch(/pyepics\s+3\.5\.7/);
     expect(env).toMatch(/caproto\s+missing: not installed/);

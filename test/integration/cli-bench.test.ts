@@ -60,7 +60,7 @@ describe('bench, quick profile', () => {
     expect(page).toMatch(/<figure class="chart latency">/);
 
     const list = await runCli(['results', '--results-dir', dir]);
-    expect(list.stdout).toMatch(new RegExp(`quick\\s+2: node,c-libca\\s+97\\+15, 1000\\+95, monitor, array, latency\\s+snapshot 97\\+15: (node|c-libca) [\\d.]+ s`));
+    expect(list.stdout).toMatch(/quick\s+2: node,c-libca\s+97\+15, 1000\+95, monitor, array, latency\s+snapshot 97\+15: (node|c-libca) [\d.]+ s/);
   }, 240_000);
 
   it('a results folder that cannot be written is a one-line error before anything runs', async () => {

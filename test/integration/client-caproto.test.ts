@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePythonEnv, pythonModule } from '../../packages/epicsperf/src/pyenv/index.js';
 import { freePort } from '../../packages/epicsperf/src/ioc/ports.js';
-import { Context, type Reading } from '../../packages/client/src/index.js';
+import type { Context, Reading } from '../../packages/client/src/index.js';
 import { contextFor, pyepicsRead, waitFor } from '../helpers/client-helpers.js';
 
 let child: ChildProcess | undefined;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import {
-  BadArgumentError, ClosedError, Context, NotFoundError, Reading, type MonitorEvent, type TimeReading,
+  BadArgumentError, ClosedError, type Context, NotFoundError, Reading, type MonitorEvent, type TimeReading,
 } from '../../packages/client/src/index.js';
 import { contextFor, pyepicsRead, waitFor, type PyReading } from '../helpers/client-helpers.js';
 

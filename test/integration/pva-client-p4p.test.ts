@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killOnExit } from '../../packages/epicsperf/src/children.js';
 import { freePort } from '../../packages/epicsperf/src/ioc/ports.js';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
-import { Context, PvaReading, type MonitorEvent } from '../../packages/client/src/index.js';
+import { Context, type PvaReading, type MonitorEvent } from '../../packages/client/src/index.js';
 import { waitFor } from '../helpers/client-helpers.js';
 import { expectSame, p4pRead, plain, type P4pReading } from '../helpers/pva-helpers.js';
 

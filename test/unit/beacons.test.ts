@@ -18,7 +18,7 @@ import type { SearchDestination } from '../../packages/client/src/transport/conf
 import { runRepeater } from '../../packages/client/bin/ca-repeater.mjs';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-let cleanup: Array<() => void> = [];
+const cleanup: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanup.splice(0)) c();
 });

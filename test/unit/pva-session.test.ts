@@ -76,7 +76,7 @@ describe('client session', () => {
   it('GET: INIT, execution with the DESTROY bit, a reply holding every field (defaults where none was sent); types are interned', () => {
     const t = ready();
     const got: unknown[] = [];
-    const h: OpHandler = { onInit: (st, type) => got.push(type), onReply: (st, v) => got.push(v), onFail: (r) => got.push(r) };
+    const h: OpHandler = { onInit: (_st, type) => got.push(type), onReply: (_st, v) => got.push(v), onFail: (r) => got.push(r) };
     const id = t.s.init(Cmd.GET, 77, { type: structure('', {}), value: {} }, h);
     t.feed({ type: 'OpInitResponse', command: Cmd.GET, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
     t.s.get(id, true);
@@ -211,7 +211,7 @@ describe('client session', () => {
   it('PUT: the get-back reply is decoded like a GET reply (every field, defaults where none was sent); the completion has no value', () => {
     const t = ready();
     const got: unknown[] = [];
-    const h: OpHandler = { onReply: (st, v) => got.push(v), onFail: (r) => got.push(r) };
+    const h: OpHandler = { onReply: (_st, v) => got.push(v), onFail: (r) => got.push(r) };
     const id = t.s.init(Cmd.PUT, 77, { type: structure('', {}), value: {} }, h);
     t.feed({ type: 'OpInitResponse', command: Cmd.PUT, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
     t.s.putGet(id);

@@ -1,7 +1,7 @@
 // One pending operation's promise with its own timeout and AbortSignal: settles once, and on
 // settling runs the cleanups (cancel listeners, forget the ioid) and clears its timer.
 import { onAbort } from './abort.js';
-import { AbortedError, BadArgumentError, EpicsError } from './errors.js';
+import { AbortedError, BadArgumentError, type EpicsError } from './errors.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 

@@ -1,6 +1,6 @@
 // pvData values: serialization both ways for every type (64-bit integers as bigint, numeric
 // arrays as typed arrays), default values, and bitset-selected (partial) structure (de)serialization.
-import { BitSet } from './bitset.js';
+import type { BitSet } from './bitset.js';
 import { DecodeError, type Reader, type Writer } from './buffer.js';
 import {
   decodeType, encodeType, fieldSpans, MAX_TYPE_DEPTH,
@@ -253,7 +253,7 @@ function encodeUnion(w: Writer, desc: UnionDesc, v: PvUnion): void {
 }
 
 function encodeAny(w: Writer, v: PvAny, registry?: TypeRegistry): void {
-  if (!v || !v.type) { encodeType(w, null); return; }
+  if (!v?.type) { encodeType(w, null); return; }
   encodeType(w, v.type, registry);
   encodeValue(w, v.type, v.value ?? defaultValue(v.type), registry);
 }

@@ -1,9 +1,10 @@
 // Builds the c-libca runner (c/epicsperf_ca.c) with the system C compiler against the libca of
 // the epicscorelibs wheel in the Python environment; rebuilt only when the source or wheel changes.
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { PACKAGE_ROOT } from '../pyenv/index.js';
 import { epicsperfHome } from '../home.js';
 
@@ -27,7 +28,7 @@ export function capture(command: string, args: string[]): Promise<Captured> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
-    let child;
+    let child: ChildProcessByStdio<null, Readable, Readable>;
     try {
       child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (err) {

@@ -104,7 +104,7 @@ export function clientStatuses(report: EnvironmentReport): ClientStatus[] {
     }
     const lib = report.libraries[spec.library];
     if (spec.runtime === 'python' && !env.ready) return { name: spec.name, available: false, reason: 'the Python environment is not set up: run `npx epicsperf setup`' };
-    if (!lib || !lib.version) return { name: spec.name, available: false, reason: lib?.error ?? 'not installed' };
+    if (!lib?.version) return { name: spec.name, available: false, reason: lib?.error ?? 'not installed' };
     if (lib.error) return { name: spec.name, available: false, version: lib.version, reason: lib.error };
     return { name: spec.name, available: true, version: lib.version };
   });

@@ -59,6 +59,6 @@ function allSame(value: ArrayLike<number>): boolean {
   const t = value as unknown as Float64Array;
   const bytes = Buffer.from(t.buffer, t.byteOffset, t.byteLength);
   const step = t.BYTES_PER_ELEMENT;
-  if (t[0] !== t[0]) return false;
+  if (Number.isNaN(t[0])) return false;
   return bytes.subarray(step).equals(bytes.subarray(0, bytes.length - step));
 }

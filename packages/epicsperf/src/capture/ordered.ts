@@ -59,34 +59,33 @@ export class OrderedWrites {
     this.pages.clear();
     this.fds.clear();
     this.active = true;
-    const self = this;
-    (fs as { writeSync: unknown }).writeSync = function (fd: number, buffer: unknown, offset?: unknown, length?: unknown, position?: unknown): number {
-      if (self.active && typeof position === 'number' && ArrayBuffer.isView(buffer) && typeof offset === 'number' && typeof length === 'number' && self.ours(fd)) {
+    (fs as { writeSync: unknown }).writeSync = ((fd: number, buffer: unknown, offset?: unknown, length?: unknown, position?: unknown): number => {
+      if (this.active && typeof position === 'number' && ArrayBuffer.isView(buffer) && typeof offset === 'number' && typeof length === 'number' && this.ours(fd)) {
         // beyond the old end of the file nothing points yet: written now, in order (no copy)
-        if (position >= self.oldSize) {
-          self.freshWritten = true;
+        if (position >= this.oldSize) {
+          this.freshWritten = true;
           try {
-            return (self.origWrite as (...a: unknown[]) => number)(fd, buffer, offset, length, position);
+            return (this.origWrite as (...a: unknown[]) => number)(fd, buffer, offset, length, position);
           } catch (err) {
-            self.failure ??= err as Error; // HDF5 sees it too, but may not say so
+            this.failure ??= err as Error; // HDF5 sees it too, but may not say so
             throw err;
           }
         }
         const view = buffer as Uint8Array;
         const copy = Buffer.allocUnsafe(length);
         copy.set(new Uint8Array(view.buffer, view.byteOffset + offset, length));
-        self.hold(position, copy);
+        this.hold(position, copy);
         return length;
       }
-      return (self.origWrite as (...a: unknown[]) => number)(fd, buffer, offset, length, position);
-    } as typeof fs.writeSync;
-    (fs as { readSync: unknown }).readSync = function (fd: number, buffer: unknown, offset?: unknown, length?: unknown, position?: unknown): number {
-      const n = (self.origRead as (...a: unknown[]) => number)(fd, buffer, offset, length, position);
-      if (self.active && typeof position === 'number' && typeof offset === 'number' && typeof length === 'number' && ArrayBuffer.isView(buffer) && self.ours(fd)) {
-        return self.overlay(buffer as Uint8Array, offset, length, position, n);
+      return (this.origWrite as (...a: unknown[]) => number)(fd, buffer, offset, length, position);
+    }) as typeof fs.writeSync;
+    (fs as { readSync: unknown }).readSync = ((fd: number, buffer: unknown, offset?: unknown, length?: unknown, position?: unknown): number => {
+      const n = (this.origRead as (...a: unknown[]) => number)(fd, buffer, offset, length, position);
+      if (this.active && typeof position === 'number' && typeof offset === 'number' && typeof length === 'number' && ArrayBuffer.isView(buffer) && this.ours(fd)) {
+        return this.overlay(buffer as Uint8Array, offset, length, position, n);
       }
       return n;
-    } as typeof fs.readSync;
+    }) as typeof fs.readSync;
   }
 
   private hold(pos: number, data: Buffer): void {

@@ -20,6 +20,7 @@ const ESCAPES: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f
 
 /** A string with control characters escaped, as the C tools print strings. */
 export function escapeText(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it escapes
   return s.replace(/[\x00-\x1f\x7f\\'"]/g, (c) => ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 

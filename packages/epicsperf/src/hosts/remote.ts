@@ -101,7 +101,7 @@ export class RemoteHost implements Host {
   lostWhy: string | undefined;
   private authFailed = false;
 
-  private constructor(private readonly o: RemoteHostOptions) {
+  private constructor(o: RemoteHostOptions) {
     this.name = o.name;
     this.address = o.endpoint;
     this.socket = new Dealer({

@@ -140,7 +140,7 @@ function validate(o: IocOptions): void {
     throw new IocError(`arrayRate must be a number >= 0 or 'max', got ${o.arrayRate}`);
   if (o.arrayType !== undefined && !ARRAY_TYPES.includes(o.arrayType))
     throw new IocError(`arrayType must be one of ${ARRAY_TYPES.join(', ')}, got ${String(o.arrayType)}`);
-  if (o.prefix !== undefined && !/^[A-Za-z0-9_:.\-]*$/.test(o.prefix))
+  if (o.prefix !== undefined && !/^[A-Za-z0-9_:.-]*$/.test(o.prefix))
     throw new IocError(`prefix may hold letters, digits and _ : . - only, got "${o.prefix}"`);
 }
 

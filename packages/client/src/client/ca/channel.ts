@@ -52,16 +52,15 @@ export class Channel extends ChannelLife<ConnectWaiter> implements CircuitChanne
   /** searching -> connecting: a server answered the search; ask its circuit for the channel. */
   found(t: TcpCircuit): void {
     if (this.state !== 'searching') return;
-    const w: Writable = this;
     this.setState('connecting');
-    w.transport = t;
+    (this as Writable).transport = t;
     t.circuit.createChannel(this);
   }
 
   /** CircuitChannel: connecting -> connected. */
   onCreated(sid: number, nativeType: number, nativeCount: number): void {
     if (this.state !== 'connecting') return;
-    const w: Writable = this;
+    const w = this as Writable;
     w.nativeType = nativeType;
     w.nativeCount = nativeCount;
     this.becameConnected(sid);

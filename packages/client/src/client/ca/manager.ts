@@ -96,7 +96,7 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
     if (ch.state !== 'searching' || this.isClosed) return;
     const wildcard = addr === 0xffffffff || addr === 0;
     let c = this.lastCircuit;
-    if (!c || !c.open || addr !== this.lastAddr || port !== this.lastPort || (wildcard && from !== this.lastFrom)) {
+    if (!c?.open || addr !== this.lastAddr || port !== this.lastPort || (wildcard && from !== this.lastFrom)) {
       const key = `${wildcard ? from : intToIpv4(addr)}:${port}`;
       c = this.circuits.get(key);
       if (!c) {

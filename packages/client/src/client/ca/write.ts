@@ -31,7 +31,7 @@ class ChannelWrite extends ChannelOperation implements IoHandler {
       p.reject(new AccessDeniedError('no write access', ch.name));
       return 0;
     }
-    let enc;
+    let enc: ReturnType<typeof encodePut>;
     try {
       enc = encodePut(ch, this.value);
     } catch (e) {

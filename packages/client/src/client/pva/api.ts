@@ -78,7 +78,7 @@ class PutOnce extends PvaOperation {
   }
 
   private send(choices?: string[]): void {
-    let data;
+    let data: ReturnType<typeof putData>;
     try {
       data = putData(this.type!, this.value, this.ch.name, choices);
     } catch (e) {

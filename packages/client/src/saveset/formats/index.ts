@@ -4,7 +4,7 @@
 // Pure functions of text, except a .req file's includes.
 import type { SaveSet } from '../types.js';
 import { isNativeSnapshot, parseSnapshot, writeSnapshot } from '../native.js';
-import { parseAutosaveReq, parseAutosaveSav, writeAutosaveSav } from './autosave.js';
+import { parseAutosaveSav, writeAutosaveSav } from './autosave.js';
 import { splitLines } from './common.js';
 import { parsePhoebusCsv, writePhoebusCsv } from './phoebus.js';
 import { parsePsiSnap, writePsiSnap } from './psi.js';
