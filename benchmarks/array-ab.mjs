@@ -47,7 +47,7 @@ function readEnv(file) {
 
 function cpuPercent(c0, t0) {
   const c = process.cpuUsage(c0);
-  return { cpuMs: (c.user + c.system) / 1000, pct: ((c.user + c.system) / 10) / (performance.now() - t0) };
+  return { cpuMs: (c.user + c.system) / 1000, pct: (c.user + c.system) / 10 / (performance.now() - t0) };
 }
 
 /** One capture of TEST:ARRAY for `seconds` with the threaded writer. */
@@ -57,7 +57,14 @@ async function capture(dist, env, seconds) {
   const dir = mkdtempSync(join(tmpdir(), 'epicsperf-array-ab-'));
   try {
     const w = await ThreadedWriter.open(join(dir, 'run.h5'), { toolVersion: 'ab', options: {}, environment: {} });
-    const s = new CaptureSession(w, { names: ['TEST:ARRAY'], flushMs: 1000, gapCheck: /ARRAY$/, connectTimeoutMs: 5000, warn: () => {}, env });
+    const s = new CaptureSession(w, {
+      names: ['TEST:ARRAY'],
+      flushMs: 1000,
+      gapCheck: /ARRAY$/,
+      connectTimeoutMs: 5000,
+      warn: () => {},
+      env,
+    });
     await s.start();
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -98,7 +105,10 @@ function main(workload, envFile, distA, distB, rounds, seconds, reuse) {
   const self = fileURLToPath(import.meta.url);
   const rows = { A: [], B: [] };
   for (let i = 0; i < rounds; i++) {
-    for (const [k, dist] of [['A', distA], ['B', distB]]) {
+    for (const [k, dist] of [
+      ['A', distA],
+      ['B', distB],
+    ]) {
       const r = spawnSync(process.execPath, [self, '--one', workload, envFile, dist, seconds, k, reuse], { encoding: 'utf8' });
       try {
         rows[k].push(JSON.parse(r.stdout.trim().split('\n').pop()));
@@ -113,11 +123,22 @@ function main(workload, envFile, distA, distB, rounds, seconds, reuse) {
   for (const k of ['A', 'B']) {
     const r = rows[k];
     if (r.length === 0) continue;
-    const cols = Object.keys(r[0]).map((f) => `${f} ${fmt(r.map((x) => x[f]), digits[f] ?? 0)}`);
+    const cols = Object.keys(r[0]).map(
+      (f) =>
+        `${f} ${fmt(
+          r.map((x) => x[f]),
+          digits[f] ?? 0,
+        )}`,
+    );
     console.log(`${k} (${r.length} runs, median (min-max)): ${cols.join(', ')}`);
   }
   if (rows.A.length && rows.B.length) {
     const ratio = (f) => (med(rows.B.map((x) => x[f])) / med(rows.A.map((x) => x[f]))).toFixed(2);
-    console.log(`B/A medians: ${Object.keys(rows.A[0]).filter((f) => f in digits).map((f) => `${f} ${ratio(f)}`).join(', ')}`);
+    console.log(
+      `B/A medians: ${Object.keys(rows.A[0])
+        .filter((f) => f in digits)
+        .map((f) => `${f} ${ratio(f)}`)
+        .join(', ')}`,
+    );
   }
 }

@@ -39,9 +39,15 @@ async function run(label, { pvs, count, perFlush, flushes, fsync }) {
   const bytes = statSync(path).size;
   const mb = bytes / 1e6;
   console.log(
-    [label, `${k} updates`, `${mb.toFixed(1)} MB`, `total ${(mb / (totalMs / 1e3)).toFixed(1)} MB/s`,
-      `flush only ${(mb / (flushMs / 1e3)).toFixed(1)} MB/s`, `${(k / (totalMs / 1e3) / 1e3).toFixed(0)} k updates/s`,
-      `flush mean ${(flushMs / flushes).toFixed(0)} ms, max ${maxMs.toFixed(0)} ms, CPU ${(cpuUs / 1e3 / flushes).toFixed(0)} ms`].join('  |  '),
+    [
+      label,
+      `${k} updates`,
+      `${mb.toFixed(1)} MB`,
+      `total ${(mb / (totalMs / 1e3)).toFixed(1)} MB/s`,
+      `flush only ${(mb / (flushMs / 1e3)).toFixed(1)} MB/s`,
+      `${(k / (totalMs / 1e3) / 1e3).toFixed(0)} k updates/s`,
+      `flush mean ${(flushMs / flushes).toFixed(0)} ms, max ${maxMs.toFixed(0)} ms, CPU ${(cpuUs / 1e3 / flushes).toFixed(0)} ms`,
+    ].join('  |  '),
   );
   rmSync(path);
 }

@@ -9,7 +9,9 @@ const ip = (...args) => execFileSync('ip', args, { encoding: 'utf8', stdio: ['ig
 
 /** Remove the namespaces of `prefix` whose process is gone (killed before it could). */
 function removeStale(prefix) {
-  for (const name of ip('netns', 'list').split('\n').map((l) => l.split(' ')[0])) {
+  for (const name of ip('netns', 'list')
+    .split('\n')
+    .map((l) => l.split(' ')[0])) {
     const m = new RegExp(`^${prefix}-(\\d+)-`).exec(name ?? '');
     if (!m) continue;
     try {

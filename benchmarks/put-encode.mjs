@@ -52,6 +52,8 @@ for (const c of cases) {
     });
   }
   const med = times.map((t) => t.sort((a, b) => a - b)[4]);
-  console.log(`${c.name.padEnd(32)} ${builds.map((b, i) => `${b.dir}: ${med[i].toFixed(3)} ms`).join('   ')}` +
-    (builds.length > 1 ? `   ratio ${(med[1] / med[0]).toFixed(1)}x` : ''));
+  console.log(
+    `${c.name.padEnd(32)} ${builds.map((b, i) => `${b.dir}: ${med[i].toFixed(3)} ms`).join('   ')}` +
+      (builds.length > 1 ? `   ratio ${(med[1] / med[0]).toFixed(1)}x` : ''),
+  );
 }

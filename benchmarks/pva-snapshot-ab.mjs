@@ -62,7 +62,10 @@ function main() {
   const rows = { A: { 1000: [], 5000: [] }, B: { 1000: [], 5000: [] } };
   for (let i = 0; i < rounds; i++) {
     for (const timeout of [1000, 5000]) {
-      for (const [k, dist] of [['A', distA], ['B', distB]]) {
+      for (const [k, dist] of [
+        ['A', distA],
+        ['B', distB],
+      ]) {
         const r = spawnSync(process.execPath, [self, '--one', dist, envFile, iocPid, String(timeout)], { encoding: 'utf8' });
         const line = r.stdout.trim().split('\n').pop();
         try {
@@ -79,8 +82,17 @@ function main() {
   };
   const fmt = (xs, d = 0) => `${med(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}-${Math.max(...xs).toFixed(d)})`;
   for (const k of ['A', 'B']) {
-    const a = rows[k][1000], b = rows[k][5000];
-    console.log(`${k}: 1 s timeout: answered ${fmt(a.map((r) => r.ok))}, wall ms ${fmt(a.map((r) => r.wall))} | ` +
-      `all 10,000 answered after ms ${fmt(b.map((r) => r.last))}, client CPU s ${fmt(b.map((r) => r.cpu), 2)}, QSRV TCP thread CPU s ${fmt(b.map((r) => r.tcp), 2)}`);
+    const a = rows[k][1000],
+      b = rows[k][5000];
+    console.log(
+      `${k}: 1 s timeout: answered ${fmt(a.map((r) => r.ok))}, wall ms ${fmt(a.map((r) => r.wall))} | ` +
+        `all 10,000 answered after ms ${fmt(b.map((r) => r.last))}, client CPU s ${fmt(
+          b.map((r) => r.cpu),
+          2,
+        )}, QSRV TCP thread CPU s ${fmt(
+          b.map((r) => r.tcp),
+          2,
+        )}`,
+    );
   }
 }

@@ -55,12 +55,16 @@ const NETWORKS = {
     what: 'name servers naming the IOC, empty address lists, automatic lists off; the IOC on another subnet, across a router',
     net: () => new Net({ left: 1, right: 1 }),
     env: (ioc) => ({
-      EPICS_CA_NAME_SERVERS: ioc, EPICS_CA_ADDR_LIST: '', EPICS_CA_AUTO_ADDR_LIST: 'NO',
-      EPICS_PVA_NAME_SERVERS: ioc, EPICS_PVA_ADDR_LIST: '', EPICS_PVA_AUTO_ADDR_LIST: 'NO',
+      EPICS_CA_NAME_SERVERS: ioc,
+      EPICS_CA_ADDR_LIST: '',
+      EPICS_CA_AUTO_ADDR_LIST: 'NO',
+      EPICS_PVA_NAME_SERVERS: ioc,
+      EPICS_PVA_ADDR_LIST: '',
+      EPICS_PVA_AUTO_ADDR_LIST: 'NO',
     }),
   },
   routed: {
-    what: "address lists naming the IOC, automatic lists off; the IOC on another subnet, across a router, its beacons at the EPICS defaults (broadcast on its subnet: none reach the clients)",
+    what: 'address lists naming the IOC, automatic lists off; the IOC on another subnet, across a router, its beacons at the EPICS defaults (broadcast on its subnet: none reach the clients)',
     net: () => new Net({ left: 1, right: 1 }),
     env: (ioc) => ({ EPICS_CA_ADDR_LIST: ioc, EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_ADDR_LIST: ioc, EPICS_PVA_AUTO_ADDR_LIST: 'NO' }),
   },
@@ -83,7 +87,8 @@ const clientNames = opt.clients.split(',');
 const networks = opt.network.split(',');
 const giveUpMs = Number(opt['give-up']) * 1000;
 for (const n of networks) if (!NETWORKS[n]) throw new Error(`unknown network "${n}": default, unicast, nameserver or routed`);
-for (const c of clientNames) if (!['node-ca', 'node-pva', 'pyepics', 'p4p'].includes(c)) throw new Error(`unknown client "${c}": node-ca, node-pva, pyepics or p4p`);
+for (const c of clientNames)
+  if (!['node-ca', 'node-pva', 'pyepics', 'p4p'].includes(c)) throw new Error(`unknown client "${c}": node-ca, node-pva, pyepics or p4p`);
 if (process.getuid?.() !== 0) {
   console.error('benchmarks/reboot.mjs makes network namespaces: run it as root');
   process.exit(1);
@@ -98,7 +103,13 @@ for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130)
 
 /** The built-in IOC on `host`; resolves once it has answered a CA read (its "ready" line). */
 async function startIoc(host) {
-  const child = net.spawn(host, process.execPath, [BIN, 'ioc', '--listen', '0.0.0.0', '--records', String(N), '--rate', opt.rate, '--array-elements', '0'], cleanEnv(), ['ignore', 'pipe', 'pipe']);
+  const child = net.spawn(
+    host,
+    process.execPath,
+    [BIN, 'ioc', '--listen', '0.0.0.0', '--records', String(N), '--rate', opt.rate, '--array-elements', '0'],
+    cleanEnv(),
+    ['ignore', 'pipe', 'pipe'],
+  );
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -164,7 +175,13 @@ async function measure(network) {
   const env = cleanEnv(settings);
   try {
     // libca's repeater on the clients' host, on the default port, before any client could start one.
-    const repeater = net.spawn(clientHost, python, ['-c', 'import ctypes, epicscorelibs.path as p; getattr(ctypes.CDLL(p.get_lib("ca")), "_Z11ca_repeaterv")()'], cleanEnv(), 'ignore');
+    const repeater = net.spawn(
+      clientHost,
+      python,
+      ['-c', 'import ctypes, epicscorelibs.path as p; getattr(ctypes.CDLL(p.get_lib("ca")), "_Z11ca_repeaterv")()'],
+      cleanEnv(),
+      'ignore',
+    );
     await sleep(1000);
     if (repeater.exitCode !== null) throw new Error(`libca's repeater exited (${repeater.exitCode})`);
     let ioc = await startIoc(iocHost);
@@ -172,9 +189,15 @@ async function measure(network) {
     await Promise.all(clients.map((c) => c.ready));
     // A client that cannot monitor every PV at the start is left out of the outages.
     const start = await resumed(clients, 0);
-    const missing = Object.fromEntries(Object.entries(start).filter(([, t]) => t.gaveUp !== undefined).map(([name, t]) => [name, t.gaveUp]));
+    const missing = Object.fromEntries(
+      Object.entries(start)
+        .filter(([, t]) => t.gaveUp !== undefined)
+        .map(([name, t]) => [name, t.gaveUp]),
+    );
     const running = clients.filter((c) => missing[c.name] === undefined);
-    console.error(`${network}: ${running.length} clients monitoring ${N} counters each${Object.keys(missing).length ? `; never all connected: ${JSON.stringify(missing)}` : ''}`);
+    console.error(
+      `${network}: ${running.length} clients monitoring ${N} counters each${Object.keys(missing).length ? `; never all connected: ${JSON.stringify(missing)}` : ''}`,
+    );
     const rows = [];
     for (const outage of outages) {
       await stopIoc(ioc);
@@ -189,7 +212,15 @@ async function measure(network) {
       console.error(`${network}, outage ${outage} s: ${JSON.stringify(times)}`);
     }
     await stopIoc(ioc);
-    return { network, description: config.what, iocHost: iocHost.address, clientHost: clientHost.address, clientEnv: settings, neverConnected: missing, rows };
+    return {
+      network,
+      description: config.what,
+      iocHost: iocHost.address,
+      clientHost: clientHost.address,
+      clientEnv: settings,
+      neverConnected: missing,
+      rows,
+    };
   } finally {
     net.close();
     net = undefined;
@@ -205,7 +236,12 @@ const cell = (r, row, c) => {
   const t = row.clients[c];
   return t.gaveUp !== undefined ? `not all (${t.gaveUp}/${N}) in ${opt['give-up']} s` : `${(t.ms / 1000).toFixed(2)} s`;
 };
-const settingsText = (r) => (Object.keys(r.clientEnv).length ? Object.entries(r.clientEnv).map(([k, v]) => `\`${k}=${v}\``).join(' ') : 'no EPICS_* set');
+const settingsText = (r) =>
+  Object.keys(r.clientEnv).length
+    ? Object.entries(r.clientEnv)
+        .map(([k, v]) => `\`${k}=${v}\``)
+        .join(' ')
+    : 'no EPICS_* set';
 const sections = results.map((r) => {
   const head = `| outage | ${clientNames.join(' | ')} |`;
   const lines = r.rows.map((row) => `| ${row.outageS} s | ${clientNames.map((c) => cell(r, row, c)).join(' | ')} |`);
@@ -219,9 +255,18 @@ const sections = results.map((r) => {
 });
 console.log(sections.join('\n\n'));
 const result = {
-  date: new Date().toISOString(), host: hostname(), cores: cpus().length, command: `node benchmarks/reboot.mjs ${process.argv.slice(2).join(' ')}`.trim(),
-  records: N, rateHz: Number(opt.rate), measured: 'ms from the new IOC answering its first CA read to every monitor of the client having an update', networks: results,
+  date: new Date().toISOString(),
+  host: hostname(),
+  cores: cpus().length,
+  command: `node benchmarks/reboot.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+  records: N,
+  rateHz: Number(opt.rate),
+  measured: 'ms from the new IOC answering its first CA read to every monitor of the client having an update',
+  networks: results,
 };
 writeFileSync(opt.out, JSON.stringify(result, null, 2) + '\n');
-writeFileSync(opt.out.replace(/\.json$/, '.md'), `${result.command} (${result.date}, ${result.host}, ${result.cores} cores; ${N} counters at ${opt.rate} Hz per client; ${result.measured})\n\nThe IOC: \`epicsperf ioc --listen 0.0.0.0\` (ports 5064, 5065, 5075, 5076; beacons at the EPICS defaults) on one namespace host, the clients on another, libca's repeater beside them.\n\n${sections.join('\n\n')}\n`);
+writeFileSync(
+  opt.out.replace(/\.json$/, '.md'),
+  `${result.command} (${result.date}, ${result.host}, ${result.cores} cores; ${N} counters at ${opt.rate} Hz per client; ${result.measured})\n\nThe IOC: \`epicsperf ioc --listen 0.0.0.0\` (ports 5064, 5065, 5075, 5076; beacons at the EPICS defaults) on one namespace host, the clients on another, libca's repeater beside them.\n\n${sections.join('\n\n')}\n`,
+);
 process.exit(0);

@@ -36,7 +36,10 @@ const phase = (name) => {
   t = now;
 };
 
-const names = readFileSync(namesFile, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const names = readFileSync(namesFile, 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
 const ctx = new Context();
 let counts;
 let failures = [];
@@ -66,7 +69,11 @@ if (op === 'save') {
   } else {
     const rep = await restore(ctx, set, { timeout, rewrite });
     phase('restore');
-    Object.assign(phases, { restoreRead: rep.timings.readMs / 1000, restoreWrite: rep.timings.writeMs / 1000, restoreReadBack: rep.timings.readBackMs / 1000 });
+    Object.assign(phases, {
+      restoreRead: rep.timings.readMs / 1000,
+      restoreWrite: rep.timings.writeMs / 1000,
+      restoreReadBack: rep.timings.readBackMs / 1000,
+    });
     restoreReport = { ...rep, set };
   }
 }
@@ -80,14 +87,28 @@ if (restoreReport) {
   const s = rep.summary;
   counts = { ...s, readBackEqual: back.summary.equal };
   failures = [
-    ...rep.pvs.filter((p) => !['restored', 'equal'].includes(p.outcome)).map((p) => ({ name: p.name, reason: `${p.outcome}${p.reason ? `: ${p.reason}` : ''}` })),
+    ...rep.pvs
+      .filter((p) => !['restored', 'equal'].includes(p.outcome))
+      .map((p) => ({ name: p.name, reason: `${p.outcome}${p.reason ? `: ${p.reason}` : ''}` })),
     ...unequal(back).map((d) => ({ name: d.name, reason: 'read back differs' })),
   ];
-  ok = s.failed === 0 && s.skipped === 0 && s.notWritten === 0 && s.restored + s.equal === names.length && back.summary.equal === names.length;
+  ok =
+    s.failed === 0 && s.skipped === 0 && s.notWritten === 0 && s.restored + s.equal === names.length && back.summary.equal === names.length;
 }
 await ctx.close(); // after the measurement, as pyepics's context ends at its exit
-console.log(JSON.stringify({
-  op, client: rewrite ? 'node-rewrite' : 'node', n: names.length, seconds, cpuSeconds: cpu, processCpuSeconds: cpuSeconds(process.cpuUsage()),
-  phases, counts, failures: failures.slice(0, 20), failureCount: failures.length, ok,
-}));
+console.log(
+  JSON.stringify({
+    op,
+    client: rewrite ? 'node-rewrite' : 'node',
+    n: names.length,
+    seconds,
+    cpuSeconds: cpu,
+    processCpuSeconds: cpuSeconds(process.cpuUsage()),
+    phases,
+    counts,
+    failures: failures.slice(0, 20),
+    failureCount: failures.length,
+    ok,
+  }),
+);
 process.exit(0);

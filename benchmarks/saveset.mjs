@@ -51,7 +51,9 @@ const isNode = (c) => NODE_CLIENTS.includes(c);
 for (const c of clientNames) if (!isNode(c) && c !== 'pyepics') throw new Error(`unknown client ${c}: node, node-rewrite or pyepics`);
 if (sizes.some((n) => !Number.isInteger(n) || n < EVERY) || !(repeat >= 1)) throw new Error('--sizes: integers >= 10; --repeat >= 1');
 if (clientNames.some(isNode) && !existsSync(`${CLIENT_DIST}/saveset/index.js`))
-  throw new Error(`${CLIENT_DIST}/saveset/index.js is missing: build the library with its saveset module (npm run build), or run --clients pyepics`);
+  throw new Error(
+    `${CLIENT_DIST}/saveset/index.js is missing: build the library with its saveset module (npm run build), or run --clients pyepics`,
+  );
 
 const python = await ensurePythonEnv();
 const work = mkdtempSync(join(tmpdir(), 'saveset-'));
@@ -64,7 +66,18 @@ process.on('exit', () => {
 /** Run one operation of one client in its own process; resolves its JSON answer. */
 function runOp(client, op, env, namesFile, savedFile) {
   const [cmd, args] = isNode(client)
-    ? [process.execPath, [join(HERE, 'saveset-client.mjs'), op, namesFile, savedFile, CLIENT_DIST, String(timeoutMs), client === 'node-rewrite' ? 'rewrite' : '']]
+    ? [
+        process.execPath,
+        [
+          join(HERE, 'saveset-client.mjs'),
+          op,
+          namesFile,
+          savedFile,
+          CLIENT_DIST,
+          String(timeoutMs),
+          client === 'node-rewrite' ? 'rewrite' : '',
+        ],
+      ]
     : [python, [join(HERE, 'saveset-pyepics.py'), op, namesFile, savedFile, '--timeout', String(timeoutMs / 1000)]];
   return new Promise((resolveRun, reject) => {
     const started = process.hrtime.bigint();
@@ -119,7 +132,14 @@ function otherValue(i) {
 
 /** Read every setting with the library; the indices (from 1) whose value is not `want(i)`. */
 async function mismatches(ctx, names, want) {
-  const got = await Promise.all(names.map((name) => ctx.get(name, { timeout: 10_000 }).then((r) => plainValue(r.value), (e) => e)));
+  const got = await Promise.all(
+    names.map((name) =>
+      ctx.get(name, { timeout: 10_000 }).then(
+        (r) => plainValue(r.value),
+        (e) => e,
+      ),
+    ),
+  );
   const bad = [];
   got.forEach((v, k) => {
     if (v instanceof Error || !same(v, want(k + 1))) bad.push({ i: k + 1, got: v instanceof Error ? v.message : v, want: want(k + 1) });
@@ -152,8 +172,13 @@ for (const n of sizes) {
         const record = (a) => {
           runs.push({ size: n, repeat: r, client, ...a });
           const c = a.counts ?? {};
-          const brief = Object.entries(c).filter(([, v]) => typeof v === 'number').map(([k, v]) => `${k} ${v}`).join(', ');
-          console.error(`${n} run ${r} ${client} ${a.op}: ${a.seconds.toFixed(3)} s (CPU ${a.cpuSeconds.toFixed(3)} s; process ${a.processSeconds.toFixed(2)} s) ${brief}${a.ok ? '' : ' NOT OK'}`);
+          const brief = Object.entries(c)
+            .filter(([, v]) => typeof v === 'number')
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ');
+          console.error(
+            `${n} run ${r} ${client} ${a.op}: ${a.seconds.toFixed(3)} s (CPU ${a.cpuSeconds.toFixed(3)} s; process ${a.processSeconds.toFixed(2)} s) ${brief}${a.ok ? '' : ' NOT OK'}`,
+          );
         };
 
         const saved = await runOp(client, 'save', env, namesFile, savedFile);
@@ -170,12 +195,14 @@ for (const n of sizes) {
         delete compared.counts.differentNames;
         if (!compared.ok || compared.counts.different !== changed.length || compared.counts.equal !== n - changed.length)
           fail(`${client} compare-live of ${n} did not find exactly the ${changed.length} changed PVs different`, compared);
-        if (found.length && !same(found, changedNames)) fail(`${client} compare-live of ${n} names other PVs different than the changed ones`, found.slice(0, 10));
+        if (found.length && !same(found, changedNames))
+          fail(`${client} compare-live of ${n} names other PVs different than the changed ones`, found.slice(0, 10));
 
         const restored = await runOp(client, 'restore', env, namesFile, savedFile);
         record(restored);
         const after = await mismatches(ctx, names, settingValue);
-        if (after.length) fail(`after ${client}'s restore of ${n}, ${after.length} settings are not back at their saved value`, after.slice(0, 5));
+        if (after.length)
+          fail(`after ${client}'s restore of ${n}, ${after.length} settings are not back at their saved value`, after.slice(0, 5));
         if (!restored.ok) fail(`${client} restore of ${n} failed its own check`, restored);
       }
     }
@@ -201,7 +228,9 @@ for (const n of sizes) {
       const phaseNames = Object.keys(mine[0].phases ?? {});
       row[c] = {
         runs: mine.length,
-        seconds: median(s), min: Math.min(...s), max: Math.max(...s),
+        seconds: median(s),
+        min: Math.min(...s),
+        max: Math.max(...s),
         cpuSeconds: median(mine.map((x) => x.cpuSeconds)),
         processSeconds: median(mine.map((x) => x.processSeconds)),
         phases: Object.fromEntries(phaseNames.map((p) => [p, median(mine.map((x) => x.phases[p] ?? 0))])),
@@ -221,11 +250,23 @@ for (const c of clientNames.filter(isNode)) {
   const r = restore10k?.[c];
   if (!r) continue;
   const how = c === 'node' ? 'writing the PVs that differ' : 'writing every PV, as pyepics does';
-  limits.push({ what: `restore of 10,000 with completion and read-back (${c}, ${how})`, limit: '<= 2 s', measured: `${r.seconds.toFixed(2)} s`, met: r.seconds <= 2 });
+  limits.push({
+    what: `restore of 10,000 with completion and read-back (${c}, ${how})`,
+    limit: '<= 2 s',
+    measured: `${r.seconds.toFixed(2)} s`,
+    met: r.seconds <= 2,
+  });
   const ratio = restore10k[`pyepicsOver:${c}`];
-  if (ratio !== undefined) limits.push({ what: `restore of 10,000: pyepics time / ${c} time`, limit: '>= 10', measured: ratio.toFixed(1), met: ratio >= 10 });
+  if (ratio !== undefined)
+    limits.push({ what: `restore of 10,000: pyepics time / ${c} time`, limit: '>= 10', measured: ratio.toFixed(1), met: ratio >= 10 });
 }
-if (compare10k?.node) limits.push({ what: 'compare of 10,000 with live', limit: '<= 1 s', measured: `${compare10k.node.seconds.toFixed(2)} s`, met: compare10k.node.seconds <= 1 });
+if (compare10k?.node)
+  limits.push({
+    what: 'compare of 10,000 with live',
+    limit: '<= 1 s',
+    measured: `${compare10k.node.seconds.toFixed(2)} s`,
+    met: compare10k.node.seconds <= 1,
+  });
 const limitsText = limits.length
   ? limits.map((l) => `${l.what}: ${l.measured} (limit ${l.limit}, ${l.met ? 'met' : 'NOT met'})`).join('; ')
   : 'not measured in this run (it has no node client at 10,000 PVs)';
@@ -234,28 +275,61 @@ const fmtS = (c) => (c ? `${c.seconds.toFixed(3)} (${c.min.toFixed(3)}-${c.max.t
 const opLabel = { save: 'save', 'compare-live': 'compare-live', restore: 'restore + read-back' };
 const nodes = clientNames.filter(isNode);
 const head = `| operation | PVs | ${clientNames.map((c) => `${c} s`).join(' | ')} | ${clientNames.includes('pyepics') ? nodes.map((c) => `pyepics / ${c} | `).join('') : ''}${clientNames.map((c) => `${c} CPU s`).join(' | ')} |`;
-const ratios = (r) => (clientNames.includes('pyepics') ? nodes.map((c) => `${r[`pyepicsOver:${c}`] ? r[`pyepicsOver:${c}`].toFixed(1) : '-'} | `).join('') : '');
-const table = [head, `|---|---:|${'---:|'.repeat(head.split('|').length - 4)}`, ...summary.map((r) =>
-  `| ${opLabel[r.op]} | ${r.size.toLocaleString('en-US')} | ${clientNames.map((c) => fmtS(r[c])).join(' | ')} | ${ratios(r)}${clientNames.map((c) => (r[c] ? r[c].cpuSeconds.toFixed(3) : '-')).join(' | ')} |`)].join('\n');
-const phaseTable = ['| operation | PVs | client | phases, median s | process start to exit, median s |', '|---|---:|---|---|---:|',
-  ...summary.flatMap((r) => clientNames.filter((c) => r[c]).map((c) =>
-    `| ${opLabel[r.op]} | ${r.size.toLocaleString('en-US')} | ${c} | ${Object.entries(r[c].phases).map(([p, s]) => `${p} ${s.toFixed(3)}`).join(', ')} | ${r[c].processSeconds.toFixed(2)} |`))].join('\n');
+const ratios = (r) =>
+  clientNames.includes('pyepics') ? nodes.map((c) => `${r[`pyepicsOver:${c}`] ? r[`pyepicsOver:${c}`].toFixed(1) : '-'} | `).join('') : '';
+const table = [
+  head,
+  `|---|---:|${'---:|'.repeat(head.split('|').length - 4)}`,
+  ...summary.map(
+    (r) =>
+      `| ${opLabel[r.op]} | ${r.size.toLocaleString('en-US')} | ${clientNames.map((c) => fmtS(r[c])).join(' | ')} | ${ratios(r)}${clientNames.map((c) => (r[c] ? r[c].cpuSeconds.toFixed(3) : '-')).join(' | ')} |`,
+  ),
+].join('\n');
+const phaseTable = [
+  '| operation | PVs | client | phases, median s | process start to exit, median s |',
+  '|---|---:|---|---|---:|',
+  ...summary.flatMap((r) =>
+    clientNames
+      .filter((c) => r[c])
+      .map(
+        (c) =>
+          `| ${opLabel[r.op]} | ${r.size.toLocaleString('en-US')} | ${c} | ${Object.entries(r[c].phases)
+            .map(([p, s]) => `${p} ${s.toFixed(3)}`)
+            .join(', ')} | ${r[c].processSeconds.toFixed(2)} |`,
+      ),
+  ),
+].join('\n');
 console.log(table);
 console.log(`\nlimits: ${limitsText}`);
 
-const measured = 'wall s inside each process, from before the client creates its Context or PVs to the end of the operation (file reading and writing included; process start and imports excluded); CPU s of the process over the same span; medians with min-max';
+const measured =
+  'wall s inside each process, from before the client creates its Context or PVs to the end of the operation (file reading and writing included; process start and imports excluded); CPU s of the process over the same span; medians with min-max';
 const result = {
-  date: new Date().toISOString(), host: hostname(), cores: cpus().length, node: process.version,
+  date: new Date().toISOString(),
+  host: hostname(),
+  cores: cpus().length,
+  node: process.version,
   command: `node benchmarks/saveset.mjs ${process.argv.slice(2).join(' ')}`.trim(),
-  sizes, repeat, clients: clientNames, timeoutMs, changedEvery: EVERY, measured,
+  sizes,
+  repeat,
+  clients: clientNames,
+  timeoutMs,
+  changedEvery: EVERY,
+  measured,
   method: {
     node: 'epics-client/saveset: save(ctx, names) and writeSnapshot, compareLive(ctx, set, { tolerance: { abs: 0 } }), restore(ctx, set) (reads every PV, writes those that differ, reads them back); a compareLive of every PV after the restore, outside the time',
     'node-rewrite': 'the same, restore(ctx, set, { rewrite: true }): every PV written, as pyepics does',
-    pyepics: "pyepics as PSI's snapshot uses it: PV(auto_monitor=False) per name, all connected first; save: a CTRL and a TIME get per PV, PV after PV; compare: every get started, then completed in turn; restore: every put with a completion callback, all completions awaited, then read back as compare reads",
+    pyepics:
+      "pyepics as PSI's snapshot uses it: PV(auto_monitor=False) per name, all connected first; save: a CTRL and a TIME get per PV, PV after PV; compare: every get started, then completed in turn; restore: every put with a completion callback, all completions awaited, then read back as compare reads",
   },
-  limits, limitsText, summary, runs,
+  limits,
+  limitsText,
+  summary,
+  runs,
 };
 writeFileSync(opt.out, JSON.stringify(result, null, 2) + '\n');
-writeFileSync(opt.out.replace(/\.json$/, '.md'),
-  `${result.command} (${result.date}, ${result.host}, ${result.cores} cores; ${measured})\n\nSave, compare with live and restore of the IOC's settings, median s of ${repeat} runs:\n\n${table}\n\nPhases inside each process:\n\n${phaseTable}\n`);
+writeFileSync(
+  opt.out.replace(/\.json$/, '.md'),
+  `${result.command} (${result.date}, ${result.host}, ${result.cores} cores; ${measured})\n\nSave, compare with live and restore of the IOC's settings, median s of ${repeat} runs:\n\n${table}\n\nPhases inside each process:\n\n${phaseTable}\n`,
+);
 process.exit(0);

@@ -66,7 +66,14 @@ for (const t of r.thrown.slice(0, 5)) console.log(`  thrown: ${t}`);
 
 mkdirSync(dirname(a.out), { recursive: true });
 const command = `node ${process.execArgv.join(' ')} benchmarks/soak.mjs ${process.argv.slice(2).join(' ')}`.replace(/ +/g, ' ').trim();
-writeFileSync(a.out, JSON.stringify({ date: new Date().toISOString(), host: hostname(), cores: cpus().length, command, node: process.version, ...r }, null, 2) + '\n');
+writeFileSync(
+  a.out,
+  JSON.stringify(
+    { date: new Date().toISOString(), host: hostname(), cores: cpus().length, command, node: process.version, ...r },
+    null,
+    2,
+  ) + '\n',
+);
 console.error(`wrote ${a.out}`);
 const ok = !r.aborted && r.violationCount === 0 && r.thrown.length === 0 && r.snapshotSuccesses === 0;
 process.exitCode = ok ? 0 : 1;

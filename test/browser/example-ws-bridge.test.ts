@@ -102,7 +102,9 @@ describe('ws-bridge example in Chromium', () => {
 });
 
 describe('ws-bridge example in Chromium, pva:// names', () => {
-  const CALC = 'pva://TEST:CALC2', LONG = 'pva://TEST:KIND:LONG', ENUM = 'pva://TEST:KIND:ENUM';
+  const CALC = 'pva://TEST:CALC2',
+    LONG = 'pva://TEST:KIND:LONG',
+    ENUM = 'pva://TEST:KIND:ENUM';
 
   it('shows a counter over PV Access advancing, connected, in MINOR alarm, with units and enum states', async () => {
     await page.goto(`${url}?pv=${encodeURIComponent(CALC)}&pv=${encodeURIComponent(LONG)}&pv=${encodeURIComponent(ENUM)}`);

@@ -55,8 +55,16 @@ describe('HTML report in a browser', () => {
     // The summary comes first and names, per workload, the best client that passed every check.
     const firstSection = await page.locator('section').first().getAttribute('id');
     expect(firstSection).toBe('summary');
-    const best = await page.locator('table.summary tr').evaluateAll((rows) =>
-      rows.slice(1).map((r) => [r.querySelector('th a')?.textContent, r.querySelector('.best b')?.textContent ?? r.querySelector('td .fail')?.textContent]));
+    const best = await page
+      .locator('table.summary tr')
+      .evaluateAll((rows) =>
+        rows
+          .slice(1)
+          .map((r) => [
+            r.querySelector('th a')?.textContent,
+            r.querySelector('.best b')?.textContent ?? r.querySelector('td .fail')?.textContent,
+          ]),
+      );
     expect(best).toEqual([
       ['snapshot 97+15', 'c-libca'],
       ['snapshot 1000+95', 'node'], // pyepics's wall time is shorter, but it left 400 names unanswered
@@ -68,7 +76,10 @@ describe('HTML report in a browser', () => {
     const failText = await page.locator('table.summary .fail').allTextContents();
     expect(failText.some((t) => /400 PVs that exist unanswered/.test(t))).toBe(true);
     expect(failText.some((t) => /12 updates missed/.test(t))).toBe(true);
-    const red = await page.locator('table.summary .fail').first().evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { color: string } }).getComputedStyle(e).color);
+    const red = await page
+      .locator('table.summary .fail')
+      .first()
+      .evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { color: string } }).getComputedStyle(e).color);
     expect(red).toBe('rgb(198, 40, 40)');
 
     // Every chart has a bar per client; the latency chart a line per client and percentile.
@@ -83,7 +94,9 @@ describe('HTML report in a browser', () => {
 
     // pyepics's incomplete 1000+95 result: a grey dashed bar labelled in red, drawn after the complete ones.
     const snap = page.locator('figure.chart[data-workload="snapshot 1000+95"] svg');
-    const fills = await snap.locator('g.mark-rect path').evaluateAll((ps) => ps.map((p) => [p.getAttribute('fill'), p.getAttribute('stroke-dasharray')]));
+    const fills = await snap
+      .locator('g.mark-rect path')
+      .evaluateAll((ps) => ps.map((p) => [p.getAttribute('fill'), p.getAttribute('stroke-dasharray')]));
     expect(fills.filter(([f]) => f === '#c8c8c8')).toHaveLength(1);
     expect(fills.find(([f]) => f === '#c8c8c8')![1]).toBe('4,2');
     const labels = await snap.locator('g.mark-text text').allTextContents();
@@ -106,10 +119,17 @@ describe('HTML report in a browser', () => {
   it('two runs side by side: one summary column per run, a bar per client and run', async () => {
     const { page, errors } = await open(await benchHtml([runA, runB]), 'report-run-a-b');
     expect(errors).toEqual([]);
-    expect(await page.locator('table.summary tr').first().locator('th').allTextContents()).toEqual(['workload', '#1 2026-11-20 10:00 lab-a', '#2 2026-11-21 10:00 lab-b']);
+    expect(await page.locator('table.summary tr').first().locator('th').allTextContents()).toEqual([
+      'workload',
+      '#1 2026-11-20 10:00 lab-a',
+      '#2 2026-11-21 10:00 lab-b',
+    ]);
     expect(await page.locator('figure.chart[data-workload="monitor"] svg g.mark-rect path').count()).toBe(6);
     // In B, c-libca's monitor CPU doubled: node is now the best.
-    const monitor = await page.locator('table.summary tr', { has: page.locator('a', { hasText: /^monitor$/ }) }).locator('.best b').allTextContents();
+    const monitor = await page
+      .locator('table.summary tr', { has: page.locator('a', { hasText: /^monitor$/ }) })
+      .locator('.best b')
+      .allTextContents();
     expect(monitor).toEqual(['c-libca', 'node']);
     await page.screenshot({ path: join(ARTIFACTS, 'report-run-a-b.png'), fullPage: true });
     await page.close();

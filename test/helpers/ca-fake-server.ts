@@ -3,7 +3,13 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import {
-  ByteWriter, DbrType, ECA_NORMAL, decodeRequest, encodeDbr, encodeMessage, type RequestMessage,
+  ByteWriter,
+  DbrType,
+  ECA_NORMAL,
+  decodeRequest,
+  encodeDbr,
+  encodeMessage,
+  type RequestMessage,
 } from '../../packages/client/src/ca/index.js';
 import { Framer } from '../../packages/client/src/ca/framer.js';
 
@@ -41,7 +47,14 @@ export class ServerCircuit {
         break;
       case 'EventCancelRequest':
         this.subs.delete(m.subscriptionId);
-        encodeMessage(w, { type: 'EventAddResponse', dataType: m.dataType, count: m.count, status: ECA_NORMAL, subscriptionId: m.subscriptionId, payload: new Uint8Array(0) });
+        encodeMessage(w, {
+          type: 'EventAddResponse',
+          dataType: m.dataType,
+          count: m.count,
+          status: ECA_NORMAL,
+          subscriptionId: m.subscriptionId,
+          payload: new Uint8Array(0),
+        });
         break;
       case 'WriteNotifyRequest':
         this.value = new DataView(m.payload.buffer, m.payload.byteOffset).getFloat64(0);
@@ -81,8 +94,14 @@ export class ServerCircuit {
     if (this.mode === 'absurd') {
       const off = w.reserve(24);
       const v = w.dataView;
-      v.setUint16(off, 15); v.setUint16(off + 2, 0xffff); v.setUint16(off + 4, dataType); v.setUint16(off + 6, 0);
-      v.setUint32(off + 8, 1); v.setUint32(off + 12, id); v.setUint32(off + 16, 0xfffffff0); v.setUint32(off + 20, 1);
+      v.setUint16(off, 15);
+      v.setUint16(off + 2, 0xffff);
+      v.setUint16(off + 4, dataType);
+      v.setUint16(off + 6, 0);
+      v.setUint32(off + 8, 1);
+      v.setUint32(off + 12, id);
+      v.setUint32(off + 16, 0xfffffff0);
+      v.setUint32(off + 20, 1);
       return;
     }
     if (this.mode === 'unknown') {
@@ -166,14 +185,17 @@ export class FakeNameServer {
       return;
     }
     const w = new ByteWriter();
-    const framer = new Framer((h, p) => {
-      const m = decodeRequest(h, p);
-      if (m.type === 'VersionRequest') encodeMessage(w, { type: 'VersionResponse', version: 13, priority: 1, sequence: m.sequence ?? 0 });
-      if (m.type === 'SearchRequest') {
-        const port = this.names.get(m.name);
-        if (port) encodeMessage(w, { type: 'SearchResponse', port, address: 0xffffffff, cid: m.cid, version: 13 });
-      }
-    }, () => {});
+    const framer = new Framer(
+      (h, p) => {
+        const m = decodeRequest(h, p);
+        if (m.type === 'VersionRequest') encodeMessage(w, { type: 'VersionResponse', version: 13, priority: 1, sequence: m.sequence ?? 0 });
+        if (m.type === 'SearchRequest') {
+          const port = this.names.get(m.name);
+          if (port) encodeMessage(w, { type: 'SearchResponse', port, address: 0xffffffff, cid: m.cid, version: 13 });
+        }
+      },
+      () => {},
+    );
     framer.push(msg);
     if (w.length > 16) this.socket.send(w.take(), rinfo.port, '127.0.0.1');
   }

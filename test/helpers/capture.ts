@@ -46,8 +46,16 @@ export function dumpWithH5py(path: string): Promise<CaptureDump> {
 }
 
 const NUMPY: Record<string, string> = {
-  '<B': 'uint8', '<b': 'int8', '<h': 'int16', '<H': 'uint16', '<i': 'int32', '<I': 'uint32',
-  '<q': 'int64', '<Q': 'uint64', '<f': 'float32', '<d': 'float64',
+  '<B': 'uint8',
+  '<b': 'int8',
+  '<h': 'int16',
+  '<H': 'uint16',
+  '<i': 'int32',
+  '<I': 'uint32',
+  '<q': 'int64',
+  '<Q': 'uint64',
+  '<f': 'float32',
+  '<d': 'float64',
 };
 
 function plain(v: unknown): unknown {

@@ -11,7 +11,10 @@ export interface CliResult {
   ms: number;
 }
 
-export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   const t0 = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {

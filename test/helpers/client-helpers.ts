@@ -78,5 +78,9 @@ print(json.dumps(out))
 
 /** Read PVs with pyepics (libca) against the same IOC: value (count 0), alarm, timestamp, ctrl metadata. */
 export function pyepicsRead(env: Readonly<Record<string, string>>, names: string[]): Promise<PyReading[]> {
-  return pythonJson<PyReading[]>(PY_READ, [JSON.stringify(names)], { ...env, EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO' });
+  return pythonJson<PyReading[]>(PY_READ, [JSON.stringify(names)], {
+    ...env,
+    EPICS_CA_ADDR_LIST: '127.0.0.1',
+    EPICS_CA_AUTO_ADDR_LIST: 'NO',
+  });
 }

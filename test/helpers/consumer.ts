@@ -41,7 +41,12 @@ function closure(pkgs: Record<string, LockEntry>, names: string[]): Record<strin
 }
 
 function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+  return execFileSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
 }
 
 /** The workspace packages, by the folder under packages/ that holds each. */
@@ -56,26 +61,38 @@ export function makeConsumer(dir: string, workspaces: Workspace[], files: Record
   const pkgs = repoLock.packages;
   const app = join(dir, 'app');
   mkdirSync(app, { recursive: true });
-  const dependencies: Record<string, string> = { '@types/node': pkgs['node_modules/@types/node']!.version!, typescript: pkgs['node_modules/typescript']!.version! };
+  const dependencies: Record<string, string> = {
+    '@types/node': pkgs['node_modules/@types/node']!.version!,
+    typescript: pkgs['node_modules/typescript']!.version!,
+  };
   const packedEntries: Record<string, LockEntry> = {};
   const external: string[] = ['@types/node', 'typescript'];
   for (const w of workspaces) {
     const out = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], join(REPO, 'packages', w));
     const tgzName = (JSON.parse(out) as Array<{ filename: string }>)[0]!.filename;
     const tgz = `file:../${tgzName}`;
-    const packed = JSON.parse(execFileSync('tar', ['-xzOf', join(dir, tgzName), 'package/package.json'], { encoding: 'utf8' })) as LockEntry & {
+    const packed = JSON.parse(
+      execFileSync('tar', ['-xzOf', join(dir, tgzName), 'package/package.json'], { encoding: 'utf8' }),
+    ) as LockEntry & {
       name: string;
       dependencies?: Record<string, string>;
     };
     dependencies[packed.name] = tgz;
     packedEntries[`node_modules/${packed.name}`] = {
-      version: packed.version, resolved: tgz, license: packed.license, dependencies: packed.dependencies, bin: packed.bin, engines: packed.engines,
+      version: packed.version,
+      resolved: tgz,
+      license: packed.license,
+      dependencies: packed.dependencies,
+      bin: packed.bin,
+      engines: packed.engines,
     };
     external.push(...Object.keys(packed.dependencies ?? {}).filter((d) => !pkgs[`node_modules/${d}`]?.link));
   }
   const pj = { name: 'consumer', private: true, type: 'module', dependencies };
   const lock = {
-    name: 'consumer', lockfileVersion: 3, requires: true,
+    name: 'consumer',
+    lockfileVersion: 3,
+    requires: true,
     packages: { '': { name: 'consumer', dependencies }, ...packedEntries, ...closure(pkgs, external) },
   };
   writeFileSync(join(app, 'package.json'), JSON.stringify(pj, null, 2));

@@ -15,8 +15,14 @@ try {
   out.caMonitor = await collect(ctx, `${P}CALC1`, 3, TIMEOUT);
   out.pvaMonitor = await collect(ctx, `pva://${P}CALC2`, 3, TIMEOUT);
   const names = [`${P}CALC1`, `${P}CALC2`, `${P}KIND:STRING`, `${P}NO:SUCH:PV`];
-  for (const [key, prefix] of [['caSnapshot', ''], ['pvaSnapshot', 'pva://']]) {
-    const res = await ctx.snapshot(names.map((n) => prefix + n), { timeout: 1000 });
+  for (const [key, prefix] of [
+    ['caSnapshot', ''],
+    ['pvaSnapshot', 'pva://'],
+  ]) {
+    const res = await ctx.snapshot(
+      names.map((n) => prefix + n),
+      { timeout: 1000 },
+    );
     out[key] = res.map((r) => (r.ok ? { name: r.name, ok: true } : { name: r.name, ok: false, code: r.error.code }));
   }
   out.stats = ctx.stats();

@@ -76,8 +76,11 @@ export class Rig {
    * included): read before and after something to count what it sent.
    */
   udpSent(host: Host): number {
-    const read = (file: string): string => execFileSync('ip', ['netns', 'exec', host.ns, 'cat', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const v4 = read('/proc/net/snmp').split('\n').filter((l) => l.startsWith('Udp: '));
+    const read = (file: string): string =>
+      execFileSync('ip', ['netns', 'exec', host.ns, 'cat', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const v4 = read('/proc/net/snmp')
+      .split('\n')
+      .filter((l) => l.startsWith('Udp: '));
     const names = v4[0]?.split(/\s+/) ?? [];
     const values = v4[1]?.split(/\s+/) ?? [];
     const at = names.indexOf('OutDatagrams');
@@ -93,7 +96,12 @@ export class Rig {
    * network of that speed: what the host sends waits for tokens, at most `latency` long.
    */
   shape(rate: string, latency = '50ms'): void {
-    for (const h of this.hosts) execFileSync('ip', ['netns', 'exec', h.ns, 'tc', 'qdisc', 'replace', 'dev', 'eth0', 'root', 'tbf', 'rate', rate, 'burst', '256kb', 'latency', latency], { stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const h of this.hosts)
+      execFileSync(
+        'ip',
+        ['netns', 'exec', h.ns, 'tc', 'qdisc', 'replace', 'dev', 'eth0', 'root', 'tbf', 'rate', rate, 'burst', '256kb', 'latency', latency],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
   }
 
   /** The shaping of `host`'s link, as `tc qdisc show` prints it. */
@@ -115,7 +123,11 @@ export class Rig {
    * The built-in IOC on `host` (`epicsperf ioc --listen 0.0.0.0`, 5 counters at 10 Hz and
    * `extra` arguments) with `env`: resolves once it printed "ready", with what it printed.
    */
-  async startIoc(host: Host, env: Record<string, string> = cleanEnv(), extra: string[] = []): Promise<{ child: ChildProcess; out: string }> {
+  async startIoc(
+    host: Host,
+    env: Record<string, string> = cleanEnv(),
+    extra: string[] = [],
+  ): Promise<{ child: ChildProcess; out: string }> {
     const args = [BIN, 'ioc', '--listen', '0.0.0.0', '--records', '5', '--rate', '10', '--array-elements', '0', ...extra];
     const child = this.spawn(host, process.execPath, args, env);
     let out = '';
@@ -137,13 +149,15 @@ export class Rig {
    */
   async killIoc(host: Host, ioc: ChildProcess): Promise<void> {
     const running = (): string[] =>
-      this.pids(host).map((pid) => {
-        try {
-          return `${pid} ${readFileSync(`/proc/${pid}/comm`, 'utf8').trim()}`;
-        } catch {
-          return `${pid} gone`;
-        }
-      }).filter((p) => !/ (caRepeater|ca-repeater|gone)$/.test(p));
+      this.pids(host)
+        .map((pid) => {
+          try {
+            return `${pid} ${readFileSync(`/proc/${pid}/comm`, 'utf8').trim()}`;
+          } catch {
+            return `${pid} gone`;
+          }
+        })
+        .filter((p) => !/ (caRepeater|ca-repeater|gone)$/.test(p));
     ioc.kill('SIGKILL');
     const end = Date.now() + 20_000;
     while (running().length > 0) {

@@ -5,7 +5,18 @@
 // cut off half-way (then it closes), or not at all (then it stops answering echoes too).
 import net from 'node:net';
 import {
-  BitSet, Cmd, decodeMessage, encodeMessages, HEADER_SIZE, OK, scalar, structure, TypeCache, Writer, type Message, type StructureDesc,
+  BitSet,
+  Cmd,
+  decodeMessage,
+  encodeMessages,
+  HEADER_SIZE,
+  OK,
+  scalar,
+  structure,
+  TypeCache,
+  Writer,
+  type Message,
+  type StructureDesc,
 } from '../../packages/client/src/pva/index.js';
 import { Framer } from '../../packages/client/src/pva/framer.js';
 import { startMessage } from '../../packages/client/src/pva/header.js';
@@ -36,42 +47,64 @@ export class FakePvaServer {
     const send = (...m: Message[]): void => {
       if (!sock.destroyed) sock.write(encodeMessages(m));
     };
-    const framer = new Framer((h, payload) => {
-      if (silent) return;
-      const m = decodeMessage(h, payload, { types });
-      switch (m.type) {
-        case 'ConnectionValidationResponse': return send({ type: 'ConnectionValidated', status: OK });
-        case 'SearchRequest':
-          return send({
-            type: 'SearchResponse', guid: new Uint8Array(12), sequenceId: m.sequenceId, address: new Uint8Array(16), port: this.port,
-            protocol: 'tcp', found: true, ids: m.channels.map((c) => c.id),
-          });
-        case 'CreateChannelRequest':
-          for (const c of m.channels) {
-            const sid = 100 + c.id;
-            names.set(sid, c.name);
-            send({ type: 'CreateChannelResponse', cid: c.id, sid, status: OK });
+    const framer = new Framer(
+      (h, payload) => {
+        if (silent) return;
+        const m = decodeMessage(h, payload, { types });
+        switch (m.type) {
+          case 'ConnectionValidationResponse':
+            return send({ type: 'ConnectionValidated', status: OK });
+          case 'SearchRequest':
+            return send({
+              type: 'SearchResponse',
+              guid: new Uint8Array(12),
+              sequenceId: m.sequenceId,
+              address: new Uint8Array(16),
+              port: this.port,
+              protocol: 'tcp',
+              found: true,
+              ids: m.channels.map((c) => c.id),
+            });
+          case 'CreateChannelRequest':
+            for (const c of m.channels) {
+              const sid = 100 + c.id;
+              names.set(sid, c.name);
+              send({ type: 'CreateChannelResponse', cid: c.id, sid, status: OK });
+            }
+            return;
+          case 'OpInitRequest': {
+            const mode = (names.get(m.sid) ?? '').split(':')[1] as Mode;
+            ops.set(m.requestId, mode);
+            return this.init(sock, mode, m.requestId, () => (silent = true));
           }
-          return;
-        case 'OpInitRequest': {
-          const mode = (names.get(m.sid) ?? '').split(':')[1] as Mode;
-          ops.set(m.requestId, mode);
-          return this.init(sock, mode, m.requestId, () => (silent = true));
+          case 'OpRequest':
+            if (m.command === Cmd.GET) {
+              const v = { value: 42.5 };
+              send({
+                type: 'DataResponse',
+                command: Cmd.GET,
+                requestId: m.requestId,
+                subcommand: 0,
+                status: OK,
+                changed: BitSet.of(0),
+                valueType: TYPE,
+                value: v,
+              });
+            }
+            return;
+          case 'EchoRequest':
+            return send({ type: 'EchoResponse', payload: m.payload });
         }
-        case 'OpRequest':
-          if (m.command === Cmd.GET) {
-            const v = { value: 42.5 };
-            send({ type: 'DataResponse', command: Cmd.GET, requestId: m.requestId, subcommand: 0, status: OK, changed: BitSet.of(0), valueType: TYPE, value: v });
-          }
-          return;
-        case 'EchoRequest': return send({ type: 'EchoResponse', payload: m.payload });
-      }
-    }, () => sock.destroy());
+      },
+      () => sock.destroy(),
+    );
     sock.on('data', (d) => framer.push(d));
-    sock.write(encodeMessages([
-      { type: 'SetByteOrder', bigEndian: false },
-      { type: 'ConnectionValidationRequest', bufferSize: 0x10000, registrySize: 0x7fff, authMethods: ['anonymous'] },
-    ]));
+    sock.write(
+      encodeMessages([
+        { type: 'SetByteOrder', bigEndian: false },
+        { type: 'ConnectionValidationRequest', bufferSize: 0x10000, registrySize: 0x7fff, authMethods: ['anonymous'] },
+      ]),
+    );
   }
 
   /** The GET INIT reply of each mode. */
@@ -105,7 +138,11 @@ export class FakePvaServer {
         // The type given as "the cached type 77" (0xFE + id), which this connection never defined.
         const w = new Writer(true);
         const off = startMessage(w, Cmd.GET, 0x40);
-        w.i32(requestId); w.u8(0x08); w.u8(0xff); w.u8(0xfe); w.u16(77);
+        w.i32(requestId);
+        w.u8(0x08);
+        w.u8(0xff);
+        w.u8(0xfe);
+        w.u16(77);
         w.dataView.setUint32(off + 4, w.length - off - HEADER_SIZE, true);
         sock.write(w.take());
         return;

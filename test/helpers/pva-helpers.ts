@@ -30,7 +30,9 @@ def value_dict(val):
     return out
 `;
 
-const PY_GET = PY_PLAIN + String.raw`
+const PY_GET =
+  PY_PLAIN +
+  String.raw`
 import sys
 from p4p.client.thread import Context
 ctx = Context('pva', nt=False)
@@ -46,7 +48,13 @@ ctx.close()
 print(json.dumps(out))
 `;
 
-export interface P4pReading { name: string; ok: boolean; id?: string; value?: Record<string, unknown>; error?: string }
+export interface P4pReading {
+  name: string;
+  ok: boolean;
+  id?: string;
+  value?: Record<string, unknown>;
+  error?: string;
+}
 
 /** Read PVs with p4p (pvxs) against the same server (with a pvRequest string): the whole structure as plain JSON. */
 export function p4pRead(env: Readonly<Record<string, string>>, names: string[], request?: string): Promise<P4pReading[]> {
@@ -69,12 +77,15 @@ export function plain(v: unknown): unknown {
  */
 export function expectSame(
   expect: (v: unknown, msg?: string) => { toBe(x: unknown): void; toEqual(x: unknown): void },
-  ours: Record<string, unknown>, theirs: Record<string, unknown>, path: string,
+  ours: Record<string, unknown>,
+  theirs: Record<string, unknown>,
+  path: string,
 ): void {
   for (const [k, t] of Object.entries(theirs)) {
     const o = ours[k];
     expect(o !== undefined, `${path}.${k} is missing, p4p has ${JSON.stringify(t)}`).toBe(true);
-    if (typeof t === 'object' && t !== null && !Array.isArray(t)) expectSame(expect, o as Record<string, unknown>, t as Record<string, unknown>, `${path}.${k}`);
+    if (typeof t === 'object' && t !== null && !Array.isArray(t))
+      expectSame(expect, o as Record<string, unknown>, t as Record<string, unknown>, `${path}.${k}`);
     else expect(o, `${path}.${k}`).toEqual(t);
   }
   for (const k of Object.keys(ours)) expect(k in theirs, `${path}.${k} is not in p4p's value`).toBe(true);

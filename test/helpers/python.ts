@@ -3,12 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
 
-export async function pythonJson<T = unknown>(
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-  timeoutMs = 30_000,
-): Promise<T> {
+export async function pythonJson<T = unknown>(script: string, args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<T> {
   const python = await ensurePythonEnv();
   return new Promise((resolve, reject) => {
     const child = spawn(python, ['-c', script, ...args], {

@@ -19,7 +19,10 @@ export async function waitFor<T>(what: string, ms: number, get: () => T | undefi
 export class Client {
   stderr = '';
   private lines: string[] = [];
-  constructor(readonly name: string, readonly child: ChildProcess) {
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
     let buf = '';
     child.stdout!.on('data', (d: Buffer) => {
       const parts = (buf + d.toString()).split('\n');

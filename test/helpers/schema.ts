@@ -7,7 +7,9 @@ import addFormats from 'ajv-formats';
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 addFormats.default(ajv);
 for (const name of ['monitor', 'snapshot', 'capture', 'bench']) {
-  ajv.addSchema(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'packages', 'epicsperf', 'schema', `${name}.schema.json`), 'utf8')));
+  ajv.addSchema(
+    JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'packages', 'epicsperf', 'schema', `${name}.schema.json`), 'utf8')),
+  );
 }
 
 /** The schema's complaints about `doc` (empty when it conforms). */

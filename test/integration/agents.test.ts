@@ -18,24 +18,44 @@ if (typeof made === 'string') process.stderr.write(`test/integration/agents.test
 const PORT = 5599;
 const AGENTS = ['a', 'b', 'c'] as const;
 
-interface Row { client: string; host?: string; ok: boolean; error?: string; cpuPercent?: { mean: number }; check?: { ok: boolean; pvs: number; samples: number; findings: string[] } }
+interface Row {
+  client: string;
+  host?: string;
+  ok: boolean;
+  error?: string;
+  cpuPercent?: { mean: number };
+  check?: { ok: boolean; pvs: number; samples: number; findings: string[] };
+}
 interface LoadResults {
   hosts: { name: string }[];
-  steps: { totalClients: number; updatesS: number; hosts: { host: string; cpuPercent: number; runners: number }[]; runners: { host: string; ok: boolean }[]; fairness?: { steadyFraction: number } }[];
+  steps: {
+    totalClients: number;
+    updatesS: number;
+    hosts: { host: string; cpuPercent: number; runners: number }[];
+    runners: { host: string; ok: boolean }[];
+    fairness?: { steadyFraction: number };
+  }[];
 }
-interface Results { monitor?: { runs: Row[] }; hosts?: { name: string; address: string; runs: string[]; environment: { epicsperf: string } }[] }
+interface Results {
+  monitor?: { runs: Row[] };
+  hosts?: { name: string; address: string; runs: string[]; environment: { epicsperf: string } }[];
+}
 
 /** Processes of the project's runners and IOC in a namespace (`only`: whose command line has it). */
 function projectPids(host: Host, only?: string): number[] {
   const out = execFileSync('ip', ['netns', 'pids', host.ns], { encoding: 'utf8' });
-  return out.split('\n').filter(Boolean).map(Number).filter((pid) => {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      return /bench\/runners\/|epicsperf_runners/.test(cmd) && (only === undefined || cmd.includes(only));
-    } catch {
-      return false;
-    }
-  });
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return /bench\/runners\/|epicsperf_runners/.test(cmd) && (only === undefined || cmd.includes(only));
+      } catch {
+        return false;
+      }
+    });
 }
 
 async function until(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
@@ -54,7 +74,16 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
   const hostsArg = () => AGENTS.map((n) => `${n}=tcp://${hostOf[n]!.address}:${PORT}`).join(',');
 
   async function startAgent(name: string): Promise<void> {
-    const child = rig!.spawn(hostOf[name]!, process.execPath, [BIN, 'agent', '--bind', `tcp://${hostOf[name]!.address}:${PORT}`, '--keys', keys, '--name', name]);
+    const child = rig!.spawn(hostOf[name]!, process.execPath, [
+      BIN,
+      'agent',
+      '--bind',
+      `tcp://${hostOf[name]!.address}:${PORT}`,
+      '--keys',
+      keys,
+      '--name',
+      name,
+    ]);
     agents[name] = child;
     let err = '';
     await new Promise<void>((resolve, reject) => {
@@ -96,13 +125,24 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
     expect(local.code, local.stderr).toBe(0);
     const l = JSON.parse(local.stdout) as Results;
     const rows = r.monitor!.runs;
-    expect(rows.map((x) => [x.client, x.host, x.ok])).toEqual([['node', 'a', true], ['pyepics', 'b', true]]);
+    expect(rows.map((x) => [x.client, x.host, x.ok])).toEqual([
+      ['node', 'a', true],
+      ['pyepics', 'b', true],
+    ]);
     // The same checks pass with the same counts as here, and CPU was measured on the hosts.
-    const summary = (x: Row) => ({ client: x.client, ok: x.ok, check: { ok: x.check?.ok, pvs: x.check?.pvs, findings: x.check?.findings } });
+    const summary = (x: Row) => ({
+      client: x.client,
+      ok: x.ok,
+      check: { ok: x.check?.ok, pvs: x.check?.pvs, findings: x.check?.findings },
+    });
     expect(rows.map(summary)).toEqual(l.monitor!.runs.map(summary));
     for (const x of rows) expect(x.cpuPercent?.mean, JSON.stringify(x)).toBeGreaterThan(0);
     // Every host is recorded, with its doctor report and what ran there.
-    expect(r.hosts!.map((h) => [h.name, h.runs])).toEqual([['a', ['node']], ['b', ['pyepics']], ['c', ['ioc']]]);
+    expect(r.hosts!.map((h) => [h.name, h.runs])).toEqual([
+      ['a', ['node']],
+      ['b', ['pyepics']],
+      ['c', ['ioc']],
+    ]);
     for (const h of r.hosts!) expect(h.environment.epicsperf).toMatch(/\d/);
     expect(l.hosts).toBeUndefined();
     // Both runs were kept in the folder the test run gave (EPICSPERF_RESULTS), not the user's.
@@ -112,11 +152,24 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
   it('a snapshot on one host of an IOC on another, each value checked there by c-libca', async () => {
     const list = join(keys, 'pvs.txt');
     writeFileSync(list, 'TEST:CALC1\nTEST:CALC2\nTEST:MISSING1\nTEST:CALC3\n');
-    const r = await epicsperf(['snapshot', list, '--ioc', 'builtin', '--check', '--format', 'json', '--hosts', hostsArg(), '--place', 'node=b,ioc=c'], 120_000);
+    const r = await epicsperf(
+      ['snapshot', list, '--ioc', 'builtin', '--check', '--format', 'json', '--hosts', hostsArg(), '--place', 'node=b,ioc=c'],
+      120_000,
+    );
     expect(r.code, r.stderr).toBe(1); // a missing PV
-    const run = JSON.parse(r.stdout) as { host: string; answered: number; wrong: number; rows: { name: string; ok: boolean; correct?: boolean }[] };
+    const run = JSON.parse(r.stdout) as {
+      host: string;
+      answered: number;
+      wrong: number;
+      rows: { name: string; ok: boolean; correct?: boolean }[];
+    };
     expect(run).toMatchObject({ host: 'b', answered: 3, wrong: 0 });
-    expect(run.rows.map((x) => [x.ok, x.correct])).toEqual([[true, true], [true, true], [false, undefined], [true, true]]);
+    expect(run.rows.map((x) => [x.ok, x.correct])).toEqual([
+      [true, true],
+      [true, true],
+      [false, undefined],
+      [true, true],
+    ]);
   }, 150_000);
 
   it('an orchestrator whose key the agents do not trust gets nothing', async () => {
@@ -124,7 +177,12 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
     try {
       expect((await runCli(['agent', '--keygen', 'orchestrator', '--keys', other])).code).toBe(0);
       for (const n of AGENTS) copyFileSync(join(keys, `${n}.pub`), join(other, `${n}.pub`));
-      const r = await rig!.run(orch, process.execPath, [BIN, 'bench', 'monitor', '--clients', 'node', '--records', '5', '--samples', '2', '--hosts', hostsArg(), '--keys', other], { env: cleanEnv(), timeoutMs: 60_000 });
+      const r = await rig!.run(
+        orch,
+        process.execPath,
+        [BIN, 'bench', 'monitor', '--clients', 'node', '--records', '5', '--samples', '2', '--hosts', hostsArg(), '--keys', other],
+        { env: cleanEnv(), timeoutMs: 60_000 },
+      );
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^epicsperf: error: agent a at tcp:\/\/[\d.]+:5599: it refused this orchestrator's key/m);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -133,8 +191,23 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
     }
   }, 90_000);
 
-  it("killing an agent mid-run gives that host's rows \"agent lost\", and the others finish", async () => {
-    const run = epicsperf(['bench', 'monitor', '--clients', 'node,pyepics', '--records', '50', '--samples', '80', '--format', 'json', '--hosts', hostsArg(), '--place', 'node=a,pyepics=b,ioc=c']);
+  it('killing an agent mid-run gives that host\'s rows "agent lost", and the others finish', async () => {
+    const run = epicsperf([
+      'bench',
+      'monitor',
+      '--clients',
+      'node,pyepics',
+      '--records',
+      '50',
+      '--samples',
+      '80',
+      '--format',
+      'json',
+      '--hosts',
+      hostsArg(),
+      '--place',
+      'node=a,pyepics=b,ioc=c',
+    ]);
     await until('the node runner on host a', () => projectPids(hostOf.a!, 'runners/node.js').length > 0, 60_000);
     await new Promise((r) => setTimeout(r, 2000));
     agents.a!.kill('SIGKILL');
@@ -150,25 +223,65 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
   }, 300_000);
 
   it('killing the orchestrator leaves no runner or IOC alive on any host', async () => {
-    const child = rig!.spawn(orch, process.execPath, [BIN, 'bench', 'monitor', '--clients', 'node,pyepics', '--records', '50', '--samples', '100', '--hosts', hostsArg(), '--place', 'node=a,pyepics=b,ioc=c', '--keys', keys]);
+    const child = rig!.spawn(orch, process.execPath, [
+      BIN,
+      'bench',
+      'monitor',
+      '--clients',
+      'node,pyepics',
+      '--records',
+      '50',
+      '--samples',
+      '100',
+      '--hosts',
+      hostsArg(),
+      '--place',
+      'node=a,pyepics=b,ioc=c',
+      '--keys',
+      keys,
+    ]);
     await until('the node runner on host a', () => projectPids(hostOf.a!, 'runners/node.js').length > 0, 60_000);
     expect(projectPids(hostOf.c!, 'epicsperf_runners.ioc')).toHaveLength(1);
     child.kill('SIGKILL');
-    await until('nothing left on the agents\' hosts', () => AGENTS.every((n) => projectPids(hostOf[n]!).length === 0), 15_000);
+    await until("nothing left on the agents' hosts", () => AGENTS.every((n) => projectPids(hostOf[n]!).length === 0), 15_000);
     // The agents live on and serve the next orchestrator.
     for (const n of AGENTS) expect(agents[n]!.exitCode).toBeNull();
   }, 120_000);
 
   it('a load run of 2 hosts x 4 node clients completes, each host measured there', async () => {
-    const two = AGENTS.slice(0, 2).map((n) => `${n}=tcp://${hostOf[n]!.address}:${PORT}`).join(',');
-    const r = await epicsperf(['bench', 'load', '--clients', 'node', '--steps', '2,4', '--records', '50', '--rate', '10', '--step-seconds', '3', '--format', 'json', '--hosts', two]);
+    const two = AGENTS.slice(0, 2)
+      .map((n) => `${n}=tcp://${hostOf[n]!.address}:${PORT}`)
+      .join(',');
+    const r = await epicsperf([
+      'bench',
+      'load',
+      '--clients',
+      'node',
+      '--steps',
+      '2,4',
+      '--records',
+      '50',
+      '--rate',
+      '10',
+      '--step-seconds',
+      '3',
+      '--format',
+      'json',
+      '--hosts',
+      two,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const load = (JSON.parse(r.stdout) as { load: LoadResults }).load;
     // The IOC ran here (local), the runners on a and b.
     expect(load.hosts.map((h) => h.name).sort()).toEqual(['a', 'b', 'local']);
     const last = load.steps[load.steps.length - 1]!;
     expect(load.steps.map((s) => s.totalClients)).toEqual([4, 8]);
-    expect(last.runners.filter((x) => x.ok).map((x) => x.host).sort()).toEqual(['a', 'a', 'a', 'a', 'b', 'b', 'b', 'b']);
+    expect(
+      last.runners
+        .filter((x) => x.ok)
+        .map((x) => x.host)
+        .sort(),
+    ).toEqual(['a', 'a', 'a', 'a', 'b', 'b', 'b', 'b']);
     const busy = last.hosts.filter((h) => h.runners > 0);
     expect(busy.map((h) => h.host)).toEqual(['a', 'b']);
     for (const h of busy) expect(h.cpuPercent).toBeGreaterThan(0);

@@ -35,18 +35,27 @@ describe('skipped updates injected by the IOC', () => {
     const injected: Promise<void>[] = [];
     let complete = false;
     const run = await runMonitor({
-      workload: 'array', client: findClient(name)!, python, env: ioc.env, names: [ioc.prefix + 'ARRAY'], samples: 30, rate: RATE, warmupMs: 200,
+      workload: 'array',
+      client: findClient(name)!,
+      python,
+      env: ioc.env,
+      names: [ioc.prefix + 'ARRAY'],
+      samples: 30,
+      rate: RATE,
+      warmupMs: 200,
       array: { elements: 1000, type: 'int32' },
       onProgress: (text) => {
         if (text.startsWith('collecting') && injected.length === 0) {
-          injected.push((async () => {
-            await sleep(1000);
-            await ctx.put(ioc.prefix + 'ARRAY:SKIP', 3);
-            await sleep(1000);
-            await ctx.put(ioc.prefix + 'ARRAY:SKIP', 5);
-            // The second gap must land inside the run for the count to be exact.
-            expect(complete).toBe(false);
-          })());
+          injected.push(
+            (async () => {
+              await sleep(1000);
+              await ctx.put(ioc.prefix + 'ARRAY:SKIP', 3);
+              await sleep(1000);
+              await ctx.put(ioc.prefix + 'ARRAY:SKIP', 5);
+              // The second gap must land inside the run for the count to be exact.
+              expect(complete).toBe(false);
+            })(),
+          );
         }
         if (text.startsWith('checking')) complete = true;
       },
@@ -75,16 +84,26 @@ describe('an array larger than EPICS_CA_MAX_ARRAY_BYTES', () => {
     await ioc?.stop();
   });
 
-  it.each(['node', 'c-libca', 'pyepics'])('%s: the row fails with an error naming the limit', async (name) => {
-    const t0 = performance.now();
-    const run = await runMonitor({
-      workload: 'array', client: findClient(name)!, python, env: { ...ioc.env, EPICS_CA_MAX_ARRAY_BYTES: '16384', EPICS_CA_AUTO_ARRAY_BYTES: 'NO' },
-      names: [ioc.prefix + 'ARRAY'], samples: 5, rate: 5, warmupMs: 200,
-      array: { elements: 100_000, type: 'double' },
-    });
-    expect(run.ok).toBe(false);
-    expect(run.error).toMatch(/EPICS_CA_MAX_ARRAY_BYTES/);
-    // It fails at once rather than waiting for the runner's deadlines (30 s and more).
-    expect(performance.now() - t0).toBeLessThan(25_000);
-  }, 60_000);
+  it.each(['node', 'c-libca', 'pyepics'])(
+    '%s: the row fails with an error naming the limit',
+    async (name) => {
+      const t0 = performance.now();
+      const run = await runMonitor({
+        workload: 'array',
+        client: findClient(name)!,
+        python,
+        env: { ...ioc.env, EPICS_CA_MAX_ARRAY_BYTES: '16384', EPICS_CA_AUTO_ARRAY_BYTES: 'NO' },
+        names: [ioc.prefix + 'ARRAY'],
+        samples: 5,
+        rate: 5,
+        warmupMs: 200,
+        array: { elements: 100_000, type: 'double' },
+      });
+      expect(run.ok).toBe(false);
+      expect(run.error).toMatch(/EPICS_CA_MAX_ARRAY_BYTES/);
+      // It fails at once rather than waiting for the runner's deadlines (30 s and more).
+      expect(performance.now() - t0).toBeLessThan(25_000);
+    },
+    60_000,
+  );
 });

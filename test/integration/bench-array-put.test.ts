@@ -26,7 +26,15 @@ const putters = CLIENTS.filter((c) => c.workloads.includes('array-put'));
 
 describe.each(putters.map((c) => [c.name, c] as const))('%s puts int16 arrays', (_name, client) => {
   it('with completion: 20 puts, each received and checked by the IOC', async () => {
-    const run = await runArrayPut({ client, python, env: ioc.env, name: 'TEST:ARRAY:PUT', workload: { elements: ELEMENTS, samples: 20, type: 'int16' }, callback: true, ioc });
+    const run = await runArrayPut({
+      client,
+      python,
+      env: ioc.env,
+      name: 'TEST:ARRAY:PUT',
+      workload: { elements: ELEMENTS, samples: 20, type: 'int16' },
+      callback: true,
+      ioc,
+    });
     expect(run.error).toBeUndefined();
     expect(run.ok).toBe(true);
     expect(run.puts).toBe(20);
@@ -35,7 +43,15 @@ describe.each(putters.map((c) => [c.name, c] as const))('%s puts int16 arrays', 
   });
 
   it('without completion: CA clients put and the IOC checks every one; PVA says it cannot', async () => {
-    const run = await runArrayPut({ client, python, env: ioc.env, name: 'TEST:ARRAY:PUT', workload: { elements: ELEMENTS, samples: 20, type: 'int16' }, callback: false, ioc });
+    const run = await runArrayPut({
+      client,
+      python,
+      env: ioc.env,
+      name: 'TEST:ARRAY:PUT',
+      workload: { elements: ELEMENTS, samples: 20, type: 'int16' },
+      callback: false,
+      ioc,
+    });
     if (client.protocol === 'PVA') {
       expect(run.ok).toBe(false);
       expect(run.error).toMatch(/PV Access has no put without a reply/);
@@ -70,11 +86,33 @@ it("the IOC's check names a short put and one out of order", async () => {
 });
 
 it('bench array-put: JSON that the schema accepts, a row per client and mode', async () => {
-  const r = await runCli(['bench', 'array-put', '--clients', 'c-libca,p4p', '--array-elements', '1000', '--array-samples', '5', '--array-type', 'float', '--repeat', '1', '--no-keep', '--format', 'json'], { timeoutMs: 120_000 });
+  const r = await runCli(
+    [
+      'bench',
+      'array-put',
+      '--clients',
+      'c-libca,p4p',
+      '--array-elements',
+      '1000',
+      '--array-samples',
+      '5',
+      '--array-type',
+      'float',
+      '--repeat',
+      '1',
+      '--no-keep',
+      '--format',
+      'json',
+    ],
+    { timeoutMs: 120_000 },
+  );
   expect(r.code).toBe(0);
   const json = JSON.parse(r.stdout) as BenchResults;
   expect(schemaErrors('bench', json)).toEqual([]);
   expect(json.arrayPut!.runs.map((x) => [x.client, x.callback, x.ok, x.ioc?.received ?? 0])).toEqual([
-    ['c-libca', true, true, 5], ['c-libca', false, true, 5], ['p4p', true, true, 5], ['p4p', false, false, 0],
+    ['c-libca', true, true, 5],
+    ['c-libca', false, true, 5],
+    ['p4p', true, true, 5],
+    ['p4p', false, false, 0],
   ]);
 }, 150_000);

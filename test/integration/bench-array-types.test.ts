@@ -24,7 +24,14 @@ describe.each(ARRAY_TYPES.map((t) => [t] as const))('PREFIX:ARRAY as %s', (type)
 
   it.each(['node', 'node-pva', 'c-libca', 'c-pvxs', 'p4p'])('%s: every element of 4 updates equals the update number', async (name) => {
     const run = await runMonitor({
-      workload: 'array', client: findClient(name)!, python, env: ioc.env, names: [ioc.prefix + 'ARRAY'], samples: 4, rate: 20, warmupMs: 200,
+      workload: 'array',
+      client: findClient(name)!,
+      python,
+      env: ioc.env,
+      names: [ioc.prefix + 'ARRAY'],
+      samples: 4,
+      rate: 20,
+      warmupMs: 200,
       array: { elements: ELEMENTS, type, checkAll: true, iocStats: () => ioc.stats() },
     });
     expect(run.error).toBeUndefined();
@@ -46,15 +53,25 @@ describe('int8 update numbers wrap', () => {
     await ioc?.stop();
   });
 
-  it.each(['node', 'c-pvxs'])('%s: 400 updates across the wrap (unsigned over CA, signed over PVA), none corrupt or backwards', async (name) => {
-    const run = await runMonitor({
-      workload: 'array', client: findClient(name)!, python, env: ioc.env, names: [ioc.prefix + 'ARRAY'], samples: 400, rate: 1000, warmupMs: 200,
-      array: { elements: 1000, type: 'int8', checkAll: true, iocStats: () => ioc.stats() },
-    });
-    expect(run.error).toBeUndefined();
-    expect(run.array!.corrupt).toBe(0);
-    expect(run.array!.valueErrors).toBe(0);
-    // The updates received plus those skipped span more than one turn of the 8-bit counter.
-    expect(run.array!.updates + run.array!.skipped + run.array!.repeats).toBeGreaterThan(256);
-  });
+  it.each(['node', 'c-pvxs'])(
+    '%s: 400 updates across the wrap (unsigned over CA, signed over PVA), none corrupt or backwards',
+    async (name) => {
+      const run = await runMonitor({
+        workload: 'array',
+        client: findClient(name)!,
+        python,
+        env: ioc.env,
+        names: [ioc.prefix + 'ARRAY'],
+        samples: 400,
+        rate: 1000,
+        warmupMs: 200,
+        array: { elements: 1000, type: 'int8', checkAll: true, iocStats: () => ioc.stats() },
+      });
+      expect(run.error).toBeUndefined();
+      expect(run.array!.corrupt).toBe(0);
+      expect(run.array!.valueErrors).toBe(0);
+      // The updates received plus those skipped span more than one turn of the 8-bit counter.
+      expect(run.array!.updates + run.array!.skipped + run.array!.repeats).toBeGreaterThan(256);
+    },
+  );
 });

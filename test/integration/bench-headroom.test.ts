@@ -10,7 +10,13 @@ import { headroomNote } from '../../packages/epicsperf/src/report/headroom.js';
 import type { IocStats } from '../../packages/epicsperf/src/ioc/index.js';
 import { Context } from '../../packages/client/src/index.js';
 import type { Sample } from '../../packages/epicsperf/src/bench/samples.js';
-import { BENCH_FORMAT, type BenchResults, type EnvironmentReport, type HeadroomResults, type MonitorRun } from '../../packages/epicsperf/src/results/index.js';
+import {
+  BENCH_FORMAT,
+  type BenchResults,
+  type EnvironmentReport,
+  type HeadroomResults,
+  type MonitorRun,
+} from '../../packages/epicsperf/src/results/index.js';
 import { renderBench } from '../../packages/epicsperf/src/report/bench.js';
 import { benchHtml } from '../../packages/epicsperf/src/report/html.js';
 import { schemaErrors } from '../helpers/schema.js';
@@ -19,15 +25,37 @@ import { runCli } from '../helpers/cli.js';
 const clients = (...names: string[]) => names.map((n) => findClient(n)!);
 
 const ENV: EnvironmentReport = {
-  epicsperf: '0.1.0', node: 'v20', os: { platform: 'linux', release: '6', arch: 'x64' }, cpu: { model: 'cpu', cores: 2 }, memoryBytes: 2 ** 34,
-  python: { executable: 'python3', kind: 'managed', ready: true, version: '3.11' }, libraries: {},
+  epicsperf: '0.1.0',
+  node: 'v20',
+  os: { platform: 'linux', release: '6', arch: 'x64' },
+  cpu: { model: 'cpu', cores: 2 },
+  memoryBytes: 2 ** 34,
+  python: { executable: 'python3', kind: 'managed', ready: true, version: '3.11' },
+  libraries: {},
 };
 
 function benchOf(headroom: HeadroomResults): BenchResults {
   return {
-    schema: BENCH_FORMAT, startedAt: new Date().toISOString(), host: hostname(), environment: ENV,
-    options: { workloads: { snapshot: [], monitor: false, headroom: headroom.workload }, repeat: 1, timeoutMs: 1000, records: 1, samples: 2, rate: 1, clients: [], scheduling: '', profile: 'custom' },
-    unavailable: [], snapshot: [], monitor: undefined, array: undefined, headroom,
+    schema: BENCH_FORMAT,
+    startedAt: new Date().toISOString(),
+    host: hostname(),
+    environment: ENV,
+    options: {
+      workloads: { snapshot: [], monitor: false, headroom: headroom.workload },
+      repeat: 1,
+      timeoutMs: 1000,
+      records: 1,
+      samples: 2,
+      rate: 1,
+      clients: [],
+      scheduling: '',
+      profile: 'custom',
+    },
+    unavailable: [],
+    snapshot: [],
+    monitor: undefined,
+    array: undefined,
+    headroom,
   };
 }
 
@@ -42,7 +70,12 @@ describe('headroom against the built-in IOC', () => {
     const workload = { seconds: 2, steps: [headroomStep(50, 10), headroomStep(100, 10)] };
     const skipped: number[] = [];
     const h = await runHeadroom({ clients: clients('node', 'pyepics'), python, workload, onSkip: (n) => skipped.push(n) });
-    expect(h.runs.map((r) => [r.client, r.step.records])).toEqual([['node', 50], ['pyepics', 50], ['node', 100], ['pyepics', 100]]);
+    expect(h.runs.map((r) => [r.client, r.step.records])).toEqual([
+      ['node', 50],
+      ['pyepics', 50],
+      ['node', 100],
+      ['pyepics', 100],
+    ]);
     for (const r of h.runs) {
       expect(r.failure, `${r.client} at ${r.step.records}`).toBeUndefined();
       expect(r.held).toBe(true);
@@ -90,7 +123,9 @@ describe('headroom against the built-in IOC', () => {
   it('a gap injected at the second step is reported as lost updates past the best step', async () => {
     const workload = { seconds: 3, steps: [headroomStep(100, 10), headroomStep(100, 20), headroomStep(200, 20)] };
     const h = await runHeadroom({
-      clients: clients('node'), python, workload,
+      clients: clients('node'),
+      python,
+      workload,
       onCollecting: (ioc, _client, step) => {
         if (step.rateHz !== 20) return;
         const ctx = new Context({ env: ioc.env });
@@ -120,15 +155,32 @@ describe('headroom against the built-in IOC', () => {
 describe('judging a step', () => {
   const step = headroomStep(1, 10);
   const run = (o: Partial<MonitorRun> = {}): MonitorRun => ({
-    client: 'x', ok: true,
-    check: { pvs: 1, silentPvs: 0, incompletePvs: 0, samples: 40, gaps: 0, missedValues: 0, valueErrors: 0, timestampErrors: 0, staleTimestamps: 0, severityErrors: 0, latencyMs: undefined, updatesPerSecond: 10, findings: [], ok: true },
+    client: 'x',
+    ok: true,
+    check: {
+      pvs: 1,
+      silentPvs: 0,
+      incompletePvs: 0,
+      samples: 40,
+      gaps: 0,
+      missedValues: 0,
+      valueErrors: 0,
+      timestampErrors: 0,
+      staleTimestamps: 0,
+      severityErrors: 0,
+      latencyMs: undefined,
+      updatesPerSecond: 10,
+      findings: [],
+      ok: true,
+    },
     ...o,
   });
   // 40 updates at 10 Hz whose latency goes from 5 ms to `endMs` in a straight line
-  const samples = (endMs: number): Sample[] => Array.from({ length: 40 }, (_, i) => {
-    const iocTime = 1000 + i / 10;
-    return { pv: 0, severity: 1, status: 0, value: i, iocTime, recvTime: iocTime + (5 + ((endMs - 5) * i) / 39) / 1000 };
-  });
+  const samples = (endMs: number): Sample[] =>
+    Array.from({ length: 40 }, (_, i) => {
+      const iocTime = 1000 + i / 10;
+      return { pv: 0, severity: 1, status: 0, value: i, iocTime, recvTime: iocTime + (5 + ((endMs - 5) * i) / 39) / 1000 };
+    });
 
   it('a steady latency holds; a latency that grows through the step has fallen behind', () => {
     expect(judge('x', step, run(), samples(6), 10).held).toBe(true);
@@ -145,7 +197,8 @@ describe('judging a step', () => {
   });
 
   it("the IOC's rate: ticks posted between the posts, times the share processed", () => {
-    const at = (ticks: number, tickTime: number, counterValue: number, time: number) => ({ ticks, tickTime, counterValue, time }) as IocStats;
+    const at = (ticks: number, tickTime: number, counterValue: number, time: number) =>
+      ({ ticks, tickTime, counterValue, time }) as IocStats;
     // 2 Hz, 9 ticks posted in 4 s, read mid-period at either end: exactly 2 ticks/s x 1000 counters
     expect(iocRate(at(10, 105, 10, 105.3), at(18, 109, 18, 109.4), 1000)).toBeCloseTo(2000, 6);
     // the last tick still being processed when asked is not a shortfall
@@ -167,21 +220,44 @@ describe('judging a step', () => {
   });
 
   it('a crash and a stop at the deadline are failures of their own kind; the IOC short of the rate is IOC-limited', () => {
-    expect(judge('x', step, { client: 'x', ok: false, error: 'the runner exited with code 1' }, [], 10).failure).toEqual({ mode: 'failed', text: 'the runner exited with code 1' });
-    expect(judge('x', step, { client: 'x', ok: false, error: 'stopped after 30 s', stoppedAfterS: 30 }, [], 10).failure?.mode).toBe('stopped');
+    expect(judge('x', step, { client: 'x', ok: false, error: 'the runner exited with code 1' }, [], 10).failure).toEqual({
+      mode: 'failed',
+      text: 'the runner exited with code 1',
+    });
+    expect(judge('x', step, { client: 'x', ok: false, error: 'stopped after 30 s', stoppedAfterS: 30 }, [], 10).failure?.mode).toBe(
+      'stopped',
+    );
     expect(judge('x', step, run(), samples(6), 8).iocLimited).toBe(true);
     expect(judge('x', step, run(), samples(6), 9.5).iocLimited).toBe(false);
   });
 });
 
 it('the command line: `bench headroom` with node on a two-step ramp', async () => {
-  const r = await runCli(['bench', 'headroom', '--clients', 'node', '--headroom-steps', '100x10,200x10', '--headroom-seconds', '2', '--no-keep', '--format', 'json'], { timeoutMs: 120_000 });
+  const r = await runCli(
+    [
+      'bench',
+      'headroom',
+      '--clients',
+      'node',
+      '--headroom-steps',
+      '100x10,200x10',
+      '--headroom-seconds',
+      '2',
+      '--no-keep',
+      '--format',
+      'json',
+    ],
+    { timeoutMs: 120_000 },
+  );
   expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
   expect(r.code).toBe(0);
   const json = JSON.parse(r.stdout) as BenchResults;
   expect(schemaErrors('bench', json)).toEqual([]);
   expect(json.options.profile).toBe('custom');
-  expect(json.headroom!.runs.map((x) => [x.client, x.step.records, x.held])).toEqual([['node', 100, true], ['node', 200, true]]);
+  expect(json.headroom!.runs.map((x) => [x.client, x.step.records, x.held])).toEqual([
+    ['node', 100, true],
+    ['node', 200, true],
+  ]);
   expect(r.stderr).toMatch(/\[2\/2\] headroom 200 x 10 Hz · node/);
   const bad = await runCli(['bench', 'headroom', '--headroom-steps', '100by10'], { timeoutMs: 30_000 });
   expect(bad.code).toBe(2);

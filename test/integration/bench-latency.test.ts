@@ -25,7 +25,10 @@ describe('latency against the built-in IOC', () => {
     const run = await runLatency({ client: findClient(name)!, python, env: ioc.env, prefix: ioc.prefix, workload });
     expect(run.error).toBeUndefined();
     expect(run.ok).toBe(true);
-    expect(run.points.map((p) => [p.elements, p.bytes, p.updates])).toEqual([[1, 8, 20], [10_000, 80_000, 20]]);
+    expect(run.points.map((p) => [p.elements, p.bytes, p.updates])).toEqual([
+      [1, 8, 20],
+      [10_000, 80_000, 20],
+    ]);
     for (const p of run.points) {
       expect(p.minMs).toBeGreaterThan(0);
       expect(p.minMs).toBeLessThanOrEqual(p.p50Ms);
@@ -43,9 +46,15 @@ describe('latency against the built-in IOC', () => {
 });
 
 it('the command line: the byte-array case, a client that cannot put says why, exit code 1', async () => {
-  const r = await runCli(['latency', '--client', 'c-libca,pyepics-ca', '--sizes', '10,1000', '--type', 'char', '--count', '10', '--format', 'json'], { timeoutMs: 120_000 });
+  const r = await runCli(
+    ['latency', '--client', 'c-libca,pyepics-ca', '--sizes', '10,1000', '--type', 'char', '--count', '10', '--format', 'json'],
+    { timeoutMs: 120_000 },
+  );
   expect(r.code).toBe(1);
-  const out = JSON.parse(r.stdout) as { workload: { elementType: string }; runs: { client: string; ok: boolean; error?: string; points: LatencyPoint[] }[] };
+  const out = JSON.parse(r.stdout) as {
+    workload: { elementType: string };
+    runs: { client: string; ok: boolean; error?: string; points: LatencyPoint[] }[];
+  };
   expect(out.workload.elementType).toBe('char');
   const [c, other] = out.runs;
   expect(c!.ok).toBe(true);
@@ -64,11 +73,31 @@ it('fits the fixed cost and MB/s of p50 against bytes', () => {
 });
 
 it('bench latency: JSON that the schema accepts, one row per client, fits present', async () => {
-  const r = await runCli(['bench', 'latency', '--clients', 'node,pyepics-nonumpy', '--latency-sizes', '1,100000', '--latency-count', '5', '--repeat', '1', '--no-keep', '--format', 'json'], { timeoutMs: 120_000 });
+  const r = await runCli(
+    [
+      'bench',
+      'latency',
+      '--clients',
+      'node,pyepics-nonumpy',
+      '--latency-sizes',
+      '1,100000',
+      '--latency-count',
+      '5',
+      '--repeat',
+      '1',
+      '--no-keep',
+      '--format',
+      'json',
+    ],
+    { timeoutMs: 120_000 },
+  );
   expect(r.code).toBe(0);
   const json = JSON.parse(r.stdout) as BenchResults;
   expect(schemaErrors('bench', json)).toEqual([]);
-  expect(json.latency!.runs.map((x) => [x.client, x.ok])).toEqual([['node', true], ['pyepics-nonumpy', false]]);
+  expect(json.latency!.runs.map((x) => [x.client, x.ok])).toEqual([
+    ['node', true],
+    ['pyepics-nonumpy', false],
+  ]);
   // 800 kB takes longer than 8 bytes on any machine: a line with a positive slope through both.
   const fit = json.latency!.runs[0]!.fit!.roundTrip!;
   expect(fit.fixedMs).toBeGreaterThan(0);

@@ -23,10 +23,19 @@ describe('load against the built-in IOC', () => {
   it('node at 1 and 2 runners: every update of every runner, CPU measured, fairness figures', async () => {
     const progress: string[] = [];
     const r = await runLoad({
-      clients: [node], hosts: [new LocalHost(python)], steps: [1, 2], records: 50, rate: 10, stepSeconds: 3, hostCores: { local: 2 },
+      clients: [node],
+      hosts: [new LocalHost(python)],
+      steps: [1, 2],
+      records: 50,
+      rate: 10,
+      stepSeconds: 3,
+      hostCores: { local: 2 },
       onProgress: (t) => progress.push(t),
     });
-    expect(r.steps.map((s) => [s.runnersPerHost, s.totalClients, s.held])).toEqual([[1, 1, true], [2, 2, true]]);
+    expect(r.steps.map((s) => [s.runnersPerHost, s.totalClients, s.held])).toEqual([
+      [1, 1, true],
+      [2, 2, true],
+    ]);
     for (const s of r.steps) {
       const what = `${s.runnersPerHost} runners`;
       expect(s.limit, what).toBeUndefined();
@@ -47,7 +56,9 @@ describe('load against the built-in IOC', () => {
       expect(s.iocUpdatesS).toBeGreaterThan(400);
       expect(s.iocUpdatesS).toBeLessThan(600);
       // the first runner of the host is its fairness runner: it watches PREFIX:RAMP after the counters
-      expect(s.runners.map((x) => [x.index, x.ramp ?? false])).toEqual(Array.from({ length: s.runnersPerHost }, (_, k) => [k + 1, k === 0]));
+      expect(s.runners.map((x) => [x.index, x.ramp ?? false])).toEqual(
+        Array.from({ length: s.runnersPerHost }, (_, k) => [k + 1, k === 0]),
+      );
       for (const x of s.runners) {
         expect(x.ok, x.error).toBe(true);
         expect(x.version).toBe('0.1.0');
@@ -67,13 +78,30 @@ describe('load against the built-in IOC', () => {
       expect(f.ratio).toBeCloseTo(f.rampFraction / f.steadyFraction, 9);
     }
     expect(r.steps.flatMap((s) => s.runners).reduce((a, x) => a + (x.cpuPercent ?? 0), 0)).toBeGreaterThan(0);
-    expect(r.clients).toEqual([expect.objectContaining({ client: 'node', served: 2, bestRunnersPerHost: 2, limit: expect.objectContaining({ kind: 'none' }) })]);
+    expect(r.clients).toEqual([
+      expect.objectContaining({ client: 'node', served: 2, bestRunnersPerHost: 2, limit: expect.objectContaining({ kind: 'none' }) }),
+    ]);
     expect(r.hosts).toEqual([expect.objectContaining({ name: 'local', cores: 2 })]);
     expect(progress).toContain('collecting');
     const bench = {
-      schema: 'epicsperf/bench@2', startedAt: new Date().toISOString(), host: 'h', environment: {},
-      options: { workloads: { snapshot: [], monitor: false, load: r.workload }, repeat: 1, timeoutMs: 1, records: 50, samples: 1, rate: 10, clients: ['node'], scheduling: '', profile: 'custom' },
-      unavailable: [], snapshot: [], load: r,
+      schema: 'epicsperf/bench@2',
+      startedAt: new Date().toISOString(),
+      host: 'h',
+      environment: {},
+      options: {
+        workloads: { snapshot: [], monitor: false, load: r.workload },
+        repeat: 1,
+        timeoutMs: 1,
+        records: 50,
+        samples: 1,
+        rate: 10,
+        clients: ['node'],
+        scheduling: '',
+        profile: 'custom',
+      },
+      unavailable: [],
+      snapshot: [],
+      load: r,
     };
     expect(schemaErrors('bench', JSON.parse(JSON.stringify(bench)))).toEqual([]);
   }, 60_000);
@@ -83,15 +111,27 @@ describe('load against the built-in IOC', () => {
     let started = 0;
     // This host, except that its second load runner is killed 1.5 s after it starts.
     const host: Host = {
-      name: local.name, address: local.address,
-      prepare: (c, r) => local.prepare(c, r), startIoc: (o) => local.startIoc(o), doctor: () => local.doctor(), close: () => local.close(),
+      name: local.name,
+      address: local.address,
+      prepare: (c, r) => local.prepare(c, r),
+      startIoc: (o) => local.startIoc(o),
+      doctor: () => local.doctor(),
+      close: () => local.close(),
       startRunner: (req: RunnerRequest) => {
         const runner = local.startRunner(req);
         if (++started === 2) setTimeout(() => void runner.kill(), 1500);
         return runner;
       },
     };
-    const r = await runLoad({ clients: [node], hosts: [host], steps: [2, 3], records: 50, rate: 10, stepSeconds: 3, hostCores: { local: 2 } });
+    const r = await runLoad({
+      clients: [node],
+      hosts: [host],
+      steps: [2, 3],
+      records: 50,
+      rate: 10,
+      stepSeconds: 3,
+      hostCores: { local: 2 },
+    });
     expect(r.steps).toHaveLength(1);
     const s = r.steps[0]!;
     expect(s.held).toBe(false);
@@ -101,19 +141,28 @@ describe('load against the built-in IOC', () => {
     expect(s.runners.filter((x) => x.ok).map((x) => x.index)).toEqual([1]);
     expect(s.runners[0]!.updatesS).toBeGreaterThan(450);
     expect(s.hosts[0]).toMatchObject({ runners: 2, failed: 1 });
-    expect(s.limit).toEqual({ kind: 'failed', text: expect.stringMatching(/^1 of 2 runners failed \(local #2: the runner exited \(SIGKILL\)/) });
+    expect(s.limit).toEqual({
+      kind: 'failed',
+      text: expect.stringMatching(/^1 of 2 runners failed \(local #2: the runner exited \(SIGKILL\)/),
+    });
     expect(r.clients[0]).toMatchObject({ served: 0, limit: { kind: 'failed', atRunnersPerHost: 2 } });
   }, 60_000);
 });
 
 it('the command line: `bench load` with node on two small steps, and its bad input', async () => {
-  const r = await runCli(['bench', 'load', '--clients', 'node', '--steps', '1,2', '--records', '20', '--step-seconds', '2', '--no-keep', '--format', 'json'], { timeoutMs: 60_000 });
+  const r = await runCli(
+    ['bench', 'load', '--clients', 'node', '--steps', '1,2', '--records', '20', '--step-seconds', '2', '--no-keep', '--format', 'json'],
+    { timeoutMs: 60_000 },
+  );
   expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
   expect(r.code).toBe(0);
   const json = JSON.parse(r.stdout) as BenchResults;
   expect(schemaErrors('bench', json)).toEqual([]);
   expect(json.options.profile).toBe('custom');
-  expect(json.load!.steps.map((x) => [x.client, x.totalClients, x.held])).toEqual([['node', 1, true], ['node', 2, true]]);
+  expect(json.load!.steps.map((x) => [x.client, x.totalClients, x.held])).toEqual([
+    ['node', 1, true],
+    ['node', 2, true],
+  ]);
   expect(json.load!.workload).toMatchObject({ steps: [1, 2], records: 20, rateHz: 10, seconds: 2 });
   expect(r.stderr).toMatch(/\[2\/2\] load 2 runners · node · run 1\/1: held: 2 clients, /);
   for (const [args, message] of [

@@ -13,7 +13,10 @@ describe('c-pvxs build', () => {
   const saved = { home: process.env.EPICSPERF_HOME, cxx: process.env.CXX };
   let dir: string | undefined;
   afterEach(() => {
-    for (const [k, v] of [['EPICSPERF_HOME', saved.home], ['CXX', saved.cxx]] as const) {
+    for (const [k, v] of [
+      ['EPICSPERF_HOME', saved.home],
+      ['CXX', saved.cxx],
+    ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }

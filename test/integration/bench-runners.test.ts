@@ -29,33 +29,52 @@ describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (name, clie
     expect(available.get(name)).toBe(true);
   });
 
-  it.skipIf(!client.workloads.includes('snapshot'))('snapshot: 20 counters, a string and an array answer with checked values, 3 missing names fail in about the timeout', async () => {
-    const names = [...ioc.counterNames().slice(0, 10), 'TEST:NOPE1', ...ioc.counterNames().slice(10), 'TEST:NOPE2', 'TEST:NOPE3',
-      'TEST:KIND:STRING', 'TEST:KIND:ARR:DOUBLE'];
-    const run = await runSnapshot({ client, python, env: ioc.env, names, timeoutMs: 1000 });
-    expect(run.error).toBeUndefined();
-    expect(run.answered).toBe(22);
-    expect(run.failed).toBe(3);
-    expect(run.wrong).toBe(0);
-    expect(run.rows.filter((r) => !r.ok).map((r) => r.name)).toEqual(['TEST:NOPE1', 'TEST:NOPE2', 'TEST:NOPE3']);
-    const counters = run.rows.filter((x) => x.ok && x.name.startsWith('TEST:CALC'));
-    expect(counters).toHaveLength(20);
-    for (const r of counters) {
-      expect(typeof r.value).toBe('number');
-      expect(r.correct).toBe(true);
-      if (r.severity !== undefined) expect(r.severity).toBe(1);
-    }
-    const byName = new Map(run.rows.map((r) => [r.name, r]));
-    expect(byName.get('TEST:KIND:STRING')!.value).toBe('hello epics');
-    expect(byName.get('TEST:KIND:ARR:DOUBLE')!.value).toEqual([0, 1.25, 2.5, 3.75, 5, 6.25, 7.5, 8.75, 10, 11.25]);
-    expect(run.wallMs!).toBeGreaterThan(900);
-    // Bounded, not timed: a missing name must not hold the batch far past its 1 s timeout (a
-    // loaded 2-core machine took 6 s for caget-procs and 8.8 s for pyepics once; a hang is 30 s).
-    expect(run.wallMs!).toBeLessThan(12_000);
-  });
+  it.skipIf(!client.workloads.includes('snapshot'))(
+    'snapshot: 20 counters, a string and an array answer with checked values, 3 missing names fail in about the timeout',
+    async () => {
+      const names = [
+        ...ioc.counterNames().slice(0, 10),
+        'TEST:NOPE1',
+        ...ioc.counterNames().slice(10),
+        'TEST:NOPE2',
+        'TEST:NOPE3',
+        'TEST:KIND:STRING',
+        'TEST:KIND:ARR:DOUBLE',
+      ];
+      const run = await runSnapshot({ client, python, env: ioc.env, names, timeoutMs: 1000 });
+      expect(run.error).toBeUndefined();
+      expect(run.answered).toBe(22);
+      expect(run.failed).toBe(3);
+      expect(run.wrong).toBe(0);
+      expect(run.rows.filter((r) => !r.ok).map((r) => r.name)).toEqual(['TEST:NOPE1', 'TEST:NOPE2', 'TEST:NOPE3']);
+      const counters = run.rows.filter((x) => x.ok && x.name.startsWith('TEST:CALC'));
+      expect(counters).toHaveLength(20);
+      for (const r of counters) {
+        expect(typeof r.value).toBe('number');
+        expect(r.correct).toBe(true);
+        if (r.severity !== undefined) expect(r.severity).toBe(1);
+      }
+      const byName = new Map(run.rows.map((r) => [r.name, r]));
+      expect(byName.get('TEST:KIND:STRING')!.value).toBe('hello epics');
+      expect(byName.get('TEST:KIND:ARR:DOUBLE')!.value).toEqual([0, 1.25, 2.5, 3.75, 5, 6.25, 7.5, 8.75, 10, 11.25]);
+      expect(run.wallMs!).toBeGreaterThan(900);
+      // Bounded, not timed: a missing name must not hold the batch far past its 1 s timeout (a
+      // loaded 2-core machine took 6 s for caget-procs and 8.8 s for pyepics once; a hang is 30 s).
+      expect(run.wallMs!).toBeLessThan(12_000);
+    },
+  );
 
   it.skipIf(!client.workloads.includes('monitor'))('monitor: 20 counters x 10 samples, every sample checked', async () => {
-    const run = await runMonitor({ client, python, env: ioc.env, names: ioc.counterNames(), samples: 10, rate: 10, iocMeter: ioc.meter, warmupMs: 200 });
+    const run = await runMonitor({
+      client,
+      python,
+      env: ioc.env,
+      names: ioc.counterNames(),
+      samples: 10,
+      rate: 10,
+      iocMeter: ioc.meter,
+      warmupMs: 200,
+    });
     expect(run.error).toBeUndefined();
     expect(run.check!.samples).toBe(200);
     expect(run.check!.ok).toBe(true);
@@ -75,22 +94,39 @@ describe('array workload', () => {
   });
 
   const arrayClients = CLIENTS.filter((c) => c.workloads.includes('array'));
-  it.each(arrayClients.map((c) => [c.name, c] as const))('%s: 5 updates of 100,000 elements, every element checked, none corrupt', async (_name, client) => {
-    const run = await runMonitor({
-      workload: 'array', client, python, env: arrayIoc.env, names: [arrayIoc.prefix + 'ARRAY'], samples: 5, rate: 20, warmupMs: 200,
-      array: { elements: 100_000, checkAll: true, iocStats: () => arrayIoc.stats() },
-    });
-    expect(run.error).toBeUndefined();
-    expect(run.ok).toBe(true);
-    expect(run.array!.updates).toBe(5);
-    expect(run.array!.elements).toBe(100_000);
-    expect(run.array!.corrupt).toBe(0);
-    expect(run.array!.server!.updatesPerSecond).toBeGreaterThan(0);
-  });
+  it.each(arrayClients.map((c) => [c.name, c] as const))(
+    '%s: 5 updates of 100,000 elements, every element checked, none corrupt',
+    async (_name, client) => {
+      const run = await runMonitor({
+        workload: 'array',
+        client,
+        python,
+        env: arrayIoc.env,
+        names: [arrayIoc.prefix + 'ARRAY'],
+        samples: 5,
+        rate: 20,
+        warmupMs: 200,
+        array: { elements: 100_000, checkAll: true, iocStats: () => arrayIoc.stats() },
+      });
+      expect(run.error).toBeUndefined();
+      expect(run.ok).toBe(true);
+      expect(run.array!.updates).toBe(5);
+      expect(run.array!.elements).toBe(100_000);
+      expect(run.array!.corrupt).toBe(0);
+      expect(run.array!.server!.updatesPerSecond).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('runners that misbehave', () => {
-  const spec = (name: string): ClientSpec => ({ name, runtime: 'python', protocol: 'CA', workloads: ['snapshot'], description: 'test', library: 'x' });
+  const spec = (name: string): ClientSpec => ({
+    name,
+    runtime: 'python',
+    protocol: 'CA',
+    workloads: ['snapshot'],
+    description: 'test',
+    library: 'x',
+  });
 
   it('a runner that crashes gives a row that says why', async () => {
     // The real Python driver asked for a client it does not have: it exits with an error.
@@ -105,7 +141,14 @@ describe('runners that misbehave', () => {
     const hang = join(dir, 'python');
     writeFileSync(hang, '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
     const t0 = Date.now();
-    const run = await runSnapshot({ client: spec('hang'), python: hang, env: ioc.env, names: ['TEST:CALC1'], timeoutMs: 500, readyTimeoutMs: 1500 });
+    const run = await runSnapshot({
+      client: spec('hang'),
+      python: hang,
+      env: ioc.env,
+      names: ['TEST:CALC1'],
+      timeoutMs: 500,
+      readyTimeoutMs: 1500,
+    });
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(run.error).toMatch(/did not reach ready within 2 s and was killed/);
     rmSync(dir, { recursive: true, force: true });
@@ -113,7 +156,14 @@ describe('runners that misbehave', () => {
 });
 
 describe('the snapshot referee', () => {
-  const spec = (name: string): ClientSpec => ({ name, runtime: 'python', protocol: 'CA', workloads: ['snapshot'], description: 'test', library: 'x' });
+  const spec = (name: string): ClientSpec => ({
+    name,
+    runtime: 'python',
+    protocol: 'CA',
+    workloads: ['snapshot'],
+    description: 'test',
+    library: 'x',
+  });
   // A runner that answers every name, the missing one too, with a made-up value; it speaks the
   // runner protocol (docs/runners.md) and stands in for the interpreter of a Python client.
   const LIAR = `#!${process.execPath}

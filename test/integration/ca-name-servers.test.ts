@@ -103,7 +103,10 @@ for name in sys.argv[1:]:
 print(json.dumps(out))
 `;
     const got = await pythonJson<Record<string, number | null>>(script, ['TEST:CALC1', 'TEST:NO:SUCH:PV'], {
-      ...ioc.env, EPICS_CA_ADDR_LIST: '', EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_CA_NAME_SERVERS: `127.0.0.1:${ioc.caPort}`,
+      ...ioc.env,
+      EPICS_CA_ADDR_LIST: '',
+      EPICS_CA_AUTO_ADDR_LIST: 'NO',
+      EPICS_CA_NAME_SERVERS: `127.0.0.1:${ioc.caPort}`,
     });
     expect(got['TEST:CALC1']).toEqual(expect.any(Number));
     expect(got['TEST:NO:SUCH:PV']).toBeNull();

@@ -37,7 +37,10 @@ function checkSteps(values: number[], gaps: number[]): number[][] {
   for (let i = 0; i < gaps.length; i += 4) rows.push(gaps.slice(i, i + 4));
   for (let i = 1; i < values.length; i++) {
     if (values[i] === values[i - 1]! + 1) continue;
-    expect(rows.find((g) => g[0] === i), `row ${i}: ${values[i - 1]} -> ${values[i]} has a gap record`).toEqual([i, values[i - 1], values[i], values[i]! - values[i - 1]! - 1]);
+    expect(
+      rows.find((g) => g[0] === i),
+      `row ${i}: ${values[i - 1]} -> ${values[i]} has a gap record`,
+    ).toEqual([i, values[i - 1], values[i], values[i]! - values[i - 1]! - 1]);
   }
   expect(rows.length).toBe(values.filter((v, i) => i > 0 && v !== values[i - 1]! + 1).length);
   return rows;
@@ -56,7 +59,9 @@ function startCli(args: string[]): Started {
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
   const said = async (re: RegExp) => {
     for (let i = 0; i < 600 && !re.test(stderr); i++) await sleep(50);
     expect(stderr).toMatch(re);
@@ -72,7 +77,24 @@ describe.each(['node', 'pyepics'])('capture with %s', (client) => {
     const ref = ctx.monitor('TEST:CALC1', {}, (e) => {
       if (e.kind === 'update') seen.set(e.value as number, e.posixSeconds);
     });
-    const cli = startCli(['--log-level', 'info', 'capture', list, '--out', out, '--client', client, '--ioc', 'env', '--duration', '3', '--flush-period', '500', '--format', 'json']);
+    const cli = startCli([
+      '--log-level',
+      'info',
+      'capture',
+      list,
+      '--out',
+      out,
+      '--client',
+      client,
+      '--ioc',
+      'env',
+      '--duration',
+      '3',
+      '--flush-period',
+      '500',
+      '--format',
+      'json',
+    ]);
     await cli.said(/capturing/);
     await sleep(1000);
     await ctx.put('TEST:SKIP', 2);
@@ -127,7 +149,20 @@ describe.each(['node', 'pyepics'])('capture with %s', (client) => {
 it('Ctrl-C writes what is buffered, flushes and closes: every update is in the file', async () => {
   const out = join(dir, 'sigint.h5');
   // no flush during the run: whatever is in the file was written on the way out
-  const { child, done, said } = startCli(['--log-level', 'info', 'capture', list, '--out', out, '--ioc', 'env', '--flush-period', '600000', '--format', 'json']);
+  const { child, done, said } = startCli([
+    '--log-level',
+    'info',
+    'capture',
+    list,
+    '--out',
+    out,
+    '--ioc',
+    'env',
+    '--flush-period',
+    '600000',
+    '--format',
+    'json',
+  ]);
   await said(/capturing/);
   await sleep(2000);
   child.kill('SIGINT');
@@ -159,7 +194,10 @@ it('SIGKILL of the writing process leaves a file h5py reads up to the last flush
   const n = c.value!.data.length;
   expect(n).toBeGreaterThan(10);
   for (const k of ['timestamp', 'received', 'severity', 'status']) expect(c[k]!.data.length).toBe(n);
-  checkSteps(c.value!.data.slice(0, n), c.gaps!.data.filter((_, i) => c.gaps!.data[i - (i % 4)]! < n));
+  checkSteps(
+    c.value!.data.slice(0, n),
+    c.gaps!.data.filter((_, i) => c.gaps!.data[i - (i % 4)]! < n),
+  );
   expect(c.timestamp!.data.every((t) => t > 1e9)).toBe(true);
 }, 60_000);
 

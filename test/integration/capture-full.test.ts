@@ -37,9 +37,13 @@ for (;;) {
 it('a flush past a file-size limit fails cleanly and the file keeps every flush before it', async () => {
   const path = join(dir, 'full.h5');
   // ulimit -f counts 1024-byte blocks: 3 MB
-  const child = spawn('sh', ['-c', 'ulimit -f 3072 && exec "$0" --input-type=module -e "$1" "$2" "$3"', process.execPath, CHILD, WRITER.href, path], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    'sh',
+    ['-c', 'ulimit -f 3072 && exec "$0" --input-type=module -e "$1" "$2" "$3"', process.execPath, CHILD, WRITER.href, path],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise((r) => child.on('close', r));

@@ -165,9 +165,10 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 async function killAt(k: number, writer: 'node' | 'python' = 'node'): Promise<{ path: string; out: string }> {
   const path = join(dir, `${writer}-during-${k}.h5`);
-  const [cmd, args] = writer === 'node'
-    ? [process.execPath, ['--input-type=module', '-e', KILL_CHILD, WRITER.href, path, String(k)]]
-    : [await ensurePythonEnv(), ['-c', PY_KILL_CHILD, path, String(k)]];
+  const [cmd, args] =
+    writer === 'node'
+      ? [process.execPath, ['--input-type=module', '-e', KILL_CHILD, WRITER.href, path, String(k)]]
+      : [await ensurePythonEnv(), ['-c', PY_KILL_CHILD, path, String(k)]];
   const env = writer === 'python' ? { ...process.env, ...pythonModule('capture_file').env } : process.env;
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   let out = '';

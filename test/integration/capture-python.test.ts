@@ -61,7 +61,15 @@ it('a file written from Python by the format page equals the one CaptureWriter w
   const a = w.addPv('TEST:CALC1', { nativeType: 'double', count: 1, units: 'counts', precision: 0 });
   const b = w.addPv('TEST:KIND:ENUM', { nativeType: 'enum', count: 1, enumStrings: ['Off', 'On'] });
   const c = w.addPv('A/B', { nativeType: 'short', count: 3 });
-  const values = [[1, 2, 4], [1, 0, 1], [[1, 2, 3], [4, 5, 6], [7, 8, 9]]] as const;
+  const values = [
+    [1, 2, 4],
+    [1, 0, 1],
+    [
+      [1, 2, 3],
+      [4, 5, 6],
+      [7, 8, 9],
+    ],
+  ] as const;
   [a, b, c].forEach((pv, i) => {
     for (let k = 0; k < 3; k++) {
       w.append(pv, { value: values[i]![k]!, timestamp: 1e9 + k, received: 2e9 + k, severity: k, status: [0, 3, 4][k]! });

@@ -25,25 +25,74 @@ const ts = (pv: number, k: number) => T0 + pv * 10 + k * 0.25;
 const rx = (pv: number, k: number) => ts(pv, k) + 0.0625;
 
 const PVS: Expect[] = [
-  { name: 'TEST:CALC1', group: 'TEST:CALC1', meta: { nativeType: 'double', count: 1, units: 'counts', precision: 0 },
-    values: [1, 2, 3, 4, 7, 8, 9, 10, 11, 13], gaps: [] },
-  { name: 'TEST:KIND:ENUM', group: 'TEST:KIND:ENUM', meta: { nativeType: 'enum', count: 1, enumStrings: ['Off', 'On', 'Fault'] },
-    values: [0, 1, 2, 1], gaps: [] },
-  { name: 'TEST:KIND:ARR:FLOAT', group: 'TEST:KIND:ARR:FLOAT', meta: { nativeType: 'float', count: 5, units: 'V', precision: 2 },
-    values: [[0, 0.5, 1, 1.5, 2], [1, 1.5, 2, 2.5, 3], [-2, -1.5, -1, -0.5, 0]], gaps: [] },
-  { name: 'TEST:ARRAY', group: 'TEST:ARRAY', meta: { nativeType: 'double', count: 4 },
-    values: [[1, 1, 1, 1], [2, 2, 2, 2], [5, 5, 5, 5], [6, 6, 6, 6]], gaps: [] },
-  { name: 'TEST:KIND:DYN', group: 'TEST:KIND:DYN', meta: { nativeType: 'double', count: 100, varying: true },
-    values: [[0, 1, 2], [], [0, 1, 2, 3, 4, 5, 6], [9.5], [1e300, -0]], gaps: [] },
-  { name: 'A/B%C.', group: 'A%2FB%25C.', meta: { nativeType: 'long', count: 1, units: 'µs' },
-    values: [2147483647, -2147483648, 0], gaps: [] },
-  { name: 'TEST:KIND:CHAR', group: 'TEST:KIND:CHAR', meta: { nativeType: 'char', count: 3 },
-    values: [[0, 200, 255], [1, 2, 3]], gaps: [] },
+  {
+    name: 'TEST:CALC1',
+    group: 'TEST:CALC1',
+    meta: { nativeType: 'double', count: 1, units: 'counts', precision: 0 },
+    values: [1, 2, 3, 4, 7, 8, 9, 10, 11, 13],
+    gaps: [],
+  },
+  {
+    name: 'TEST:KIND:ENUM',
+    group: 'TEST:KIND:ENUM',
+    meta: { nativeType: 'enum', count: 1, enumStrings: ['Off', 'On', 'Fault'] },
+    values: [0, 1, 2, 1],
+    gaps: [],
+  },
+  {
+    name: 'TEST:KIND:ARR:FLOAT',
+    group: 'TEST:KIND:ARR:FLOAT',
+    meta: { nativeType: 'float', count: 5, units: 'V', precision: 2 },
+    values: [
+      [0, 0.5, 1, 1.5, 2],
+      [1, 1.5, 2, 2.5, 3],
+      [-2, -1.5, -1, -0.5, 0],
+    ],
+    gaps: [],
+  },
+  {
+    name: 'TEST:ARRAY',
+    group: 'TEST:ARRAY',
+    meta: { nativeType: 'double', count: 4 },
+    values: [
+      [1, 1, 1, 1],
+      [2, 2, 2, 2],
+      [5, 5, 5, 5],
+      [6, 6, 6, 6],
+    ],
+    gaps: [],
+  },
+  {
+    name: 'TEST:KIND:DYN',
+    group: 'TEST:KIND:DYN',
+    meta: { nativeType: 'double', count: 100, varying: true },
+    values: [[0, 1, 2], [], [0, 1, 2, 3, 4, 5, 6], [9.5], [1e300, -0]],
+    gaps: [],
+  },
+  {
+    name: 'A/B%C.',
+    group: 'A%2FB%25C.',
+    meta: { nativeType: 'long', count: 1, units: 'µs' },
+    values: [2147483647, -2147483648, 0],
+    gaps: [],
+  },
+  {
+    name: 'TEST:KIND:CHAR',
+    group: 'TEST:KIND:CHAR',
+    meta: { nativeType: 'char', count: 3 },
+    values: [
+      [0, 200, 255],
+      [1, 2, 3],
+    ],
+    gaps: [],
+  },
   { name: 'TEST:KIND:SHORT', group: 'TEST:KIND:SHORT', meta: { nativeType: 'short', count: 1 }, values: [], gaps: [] },
 ];
 
 async function threadedWriter(): Promise<typeof Threaded> {
-  return ((await import(new URL('../../packages/epicsperf/dist/capture/worker.js', import.meta.url).href)) as { ThreadedWriter: typeof Threaded }).ThreadedWriter;
+  return (
+    (await import(new URL('../../packages/epicsperf/dist/capture/worker.js', import.meta.url).href)) as { ThreadedWriter: typeof Threaded }
+  ).ThreadedWriter;
 }
 
 /** Writes PVS with CaptureWriter, or with ThreadedWriter (HDF5 in a worker thread, the buffers' memory handed back and forth). */
@@ -145,7 +194,10 @@ describe('CaptureWriter', () => {
   it('writes scalars, fixed and varying arrays and gaps that h5wasm and h5py read back exactly', async () => {
     await writeSample(path);
     // the gaps the detector found: the counter skipped 5,6 and 12; the array skipped 3,4
-    expect(PVS[0]!.gaps).toEqual([{ index: 4, before: 4, after: 7, lost: 2 }, { index: 9, before: 11, after: 13, lost: 1 }]);
+    expect(PVS[0]!.gaps).toEqual([
+      { index: 4, before: 4, after: 7, lost: 2 },
+      { index: 9, before: 11, after: 13, lost: 1 },
+    ]);
     expect(PVS[3]!.gaps).toEqual([{ index: 2, before: 2, after: 5, lost: 2 }]);
     checkDump(await dumpWithH5wasm(path));
     checkDump(await dumpWithH5py(path));
@@ -159,7 +211,7 @@ describe('CaptureWriter', () => {
     checkDump(await dumpWithH5wasm(threadedPath));
   });
 
-    it('refuses an existing file unless force', async () => {
+  it('refuses an existing file unless force', async () => {
     const existing = join(dir, 'existing.h5');
     writeFileSync(existing, 'keep me');
     await expect(CaptureWriter.open(existing)).rejects.toMatchObject({ code: 'ERR_EPICSPERF_CAPTURE_EXISTS' });

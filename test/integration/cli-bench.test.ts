@@ -20,11 +20,16 @@ describe('bench, quick profile', () => {
     // One line per finished step: 2 snapshots, monitor, array and latency, for each of the two clients.
     const steps = r.stderr.split('\n').filter((l) => /^\[\d+\/10\] /.test(l));
     expect(steps.map((l) => l.replace(/: .*/, ''))).toEqual([
-      '[1/10] snapshot 97+15 · node · run 1/1', '[2/10] snapshot 97+15 · c-libca · run 1/1',
-      '[3/10] snapshot 1000+95 · node · run 1/1', '[4/10] snapshot 1000+95 · c-libca · run 1/1',
-      `[5/10] monitor ${q.monitor.records}x${q.monitor.samples} · node · run 1/1`, `[6/10] monitor ${q.monitor.records}x${q.monitor.samples} · c-libca · run 1/1`,
-      '[7/10] array 1,000,000 · node · run 1/1', '[8/10] array 1,000,000 · c-libca · run 1/1',
-      `[9/10] latency ${q.latency.sizes.length} sizes · node · run 1/1`, `[10/10] latency ${q.latency.sizes.length} sizes · c-libca · run 1/1`,
+      '[1/10] snapshot 97+15 · node · run 1/1',
+      '[2/10] snapshot 97+15 · c-libca · run 1/1',
+      '[3/10] snapshot 1000+95 · node · run 1/1',
+      '[4/10] snapshot 1000+95 · c-libca · run 1/1',
+      `[5/10] monitor ${q.monitor.records}x${q.monitor.samples} · node · run 1/1`,
+      `[6/10] monitor ${q.monitor.records}x${q.monitor.samples} · c-libca · run 1/1`,
+      '[7/10] array 1,000,000 · node · run 1/1',
+      '[8/10] array 1,000,000 · c-libca · run 1/1',
+      `[9/10] latency ${q.latency.sizes.length} sizes · node · run 1/1`,
+      `[10/10] latency ${q.latency.sizes.length} sizes · c-libca · run 1/1`,
     ]);
     expect(steps[8]).toMatch(/: p50 [\d.]+ ms at 100,000 elements \(\d+ s; \d+ s in all\)$/);
     expect(steps[2]).toMatch(/: 1000\/1095 answered in [\d.]+ s \(\d+ s; \d+ s in all\)$/);
@@ -35,19 +40,39 @@ describe('bench, quick profile', () => {
     expect(json!.startsWith(dir)).toBe(true);
     const res = JSON.parse(readFileSync(json!, 'utf8')) as BenchResults;
     expect(schemaErrors('bench', res)).toEqual([]);
-    expect(res.options).toMatchObject({ profile: 'quick', repeat: 1, clientDeadlineS: PROFILES.quick.clientDeadlineS, clientDeadlineBeyondWork: true, records: q.monitor.records, samples: q.monitor.samples });
+    expect(res.options).toMatchObject({
+      profile: 'quick',
+      repeat: 1,
+      clientDeadlineS: PROFILES.quick.clientDeadlineS,
+      clientDeadlineBeyondWork: true,
+      records: q.monitor.records,
+      samples: q.monitor.samples,
+    });
     expect(res.snapshot.map((s) => s.workload.id)).toEqual(q.snapshot);
-    expect(res.snapshot.map((s) => s.runs.map((x) => x.client))).toEqual([['node', 'c-libca'], ['node', 'c-libca']]);
+    expect(res.snapshot.map((s) => s.runs.map((x) => x.client))).toEqual([
+      ['node', 'c-libca'],
+      ['node', 'c-libca'],
+    ]);
     expect(res.snapshot.map((s) => s.runs[0]!.answered)).toEqual([97, 1000]);
     // libca does not always find every name within the 1 s timeout on a loaded 2-core machine
     // (its search backoff); the count is kept either way, and checked against the IOC.
     expect(res.snapshot[1]!.runs[1]!.answered).toBeGreaterThan(0);
     expect(res.snapshot.flatMap((s) => s.runs.map((x) => x.wrong))).toEqual([0, 0, 0, 0]);
-    expect(res.monitor!.runs.map((x) => [x.client, x.ok])).toEqual([['node', true], ['c-libca', true]]);
+    expect(res.monitor!.runs.map((x) => [x.client, x.ok])).toEqual([
+      ['node', true],
+      ['c-libca', true],
+    ]);
     expect(res.array!.workload).toEqual({ elements: 1_000_000, samples: q.array.samples, rate: q.array.rate });
-    expect(res.array!.runs.map((x) => [x.client, x.array?.elements, x.array?.corrupt])).toEqual([['node', 1_000_000, 0], ['c-libca', 1_000_000, 0]]);
+    expect(res.array!.runs.map((x) => [x.client, x.array?.elements, x.array?.corrupt])).toEqual([
+      ['node', 1_000_000, 0],
+      ['c-libca', 1_000_000, 0],
+    ]);
     // Three latency sizes, every round of each measured, and a fit through them.
-    expect(res.latency!.workload).toEqual({ sizes: q.latency.sizes, elementType: q.latency.elementType, samplesPerSize: q.latency.samplesPerSize });
+    expect(res.latency!.workload).toEqual({
+      sizes: q.latency.sizes,
+      elementType: q.latency.elementType,
+      samplesPerSize: q.latency.samplesPerSize,
+    });
     expect(q.latency.sizes).toHaveLength(3);
     expect(res.latency!.runs.map((x) => [x.client, x.ok, x.points.map((p) => p.updates)])).toEqual(
       ['node', 'c-libca'].map((c) => [c, true, q.latency.sizes.map(() => q.latency.samplesPerSize)]),
@@ -60,7 +85,9 @@ describe('bench, quick profile', () => {
     expect(page).toMatch(/<figure class="chart latency">/);
 
     const list = await runCli(['results', '--results-dir', dir]);
-    expect(list.stdout).toMatch(/quick\s+2: node,c-libca\s+97\+15, 1000\+95, monitor, array, latency\s+snapshot 97\+15: (node|c-libca) [\d.]+ s/);
+    expect(list.stdout).toMatch(
+      /quick\s+2: node,c-libca\s+97\+15, 1000\+95, monitor, array, latency\s+snapshot 97\+15: (node|c-libca) [\d.]+ s/,
+    );
   }, 240_000);
 
   it('a results folder that cannot be written is a one-line error before anything runs', async () => {
@@ -72,9 +99,11 @@ describe('bench, quick profile', () => {
     expect(r.ms).toBeLessThan(10_000);
   });
 
-  it('bench capture: the full profile\'s capture load steps, one progress step each, kept with its own section', async () => {
+  it("bench capture: the full profile's capture load steps, one progress step each, kept with its own section", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-bench-'));
-    const r = await runCli(['bench', 'capture', '--clients', 'node', '--capture-seconds', '1', '--deadline', '60', '--results-dir', dir], { timeoutMs: 240_000 });
+    const r = await runCli(['bench', 'capture', '--clients', 'node', '--capture-seconds', '1', '--deadline', '60', '--results-dir', dir], {
+      timeoutMs: 240_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     const steps = r.stderr.split('\n').filter((l) => /^\[\d+\/\d+\] capture /.test(l));
     // 11 load steps at most; a kind the client lost updates at is not climbed further
@@ -83,7 +112,10 @@ describe('bench, quick profile', () => {
     const html = r.stderr.match(/report: (.*\.html)\n/)?.[1];
     const res = JSON.parse(readFileSync(json!, 'utf8')) as BenchResults;
     expect(schemaErrors('bench', res)).toEqual([]);
-    expect(res.options).toMatchObject({ profile: 'custom', workloads: { snapshot: [], monitor: false, capture: { clients: ['node'], seconds: 1, flushMs: 1000 } } });
+    expect(res.options).toMatchObject({
+      profile: 'custom',
+      workloads: { snapshot: [], monitor: false, capture: { clients: ['node'], seconds: 1, flushMs: 1000 } },
+    });
     expect(res.options.clientDeadlineS).toBe(60);
     expect(res.options.clientDeadlineBeyondWork).toBeUndefined();
     expect(res.snapshot).toEqual([]);
@@ -99,7 +131,10 @@ describe('bench, quick profile', () => {
 
   it('a client past its deadline is a row saying so, and the next client still runs', async () => {
     // pyepics reads one name after another: 15 missing names take it 15 s at a 1 s timeout.
-    const r = await runCli(['bench', 'snapshot', '--clients', 'pyepics,node', '--snapshots', '97+15', '--deadline', '6', '--no-keep', '--format', 'json'], { timeoutMs: 120_000 });
+    const r = await runCli(
+      ['bench', 'snapshot', '--clients', 'pyepics,node', '--snapshots', '97+15', '--deadline', '6', '--no-keep', '--format', 'json'],
+      { timeoutMs: 120_000 },
+    );
     expect(r.code, r.stderr).toBe(0);
     const res = JSON.parse(r.stdout) as BenchResults;
     expect(res.options.profile).toBe('custom');

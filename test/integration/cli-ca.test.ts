@@ -30,7 +30,7 @@ describe('ca get', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       `${col(`${K}DOUBLE`)}3.14159\n${col(`${K}ENUM`)}On\n${col(`${K}STRING`)}hello epics\n` +
-      `${K}ARR:LONG 10 0 100000 200000 300000 400000 500000 600000 700000 800000 900000\n${col(`${K}FLOAT`)}1.5\n`,
+        `${K}ARR:LONG 10 0 100000 200000 300000 400000 500000 600000 700000 800000 900000\n${col(`${K}FLOAT`)}1.5\n`,
     );
   });
 
@@ -39,7 +39,9 @@ describe('ca get', () => {
     expect((await ca('get', '-# ', '3', `${K}ARR:DOUBLE`)).code).toBe(2); // "-# " is no flag
     expect((await ca('get', '-#', '3', `${K}ARR:DOUBLE`)).stdout).toBe(`${K}ARR:DOUBLE 3 0 1.25 2.5\n`);
     expect((await ca('get', '-#3', '-t', `${K}ARR:SHORT`)).stdout).toBe('3 0 -300 -600\n');
-    expect((await ca('get', '-F', ',', '-#', '3', `${K}ARR:SHORT`, `${K}SHORT`)).stdout).toBe(`${K}ARR:SHORT,3,0,-300,-600\n${K}SHORT,1,-1234\n`);
+    expect((await ca('get', '-F', ',', '-#', '3', `${K}ARR:SHORT`, `${K}SHORT`)).stdout).toBe(
+      `${K}ARR:SHORT,3,0,-300,-600\n${K}SHORT,1,-1234\n`,
+    );
     const s = await ca('get', '-S', `${K}LONGSTRING`);
     expect(s.stdout).toBe(`${K}LONGSTRING A long string held in a char waveform, longer than the 40 characters of DBR_STRING.\n`);
     const wide = await ca('get', '-a', 'TEST:CALC1', `${K}LONG`);
@@ -50,21 +52,38 @@ describe('ca get', () => {
 
   it('-d: the requested DBR type with every field', async () => {
     const r = await ca('get', '-d', 'CTRL_DOUBLE', `${K}DOUBLE`);
-    expect(r.stdout).toBe([
-      `${K}DOUBLE`, '    Native data type: DBF_DOUBLE', '    Request type:     DBR_CTRL_DOUBLE', '    Element count:    1',
-      '    Value:            3.14159', '    Status:           NO_ALARM', '    Severity:         NO_ALARM', '    Units:            mm',
-      '    Precision:        4', '    Lo disp limit:    -10', '    Hi disp limit:    10', '    Lo alarm limit:   -9',
-      '    Lo warn limit:    -8', '    Hi warn limit:    8', '    Hi alarm limit:   9', '    Lo ctrl limit:    -100',
-      '    Hi ctrl limit:    100', '',
-    ].join('\n'));
+    expect(r.stdout).toBe(
+      [
+        `${K}DOUBLE`,
+        '    Native data type: DBF_DOUBLE',
+        '    Request type:     DBR_CTRL_DOUBLE',
+        '    Element count:    1',
+        '    Value:            3.14159',
+        '    Status:           NO_ALARM',
+        '    Severity:         NO_ALARM',
+        '    Units:            mm',
+        '    Precision:        4',
+        '    Lo disp limit:    -10',
+        '    Hi disp limit:    10',
+        '    Lo alarm limit:   -9',
+        '    Lo warn limit:    -8',
+        '    Hi warn limit:    8',
+        '    Hi alarm limit:   9',
+        '    Lo ctrl limit:    -100',
+        '    Hi ctrl limit:    100',
+        '',
+      ].join('\n'),
+    );
     const e = await ca('get', '-d', '31', `${K}ENUM`);
     expect(e.stdout).toContain('    Request type:     DBR_CTRL_ENUM\n');
-    expect(e.stdout).toContain('    Enums:            ( 3)\n                      [ 0] Off\n                      [ 1] On\n                      [ 2] Fault\n');
+    expect(e.stdout).toContain(
+      '    Enums:            ( 3)\n                      [ 0] Off\n                      [ 1] On\n                      [ 2] Fault\n',
+    );
     const t = await ca('get', '-d', 'DBR_TIME_LONG', `${K}LONG`);
     expect(t.stdout).toMatch(new RegExp(`    Timestamp:        ${STAMP.source}\n`));
   });
 
-  it('a PV not found: caget\'s message, the others still printed, exit 1', async () => {
+  it("a PV not found: caget's message, the others still printed, exit 1", async () => {
     const r = await ca('get', '-w', '0.5', 'TEST:NO:SUCH', `${K}LONGMAX`);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("Channel connect timed out: 'TEST:NO:SUCH' not found.\n");
@@ -154,12 +173,25 @@ describe('ca info', () => {
   it("cainfo's block for each PV; a PV not found exits 1", async () => {
     const r = await ca('info', `${K}ARR:SHORT`, `${K}ENUM`);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe([
-      `${K}ARR:SHORT`, '    State:            connected', `    Host:             127.0.0.1:${ioc.caPort}`, '    Access:           read, write',
-      '    Native data type: DBF_SHORT', '    Request type:     DBR_SHORT', '    Element count:    10',
-      `${K}ENUM`, '    State:            connected', `    Host:             127.0.0.1:${ioc.caPort}`, '    Access:           read, write',
-      '    Native data type: DBF_ENUM', '    Request type:     DBR_ENUM', '    Element count:    1', '',
-    ].join('\n'));
+    expect(r.stdout).toBe(
+      [
+        `${K}ARR:SHORT`,
+        '    State:            connected',
+        `    Host:             127.0.0.1:${ioc.caPort}`,
+        '    Access:           read, write',
+        '    Native data type: DBF_SHORT',
+        '    Request type:     DBR_SHORT',
+        '    Element count:    10',
+        `${K}ENUM`,
+        '    State:            connected',
+        `    Host:             127.0.0.1:${ioc.caPort}`,
+        '    Access:           read, write',
+        '    Native data type: DBF_ENUM',
+        '    Request type:     DBR_ENUM',
+        '    Element count:    1',
+        '',
+      ].join('\n'),
+    );
     const missing = await ca('info', '-w', '0.5', 'TEST:NO:SUCH');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe("Channel connect timed out: 'TEST:NO:SUCH' not found.\n");

@@ -50,13 +50,13 @@ describe('byte puts to a CHAR waveform', () => {
     expect(Buffer.from(await readBack(view.length)).equals(Buffer.from(view))).toBe(true);
   });
 
-  it('an Int8Array goes as its two\'s complement bytes', async () => {
+  it("an Int8Array goes as its two's complement bytes", async () => {
     const signed = new Int8Array([-128, -1, 0, 1, 127, -2]);
     await ctx.put(pv, signed);
     expect([...(await readBack(signed.length))]).toEqual([128, 255, 0, 1, 127, 254]);
   });
 
-  it('numbers out of a byte\'s range in a plain array are still refused', async () => {
+  it("numbers out of a byte's range in a plain array are still refused", async () => {
     await expect(ctx.put(pv, [1, 256])).rejects.toThrow(/does not fit/);
   });
 });

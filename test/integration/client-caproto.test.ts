@@ -16,12 +16,15 @@ beforeAll(async () => {
   const port = await freePort({ tcp: true, udp: true });
   const repeater = await freePort({ tcp: false, udp: true });
   env = {
-    EPICS_CA_SERVER_PORT: String(port), EPICS_CA_REPEATER_PORT: String(repeater),
-    EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO',
+    EPICS_CA_SERVER_PORT: String(port),
+    EPICS_CA_REPEATER_PORT: String(repeater),
+    EPICS_CA_ADDR_LIST: '127.0.0.1',
+    EPICS_CA_AUTO_ADDR_LIST: 'NO',
   };
   const module = pythonModule('caproto_ioc');
   child = spawn(python, [...module.args, 'CP:'], {
-    env: { ...process.env, ...env, ...module.env }, stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, ...module.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -57,7 +60,9 @@ describe('caproto server', () => {
 
   it('metadata: units, precision, limits, enum strings; a char array as a long string', async () => {
     const [d, e, c] = await Promise.all([
-      ctx.get('CP:DOUBLE', { form: 'ctrl' }), ctx.get('CP:ENUM', { form: 'ctrl' }), ctx.get('CP:CHARS', { longString: true }),
+      ctx.get('CP:DOUBLE', { form: 'ctrl' }),
+      ctx.get('CP:ENUM', { form: 'ctrl' }),
+      ctx.get('CP:CHARS', { longString: true }),
     ]);
     expect(d.metadata).toMatchObject({ units: 'mm', precision: 3, upperControlLimit: 100, lowerControlLimit: -100, upperDisplayLimit: 10 });
     expect(e.metadata?.enumStrings).toEqual(['Off', 'On', 'Fault']);

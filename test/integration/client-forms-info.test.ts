@@ -6,7 +6,14 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { settingNames, settingValue, startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import {
-  AccessDeniedError, type ChannelInfo, type Context, type CtrlReading, type DbrMetadata, type MonitorEvent, NotFoundError, type TimeReading,
+  AccessDeniedError,
+  type ChannelInfo,
+  type Context,
+  type CtrlReading,
+  type DbrMetadata,
+  type MonitorEvent,
+  NotFoundError,
+  type TimeReading,
 } from '../../packages/client/src/index.js';
 import { contextFor, pyepicsRead, setGate, waitFor } from '../helpers/client-helpers.js';
 import { pythonJson } from '../helpers/python.js';
@@ -15,7 +22,9 @@ let ioc: Ioc;
 let ctx: Context;
 const K = 'TEST:KIND:';
 /** One PV per native type (string, short, float, enum, char, long, double), scalars and arrays. */
-const BY_TYPE = ['STRING', 'SHORT', 'FLOAT', 'ENUM', 'CHAR', 'LONG', 'DOUBLE', 'ARR:SHORT', 'ARR:DOUBLE', 'LONGSTRING', 'DYN'].map((k) => K + k);
+const BY_TYPE = ['STRING', 'SHORT', 'FLOAT', 'ENUM', 'CHAR', 'LONG', 'DOUBLE', 'ARR:SHORT', 'ARR:DOUBLE', 'LONGSTRING', 'DYN'].map(
+  (k) => K + k,
+);
 
 beforeAll(async () => {
   ioc = await startIoc({ records: 2, rate: 10, arrayElements: 0, accessSecurity: true, settings: 10 });
@@ -94,7 +103,14 @@ describe('timestamps by form', () => {
   });
 });
 
-interface PyInfo { name: string; type: number; count: number; host: string; read: boolean; write: boolean }
+interface PyInfo {
+  name: string;
+  type: number;
+  count: number;
+  host: string;
+  read: boolean;
+  write: boolean;
+}
 
 const PY_INFO = String.raw`
 import json, sys

@@ -3,7 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import {
-  BadArgumentError, ClosedError, type Context, NotFoundError, Reading, type MonitorEvent, type TimeReading,
+  BadArgumentError,
+  ClosedError,
+  type Context,
+  NotFoundError,
+  Reading,
+  type MonitorEvent,
+  type TimeReading,
 } from '../../packages/client/src/index.js';
 import { contextFor, pyepicsRead, waitFor, type PyReading } from '../helpers/client-helpers.js';
 
@@ -11,9 +17,31 @@ let ioc: Ioc;
 let ctx: Context;
 const K = 'TEST:KIND:';
 const KINDS = [
-  'STRING', 'SHORT', 'FLOAT', 'ENUM', 'CHAR', 'LONG', 'DOUBLE', 'LONGSTRING', 'ARR:CHAR', 'ARR:SHORT',
-  'ARR:LONG', 'ARR:FLOAT', 'ARR:DOUBLE', 'DYN', 'NAN', 'INF', 'NINF', 'LONGMAX', 'LONGMIN', 'SHORTMAX',
-  'SHORTMIN', 'CHARMAX', 'DBLMAX', 'EMPTY', 'STR39',
+  'STRING',
+  'SHORT',
+  'FLOAT',
+  'ENUM',
+  'CHAR',
+  'LONG',
+  'DOUBLE',
+  'LONGSTRING',
+  'ARR:CHAR',
+  'ARR:SHORT',
+  'ARR:LONG',
+  'ARR:FLOAT',
+  'ARR:DOUBLE',
+  'DYN',
+  'NAN',
+  'INF',
+  'NINF',
+  'LONGMAX',
+  'LONGMIN',
+  'SHORTMAX',
+  'SHORTMIN',
+  'CHARMAX',
+  'DBLMAX',
+  'EMPTY',
+  'STR39',
 ];
 
 beforeAll(async () => {
@@ -35,7 +63,14 @@ function plain(v: unknown): unknown {
 describe('every correctness PV matches pyepics', () => {
   let py: Map<string, PyReading>;
   beforeAll(async () => {
-    py = new Map((await pyepicsRead(ioc.env, KINDS.map((k) => K + k))).map((r) => [r.name, r]));
+    py = new Map(
+      (
+        await pyepicsRead(
+          ioc.env,
+          KINDS.map((k) => K + k),
+        )
+      ).map((r) => [r.name, r]),
+    );
   });
 
   it.each(KINDS)('%s: value, native type, count, alarm, timestamp', async (kind) => {
@@ -62,9 +97,12 @@ describe('every correctness PV matches pyepics', () => {
     if (ref.units !== undefined) expect(m.units).toBe(ref.units);
     if (ref.precision !== undefined) expect(m.precision).toBe(ref.precision);
     for (const [ours, theirs] of [
-      ['upperDisplayLimit', 'upper_disp_limit'], ['lowerDisplayLimit', 'lower_disp_limit'],
-      ['upperControlLimit', 'upper_ctrl_limit'], ['lowerControlLimit', 'lower_ctrl_limit'],
-      ['upperAlarmLimit', 'upper_alarm_limit'], ['lowerAlarmLimit', 'lower_alarm_limit'],
+      ['upperDisplayLimit', 'upper_disp_limit'],
+      ['lowerDisplayLimit', 'lower_disp_limit'],
+      ['upperControlLimit', 'upper_ctrl_limit'],
+      ['lowerControlLimit', 'lower_ctrl_limit'],
+      ['upperAlarmLimit', 'upper_alarm_limit'],
+      ['lowerAlarmLimit', 'lower_alarm_limit'],
     ] as const) {
       if (ref[theirs] !== undefined) expect(plain(m[ours])).toEqual(ref[theirs]);
     }
@@ -134,7 +172,10 @@ describe('put', () => {
     await ctx.put(K + 'LONGSTRING', before);
     await ctx.put(K + 'DYN', [5, 6, 7]);
     expect(Array.from((await ctx.get(K + 'DYN')).value as Float64Array)).toEqual([5, 6, 7]);
-    await ctx.put(K + 'DYN', Array.from({ length: 10 }, (_, i) => i));
+    await ctx.put(
+      K + 'DYN',
+      Array.from({ length: 10 }, (_, i) => i),
+    );
   });
 
   it('fire-and-forget WRITE lands too', async () => {

@@ -75,4 +75,3 @@ describe('reconnection', () => {
     }
   }, 60_000);
 });
-

@@ -98,11 +98,38 @@ describe('built-in IOC', () => {
 
   it('serves each correctness PV with the right native type and value', async () => {
     const K = 'TEST:KIND:';
-    const names = ['STRING', 'SHORT', 'FLOAT', 'ENUM', 'CHAR', 'LONG', 'DOUBLE', 'LONGSTRING', 'ARR:CHAR', 'ARR:SHORT',
-      'ARR:LONG', 'ARR:FLOAT', 'ARR:DOUBLE', 'DYN', 'NAN', 'INF', 'NINF', 'LONGMAX', 'LONGMIN', 'SHORTMAX', 'SHORTMIN',
-      'CHARMAX', 'EMPTY', 'STR39'].map((n) => K + n);
-    const r = await pythonJson<Record<string, { type: string; count: number; value: unknown; severity: number; enum_strs: string[]; units: string; precision: number } | null>>(
-      READ_ALL, [names.join(',')], ioc.env);
+    const names = [
+      'STRING',
+      'SHORT',
+      'FLOAT',
+      'ENUM',
+      'CHAR',
+      'LONG',
+      'DOUBLE',
+      'LONGSTRING',
+      'ARR:CHAR',
+      'ARR:SHORT',
+      'ARR:LONG',
+      'ARR:FLOAT',
+      'ARR:DOUBLE',
+      'DYN',
+      'NAN',
+      'INF',
+      'NINF',
+      'LONGMAX',
+      'LONGMIN',
+      'SHORTMAX',
+      'SHORTMIN',
+      'CHARMAX',
+      'EMPTY',
+      'STR39',
+    ].map((n) => K + n);
+    const r = await pythonJson<
+      Record<
+        string,
+        { type: string; count: number; value: unknown; severity: number; enum_strs: string[]; units: string; precision: number } | null
+      >
+    >(READ_ALL, [names.join(',')], ioc.env);
     const get = (n: string) => {
       const v = r[K + n];
       expect(v, n).not.toBeNull();
@@ -262,8 +289,16 @@ describe('epicsperf ioc (CLI)', () => {
     const lines = out.trim().split('\n');
     expect(lines[lines.length - 1]).toBe('ready');
     const env = Object.fromEntries(lines.slice(0, -1).map((l) => l.split('=') as [string, string]));
-    expect(Object.keys(env)).toEqual(expect.arrayContaining(['EPICS_CA_ADDR_LIST', 'EPICS_CA_AUTO_ADDR_LIST', 'EPICS_CA_SERVER_PORT',
-      'EPICS_CA_MAX_ARRAY_BYTES', 'EPICS_PVA_ADDR_LIST', 'EPICS_PVA_SERVER_PORT']));
+    expect(Object.keys(env)).toEqual(
+      expect.arrayContaining([
+        'EPICS_CA_ADDR_LIST',
+        'EPICS_CA_AUTO_ADDR_LIST',
+        'EPICS_CA_SERVER_PORT',
+        'EPICS_CA_MAX_ARRAY_BYTES',
+        'EPICS_PVA_ADDR_LIST',
+        'EPICS_PVA_SERVER_PORT',
+      ]),
+    );
     const value = await pythonJson(`import json, epics; print(json.dumps(epics.caget('TEST:KIND:LONG', timeout=3)))`, [], env);
     expect(value).toBe(42);
     // Its children: the IOC, and the CA repeater its startup read started (which stays a minute

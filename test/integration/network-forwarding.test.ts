@@ -54,7 +54,8 @@ describe.skipIf(!rig)('unicast PVA beacons to a host, forwarded to its local gro
   let ready = 0;
   const clients: Client[] = [];
   const iocEnv = () => cleanEnv({ EPICS_PVAS_BEACON_ADDR_LIST: clientHost.address, EPICS_PVAS_AUTO_BEACON_ADDR_LIST: 'NO' });
-  const clientEnv = (extra: Record<string, string>) => cleanEnv({ EPICS_PVA_ADDR_LIST: iocHost.address, EPICS_PVA_AUTO_ADDR_LIST: 'NO', ...extra });
+  const clientEnv = (extra: Record<string, string>) =>
+    cleanEnv({ EPICS_PVA_ADDR_LIST: iocHost.address, EPICS_PVA_AUTO_ADDR_LIST: 'NO', ...extra });
 
   async function startIoc(): Promise<void> {
     ioc = (await rig!.startIoc(iocHost, iocEnv())).child;
@@ -75,9 +76,16 @@ describe.skipIf(!rig)('unicast PVA beacons to a host, forwarded to its local gro
     python = await ensurePythonEnv();
     // The clients first: searching when the IOC comes up, each logs the IOC's first beacon.
     for (const name of ['node-1', 'node-2']) {
-      clients.push(new Client(name, rig!.spawn(clientHost, process.execPath, [NODE_CLIENT, 'pva', '5', DIST], clientEnv({ NODE_DEBUG: 'epics-client' }))));
+      clients.push(
+        new Client(
+          name,
+          rig!.spawn(clientHost, process.execPath, [NODE_CLIENT, 'pva', '5', DIST], clientEnv({ NODE_DEBUG: 'epics-client' })),
+        ),
+      );
     }
-    clients.push(new Client('p4p', rig!.spawn(clientHost, python, [PY_CLIENT, 'p4p', '5'], clientEnv({ PVXS_LOG: 'pvxs.client.beacon=DEBUG' }))));
+    clients.push(
+      new Client('p4p', rig!.spawn(clientHost, python, [PY_CLIENT, 'p4p', '5'], clientEnv({ PVXS_LOG: 'pvxs.client.beacon=DEBUG' }))),
+    );
     for (const c of clients) expect(await c.next(60_000)).toBe('ready');
     await startIoc();
   });
@@ -85,7 +93,8 @@ describe.skipIf(!rig)('unicast PVA beacons to a host, forwarded to its local gro
   afterAll(() => rig?.close());
 
   it('every client of the host hears the beacon sent to the host, and all monitors run', async () => {
-    for (const c of clients) await waitFor(`${c.name}: all 5 monitors updating`, 20_000, async () => ((await c.report()).resumed === 5 ? true : undefined));
+    for (const c of clients)
+      await waitFor(`${c.name}: all 5 monitors updating`, 20_000, async () => ((await c.report()).resumed === 5 ? true : undefined));
     for (const c of nodeClients()) expect(count(c.stderr, NODE_BEACON).length, `${c.name}: ${c.stderr.slice(-500)}`).toBeGreaterThan(0);
     expect(count(p4p().stderr, P4P_NEW), p4p().stderr.slice(-500)).toHaveLength(1);
     // Only the sockets of this library bound to the host's address hear a datagram sent to it
@@ -104,11 +113,14 @@ describe.skipIf(!rig)('unicast PVA beacons to a host, forwarded to its local gro
     await sleep(3000);
     for (const c of clients) expect(await c.ask('mark')).toBe('ok');
     await startIoc();
-    const reports = await Promise.all(clients.map((c) =>
-      waitFor(`${c.name}: all 5 monitors updating after the restart`, 30_000, async () => {
-        const r = await c.report();
-        return r.resumed === 5 ? r : undefined;
-      })));
+    const reports = await Promise.all(
+      clients.map((c) =>
+        waitFor(`${c.name}: all 5 monitors updating after the restart`, 30_000, async () => {
+          const r = await c.report();
+          return r.resumed === 5 ? r : undefined;
+        }),
+      ),
+    );
     const after = reports.map((r, i) => `${clients[i]!.name} ${Math.round(r.last! - ready)} ms`).join(', ');
     process.stderr.write(`network-forwarding: resumed after the new IOC was ready: ${after}\n`);
     // A beacon of the new server: the node clients logged one more, p4p saw the GUID change.

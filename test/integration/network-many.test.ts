@@ -34,7 +34,14 @@ describe.skipIf(!rig)('many PV Access monitors across a network', () => {
       child.stdin!.write('report\n');
       resumed = (JSON.parse((await lines.next()).value as string) as { resumed: number }).resumed;
     }
-    expect(resumed, stderr.split('\n').filter((l) => /error|closed/i.test(l)).slice(0, 5).join('\n')).toBe(N);
+    expect(
+      resumed,
+      stderr
+        .split('\n')
+        .filter((l) => /error|closed/i.test(l))
+        .slice(0, 5)
+        .join('\n'),
+    ).toBe(N);
     // No connection was lost on the way (a stray reply taken for malformed data closed it).
     expect(stderr).not.toMatch(/PVA connection closed/);
     child.stdin!.end();

@@ -28,28 +28,41 @@ describe.each(CONFIGS)('IOC reboot with $name', ({ routed, lists, withinMs }) =>
   if (rig) rigs.push(rig);
   else process.stderr.write(`test/integration/network-reboot.test.ts skipped: ${String(made)}\n`);
 
-  it.skipIf(!rig)(`CA and PVA monitors of ${N} counters resume within ${withinMs / 1000} s of the IOC's return`, async () => {
-    const [iocHost, clientHost] = rig!.hosts as [Host, Host];
-    const ioc = iocHost.address;
-    const env = cleanEnv(lists ? { EPICS_CA_ADDR_LIST: ioc, EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_ADDR_LIST: ioc, EPICS_PVA_AUTO_ADDR_LIST: 'NO' } : {});
-    const extra = ['--records', String(N)];
-    let server = (await rig!.startIoc(iocHost, cleanEnv(), extra)).child;
-    const clients = ['ca', 'pva'].map((p) => new Client(`node-${p}`, rig!.spawn(clientHost, process.execPath, [NODE_CLIENT, p, String(N), DIST], env)));
-    for (const c of clients) expect(await c.next(30_000)).toBe('ready');
-    for (const c of clients) await waitFor(`${c.name}: every monitor`, 20_000, async () => ((await c.report()).resumed === N ? true : undefined));
-    // Long enough for every name's backoff to have grown past the bound.
-    await rig!.killIoc(iocHost, server);
-    for (const c of clients) expect(await c.ask('mark')).toBe('ok');
-    await sleep(8000);
-    server = (await rig!.startIoc(iocHost, cleanEnv(), extra)).child;
-    const ready = Date.now();
-    const times = await Promise.all(clients.map((c) => waitFor(`${c.name}: every monitor after the restart`, 60_000, async () => {
-      const r = await c.report();
-      return r.resumed === N ? r.last! - ready : undefined;
-    })));
-    const said = clients.map((c, i) => `${c.name} ${times[i]} ms`).join(', ');
-    process.stderr.write(`network-reboot: resumed after the new IOC was ready: ${said}\n`);
-    for (const t of times) expect(t, said).toBeLessThan(withinMs);
-    for (const c of clients) c.child.stdin!.end();
-  }, 120_000);
+  it.skipIf(!rig)(
+    `CA and PVA monitors of ${N} counters resume within ${withinMs / 1000} s of the IOC's return`,
+    async () => {
+      const [iocHost, clientHost] = rig!.hosts as [Host, Host];
+      const ioc = iocHost.address;
+      const env = cleanEnv(
+        lists ? { EPICS_CA_ADDR_LIST: ioc, EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_ADDR_LIST: ioc, EPICS_PVA_AUTO_ADDR_LIST: 'NO' } : {},
+      );
+      const extra = ['--records', String(N)];
+      let server = (await rig!.startIoc(iocHost, cleanEnv(), extra)).child;
+      const clients = ['ca', 'pva'].map(
+        (p) => new Client(`node-${p}`, rig!.spawn(clientHost, process.execPath, [NODE_CLIENT, p, String(N), DIST], env)),
+      );
+      for (const c of clients) expect(await c.next(30_000)).toBe('ready');
+      for (const c of clients)
+        await waitFor(`${c.name}: every monitor`, 20_000, async () => ((await c.report()).resumed === N ? true : undefined));
+      // Long enough for every name's backoff to have grown past the bound.
+      await rig!.killIoc(iocHost, server);
+      for (const c of clients) expect(await c.ask('mark')).toBe('ok');
+      await sleep(8000);
+      server = (await rig!.startIoc(iocHost, cleanEnv(), extra)).child;
+      const ready = Date.now();
+      const times = await Promise.all(
+        clients.map((c) =>
+          waitFor(`${c.name}: every monitor after the restart`, 60_000, async () => {
+            const r = await c.report();
+            return r.resumed === N ? r.last! - ready : undefined;
+          }),
+        ),
+      );
+      const said = clients.map((c, i) => `${c.name} ${times[i]} ms`).join(', ');
+      process.stderr.write(`network-reboot: resumed after the new IOC was ready: ${said}\n`);
+      for (const t of times) expect(t, said).toBeLessThan(withinMs);
+      for (const c of clients) c.child.stdin!.end();
+    },
+    120_000,
+  );
 });

@@ -32,8 +32,15 @@ ctx.close()
 print(json.dumps(out))
 `;
 
-interface Read { value?: number | null; error?: string }
-interface Event { t: number; kind: string; value?: number }
+interface Read {
+  value?: number | null;
+  error?: string;
+}
+interface Event {
+  t: number;
+  kind: string;
+  value?: number;
+}
 
 describe.skipIf(!rig)('on namespace hosts across a router', () => {
   let iocHost: Host;
@@ -60,7 +67,10 @@ describe.skipIf(!rig)('on namespace hosts across a router', () => {
 
   /** One read by this library on the client host. */
   const libGet = async (name: string, env: Record<string, string>): Promise<Read> => {
-    const r = await rig!.run(clientHost, process.execPath, [CLIENT_SCRIPT, 'get', name, String(READ_MS)], { env: cleanEnv(env), timeoutMs: 60_000 });
+    const r = await rig!.run(clientHost, process.execPath, [CLIENT_SCRIPT, 'get', name, String(READ_MS)], {
+      env: cleanEnv(env),
+      timeoutMs: 60_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     const { value, error } = JSON.parse(r.stdout) as Read;
     return error === undefined ? { value } : { error };
@@ -116,41 +126,45 @@ describe.skipIf(!rig)('on namespace hosts across a router', () => {
   it.each([
     ['PVA', 'pva://TEST:CALC1'],
     ['CA', 'TEST:CALC1'],
-  ] as const)('%s: a monitor through the name server resumes after the IOC restarts', async (proto, name) => {
-    const events: Event[] = [];
-    const mon = rig!.spawn(clientHost, process.execPath, [CLIENT_SCRIPT, 'monitor', name], cleanEnv(nameServer(proto)));
-    let buf = '';
-    mon.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const lines = buf.split('\n');
-      buf = lines.pop()!;
-      for (const l of lines) if (l) events.push(JSON.parse(l) as Event);
-    });
-    const waitFor = async (what: string, ms: number, ok: () => boolean): Promise<void> => {
-      const end = Date.now() + ms;
-      while (!ok()) {
-        if (Date.now() > end) throw new Error(`no ${what} in ${ms / 1000} s; events: ${JSON.stringify(events.map((e) => e.kind))}`);
-        await new Promise((r) => setTimeout(r, 50));
+  ] as const)(
+    '%s: a monitor through the name server resumes after the IOC restarts',
+    async (proto, name) => {
+      const events: Event[] = [];
+      const mon = rig!.spawn(clientHost, process.execPath, [CLIENT_SCRIPT, 'monitor', name], cleanEnv(nameServer(proto)));
+      let buf = '';
+      mon.stdout!.on('data', (d: Buffer) => {
+        buf += d.toString();
+        const lines = buf.split('\n');
+        buf = lines.pop()!;
+        for (const l of lines) if (l) events.push(JSON.parse(l) as Event);
+      });
+      const waitFor = async (what: string, ms: number, ok: () => boolean): Promise<void> => {
+        const end = Date.now() + ms;
+        while (!ok()) {
+          if (Date.now() > end) throw new Error(`no ${what} in ${ms / 1000} s; events: ${JSON.stringify(events.map((e) => e.kind))}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      try {
+        await waitFor('first update', 20_000, () => events.some((e) => e.kind === 'update'));
+        await killIoc();
+        await waitFor('disconnection', 10_000, () => events.some((e) => e.kind === 'disconnected'));
+        await new Promise((r) => setTimeout(r, 2000));
+        const cut = events.length;
+        await startIoc();
+        const ready = Date.now();
+        const resumed = (): Event | undefined => events.slice(cut).find((e) => e.kind === 'update');
+        await waitFor('update from the new IOC', 30_000, () => resumed() !== undefined);
+        const after = events.slice(cut);
+        expect(after.map((e) => e.kind).slice(0, 2)).toEqual(['connected', 'update']);
+        // Back within a few seconds of the new IOC answering reads.
+        expect(resumed()!.t - ready, JSON.stringify(after.slice(0, 3))).toBeLessThan(8000);
+      } finally {
+        mon.stdin!.end();
+        mon.kill('SIGKILL');
+        if (!ioc) await startIoc();
       }
-    };
-    try {
-      await waitFor('first update', 20_000, () => events.some((e) => e.kind === 'update'));
-      await killIoc();
-      await waitFor('disconnection', 10_000, () => events.some((e) => e.kind === 'disconnected'));
-      await new Promise((r) => setTimeout(r, 2000));
-      const cut = events.length;
-      await startIoc();
-      const ready = Date.now();
-      const resumed = (): Event | undefined => events.slice(cut).find((e) => e.kind === 'update');
-      await waitFor('update from the new IOC', 30_000, () => resumed() !== undefined);
-      const after = events.slice(cut);
-      expect(after.map((e) => e.kind).slice(0, 2)).toEqual(['connected', 'update']);
-      // Back within a few seconds of the new IOC answering reads.
-      expect(resumed()!.t - ready, JSON.stringify(after.slice(0, 3))).toBeLessThan(8000);
-    } finally {
-      mon.stdin!.end();
-      mon.kill('SIGKILL');
-      if (!ioc) await startIoc();
-    }
-  }, 150_000);
+    },
+    150_000,
+  );
 });

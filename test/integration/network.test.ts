@@ -14,7 +14,13 @@ const made = Rig.make(2);
 const rig = typeof made === 'string' ? undefined : made;
 if (typeof made === 'string') process.stderr.write(`test/integration/network.test.ts skipped: ${made}\n`);
 
-interface Destination { destination: string; broadcast: boolean; sent: number; failed: number; lastError?: string }
+interface Destination {
+  destination: string;
+  broadcast: boolean;
+  sent: number;
+  failed: number;
+  lastError?: string;
+}
 interface Seen {
   caGet: { value?: number; error?: string };
   pvaGet: { value?: number; error?: string };
@@ -83,7 +89,9 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
       `await ctx.get('TEST:KIND:LONG', { timeout: 500 }).catch(() => {});`,
       `console.log(JSON.stringify(ctx.stats().searchDestinations)); await ctx.close();`,
     ].join('\n');
-    const s = await rig!.run(clientHost, process.execPath, ['--input-type=module', '-e', script], { env: cleanEnv({ EPICSPERF_LOG_LEVEL: 'silent' }) });
+    const s = await rig!.run(clientHost, process.execPath, ['--input-type=module', '-e', script], {
+      env: cleanEnv({ EPICSPERF_LOG_LEVEL: 'silent' }),
+    });
     const dests = JSON.parse(s.stdout) as Destination[];
     expect(dests).toHaveLength(1);
     expect(dests[0]).toMatchObject({ destination: '198.19.0.1:5064', broadcast: false, sent: 0, lastError: 'EACCES' });
@@ -95,7 +103,11 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
     const list = `printf 'TEST:CALC1\\nTEST:KIND:LONG\\nTEST:NO:SUCH\\n'`;
     const cmd = `${list} | ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} snapshot - --client ${client} --ioc env --timeout 2000 --format json`;
     const r = await rig!.run(clientHost, 'sh', ['-c', cmd], { env: cleanEnv(), timeoutMs: 90_000 });
-    const out = JSON.parse(r.stdout || '{}') as { answered?: number; failed?: number; rows?: { name: string; ok: boolean; value?: unknown }[] };
+    const out = JSON.parse(r.stdout || '{}') as {
+      answered?: number;
+      failed?: number;
+      rows?: { name: string; ok: boolean; value?: unknown }[];
+    };
     expect({ code: r.code, answered: out.answered, failed: out.failed }, r.stderr).toEqual({ code: 1, answered: 2, failed: 1 });
     expect(out.rows!.find((x) => !x.ok)?.name).toBe('TEST:NO:SUCH');
     return out.rows!;
@@ -119,7 +131,21 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
 
   const monitorClients = ['node', 'node-pva', 'c-libca', 'c-pvxs', 'pyepics', 'p4p'];
   it.each(monitorClients)('runner %s: monitor with --ioc env, every sample checked', async (client) => {
-    const r = await epicsperf(['monitor', '--client', client, '--ioc', 'env', '--records', '5', '--samples', '5', '--rate', '10', '--format', 'json']);
+    const r = await epicsperf([
+      'monitor',
+      '--client',
+      client,
+      '--ioc',
+      'env',
+      '--records',
+      '5',
+      '--samples',
+      '5',
+      '--rate',
+      '10',
+      '--format',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { run: { ok: boolean; check: { samples: number; missedValues: number } } };
     expect(out.run.ok, r.stderr).toBe(true);

@@ -13,8 +13,14 @@ import { makeConsumer } from '../helpers/consumer.js';
 
 const TSCONFIG = JSON.stringify({
   compilerOptions: {
-    strict: true, skipLibCheck: false, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022',
-    outDir: 'dist', rootDir: 'src', types: ['node'],
+    strict: true,
+    skipLibCheck: false,
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    target: 'ES2022',
+    outDir: 'dist',
+    rootDir: 'src',
+    types: ['node'],
   },
   include: ['src'],
 });
@@ -109,7 +115,9 @@ describe('an app of the packed client package', () => {
 
   it('runs against the built-in IOC: read, write, watch, info, a missing PV, save and compare, over CA and PVA', async () => {
     const out = execFileSync(process.execPath, ['dist/main.js'], {
-      cwd: app, encoding: 'utf8', timeout: 30_000,
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 30_000,
       env: { ...process.env, ...ioc.env },
     });
     const got = JSON.parse(out.trim());
@@ -135,7 +143,9 @@ describe('an app of the packed client package', () => {
   it("the package's types refuse a CTRL reading's timestamp used as a Date", () => {
     // The project that compiled above, with one wrong file: tsc must reject exactly that line.
     const wrong = spawnSync('sh', ['-c', `cat > src/wrong.ts && node_modules/.bin/tsc --noEmit -p .; s=$?; rm -f src/wrong.ts; exit $s`], {
-      cwd: app, encoding: 'utf8', input: WRONG,
+      cwd: app,
+      encoding: 'utf8',
+      input: WRONG,
     });
     expect(wrong.status).not.toBe(0);
     expect(wrong.stdout).toMatch(/src\/wrong\.ts\(4,\d+\): error TS18048: 'r\.timestamp' is possibly 'undefined'/);
@@ -151,7 +161,11 @@ describe('the packed tool with the packed client', () => {
   it('npx epicsperf runs: its version, and a caget of the built-in IOC', () => {
     const bin = join(toolApp, 'node_modules/.bin/epicsperf');
     expect(execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+/);
-    const got = execFileSync(bin, ['ca', 'get', 'TEST:KIND:DOUBLE'], { encoding: 'utf8', env: { ...process.env, ...ioc.env }, timeout: 30_000 });
+    const got = execFileSync(bin, ['ca', 'get', 'TEST:KIND:DOUBLE'], {
+      encoding: 'utf8',
+      env: { ...process.env, ...ioc.env },
+      timeout: 30_000,
+    });
     expect(got).toMatch(/TEST:KIND:DOUBLE\s+3\.14159/);
   });
 });

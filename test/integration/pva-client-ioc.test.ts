@@ -11,9 +11,31 @@ let ioc: Ioc;
 let ctx: Context<'pva'>;
 const K = 'TEST:KIND:';
 const KINDS = [
-  'STRING', 'SHORT', 'FLOAT', 'ENUM', 'CHAR', 'LONG', 'DOUBLE', 'LONGSTRING', 'ARR:CHAR', 'ARR:SHORT',
-  'ARR:LONG', 'ARR:FLOAT', 'ARR:DOUBLE', 'DYN', 'NAN', 'INF', 'NINF', 'LONGMAX', 'LONGMIN', 'SHORTMAX',
-  'SHORTMIN', 'CHARMAX', 'DBLMAX', 'EMPTY', 'STR39',
+  'STRING',
+  'SHORT',
+  'FLOAT',
+  'ENUM',
+  'CHAR',
+  'LONG',
+  'DOUBLE',
+  'LONGSTRING',
+  'ARR:CHAR',
+  'ARR:SHORT',
+  'ARR:LONG',
+  'ARR:FLOAT',
+  'ARR:DOUBLE',
+  'DYN',
+  'NAN',
+  'INF',
+  'NINF',
+  'LONGMAX',
+  'LONGMIN',
+  'SHORTMAX',
+  'SHORTMIN',
+  'CHARMAX',
+  'DBLMAX',
+  'EMPTY',
+  'STR39',
 ];
 
 beforeAll(async () => {
@@ -29,7 +51,14 @@ afterAll(async () => {
 describe('every kind of record matches p4p, field by field', () => {
   let ref: Map<string, P4pReading>;
   beforeAll(async () => {
-    ref = new Map((await p4pRead(ioc.env, KINDS.map((k) => K + k))).map((r) => [r.name, r]));
+    ref = new Map(
+      (
+        await p4pRead(
+          ioc.env,
+          KINDS.map((k) => K + k),
+        )
+      ).map((r) => [r.name, r]),
+    );
   }, 60_000);
 
   it.each(KINDS)('%s', async (kind) => {
@@ -49,7 +78,7 @@ describe('every kind of record matches p4p, field by field', () => {
     expect(r.timestamp.getTime()).toBe(ts.secondsPastEpoch * 1000 + Math.floor(ts.nanoseconds / 1e6));
   });
 
-  it('fields QSRV leaves at their defaults are there in a GET and a monitor\'s first update, as in p4p', async () => {
+  it("fields QSRV leaves at their defaults are there in a GET and a monitor's first update, as in p4p", async () => {
     // valueAlarm (whole or in part), display.precision 0, display.units "", control.minStep 0: QSRV never marks them.
     for (const kind of ['LONG', 'SHORT', 'STRING', 'DOUBLE', 'ARR:SHORT']) {
       const name = K + kind;
@@ -57,7 +86,10 @@ describe('every kind of record matches p4p, field by field', () => {
       const got = await ctx.get(name, { timeout: 5000 });
       const first = await new Promise<PvaReading>((resolve, reject) => {
         const m = ctx.monitor(name, { timeout: 5000 }, (ev) => {
-          if (ev.kind === 'update') { m.close(); resolve(ev); } else if (ev.kind === 'error') reject(ev.error);
+          if (ev.kind === 'update') {
+            m.close();
+            resolve(ev);
+          } else if (ev.kind === 'error') reject(ev.error);
         });
       });
       for (const r of [got, first]) {
@@ -67,7 +99,13 @@ describe('every kind of record matches p4p, field by field', () => {
         const nt = r.nt;
         if (nt.kind !== 'NTScalar' && nt.kind !== 'NTScalarArray') throw new Error(`${name} is ${nt.kind}`);
         const d = want.display as Record<string, unknown>;
-        expect(nt.display, `${name} nt.display`).toEqual({ limitLow: d.limitLow, limitHigh: d.limitHigh, description: d.description, units: d.units, precision: d.precision });
+        expect(nt.display, `${name} nt.display`).toEqual({
+          limitLow: d.limitLow,
+          limitHigh: d.limitHigh,
+          description: d.description,
+          units: d.units,
+          precision: d.precision,
+        });
       }
     }
     const long = (await ctx.get(K + 'LONG')).raw;
@@ -120,7 +158,9 @@ describe('requests', () => {
     await ctx.put(K + 'STRING', 'from node');
     await ctx.put(K + 'ENUM', 'Fault');
     await ctx.put(K + 'ARR:SHORT', [1, -2, 3]);
-    const back = new Map((await p4pRead(ioc.env, [K + 'LONG', K + 'DOUBLE', K + 'STRING', K + 'ENUM', K + 'ARR:SHORT'])).map((r) => [r.name, r.value!]));
+    const back = new Map(
+      (await p4pRead(ioc.env, [K + 'LONG', K + 'DOUBLE', K + 'STRING', K + 'ENUM', K + 'ARR:SHORT'])).map((r) => [r.name, r.value!]),
+    );
     expect(back.get(K + 'LONG')!.value).toBe(7);
     expect(back.get(K + 'DOUBLE')!.value).toBe(2.5);
     expect(back.get(K + 'STRING')!.value).toBe('from node');
@@ -131,7 +171,10 @@ describe('requests', () => {
     await ctx.put(K + 'LONG', 42);
     await ctx.put(K + 'DOUBLE', 3.14159);
     await ctx.put(K + 'STRING', 'hello epics');
-    await ctx.put(K + 'ARR:SHORT', [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => i * -300));
+    await ctx.put(
+      K + 'ARR:SHORT',
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => i * -300),
+    );
   });
 
   it('bad puts fail with a clear error and send nothing', async () => {
@@ -151,7 +194,11 @@ describe('monitors', () => {
     await waitFor(() => m.updates >= 12, 5000, '12 updates');
     m.close();
     // PV Access tells no access rights nor CA native type: the event names the server, nothing more.
-    expect(events[0]).toEqual({ kind: 'connected', name: ioc.counterNames()[0], server: expect.stringMatching(new RegExp(`:${ioc.pvaPort}$`)) });
+    expect(events[0]).toEqual({
+      kind: 'connected',
+      name: ioc.counterNames()[0],
+      server: expect.stringMatching(new RegExp(`:${ioc.pvaPort}$`)),
+    });
     const values = events.filter((e): e is PvaReading => e.kind === 'update').map((e) => e.value as number);
     for (let i = 1; i < values.length; i++) expect(values[i]! - values[i - 1]!).toBe(1);
     const last = events.at(-1) as PvaReading;

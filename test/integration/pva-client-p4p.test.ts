@@ -30,9 +30,15 @@ async function startServer(): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`p4p server not ready: ${err}`)), 20_000);
     child.stdout!.on('data', (d: Buffer) => {
-      if (d.toString().includes('ready')) { clearTimeout(t); resolve(); }
+      if (d.toString().includes('ready')) {
+        clearTimeout(t);
+        resolve();
+      }
     });
-    child.once('exit', (code) => { clearTimeout(t); reject(new Error(`p4p server exited ${code}: ${err}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(t);
+      reject(new Error(`p4p server exited ${code}: ${err}`));
+    });
   });
 }
 
@@ -48,7 +54,12 @@ async function stopServer(): Promise<void> {
 beforeAll(async () => {
   tcp = await freePort({ tcp: true, udp: false });
   udp = await freePort({ tcp: false, udp: true }, new Set([tcp]));
-  env = { EPICS_PVA_ADDR_LIST: '127.0.0.1', EPICS_PVA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_BROADCAST_PORT: String(udp), EPICS_PVA_SERVER_PORT: String(tcp) };
+  env = {
+    EPICS_PVA_ADDR_LIST: '127.0.0.1',
+    EPICS_PVA_AUTO_ADDR_LIST: 'NO',
+    EPICS_PVA_BROADCAST_PORT: String(udp),
+    EPICS_PVA_SERVER_PORT: String(tcp),
+  };
   await startServer();
   ctx = new Context({ env, protocol: 'pva' });
 }, 60_000);
@@ -90,7 +101,9 @@ describe('every scalar type and array of it matches p4p', () => {
     await ctx.put('P4P:A:d', new Float64Array([0.5, 1.5]));
     await ctx.put('P4P:A:s', ['x', 'y']);
     await ctx.put('P4P:S:?', false);
-    const back = new Map((await p4pRead(env, ['P4P:S:l', 'P4P:S:L', 'P4P:A:d', 'P4P:A:s', 'P4P:S:?'])).map((r) => [r.name, r.value!.value]));
+    const back = new Map(
+      (await p4pRead(env, ['P4P:S:l', 'P4P:S:L', 'P4P:A:d', 'P4P:A:s', 'P4P:S:?'])).map((r) => [r.name, r.value!.value]),
+    );
     expect(back.get('P4P:S:l')).toBe('-9007199254740993');
     expect(back.get('P4P:S:L')).toBe('18446744073709551614');
     expect(back.get('P4P:A:d')).toEqual([0.5, 1.5]);
@@ -121,7 +134,10 @@ describe('types QSRV does not serve', () => {
 
   it('a structure array', async () => {
     const r = await ctx.get('P4P:STRUCTARR');
-    expect(r.raw.points).toEqual([{ x: 1, y: 0.5 }, { x: 2, y: 1.5 }]);
+    expect(r.raw.points).toEqual([
+      { x: 1, y: 0.5 },
+      { x: 2, y: 1.5 },
+    ]);
     expect(await ctx.getField('P4P:STRUCTARR', 'points')).toMatchObject({ kind: 'structureArray', element: { kind: 'structure' } });
   });
 
@@ -138,7 +154,10 @@ describe('types QSRV does not serve', () => {
 
 describe('search and reconnection', () => {
   it('finds names through EPICS_PVA_NAME_SERVERS alone (TCP search)', async () => {
-    const c = new Context({ env: { EPICS_PVA_ADDR_LIST: '', EPICS_PVA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_NAME_SERVERS: `127.0.0.1:${tcp}` }, protocol: 'pva' });
+    const c = new Context({
+      env: { EPICS_PVA_ADDR_LIST: '', EPICS_PVA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_NAME_SERVERS: `127.0.0.1:${tcp}` },
+      protocol: 'pva',
+    });
     try {
       expect((await c.get('P4P:S:d', { timeout: 3000 })).value).toBe(-2.25);
       expect(c.stats().pva?.datagramsSent).toBeGreaterThan(0);

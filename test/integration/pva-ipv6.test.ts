@@ -16,7 +16,13 @@ const made = Rig.make(2);
 const rig = typeof made === 'string' ? undefined : made;
 if (typeof made === 'string') process.stderr.write(`test/integration/pva-ipv6.test.ts skipped: ${made}\n`);
 
-interface Destination { destination: string; broadcast: boolean; sent: number; failed: number; lastError?: string }
+interface Destination {
+  destination: string;
+  broadcast: boolean;
+  sent: number;
+  failed: number;
+  lastError?: string;
+}
 interface Seen {
   get: { value?: number; error?: string };
   monitor: { events: string[]; values: number[] };
@@ -44,7 +50,10 @@ describe.skipIf(!rig)('PV Access over IPv6 and multicast, on namespace hosts', (
 
   /** The library on the client host with `options` (no EPICS_* from the environment). */
   const library = async (options: Record<string, unknown>, timeoutMs = 5000): Promise<Seen> => {
-    const r = await rig!.run(clientHost, process.execPath, [CLIENT_SCRIPT, JSON.stringify(options), String(timeoutMs)], { env: cleanEnv(), timeoutMs: 60_000 });
+    const r = await rig!.run(clientHost, process.execPath, [CLIENT_SCRIPT, JSON.stringify(options), String(timeoutMs)], {
+      env: cleanEnv(),
+      timeoutMs: 60_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as Seen;
   };
@@ -59,7 +68,9 @@ describe.skipIf(!rig)('PV Access over IPv6 and multicast, on namespace hosts', (
   it('an IPv6 address list: get and monitor', async () => {
     const seen = await library({ pvaAddrList: [`[${ioc6}]`], pvaAutoAddrList: false });
     expectRead(seen);
-    expect(seen.stats.pva.searchDestinations).toEqual([expect.objectContaining({ destination: `[${ioc6}]:5076`, broadcast: false, failed: 0 })]);
+    expect(seen.stats.pva.searchDestinations).toEqual([
+      expect.objectContaining({ destination: `[${ioc6}]:5076`, broadcast: false, failed: 0 }),
+    ]);
     expect(seen.stats.pva.searchDestinations[0]!.sent).toBeGreaterThan(0);
   });
 
@@ -79,7 +90,9 @@ describe.skipIf(!rig)('PV Access over IPv6 and multicast, on namespace hosts', (
   it('a multicast group with TTL and interface: found by the server that joined it', async () => {
     const seen = await library({ pvaAddrList: [`${GROUP},1@eth0`], pvaAutoAddrList: false });
     expectRead(seen);
-    expect(seen.stats.pva.searchDestinations).toEqual([expect.objectContaining({ destination: `${GROUP}:5076,1@eth0`, broadcast: false, failed: 0 })]);
+    expect(seen.stats.pva.searchDestinations).toEqual([
+      expect.objectContaining({ destination: `${GROUP}:5076,1@eth0`, broadcast: false, failed: 0 }),
+    ]);
   });
 
   it('an IPv6 multicast group with its interface', async () => {
@@ -91,7 +104,8 @@ describe.skipIf(!rig)('PV Access over IPv6 and multicast, on namespace hosts', (
   it('p4p reads the same value through the IPv6 address list', async () => {
     const python = await ensurePythonEnv();
     const script = [
-      'import json', 'from p4p.client.thread import Context',
+      'import json',
+      'from p4p.client.thread import Context',
       'ctx = Context("pva")',
       'print(json.dumps({"value": float(ctx.get("TEST:KIND:DOUBLE", timeout=5.0))}))',
       'ctx.close()',

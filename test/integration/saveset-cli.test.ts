@@ -16,7 +16,11 @@ let ioc: Ioc;
 let ctx: Context;
 let dir: string;
 const K = 'TEST:KIND:';
-const errorLines = (stderr: string) => stderr.trim().split('\n').filter((l) => l.startsWith('epicsperf:'));
+const errorLines = (stderr: string) =>
+  stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('epicsperf:'));
 
 beforeAll(async () => {
   ioc = await startIoc({ records: 2, rate: 10, arrayElements: 0, accessSecurity: true });
@@ -31,7 +35,10 @@ afterAll(async () => {
 
 const cli = (args: string[], input?: string) => runCli(args, { env: ioc.env, input, timeoutMs: 30_000 });
 
-describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefix) => {
+describe.each([
+  ['ca', ''],
+  ['pva', 'pva://'],
+] as const)('over %s', (proto, prefix) => {
   const pv = (k: string): string => prefix + K + k;
   const list = () => {
     const p = join(dir, `${proto}.txt`);
@@ -41,20 +48,49 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
 
   it('save, change, diff --live, restore without --yes (nothing), with --yes (all back), diff again', async () => {
     const file = join(dir, `${proto}.snapshot`);
-    const saved = await cli(['snapshot', list(), '--save', file, '--timeout', '1000', '--comment', 'golden', '--label', 'run-1', '--label', 'shift-b']);
+    const saved = await cli([
+      'snapshot',
+      list(),
+      '--save',
+      file,
+      '--timeout',
+      '1000',
+      '--comment',
+      'golden',
+      '--label',
+      'run-1',
+      '--label',
+      'shift-b',
+    ]);
     expect(saved.code).toBe(1); // the missing PV
     expect(saved.stdout).toMatch(/saved 7 PVs to .*: 6 answered, 1 not/);
     const lines = readFileSync(file, 'utf8').trim().split('\n');
-    expect(JSON.parse(lines[0]!)).toMatchObject({ format: 'epicsperf-snapshot', version: 1, protocol: proto, comment: 'golden', labels: ['run-1', 'shift-b'], pvs: 7 });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      format: 'epicsperf-snapshot',
+      version: 1,
+      protocol: proto,
+      comment: 'golden',
+      labels: ['run-1', 'shift-b'],
+      pvs: 7,
+    });
     expect(JSON.parse(lines[1]!)).toMatchObject({ name: pv('DOUBLE'), value: 3.14159, type: 'double', units: 'mm', precision: 4 });
     expect(JSON.parse(lines[7]!)).toMatchObject({ name: `${prefix}TEST:NO:SUCH`, error: expect.stringMatching(/TIMEOUT|NOT_FOUND/) });
 
-    await Promise.all([ctx.put(K + 'DOUBLE', 3.2), ctx.put(K + 'ENUM', 'Fault'), ctx.put(K + 'ARR:FLOAT', [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 7])]);
+    await Promise.all([
+      ctx.put(K + 'DOUBLE', 3.2),
+      ctx.put(K + 'ENUM', 'Fault'),
+      ctx.put(K + 'ARR:FLOAT', [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 7]),
+    ]);
     try {
       const d = await cli(['diff', file, '--live', '--timeout', '1000', '--format', 'json']);
       expect(d.code).toBe(1);
       const dj = JSON.parse(d.stdout) as { summary: Record<string, number>; pvs: { name: string; status: string }[] };
-      expect(dj.pvs.filter((p) => p.status === 'different').map((p) => p.name).sort()).toEqual(['ARR:FLOAT', 'DOUBLE', 'ENUM'].map(pv).sort());
+      expect(
+        dj.pvs
+          .filter((p) => p.status === 'different')
+          .map((p) => p.name)
+          .sort(),
+      ).toEqual(['ARR:FLOAT', 'DOUBLE', 'ENUM'].map(pv).sort());
       expect(dj.summary).toMatchObject({ total: 7, equal: 3, different: 3, notConnected: 1 });
       // Forgiven by a per-PV tolerance and an absolute one; the table names the rest.
       const loose = await cli(['diff', file, '--live', '--timeout', '1000', '--abs', '0.1', '--tolerance', 'ARR=abs:10']);
@@ -69,7 +105,9 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
 
       const refused = await cli(['restore', file, '--timeout', '1000']);
       expect(refused.code).toBe(1);
-      expect(errorLines(refused.stderr)).toEqual([expect.stringMatching(/nothing written: not a terminal, and --yes not given \(3 PVs would be written\)/)]);
+      expect(errorLines(refused.stderr)).toEqual([
+        expect.stringMatching(/nothing written: not a terminal, and --yes not given \(3 PVs would be written\)/),
+      ]);
       expect((await ctx.get(K + 'DOUBLE')).value).toBe(3.2);
       const dry = await cli(['restore', file, '--dry-run', '--timeout', '1000']);
       expect(dry.code).toBe(1);
@@ -89,7 +127,11 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
       const after = await cli(['diff', file, '--live', '--timeout', '1000', '--format', 'json']);
       expect(JSON.parse(after.stdout).summary).toMatchObject({ equal: 6, different: 0, notConnected: 1 });
     } finally {
-      await Promise.all([ctx.put(K + 'DOUBLE', 3.14159), ctx.put(K + 'ENUM', 1), ctx.put(K + 'ARR:FLOAT', [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5])]);
+      await Promise.all([
+        ctx.put(K + 'DOUBLE', 3.14159),
+        ctx.put(K + 'ENUM', 1),
+        ctx.put(K + 'ARR:FLOAT', [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5]),
+      ]);
     }
   });
 
@@ -113,12 +155,20 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
 describe('files', () => {
   it('saves compare equal across formats (Phoebus CSV, PSI .snap and autosave .sav written by --save), and differ after a change', async () => {
     const names = ['DOUBLE', 'LONG', 'ENUM', 'STRING', 'ARR:DOUBLE'].map((k) => K + k).join('\n') + '\n';
-    const a = join(dir, 'a.snapshot'), b = join(dir, 'b.csv'), c = join(dir, 'c.snap'), e = join(dir, 'e.sav');
+    const a = join(dir, 'a.snapshot'),
+      b = join(dir, 'b.csv'),
+      c = join(dir, 'c.snap'),
+      e = join(dir, 'e.sav');
     for (const f of [a, b, c, e]) expect((await cli(['snapshot', '-', '--save', f, '--timeout', '1000'], names)).code).toBe(0);
     expect(readFileSync(b, 'utf8')).toMatch(/^PV,/m);
     expect(readFileSync(c, 'utf8')).toMatch(/^#/);
     expect(readFileSync(e, 'utf8')).toMatch(/<END>\n$/);
-    for (const [x, y] of [[a, b], [a, c], [b, c], [a, e]]) {
+    for (const [x, y] of [
+      [a, b],
+      [a, c],
+      [b, c],
+      [a, e],
+    ]) {
       const d = await cli(['diff', x!, y!]);
       expect(d.stdout + d.stderr).toMatch(/5 PVs: 5 equal, 0 different/);
       expect(d.code).toBe(0);
@@ -144,9 +194,11 @@ describe('files', () => {
     await Promise.all([ctx.put(K + 'SLOW', 2.5, { timeout: 10_000 }), ctx.put(K + 'LONG', 45)]);
     try {
       const child = spawn(process.execPath, [BIN, 'restore', file, '--yes', '--timeout', '10000', '--format', 'json'], {
-        env: { ...process.env, ...ioc.env }, stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...ioc.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
-      let out = '', err = '';
+      let out = '',
+        err = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       const t0 = Date.now();
       await new Promise<void>((resolve, reject) => {
@@ -179,19 +231,20 @@ describe('files', () => {
     expect((await cli(['snapshot', '-', '--save', file, '--timeout', '1000'], `${K}LONG\n${K}STRING\n`)).code).toBe(0);
     await ctx.put(K + 'LONG', 46);
     // script(1) runs the command on a pseudo-terminal: stdin and stdout are a terminal there.
-    const onTty = (answer: string) => new Promise<{ code: number | null; out: string }>((resolve) => {
-      const cmd = [process.execPath, BIN, 'restore', file, '--timeout', '1000'].map((a) => `'${a}'`).join(' ');
-      const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, ...ioc.env }, stdio: ['pipe', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (/write these 1 PVs\? \[y\/N\]/.test(out) && answer) {
-          child.stdin.write(`${answer}\n`);
-          answer = '';
-        }
+    const onTty = (answer: string) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const cmd = [process.execPath, BIN, 'restore', file, '--timeout', '1000'].map((a) => `'${a}'`).join(' ');
+        const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, ...ioc.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (/write these 1 PVs\? \[y\/N\]/.test(out) && answer) {
+            child.stdin.write(`${answer}\n`);
+            answer = '';
+          }
+        });
+        child.on('close', (code) => resolve({ code, out }));
       });
-      child.on('close', (code) => resolve({ code, out }));
-    });
     try {
       const no = await onTty('n');
       expect(no.out).toMatch(/TEST:KIND:LONG\s+46\s+42/);
@@ -223,7 +276,10 @@ describe('files', () => {
       [['diff', 'test/fixtures/saveset/truncated.sav', '--live'], /truncated\.sav.*<END>/],
       [['restore', 'test/fixtures/saveset/psi-bad-value.snap', '--yes'], /psi-bad-value\.snap line \d+: /],
       [['diff', 'test/fixtures/saveset/phoebus-bad-columns.csv', 'test/fixtures/saveset/psi.snap'], /phoebus-bad-columns\.csv line \d+: /],
-      [['snapshot', '-', '--save', join(dir, 'y.snapshot'), '--client', 'pyepics'], /--save reads with epics-client in this process, without --client/],
+      [
+        ['snapshot', '-', '--save', join(dir, 'y.snapshot'), '--client', 'pyepics'],
+        /--save reads with epics-client in this process, without --client/,
+      ],
     ];
     for (const [args, msg] of cases) {
       const r = await cli(args, 'TEST:KIND:LONG\n');

@@ -6,7 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import type { Context } from '../../packages/client/src/index.js';
-import { compare, compareLive, parseSnapshot, restore, save, writeSnapshot, type SaveSet } from '../../packages/client/src/saveset/index.js';
+import {
+  compare,
+  compareLive,
+  parseSnapshot,
+  restore,
+  save,
+  writeSnapshot,
+  type SaveSet,
+} from '../../packages/client/src/saveset/index.js';
 import { contextFor, setGate as gate } from '../helpers/client-helpers.js';
 
 let ioc: Ioc;
@@ -27,7 +35,10 @@ afterAll(async () => {
 
 const setGate = (open: boolean): Promise<void> => gate(ctx, K, open);
 
-describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefix) => {
+describe.each([
+  ['ca', ''],
+  ['pva', 'pva://'],
+] as const)('over %s', (proto, prefix) => {
   const names = [...NAMES, MISSING].map((n) => prefix + n);
   const pv = (k: string): string => prefix + K + k;
 
@@ -38,8 +49,21 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
     expect(set.meta.host).toBeTruthy();
     const by = new Map(set.pvs.map((p) => [p.name, p]));
     expect(set.pvs.map((p) => p.name)).toEqual(names);
-    expect(by.get(pv('DOUBLE'))).toMatchObject({ ok: true, value: 3.14159, type: 'double', count: 1, units: 'mm', precision: 4, severity: 0 });
-    expect(by.get(pv('ENUM'))).toMatchObject({ ok: true, value: 1, type: 'enum', enumStrings: expect.arrayContaining(['Off', 'On', 'Fault']) });
+    expect(by.get(pv('DOUBLE'))).toMatchObject({
+      ok: true,
+      value: 3.14159,
+      type: 'double',
+      count: 1,
+      units: 'mm',
+      precision: 4,
+      severity: 0,
+    });
+    expect(by.get(pv('ENUM'))).toMatchObject({
+      ok: true,
+      value: 1,
+      type: 'enum',
+      enumStrings: expect.arrayContaining(['Off', 'On', 'Fault']),
+    });
     expect(by.get(pv('STRING'))).toMatchObject({ ok: true, value: 'hello epics', type: 'string' });
     expect(by.get(pv('ARR:DOUBLE'))).toMatchObject({ ok: true, value: [0, 1.25, 2.5, 3.75, 5, 6.25, 7.5, 8.75, 10, 11.25], count: 10 });
     expect(by.get(pv('ARR:SHORT'))!.value).toEqual([0, -300, -600, -900, -1200, -1500, -1800, -2100, -2400, -2700]);
@@ -57,11 +81,16 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
     await setGate(false); // GATED: no write access from now on
     try {
       await Promise.all([
-        ctx.put(pv('DOUBLE'), 3.2), ctx.put(pv('ENUM'), 2), ctx.put(pv('STRING'), 'changed'),
+        ctx.put(pv('DOUBLE'), 3.2),
+        ctx.put(pv('ENUM'), 2),
+        ctx.put(pv('STRING'), 'changed'),
         ctx.put(pv('ARR:DOUBLE'), [0, 1.25, 2.5, 3.75, 5, 6.25, 7.5, 8.75, 10, 99]),
       ]);
       const d = await compareLive(ctx, set, { timeout: 1500 });
-      const changed = d.pvs.filter((p) => p.status === 'different').map((p) => p.name).sort();
+      const changed = d.pvs
+        .filter((p) => p.status === 'different')
+        .map((p) => p.name)
+        .sort();
       expect(changed).toEqual(['ARR:DOUBLE', 'DOUBLE', 'ENUM', 'STRING'].map(pv).sort());
       expect(d.pvs.find((p) => p.name === prefix + MISSING)!.status).toBe('not-connected');
       expect(d.equal).toBe(false);
@@ -73,7 +102,12 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
 
       // 0.1 absolute forgives the double's 0.058, not the array's 87.75; PSI's rule (1 x 10^-PREC 4) forgives nothing.
       const loose = compare(set, d.live, { tolerance: { abs: 0.1 } });
-      expect(loose.pvs.filter((p) => p.status === 'different').map((p) => p.name).sort()).toEqual(['ARR:DOUBLE', 'ENUM', 'STRING'].map(pv).sort());
+      expect(
+        loose.pvs
+          .filter((p) => p.status === 'different')
+          .map((p) => p.name)
+          .sort(),
+      ).toEqual(['ARR:DOUBLE', 'ENUM', 'STRING'].map(pv).sort());
       const prec = compare(set, d.live, { tolerance: { precision: 1 } });
       expect(prec.summary.different).toBe(4);
       const perPv = compare(set, d.live, { tolerance: (n) => (n === pv('DOUBLE') ? { rel: 0.02 } : undefined) });
@@ -82,8 +116,14 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
       const rep = await restore(ctx, set, { timeout: 1500 });
       const outcome = Object.fromEntries(rep.pvs.map((r) => [r.name, r.outcome]));
       expect(outcome).toMatchObject({
-        [pv('DOUBLE')]: 'restored', [pv('ENUM')]: 'restored', [pv('STRING')]: 'restored', [pv('ARR:DOUBLE')]: 'restored',
-        [pv('LONG')]: 'equal', [pv('ARR:SHORT')]: 'equal', [pv('FLOAT')]: 'equal', [prefix + MISSING]: 'skipped',
+        [pv('DOUBLE')]: 'restored',
+        [pv('ENUM')]: 'restored',
+        [pv('STRING')]: 'restored',
+        [pv('ARR:DOUBLE')]: 'restored',
+        [pv('LONG')]: 'equal',
+        [pv('ARR:SHORT')]: 'equal',
+        [pv('FLOAT')]: 'equal',
+        [prefix + MISSING]: 'skipped',
       });
       expect(rep.pvs.find((r) => r.name === prefix + MISSING)!.code).toBe('not-saved');
       // GATED equals its save, so nothing is asked of it: make it differ and restore it alone.
@@ -116,7 +156,10 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
   });
 
   it('an enum saved by its state name with no states (as a PSI .snap keeps it) is written, read back as restored, and compares equal live', async () => {
-    const set: SaveSet = { meta: { time: new Date().toISOString(), host: 'h', protocol: proto }, pvs: [{ name: pv('ENUM'), ok: true, value: 'Fault' }] };
+    const set: SaveSet = {
+      meta: { time: new Date().toISOString(), host: 'h', protocol: proto },
+      pvs: [{ name: pv('ENUM'), ok: true, value: 'Fault' }],
+    };
     try {
       const rep = await restore(ctx, set, { timeout: 1500 });
       expect(rep.pvs[0]).toMatchObject({ outcome: 'restored', saved: 'Fault', before: 'On', after: 'Fault' });
@@ -137,7 +180,13 @@ describe.each([['ca', ''], ['pva', 'pva://']] as const)('over %s', (proto, prefi
       expect(dry.pvs[0]).toMatchObject({ outcome: 'not-written', code: 'dry-run', saved: 3.14159, before: 1.5 });
       expect(dry.pvs[1]!.outcome).toBe('equal');
       let asked = 0;
-      const declined = await restore(ctx, set, { timeout: 1500, confirm: (plan) => { asked = plan.changes.length; return false; } });
+      const declined = await restore(ctx, set, {
+        timeout: 1500,
+        confirm: (plan) => {
+          asked = plan.changes.length;
+          return false;
+        },
+      });
       expect(asked).toBe(1);
       expect(declined.pvs[0]).toMatchObject({ outcome: 'not-written', code: 'declined' });
       const ac = new AbortController();

@@ -33,7 +33,8 @@ async function socket(port = 0): Promise<dgram.Socket & { got: { msg: Buffer; po
   return s;
 }
 
-const caBeacon = (id: number, port = 5064, address = 0x7f000001): Uint8Array => encode({ type: 'Beacon', version: 13, port, beaconId: id, address });
+const caBeacon = (id: number, port = 5064, address = 0x7f000001): Uint8Array =>
+  encode({ type: 'Beacon', version: 13, port, beaconId: id, address });
 
 describe('CA beacon anomalies', () => {
   it('a new server, ids that start again, a long silence and a quicker period are anomalies; steady beacons are not', () => {
@@ -112,21 +113,57 @@ describe('CA beacons through the repeater', () => {
 
 describe('PVA beacons and local forwarding', () => {
   const beacon = (guid: number, changeCount: number, port: number): Uint8Array =>
-    encodeMessages([{ type: 'Beacon', guid: new Uint8Array(12).fill(guid), flags: 0, sequenceId: 0, changeCount, address: ipv4Mapped('0.0.0.0'), port, protocol: 'tcp', serverStatus: null }]);
+    encodeMessages([
+      {
+        type: 'Beacon',
+        guid: new Uint8Array(12).fill(guid),
+        flags: 0,
+        sequenceId: 0,
+        changeCount,
+        address: ipv4Mapped('0.0.0.0'),
+        port,
+        protocol: 'tcp',
+        serverStatus: null,
+      },
+    ]);
   const search = (flags: number, replyPort: number): Uint8Array =>
-    encodeMessages([{ type: 'SearchRequest', sequenceId: 7, flags, responseAddress: ipv4Mapped('0.0.0.0'), responsePort: replyPort, protocols: ['tcp'], channels: [{ id: 1, name: 'A:B' }] }]);
+    encodeMessages([
+      {
+        type: 'SearchRequest',
+        sequenceId: 7,
+        flags,
+        responseAddress: ipv4Mapped('0.0.0.0'),
+        responsePort: replyPort,
+        protocols: ['tcp'],
+        channels: [{ id: 1, name: 'A:B' }],
+      },
+    ]);
   const loOnly = { lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: true }] };
-  const ANY: PvaAddress[] = [{ family: 4, host: '0.0.0.0', port: 0, multicast: false }, { family: 6, host: '::', port: 0, multicast: false }];
+  const ANY: PvaAddress[] = [
+    { family: 4, host: '0.0.0.0', port: 0, multicast: false },
+    { family: 6, host: '::', port: 0, multicast: false },
+  ];
 
   it('listens on every address and broadcast address of the interfaces listed, the local group, and the multicast groups', () => {
     const ifaces = {
-      lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: true }, { address: '::1', netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', family: 'IPv6', internal: true }],
-      eth0: [{ address: '198.18.0.2', netmask: '255.255.255.0', family: 'IPv4', internal: false }, { address: '2001:2::2', netmask: 'ffff:ffff:ffff:ffff::', family: 'IPv6', internal: false }],
+      lo: [
+        { address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: true },
+        { address: '::1', netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', family: 'IPv6', internal: true },
+      ],
+      eth0: [
+        { address: '198.18.0.2', netmask: '255.255.255.0', family: 'IPv4', internal: false },
+        { address: '2001:2::2', netmask: 'ffff:ffff:ffff:ffff::', family: 'IPv6', internal: false },
+      ],
       eth1: [{ address: '198.18.1.2', netmask: '255.255.255.0', family: 'IPv4', internal: false }],
     };
     const hosts = (b: Binding[]) => b.map((x) => `${x.role} ${x.host}${x.join ? ` on ${x.join}` : ''}`);
     expect(hosts(beaconBindings(ANY, [], ifaces))).toEqual([
-      'unicast 127.0.0.1', 'unicast 198.18.0.2', 'unicast 198.18.1.2', 'broadcast 198.18.0.255', 'broadcast 198.18.1.255', 'local 224.0.0.128',
+      'unicast 127.0.0.1',
+      'unicast 198.18.0.2',
+      'unicast 198.18.1.2',
+      'broadcast 198.18.0.255',
+      'broadcast 198.18.1.255',
+      'local 224.0.0.128',
     ]);
     // One interface, an IPv6 address of it named, and groups of the search list.
     const groups: SearchDestination[] = [
@@ -134,9 +171,17 @@ describe('PVA beacons and local forwarding', () => {
       { host: 'ff02::1:76', port: 5076, broadcast: false, family: 6, multicast: true, iface: 'eth0' },
       { host: '198.18.0.9', port: 5076, broadcast: false, family: 4, multicast: false },
     ];
-    const one: PvaAddress[] = [{ family: 4, host: '198.18.1.2', port: 0, multicast: false }, { family: 6, host: '2001:2::2', port: 0, multicast: false }];
+    const one: PvaAddress[] = [
+      { family: 4, host: '198.18.1.2', port: 0, multicast: false },
+      { family: 6, host: '2001:2::2', port: 0, multicast: false },
+    ];
     expect(hosts(beaconBindings(one, groups, ifaces))).toEqual([
-      'unicast 198.18.1.2', 'broadcast 198.18.1.255', 'unicast 2001:2::2', 'local 224.0.0.128', 'group 224.0.1.76 on 198.18.0.2', 'group ff02::1:76%eth0 on ::%eth0',
+      'unicast 198.18.1.2',
+      'broadcast 198.18.1.255',
+      'unicast 2001:2::2',
+      'local 224.0.0.128',
+      'group 224.0.1.76 on 198.18.0.2',
+      'group ff02::1:76%eth0 on ::%eth0',
     ]);
   });
 

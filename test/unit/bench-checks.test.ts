@@ -28,7 +28,10 @@ describe('monitor sample checks', () => {
   });
 
   it('counts a gap and the values it skipped', () => {
-    const c = checkMonitorSamples(stream(3, 10, (s, pv, i) => (pv === 1 && (i === 4 || i === 5) ? undefined : s)), { ...opts, samplesPerPv: 8 });
+    const c = checkMonitorSamples(
+      stream(3, 10, (s, pv, i) => (pv === 1 && (i === 4 || i === 5) ? undefined : s)),
+      { ...opts, samplesPerPv: 8 },
+    );
     expect(c.ok).toBe(false);
     expect(c.gaps).toBe(1);
     expect(c.missedValues).toBe(2);
@@ -36,21 +39,30 @@ describe('monitor sample checks', () => {
   });
 
   it('flags repeated values and timestamps that do not increase', () => {
-    const c = checkMonitorSamples(stream(3, 10, (s, pv, i) => (pv === 2 && i === 6 ? { ...s, value: 105, iocTime: T0 + 0.5 } : s)), opts);
+    const c = checkMonitorSamples(
+      stream(3, 10, (s, pv, i) => (pv === 2 && i === 6 ? { ...s, value: 105, iocTime: T0 + 0.5 } : s)),
+      opts,
+    );
     expect(c.valueErrors).toBeGreaterThanOrEqual(1);
     expect(c.timestampErrors).toBe(1);
     expect(c.ok).toBe(false);
   });
 
   it('flags stale timestamps and wrong severities', () => {
-    const c = checkMonitorSamples(stream(3, 10, (s, pv, i) => (pv === 0 && i === 0 ? { ...s, iocTime: T0 - 60 } : pv === 1 && i === 3 ? { ...s, severity: 0 } : s)), opts);
+    const c = checkMonitorSamples(
+      stream(3, 10, (s, pv, i) => (pv === 0 && i === 0 ? { ...s, iocTime: T0 - 60 } : pv === 1 && i === 3 ? { ...s, severity: 0 } : s)),
+      opts,
+    );
     expect(c.staleTimestamps).toBe(1);
     expect(c.severityErrors).toBe(1);
     expect(c.ok).toBe(false);
   });
 
   it('reports silent and incomplete PVs', () => {
-    const c = checkMonitorSamples(stream(3, 10, (s, pv, i) => (pv === 0 ? undefined : pv === 2 && i > 4 ? undefined : s)), opts);
+    const c = checkMonitorSamples(
+      stream(3, 10, (s, pv, i) => (pv === 0 ? undefined : pv === 2 && i > 4 ? undefined : s)),
+      opts,
+    );
     expect(c.silentPvs).toBe(1);
     expect(c.incompletePvs).toBe(1);
     expect(c.ok).toBe(false);
@@ -65,7 +77,14 @@ describe('monitor sample checks', () => {
 
 describe('array sample checks', () => {
   const arr = (values: number[], bad: number[] = []) =>
-    values.map((v, i) => ({ pv: 0, severity: 0, status: bad.includes(i) ? 1 : 0, value: v, iocTime: T0 + i * 0.1, recvTime: T0 + i * 0.1 + 0.01 }));
+    values.map((v, i) => ({
+      pv: 0,
+      severity: 0,
+      status: bad.includes(i) ? 1 : 0,
+      value: v,
+      iocTime: T0 + i * 0.1,
+      recvTime: T0 + i * 0.1 + 0.01,
+    }));
   it('measures throughput and counts skipped updates', () => {
     const c = checkArraySamples(arr([1, 2, 4, 5]), 1_000_000);
     expect(c.ok).toBe(true);
@@ -88,7 +107,7 @@ describe('array sample checks', () => {
     expect(c.corrupt).toBe(1);
     expect(c.corruptUpdates).toEqual(['update 2 (first element 2): last element differs, an element differs']);
   });
-  it('an array shorter than the workload\'s is corrupt in every update', () => {
+  it("an array shorter than the workload's is corrupt in every update", () => {
     const c = checkArraySamples(arr([1, 2, 3]), { elements: 10, lastLength: 8 });
     expect(c.corrupt).toBe(3);
     expect(c.corruptUpdates![0]).toMatch(/8 elements, expected 10/);

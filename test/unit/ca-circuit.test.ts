@@ -3,8 +3,18 @@
 import { describe, expect, it } from 'vitest';
 import { ClientCircuit, type CircuitChannel } from '../../packages/client/src/ca/circuit.js';
 import {
-  DbrType, MAX_SEARCH_DATAGRAM, decodeDbr, decodeRequest, parseSearchReplies, writeSearchRequest, writeSearchVersion, decodeResponse,
-  emptyHeader, encodeMessage, ByteWriter, type Header,
+  DbrType,
+  MAX_SEARCH_DATAGRAM,
+  decodeDbr,
+  decodeRequest,
+  parseSearchReplies,
+  writeSearchRequest,
+  writeSearchVersion,
+  decodeResponse,
+  emptyHeader,
+  encodeMessage,
+  ByteWriter,
+  type Header,
 } from '../../packages/client/src/ca/index.js';
 import { Framer } from '../../packages/client/src/ca/framer.js';
 import { searchRetryDelay } from '../../packages/client/src/wire/retry.js';
@@ -20,11 +30,17 @@ function pair(seed = 1): { client: ClientCircuit; server: ServerCircuit; pump: (
   const server = new ServerCircuit('good');
   const toClient: Uint8Array[] = [];
   const client = new ClientCircuit({ wantFlush: () => {}, protocolError: (r) => errors.push(r) });
-  const cf = new Framer((h, p, o) => client.receive(h, p, o), (r) => errors.push(r));
-  const sf = new Framer((h, p) => {
-    const m = decodeRequest(h, p);
-    if (m.type !== 'Invalid') toClient.push(server.handle(m));
-  }, (r) => errors.push(r));
+  const cf = new Framer(
+    (h, p, o) => client.receive(h, p, o),
+    (r) => errors.push(r),
+  );
+  const sf = new Framer(
+    (h, p) => {
+      const m = decodeRequest(h, p);
+      if (m.type !== 'Invalid') toClient.push(server.handle(m));
+    },
+    (r) => errors.push(r),
+  );
   const chop = (b: Uint8Array, f: Framer): void => {
     let i = 0;
     while (i < b.length) {
@@ -47,7 +63,8 @@ function pair(seed = 1): { client: ClientCircuit; server: ServerCircuit; pump: (
 
 function channel(cid: number, name: string): CircuitChannel & { created?: [number, number, number]; rights?: number } {
   const ch: CircuitChannel & { created?: [number, number, number]; rights?: number } = {
-    cid, name,
+    cid,
+    name,
     onCreated: (sid, t, n) => (ch.created = [sid, t, n]),
     onAccessRights: (r) => (ch.rights = r),
     onCreateFailed: () => {},
@@ -90,7 +107,10 @@ describe('client circuit <-> server circuit in memory', () => {
       pump();
       for (const v of [1, 2, 3]) {
         const bytes = server.post(v);
-        const f = new Framer((h, p, o) => client.receive(h, p, o), () => {});
+        const f = new Framer(
+          (h, p, o) => client.receive(h, p, o),
+          () => {},
+        );
         f.push(bytes);
       }
       expect(seen).toEqual([6.5, 1, 2, 3]);
@@ -117,7 +137,10 @@ describe('search', () => {
     const names = ['TEST:CALC1', 'TEST:ÄÖ', 'A'.repeat(39)];
     names.forEach((n, i) => (len += writeSearchRequest(view, bytes, len, n, 100 + i)));
     const f: Array<ReturnType<typeof decodeRequest>> = [];
-    new Framer((h, p) => f.push(decodeRequest(h, p)), () => {}).push(bytes.subarray(0, len));
+    new Framer(
+      (h, p) => f.push(decodeRequest(h, p)),
+      () => {},
+    ).push(bytes.subarray(0, len));
     expect(f[0]).toEqual({ type: 'VersionRequest', priority: 0, version: 13, sequence: 5 });
     expect(f.slice(1)).toEqual(names.map((name, i) => ({ type: 'SearchRequest', name, cid: 100 + i, version: 13, reply: 5 })));
     // The same bytes as the general encoder writes.
@@ -164,7 +187,9 @@ describe('configuration helpers (pure)', () => {
     // Loopback is left out, as libca and pvxs leave it out.
     expect(broadcastAddresses(ifaces)).toEqual(['192.168.1.255', '10.1.255.255']);
     // An address with no broadcast domain (/32, /31) has no broadcast address.
-    expect(broadcastAddresses({ tun0: [{ address: '10.8.0.6', netmask: '255.255.255.255', family: 'IPv4', internal: false }] })).toEqual([]);
+    expect(broadcastAddresses({ tun0: [{ address: '10.8.0.6', netmask: '255.255.255.255', family: 'IPv4', internal: false }] })).toEqual(
+      [],
+    );
   });
 
   it('search destinations: the list, the broadcast addresses, loopback where there is nothing else', () => {
@@ -187,7 +212,8 @@ describe('configuration helpers (pure)', () => {
 
   it('address lists with and without ports', () => {
     expect(parseAddrList('127.0.0.1  localhost:6000 bad:port:x', 5064)).toEqual([
-      { host: '127.0.0.1', port: 5064 }, { host: '127.0.0.1', port: 6000 },
+      { host: '127.0.0.1', port: 5064 },
+      { host: '127.0.0.1', port: 6000 },
     ]);
   });
 });
@@ -195,7 +221,7 @@ describe('configuration helpers (pure)', () => {
 describe('decoder fuzz', () => {
   it('random and mutated inputs never throw out of the framer and decoders', () => {
     let seed = 12345;
-    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rnd = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     const samples = Object.values(VECTORS).map((h) => new Uint8Array(Buffer.from(h, 'hex')));
     let messages = 0;
     let errors = 0;
@@ -208,20 +234,29 @@ describe('decoder fuzz', () => {
         for (let k = 0, n = 1 + rnd(6); k < n; k++) input[rnd(input.length)] = rnd(256);
         if (rnd(4) === 0) input = input.subarray(0, rnd(input.length));
       }
-      const framer = new Framer((h, p) => {
-        messages++;
-        const r = decodeResponse(h, p);
-        const q = decodeRequest(h, p);
-        expect(typeof r.type).toBe('string');
-        expect(typeof q.type).toBe('string');
-        decodeDbr(h.dataType, h.dataCount, p);
-        decodeDbr(h.dataType % 35, h.dataCount % 64, p, { asArray: true, longString: true });
-      }, () => errors++, 4096);
+      const framer = new Framer(
+        (h, p) => {
+          messages++;
+          const r = decodeResponse(h, p);
+          const q = decodeRequest(h, p);
+          expect(typeof r.type).toBe('string');
+          expect(typeof q.type).toBe('string');
+          decodeDbr(h.dataType, h.dataCount, p);
+          decodeDbr(h.dataType % 35, h.dataCount % 64, p, { asArray: true, longString: true });
+        },
+        () => errors++,
+        4096,
+      );
       expect(() => {
         framer.push(input.subarray(0, input.length >> 1));
         framer.push(input.subarray(input.length >> 1));
       }).not.toThrow();
-      expect(() => parseSearchReplies(input, new DataView(input.buffer, input.byteOffset, input.length), emptyHeader(), { searchReply: () => {}, searchVersion: () => {} })).not.toThrow();
+      expect(() =>
+        parseSearchReplies(input, new DataView(input.buffer, input.byteOffset, input.length), emptyHeader(), {
+          searchReply: () => {},
+          searchVersion: () => {},
+        }),
+      ).not.toThrow();
     }
     expect(messages).toBeGreaterThan(1000);
     expect(errors).toBeGreaterThan(0);

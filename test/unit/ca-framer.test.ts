@@ -2,13 +2,26 @@
 // final payload buffer, and the payload limit reported as an error (never a throw).
 import { describe, expect, it } from 'vitest';
 import { Framer, DIRECT_READ_THRESHOLD } from '../../packages/client/src/ca/framer.js';
-import { encodeDbr, emptyHeader, encode, type Header, ByteWriter, encodeMessage, decodeResponse, decodeDbr } from '../../packages/client/src/ca/index.js';
+import {
+  encodeDbr,
+  emptyHeader,
+  encode,
+  type Header,
+  ByteWriter,
+  encodeMessage,
+  decodeResponse,
+  decodeDbr,
+} from '../../packages/client/src/ca/index.js';
 import { VECTORS } from '../helpers/ca-vectors.js';
 
 const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
-interface Got { header: Header; payload: string; owned: boolean }
+interface Got {
+  header: Header;
+  payload: string;
+  owned: boolean;
+}
 
 function collect(maxPayload?: number): { framer: Framer; got: Got[]; errors: string[] } {
   const got: Got[] = [];
@@ -25,7 +38,10 @@ describe('framer', () => {
   const all = Object.values(VECTORS).map(bytes);
   const stream = new Uint8Array(all.reduce((n, b) => n + b.length, 0));
   let o = 0;
-  for (const b of all) { stream.set(b, o); o += b.length; }
+  for (const b of all) {
+    stream.set(b, o);
+    o += b.length;
+  }
 
   it('delivers each reference message whole when pushed in one chunk', () => {
     const { framer, got, errors } = collect();
@@ -77,7 +93,13 @@ describe('framer', () => {
     const m = encode({ type: 'ReadNotifyResponse', dataType: 6, count, status: 1, ioid: 1, payload });
     const { framer, got } = collect();
     let delivered: Uint8Array | undefined;
-    const f2 = new Framer((h, p, owned) => { if (owned) delivered = p; got.push({ header: { ...h }, payload: '', owned }); }, () => {});
+    const f2 = new Framer(
+      (h, p, owned) => {
+        if (owned) delivered = p;
+        got.push({ header: { ...h }, payload: '', owned });
+      },
+      () => {},
+    );
     framer.push(m.subarray(0, 1000));
     f2.push(m.subarray(0, 1000));
     let pos = 1000;
@@ -115,7 +137,13 @@ describe('framer', () => {
       const m = encode({ type: 'EventAddResponse', dataType: type, count, status: 1, subscriptionId: 3, payload });
       for (const step of [1000, 4093, 65536 + 3]) {
         let delivered: [Uint8Array, boolean, boolean] | undefined;
-        const f = new Framer((_h, p, owned, hostOrder) => (delivered = [p, owned, hostOrder]), () => {}, undefined, undefined, { swapArrays: true });
+        const f = new Framer(
+          (_h, p, owned, hostOrder) => (delivered = [p, owned, hostOrder]),
+          () => {},
+          undefined,
+          undefined,
+          { swapArrays: true },
+        );
         let pos = 0;
         while (pos < m.length) {
           const t = f.directTarget();
@@ -139,14 +167,30 @@ describe('framer', () => {
   });
 
   it('swapArrays leaves strings, chars, errors and payloads that arrive whole in network order', () => {
-    const strings = encodeDbr(14, Array.from({ length: 3000 }, (_, i) => `s${i}`));
+    const strings = encodeDbr(
+      14,
+      Array.from({ length: 3000 }, (_, i) => `s${i}`),
+    );
     const chars = encodeDbr(18, new Uint8Array(200_000).fill(65));
     const small = encodeDbr(20, new Float64Array([1, 2, 3]));
-    for (const [type, enc] of [[14, strings], [18, chars], [20, small]] as const) {
+    for (const [type, enc] of [
+      [14, strings],
+      [18, chars],
+      [20, small],
+    ] as const) {
       const m = encode({ type: 'ReadNotifyResponse', dataType: type, count: enc.count, status: 1, ioid: 1, payload: enc.payload });
       const got: boolean[] = [];
       let last: Uint8Array | undefined;
-      const f = new Framer((_h, p, _o, hostOrder) => { got.push(hostOrder); last = p.slice(); }, () => {}, undefined, undefined, { swapArrays: true });
+      const f = new Framer(
+        (_h, p, _o, hostOrder) => {
+          got.push(hostOrder);
+          last = p.slice();
+        },
+        () => {},
+        undefined,
+        undefined,
+        { swapArrays: true },
+      );
       for (let i = 0; i < m.length; i += 7000) f.push(m.subarray(i, i + 7000));
       expect(got).toEqual([false]);
       expect(Buffer.compare(last!, enc.payload.subarray(0, last!.length))).toBe(0);

@@ -1,8 +1,20 @@
 // Byte-vector tests of every message in both directions, against bytes caproto produces.
 import { describe, expect, it } from 'vitest';
 import {
-  ByteWriter, DbrType, Eca, decodeDbr, decodeRequest, decodeResponse, emptyHeader, encode, encodeCreateChan, encodeReadNotify, readHeader,
-  type Message, type RequestMessage, type ResponseMessage,
+  ByteWriter,
+  DbrType,
+  Eca,
+  decodeDbr,
+  decodeRequest,
+  decodeResponse,
+  emptyHeader,
+  encode,
+  encodeCreateChan,
+  encodeReadNotify,
+  readHeader,
+  type Message,
+  type RequestMessage,
+  type ResponseMessage,
 } from '../../packages/client/src/ca/index.js';
 import { Framer } from '../../packages/client/src/ca/framer.js';
 import { VECTORS } from '../helpers/ca-vectors.js';
@@ -49,10 +61,16 @@ const responses: Array<[string, ResponseMessage]> = [
   ['ClearChannelResponse', { type: 'ClearChannelResponse', sid: 5, cid: 3 }],
   ['RepeaterConfirmResponse', { type: 'RepeaterConfirmResponse', address: IP_127 }],
   ['Beacon', { type: 'Beacon', version: 13, port: 5064, beaconId: 42, address: IP_127 }],
-  ['ErrorResponse', {
-    type: 'ErrorResponse', cid: 3, status: Eca.ECA_BADTYPE!, message: 'bad type',
-    request: { command: 15, payloadSize: 0, dataType: 6, dataCount: 1, param1: 5, param2: 9 },
-  }],
+  [
+    'ErrorResponse',
+    {
+      type: 'ErrorResponse',
+      cid: 3,
+      status: Eca.ECA_BADTYPE!,
+      message: 'bad type',
+      request: { command: 15, payloadSize: 0, dataType: 6, dataCount: 1, param1: 5, param2: 9 },
+    },
+  ],
 ];
 
 describe('requests (client -> server)', () => {
@@ -81,7 +99,10 @@ describe('requests (client -> server)', () => {
       encodeReadNotify(w, 20, 1, 1000 + i, i); // DBR_TIME_DOUBLE
     }
     const got: RequestMessage[] = [];
-    new Framer((h, p) => got.push(decodeRequest(h, p) as RequestMessage), () => {}).push(w.take());
+    new Framer(
+      (h, p) => got.push(decodeRequest(h, p) as RequestMessage),
+      () => {},
+    ).push(w.take());
     expect(got).toHaveLength(400);
     for (let i = 0; i < 200; i++) {
       expect(got[2 * i]).toEqual({ type: 'CreateChanRequest', name: `TEST:CALC${i}`, cid: i, version: 13 });
@@ -150,8 +171,16 @@ describe('data responses (DBR payloads)', () => {
     expect(r.value).toBe(1.5);
     expect(r.severity).toBe(2);
     expect(r.metadata).toEqual({
-      precision: 3, units: 'mm', upperDisplayLimit: 10, lowerDisplayLimit: -10, upperAlarmLimit: 9,
-      upperWarningLimit: 8, lowerWarningLimit: -8, lowerAlarmLimit: -9, upperControlLimit: 5, lowerControlLimit: -5,
+      precision: 3,
+      units: 'mm',
+      upperDisplayLimit: 10,
+      lowerDisplayLimit: -10,
+      upperAlarmLimit: 9,
+      upperWarningLimit: 8,
+      lowerWarningLimit: -8,
+      lowerAlarmLimit: -9,
+      upperControlLimit: 5,
+      lowerControlLimit: -5,
     });
   });
 

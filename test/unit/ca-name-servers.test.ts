@@ -21,10 +21,15 @@ afterEach(() => {
 /** Decode a byte stream of requests with the protocol core. */
 function requests(bytes: Uint8Array): RequestMessage[] {
   const out: RequestMessage[] = [];
-  new Framer((h, p) => {
-    const m = decodeRequest(h, p);
-    if (m.type !== 'Invalid') out.push(m);
-  }, (r) => { throw new Error(r); }).push(bytes);
+  new Framer(
+    (h, p) => {
+      const m = decodeRequest(h, p);
+      if (m.type !== 'Invalid') out.push(m);
+    },
+    (r) => {
+      throw new Error(r);
+    },
+  ).push(bytes);
   return out;
 }
 
@@ -36,7 +41,9 @@ describe('configuration', () => {
   it('reads EPICS_CA_NAME_SERVERS: whitespace-separated host[:port], the server port by default, no repeats', () => {
     const c = resolveConfig({ env: { EPICS_CA_NAME_SERVERS: ' 10.0.0.1  ioc2:6000\t10.0.0.1:5064 localhost ' } });
     expect(c.nameServers).toEqual([
-      { host: '10.0.0.1', port: 5064 }, { host: 'ioc2', port: 6000 }, { host: '127.0.0.1', port: 5064 },
+      { host: '10.0.0.1', port: 5064 },
+      { host: 'ioc2', port: 6000 },
+      { host: '127.0.0.1', port: 5064 },
     ]);
     const p = resolveConfig({ env: { EPICS_CA_NAME_SERVERS: '198.18.0.1', EPICS_CA_SERVER_PORT: '7064' } });
     expect(p.nameServers).toEqual([{ host: '198.18.0.1', port: 7064 }]);
@@ -47,7 +54,8 @@ describe('configuration', () => {
     const env = { EPICS_CA_NAME_SERVERS: '10.0.0.1' };
     expect(resolveConfig({ env, caNameServers: ['10.9.9.9:5999'] }).nameServers).toEqual([{ host: '10.9.9.9', port: 5999 }]);
     expect(resolveConfig({ env, caNameServers: '10.9.9.8 10.9.9.7:1' }).nameServers).toEqual([
-      { host: '10.9.9.8', port: 5064 }, { host: '10.9.9.7', port: 1 },
+      { host: '10.9.9.8', port: 5064 },
+      { host: '10.9.9.7', port: 1 },
     ]);
     expect(resolveConfig({ env, caNameServers: [] }).nameServers).toEqual([]);
   });
@@ -58,8 +66,12 @@ describe('the circuit of a name server', () => {
     const versions: number[] = [];
     const replies: number[][] = [];
     const c = new ClientCircuit({
-      wantFlush: () => {}, protocolError: (r) => { throw new Error(r); },
-      version: (v) => versions.push(v), searchReply: (cid, address, port) => replies.push([cid, address, port]),
+      wantFlush: () => {},
+      protocolError: (r) => {
+        throw new Error(r);
+      },
+      version: (v) => versions.push(v),
+      searchReply: (cid, address, port) => replies.push([cid, address, port]),
     });
     c.hello(0, 'host', 'user');
     const w = new ByteWriter();
@@ -76,7 +88,12 @@ describe('the circuit of a name server', () => {
     new DataView(reply.buffer).setUint16(4, 5064);
     new DataView(reply.buffer).setUint32(8, 0xffffffff);
     new DataView(reply.buffer).setUint32(12, 7);
-    new Framer((h, p, o) => c.receive(h, p, o), (r) => { throw new Error(r); }).push(new Uint8Array([...bytes, ...reply]));
+    new Framer(
+      (h, p, o) => c.receive(h, p, o),
+      (r) => {
+        throw new Error(r);
+      },
+    ).push(new Uint8Array([...bytes, ...reply]));
     expect(versions).toEqual([13]);
     expect(replies).toEqual([[7, 0xffffffff, 5064]]);
   });
@@ -88,11 +105,15 @@ describe('the searcher with no UDP destination', () => {
     const config = resolveConfig({ addrList: [], autoAddrList: false, caNameServers: '198.18.0.1', env: {} });
     const sent: Array<{ names: string[]; count: number }> = [];
     const found: Array<[number, number, number, string]> = [];
-    const s = new UdpSearcher(config, (t, a, p, from) => found.push([t.cid, a, p, from]), (bytes, count) => {
-      const ms = requests(bytes);
-      expect(ms.every((m) => m.type === 'SearchRequest' && m.reply === 5 && m.version === 13)).toBe(true);
-      sent.push({ names: ms.map((m) => (m as { name: string }).name), count });
-    });
+    const s = new UdpSearcher(
+      config,
+      (t, a, p, from) => found.push([t.cid, a, p, from]),
+      (bytes, count) => {
+        const ms = requests(bytes);
+        expect(ms.every((m) => m.type === 'SearchRequest' && m.reply === 5 && m.version === 13)).toBe(true);
+        sent.push({ names: ms.map((m) => (m as { name: string }).name), count });
+      },
+    );
     try {
       const a = target(1, 'A');
       const b = target(2, 'B:LONGER:NAME');

@@ -2,7 +2,13 @@
 // it, the disk's rate), its workload entry (summary, charts, compare), the text and HTML bench
 // reports, and the JSON schemas of both outputs.
 import { describe, expect, it } from 'vitest';
-import type { BenchResults, CaptureBenchResults, CaptureRun, CaptureStep, CaptureStepResult } from '../../packages/epicsperf/src/results/index.js';
+import type {
+  BenchResults,
+  CaptureBenchResults,
+  CaptureRun,
+  CaptureStep,
+  CaptureStepResult,
+} from '../../packages/epicsperf/src/results/index.js';
 import { captureBenchTable, captureSummaryText } from '../../packages/epicsperf/src/report/capture.js';
 import { renderBench } from '../../packages/epicsperf/src/report/bench.js';
 import { benchHtml } from '../../packages/epicsperf/src/report/html.js';
@@ -11,34 +17,85 @@ import { compareRuns } from '../../packages/epicsperf/src/report/compare.js';
 import { schemaErrors } from '../helpers/schema.js';
 
 const run = (client: string, mb: number, lost: number, error?: string): CaptureRun => ({
-  client, ok: error === undefined, ...(error !== undefined && { error }), cpuPercent: 12.5, peakRssMb: 80, warnings: lost ? ['cannot keep up: 3 updates lost'] : [],
+  client,
+  ok: error === undefined,
+  ...(error !== undefined && { error }),
+  cpuPercent: 12.5,
+  peakRssMb: 80,
+  warnings: lost ? ['cannot keep up: 3 updates lost'] : [],
   summary: {
-    client, version: '1', file: '/tmp/x.h5', updates: 100, bytes: mb * 1e6 * 5, fileBytes: mb * 1e6 * 5, seconds: 5, flushes: 5,
-    maxFlushMs: 300, meanFlushMs: 200, slowFlushes: 0,
+    client,
+    version: '1',
+    file: '/tmp/x.h5',
+    updates: 100,
+    bytes: mb * 1e6 * 5,
+    fileBytes: mb * 1e6 * 5,
+    seconds: 5,
+    flushes: 5,
+    maxFlushMs: 300,
+    meanFlushMs: 200,
+    slowFlushes: 0,
     pvs: [{ name: 'TEST:ARRAY', updates: 100, bytes: mb * 1e6 * 5, gaps: lost ? 1 : 0, lost, overruns: 0, checked: true }],
   },
 });
 const step = (elements: number, rateHz: number): CaptureStep => ({
-  kind: 'array', pvs: 1, elements, rateHz, offeredUpdatesS: rateHz, offeredMBs: (elements * 8 * rateHz) / 1e6,
+  kind: 'array',
+  pvs: 1,
+  elements,
+  rateHz,
+  offeredUpdatesS: rateHz,
+  offeredMBs: (elements * 8 * rateHz) / 1e6,
 });
 const res = (client: string, s: CaptureStep, mb: number, lost: number): CaptureStepResult => ({
-  client, step: s, run: run(client, mb, lost), updatesS: s.rateHz, mbS: mb, lost, kept: lost === 0,
+  client,
+  step: s,
+  run: run(client, mb, lost),
+  updatesS: s.rateHz,
+  mbS: mb,
+  lost,
+  kept: lost === 0,
 });
 
 const steps = [res('node', step(1e6, 10), 80, 0), res('node', step(1e6, 20), 120, 4), res('pyepics', step(1e6, 10), 40, 2)];
 const capture: CaptureBenchResults = {
-  seconds: 5, flushMs: 1000, diskMBs: 300, studyMBs: [50, 60], steps,
-  clients: [{ client: 'node', best: steps[0]!, limit: steps[1]! }, { client: 'pyepics', limit: steps[2]! }],
+  seconds: 5,
+  flushMs: 1000,
+  diskMBs: 300,
+  studyMBs: [50, 60],
+  steps,
+  clients: [
+    { client: 'node', best: steps[0]!, limit: steps[1]! },
+    { client: 'pyepics', limit: steps[2]! },
+  ],
 };
 const bench: BenchResults = {
-  schema: 'epicsperf/bench@2', startedAt: '2026-01-01T00:00:00.000Z', host: 'h', durationS: 120, unavailable: [], snapshot: [], monitor: undefined, array: undefined,
+  schema: 'epicsperf/bench@2',
+  startedAt: '2026-01-01T00:00:00.000Z',
+  host: 'h',
+  durationS: 120,
+  unavailable: [],
+  snapshot: [],
+  monitor: undefined,
+  array: undefined,
   environment: {
-    epicsperf: '0.1.0', node: 'v20', os: { platform: 'linux', release: '6', arch: 'x64' }, cpu: { model: 'cpu', cores: 2 }, memoryBytes: 2 ** 34,
-    python: { executable: 'python3', kind: 'managed', ready: true, version: '3.11' }, libraries: {},
+    epicsperf: '0.1.0',
+    node: 'v20',
+    os: { platform: 'linux', release: '6', arch: 'x64' },
+    cpu: { model: 'cpu', cores: 2 },
+    memoryBytes: 2 ** 34,
+    python: { executable: 'python3', kind: 'managed', ready: true, version: '3.11' },
+    libraries: {},
   },
   options: {
     workloads: { snapshot: [], monitor: false, capture: { clients: ['node', 'pyepics'], seconds: 5, flushMs: 1000 } },
-    repeat: 1, timeoutMs: 1000, records: 1000, samples: 100, rate: 10, clients: ['node', 'pyepics'], scheduling: 'x', profile: 'full',
+    repeat: 1,
+    timeoutMs: 1000,
+    records: 1000,
+    samples: 100,
+    rate: 10,
+    clients: ['node', 'pyepics'],
+    scheduling: 'x',
+    profile: 'full',
   },
   capture,
 };
@@ -54,7 +111,10 @@ describe('capture reports', () => {
   it('a workload of the summary and compare: highest MB/s kept, higher is better; no figure at the first step is incomplete', () => {
     const w = workloadFigures(bench).find((x) => x.key === 'capture')!;
     expect(w).toMatchObject({ unit: 'MB/s', better: 'higher' });
-    expect(w.references).toEqual([{ label: 'disk (sequential)', value: 300 }, { label: 'the study (pandablocks)', value: 50, to: 60 }]);
+    expect(w.references).toEqual([
+      { label: 'disk (sequential)', value: 300 },
+      { label: 'the study (pandablocks)', value: 50, to: 60 },
+    ]);
     const { best, order } = rank(w);
     expect(best?.client).toBe('node');
     expect(best?.stat?.median).toBe(80);
@@ -67,7 +127,10 @@ describe('capture reports', () => {
       ...bench,
       capture: {
         ...capture,
-        steps: [steps[0]!, { ...steps[1]!, lost: 0, run: { ...run('node', 0, 0, 'stopped after 30 s (its deadline) while capturing'), stoppedAfterS: 30 } }],
+        steps: [
+          steps[0]!,
+          { ...steps[1]!, lost: 0, run: { ...run('node', 0, 0, 'stopped after 30 s (its deadline) while capturing'), stoppedAfterS: 30 } },
+        ],
         clients: [{ client: 'node', best: steps[0]!, limit: steps[1]! }],
       },
     };

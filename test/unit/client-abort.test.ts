@@ -42,7 +42,12 @@ describe('one signal for many calls of a Context', () => {
     const ctx = new Context({ env: { EPICS_CA_ADDR_LIST: '127.0.0.1:9', EPICS_CA_AUTO_ADDR_LIST: 'NO' } });
     try {
       const ac = new AbortController();
-      const gets = Array.from({ length: 200 }, (_, i) => ctx.get(`NOWHERE:${i}`, { timeout: 10_000, signal: ac.signal }).then(() => 'answered', (e: unknown) => e));
+      const gets = Array.from({ length: 200 }, (_, i) =>
+        ctx.get(`NOWHERE:${i}`, { timeout: 10_000, signal: ac.signal }).then(
+          () => 'answered',
+          (e: unknown) => e,
+        ),
+      );
       const monitors = Array.from({ length: 200 }, (_, i) => ctx.monitor(`NOWHERE:M${i}`, { signal: ac.signal }));
       await new Promise((r) => setTimeout(r, 20));
       expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);

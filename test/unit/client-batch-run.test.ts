@@ -6,8 +6,17 @@ import { BatchRun, type BatchItem, type BatchManager } from '../../packages/clie
 import { TimeoutError } from '../../packages/client/src/client/errors.js';
 import type { SnapshotResult } from '../../packages/client/src/client/snapshot.js';
 
-interface Ch { name: string; released: boolean }
-interface Answer { readonly value: number; readonly ok: true; readonly name: string; readonly elapsedMs: number; readonly reading: Answer }
+interface Ch {
+  name: string;
+  released: boolean;
+}
+interface Answer {
+  readonly value: number;
+  readonly ok: true;
+  readonly name: string;
+  readonly elapsedMs: number;
+  readonly reading: Answer;
+}
 
 class Item implements BatchItem {
   cancelled = false;

@@ -2,8 +2,17 @@
 // (ERR_EPICS_*), and a remote failure made per protocol.
 import { describe, expect, it } from 'vitest';
 import {
-  AbortedError, AccessDeniedError, BadArgumentError, ClosedError, DisconnectedError, EpicsError, NotFoundError,
-  ProtocolError, RemoteError, TimeoutError, type EpicsErrorCode,
+  AbortedError,
+  AccessDeniedError,
+  BadArgumentError,
+  ClosedError,
+  DisconnectedError,
+  EpicsError,
+  NotFoundError,
+  ProtocolError,
+  RemoteError,
+  TimeoutError,
+  type EpicsErrorCode,
 } from '../../packages/client/src/index.js';
 
 describe('client errors', () => {
@@ -32,7 +41,12 @@ describe('client errors', () => {
   });
 
   it('a PVA failure names its status type; a CA one its ECA status', () => {
-    expect(RemoteError.pva(2, 'no such field', 'pva://PV')).toMatchObject({ message: 'PVA_ERROR: no such field', protocol: 'pva', status: 2, statusName: 'PVA_ERROR' });
+    expect(RemoteError.pva(2, 'no such field', 'pva://PV')).toMatchObject({
+      message: 'PVA_ERROR: no such field',
+      protocol: 'pva',
+      status: 2,
+      statusName: 'PVA_ERROR',
+    });
     expect(RemoteError.pva(3, '', 'pva://PV').message).toBe('PVA_FATAL: the server reported a failure');
     expect(RemoteError.ca(20 << 3, '', 'PV')).toMatchObject({ protocol: 'ca', status: 20 << 3, statusName: 'ECA_PUTFAIL' });
     expect(RemoteError.ca(20 << 3, 'record disabled', 'PV').message).toMatch(/^ECA_PUTFAIL: .* \(record disabled\)$/);

@@ -7,7 +7,17 @@ import * as pva from '../../packages/client/src/pva/index.js';
 
 describe('entry points', () => {
   it('the main entry: Context, snapshot, readings, errors and log channels', () => {
-    for (const name of ['Context', 'snapshot', 'Reading', 'PvaReading', 'Monitor', 'EpicsError', 'TimeoutError', 'LOG_LEVELS', 'DBE_VALUE']) {
+    for (const name of [
+      'Context',
+      'snapshot',
+      'Reading',
+      'PvaReading',
+      'Monitor',
+      'EpicsError',
+      'TimeoutError',
+      'LOG_LEVELS',
+      'DBE_VALUE',
+    ]) {
       expect(main, name).toHaveProperty(name);
     }
     // No alias of the pre-publication names.
@@ -17,7 +27,19 @@ describe('entry points', () => {
   });
 
   it('epics-client/ca: constants, header, messages, DBR and search datagram codecs; no I/O-side internals', () => {
-    for (const name of ['Cmd', 'DbrType', 'readHeader', 'encodeMessage', 'decodeResponse', 'decodeDbr', 'encodeDbr', 'ByteWriter', 'writeSearchRequest', 'parseSearchReplies', 'NATIVE_TYPE_NAMES']) {
+    for (const name of [
+      'Cmd',
+      'DbrType',
+      'readHeader',
+      'encodeMessage',
+      'decodeResponse',
+      'decodeDbr',
+      'encodeDbr',
+      'ByteWriter',
+      'writeSearchRequest',
+      'parseSearchReplies',
+      'NATIVE_TYPE_NAMES',
+    ]) {
       expect(ca, name).toHaveProperty(name);
     }
     for (const name of ['ClientCircuit', 'Framer', 'byteSwap', 'BeaconAnomalies', 'searchRetryDelay', 'DIRECT_READ_THRESHOLD']) {
@@ -26,7 +48,20 @@ describe('entry points', () => {
   });
 
   it('epics-client/pva: constants, header, pvData, messages, pvRequest and normative types; no framer or session', () => {
-    for (const name of ['Cmd', 'readHeader', 'decodeMessage', 'encodeMessage', 'TypeCache', 'decodeValue', 'BitSet', 'Reader', 'Writer', 'buildPvRequest', 'toNT', 'ipv4Of']) {
+    for (const name of [
+      'Cmd',
+      'readHeader',
+      'decodeMessage',
+      'encodeMessage',
+      'TypeCache',
+      'decodeValue',
+      'BitSet',
+      'Reader',
+      'Writer',
+      'buildPvRequest',
+      'toNT',
+      'ipv4Of',
+    ]) {
       expect(pva, name).toHaveProperty(name);
     }
     for (const name of ['Framer', 'ClientSession', 'CancelFence', 'CreateQueue', 'DEFAULT_MAX_PAYLOAD']) {

@@ -21,7 +21,10 @@ beforeAll(async () => {
     names.names.set(`FAKE:${m}:2`, s.port);
   }
   ctx = new Context({
-    addrList: `127.0.0.1:${names.port}`, autoAddrList: false, connTimeout: 0.4, env: {},
+    addrList: `127.0.0.1:${names.port}`,
+    autoAddrList: false,
+    connTimeout: 0.4,
+    env: {},
   });
 });
 

@@ -30,7 +30,9 @@ describe('compare', () => {
     expect(regressions(rows, 50).map((r) => `${r.workload} ${r.client}`)).toEqual(['snapshot 1000+95 node', 'monitor c-libca']);
     expect(regressions(rows, 150)).toEqual([]);
     // Incomplete results are named on the row.
-    expect(rows.find((r) => r.workload === 'snapshot 1000+95' && r.client === 'pyepics')!.problems).toContain('A: 400 PVs that exist unanswered');
+    expect(rows.find((r) => r.workload === 'snapshot 1000+95' && r.client === 'pyepics')!.problems).toContain(
+      'A: 400 PVs that exist unanswered',
+    );
   });
 
   it('only noise: nothing beyond the spread, and no regression however small the threshold', () => {
@@ -51,8 +53,16 @@ describe('compare', () => {
     const a = loadResults(A);
     const b = structuredClone(a);
     // Five runs a side of the monitor, B's overlapping A's range but shifted up: the ranges overlap, the ranks do not mix.
-    a.monitor!.runs = [10, 11, 12, 13, 20].map((cpu) => ({ ...a.monitor!.runs[0]!, client: 'node', cpuPercent: { median: cpu, min: cpu, max: cpu, mean: cpu, n: 1, samples: [cpu] } }));
-    b.monitor!.runs = [19, 21, 22, 23, 24].map((cpu) => ({ ...a.monitor!.runs[0]!, client: 'node', cpuPercent: { median: cpu, min: cpu, max: cpu, mean: cpu, n: 1, samples: [cpu] } }));
+    a.monitor!.runs = [10, 11, 12, 13, 20].map((cpu) => ({
+      ...a.monitor!.runs[0]!,
+      client: 'node',
+      cpuPercent: { median: cpu, min: cpu, max: cpu, mean: cpu, n: 1, samples: [cpu] },
+    }));
+    b.monitor!.runs = [19, 21, 22, 23, 24].map((cpu) => ({
+      ...a.monitor!.runs[0]!,
+      client: 'node',
+      cpuPercent: { median: cpu, min: cpu, max: cpu, mean: cpu, n: 1, samples: [cpu] },
+    }));
     const row = compareRuns(a, b).find((r) => r.workload === 'monitor')!;
     expect(row.test).toMatch(/^rank test \(Mann-Whitney, 5\+5 runs, p=0\.0(1|2)\d\)$/);
     expect(verdict(row)).toBe('worse');
@@ -63,7 +73,9 @@ describe('compare, report and results on the command line', () => {
   it('compare prints the table, Markdown and HTML; --fail-on-regression exits 1 only beyond the threshold', async () => {
     const t = await runCli(['compare', A, B]);
     expect(t.code).toBe(0);
-    expect(t.stdout).toMatch(/snapshot 1000\+95\s+node\s+1\.150 \(1\.100-1\.200\)\s+2\.300 \(2\.200-2\.400\)\s+2\.00\s+\+100% worse\s+worse\s+min-max ranges apart/);
+    expect(t.stdout).toMatch(
+      /snapshot 1000\+95\s+node\s+1\.150 \(1\.100-1\.200\)\s+2\.300 \(2\.200-2\.400\)\s+2\.00\s+\+100% worse\s+worse\s+min-max ranges apart/,
+    );
     const md = await runCli(['compare', A, B, '--format', 'markdown']);
     expect(md.stdout).toMatch(/^\| monitor \| c-libca \| .* \| 2\.00 \| \+100% worse \| worse \| min-max ranges apart \|/m);
     const dir = mkdtempSync(join(tmpdir(), 'epicsperf-compare-'));
@@ -82,9 +94,15 @@ describe('compare, report and results on the command line', () => {
     writeFileSync(join(dir, 'not.json'), '{"schema": ');
     writeFileSync(join(dir, 'snap.json'), '{"schema": "epicsperf/snapshot@1"}');
     for (const [args, msg] of [
-      [['report', join(F, 'old-format.json')], /old-format\.json is in results format epicsperf\/bench@1; this epicsperf reads epicsperf\/bench@2 only/],
+      [
+        ['report', join(F, 'old-format.json')],
+        /old-format\.json is in results format epicsperf\/bench@1; this epicsperf reads epicsperf\/bench@2 only/,
+      ],
       [['compare', A, join(F, 'old-format.json')], /results format epicsperf\/bench@1/],
-      [['report', join(dir, 'snap.json')], /is not an epicsperf bench result \(format epicsperf\/snapshot@1; expected epicsperf\/bench@2\)/],
+      [
+        ['report', join(dir, 'snap.json')],
+        /is not an epicsperf bench result \(format epicsperf\/snapshot@1; expected epicsperf\/bench@2\)/,
+      ],
       [['compare', join(dir, 'not.json'), A], /not\.json is not JSON/],
       [['report', join(dir, 'missing.json')], /cannot read .*missing\.json: ENOENT/],
     ] as const) {
@@ -119,7 +137,9 @@ describe('compare, report and results on the command line', () => {
     const lines = list.stdout.trim().split('\n').slice(4);
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/results format epicsperf\/bench@1/);
-    expect(lines[1]).toMatch(/^2026-11-20 10:00:00\s+lab-a\s+full\s+3: node,c-libca,pyepics\s+97\+15, 1000\+95, monitor, array, latency\s+snapshot 97\+15: c-libca 0\.150 s\s+bench-2026-11-20T10-00-00Z-lab-a\.json$/);
+    expect(lines[1]).toMatch(
+      /^2026-11-20 10:00:00\s+lab-a\s+full\s+3: node,c-libca,pyepics\s+97\+15, 1000\+95, monitor, array, latency\s+snapshot 97\+15: c-libca 0\.150 s\s+bench-2026-11-20T10-00-00Z-lab-a\.json$/,
+    );
     expect(lines[2]).toMatch(/^2026-11-21 10:00:00\s+lab-b\s+full/);
   });
 });

@@ -11,7 +11,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The pages whose links are checked: the README, the changelog, docs/ and the packages' READMEs. */
 function pages(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
   return ['README.md', 'CHANGELOG.md', 'packages/client/README.md', 'packages/epicsperf/README.md', ...docs];
 }
 

@@ -24,15 +24,27 @@ const CLIENT_ENTRIES = new Set(['epics-client', 'epics-client/ca', 'epics-client
 /** The tool's floors. */
 const FLOORS: Record<string, number> = {
   // helpers that import nothing of the tool
-  errors: 0, log: 0, children: 0, defaults: 0, home: 0, procstat: 0, atomic: 0,
+  errors: 0,
+  log: 0,
+  children: 0,
+  defaults: 0,
+  home: 0,
+  procstat: 0,
+  atomic: 0,
   // data and formats: result shapes (and their store), the PV-list format
-  results: 1, pvlist: 1,
+  results: 1,
+  pvlist: 1,
   // the Python environment; the reports (pure functions of results); snapshot files on disk
-  pyenv: 2, report: 2, snapshots: 2,
+  pyenv: 2,
+  report: 2,
+  snapshots: 2,
   // services the workloads use: one runner process, the built-in IOC, the environment report
-  runner: 3, ioc: 3, doctor: 3,
+  runner: 3,
+  ioc: 3,
+  doctor: 3,
   // operations on runners (bench's capture workload calls capture's); hosts as places to run them
-  capture: 4, hosts: 4,
+  capture: 4,
+  hosts: 4,
   bench: 5,
   // the agent: another host's runners and IOC, served to an orchestrator
   agent: 6,
@@ -45,7 +57,10 @@ const TOOL: Rules = {
   // report reads results and the floor-0 helpers only
   only: { report: (t) => t === 'results' || FLOORS[t] === 0 },
   operations: { capture: ['capture/orchestrate.ts'] },
-  bare: (spec) => ((spec === 'epics-client' || spec.startsWith('epics-client/')) && !CLIENT_ENTRIES.has(spec) ? `the client only through ${[...CLIENT_ENTRIES].join(', ')}` : undefined),
+  bare: (spec) =>
+    (spec === 'epics-client' || spec.startsWith('epics-client/')) && !CLIENT_ENTRIES.has(spec)
+      ? `the client only through ${[...CLIENT_ENTRIES].join(', ')}`
+      : undefined,
 };
 
 /** The client's floors: the sans-I/O cores, the sockets, the API, the entry point. */
@@ -79,7 +94,9 @@ function checkFloors(files: ReadonlyMap<string, string>, rules: Rules = TOOL): s
       }
       const target = posix.normalize(posix.join(posix.dirname(file), spec)).replace(/\.js$/, '.ts');
       if (target.startsWith('../')) {
-        problems.push(`${file}: imports ${spec}, outside the package's sources${/client/.test(target) ? ' (the client only through its package exports)' : ''}`);
+        problems.push(
+          `${file}: imports ${spec}, outside the package's sources${/client/.test(target) ? ' (the client only through its package exports)' : ''}`,
+        );
         continue;
       }
       if (!fileEdges.has(file)) fileEdges.set(file, new Map());
@@ -90,10 +107,12 @@ function checkFloors(files: ReadonlyMap<string, string>, rules: Rules = TOOL): s
       edges.get(from)!.set(to, `${file} -> ${target}`);
       const [ff, ft] = [FLOORS[from], FLOORS[to]];
       if (ff === undefined || ft === undefined) continue;
-      if (ft >= ff) problems.push(`${file} -> ${target}: ${from} (floor ${ff}) imports ${to} (floor ${ft}), ${ft > ff ? 'upward' : 'sideways'}`);
+      if (ft >= ff)
+        problems.push(`${file} -> ${target}: ${from} (floor ${ff}) imports ${to} (floor ${ft}), ${ft > ff ? 'upward' : 'sideways'}`);
       else if (ONLY[from] && !ONLY[from]!(to)) problems.push(`${file} -> ${target}: ${from} may not import ${to}`);
       const ops = OPERATIONS[to];
-      if (ops && from !== 'cli' && !ops.includes(target)) problems.push(`${file} -> ${target}: ${to} is reached through ${ops.join(', ')} only`);
+      if (ops && from !== 'cli' && !ops.includes(target))
+        problems.push(`${file} -> ${target}: ${to} is reached through ${ops.join(', ')} only`);
     }
   }
   for (const cycle of folderCycles(edges)) {
@@ -124,7 +143,7 @@ function folderCycles(edges: ReadonlyMap<string, ReadonlyMap<string, string>>): 
     }
     if (low.get(v) !== index.get(v)) return;
     const scc = new Set<string>();
-    for (let w = ''; w !== v;) {
+    for (let w = ''; w !== v; ) {
       w = stack.pop()!;
       onStack.delete(w);
       scc.add(w);
@@ -179,7 +198,7 @@ function readSources(root: string): Map<string, string> {
   return files;
 }
 
-describe('the tool\'s floors', () => {
+describe("the tool's floors", () => {
   // FLOORS_SRC points the check at another tree (an older layout, to see it fail).
   const src = process.env.FLOORS_SRC ?? join(repoRoot(), 'packages', 'epicsperf', 'src');
 
@@ -190,18 +209,27 @@ describe('the tool\'s floors', () => {
   });
 
   it('finds an upward import, a sideways one, a cycle and a deep client import', () => {
-    const problems = checkFloors(new Map([
-      ['runner/process.ts', "import { x } from '../bench/suite.js';"],
-      ['bench/suite.ts', "import { RunnerProcess } from '../runner/process.js';\nimport { startCapture } from '../capture/orchestrate.js';"],
-      ['capture/orchestrate.ts', "export { y } from '../capture/writer.js';\nimport type { Z } from 'epics-client/ca';"],
-      ['capture/writer.ts', "import { Context } from 'epics-client/dist/client/index.js';"],
-      ['ioc/index.ts', "import { RunnerProcess } from '../runner/process.js';"],
-      ['report/html.ts', "import { heldRate } from '../bench/headroom.js';\nimport { z } from '../../../client/src/ca/index.js';"],
-      ['report/table.ts', "import { parsePvList } from '../pvlist.js';"],
-      ['bench/capture.ts', "import { ThreadedWriter } from '../capture/worker.js';"],
-      ['widgets/x.ts', "import { DEFAULTS } from '../defaults.js';"],
-    ]));
-    const has = (text: string) => expect(problems.some((p) => p.includes(text)), `${text} in\n${problems.join('\n')}`).toBe(true);
+    const problems = checkFloors(
+      new Map([
+        ['runner/process.ts', "import { x } from '../bench/suite.js';"],
+        [
+          'bench/suite.ts',
+          "import { RunnerProcess } from '../runner/process.js';\nimport { startCapture } from '../capture/orchestrate.js';",
+        ],
+        ['capture/orchestrate.ts', "export { y } from '../capture/writer.js';\nimport type { Z } from 'epics-client/ca';"],
+        ['capture/writer.ts', "import { Context } from 'epics-client/dist/client/index.js';"],
+        ['ioc/index.ts', "import { RunnerProcess } from '../runner/process.js';"],
+        ['report/html.ts', "import { heldRate } from '../bench/headroom.js';\nimport { z } from '../../../client/src/ca/index.js';"],
+        ['report/table.ts', "import { parsePvList } from '../pvlist.js';"],
+        ['bench/capture.ts', "import { ThreadedWriter } from '../capture/worker.js';"],
+        ['widgets/x.ts', "import { DEFAULTS } from '../defaults.js';"],
+      ]),
+    );
+    const has = (text: string) =>
+      expect(
+        problems.some((p) => p.includes(text)),
+        `${text} in\n${problems.join('\n')}`,
+      ).toBe(true);
     has('runner/process.ts -> bench/suite.ts: runner (floor 3) imports bench (floor 5), upward');
     has('ioc/index.ts -> runner/process.ts: ioc (floor 3) imports runner (floor 3), sideways');
     has('folder cycle');
@@ -225,13 +253,16 @@ describe("the client's floors", () => {
   });
 
   it('finds a core that reaches up into the API, one protocol reaching into the other, a dependency and a cycle within a folder', () => {
-    const problems = checkFloors(new Map([
-      ['ca/circuit.ts', "import { Context } from '../client/context.js';"],
-      ['pva/buffer.ts', "import { ByteWriter } from '../ca/writer.js';"],
-      ['transport/stream.ts', "import { pino } from 'pino';\nimport { Socket } from 'node:net';"],
-      ['pva/messages.ts', "import { encodeOp } from './messages-ops.js';"],
-      ['pva/messages-ops.ts', "import type { Message } from './messages.js';"],
-    ]), CLIENT);
+    const problems = checkFloors(
+      new Map([
+        ['ca/circuit.ts', "import { Context } from '../client/context.js';"],
+        ['pva/buffer.ts', "import { ByteWriter } from '../ca/writer.js';"],
+        ['transport/stream.ts', "import { pino } from 'pino';\nimport { Socket } from 'node:net';"],
+        ['pva/messages.ts', "import { encodeOp } from './messages-ops.js';"],
+        ['pva/messages-ops.ts', "import type { Message } from './messages.js';"],
+      ]),
+      CLIENT,
+    );
     expect(problems).toEqual([
       'ca/circuit.ts -> client/context.ts: ca (floor 1) imports client (floor 3), upward',
       'pva/buffer.ts -> ca/writer.ts: pva (floor 1) imports ca (floor 1), sideways',

@@ -30,7 +30,10 @@ describe('--hosts and --place', () => {
   });
 
   it('places clients and the IOC on known hosts only', () => {
-    expect([...parsePlace('node=a,ioc=local', ['a', 'b'], ['node', 'pyepics'])]).toEqual([['node', 'a'], ['ioc', 'local']]);
+    expect([...parsePlace('node=a,ioc=local', ['a', 'b'], ['node', 'pyepics'])]).toEqual([
+      ['node', 'a'],
+      ['ioc', 'local'],
+    ]);
     expect(parsePlace(undefined, ['a'], ['node']).size).toBe(0);
     expect(() => parsePlace('node=c', ['a'], ['node'])).toThrow(/no host c/);
     expect(() => parsePlace('caproto=a', ['a'], ['node'])).toThrow(/not a client of this run/);
@@ -40,7 +43,12 @@ describe('--hosts and --place', () => {
 });
 
 describe('what an agent runs', () => {
-  const ok = { workload: 'monitor', args: ['--samples', '10', '--check-all'], env: { EPICS_CA_SERVER_PORT: '5064' }, names: ['TEST:CALC1'] };
+  const ok = {
+    workload: 'monitor',
+    args: ['--samples', '10', '--check-all'],
+    env: { EPICS_CA_SERVER_PORT: '5064' },
+    names: ['TEST:CALC1'],
+  };
 
   it('a workload of the runners with plain options, EPICS_* variables and PV names', () => {
     expect(refuseRequest(ok)).toBeUndefined();
@@ -65,7 +73,7 @@ describe('keys', () => {
     expect(() => z85Decode('abc')).toThrow();
   });
 
-  it('round-trips through the key files; the private one is the owner\'s only', () => {
+  it("round-trips through the key files; the private one is the owner's only", () => {
     const dir = mkdtempSync(join(tmpdir(), 'epicsperf-keys-'));
     try {
       const pair = curveKeyPair();
@@ -85,7 +93,14 @@ describe('reports', () => {
   it('name a client by its host when it ran on another one', () => {
     expect(clientLabel({ client: 'node' })).toBe('node');
     expect(clientLabel({ client: 'node', host: 'a' })).toBe('node@a');
-    const runs = [{ client: 'node', host: 'a' }, { client: 'node', host: 'b' }, { client: 'node', host: 'a' }];
-    expect([...groupByClient(runs)].map(([k, v]) => [k, v.length])).toEqual([['node@a', 2], ['node@b', 1]]);
+    const runs = [
+      { client: 'node', host: 'a' },
+      { client: 'node', host: 'b' },
+      { client: 'node', host: 'a' },
+    ];
+    expect([...groupByClient(runs)].map(([k, v]) => [k, v.length])).toEqual([
+      ['node@a', 2],
+      ['node@b', 1],
+    ]);
   });
 });

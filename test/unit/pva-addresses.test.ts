@@ -3,13 +3,26 @@
 // and the 16-byte address field of a search reply.
 import { describe, expect, it } from 'vitest';
 import { addressOf, ipv4Mapped } from '../../packages/client/src/pva/messages-session.js';
-import { formatPvaAddress, hostPort, isMulticast, multicastInterface, parsePvaAddress, parsePvaAddressList } from '../../packages/client/src/transport/addresses.js';
+import {
+  formatPvaAddress,
+  hostPort,
+  isMulticast,
+  multicastInterface,
+  parsePvaAddress,
+  parsePvaAddressList,
+} from '../../packages/client/src/transport/addresses.js';
 import type { Ifaces } from '../../packages/client/src/transport/config.js';
 import { pvaSearchDestinations, resolvePvaConfig } from '../../packages/client/src/transport/pva/config.js';
 
 const IFACES: Ifaces = {
-  lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: true }, { address: '::1', netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', family: 'IPv6', internal: true }],
-  eth0: [{ address: '198.18.0.2', netmask: '255.255.255.0', family: 'IPv4', internal: false }, { address: '2001:2::2', netmask: 'ffff:ffff:ffff:ffff::', family: 'IPv6', internal: false }],
+  lo: [
+    { address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: true },
+    { address: '::1', netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', family: 'IPv6', internal: true },
+  ],
+  eth0: [
+    { address: '198.18.0.2', netmask: '255.255.255.0', family: 'IPv4', internal: false },
+    { address: '2001:2::2', netmask: 'ffff:ffff:ffff:ffff::', family: 'IPv6', internal: false },
+  ],
   eth1: [{ address: '198.19.5.2', netmask: '255.255.0.0', family: 'IPv4', internal: false }],
 };
 
@@ -63,14 +76,27 @@ describe('parsePvaAddress', () => {
   });
 
   it('lists: whitespace or an array; bad entries skipped', () => {
-    expect(parsePvaAddressList(' 1.2.3.4  [2001:2::1]:9\tnope:x ', 5076, 'TEST_LIST').map(formatPvaAddress)).toEqual(['1.2.3.4:5076', '[2001:2::1]:9']);
-    expect(parsePvaAddressList(['1.2.3.4 5.6.7.8', '224.0.1.1,2@eth0'], 1, 'TEST_LIST').map(formatPvaAddress)).toEqual(['1.2.3.4:1', '5.6.7.8:1', '224.0.1.1:1,2@eth0']);
+    expect(parsePvaAddressList(' 1.2.3.4  [2001:2::1]:9\tnope:x ', 5076, 'TEST_LIST').map(formatPvaAddress)).toEqual([
+      '1.2.3.4:5076',
+      '[2001:2::1]:9',
+    ]);
+    expect(parsePvaAddressList(['1.2.3.4 5.6.7.8', '224.0.1.1,2@eth0'], 1, 'TEST_LIST').map(formatPvaAddress)).toEqual([
+      '1.2.3.4:1',
+      '5.6.7.8:1',
+      '224.0.1.1:1,2@eth0',
+    ]);
     expect(parsePvaAddressList(undefined, 1, 'TEST_LIST')).toEqual([]);
   });
 
   it('multicast ranges, printing, interfaces', () => {
     expect(['224.0.0.1', '239.255.255.255', 'ff02::1', 'FF05::2'].map(isMulticast)).toEqual([true, true, true, true]);
-    expect(['223.255.255.255', '240.0.0.1', 'fe80::1', '2001:2::1', 'myhost'].map(isMulticast)).toEqual([false, false, false, false, false]);
+    expect(['223.255.255.255', '240.0.0.1', 'fe80::1', '2001:2::1', 'myhost'].map(isMulticast)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(hostPort('2001:2::1', 5075)).toBe('[2001:2::1]:5075');
     expect(hostPort('198.18.0.1', 5075)).toBe('198.18.0.1:5075');
     expect(multicastInterface(4, 'eth0', IFACES)).toBe('198.18.0.2');
@@ -87,7 +113,13 @@ describe('PVA search destinations', () => {
   const any = parse('0.0.0.0 [::]');
 
   it('IPv4 unicast, broadcast, multicast and IPv6, with the automatic broadcasts', () => {
-    const d = pvaSearchDestinations(parse('198.18.0.1 198.19.255.255 224.0.1.7,2@eth0 [2001:2::1] [ff02::1:1]@eth0'), true, 5076, any, IFACES);
+    const d = pvaSearchDestinations(
+      parse('198.18.0.1 198.19.255.255 224.0.1.7,2@eth0 [2001:2::1] [ff02::1:1]@eth0'),
+      true,
+      5076,
+      any,
+      IFACES,
+    );
     expect(d).toEqual([
       { host: '198.18.0.1', port: 5076, broadcast: false, family: 4, multicast: false },
       { host: '198.19.255.255', port: 5076, broadcast: true, family: 4, multicast: false },
@@ -99,8 +131,18 @@ describe('PVA search destinations', () => {
   });
 
   it('repeats merge keeping the longest TTL; a group on two interfaces stays two', () => {
-    const d = pvaSearchDestinations(parse('224.0.1.7,2@eth0 224.0.1.7,5@eth0 224.0.1.7@eth1 1.2.3.4 1.2.3.4:5076'), false, 5076, any, IFACES);
-    expect(d.map((x) => [x.host, x.ttl, x.iface])).toEqual([['224.0.1.7', 5, 'eth0'], ['224.0.1.7', undefined, 'eth1'], ['1.2.3.4', undefined, undefined]]);
+    const d = pvaSearchDestinations(
+      parse('224.0.1.7,2@eth0 224.0.1.7,5@eth0 224.0.1.7@eth1 1.2.3.4 1.2.3.4:5076'),
+      false,
+      5076,
+      any,
+      IFACES,
+    );
+    expect(d.map((x) => [x.host, x.ttl, x.iface])).toEqual([
+      ['224.0.1.7', 5, 'eth0'],
+      ['224.0.1.7', undefined, 'eth1'],
+      ['1.2.3.4', undefined, undefined],
+    ]);
   });
 
   it('the automatic list follows the interfaces: only the broadcast of a listed interface address', () => {
@@ -130,7 +172,10 @@ describe('PVA search destinations', () => {
     expect(off.interfaces.map((a) => a.host)).toEqual(['198.18.0.2']);
 
     // Options win over the environment.
-    const opt = resolvePvaConfig({ env: { ...env, PVXS_ENABLE_IPV6: 'NO' }, pvaEnableIpv6: true, pvaNameServers: '[::1]:1', pvaInterfaces: ['[::]'], pvaAddrList: [] }, IFACES);
+    const opt = resolvePvaConfig(
+      { env: { ...env, PVXS_ENABLE_IPV6: 'NO' }, pvaEnableIpv6: true, pvaNameServers: '[::1]:1', pvaInterfaces: ['[::]'], pvaAddrList: [] },
+      IFACES,
+    );
     expect(opt.nameServers).toEqual([{ family: 6, host: '::1', port: 1, multicast: false }]);
     expect(opt.interfaces).toEqual([{ family: 6, host: '::', port: 0, multicast: false }]);
     expect(opt.searchDestinations).toEqual([]);

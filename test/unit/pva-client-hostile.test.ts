@@ -13,7 +13,8 @@ beforeAll(async () => {
   await server.listen();
   ctx = new Context({
     env: { EPICS_PVA_ADDR_LIST: '', EPICS_PVA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_NAME_SERVERS: `127.0.0.1:${server.port}` },
-    protocol: 'pva', pvaConnTimeout: 0.4,
+    protocol: 'pva',
+    pvaConnTimeout: 0.4,
   });
 });
 
@@ -36,7 +37,11 @@ describe('hostile PVA server', () => {
     const err = await ctx.get(`FAKE:${mode}`, { timeout: 1500 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProtocolError);
     expect(Date.now() - t0).toBeLessThan(1500);
-    const why = { truncated: /malformed INIT reply: (truncated|1 fields cannot fit in 1 bytes)/, oversized: /exceeds the limit/, badref: /unknown type id 77/ }[mode]!;
+    const why = {
+      truncated: /malformed INIT reply: (truncated|1 fields cannot fit in 1 bytes)/,
+      oversized: /exceeds the limit/,
+      badref: /unknown type id 77/,
+    }[mode]!;
     expect((err as Error).message).toMatch(why);
     // The same context still works (a new connection).
     expect((await ctx.get('FAKE:good', { timeout: 2000 })).value).toBe(42.5);

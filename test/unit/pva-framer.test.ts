@@ -5,19 +5,29 @@ import { decodeValue, encodeValue, Flags, Reader, scalarArray, Writer, type PvaH
 import { Framer } from '../../packages/client/src/pva/framer.js';
 import { bytes, FIXTURES, hex, loadFixture } from '../helpers/pva-fixtures.js';
 
-interface Got { header: PvaHeader; payload: string }
+interface Got {
+  header: PvaHeader;
+  payload: string;
+}
 
 function collect(max?: number): { framer: Framer; got: Got[]; errors: string[] } {
   const got: Got[] = [];
   const errors: string[] = [];
-  const framer = new Framer((h, p) => got.push({ header: { ...h }, payload: hex(p) }), (r) => errors.push(r), max);
+  const framer = new Framer(
+    (h, p) => got.push({ header: { ...h }, payload: hex(p) }),
+    (r) => errors.push(r),
+    max,
+  );
   return { framer, got, errors };
 }
 
 const concat = (parts: Uint8Array[]): Uint8Array => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
   return out;
 };
 
@@ -94,7 +104,11 @@ describe('pva framer', () => {
       ['middle without first', [msg(Flags.SEGMENT_MIDDLE, 1, bytes('00'))]],
       ['unsegmented inside segmented', [msg(Flags.SEGMENT_FIRST, 1, bytes('00')), msg(0, 1, bytes('00'))]],
       ['segment of another command', [msg(Flags.SEGMENT_FIRST, 1, bytes('00')), msg(Flags.SEGMENT_LAST, 2, bytes('00'))]],
-      ['joined segments over the limit', [msg(Flags.SEGMENT_FIRST, 1, new Uint8Array(60)), msg(Flags.SEGMENT_LAST, 1, new Uint8Array(60))], 100],
+      [
+        'joined segments over the limit',
+        [msg(Flags.SEGMENT_FIRST, 1, new Uint8Array(60)), msg(Flags.SEGMENT_LAST, 1, new Uint8Array(60))],
+        100,
+      ],
     ];
     for (const [name, chunks, max] of cases) {
       const { framer, got, errors } = collect(max);
@@ -136,7 +150,10 @@ describe('pva framer: large messages read straight into their own buffer', () =>
     const stream = concat([msg(0, 13, small), msg(0, 13, big1), msg(0, 13, small), msg(0, 13, big2), msg(0, 13, small)]);
     const got: Array<{ payload: Uint8Array; owned: boolean }> = [];
     const errors: string[] = [];
-    const framer = new Framer((_h, p, owned) => got.push({ payload: owned ? p : p.slice(), owned: owned !== undefined }), (r) => errors.push(r));
+    const framer = new Framer(
+      (_h, p, owned) => got.push({ payload: owned ? p : p.slice(), owned: owned !== undefined }),
+      (r) => errors.push(r),
+    );
     const direct = feed(framer, stream, 1000);
     expect(errors).toEqual([]);
     expect(got.map((g) => g.payload.length)).toEqual([5, 300_000, 5, 200_000, 5]);

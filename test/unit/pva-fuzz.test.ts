@@ -29,7 +29,9 @@ function mutate(src: Uint8Array, r: () => number): Uint8Array {
     else {
       const ins = new Uint8Array(1 + Math.floor(r() * 6)).map(() => Math.floor(r() * 256));
       const out = new Uint8Array(b.length + ins.length);
-      out.set(b.subarray(0, i)); out.set(ins, i); out.set(b.subarray(i), i + ins.length);
+      out.set(b.subarray(0, i));
+      out.set(ins, i);
+      out.set(b.subarray(i), i + ins.length);
       b = out;
     }
   }
@@ -44,19 +46,37 @@ describe('decoder fuzz', () => {
     const msgs = FIXTURES.flatMap((f) => loadFixture(f).map((m) => m.bytes));
     const kinds = new Map<string, number>();
     // Data of requests whose INIT reply is not in the same input decodes against the NTScalar type.
-    const ntScalar = loadFixture('get').map((m) => m.bytes).find((b) => b[3] === 0x0a && b[2] === 0x40 && b[12] === 0x08)!;
-    const initType = (decodeMessage({ version: 2, flags: 0x40, command: 0x0a, payloadSize: ntScalar.length - 8 }, ntScalar.subarray(8)) as { valueType: StructureDesc }).valueType;
+    const ntScalar = loadFixture('get')
+      .map((m) => m.bytes)
+      .find((b) => b[3] === 0x0a && b[2] === 0x40 && b[12] === 0x08)!;
+    const initType = (
+      decodeMessage({ version: 2, flags: 0x40, command: 0x0a, payloadSize: ntScalar.length - 8 }, ntScalar.subarray(8)) as {
+        valueType: StructureDesc;
+      }
+    ).valueType;
     for (let i = 0; i < 5000; i++) {
       const src = msgs[Math.floor(r() * msgs.length)]!;
       const b = mutate(src, r);
       const types = new TypeCache();
       const ops = new Map<number, StructureDesc>();
-      const framer = new Framer((h, p) => {
-        const m = decodeMessage(h, p, { types, operation: (id) => { return { type: ops.get(id) ?? initType }; } });
-        if (m.type === 'OpInitResponse' && m.valueType?.kind === 'structure') ops.set(m.requestId, m.valueType);
-        kinds.set(m.type, (kinds.get(m.type) ?? 0) + 1);
-      }, () => kinds.set('framing error', (kinds.get('framing error') ?? 0) + 1), 1 << 20);
-      expect(() => { framer.push(b); framer.push(b); }).not.toThrow();
+      const framer = new Framer(
+        (h, p) => {
+          const m = decodeMessage(h, p, {
+            types,
+            operation: (id) => {
+              return { type: ops.get(id) ?? initType };
+            },
+          });
+          if (m.type === 'OpInitResponse' && m.valueType?.kind === 'structure') ops.set(m.requestId, m.valueType);
+          kinds.set(m.type, (kinds.get(m.type) ?? 0) + 1);
+        },
+        () => kinds.set('framing error', (kinds.get('framing error') ?? 0) + 1),
+        1 << 20,
+      );
+      expect(() => {
+        framer.push(b);
+        framer.push(b);
+      }).not.toThrow();
     }
     expect(kinds.get('Invalid') ?? 0).toBeGreaterThan(100);
   });

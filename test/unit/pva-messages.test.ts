@@ -2,13 +2,29 @@
 // contents match what the IOC holds; both byte orders; hand-made vectors for the rest.
 import { describe, expect, it } from 'vitest';
 import {
-  BitSet, buildPvRequest, Cmd, decodeMessage, encodeMessage, encodeMessages, ipv4Mapped, ipv4Of, OK, StatusType, Sub,
-  toNT, Writer, type Message, type PvStructure, type StructureDesc,
+  BitSet,
+  buildPvRequest,
+  Cmd,
+  decodeMessage,
+  encodeMessage,
+  encodeMessages,
+  ipv4Mapped,
+  ipv4Of,
+  OK,
+  StatusType,
+  Sub,
+  toNT,
+  Writer,
+  type Message,
+  type PvStructure,
+  type StructureDesc,
 } from '../../packages/client/src/pva/index.js';
 import { bytes, FIXTURES, headerOf, hex, loadFixture, Replay, replay } from '../helpers/pva-fixtures.js';
 
 const find = <T extends string>(name: string, type: T) =>
-  replay(name).map((x) => x.decoded).filter((d): d is Extract<typeof d, { type: T }> => d.type === type);
+  replay(name)
+    .map((x) => x.decoded)
+    .filter((d): d is Extract<typeof d, { type: T }> => d.type === type);
 
 describe('captured exchanges', () => {
   it.each(FIXTURES)('%s: every message decodes and re-encodes byte for byte', (name) => {
@@ -24,7 +40,12 @@ describe('captured exchanges', () => {
   it('handshake: byte order, auth methods, "ca" auth reply, validated', () => {
     const all = replay('get').map((x) => x.decoded);
     expect(all[0]).toEqual({ type: 'SetByteOrder', bigEndian: false });
-    expect(all[1]).toEqual({ type: 'ConnectionValidationRequest', bufferSize: 65536, registrySize: 0x7fff, authMethods: ['anonymous', 'ca'] });
+    expect(all[1]).toEqual({
+      type: 'ConnectionValidationRequest',
+      bufferSize: 65536,
+      registrySize: 0x7fff,
+      authMethods: ['anonymous', 'ca'],
+    });
     const v = all[2];
     expect(v?.type).toBe('ConnectionValidationResponse');
     if (v?.type === 'ConnectionValidationResponse') {
@@ -38,7 +59,12 @@ describe('captured exchanges', () => {
     const data = find('get', 'DataResponse');
     const nt = data.map((d) => toNT(d.valueType!, d.value!));
     const [dbl, lng, arr, str, enm, larr] = nt;
-    expect(dbl).toMatchObject({ kind: 'NTScalar', value: 3.14159, display: { units: 'mm', precision: 4 }, control: { limitLow: -100, limitHigh: 100 } });
+    expect(dbl).toMatchObject({
+      kind: 'NTScalar',
+      value: 3.14159,
+      display: { units: 'mm', precision: 4 },
+      control: { limitLow: -100, limitHigh: 100 },
+    });
     expect(lng).toMatchObject({ kind: 'NTScalar', value: 42, display: { units: 'counts' } });
     expect(arr?.kind).toBe('NTScalarArray');
     expect(Array.from((arr as { value: Float64Array }).value)).toEqual([0, 1.25, 2.5, 3.75, 5, 6.25, 7.5, 8.75, 10, 11.25]);
@@ -50,7 +76,10 @@ describe('captured exchanges', () => {
 
   it('PUT: init, get-back, put of value only (bit 1), done', () => {
     const puts = find('put', 'PutRequest');
-    expect(puts.map((p) => [p.changed.toArray(), (p.value as PvStructure).value])).toEqual([[[1], 43], [[1], 42]]);
+    expect(puts.map((p) => [p.changed.toArray(), (p.value as PvStructure).value])).toEqual([
+      [[1], 43],
+      [[1], 42],
+    ]);
     const done = find('put', 'OpResponse').filter((m) => m.command === Cmd.PUT);
     expect(done.map((d) => d.status)).toEqual([OK, OK]);
   });
@@ -78,7 +107,11 @@ describe('captured exchanges', () => {
       const h = headerOf(b);
       const m = decodeMessage(h, b.subarray(8, 8 + (h.flags & 1 ? 0 : h.payloadSize)), {
         types: r.serverTypes,
-        operation: (id) => { const t = r.ops.get(id); if (!t) return undefined; return { type: t, value: kept.get(id) }; },
+        operation: (id) => {
+          const t = r.ops.get(id);
+          if (!t) return undefined;
+          return { type: t, value: kept.get(id) };
+        },
       });
       if (m.type === 'OpInitResponse' && m.valueType?.kind === 'structure') r.ops.set(m.requestId, m.valueType);
       if (m.type === 'MonitorUpdate' && m.value) {
@@ -109,8 +142,19 @@ describe('captured exchanges', () => {
 
   it('UDP search and response in both byte orders', () => {
     const all = replay('udp-search').map((x) => x.decoded);
-    for (const i of [0, 2]) expect(all[i]).toMatchObject({ type: 'SearchRequest', sequenceId: 0x01020304, flags: 0x81, protocols: ['tcp'], channels: [{ id: 7, name: 'TEST:KIND:LONG' }, { id: 8, name: 'TEST:KIND:ENUM' }] });
-    for (const i of [1, 3]) expect(all[i]).toMatchObject({ type: 'SearchResponse', sequenceId: 0x01020304, protocol: 'tcp', found: true, ids: [7, 8] });
+    for (const i of [0, 2])
+      expect(all[i]).toMatchObject({
+        type: 'SearchRequest',
+        sequenceId: 0x01020304,
+        flags: 0x81,
+        protocols: ['tcp'],
+        channels: [
+          { id: 7, name: 'TEST:KIND:LONG' },
+          { id: 8, name: 'TEST:KIND:ENUM' },
+        ],
+      });
+    for (const i of [1, 3])
+      expect(all[i]).toMatchObject({ type: 'SearchResponse', sequenceId: 0x01020304, protocol: 'tcp', found: true, ids: [7, 8] });
     const resp = all[1];
     if (resp?.type === 'SearchResponse') expect(ipv4Of(resp.address)).toBe('0.0.0.0');
   });
@@ -125,9 +169,36 @@ const SAMPLES: Message[] = [
   { type: 'ConnectionValidationRequest', bufferSize: 16384, registrySize: 0x7fff, authMethods: ['anonymous', 'ca'] },
   { type: 'ConnectionValidationResponse', bufferSize: 16384, registrySize: 0x7fff, qos: 0, authMethod: 'anonymous', authData: null },
   { type: 'ConnectionValidated', status: { type: StatusType.ERROR, message: 'denied', callTree: 'here' } },
-  { type: 'SearchRequest', sequenceId: 5, flags: 0x81, responseAddress: ipv4Mapped('127.0.0.1'), responsePort: 5076, protocols: ['tcp'], channels: [{ id: 1, name: 'a' }] },
-  { type: 'SearchResponse', guid: new Uint8Array(12).fill(3), sequenceId: 5, address: ipv4Mapped('10.0.0.2'), port: 5075, protocol: 'tcp', found: false, ids: [1, 2] },
-  { type: 'Beacon', guid: new Uint8Array(12).fill(1), flags: 0, sequenceId: 9, changeCount: 2, address: ipv4Mapped('10.0.0.2'), port: 5075, protocol: 'tcp', serverStatus: null },
+  {
+    type: 'SearchRequest',
+    sequenceId: 5,
+    flags: 0x81,
+    responseAddress: ipv4Mapped('127.0.0.1'),
+    responsePort: 5076,
+    protocols: ['tcp'],
+    channels: [{ id: 1, name: 'a' }],
+  },
+  {
+    type: 'SearchResponse',
+    guid: new Uint8Array(12).fill(3),
+    sequenceId: 5,
+    address: ipv4Mapped('10.0.0.2'),
+    port: 5075,
+    protocol: 'tcp',
+    found: false,
+    ids: [1, 2],
+  },
+  {
+    type: 'Beacon',
+    guid: new Uint8Array(12).fill(1),
+    flags: 0,
+    sequenceId: 9,
+    changeCount: 2,
+    address: ipv4Mapped('10.0.0.2'),
+    port: 5075,
+    protocol: 'tcp',
+    serverStatus: null,
+  },
   { type: 'EchoRequest', payload: new Uint8Array([1, 2, 3]) },
   { type: 'EchoResponse', payload: new Uint8Array([1, 2, 3]) },
   { type: 'CreateChannelRequest', channels: [{ id: 3, name: 'TEST:KIND:DOUBLE' }] },
@@ -139,7 +210,13 @@ const SAMPLES: Message[] = [
   { type: 'OpInitResponse', command: Cmd.GET, requestId: 9, subcommand: Sub.INIT, status: OK, valueType: typeDesc },
   { type: 'OpRequest', command: Cmd.GET, sid: 77, requestId: 9, subcommand: Sub.EXEC },
   { type: 'OpRequest', command: Cmd.MONITOR, sid: 77, requestId: 9, subcommand: Sub.STOP },
-  { type: 'OpResponse', command: Cmd.PUT, requestId: 9, subcommand: 0, status: { type: StatusType.WARNING, message: 'clipped', callTree: '' } },
+  {
+    type: 'OpResponse',
+    command: Cmd.PUT,
+    requestId: 9,
+    subcommand: 0,
+    status: { type: StatusType.WARNING, message: 'clipped', callTree: '' },
+  },
   { type: 'MonitorAck', sid: 77, requestId: 9, nfree: 3 },
   { type: 'GetFieldRequest', sid: 77, requestId: 10, field: 'value' },
   { type: 'GetFieldResponse', requestId: 10, status: OK, valueType: typeDesc },

@@ -3,14 +3,49 @@
 // with the type's defaults in the fields a reply does not mark.
 import { describe, expect, it } from 'vitest';
 import {
-  any, anyArray, BitSet, bitCount, bitOffset, boundedString, buildPvRequest, DecodeError, decodeMessage, decodePartial, decodeStatus, decodeType,
-  decodeUpdate, decodeValue, defaultValue, encodePartial, encodeStatus, encodeType, encodeValue, monitorOptions, parsePvRequest, Reader, scalar,
-  scalarArray, structure, structureArray, toNT, TypeCache, TypeRegistry, union, unionArray, Writer,
-  type FieldDesc, type PvStructure, type PvValue,
+  any,
+  anyArray,
+  BitSet,
+  bitCount,
+  bitOffset,
+  boundedString,
+  buildPvRequest,
+  DecodeError,
+  decodeMessage,
+  decodePartial,
+  decodeStatus,
+  decodeType,
+  decodeUpdate,
+  decodeValue,
+  defaultValue,
+  encodePartial,
+  encodeStatus,
+  encodeType,
+  encodeValue,
+  monitorOptions,
+  parsePvRequest,
+  Reader,
+  scalar,
+  scalarArray,
+  structure,
+  structureArray,
+  toNT,
+  TypeCache,
+  TypeRegistry,
+  union,
+  unionArray,
+  Writer,
+  type FieldDesc,
+  type PvStructure,
+  type PvValue,
 } from '../../packages/client/src/pva/index.js';
 import { bytes, headerOf, hex, loadFixture } from '../helpers/pva-fixtures.js';
 
-const enc = (f: (w: Writer) => void, le = false): string => { const w = new Writer(le); f(w); return hex(w.take()); };
+const enc = (f: (w: Writer) => void, le = false): string => {
+  const w = new Writer(le);
+  f(w);
+  return hex(w.take());
+};
 const rd = (h: string, le = false): Reader => new Reader(bytes(h), le);
 
 describe('sizes and strings', () => {
@@ -34,7 +69,8 @@ describe('sizes and strings', () => {
 describe('introspection', () => {
   const timeStamp = structure('timeStamp_t', { secondsPastEpoch: scalar('long'), nanoSeconds: scalar('int'), userTag: scalar('int') });
   it('specification example 1: a structure defined with id 1', () => {
-    const want = 'fd000180 0b74696d655374616d705f74 03 107365636f6e64735061737445706f6368 23 0b6e616e6f5365636f6e6473 22 0775736572546167 22';
+    const want =
+      'fd000180 0b74696d655374616d705f74 03 107365636f6e64735061737445706f6368 23 0b6e616e6f5365636f6e6473 22 0775736572546167 22';
     const reg = new TypeRegistry();
     expect(enc((w) => encodeType(w, timeStamp, reg))).toBe(hex(bytes(want)));
     const cache = new TypeCache();
@@ -53,8 +89,18 @@ describe('introspection', () => {
   it('every kind round-trips, null is 0xFF', () => {
     const u = union('', { s: scalar('string'), i: scalar('int') });
     const kinds: FieldDesc[] = [
-      ...(['boolean', 'byte', 'short', 'int', 'long', 'ubyte', 'ushort', 'uint', 'ulong', 'float', 'double', 'string'] as const).flatMap((t) => [scalar(t), scalarArray(t)]),
-      scalarArray('byte', 'bounded', 16), scalarArray('double', 'fixed', 4), boundedString(8), timeStamp, structureArray(timeStamp), u, unionArray(u), any(), anyArray(),
+      ...(['boolean', 'byte', 'short', 'int', 'long', 'ubyte', 'ushort', 'uint', 'ulong', 'float', 'double', 'string'] as const).flatMap(
+        (t) => [scalar(t), scalarArray(t)],
+      ),
+      scalarArray('byte', 'bounded', 16),
+      scalarArray('double', 'fixed', 4),
+      boundedString(8),
+      timeStamp,
+      structureArray(timeStamp),
+      u,
+      unionArray(u),
+      any(),
+      anyArray(),
     ];
     for (const k of kinds) {
       const h = enc((w) => encodeType(w, k));
@@ -79,14 +125,18 @@ describe('introspection', () => {
 describe('values', () => {
   it('specification encoding example (big-endian, 85 bytes)', () => {
     const t = structure('', {
-      value: scalarArray('byte'), boundedSizeArray: scalarArray('byte', 'bounded', 16), fixedSizeArray: scalarArray('byte', 'fixed', 4),
+      value: scalarArray('byte'),
+      boundedSizeArray: scalarArray('byte', 'bounded', 16),
+      fixedSizeArray: scalarArray('byte', 'fixed', 4),
       timeStamp: structure('', { secondsPastEpoch: scalar('long'), nanoSeconds: scalar('int'), userTag: scalar('int') }),
       alarm: structure('', { severity: scalar('int'), status: scalar('int'), message: scalar('string') }),
       valueUnion: union('', { stringValue: scalar('string'), intValue: scalar('int') }),
       variantUnion: any(),
     });
     const v: PvStructure = {
-      value: new Int8Array([1, 2, 3]), boundedSizeArray: new Int8Array([4, 5, 6, 7, 8]), fixedSizeArray: new Int8Array([9, 10, 11, 12]),
+      value: new Int8Array([1, 2, 3]),
+      boundedSizeArray: new Int8Array([4, 5, 6, 7, 8]),
+      fixedSizeArray: new Int8Array([9, 10, 11, 12]),
       timeStamp: { secondsPastEpoch: 0x1122334455667788n, nanoSeconds: 0xaabbccdd | 0, userTag: 0xeeeeeeee | 0 },
       alarm: { severity: 0x11111111, status: 0x22222222, message: 'Allo, Allo!' },
       valueUnion: { field: 'intValue', value: 0x33333333 },
@@ -108,7 +158,18 @@ describe('values', () => {
       [scalarArray('string'), ['a', 'bé']],
       [scalar('ulong'), 2n ** 64n - 1n],
     ];
-    for (const le of [true, false]) for (const [t, v] of cases) expect(decodeValue(rd(enc((w) => encodeValue(w, t, v), le), le), t, undefined)).toEqual(v);
+    for (const le of [true, false])
+      for (const [t, v] of cases)
+        expect(
+          decodeValue(
+            rd(
+              enc((w) => encodeValue(w, t, v), le),
+              le,
+            ),
+            t,
+            undefined,
+          ),
+        ).toEqual(v);
     expect(enc((w) => encodeValue(w, scalarArray('short'), new Int16Array([1])))).toBe('010001');
     expect(enc((w) => encodeValue(w, scalarArray('short'), [1]), true)).toBe('010100');
   });
@@ -120,7 +181,10 @@ describe('values', () => {
     const u = union('', { x: scalar('byte') });
     const uv = [{ field: 'x', value: 5 }, null, { field: null, value: null }];
     expect(decodeValue(rd(enc((w) => encodeValue(w, unionArray(u), uv))), unionArray(u), undefined)).toEqual(uv);
-    const av = [{ type: scalar('int'), value: 7 }, { type: null, value: null }];
+    const av = [
+      { type: scalar('int'), value: 7 },
+      { type: null, value: null },
+    ];
     expect(decodeValue(rd(enc((w) => encodeValue(w, anyArray(), av))), anyArray(), undefined)).toEqual(av);
   });
   it('a union selector out of range and oversized counts are errors', () => {
@@ -132,9 +196,19 @@ describe('values', () => {
 describe('bitsets', () => {
   // Little-endian vectors of the specification (its examples use that order for whole words).
   const vectors: [number[], string][] = [
-    [[], '00'], [[0], '0101'], [[1], '0102'], [[7], '0180'], [[8], '020001'], [[15], '020080'], [[55], '07000000000000 80'],
-    [[56], '080000000000000001'], [[63], '080000000000000080'], [[64], '09000000000000000001'], [[65], '09000000000000000002'],
-    [[0, 1, 2, 4], '0117'], [[0, 1, 2, 4, 8], '021701'],
+    [[], '00'],
+    [[0], '0101'],
+    [[1], '0102'],
+    [[7], '0180'],
+    [[8], '020001'],
+    [[15], '020080'],
+    [[55], '07000000000000 80'],
+    [[56], '080000000000000001'],
+    [[63], '080000000000000080'],
+    [[64], '09000000000000000001'],
+    [[65], '09000000000000000002'],
+    [[0, 1, 2, 4], '0117'],
+    [[0, 1, 2, 4, 8], '021701'],
     [[8, 17, 24, 25, 34, 40, 42, 49, 50, 56, 57, 58, 67], '0900010203040506070 8'],
   ];
   it.each(vectors)('%j', (bits, h) => {
@@ -173,20 +247,41 @@ describe('partial values', () => {
   });
   it('only selected fields travel; updates merge into the kept value', () => {
     const full = defaultValue(type) as PvStructure;
-    const src: PvStructure = { value: 1.5, alarm: { severity: 2, status: 3, message: 'HIHI' }, timeStamp: { secondsPastEpoch: 5n, nanoseconds: 6, userTag: 0 } };
+    const src: PvStructure = {
+      value: 1.5,
+      alarm: { severity: 2, status: 3, message: 'HIHI' },
+      timeStamp: { secondsPastEpoch: 5n, nanoseconds: 6, userTag: 0 },
+    };
     const bits = BitSet.of(1, 2, 8); // value, alarm (whole), timeStamp.nanoseconds
     const h = enc((w) => encodePartial(w, type, src, bits), true);
     expect(h).toBe(hex(bytes('000000000000f83f 02000000 03000000 04 48494849 06000000')));
     decodePartial(rd(h, true), type, full, bits, undefined);
-    expect(full).toEqual({ value: 1.5, alarm: { severity: 2, status: 3, message: 'HIHI' }, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 6, userTag: 0 } });
-    decodePartial(rd(enc((w) => encodePartial(w, type, { value: 9 } as PvStructure, BitSet.of(1)), true), true), type, full, BitSet.of(1), undefined);
+    expect(full).toEqual({
+      value: 1.5,
+      alarm: { severity: 2, status: 3, message: 'HIHI' },
+      timeStamp: { secondsPastEpoch: 0n, nanoseconds: 6, userTag: 0 },
+    });
+    decodePartial(
+      rd(
+        enc((w) => encodePartial(w, type, { value: 9 } as PvStructure, BitSet.of(1)), true),
+        true,
+      ),
+      type,
+      full,
+      BitSet.of(1),
+      undefined,
+    );
     expect(full.value).toBe(9);
     expect((full.alarm as PvStructure).message).toBe('HIHI');
     expect(toNT(type, full)).toMatchObject({ kind: 'NTScalar', value: 9, alarm: { severity: 2 }, timeStamp: { nanoseconds: 6 } });
   });
   it('bit 0 replaces the whole structure', () => {
     const full = defaultValue(type) as PvStructure;
-    const src: PvStructure = { value: 2, alarm: { severity: 1, status: 0, message: '' }, timeStamp: { secondsPastEpoch: 1n, nanoseconds: 0, userTag: 0 } };
+    const src: PvStructure = {
+      value: 2,
+      alarm: { severity: 1, status: 0, message: '' },
+      timeStamp: { secondsPastEpoch: 1n, nanoseconds: 0, userTag: 0 },
+    };
     decodePartial(rd(enc((w) => encodePartial(w, type, src, BitSet.of(0)))), type, full, BitSet.of(0), undefined);
     expect(full).toEqual(src);
   });
@@ -212,7 +307,9 @@ describe('a reply that marks some fields: every field of the type, defaults in t
   const paths = ['value.index', 'alarm.message', 'display'];
   const bits = BitSet.of(...paths.map((p) => bitOffset(type, p)!));
   const sent: PvStructure = {
-    value: { index: 2, choices: [] }, alarm: { severity: 0, status: 0, message: 'HIGH' }, timeStamp: {},
+    value: { index: 2, choices: [] },
+    alarm: { severity: 0, status: 0, message: 'HIGH' },
+    timeStamp: {},
     display: { units: 'mm', precision: 3, tag: 't' },
   } as unknown as PvStructure;
   const want = {
@@ -229,9 +326,13 @@ describe('a reply that marks some fields: every field of the type, defaults in t
     extra: { type: null, value: null },
     rows: [],
   };
-  const reply = (le: boolean): Reader => rd(enc((w) => encodePartial(w, type, sent, bits), le), le);
+  const reply = (le: boolean): Reader =>
+    rd(
+      enc((w) => encodePartial(w, type, sent, bits), le),
+      le,
+    );
 
-  it('the session\'s decode (a GET reply, a monitor\'s first update)', () => {
+  it("the session's decode (a GET reply, a monitor's first update)", () => {
     for (const le of [true, false]) {
       const r = reply(le);
       const v = decodeUpdate(r, type, undefined, bits, undefined);
@@ -251,9 +352,26 @@ describe('a reply that marks some fields: every field of the type, defaults in t
     const first = decodeUpdate(reply(true), type, undefined, bits, undefined);
     const snapshot = structuredClone(first);
     const b2 = BitSet.of(bitOffset(type, 'valueAlarm.active')!, bitOffset(type, 'samples')!);
-    const upd = { ...want, valueAlarm: { active: true, lowAlarmLimit: 0, highAlarmSeverity: 0 }, samples: new Float64Array([1, 2]) } as unknown as PvStructure;
-    const next = decodeUpdate(rd(enc((w) => encodePartial(w, type, upd, b2), true), true), type, first, b2, undefined);
-    expect(next).toStrictEqual({ ...want, valueAlarm: { active: true, lowAlarmLimit: 0, highAlarmSeverity: 0 }, samples: new Float64Array([1, 2]) });
+    const upd = {
+      ...want,
+      valueAlarm: { active: true, lowAlarmLimit: 0, highAlarmSeverity: 0 },
+      samples: new Float64Array([1, 2]),
+    } as unknown as PvStructure;
+    const next = decodeUpdate(
+      rd(
+        enc((w) => encodePartial(w, type, upd, b2), true),
+        true,
+      ),
+      type,
+      first,
+      b2,
+      undefined,
+    );
+    expect(next).toStrictEqual({
+      ...want,
+      valueAlarm: { active: true, lowAlarmLimit: 0, highAlarmSeverity: 0 },
+      samples: new Float64Array([1, 2]),
+    });
     expect(next.display).toBe(first.display); // untouched structures are shared, not copied
     expect(first).toStrictEqual(snapshot);
   });
@@ -263,7 +381,18 @@ describe('a reply that marks some fields: every field of the type, defaults in t
     for (let i = 0; i < 40; i++) bomb = structure('', { a: bomb, b: bomb }); // 2^40 doubles in 41 types
     const top = structure('', { v: scalar('int'), big: bomb });
     expect(() => defaultValue(top)).toThrow(DecodeError);
-    expect(() => decodeUpdate(rd(enc((w) => w.i32(1), true), true), top, undefined, BitSet.of(1), undefined)).toThrow(/more than \d+ fields/);
+    expect(() =>
+      decodeUpdate(
+        rd(
+          enc((w) => w.i32(1), true),
+          true,
+        ),
+        top,
+        undefined,
+        BitSet.of(1),
+        undefined,
+      ),
+    ).toThrow(/more than \d+ fields/);
     let deep: FieldDesc = scalar('int');
     for (let i = 0; i < 100; i++) deep = structure('', { d: deep });
     expect(() => defaultValue(deep)).toThrow(/nesting too deep/);
@@ -286,7 +415,10 @@ describe('pvRequest', () => {
     expect(hex(get).endsWith(hex(w2.take()))).toBe(true);
   });
   it('parses nested fields, bare lists and options', () => {
-    expect(parsePvRequest('field(value,alarm.severity)record[process=true]')).toEqual({ fields: ['value', 'alarm.severity'], record: { process: 'true' } });
+    expect(parsePvRequest('field(value,alarm.severity)record[process=true]')).toEqual({
+      fields: ['value', 'alarm.severity'],
+      record: { process: 'true' },
+    });
     expect(parsePvRequest('value,timeStamp')).toEqual({ fields: ['value', 'timeStamp'] });
     expect(buildPvRequest({ fields: ['alarm.severity'] }).value).toEqual({ field: { alarm: { severity: {} } } });
     expect(() => parsePvRequest('field(value')).toThrow();

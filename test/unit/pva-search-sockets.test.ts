@@ -20,7 +20,13 @@ afterEach(() => {
   for (const f of cleanup.splice(0)) f();
 });
 
-interface Got { flags: number; replyPort: number; fromPort: number; from: string; names: string[] }
+interface Got {
+  flags: number;
+  replyPort: number;
+  fromPort: number;
+  from: string;
+  names: string[];
+}
 
 /** A socket that records the SEARCH requests it is sent; answers "found" (address ::) when `answer`. */
 async function listener(type: 'udp4' | 'udp6', host: string, opts: { group?: string; answer?: boolean } = {}) {
@@ -34,10 +40,18 @@ async function listener(type: 'udp4' | 'udp6', host: string, opts: { group?: str
     got.push({ flags: m.flags, replyPort: m.responsePort, fromPort: from.port, from: from.address, names: m.channels.map((c) => c.name) });
     if (!opts.answer) return;
     // The protocol core writes the reply: address :: (the client takes the reply's source).
-    const reply = encodeMessages([{
-      type: 'SearchResponse', guid: new Uint8Array(12), sequenceId: m.sequenceId, address: new Uint8Array(16), port: 5075,
-      protocol: 'tcp', found: true, ids: m.channels.map((c) => c.id),
-    }]);
+    const reply = encodeMessages([
+      {
+        type: 'SearchResponse',
+        guid: new Uint8Array(12),
+        sequenceId: m.sequenceId,
+        address: new Uint8Array(16),
+        port: 5075,
+        protocol: 'tcp',
+        found: true,
+        ids: m.channels.map((c) => c.id),
+      },
+    ]);
     s.send(reply, from.port, from.address);
   });
   await new Promise<void>((res) => s.bind(0, opts.group ? '0.0.0.0' : host, res));
@@ -51,9 +65,17 @@ describe('PVA search sockets', () => {
     const v4 = await listener('udp4', '127.0.0.1');
     const v6 = await listener('udp6', '::1', { answer: true });
     const mc = await listener('udp4', '127.0.0.1', { group: GROUP });
-    const config = resolvePvaConfig({ pvaAddrList: `127.0.0.1:${v4.port} [::1]:${v6.port} ${GROUP}:${mc.port},0@127.0.0.1`, pvaAutoAddrList: false, env: {} });
+    const config = resolvePvaConfig({
+      pvaAddrList: `127.0.0.1:${v4.port} [::1]:${v6.port} ${GROUP}:${mc.port},0@127.0.0.1`,
+      pvaAutoAddrList: false,
+      env: {},
+    });
     const found: Array<[string, string, number]> = [];
-    const searcher = new PvaSearcher(config, (t, host, port) => found.push([t.name, host, port]), () => {});
+    const searcher = new PvaSearcher(
+      config,
+      (t, host, port) => found.push([t.name, host, port]),
+      () => {},
+    );
     cleanup.push(() => searcher.close());
     searcher.add({ cid: 7, name: 'PV:SIX', searchAttempt: 0, searchDueAt: 0, searchQueued: false });
     for (let i = 0; i < 50 && (!found.length || !mc.got.length || !v4.got.length); i++) await sleep(20);
@@ -67,7 +89,9 @@ describe('PVA search sockets', () => {
     // The reply said "::": the server is where the reply came from.
     expect(found).toEqual([['PV:SIX', '::1', 5075]]);
     expect(searcher.destinationStats().map((d) => [d.destination, d.failed])).toEqual([
-      [`127.0.0.1:${v4.port}`, 0], [`[::1]:${v6.port}`, 0], [`${GROUP}:${mc.port},0@127.0.0.1`, 0],
+      [`127.0.0.1:${v4.port}`, 0],
+      [`[::1]:${v6.port}`, 0],
+      [`${GROUP}:${mc.port},0@127.0.0.1`, 0],
     ]);
   });
 
@@ -75,10 +99,21 @@ describe('PVA search sockets', () => {
     const seen: number[] = [];
     const sa = dgram.createSocket('udp4');
     const sb = dgram.createSocket('udp4');
-    cleanup.push(() => sa.close(), () => sb.close());
-    for (const [s, arr] of [[sa, seen], [sb, seen]] as const) s.on('message', (_m, r) => arr.push(r.port));
+    cleanup.push(
+      () => sa.close(),
+      () => sb.close(),
+    );
+    for (const [s, arr] of [
+      [sa, seen],
+      [sb, seen],
+    ] as const)
+      s.on('message', (_m, r) => arr.push(r.port));
     await Promise.all([new Promise<void>((r) => sa.bind(0, '127.0.0.1', r)), new Promise<void>((r) => sb.bind(0, '127.0.0.1', r))]);
-    const config = resolveConfig({ addrList: [`127.0.0.1:${sa.address().port}`, `127.0.0.1:${sb.address().port}`], autoAddrList: false, env: {} });
+    const config = resolveConfig({
+      addrList: [`127.0.0.1:${sa.address().port}`, `127.0.0.1:${sb.address().port}`],
+      autoAddrList: false,
+      env: {},
+    });
     const searcher = new UdpSearcher(config, () => {});
     cleanup.push(() => searcher.close());
     searcher.add({ cid: 1, name: 'PV:ONE', paddedLength: 8, searchAttempt: 0, searchDueAt: 0, searchQueued: false });

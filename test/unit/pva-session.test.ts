@@ -6,17 +6,35 @@
 // on close, and protocol errors for malformed data. Server bytes come from the encoder.
 import { describe, expect, it } from 'vitest';
 import {
-  BitSet, Cmd, decodeMessage, emptyHeader, encodeMessages, OK, readHeader, scalar, structure, Sub, TypeCache,
-  type Message, type PvaHeader,
+  BitSet,
+  Cmd,
+  decodeMessage,
+  emptyHeader,
+  encodeMessages,
+  OK,
+  readHeader,
+  scalar,
+  structure,
+  Sub,
+  TypeCache,
+  type Message,
+  type PvaHeader,
 } from '../../packages/client/src/pva/index.js';
 import { ClientSession, type OpHandler, type SessionChannel } from '../../packages/client/src/pva/session.js';
 
-const TYPE = structure('epics:nt/NTScalar:1.0', { value: scalar('double'), timeStamp: structure('time_t', { secondsPastEpoch: scalar('long'), nanoseconds: scalar('int') }) });
+const TYPE = structure('epics:nt/NTScalar:1.0', {
+  value: scalar('double'),
+  timeStamp: structure('time_t', { secondsPastEpoch: scalar('long'), nanoseconds: scalar('int') }),
+});
 
 function session() {
   const errors: string[] = [];
   let validated = 0;
-  const s = new ClientSession({ wantFlush: () => {}, protocolError: (r) => errors.push(r), validated: () => validated++ }, 'alice', 'host1');
+  const s = new ClientSession(
+    { wantFlush: () => {}, protocolError: (r) => errors.push(r), validated: () => validated++ },
+    'alice',
+    'host1',
+  );
   const feed = (...m: Message[]): void => {
     const bytes = encodeMessages(m);
     let pos = 0;
@@ -47,14 +65,21 @@ function session() {
 
 function ready() {
   const t = session();
-  t.feed({ type: 'SetByteOrder', bigEndian: false }, { type: 'ConnectionValidationRequest', bufferSize: 65536, registrySize: 32767, authMethods: ['anonymous', 'ca'] });
+  t.feed(
+    { type: 'SetByteOrder', bigEndian: false },
+    { type: 'ConnectionValidationRequest', bufferSize: 65536, registrySize: 32767, authMethods: ['anonymous', 'ca'] },
+  );
   t.sent();
   t.feed({ type: 'ConnectionValidated', status: OK });
   return t;
 }
 
 const chan = (cid: number, name: string, log: string[]): SessionChannel => ({
-  cid, name, onCreated: (sid) => log.push(`created ${sid}`), onCreateFailed: (st) => log.push(`failed ${st.message}`), onDestroyed: () => log.push('destroyed'),
+  cid,
+  name,
+  onCreated: (sid) => log.push(`created ${sid}`),
+  onCreateFailed: (st) => log.push(`failed ${st.message}`),
+  onDestroyed: () => log.push('destroyed'),
 });
 
 describe('client session', () => {
@@ -62,9 +87,16 @@ describe('client session', () => {
     const t = session();
     const log: string[] = [];
     t.s.createChannel(chan(5, 'PV:A', log));
-    t.feed({ type: 'SetByteOrder', bigEndian: true }, { type: 'ConnectionValidationRequest', bufferSize: 65536, registrySize: 32767, authMethods: ['anonymous', 'ca'] });
+    t.feed(
+      { type: 'SetByteOrder', bigEndian: true },
+      { type: 'ConnectionValidationRequest', bufferSize: 65536, registrySize: 32767, authMethods: ['anonymous', 'ca'] },
+    );
     const [v] = t.sent();
-    expect(v).toMatchObject({ type: 'ConnectionValidationResponse', authMethod: 'ca', authData: { value: { user: 'alice', host: 'host1' } } });
+    expect(v).toMatchObject({
+      type: 'ConnectionValidationResponse',
+      authMethod: 'ca',
+      authData: { value: { user: 'alice', host: 'host1' } },
+    });
     expect(t.s.ready).toBe(false);
     t.feed({ type: 'ConnectionValidated', status: OK });
     expect(t.validated()).toBe(1);
@@ -81,7 +113,16 @@ describe('client session', () => {
     t.feed({ type: 'OpInitResponse', command: Cmd.GET, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
     t.s.get(id, true);
     expect(t.sent().at(-1)).toMatchObject({ type: 'OpRequest', command: Cmd.GET, requestId: id, subcommand: Sub.DESTROY });
-    t.feed({ type: 'DataResponse', command: Cmd.GET, requestId: id, subcommand: Sub.DESTROY, status: OK, changed: BitSet.of(1), valueType: TYPE, value: { value: 2.5 } });
+    t.feed({
+      type: 'DataResponse',
+      command: Cmd.GET,
+      requestId: id,
+      subcommand: Sub.DESTROY,
+      status: OK,
+      changed: BitSet.of(1),
+      valueType: TYPE,
+      value: { value: 2.5 },
+    });
     expect(got[1]).toStrictEqual({ value: 2.5, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } });
     expect(t.s.pendingOps).toBe(0); // the server dropped it; nothing to destroy
     const id2 = t.s.init(Cmd.GET, 78, { type: structure('', {}), value: {} }, h);
@@ -97,7 +138,10 @@ describe('client session', () => {
     expect(first).toHaveLength(500);
     expect(first.at(-1)).toEqual({ type: 'CreateChannelRequest', channels: [{ id: 500, name: 'PV:500' }] });
     expect(t.sent()).toEqual([]);
-    t.feed({ type: 'CreateChannelResponse', cid: 1, sid: 1, status: OK }, { type: 'CreateChannelResponse', cid: 2, sid: 0, status: { type: 2, message: 'no such PV', callTree: '' } });
+    t.feed(
+      { type: 'CreateChannelResponse', cid: 1, sid: 1, status: OK },
+      { type: 'CreateChannelResponse', cid: 2, sid: 0, status: { type: 2, message: 'no such PV', callTree: '' } },
+    );
     expect(t.sent()).toEqual([501, 502].map((id) => ({ type: 'CreateChannelRequest', channels: [{ id, name: `PV:${id}` }] })));
     expect(log).toEqual(['created 1', 'failed no such PV']);
     for (let cid = 3; cid <= 502; cid++) t.feed({ type: 'CreateChannelResponse', cid, sid: cid, status: OK });
@@ -116,7 +160,14 @@ describe('client session', () => {
     const inits = (ms: Message[]) => ms.filter((m) => m.type === 'OpInitRequest').map((m) => (m as { requestId: number }).requestId);
     expect(inits(t.sent())).toEqual(ids.slice(0, 64));
     t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: ids[0]!, subcommand: Sub.INIT, status: OK, valueType: TYPE });
-    t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: ids[1]!, subcommand: Sub.INIT, status: { type: 2, message: 'Monitor Create implied error', callTree: '' }, valueType: null });
+    t.feed({
+      type: 'OpInitResponse',
+      command: Cmd.MONITOR,
+      requestId: ids[1]!,
+      subcommand: Sub.INIT,
+      status: { type: 2, message: 'Monitor Create implied error', callTree: '' },
+      valueType: null,
+    });
     expect(inits(t.sent())).toEqual([ids[64], ids[65]]);
     t.s.destroy(ids[66]!); // still waiting: never sent, no DESTROY either
     t.s.destroy(ids[2]!); // in flight: its slot is free
@@ -138,7 +189,7 @@ describe('client session', () => {
       const types = new TypeCache(); // the server's cache for this connection
       const b = t.s.take()!;
       const out: Message[] = [];
-      for (let pos = 0; pos < b.length;) {
+      for (let pos = 0; pos < b.length; ) {
         const hd = emptyHeader();
         readHeader(b, pos, hd);
         expect(b[pos + 8 + 9]).toBe(out.length === 0 ? 0xfd : 0xfe); // after sid, request id and subcommand
@@ -168,8 +219,22 @@ describe('client session', () => {
     const id = t.s.init(Cmd.MONITOR, 77, { type: structure('', {}), value: {} }, h, 4);
     expect(t.sent().at(-1)).toMatchObject({ type: 'OpInitRequest', subcommand: Sub.INIT | Sub.PIPELINE, queueSize: 4 });
     t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
-    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(0), valueType: TYPE, value: { value: 1, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } } });
-    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(1, 4), valueType: TYPE, value: { value: 2, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 9 } } });
+    t.feed({
+      type: 'MonitorUpdate',
+      requestId: id,
+      subcommand: 0,
+      changed: BitSet.of(0),
+      valueType: TYPE,
+      value: { value: 1, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } },
+    });
+    t.feed({
+      type: 'MonitorUpdate',
+      requestId: id,
+      subcommand: 0,
+      changed: BitSet.of(1, 4),
+      valueType: TYPE,
+      value: { value: 2, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 9 } },
+    });
     expect(updates[0]).toEqual({ value: 1, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } });
     expect(updates[1]).toEqual({ value: 2, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 9 } });
     t.s.monitorAck(id, 2);
@@ -184,8 +249,22 @@ describe('client session', () => {
     const updates: Record<string, unknown>[] = [];
     const id = t.s.init(Cmd.MONITOR, 77, { type: structure('', {}), value: {} }, { onUpdate: (v) => updates.push(v), onFail: () => {} }, 4);
     t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
-    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(4), valueType: TYPE, value: { value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } } });
-    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(1), valueType: TYPE, value: { value: 3, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } } });
+    t.feed({
+      type: 'MonitorUpdate',
+      requestId: id,
+      subcommand: 0,
+      changed: BitSet.of(4),
+      valueType: TYPE,
+      value: { value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } },
+    });
+    t.feed({
+      type: 'MonitorUpdate',
+      requestId: id,
+      subcommand: 0,
+      changed: BitSet.of(1),
+      valueType: TYPE,
+      value: { value: 3, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } },
+    });
     expect(updates[0]).toStrictEqual({ value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } });
     expect(updates[1]).toStrictEqual({ value: 3, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 7 } });
     expect(t.errors).toEqual([]);
@@ -196,10 +275,31 @@ describe('client session', () => {
     const updates: Record<string, unknown>[] = [];
     const id = t.s.init(Cmd.MONITOR, 77, { type: structure('', {}), value: {} }, { onUpdate: (v) => updates.push(v), onFail: () => {} }, 4);
     t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
-    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(0), valueType: TYPE, value: { value: 1, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } } });
+    t.feed({
+      type: 'MonitorUpdate',
+      requestId: id,
+      subcommand: 0,
+      changed: BitSet.of(0),
+      valueType: TYPE,
+      value: { value: 1, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } },
+    });
     const first = structuredClone(updates[0]);
-    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(1), valueType: TYPE, value: { value: 2, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } } });
-    t.feed({ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(4), valueType: TYPE, value: { value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 8 } } });
+    t.feed({
+      type: 'MonitorUpdate',
+      requestId: id,
+      subcommand: 0,
+      changed: BitSet.of(1),
+      valueType: TYPE,
+      value: { value: 2, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } },
+    });
+    t.feed({
+      type: 'MonitorUpdate',
+      requestId: id,
+      subcommand: 0,
+      changed: BitSet.of(4),
+      valueType: TYPE,
+      value: { value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 8 } },
+    });
     expect(updates[0]).toStrictEqual(first);
     expect(updates[1]).toStrictEqual({ value: 2, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } });
     expect(updates[1]!.timeStamp).toBe(updates[0]!.timeStamp); // not marked: shared, not copied
@@ -216,7 +316,16 @@ describe('client session', () => {
     t.feed({ type: 'OpInitResponse', command: Cmd.PUT, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
     t.s.putGet(id);
     expect(t.sent().at(-1)).toMatchObject({ type: 'OpRequest', command: Cmd.PUT, requestId: id, subcommand: Sub.GET });
-    t.feed({ type: 'DataResponse', command: Cmd.PUT, requestId: id, subcommand: Sub.GET, status: OK, changed: BitSet.of(1), valueType: TYPE, value: { value: 4.5 } });
+    t.feed({
+      type: 'DataResponse',
+      command: Cmd.PUT,
+      requestId: id,
+      subcommand: Sub.GET,
+      status: OK,
+      changed: BitSet.of(1),
+      valueType: TYPE,
+      value: { value: 4.5 },
+    });
     expect(got[0]).toStrictEqual({ value: 4.5, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } });
     t.s.put(id, BitSet.of(1), { value: 5 });
     t.feed({ type: 'OpResponse', command: Cmd.PUT, requestId: id, subcommand: Sub.EXEC, status: OK });
@@ -225,7 +334,7 @@ describe('client session', () => {
     expect(t.errors).toEqual([]);
   });
 
-  it('a started monitor\'s cancel holds the next monitor INITs until the reply to an echo sent after it', () => {
+  it("a started monitor's cancel holds the next monitor INITs until the reply to an echo sent after it", () => {
     const t = ready();
     const req = { type: structure('', {}), value: {} };
     const h: OpHandler = { onFail: () => {} };
@@ -265,7 +374,9 @@ describe('client session', () => {
     const u = ready();
     const id = u.s.init(Cmd.MONITOR, 77, { type: structure('', {}), value: {} }, { onFail: () => {} }, 4);
     u.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
-    const bytes = encodeMessages([{ type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(0), valueType: TYPE, value: { value: 1 } }]);
+    const bytes = encodeMessages([
+      { type: 'MonitorUpdate', requestId: id, subcommand: 0, changed: BitSet.of(0), valueType: TYPE, value: { value: 1 } },
+    ]);
     const h = emptyHeader();
     readHeader(bytes, 0, h);
     u.s.receive({ ...h, payloadSize: h.payloadSize - 4 }, bytes.subarray(8, bytes.length - 4));

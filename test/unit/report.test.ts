@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarizeMonitor, monitorTable } from '../../packages/epicsperf/src/report/monitor.js';
 import { summarizeSnapshot, snapshotBenchTable } from '../../packages/epicsperf/src/report/snapshot-bench.js';
-import { stat, type ArrayPutRun, type BenchResults, type LatencyPoint, type LatencyRun, type MonitorRun, type SnapshotRun } from '../../packages/epicsperf/src/results/index.js';
+import {
+  stat,
+  type ArrayPutRun,
+  type BenchResults,
+  type LatencyPoint,
+  type LatencyRun,
+  type MonitorRun,
+  type SnapshotRun,
+} from '../../packages/epicsperf/src/results/index.js';
 import { stealMeter } from '../../packages/epicsperf/src/procstat.js';
 import { renderBench } from '../../packages/epicsperf/src/report/bench.js';
 import { rank, workloadFigures } from '../../packages/epicsperf/src/report/workloads.js';
@@ -13,10 +21,26 @@ import { compareRuns } from '../../packages/epicsperf/src/report/compare.js';
 import { benchHtml } from '../../packages/epicsperf/src/report/html.js';
 
 const mon = (client: string, cpu: number[], ok = true, error?: string): MonitorRun => ({
-  client, ok, ...(error && { error }),
+  client,
+  ok,
+  ...(error && { error }),
   cpuPercent: { ...stat(cpu)!, samples: cpu },
-  check: { pvs: 1, silentPvs: 0, incompletePvs: 0, samples: 10, gaps: 0, missedValues: ok ? 0 : 3, valueErrors: 0, timestampErrors: 0,
-    staleTimestamps: 0, severityErrors: 0, latencyMs: { p50: 1, p99: 2, max: 3 }, updatesPerSecond: 10, findings: [], ok },
+  check: {
+    pvs: 1,
+    silentPvs: 0,
+    incompletePvs: 0,
+    samples: 10,
+    gaps: 0,
+    missedValues: ok ? 0 : 3,
+    valueErrors: 0,
+    timestampErrors: 0,
+    staleTimestamps: 0,
+    severityErrors: 0,
+    latencyMs: { p50: 1, p99: 2, max: 3 },
+    updatesPerSecond: 10,
+    findings: [],
+    ok,
+  },
 });
 
 describe('reports', () => {
@@ -39,9 +63,25 @@ describe('reports', () => {
   });
 
   it('snapshot: wall time median with min-max and answered counts', () => {
-    const run = (client: string, wallMs: number, answered: number): SnapshotRun => ({ client, ok: true, wallMs, answered, failed: 2, wrong: 0, rows: [] });
-    const rows = summarizeSnapshot(new Map([['a', [run('a', 2000, 10), run('a', 3000, 10)]], ['b', [run('b', 1000, 10)]]]));
-    expect(rows.map((r) => [r.client, r.wallS!.median, r.ratio])).toEqual([['b', 1, 1], ['a', 2.5, 2.5]]);
+    const run = (client: string, wallMs: number, answered: number): SnapshotRun => ({
+      client,
+      ok: true,
+      wallMs,
+      answered,
+      failed: 2,
+      wrong: 0,
+      rows: [],
+    });
+    const rows = summarizeSnapshot(
+      new Map([
+        ['a', [run('a', 2000, 10), run('a', 3000, 10)]],
+        ['b', [run('b', 1000, 10)]],
+      ]),
+    );
+    expect(rows.map((r) => [r.client, r.wallS!.median, r.ratio])).toEqual([
+      ['b', 1, 1],
+      ['a', 2.5, 2.5],
+    ]);
     expect(snapshotBenchTable(rows)).toMatch(/a\s+2\.500 \(2\.000-3\.000\)\s+2\.5\s+10\/12/);
   });
 
@@ -52,7 +92,15 @@ describe('reports', () => {
     ];
     const full: SnapshotRun = { client: 'a', ok: true, wallMs: 1000, answered: 3, failed: 1, wrong: 0, rows: rows([120, 710, 300]) };
     const kept: SnapshotRun = {
-      client: 'a', ok: true, wallMs: 1000, answered: 3, failed: 1, wrong: 0, rows: rows([]), rowsKept: 'failures', elapsedMs: { p50: 200, p99: 650, max: 690 },
+      client: 'a',
+      ok: true,
+      wallMs: 1000,
+      answered: 3,
+      failed: 1,
+      wrong: 0,
+      rows: rows([]),
+      rowsKept: 'failures',
+      elapsedMs: { p50: 200, p99: 650, max: 690 },
     };
     const [row] = summarizeSnapshot(new Map([['a', [full, kept]]]), 3);
     expect(row!.lastAnswerS).toMatchObject({ median: 0.7, min: 0.69, max: 0.71 });
@@ -62,8 +110,22 @@ describe('reports', () => {
 
 describe('snapshot notes', () => {
   it('notes a client that answered fewer PVs than exist, so its wall time does not flatter it', () => {
-    const run = (client: string, answered: number): SnapshotRun => ({ client, ok: true, wallMs: 1000, answered, failed: 1095 - answered, wrong: 0, rows: [] });
-    const rows = summarizeSnapshot(new Map([['full', [run('full', 1000)]], ['partial', [run('partial', 848), run('partial', 900)]]]), 1000);
+    const run = (client: string, answered: number): SnapshotRun => ({
+      client,
+      ok: true,
+      wallMs: 1000,
+      answered,
+      failed: 1095 - answered,
+      wrong: 0,
+      rows: [],
+    });
+    const rows = summarizeSnapshot(
+      new Map([
+        ['full', [run('full', 1000)]],
+        ['partial', [run('partial', 848), run('partial', 900)]],
+      ]),
+      1000,
+    );
     expect(rows.find((r) => r.client === 'full')!.error).toBeUndefined();
     expect(rows.find((r) => r.client === 'partial')!.error).toBe('up to 152 PVs that exist went unanswered');
   });
@@ -78,8 +140,18 @@ describe('host load', () => {
     expect(p).toBeGreaterThanOrEqual(0);
     expect(p).toBeLessThanOrEqual(100);
     const results = (stealPercent: number): BenchResults => ({
-      schema: 'epicsperf/bench@2', startedAt: '', host: 'h', unavailable: [], monitor: undefined, array: undefined,
-      environment: { epicsperf: '0', node: 'v20', python: { version: '3' }, cpu: { model: 'cpu', cores: 2 } } as BenchResults['environment'],
+      schema: 'epicsperf/bench@2',
+      startedAt: '',
+      host: 'h',
+      unavailable: [],
+      monitor: undefined,
+      array: undefined,
+      environment: {
+        epicsperf: '0',
+        node: 'v20',
+        python: { version: '3' },
+        cpu: { model: 'cpu', cores: 2 },
+      } as BenchResults['environment'],
       options: { repeat: 1, timeoutMs: 1000, scheduling: '' } as BenchResults['options'],
       snapshot: [{ workload: { id: '97', connected: 97, missing: 0 }, runs: [], stealPercent }],
     });
@@ -90,16 +162,47 @@ describe('host load', () => {
 
 describe('array put and latency in the summary and compare', () => {
   const put = (client: string, callback: boolean, ioc: number, bad = 0): ArrayPutRun => ({
-    client, callback, ok: bad === 0, puts: 10, failedPuts: 0, putsPerSecond: ioc, mElementsPerSecond: ioc,
-    ioc: { received: 10, elements: 10_000_000, bad, findings: bad ? ['put 3: element 5 is 2, not 3'] : [], putsPerSecond: ioc, mElementsPerSecond: ioc },
+    client,
+    callback,
+    ok: bad === 0,
+    puts: 10,
+    failedPuts: 0,
+    putsPerSecond: ioc,
+    mElementsPerSecond: ioc,
+    ioc: {
+      received: 10,
+      elements: 10_000_000,
+      bad,
+      findings: bad ? ['put 3: element 5 is 2, not 3'] : [],
+      putsPerSecond: ioc,
+      mElementsPerSecond: ioc,
+    },
     ...(bad && { error: `the IOC found ${bad} bad` }),
   });
-  const point = (elements: number, p50Ms: number): LatencyPoint => ({ elements, bytes: elements * 8, updates: 5, p50Ms, p99Ms: p50Ms * 2, minMs: p50Ms / 2, maxMs: p50Ms * 3, ok: true });
+  const point = (elements: number, p50Ms: number): LatencyPoint => ({
+    elements,
+    bytes: elements * 8,
+    updates: 5,
+    p50Ms,
+    p99Ms: p50Ms * 2,
+    minMs: p50Ms / 2,
+    maxMs: p50Ms * 3,
+    ok: true,
+  });
   const lat = (client: string, p50: number): LatencyRun => ({
-    client, ok: true, points: [point(1, 0.1), point(100_000, p50)], fit: { roundTrip: { fixedMs: 0.1, mbPerS: 800_000 / p50 / 1000 } },
+    client,
+    ok: true,
+    points: [point(1, 0.1), point(100_000, p50)],
+    fit: { roundTrip: { fixedMs: 0.1, mbPerS: 800_000 / p50 / 1000 } },
   });
   const results = (scale: number): BenchResults => ({
-    schema: 'epicsperf/bench@2', startedAt: '2026-11-24T10:00:00Z', host: 'h', unavailable: [], monitor: undefined, array: undefined, snapshot: [],
+    schema: 'epicsperf/bench@2',
+    startedAt: '2026-11-24T10:00:00Z',
+    host: 'h',
+    unavailable: [],
+    monitor: undefined,
+    array: undefined,
+    snapshot: [],
     environment: { epicsperf: '0', node: 'v20', python: { version: '3' }, cpu: { model: 'cpu', cores: 2 } } as BenchResults['environment'],
     options: { repeat: 1, timeoutMs: 1000, scheduling: '', profile: 'quick' } as BenchResults['options'],
     arrayPut: {
@@ -108,7 +211,11 @@ describe('array put and latency in the summary and compare', () => {
     },
     latency: {
       workload: { sizes: [1, 100_000], elementType: 'double', samplesPerSize: 5 },
-      runs: [lat('node', 1.2 * scale), lat('c-libca', 1.0), { client: 'caget-procs', ok: false, unsupported: true, error: 'a one-shot reader: it neither puts nor monitors', points: [] }],
+      runs: [
+        lat('node', 1.2 * scale),
+        lat('c-libca', 1.0),
+        { client: 'caget-procs', ok: false, unsupported: true, error: 'a one-shot reader: it neither puts nor monitors', points: [] },
+      ],
     },
   });
 
@@ -116,7 +223,10 @@ describe('array put and latency in the summary and compare', () => {
     const w = workloadFigures(results(1));
     expect(w.map((x) => x.key)).toEqual(['array-put completion', 'array-put no completion', 'latency']);
     const none = w[1]!;
-    expect(none.clients.map((c) => [c.client, c.stat?.median, c.problems])).toEqual([['node', 90, []], ['pyepics', 30, ['the IOC found 2 bad puts']]]);
+    expect(none.clients.map((c) => [c.client, c.stat?.median, c.problems])).toEqual([
+      ['node', 90, []],
+      ['pyepics', 30, ['the IOC found 2 bad puts']],
+    ]);
     expect(rank(none).best?.client).toBe('node');
     const l = w[2]!;
     expect(l.figure).toBe('median round trip at 100,000 elements');
@@ -139,7 +249,9 @@ describe('array put and latency in the summary and compare', () => {
   });
 
   it('the HTML report: the put modes and latency in the summary, the latency line chart, the per-size tables', async () => {
-    const fixture = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'results', 'run-a.json'), 'utf8')) as BenchResults;
+    const fixture = JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'results', 'run-a.json'), 'utf8'),
+    ) as BenchResults;
     const html = await benchHtml({ ...results(1), environment: fixture.environment, options: { ...fixture.options, profile: 'quick' } });
     expect(html).toMatch(/<a href="#w-array-put-completion">array-put completion<\/a>/);
     expect(html).toMatch(/<a href="#w-latency">latency<\/a>/);

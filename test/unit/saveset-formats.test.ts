@@ -7,7 +7,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BadArgumentError } from '../../packages/client/src/client/errors.js';
 import {
-  isAutosaveReq, parseAutosaveReq, SNAPSHOT_FORMATS, snapshotFormatForName, snapshotFormatOf, parseAutosaveSav, parsePhoebusCsv, parsePsiSnap, writeAutosaveSav, writePhoebusCsv, writePsiSnap,
+  isAutosaveReq,
+  parseAutosaveReq,
+  SNAPSHOT_FORMATS,
+  snapshotFormatForName,
+  snapshotFormatOf,
+  parseAutosaveSav,
+  parsePhoebusCsv,
+  parsePsiSnap,
+  writeAutosaveSav,
+  writePhoebusCsv,
+  writePsiSnap,
 } from '../../packages/client/src/saveset/formats/index.js';
 import type { SavedPv, SaveSet } from '../../packages/client/src/saveset/types.js';
 
@@ -45,20 +55,72 @@ describe('Phoebus save-and-restore CSV', () => {
 
   it('reads scalars, an enum, strings, an array, a read-only and a not-connected PV', () => {
     expect(set.pvs).toEqual([
-      { name: 'LN:RF1:AmpSet', ok: true, value: 12.5, type: 'double', count: 1, severity: 0, status: 0, seconds: 1734536525, nanoseconds: 123456789, readbackName: 'LN:RF1:AmpRb' },
+      {
+        name: 'LN:RF1:AmpSet',
+        ok: true,
+        value: 12.5,
+        type: 'double',
+        count: 1,
+        severity: 0,
+        status: 0,
+        seconds: 1734536525,
+        nanoseconds: 123456789,
+        readbackName: 'LN:RF1:AmpRb',
+      },
       // Phoebus writes getNano() after the '.', so ".5000000" is 5 000 000 ns.
-      { name: 'LN:RF1:Mode', ok: true, value: 2, type: 'enum', count: 1, enumStrings: ['Off', 'CW', 'Pulsed'], severity: 0, status: 0, seconds: 1734536525, nanoseconds: 5000000 },
+      {
+        name: 'LN:RF1:Mode',
+        ok: true,
+        value: 2,
+        type: 'enum',
+        count: 1,
+        enumStrings: ['Off', 'CW', 'Pulsed'],
+        severity: 0,
+        status: 0,
+        seconds: 1734536525,
+        nanoseconds: 5000000,
+      },
       { name: 'LN:RF1:Count', ok: true, value: 42, type: 'int', count: 1, severity: 0, status: 0, seconds: 1734536526, nanoseconds: 0 },
-      { name: 'LN:RF1:Label', ok: true, value: 'Klystron 1, north', type: 'string', count: 1, severity: 0, status: 0, seconds: 1734536526, nanoseconds: 0 },
+      {
+        name: 'LN:RF1:Label',
+        ok: true,
+        value: 'Klystron 1, north',
+        type: 'string',
+        count: 1,
+        severity: 0,
+        status: 0,
+        seconds: 1734536526,
+        nanoseconds: 0,
+      },
       // RECORD is a Phoebus category, not an EPICS status: no status is kept.
-      { name: 'LN:RF1:Table', ok: true, value: [1, 2.5, -0.0003], type: 'double', count: 3, severity: 1, seconds: 1734536526, nanoseconds: 0 },
-      { name: 'LN:RF1:Serial', ok: true, value: 'SN-0042', type: 'string', count: 1, severity: 0, status: 0, seconds: 1734536526, nanoseconds: 0, readOnly: true },
+      {
+        name: 'LN:RF1:Table',
+        ok: true,
+        value: [1, 2.5, -0.0003],
+        type: 'double',
+        count: 3,
+        severity: 1,
+        seconds: 1734536526,
+        nanoseconds: 0,
+      },
+      {
+        name: 'LN:RF1:Serial',
+        ok: true,
+        value: 'SN-0042',
+        type: 'string',
+        count: 1,
+        severity: 0,
+        status: 0,
+        seconds: 1734536526,
+        nanoseconds: 0,
+        readOnly: true,
+      },
       { name: 'LN:RF1:Tiny', ok: true, value: 1e-7, type: 'float', count: 1, severity: 0, status: 0, seconds: 1734536526, nanoseconds: 0 },
       { name: 'LN:RF1:Offline', ok: false, error: 'not connected when saved (no value in the Phoebus snapshot)' },
     ]);
   });
 
-  it('writes rows in the exporter\'s columns and reads them back unchanged', () => {
+  it("writes rows in the exporter's columns and reads them back unchanged", () => {
     const text = writePhoebusCsv(set, { name: 'RF before shutdown' });
     const lines = text.split('\n');
     expect(lines).toContain('PV,SELECTED,TIMESTAMP,STATUS,SEVERITY,VALUE_TYPE,VALUE,READBACK,READBACK_VALUE,DELTA,READ_ONLY');
@@ -68,7 +130,11 @@ describe('Phoebus save-and-restore CSV', () => {
     expect(lines).toContain('LN:RF1:Offline,1,,,,na,"---",,"---",,0');
     expect(lines).toContain('# "golden","",operator1,2024-12-18 16:42:05.123');
     expect(lines.slice(0, 5)).toEqual([
-      "# AUTO-GENERATED. DON'T EDIT BELOW IF YOU DON'T KNOW HOW THOSE WORK!", '# Hierarchy:', '# RF before shutdown', '# Snapshot name:', '# RF before shutdown',
+      "# AUTO-GENERATED. DON'T EDIT BELOW IF YOU DON'T KNOW HOW THOSE WORK!",
+      '# Hierarchy:',
+      '# RF before shutdown',
+      '# Snapshot name:',
+      '# RF before shutdown',
     ]);
     const again = parsePhoebusCsv(text);
     expect(again.pvs).toEqual(set.pvs);
@@ -119,7 +185,9 @@ describe('Phoebus save-and-restore CSV', () => {
 
   it('refuses to write a value Phoebus would read differently', () => {
     const one = (pv: SavedPv): string => badArgument(() => writePhoebusCsv({ meta: {}, pvs: [pv] }));
-    expect(one({ name: 'Q:quote', ok: true, value: 'a "b"' })).toBe('Phoebus CSV: PV Q:quote: the value holds \'"\', which Phoebus\'s CSV import cannot read back');
+    expect(one({ name: 'Q:quote', ok: true, value: 'a "b"' })).toBe(
+      "Phoebus CSV: PV Q:quote: the value holds '\"', which Phoebus's CSV import cannot read back",
+    );
     expect(one({ name: 'Q:tilde', ok: true, value: 'a~b' })).toMatch(/PV Q:tilde: the value holds '~'/);
     expect(one({ name: 'Q:nl', ok: true, value: 'a\nb' })).toMatch(/holds a line break/);
     expect(one({ name: 'Q:bracket', ok: true, value: '[x]' })).toMatch(/starts with '\['/);
@@ -132,10 +200,16 @@ describe('Phoebus save-and-restore CSV', () => {
       'phoebus-bad-columns.csv line 7: 12 fields where the header has 11 columns',
     );
     const head = 'PV,SELECTED,TIMESTAMP,STATUS,SEVERITY,VALUE_TYPE,VALUE,READBACK,READBACK_VALUE,DELTA,READ_ONLY\n';
-    expect(badArgument(() => parsePhoebusCsv(`${head}A,1,,,,quaternion,"1",,"---",,0\n`, 'x.csv'))).toBe("x.csv line 2: unknown VALUE_TYPE 'quaternion'");
-    expect(badArgument(() => parsePhoebusCsv(`${head}A,1,,,,double,"abc",,"---",,0\n`, 'x.csv'))).toBe("x.csv line 2: 'abc' is not a number (VALUE_TYPE double)");
+    expect(badArgument(() => parsePhoebusCsv(`${head}A,1,,,,quaternion,"1",,"---",,0\n`, 'x.csv'))).toBe(
+      "x.csv line 2: unknown VALUE_TYPE 'quaternion'",
+    );
+    expect(badArgument(() => parsePhoebusCsv(`${head}A,1,,,,double,"abc",,"---",,0\n`, 'x.csv'))).toBe(
+      "x.csv line 2: 'abc' is not a number (VALUE_TYPE double)",
+    );
     expect(badArgument(() => parsePhoebusCsv(`${head}A,1,,,,double,"1.5,,"---",,0\n`, 'x.csv'))).toMatch(/^x\.csv line 2: /);
-    expect(badArgument(() => parsePhoebusCsv(`# Date:\n# yesterday\n${head}`, 'x.csv'))).toBe("x.csv line 2: date 'yesterday' is not yyyy-MM-dd HH:mm:ss.SSS");
+    expect(badArgument(() => parsePhoebusCsv(`# Date:\n# yesterday\n${head}`, 'x.csv'))).toBe(
+      "x.csv line 2: date 'yesterday' is not yyyy-MM-dd HH:mm:ss.SSS",
+    );
     expect(badArgument(() => parsePhoebusCsv('# only a comment\n', 'x.csv'))).toBe('x.csv: no header line (PV,...) and no rows');
   });
 });
@@ -173,7 +247,9 @@ describe('PSI snapshot .snap', () => {
   it('writes what PSI snapshot writes and reads it back unchanged', () => {
     const text = writePsiSnap(set);
     const lines = text.split('\n');
-    expect(lines[0]).toBe('#{"labels": ["golden", "rf"], "comment": "RF before shutdown, \\"reference\\" \\u00b5s", "machine_params": {}, "save_time": 1734536525.25}');
+    expect(lines[0]).toBe(
+      '#{"labels": ["golden", "rf"], "comment": "RF before shutdown, \\"reference\\" \\u00b5s", "machine_params": {}, "save_time": 1734536525.25}',
+    );
     expect(lines).toContain('LN:RF1:Label,{"val": "Klystron 1, north \\"A\\""}');
     expect(lines).toContain('LN:RF1:Table,{"val": [1, 2.5, -0.0003]}');
     expect(lines).toContain('LN:RF1:Gain,{"egu": "dB", "prec": 3, "val": 7.25}');
@@ -184,7 +260,7 @@ describe('PSI snapshot .snap', () => {
     expect(again.meta).toEqual(set.meta);
   });
 
-  it('writes a float PV\'s whole number as Python does, a read-only PV with read_only', () => {
+  it("writes a float PV's whole number as Python does, a read-only PV with read_only", () => {
     const text = writePsiSnap({
       meta: {},
       pvs: [
@@ -196,10 +272,18 @@ describe('PSI snapshot .snap', () => {
       ],
     });
     expect(text.split('\n').slice(1, 6)).toEqual([
-      'F:d,{"val": 20.0}', 'F:arr,{"val": [1.0, 2.0]}', 'F:i,{"read_only": true, "val": 20}', 'F:u64,{"val": 18000000000000000000}', 'F:text,{"val": "12345"}',
+      'F:d,{"val": 20.0}',
+      'F:arr,{"val": [1.0, 2.0]}',
+      'F:i,{"read_only": true, "val": 20}',
+      'F:u64,{"val": 18000000000000000000}',
+      'F:text,{"val": "12345"}',
     ]);
     expect(parsePsiSnap(text).pvs.map((pv) => [pv.value, pv.readOnly])).toEqual([
-      [20, undefined], [[1, 2], undefined], [20, true], ['18000000000000000000', undefined], ['12345', undefined],
+      [20, undefined],
+      [[1, 2], undefined],
+      [20, true],
+      ['18000000000000000000', undefined],
+      ['12345', undefined],
     ]);
   });
 
@@ -212,7 +296,9 @@ describe('PSI snapshot .snap', () => {
     );
     expect(badArgument(() => parsePsiSnap('#{}\nA,{"value": 1}\n', 'x.snap'))).toBe('x.snap line 2: the value of A has no "val"');
     expect(badArgument(() => parsePsiSnap('#[1, 2]\n', 'x.snap'))).toBe('x.snap line 1: the metadata is not a JSON object');
-    expect(badArgument(() => writePsiSnap({ meta: {}, pvs: [{ name: 'A,B', ok: true, value: 1 }] }))).toMatch(/^PSI snapshot: the PV name 'A,B' cannot be written/);
+    expect(badArgument(() => writePsiSnap({ meta: {}, pvs: [{ name: 'A,B', ok: true, value: 1 }] }))).toMatch(
+      /^PSI snapshot: the PV name 'A,B' cannot be written/,
+    );
   });
 });
 
@@ -231,7 +317,15 @@ describe('across formats', () => {
   it('PSI → Phoebus → PSI keeps names, values and ok (strings with commas included)', () => {
     const psi = parsePsiSnap(fixture('psi.snap'));
     // Phoebus cannot carry '"' inside a value: the PVs that hold one are left out here.
-    const writable = { ...psi, pvs: psi.pvs.filter((pv) => !JSON.stringify(pv.value ?? '').slice(1, -1).includes('\\"')) };
+    const writable = {
+      ...psi,
+      pvs: psi.pvs.filter(
+        (pv) =>
+          !JSON.stringify(pv.value ?? '')
+            .slice(1, -1)
+            .includes('\\"'),
+      ),
+    };
     expect(writable.pvs.map((pv) => pv.name)).not.toContain('LN:RF1:Label');
     const back = parsePsiSnap(writePsiSnap(parsePhoebusCsv(writePhoebusCsv(writable))));
     expect(essentials(back)).toEqual(essentials(writable));
@@ -249,7 +343,11 @@ describe('autosave .sav', () => {
   const set = parseAutosaveSav(fixture('auto_settings.sav'), 'auto_settings.sav');
 
   it('reads the header date and the not-connected note', () => {
-    expect(set.meta).toEqual({ source: 'autosave-sav', time: '2024-12-18T16:42:05', comment: '1 channel(s) not connected - or not all gets were successful' });
+    expect(set.meta).toEqual({
+      source: 'autosave-sav',
+      time: '2024-12-18T16:42:05',
+      comment: '1 channel(s) not connected - or not all gets were successful',
+    });
   });
 
   it('reads numbers as numbers, other values as text, escapes undone, arrays over two lines, a # PV not ok', () => {
@@ -288,16 +386,30 @@ describe('autosave .sav', () => {
     expect(badArgument(() => parseAutosaveSav(fixture('truncated.sav'), 'truncated.sav'))).toBe(
       'truncated.sav line 4: no <END> line: the file is incomplete (autosave does not restore from it)',
     );
-    expect(badArgument(() => parseAutosaveSav('', 'empty.sav'))).toBe('empty.sav line 1: no <END> line: the file is incomplete (autosave does not restore from it)');
-    expect(badArgument(() => parseAutosaveSav('A:x 1\n%junk 2\n<END>\n', 'x.sav'))).toBe("x.sav line 2: '%junk' is not a PV name (autosave's start with a letter or digit)");
-    expect(badArgument(() => parseAutosaveSav('A:x 1\nA:arr @array@ { "1" "2"\n', 'x.sav'))).toBe("x.sav line 2: an @array@ value is not closed with '}'");
+    expect(badArgument(() => parseAutosaveSav('', 'empty.sav'))).toBe(
+      'empty.sav line 1: no <END> line: the file is incomplete (autosave does not restore from it)',
+    );
+    expect(badArgument(() => parseAutosaveSav('A:x 1\n%junk 2\n<END>\n', 'x.sav'))).toBe(
+      "x.sav line 2: '%junk' is not a PV name (autosave's start with a letter or digit)",
+    );
+    expect(badArgument(() => parseAutosaveSav('A:x 1\nA:arr @array@ { "1" "2"\n', 'x.sav'))).toBe(
+      "x.sav line 2: an @array@ value is not closed with '}'",
+    );
   });
 });
 
 describe('autosave .req', () => {
   it('follows includes with their macros, the search path, defaults and ${} references', () => {
     const pvs = parseAutosaveReq(join(REQ, 'auto_settings.req'), { macros: { P: 'xxx:' }, searchPath: [join(REQ, 'lib')] });
-    expect(pvs).toEqual(['xxx:m1.VAL', 'xxx:m1.DESC', 'xxx:m2.VAL', 'xxx:m2.VELO', 'xxx:userCalc1.CALC$', 'iocStatus:heartbeat', 'xxx:status.VAL']);
+    expect(pvs).toEqual([
+      'xxx:m1.VAL',
+      'xxx:m1.DESC',
+      'xxx:m2.VAL',
+      'xxx:m2.VELO',
+      'xxx:userCalc1.CALC$',
+      'iocStatus:heartbeat',
+      'xxx:status.VAL',
+    ]);
   });
 
   it('reads through a given readFile: nested macros, defaults, an absolute include', () => {
@@ -311,8 +423,12 @@ describe('autosave .req', () => {
       return text;
     };
     expect(parseAutosaveReq('/ioc/top.req', { macros: { P: 'i:', N: '$(X)', X: '7' }, readFile })).toEqual(['i:m7', 'i:x:a', 'i:x:b']);
-    expect(badArgument(() => parseAutosaveReq('/ioc/top.req', { macros: { P: '$(Q)', Q: '$(P)' }, readFile }))).toBe('/ioc/top.req line 1: macro P refers to itself (P > Q > P)');
-    expect(badArgument(() => parseAutosaveReq('/ioc/none.req', { readFile }))).toBe('/ioc/none.req: cannot read the request file (ENOENT /ioc/none.req)');
+    expect(badArgument(() => parseAutosaveReq('/ioc/top.req', { macros: { P: '$(Q)', Q: '$(P)' }, readFile }))).toBe(
+      '/ioc/top.req line 1: macro P refers to itself (P > Q > P)',
+    );
+    expect(badArgument(() => parseAutosaveReq('/ioc/none.req', { readFile }))).toBe(
+      '/ioc/none.req: cannot read the request file (ENOENT /ioc/none.req)',
+    );
   });
 
   it('a missing include, an include cycle and an undefined macro name the file and line', () => {
@@ -322,9 +438,13 @@ describe('autosave .req', () => {
     expect(badArgument(() => parseAutosaveReq(join(REQ, 'cycle_a.req')))).toBe(
       `${join(REQ, 'cycle_b.req')} line 2: include cycle: ${join(REQ, 'cycle_a.req')} > ${join(REQ, 'cycle_b.req')} > ${join(REQ, 'cycle_a.req')}`,
     );
-    expect(badArgument(() => parseAutosaveReq(join(REQ, 'undefined.req'), { macros: { P: 'x:' } }))).toBe(`${join(REQ, 'undefined.req')} line 2: undefined macro Q`);
+    expect(badArgument(() => parseAutosaveReq(join(REQ, 'undefined.req'), { macros: { P: 'x:' } }))).toBe(
+      `${join(REQ, 'undefined.req')} line 2: undefined macro Q`,
+    );
     // An included file gets only its file line's macros, as in autosave.
-    expect(badArgument(() => parseAutosaveReq(join(REQ, 'auto_settings.req'), { macros: { P: 'xxx:' } }))).toMatch(/calc_settings\.req line 2: included file 'common\.req' not found/);
+    expect(badArgument(() => parseAutosaveReq(join(REQ, 'auto_settings.req'), { macros: { P: 'xxx:' } }))).toMatch(
+      /calc_settings\.req line 2: included file 'common\.req' not found/,
+    );
   });
 });
 
@@ -341,7 +461,7 @@ describe('the format registry', () => {
     expect(isAutosaveReq('auto_settings.req', '')).toBe(true);
   });
 
-  it('then by content; this project\'s by its first line whatever the name', () => {
+  it("then by content; this project's by its first line whatever the name", () => {
     expect(id('a.txt', fixture('auto_settings.sav'))).toBe('autosave-sav');
     expect(id('a.txt', '# save/restore V4.9\tAutomatically generated - DO NOT MODIFY - 060720-154526\n<END>\n')).toBe('autosave-sav');
     expect(id('a.txt', fixture('psi.snap'))).toBe('psi-snap');
@@ -355,7 +475,13 @@ describe('the format registry', () => {
   });
 
   it('a name picks the format written; every format reads back what it writes and knows its own text', () => {
-    expect(['x.csv', 'x.SNAP', 'x.sav', 'x.snapshot', 'x'].map((n) => snapshotFormatForName(n).id)).toEqual(['phoebus-csv', 'psi-snap', 'autosave-sav', 'epicsperf', 'epicsperf']);
+    expect(['x.csv', 'x.SNAP', 'x.sav', 'x.snapshot', 'x'].map((n) => snapshotFormatForName(n).id)).toEqual([
+      'phoebus-csv',
+      'psi-snap',
+      'autosave-sav',
+      'epicsperf',
+      'epicsperf',
+    ]);
     const set: SaveSet = {
       meta: { time: '2026-11-27T10:00:00.000Z', host: 'h', protocol: 'ca' },
       pvs: [
@@ -368,7 +494,10 @@ describe('the format registry', () => {
       const text = f.write(set);
       expect(f.sniff(text), f.id).toBe(true);
       expect(snapshotFormatOf('file', text)?.id, f.id).toBe(f.id);
-      expect(f.parse(text).pvs.map((p) => p.name), f.id).toEqual(set.pvs.map((p) => p.name));
+      expect(
+        f.parse(text).pvs.map((p) => p.name),
+        f.id,
+      ).toEqual(set.pvs.map((p) => p.name));
     }
   });
 });

@@ -30,14 +30,27 @@ describe('compare', () => {
   });
 
   it('per-PV tolerances by a function of the name', () => {
-    const d = compare(set([ok('A', 1), ok('B', 1)]), set([ok('A', 1.5), ok('B', 1.5)]), { tolerance: (n) => (n === 'A' ? { abs: 1 } : undefined) });
+    const d = compare(set([ok('A', 1), ok('B', 1)]), set([ok('A', 1.5), ok('B', 1.5)]), {
+      tolerance: (n) => (n === 'A' ? { abs: 1 } : undefined),
+    });
     expect(d.pvs.map((p) => p.status)).toEqual(['equal', 'different']);
   });
 
   it('arrays element by element: how many differ and the largest difference; lengths too', () => {
-    expect(one(ok('W', [1, 2, 3, 4]), ok('W', [1, 2.5, 3, 1]))).toMatchObject({ status: 'different', elementsDiffering: 2, largestDifference: -3 });
-    expect(one(ok('W', [1, 2, 3, 4]), ok('W', [1, 2.5, 3, 1]), { tolerance: { abs: 0.5 } })).toMatchObject({ elementsDiffering: 1, largestDifference: -3 });
-    expect(one(ok('W', [1, 2, 3]), ok('W', [1, 2]))).toMatchObject({ status: 'different', elementsDiffering: 1, note: '3 elements against 2' });
+    expect(one(ok('W', [1, 2, 3, 4]), ok('W', [1, 2.5, 3, 1]))).toMatchObject({
+      status: 'different',
+      elementsDiffering: 2,
+      largestDifference: -3,
+    });
+    expect(one(ok('W', [1, 2, 3, 4]), ok('W', [1, 2.5, 3, 1]), { tolerance: { abs: 0.5 } })).toMatchObject({
+      elementsDiffering: 1,
+      largestDifference: -3,
+    });
+    expect(one(ok('W', [1, 2, 3]), ok('W', [1, 2]))).toMatchObject({
+      status: 'different',
+      elementsDiffering: 1,
+      note: '3 elements against 2',
+    });
     expect(one(ok('W', [1, 2]), ok('W', [1, 2])).status).toBe('equal');
     expect(one(ok('W', [7]), ok('W', 7)).status).toBe('equal'); // a count-1 array is its element
     expect(one(ok('S', ['a', 'b']), ok('S', ['a', 'c']))).toMatchObject({ status: 'different', elementsDiffering: 1 });
@@ -46,7 +59,11 @@ describe('compare', () => {
   it('enums by state name: an index under other states, an index against a name', () => {
     const a = ok('E', 1, { type: 'enum', enumStrings: ['Off', 'On'] });
     expect(one(a, ok('E', 1, { type: 'enum', enumStrings: ['Off', 'On'] }))).toMatchObject({ status: 'equal', a: 'On', b: 'On' });
-    expect(one(a, ok('E', 2, { type: 'enum', enumStrings: ['Unknown', 'Off', 'On'] }))).toMatchObject({ status: 'equal', a: 'On', b: 'On' });
+    expect(one(a, ok('E', 2, { type: 'enum', enumStrings: ['Unknown', 'Off', 'On'] }))).toMatchObject({
+      status: 'equal',
+      a: 'On',
+      b: 'On',
+    });
     expect(one(a, ok('E', 0, { type: 'enum' }))).toMatchObject({ status: 'different', a: 'On', b: 'Off' });
     expect(one(a, ok('E', 'On'))).toMatchObject({ status: 'equal' });
   });
@@ -62,7 +79,12 @@ describe('compare', () => {
       set([ok('A', 1), ok('B', 2), { name: 'C', ok: false, error: 'ERR_EPICS_TIMEOUT: t' }]),
       set([ok('A', 1), ok('C', 3), ok('D', 4)]),
     );
-    expect(d.pvs.map((p) => [p.name, p.status])).toEqual([['A', 'equal'], ['B', 'only-a'], ['C', 'not-connected'], ['D', 'only-b']]);
+    expect(d.pvs.map((p) => [p.name, p.status])).toEqual([
+      ['A', 'equal'],
+      ['B', 'only-a'],
+      ['C', 'not-connected'],
+      ['D', 'only-b'],
+    ]);
     expect(d.pvs[2]!.note).toMatch(/not connected in a: ERR_EPICS_TIMEOUT/);
     expect(d.summary).toEqual({ total: 4, equal: 1, different: 0, onlyA: 1, onlyB: 1, notConnected: 1 });
     expect(d.equal).toBe(false);
@@ -71,9 +93,25 @@ describe('compare', () => {
 
 describe('the snapshot file', () => {
   const full: SaveSet = {
-    meta: { time: '2026-11-25T12:00:00.000Z', host: 'cr01', user: 'ops', protocol: 'mixed', comment: 'a "quoted", comma', labels: ['golden', 'b'] },
+    meta: {
+      time: '2026-11-25T12:00:00.000Z',
+      host: 'cr01',
+      user: 'ops',
+      protocol: 'mixed',
+      comment: 'a "quoted", comma',
+      labels: ['golden', 'b'],
+    },
     pvs: [
-      ok('A:DOUBLE', 3.14159, { type: 'double', count: 1, severity: 0, status: 0, seconds: 1764072000, nanoseconds: 123456789, units: 'mm', precision: 4 }),
+      ok('A:DOUBLE', 3.14159, {
+        type: 'double',
+        count: 1,
+        severity: 0,
+        status: 0,
+        seconds: 1764072000,
+        nanoseconds: 123456789,
+        units: 'mm',
+        precision: 4,
+      }),
       ok('A:NAN', NaN, { type: 'double', count: 1 }),
       ok('A:INFS', [Infinity, -Infinity, 1.5], { type: 'double', count: 3 }),
       ok('A:TEXT', 'NaN', { type: 'string', count: 1 }),
@@ -89,7 +127,9 @@ describe('the snapshot file', () => {
   it('round-trips every kind of value and all the metadata, one line per PV', () => {
     const text = writeSnapshot(full);
     expect(text.split('\n')).toHaveLength(full.pvs.length + 2);
-    expect(text.split('\n')[1]).toBe('{"name":"A:DOUBLE","value":3.14159,"type":"double","count":1,"severity":0,"status":0,"time":"2025-11-25T12:00:00.123456789Z","units":"mm","precision":4}');
+    expect(text.split('\n')[1]).toBe(
+      '{"name":"A:DOUBLE","value":3.14159,"type":"double","count":1,"severity":0,"status":0,"time":"2025-11-25T12:00:00.123456789Z","units":"mm","precision":4}',
+    );
     expect(parseSnapshot(text)).toEqual(full);
   });
 
@@ -102,7 +142,10 @@ describe('the snapshot file', () => {
     };
     bad(text.replace('"version":1', '"version":2'), /f\.snapshot line 1: format version 2, this version reads 1/);
     bad(lines.slice(0, 5).join('\n'), /the header says 10 PVs, the file has 4 \(cut short\?\)/);
-    bad(text.replace('"time":"2025-11-25T12:00:00.123456789Z"', '"time":"yesterday"'), /f\.snapshot line 2 \(A:DOUBLE\): time must be ISO 8601/);
+    bad(
+      text.replace('"time":"2025-11-25T12:00:00.123456789Z"', '"time":"yesterday"'),
+      /f\.snapshot line 2 \(A:DOUBLE\): time must be ISO 8601/,
+    );
     bad(text.replace('{"name":"A:NAN"', '{"name":"A:DOUBLE"'), /line 3: A:DOUBLE appears twice/);
     bad(text.replace('"value":true', '"value":{"x":1}'), /line 9 \(A:BOOL\): value must be/);
     bad('PV,READBACK\n', /line 1: not a JSON object/);

@@ -29,14 +29,17 @@ async function searchServer(opts: { silent?: boolean } = {}): Promise<Server> {
     // The protocol core reads the requests and writes the replies.
     const names: string[] = [];
     const w = new ByteWriter(msg.length * 2);
-    new Framer((h, p) => {
-      const m = decodeRequest(h, p);
-      if (m.type === 'VersionRequest') encodeMessage(w, { type: 'VersionResponse', priority: 0, version: 13, sequence: m.sequence ?? 0 });
-      else if (m.type === 'SearchRequest') {
-        names.push(m.name);
-        encodeMessage(w, { type: 'SearchResponse', port: 5064, address: 0xffffffff, cid: m.cid, version: 13 });
-      }
-    }, () => {}).push(msg);
+    new Framer(
+      (h, p) => {
+        const m = decodeRequest(h, p);
+        if (m.type === 'VersionRequest') encodeMessage(w, { type: 'VersionResponse', priority: 0, version: 13, sequence: m.sequence ?? 0 });
+        else if (m.type === 'SearchRequest') {
+          names.push(m.name);
+          encodeMessage(w, { type: 'SearchResponse', port: 5064, address: 0xffffffff, cid: m.cid, version: 13 });
+        }
+      },
+      () => {},
+    ).push(msg);
     datagrams.push(names);
     if (!opts.silent) s.send(w.take(), from.port, from.address);
   });
@@ -64,7 +67,10 @@ async function setup(opts: { silent?: boolean; searchWindow?: number } = {}) {
     resolveConfig({ addrList: `127.0.0.1:${server.port}`, autoAddrList: false, env: {}, searchWindow: opts.searchWindow }),
     (t) => found.set(t.cid, (found.get(t.cid) ?? 0) + 1),
   );
-  cleanup.push(() => searcher.close(), () => server.close());
+  cleanup.push(
+    () => searcher.close(),
+    () => server.close(),
+  );
   return { server, searcher, found };
 }
 
@@ -151,13 +157,24 @@ describe('search destinations', () => {
       { host: '127.0.0.1', port: bcast.port, broadcast: true },
       { host: '127.0.0.1', port: ucast.port, broadcast: false },
     ];
-    const searcher = new PvaSearcher(config, () => {}, () => {});
-    cleanup.push(() => searcher.close(), () => bcast.close(), () => ucast.close());
+    const searcher = new PvaSearcher(
+      config,
+      () => {},
+      () => {},
+    );
+    cleanup.push(
+      () => searcher.close(),
+      () => bcast.close(),
+      () => ucast.close(),
+    );
     searcher.add({ cid: 1, name: 'PV:ONE', searchAttempt: 0, searchDueAt: 0, searchQueued: false });
     await sleep(100);
     expect(bcast.got[0]).toEqual({ flags: 0, names: ['PV:ONE'] });
     expect(ucast.got[0]).toEqual({ flags: SearchFlags.UNICAST, names: ['PV:ONE'] });
-    expect(searcher.destinationStats().map((d) => [d.broadcast, d.sent >= 1, d.failed])).toEqual([[true, true, 0], [false, true, 0]]);
+    expect(searcher.destinationStats().map((d) => [d.broadcast, d.sent >= 1, d.failed])).toEqual([
+      [true, true, 0],
+      [false, true, 0],
+    ]);
   });
 
   it('CA: a send the system refuses is counted for its destination, the others go on', async () => {

@@ -9,17 +9,43 @@ export type { PvaPutValue, PvaRequest } from './client/pva/ops.js';
 export type { NTValue, Alarm, TimeStamp, Display, Control } from './pva/nt.js';
 export type { NumericArray, PvStructure, PvUnion, PvAny, PvValue } from './pva/values.js';
 export type {
-  FieldDesc, StructureDesc, ScalarDesc, ScalarArrayDesc, UnionDesc, StructureArrayDesc, UnionArrayDesc, AnyDesc, AnyArrayDesc,
-  FieldEntry, ScalarType,
+  FieldDesc,
+  StructureDesc,
+  ScalarDesc,
+  ScalarArrayDesc,
+  UnionDesc,
+  StructureArrayDesc,
+  UnionArrayDesc,
+  AnyDesc,
+  AnyArrayDesc,
+  FieldEntry,
+  ScalarType,
 } from './pva/types.js';
 export type { PvRequestOptions } from './pva/pvrequest.js';
 export { snapshot } from './client/standalone.js';
 export {
-  Monitor, type MonitorOptions, type MonitorEvent, type MonitorCallback, type ConnectionEvent, type ConnectedEvent,
-  type CaConnectedEvent, type PvaConnectedEvent, type DisconnectedEvent, type AccessRightsEvent, type MonitorErrorEvent,
+  Monitor,
+  type MonitorOptions,
+  type MonitorEvent,
+  type MonitorCallback,
+  type ConnectionEvent,
+  type ConnectedEvent,
+  type CaConnectedEvent,
+  type PvaConnectedEvent,
+  type DisconnectedEvent,
+  type AccessRightsEvent,
+  type MonitorErrorEvent,
 } from './client/monitor.js';
 export type {
-  GetForm, ReadingOf, AnyReading, PlainReading, StsReading, TimeReading, GrReading, CtrlReading, FullReading,
+  GetForm,
+  ReadingOf,
+  AnyReading,
+  PlainReading,
+  StsReading,
+  TimeReading,
+  GrReading,
+  CtrlReading,
+  FullReading,
 } from './client/ca/reading.js';
 export type { ChannelInfo } from './client/ca/info.js';
 export type { SnapshotOptions, SnapshotResult, SnapshotSuccess, SnapshotFailure } from './client/snapshot.js';
@@ -34,8 +60,17 @@ export type { PvaAddress } from './transport/addresses.js';
 export { Reading, type CaValue, type CaArray, type DbrMetadata } from './ca/dbr.js';
 export type { FormName, NativeTypeName } from './ca/constants.js';
 export {
-  EpicsError, TimeoutError, DisconnectedError, NotFoundError, AccessDeniedError, RemoteError, ProtocolError,
-  ClosedError, BadArgumentError, AbortedError, type EpicsErrorCode,
+  EpicsError,
+  TimeoutError,
+  DisconnectedError,
+  NotFoundError,
+  AccessDeniedError,
+  RemoteError,
+  ProtocolError,
+  ClosedError,
+  BadArgumentError,
+  AbortedError,
+  type EpicsErrorCode,
 } from './client/errors.js';
 export { DBE_VALUE, DBE_LOG, DBE_ALARM, DBE_PROPERTY, SEVERITY_NAMES, ALARM_STATUS_NAMES } from './ca/constants.js';
 export { LOG_LEVELS, logChannelName, type LogLevel, type LogRecord } from './log.js';

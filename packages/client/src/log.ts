@@ -44,7 +44,8 @@ function emit(logger: string, level: LogLevel, fieldsOrMsg: Record<string, unkno
   const text = typeof fieldsOrMsg === 'string' ? fieldsOrMsg : (msg ?? '');
   const ch = channels[level];
   if (ch.hasSubscribers) ch.publish({ level, logger, msg: text, fields, time: Date.now() } satisfies LogRecord);
-  else if (level === 'warn' || level === 'error') process.emitWarning(text, { type: 'EpicsClientWarning', detail: fields ? JSON.stringify(fields) : undefined });
+  else if (level === 'warn' || level === 'error')
+    process.emitWarning(text, { type: 'EpicsClientWarning', detail: fields ? JSON.stringify(fields) : undefined });
   if (debug.enabled) debug('%s %s %s%s', level.toUpperCase(), logger, text, fields ? ' ' + JSON.stringify(fields) : '');
 }
 

@@ -23,7 +23,12 @@ export class HarnessError extends Error {
   }
   /** True when the user's input was at fault (the CLI exits with code 2). */
   get isInputError(): boolean {
-    return this.code === 'ERR_EPICSPERF_USAGE' || this.code === 'ERR_EPICSPERF_PV_LIST' || this.code === 'ERR_EPICSPERF_RESULTS' || this.code === 'ERR_EPICSPERF_SNAPSHOT_FILE';
+    return (
+      this.code === 'ERR_EPICSPERF_USAGE' ||
+      this.code === 'ERR_EPICSPERF_PV_LIST' ||
+      this.code === 'ERR_EPICSPERF_RESULTS' ||
+      this.code === 'ERR_EPICSPERF_SNAPSHOT_FILE'
+    );
   }
 }
 

@@ -65,12 +65,9 @@ export interface LogOptions {
 }
 
 function makeLogger(opts: LogOptions): Logger {
-  const level = opts.level ?? ((process.env.EPICSPERF_LOG_LEVEL as LevelWithSilent | undefined) ?? 'warn');
+  const level = opts.level ?? (process.env.EPICSPERF_LOG_LEVEL as LevelWithSilent | undefined) ?? 'warn';
   const json = opts.json ?? process.env.EPICSPERF_LOG_JSON === '1';
-  return pino(
-    { level, base: { pid: process.pid } },
-    json ? pino.destination({ dest: 2, sync: true }) : prettyStderr,
-  );
+  return pino({ level, base: { pid: process.pid } }, json ? pino.destination({ dest: 2, sync: true }) : prettyStderr);
 }
 
 /** Reconfigure the process-wide logger (the CLI calls this once, from --log-level/--log-json). */

@@ -27,7 +27,7 @@ export function readPvList(path: string): string[] {
     text = readFileSync(path === '-' ? 0 : path, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new PvListError(`cannot read PV list ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.code ?? e.message}`);
+    throw new PvListError(`cannot read PV list ${path}: ${e.code === 'ENOENT' ? 'no such file' : (e.code ?? e.message)}`);
   }
   return parsePvList(text, path === '-' ? 'stdin' : path);
 }

@@ -181,7 +181,26 @@ export function ecaInfo(status: number): { name: string; message: string; succes
 /** EPICS alarm severities and the common alarm status names (menuAlarmStat). */
 export const SEVERITY_NAMES = ['NO_ALARM', 'MINOR', 'MAJOR', 'INVALID'] as const;
 export const ALARM_STATUS_NAMES = [
-  'NO_ALARM', 'READ', 'WRITE', 'HIHI', 'HIGH', 'LOLO', 'LOW', 'STATE', 'COS', 'COMM', 'TIMEOUT',
-  'HWLIMIT', 'CALC', 'SCAN', 'LINK', 'SOFT', 'BAD_SUB', 'UDF', 'DISABLE', 'SIMM', 'READ_ACCESS',
+  'NO_ALARM',
+  'READ',
+  'WRITE',
+  'HIHI',
+  'HIGH',
+  'LOLO',
+  'LOW',
+  'STATE',
+  'COS',
+  'COMM',
+  'TIMEOUT',
+  'HWLIMIT',
+  'CALC',
+  'SCAN',
+  'LINK',
+  'SOFT',
+  'BAD_SUB',
+  'UDF',
+  'DISABLE',
+  'SIMM',
+  'READ_ACCESS',
   'WRITE_ACCESS',
 ] as const;

@@ -25,12 +25,23 @@ export function encodeCString(s: string, max: number): Uint8Array {
 
 function writeNumber(view: DataView, off: number, native: number, v: number): void {
   switch (native) {
-    case 1: view.setInt16(off, v); break;
-    case 2: view.setFloat32(off, v); break;
-    case 3: view.setUint16(off, v); break;
-    case 4: view.setUint8(off, v); break;
-    case 5: view.setInt32(off, v); break;
-    default: view.setFloat64(off, v);
+    case 1:
+      view.setInt16(off, v);
+      break;
+    case 2:
+      view.setFloat32(off, v);
+      break;
+    case 3:
+      view.setUint16(off, v);
+      break;
+    case 4:
+      view.setUint8(off, v);
+      break;
+    case 5:
+      view.setInt32(off, v);
+      break;
+    default:
+      view.setFloat64(off, v);
   }
 }
 
@@ -59,7 +70,12 @@ export function encodeDbr(type: number, value: EncodableValue, extras?: EncodeEx
   let strings: Uint8Array[] | undefined;
   let chars: Uint8Array | undefined;
   if (native === 0) {
-    const list = typeof value === 'string' ? [value] : typeof value === 'number' || typeof value === 'bigint' ? [String(value)] : (value as ArrayLike<unknown>);
+    const list =
+      typeof value === 'string'
+        ? [value]
+        : typeof value === 'number' || typeof value === 'bigint'
+          ? [String(value)]
+          : (value as ArrayLike<unknown>);
     strings = [];
     for (let i = 0; i < list.length; i++) {
       const s = list[i];
@@ -129,10 +145,7 @@ function writeMetadata(view: DataView, bytes: Uint8Array, native: number, form: 
   bytes.set(encodeCString(m.units ?? '', MAX_UNITS_SIZE), off);
   off += MAX_UNITS_SIZE;
   const size = ELEMENT_SIZE[native]!;
-  const lims = [
-    m.upperDisplayLimit, m.lowerDisplayLimit, m.upperAlarmLimit, m.upperWarningLimit,
-    m.lowerWarningLimit, m.lowerAlarmLimit,
-  ];
+  const lims = [m.upperDisplayLimit, m.lowerDisplayLimit, m.upperAlarmLimit, m.upperWarningLimit, m.lowerWarningLimit, m.lowerAlarmLimit];
   if (form === DbrForm.CTRL) lims.push(m.upperControlLimit, m.lowerControlLimit);
   lims.forEach((v, i) => writeNumber(view, off + i * size, native, v ?? 0));
 }

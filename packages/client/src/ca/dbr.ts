@@ -1,8 +1,16 @@
 // DBR payload layouts: the 7 native types in plain/STS/TIME/GR/CTRL forms, decoding to JS
 // values (typed arrays for numeric arrays, strings, enum state strings) and the Reading type.
 import {
-  DbrForm, EPICS_EPOCH_OFFSET, FORM_NAMES, type FormName, MAX_ENUM_STATES, MAX_ENUM_STRING_SIZE, MAX_STRING_SIZE,
-  MAX_UNITS_SIZE, type DbrFormId, type NativeType,
+  DbrForm,
+  EPICS_EPOCH_OFFSET,
+  FORM_NAMES,
+  type FormName,
+  MAX_ENUM_STATES,
+  MAX_ENUM_STRING_SIZE,
+  MAX_STRING_SIZE,
+  MAX_UNITS_SIZE,
+  type DbrFormId,
+  type NativeType,
 } from './constants.js';
 import { byteSwap } from './swap.js';
 
@@ -152,14 +160,21 @@ export interface DecodeOptions {
  */
 export interface ReadingFactory<R extends Reading = Reading> {
   makeReading(
-    value: CaValue, dbrType: number, count: number, status: number, severity: number,
-    secondsPastEpoch: number, nanoseconds: number, metadata: DbrMetadata | undefined,
+    value: CaValue,
+    dbrType: number,
+    count: number,
+    status: number,
+    severity: number,
+    secondsPastEpoch: number,
+    nanoseconds: number,
+    metadata: DbrMetadata | undefined,
   ): R;
 }
 
 /** The default factory: plain Readings. */
 const plainReadings: ReadingFactory = {
-  makeReading: (value, dbrType, count, status, severity, secs, nsec, meta) => new Reading(value, dbrType, count, status, severity, secs, nsec, meta),
+  makeReading: (value, dbrType, count, status, severity, secs, nsec, meta) =>
+    new Reading(value, dbrType, count, status, severity, secs, nsec, meta),
 };
 
 /** DecodeOptions as bits, for hot paths (no options object per payload). */
@@ -170,8 +185,12 @@ export const DECODE_HOST_ORDER = 8;
 
 function flagsOf(o: DecodeOptions | undefined): number {
   if (!o) return 0;
-  return (o.asArray ? DECODE_AS_ARRAY : 0) | (o.longString ? DECODE_LONG_STRING : 0)
-    | (o.owned ? DECODE_OWNED : 0) | (o.hostOrder ? DECODE_HOST_ORDER : 0);
+  return (
+    (o.asArray ? DECODE_AS_ARRAY : 0) |
+    (o.longString ? DECODE_LONG_STRING : 0) |
+    (o.owned ? DECODE_OWNED : 0) |
+    (o.hostOrder ? DECODE_HOST_ORDER : 0)
+  );
 }
 
 const utf8 = new TextDecoder('utf-8');
@@ -192,12 +211,18 @@ export function readCString(bytes: Uint8Array, offset: number, max: number): str
 
 function readNumber(view: DataView, off: number, native: number): number {
   switch (native) {
-    case 1: return view.getInt16(off);
-    case 2: return view.getFloat32(off);
-    case 3: return view.getUint16(off);
-    case 4: return view.getUint8(off);
-    case 5: return view.getInt32(off);
-    default: return view.getFloat64(off);
+    case 1:
+      return view.getInt16(off);
+    case 2:
+      return view.getFloat32(off);
+    case 3:
+      return view.getUint16(off);
+    case 4:
+      return view.getUint8(off);
+    case 5:
+      return view.getInt32(off);
+    default:
+      return view.getFloat64(off);
   }
 }
 
@@ -248,12 +273,18 @@ function readArray(bytes: Uint8Array, off: number, native: number, count: number
   const buf = src.buffer;
   const o = src.byteOffset;
   switch (native) {
-    case 1: return new Int16Array(buf, o, count);
-    case 2: return new Float32Array(buf, o, count);
-    case 3: return new Uint16Array(buf, o, count);
-    case 4: return src;
-    case 5: return new Int32Array(buf, o, count);
-    default: return new Float64Array(buf, o, count);
+    case 1:
+      return new Int16Array(buf, o, count);
+    case 2:
+      return new Float32Array(buf, o, count);
+    case 3:
+      return new Uint16Array(buf, o, count);
+    case 4:
+      return src;
+    case 5:
+      return new Int32Array(buf, o, count);
+    default:
+      return new Float64Array(buf, o, count);
   }
 }
 
@@ -263,7 +294,10 @@ function readArray(bytes: Uint8Array, off: number, native: number, count: number
  * when the type is unknown or the payload is too short for the count (a protocol error for the caller).
  */
 export function decodeDbr<R extends Reading = Reading>(
-  type: number, count: number, payload: Uint8Array, options: DecodeOptions | number = 0,
+  type: number,
+  count: number,
+  payload: Uint8Array,
+  options: DecodeOptions | number = 0,
   factory: ReadingFactory<R> = plainReadings as ReadingFactory<R>,
 ): R | undefined {
   const flags = typeof options === 'number' ? options : flagsOf(options);
@@ -273,7 +307,10 @@ export function decodeDbr<R extends Reading = Reading>(
   const off = l.valueOffset;
   if (payload.length < off + count * l.elementSize) return undefined;
   const form = l.form;
-  let status = 0, severity = 0, secs = 0, nsec = 0;
+  let status = 0,
+    severity = 0,
+    secs = 0,
+    nsec = 0;
   if (form !== DbrForm.PLAIN) {
     status = ((payload[0]! << 24) >> 16) | payload[1]!;
     severity = ((payload[2]! << 24) >> 16) | payload[3]!;
@@ -308,10 +345,14 @@ const scratch = new DataView(new ArrayBuffer(8));
 /** One big-endian number of a native type at `off`, without a DataView over the payload. */
 function readScalar(b: Uint8Array, off: number, native: number): number {
   switch (native) {
-    case 1: return ((b[off]! << 24) >> 16) | b[off + 1]!;
-    case 3: return (b[off]! << 8) | b[off + 1]!;
-    case 4: return b[off]!;
-    case 5: return (b[off]! << 24) | (b[off + 1]! << 16) | (b[off + 2]! << 8) | b[off + 3]!;
+    case 1:
+      return ((b[off]! << 24) >> 16) | b[off + 1]!;
+    case 3:
+      return (b[off]! << 8) | b[off + 1]!;
+    case 4:
+      return b[off]!;
+    case 5:
+      return (b[off]! << 24) | (b[off + 1]! << 16) | (b[off + 2]! << 8) | b[off + 3]!;
     case 2:
       scratch.setUint32(0, ((b[off]! << 24) | (b[off + 1]! << 16) | (b[off + 2]! << 8) | b[off + 3]!) >>> 0);
       return scratch.getFloat32(0);

@@ -7,6 +7,12 @@ export * from './dbr.js';
 export * from './dbr-encode.js';
 export { ByteWriter } from '../wire/byte-writer.js';
 export {
-  MAX_NAME_BYTES, intToIpv4, ipv4ToInt, parseSearchReplies, searchMessageSize, writeSearchRequest, writeSearchVersion,
+  MAX_NAME_BYTES,
+  intToIpv4,
+  ipv4ToInt,
+  parseSearchReplies,
+  searchMessageSize,
+  writeSearchRequest,
+  writeSearchVersion,
   type SearchReplyHandler,
 } from './search.js';

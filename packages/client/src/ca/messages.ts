@@ -84,7 +84,15 @@ export function paddedLength(s: string): number {
  * when the name is not plain ASCII (the caller then takes the general path).
  */
 export function writeNameMessage(
-  v: DataView, b: Uint8Array, off: number, cmd: number, name: string, dataType: number, count: number, p1: number, p2: number,
+  v: DataView,
+  b: Uint8Array,
+  off: number,
+  cmd: number,
+  name: string,
+  dataType: number,
+  count: number,
+  p1: number,
+  p2: number,
 ): number {
   const n = name.length;
   const size = (n + 8) & ~7;
@@ -134,39 +142,63 @@ export function encodeMessage(w: ByteWriter, m: Message): void {
       return m.sequence === undefined
         ? header(w, Cmd.VERSION, m.priority, m.version, 0, 0)
         : header(w, Cmd.VERSION, SEQUENCE_NO_IS_VALID, m.version, m.sequence, 0);
-    case 'SearchRequest': return putName(w, Cmd.SEARCH, m.name, m.reply, m.version, m.cid, m.cid);
-    case 'CreateChanRequest': return putName(w, Cmd.CREATE_CHAN, m.name, 0, 0, m.cid, m.version);
-    case 'ClientNameRequest': return put(w, Cmd.CLIENT_NAME, paddedString(m.name), 0, 0, 0, 0);
-    case 'HostNameRequest': return put(w, Cmd.HOST_NAME, paddedString(m.name), 0, 0, 0, 0);
-    case 'ReadNotifyRequest': return put(w, Cmd.READ_NOTIFY, EMPTY, m.dataType, m.count, m.sid, m.ioid);
-    case 'WriteRequest': return put(w, Cmd.WRITE, m.payload, m.dataType, m.count, m.sid, m.ioid);
-    case 'WriteNotifyRequest': return put(w, Cmd.WRITE_NOTIFY, m.payload, m.dataType, m.count, m.sid, m.ioid);
+    case 'SearchRequest':
+      return putName(w, Cmd.SEARCH, m.name, m.reply, m.version, m.cid, m.cid);
+    case 'CreateChanRequest':
+      return putName(w, Cmd.CREATE_CHAN, m.name, 0, 0, m.cid, m.version);
+    case 'ClientNameRequest':
+      return put(w, Cmd.CLIENT_NAME, paddedString(m.name), 0, 0, 0, 0);
+    case 'HostNameRequest':
+      return put(w, Cmd.HOST_NAME, paddedString(m.name), 0, 0, 0, 0);
+    case 'ReadNotifyRequest':
+      return put(w, Cmd.READ_NOTIFY, EMPTY, m.dataType, m.count, m.sid, m.ioid);
+    case 'WriteRequest':
+      return put(w, Cmd.WRITE, m.payload, m.dataType, m.count, m.sid, m.ioid);
+    case 'WriteNotifyRequest':
+      return put(w, Cmd.WRITE_NOTIFY, m.payload, m.dataType, m.count, m.sid, m.ioid);
     case 'EventAddRequest': {
       const p = new Uint8Array(16);
       new DataView(p.buffer).setUint16(12, m.mask);
       return put(w, Cmd.EVENT_ADD, p, m.dataType, m.count, m.sid, m.subscriptionId);
     }
-    case 'EventCancelRequest': return put(w, Cmd.EVENT_CANCEL, EMPTY, m.dataType, m.count, m.sid, m.subscriptionId);
-    case 'ClearChannelRequest': return header(w, Cmd.CLEAR_CHANNEL, 0, 0, m.sid, m.cid);
-    case 'EchoRequest': case 'EchoResponse': return header(w, Cmd.ECHO, 0, 0, 0, 0);
-    case 'EventsOffRequest': return header(w, Cmd.EVENTS_OFF, 0, 0, 0, 0);
-    case 'EventsOnRequest': return header(w, Cmd.EVENTS_ON, 0, 0, 0, 0);
-    case 'RepeaterRegisterRequest': return header(w, Cmd.REPEATER_REGISTER, 0, 0, 0, m.address);
-    case 'VersionResponse': return header(w, Cmd.VERSION, m.priority, m.version, m.sequence, 0);
+    case 'EventCancelRequest':
+      return put(w, Cmd.EVENT_CANCEL, EMPTY, m.dataType, m.count, m.sid, m.subscriptionId);
+    case 'ClearChannelRequest':
+      return header(w, Cmd.CLEAR_CHANNEL, 0, 0, m.sid, m.cid);
+    case 'EchoRequest':
+    case 'EchoResponse':
+      return header(w, Cmd.ECHO, 0, 0, 0, 0);
+    case 'EventsOffRequest':
+      return header(w, Cmd.EVENTS_OFF, 0, 0, 0, 0);
+    case 'EventsOnRequest':
+      return header(w, Cmd.EVENTS_ON, 0, 0, 0, 0);
+    case 'RepeaterRegisterRequest':
+      return header(w, Cmd.REPEATER_REGISTER, 0, 0, 0, m.address);
+    case 'VersionResponse':
+      return header(w, Cmd.VERSION, m.priority, m.version, m.sequence, 0);
     case 'SearchResponse': {
       const p = new Uint8Array(8);
       new DataView(p.buffer).setUint16(0, m.version);
       return put(w, Cmd.SEARCH, p, m.port, 0, m.address, m.cid);
     }
-    case 'NotFoundResponse': return header(w, Cmd.NOT_FOUND, DO_REPLY, m.version, m.cid, m.cid);
-    case 'CreateChanResponse': return header(w, Cmd.CREATE_CHAN, m.dataType, m.count, m.cid, m.sid);
-    case 'AccessRightsResponse': return header(w, Cmd.ACCESS_RIGHTS, 0, 0, m.cid, m.rights);
-    case 'CreateChFailResponse': return header(w, Cmd.CREATE_CH_FAIL, 0, 0, m.cid, 0);
-    case 'ServerDisconnResponse': return header(w, Cmd.SERVER_DISCONN, 0, 0, m.cid, 0);
-    case 'ReadNotifyResponse': return put(w, Cmd.READ_NOTIFY, m.payload, m.dataType, m.count, m.status, m.ioid);
-    case 'WriteNotifyResponse': return header(w, Cmd.WRITE_NOTIFY, m.dataType, m.count, m.status, m.ioid);
-    case 'EventAddResponse': return put(w, Cmd.EVENT_ADD, m.payload, m.dataType, m.count, m.status, m.subscriptionId);
-    case 'ClearChannelResponse': return header(w, Cmd.CLEAR_CHANNEL, 0, 0, m.sid, m.cid);
+    case 'NotFoundResponse':
+      return header(w, Cmd.NOT_FOUND, DO_REPLY, m.version, m.cid, m.cid);
+    case 'CreateChanResponse':
+      return header(w, Cmd.CREATE_CHAN, m.dataType, m.count, m.cid, m.sid);
+    case 'AccessRightsResponse':
+      return header(w, Cmd.ACCESS_RIGHTS, 0, 0, m.cid, m.rights);
+    case 'CreateChFailResponse':
+      return header(w, Cmd.CREATE_CH_FAIL, 0, 0, m.cid, 0);
+    case 'ServerDisconnResponse':
+      return header(w, Cmd.SERVER_DISCONN, 0, 0, m.cid, 0);
+    case 'ReadNotifyResponse':
+      return put(w, Cmd.READ_NOTIFY, m.payload, m.dataType, m.count, m.status, m.ioid);
+    case 'WriteNotifyResponse':
+      return header(w, Cmd.WRITE_NOTIFY, m.dataType, m.count, m.status, m.ioid);
+    case 'EventAddResponse':
+      return put(w, Cmd.EVENT_ADD, m.payload, m.dataType, m.count, m.status, m.subscriptionId);
+    case 'ClearChannelResponse':
+      return header(w, Cmd.CLEAR_CHANNEL, 0, 0, m.sid, m.cid);
     case 'ErrorResponse': {
       const inner = new ByteWriter(64);
       if (m.request) {
@@ -180,8 +212,10 @@ export function encodeMessage(w: ByteWriter, m: Message): void {
       inner.bytes[off + text.length] = 0;
       return put(w, Cmd.ERROR, inner.take(), 0, 0, m.cid, m.status);
     }
-    case 'Beacon': return header(w, Cmd.RSRV_IS_UP, m.version, m.port, m.beaconId, m.address);
-    case 'RepeaterConfirmResponse': return header(w, Cmd.REPEATER_CONFIRM, 0, 0, 0, m.address);
+    case 'Beacon':
+      return header(w, Cmd.RSRV_IS_UP, m.version, m.port, m.beaconId, m.address);
+    case 'RepeaterConfirmResponse':
+      return header(w, Cmd.REPEATER_CONFIRM, 0, 0, 0, m.address);
   }
 }
 
@@ -206,25 +240,39 @@ export function decodeRequest(h: Header, payload: Uint8Array): RequestMessage | 
       return t & SEQUENCE_NO_IS_VALID && p1 !== 0
         ? { type: 'VersionRequest', priority: 0, version: n, sequence: p1 }
         : { type: 'VersionRequest', priority: t, version: n };
-    case Cmd.SEARCH: return { type: 'SearchRequest', name: nameOf(payload), cid: p1, version: n, reply: t };
-    case Cmd.CREATE_CHAN: return { type: 'CreateChanRequest', name: nameOf(payload), cid: p1, version: p2 };
-    case Cmd.CLIENT_NAME: return { type: 'ClientNameRequest', name: nameOf(payload) };
-    case Cmd.HOST_NAME: return { type: 'HostNameRequest', name: nameOf(payload) };
-    case Cmd.READ_NOTIFY: return { type: 'ReadNotifyRequest', dataType: t, count: n, sid: p1, ioid: p2 };
-    case Cmd.WRITE: return { type: 'WriteRequest', dataType: t, count: n, sid: p1, ioid: p2, payload };
-    case Cmd.WRITE_NOTIFY: return { type: 'WriteNotifyRequest', dataType: t, count: n, sid: p1, ioid: p2, payload };
+    case Cmd.SEARCH:
+      return { type: 'SearchRequest', name: nameOf(payload), cid: p1, version: n, reply: t };
+    case Cmd.CREATE_CHAN:
+      return { type: 'CreateChanRequest', name: nameOf(payload), cid: p1, version: p2 };
+    case Cmd.CLIENT_NAME:
+      return { type: 'ClientNameRequest', name: nameOf(payload) };
+    case Cmd.HOST_NAME:
+      return { type: 'HostNameRequest', name: nameOf(payload) };
+    case Cmd.READ_NOTIFY:
+      return { type: 'ReadNotifyRequest', dataType: t, count: n, sid: p1, ioid: p2 };
+    case Cmd.WRITE:
+      return { type: 'WriteRequest', dataType: t, count: n, sid: p1, ioid: p2, payload };
+    case Cmd.WRITE_NOTIFY:
+      return { type: 'WriteNotifyRequest', dataType: t, count: n, sid: p1, ioid: p2, payload };
     case Cmd.EVENT_ADD: {
       if (payload.length < 16) return invalid(c, 'EVENT_ADD payload shorter than 16 bytes');
       const mask = new DataView(payload.buffer, payload.byteOffset, 16).getUint16(12);
       return { type: 'EventAddRequest', dataType: t, count: n, sid: p1, subscriptionId: p2, mask };
     }
-    case Cmd.EVENT_CANCEL: return { type: 'EventCancelRequest', dataType: t, count: n, sid: p1, subscriptionId: p2 };
-    case Cmd.CLEAR_CHANNEL: return { type: 'ClearChannelRequest', sid: p1, cid: p2 };
-    case Cmd.ECHO: return { type: 'EchoRequest' };
-    case Cmd.EVENTS_OFF: return { type: 'EventsOffRequest' };
-    case Cmd.EVENTS_ON: return { type: 'EventsOnRequest' };
-    case Cmd.REPEATER_REGISTER: return { type: 'RepeaterRegisterRequest', address: p2 };
-    default: return invalid(c, `unknown request command ${c}`);
+    case Cmd.EVENT_CANCEL:
+      return { type: 'EventCancelRequest', dataType: t, count: n, sid: p1, subscriptionId: p2 };
+    case Cmd.CLEAR_CHANNEL:
+      return { type: 'ClearChannelRequest', sid: p1, cid: p2 };
+    case Cmd.ECHO:
+      return { type: 'EchoRequest' };
+    case Cmd.EVENTS_OFF:
+      return { type: 'EventsOffRequest' };
+    case Cmd.EVENTS_ON:
+      return { type: 'EventsOnRequest' };
+    case Cmd.REPEATER_REGISTER:
+      return { type: 'RepeaterRegisterRequest', address: p2 };
+    default:
+      return invalid(c, `unknown request command ${c}`);
   }
 }
 
@@ -232,25 +280,40 @@ export function decodeRequest(h: Header, payload: Uint8Array): RequestMessage | 
 export function decodeResponse(h: Header, payload: Uint8Array): ResponseMessage | Invalid {
   const { command: c, dataType: t, dataCount: n, param1: p1, param2: p2 } = h;
   switch (c) {
-    case Cmd.EVENT_ADD: return { type: 'EventAddResponse', dataType: t, count: n, status: p1, subscriptionId: p2, payload };
-    case Cmd.READ_NOTIFY: return { type: 'ReadNotifyResponse', dataType: t, count: n, status: p1, ioid: p2, payload };
-    case Cmd.VERSION: return { type: 'VersionResponse', version: n, priority: t, sequence: p1 };
+    case Cmd.EVENT_ADD:
+      return { type: 'EventAddResponse', dataType: t, count: n, status: p1, subscriptionId: p2, payload };
+    case Cmd.READ_NOTIFY:
+      return { type: 'ReadNotifyResponse', dataType: t, count: n, status: p1, ioid: p2, payload };
+    case Cmd.VERSION:
+      return { type: 'VersionResponse', version: n, priority: t, sequence: p1 };
     case Cmd.SEARCH: {
       const version = payload.length >= 2 ? (payload[0]! << 8) | payload[1]! : 0;
       return { type: 'SearchResponse', port: t, address: p1, cid: p2, version };
     }
-    case Cmd.NOT_FOUND: return { type: 'NotFoundResponse', cid: p1, version: n };
-    case Cmd.CREATE_CHAN: return { type: 'CreateChanResponse', dataType: t, count: n, cid: p1, sid: p2 };
-    case Cmd.ACCESS_RIGHTS: return { type: 'AccessRightsResponse', cid: p1, rights: p2 };
-    case Cmd.CREATE_CH_FAIL: return { type: 'CreateChFailResponse', cid: p1 };
-    case Cmd.SERVER_DISCONN: return { type: 'ServerDisconnResponse', cid: p1 };
-    case Cmd.WRITE_NOTIFY: return { type: 'WriteNotifyResponse', dataType: t, count: n, status: p1, ioid: p2 };
-    case Cmd.CLEAR_CHANNEL: return { type: 'ClearChannelResponse', sid: p1, cid: p2 };
-    case Cmd.ERROR: return decodeError(h, payload);
-    case Cmd.ECHO: return { type: 'EchoResponse' };
-    case Cmd.RSRV_IS_UP: return { type: 'Beacon', version: t, port: n, beaconId: p1, address: p2 };
-    case Cmd.REPEATER_CONFIRM: return { type: 'RepeaterConfirmResponse', address: p2 };
-    default: return invalid(c, `unknown response command ${c}`);
+    case Cmd.NOT_FOUND:
+      return { type: 'NotFoundResponse', cid: p1, version: n };
+    case Cmd.CREATE_CHAN:
+      return { type: 'CreateChanResponse', dataType: t, count: n, cid: p1, sid: p2 };
+    case Cmd.ACCESS_RIGHTS:
+      return { type: 'AccessRightsResponse', cid: p1, rights: p2 };
+    case Cmd.CREATE_CH_FAIL:
+      return { type: 'CreateChFailResponse', cid: p1 };
+    case Cmd.SERVER_DISCONN:
+      return { type: 'ServerDisconnResponse', cid: p1 };
+    case Cmd.WRITE_NOTIFY:
+      return { type: 'WriteNotifyResponse', dataType: t, count: n, status: p1, ioid: p2 };
+    case Cmd.CLEAR_CHANNEL:
+      return { type: 'ClearChannelResponse', sid: p1, cid: p2 };
+    case Cmd.ERROR:
+      return decodeError(h, payload);
+    case Cmd.ECHO:
+      return { type: 'EchoResponse' };
+    case Cmd.RSRV_IS_UP:
+      return { type: 'Beacon', version: t, port: n, beaconId: p1, address: p2 };
+    case Cmd.REPEATER_CONFIRM:
+      return { type: 'RepeaterConfirmResponse', address: p2 };
+    default:
+      return invalid(c, `unknown response command ${c}`);
   }
 }
 
@@ -264,4 +327,3 @@ function decodeError(h: Header, payload: Uint8Array): ResponseMessage | Invalid 
   const message = readCString(payload, off, payload.length - off);
   return { type: 'ErrorResponse', cid: h.param1, status: h.param2, request, message };
 }
-

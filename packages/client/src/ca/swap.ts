@@ -15,7 +15,8 @@ function swap16js(b: Uint8Array): void {
 
 function swap32js(b: Uint8Array): void {
   for (let i = 0; i + 3 < b.length; i += 4) {
-    const a0 = b[i]!, a1 = b[i + 1]!;
+    const a0 = b[i]!,
+      a1 = b[i + 1]!;
     b[i] = b[i + 3]!;
     b[i + 1] = b[i + 2]!;
     b[i + 2] = a1;

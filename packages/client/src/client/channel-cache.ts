@@ -108,10 +108,14 @@ export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSe
    * when no beacon of that server reaches this client (nothing will say it is back).
    */
   protected connectionLost(
-    server: string, reason: CloseReason, detail: string,
+    server: string,
+    reason: CloseReason,
+    detail: string,
     close: (r: { kind: 'protocol' | 'disconnected'; message: string }) => readonly unknown[],
   ): void {
-    const chans = close(reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` });
+    const chans = close(
+      reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` },
+    );
     const broken = reason === 'protocol' || reason === 'connect-failed';
     const protocolError = reason === 'protocol' ? detail : undefined;
     const unheard = !this.beacons?.heard(server);
@@ -138,8 +142,12 @@ export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSe
   protected statsWith(circuits: number, nameServers: NameServerStats[]): ManagerStats {
     const u = this.udp;
     return {
-      circuits, channels: this.channels.size, searching: u?.searching ?? 0, datagramsSent: u?.datagramsSent ?? 0,
-      searchDestinations: u?.destinationStats() ?? [], nameServers,
+      circuits,
+      channels: this.channels.size,
+      searching: u?.searching ?? 0,
+      datagramsSent: u?.datagramsSent ?? 0,
+      searchDestinations: u?.destinationStats() ?? [],
+      nameServers,
     };
   }
 }

@@ -43,7 +43,11 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
   searchQueued = false;
   searchLost = false;
 
-  constructor(private readonly owner: ChannelOwner, readonly cid: number, readonly name: string) {}
+  constructor(
+    private readonly owner: ChannelOwner,
+    readonly cid: number,
+    readonly name: string,
+  ) {}
 
   get connected(): boolean {
     return this.state === 'connected';

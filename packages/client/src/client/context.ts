@@ -117,12 +117,20 @@ export class Context<P extends Protocol = 'ca'> {
    */
   monitor(name: PvaName, opts?: PvaMonitorOptions, callback?: MonitorCallback<PvaReading>): Monitor<PvaReading>;
   monitor<F extends FormName = 'time'>(
-    name: CaName, opts?: MonitorOptions & { form?: F }, callback?: MonitorCallback<ReadingOf<F>>,
+    name: CaName,
+    opts?: MonitorOptions & { form?: F },
+    callback?: MonitorCallback<ReadingOf<F>>,
   ): Monitor<ReadingOf<F>>;
   monitor<F extends FormName = 'time'>(
-    name: string, opts?: MonitorOptions & PvaMonitorOptions & { form?: F }, callback?: MonitorCallback<ProtocolReading<P, F>>,
+    name: string,
+    opts?: MonitorOptions & PvaMonitorOptions & { form?: F },
+    callback?: MonitorCallback<ProtocolReading<P, F>>,
   ): Monitor<ProtocolReading<P, F>>;
-  monitor(name: string, opts?: MonitorOptions & PvaMonitorOptions, callback?: MonitorCallback<never>): Monitor<AnyReading> | Monitor<PvaReading> {
+  monitor(
+    name: string,
+    opts?: MonitorOptions & PvaMonitorOptions,
+    callback?: MonitorCallback<never>,
+  ): Monitor<AnyReading> | Monitor<PvaReading> {
     const [proto, bare] = splitName(name, this.protocol);
     if (proto === 'pva') return new PvaMonitor(this.#pvaManager(), bare, opts ?? {}, callback as MonitorCallback<PvaReading> | undefined);
     return new ChannelMonitor(this.#ca, bare, opts ?? {}, callback as MonitorCallback<AnyReading> | undefined);
@@ -136,11 +144,18 @@ export class Context<P extends Protocol = 'ca'> {
    * the PVA names.
    */
   snapshot(names: readonly PvaName[], opts?: SnapshotOptions & PvaSnapshotOptions): Promise<SnapshotResult<PvaReading>[]>;
-  snapshot<F extends FormName = 'time'>(names: readonly CaName[], opts?: SnapshotOptions & { form?: F }): Promise<SnapshotResult<ReadingOf<F>>[]>;
   snapshot<F extends FormName = 'time'>(
-    names: readonly string[], opts?: SnapshotOptions & PvaSnapshotOptions & { form?: F },
+    names: readonly CaName[],
+    opts?: SnapshotOptions & { form?: F },
+  ): Promise<SnapshotResult<ReadingOf<F>>[]>;
+  snapshot<F extends FormName = 'time'>(
+    names: readonly string[],
+    opts?: SnapshotOptions & PvaSnapshotOptions & { form?: F },
   ): Promise<SnapshotResult<ProtocolReading<P, F>>[]>;
-  async snapshot(names: readonly string[], opts: SnapshotOptions & PvaSnapshotOptions = {}): Promise<SnapshotResult<AnyReading | PvaReading>[]> {
+  async snapshot(
+    names: readonly string[],
+    opts: SnapshotOptions & PvaSnapshotOptions = {},
+  ): Promise<SnapshotResult<AnyReading | PvaReading>[]> {
     const ca: number[] = [];
     const pva: number[] = [];
     const bare: string[] = new Array(names.length);
@@ -152,8 +167,16 @@ export class Context<P extends Protocol = 'ca'> {
     if (pva.length === 0) return runSnapshot(this.#ca, bare, opts);
     if (ca.length === 0) return runPvaSnapshot(this.#pvaManager(), bare, opts);
     const [a, b] = await Promise.all([
-      runSnapshot(this.#ca, ca.map((i) => bare[i]!), opts),
-      runPvaSnapshot(this.#pvaManager(), pva.map((i) => bare[i]!), opts),
+      runSnapshot(
+        this.#ca,
+        ca.map((i) => bare[i]!),
+        opts,
+      ),
+      runPvaSnapshot(
+        this.#pvaManager(),
+        pva.map((i) => bare[i]!),
+        opts,
+      ),
     ]);
     const out = new Array<SnapshotResult<AnyReading> | SnapshotResult<PvaReading>>(names.length);
     ca.forEach((i, k) => (out[i] = a[k]!));

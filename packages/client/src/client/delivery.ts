@@ -30,7 +30,11 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
   private waiter: ((r: IteratorResult<MonitorEvent<R>>) => void) | undefined;
   private failure: EpicsError | undefined;
 
-  constructor(protected readonly ch: C, protected readonly callback: MonitorCallback<R> | undefined, private readonly log: Logger) {
+  constructor(
+    protected readonly ch: C,
+    protected readonly callback: MonitorCallback<R> | undefined,
+    private readonly log: Logger,
+  ) {
     super();
   }
 
@@ -112,7 +116,8 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
-      if (this.failure && this.failure.code !== 'ERR_EPICS_ABORTED') w({ value: { kind: 'error', name: this.ch.name, error: this.failure }, done: false });
+      if (this.failure && this.failure.code !== 'ERR_EPICS_ABORTED')
+        w({ value: { kind: 'error', name: this.ch.name, error: this.failure }, done: false });
       else w({ value: undefined, done: true });
     }
   }

@@ -28,7 +28,12 @@ export interface MonitorOptions extends ReadOptions {
 
 /** A CA channel connected: its native type and element count, and the access the server grants. */
 export type CaConnectedEvent = {
-  kind: 'connected'; name: string; nativeType: number; nativeCount: number; readAccess: boolean; writeAccess: boolean;
+  kind: 'connected';
+  name: string;
+  nativeType: number;
+  nativeCount: number;
+  readAccess: boolean;
+  writeAccess: boolean;
 };
 /**
  * A PV Access channel connected, on the server at `server` (host:port). PV Access tells no access

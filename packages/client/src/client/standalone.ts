@@ -16,7 +16,10 @@ type Options = SnapshotOptions & PvaSnapshotOptions & { context?: ContextOptions
  * every name is, else as CA readings of the snapshot's form.
  */
 export async function snapshot(names: readonly `pva://${string}`[], opts?: Options): Promise<SnapshotResult<PvaReading>[]>;
-export async function snapshot<F extends FormName = 'time'>(names: readonly string[], opts?: Options & { form?: F }): Promise<SnapshotResult<ReadingOf<F>>[]>;
+export async function snapshot<F extends FormName = 'time'>(
+  names: readonly string[],
+  opts?: Options & { form?: F },
+): Promise<SnapshotResult<ReadingOf<F>>[]>;
 export async function snapshot(names: readonly string[], opts: Options = {}): Promise<SnapshotResult<ReadingOf<FormName> | PvaReading>[]> {
   const ctx = new Context(opts.context);
   try {

@@ -11,7 +11,9 @@ export class BitSet {
     for (const b of bits) this.set(b);
   }
 
-  static of(...bits: number[]): BitSet { return new BitSet(bits); }
+  static of(...bits: number[]): BitSet {
+    return new BitSet(bits);
+  }
 
   get(i: number): boolean {
     const w = this.words[i >>> 5];
@@ -26,7 +28,10 @@ export class BitSet {
   }
 
   clear(i?: number): this {
-    if (i === undefined) { this.words.length = 0; return this; }
+    if (i === undefined) {
+      this.words.length = 0;
+      return this;
+    }
     const k = i >>> 5;
     if (k < this.words.length) this.words[k] = (this.words[k]! & ~(1 << (i & 31))) >>> 0;
     return this;
@@ -46,18 +51,25 @@ export class BitSet {
     for (let i = from; i < to; i++) {
       const w = this.words[i >>> 5];
       if (w === undefined) return false;
-      if (w === 0) { i |= 31; continue; }
+      if (w === 0) {
+        i |= 31;
+        continue;
+      }
       if (w & (1 << (i & 31))) return true;
     }
     return false;
   }
 
-  isEmpty(): boolean { return this.words.every((w) => w === 0); }
+  isEmpty(): boolean {
+    return this.words.every((w) => w === 0);
+  }
 
   /** The set bits in ascending order. */
   toArray(): number[] {
     const out: number[] = [];
-    this.words.forEach((w, k) => { for (let b = 0; b < 32; b++) if (w & (1 << b)) out.push(k * 32 + b); });
+    this.words.forEach((w, k) => {
+      for (let b = 0; b < 32; b++) if (w & (1 << b)) out.push(k * 32 + b);
+    });
     return out;
   }
 

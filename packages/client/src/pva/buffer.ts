@@ -20,7 +20,12 @@ export class Reader {
    */
   owned: { shift: number } | undefined = undefined;
 
-  constructor(readonly bytes: Uint8Array, readonly littleEndian: boolean, start = 0, end = bytes.length) {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly littleEndian: boolean,
+    start = 0,
+    end = bytes.length,
+  ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
     this.pos = start;
     this.end = end;
@@ -34,17 +39,65 @@ export class Reader {
     if (n < 0 || this.pos + n > this.end) throw new DecodeError(`truncated: need ${n} bytes at ${this.pos}, have ${this.end - this.pos}`);
   }
 
-  u8(): number { this.need(1); return this.bytes[this.pos++]!; }
-  i8(): number { this.need(1); return this.view.getInt8(this.pos++); }
-  bool(): boolean { return this.u8() !== 0; }
-  u16(): number { this.need(2); const v = this.view.getUint16(this.pos, this.littleEndian); this.pos += 2; return v; }
-  i16(): number { this.need(2); const v = this.view.getInt16(this.pos, this.littleEndian); this.pos += 2; return v; }
-  u32(): number { this.need(4); const v = this.view.getUint32(this.pos, this.littleEndian); this.pos += 4; return v; }
-  i32(): number { this.need(4); const v = this.view.getInt32(this.pos, this.littleEndian); this.pos += 4; return v; }
-  i64(): bigint { this.need(8); const v = this.view.getBigInt64(this.pos, this.littleEndian); this.pos += 8; return v; }
-  u64(): bigint { this.need(8); const v = this.view.getBigUint64(this.pos, this.littleEndian); this.pos += 8; return v; }
-  f32(): number { this.need(4); const v = this.view.getFloat32(this.pos, this.littleEndian); this.pos += 4; return v; }
-  f64(): number { this.need(8); const v = this.view.getFloat64(this.pos, this.littleEndian); this.pos += 8; return v; }
+  u8(): number {
+    this.need(1);
+    return this.bytes[this.pos++]!;
+  }
+  i8(): number {
+    this.need(1);
+    return this.view.getInt8(this.pos++);
+  }
+  bool(): boolean {
+    return this.u8() !== 0;
+  }
+  u16(): number {
+    this.need(2);
+    const v = this.view.getUint16(this.pos, this.littleEndian);
+    this.pos += 2;
+    return v;
+  }
+  i16(): number {
+    this.need(2);
+    const v = this.view.getInt16(this.pos, this.littleEndian);
+    this.pos += 2;
+    return v;
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.view.getUint32(this.pos, this.littleEndian);
+    this.pos += 4;
+    return v;
+  }
+  i32(): number {
+    this.need(4);
+    const v = this.view.getInt32(this.pos, this.littleEndian);
+    this.pos += 4;
+    return v;
+  }
+  i64(): bigint {
+    this.need(8);
+    const v = this.view.getBigInt64(this.pos, this.littleEndian);
+    this.pos += 8;
+    return v;
+  }
+  u64(): bigint {
+    this.need(8);
+    const v = this.view.getBigUint64(this.pos, this.littleEndian);
+    this.pos += 8;
+    return v;
+  }
+  f32(): number {
+    this.need(4);
+    const v = this.view.getFloat32(this.pos, this.littleEndian);
+    this.pos += 4;
+    return v;
+  }
+  f64(): number {
+    this.need(8);
+    const v = this.view.getFloat64(this.pos, this.littleEndian);
+    this.pos += 8;
+    return v;
+  }
 
   /** A size: one byte below 254, 254 then an int32, 255 for null (returned as -1). */
   size(): number {
@@ -94,26 +147,61 @@ export class Reader {
 }
 
 export class Writer extends ByteWriter {
-  constructor(public littleEndian = true, initial = 1024) {
+  constructor(
+    public littleEndian = true,
+    initial = 1024,
+  ) {
     super(initial);
   }
 
-  u8(v: number): void { const o = this.reserve(1); this.bytes[o] = v & 0xff; }
-  bool(v: boolean): void { this.u8(v ? 1 : 0); }
-  u16(v: number): void { const o = this.reserve(2); this.dataView.setUint16(o, v & 0xffff, this.littleEndian); }
-  i16(v: number): void { const o = this.reserve(2); this.dataView.setInt16(o, v, this.littleEndian); }
-  u32(v: number): void { const o = this.reserve(4); this.dataView.setUint32(o, v >>> 0, this.littleEndian); }
-  i32(v: number): void { const o = this.reserve(4); this.dataView.setInt32(o, v | 0, this.littleEndian); }
-  i64(v: bigint): void { const o = this.reserve(8); this.dataView.setBigInt64(o, BigInt.asIntN(64, v), this.littleEndian); }
-  u64(v: bigint): void { const o = this.reserve(8); this.dataView.setBigUint64(o, BigInt.asUintN(64, v), this.littleEndian); }
-  f32(v: number): void { const o = this.reserve(4); this.dataView.setFloat32(o, v, this.littleEndian); }
-  f64(v: number): void { const o = this.reserve(8); this.dataView.setFloat64(o, v, this.littleEndian); }
+  u8(v: number): void {
+    const o = this.reserve(1);
+    this.bytes[o] = v & 0xff;
+  }
+  bool(v: boolean): void {
+    this.u8(v ? 1 : 0);
+  }
+  u16(v: number): void {
+    const o = this.reserve(2);
+    this.dataView.setUint16(o, v & 0xffff, this.littleEndian);
+  }
+  i16(v: number): void {
+    const o = this.reserve(2);
+    this.dataView.setInt16(o, v, this.littleEndian);
+  }
+  u32(v: number): void {
+    const o = this.reserve(4);
+    this.dataView.setUint32(o, v >>> 0, this.littleEndian);
+  }
+  i32(v: number): void {
+    const o = this.reserve(4);
+    this.dataView.setInt32(o, v | 0, this.littleEndian);
+  }
+  i64(v: bigint): void {
+    const o = this.reserve(8);
+    this.dataView.setBigInt64(o, BigInt.asIntN(64, v), this.littleEndian);
+  }
+  u64(v: bigint): void {
+    const o = this.reserve(8);
+    this.dataView.setBigUint64(o, BigInt.asUintN(64, v), this.littleEndian);
+  }
+  f32(v: number): void {
+    const o = this.reserve(4);
+    this.dataView.setFloat32(o, v, this.littleEndian);
+  }
+  f64(v: number): void {
+    const o = this.reserve(8);
+    this.dataView.setFloat64(o, v, this.littleEndian);
+  }
 
   /** A size; -1 writes the null size (255). */
   size(n: number): void {
     if (n < 0) this.u8(255);
     else if (n < 254) this.u8(n);
-    else { this.u8(254); this.i32(n); }
+    else {
+      this.u8(254);
+      this.i32(n);
+    }
   }
 
   raw(b: Uint8Array): void {
@@ -123,7 +211,11 @@ export class Writer extends ByteWriter {
 
   string(s: string): void {
     let ascii = true;
-    for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) { ascii = false; break; }
+    for (let i = 0; i < s.length; i++)
+      if (s.charCodeAt(i) > 127) {
+        ascii = false;
+        break;
+      }
     if (!ascii) {
       const b = utf8Encoder.encode(s);
       this.size(b.length);

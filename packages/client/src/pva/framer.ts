@@ -50,10 +50,14 @@ export class Framer {
   ) {}
 
   /** True once a protocol error was reported; later input is ignored. */
-  get hasFailed(): boolean { return this.failed; }
+  get hasFailed(): boolean {
+    return this.failed;
+  }
 
   /** Bytes buffered for an incomplete message. */
-  get buffered(): number { return this.pendingLen + this.segLen; }
+  get buffered(): number {
+    return this.pendingLen + this.segLen;
+  }
 
   /** Feed bytes from the stream; `chunk` may be reused by the caller after this returns. */
   push(chunk: Uint8Array): void {

@@ -26,7 +26,10 @@ export function readHeader(bytes: Uint8Array, offset: number, out: PvaHeader): b
   out.version = bytes[offset + 1]!;
   out.flags = bytes[offset + 2]!;
   out.command = bytes[offset + 3]!;
-  const b0 = bytes[offset + 4]!, b1 = bytes[offset + 5]!, b2 = bytes[offset + 6]!, b3 = bytes[offset + 7]!;
+  const b0 = bytes[offset + 4]!,
+    b1 = bytes[offset + 5]!,
+    b2 = bytes[offset + 6]!,
+    b3 = bytes[offset + 7]!;
   out.payloadSize = (isBigEndian(out.flags) ? (b0 << 24) | (b1 << 16) | (b2 << 8) | b3 : (b3 << 24) | (b2 << 16) | (b1 << 8) | b0) >>> 0;
   return true;
 }

@@ -5,7 +5,10 @@ import type { Status } from './status.js';
 import type { FieldDesc, StructureDesc, TypeCache, TypeRegistry } from './types.js';
 import type { PvStructure, Typed } from './values.js';
 
-export interface ChannelName { id: number; name: string }
+export interface ChannelName {
+  id: number;
+  name: string;
+}
 
 /** Control messages (no payload: the header's size field is their datum). */
 export type ControlMessage =
@@ -16,14 +19,45 @@ export type ControlMessage =
 
 /** Client -> server. */
 export type RequestMessage =
-  | { type: 'ConnectionValidationResponse'; bufferSize: number; registrySize: number; qos: number; authMethod: string; authData: Typed | null }
-  | { type: 'SearchRequest'; sequenceId: number; flags: number; responseAddress: Uint8Array; responsePort: number; protocols: string[]; channels: ChannelName[] }
+  | {
+      type: 'ConnectionValidationResponse';
+      bufferSize: number;
+      registrySize: number;
+      qos: number;
+      authMethod: string;
+      authData: Typed | null;
+    }
+  | {
+      type: 'SearchRequest';
+      sequenceId: number;
+      flags: number;
+      responseAddress: Uint8Array;
+      responsePort: number;
+      protocols: string[];
+      channels: ChannelName[];
+    }
   | { type: 'EchoRequest'; payload: Uint8Array }
   | { type: 'CreateChannelRequest'; channels: ChannelName[] }
   | { type: 'DestroyChannelRequest'; sid: number; cid: number }
-  | { type: 'OpInitRequest'; command: number; sid: number; requestId: number; subcommand: number; pvRequest: Typed | null; queueSize?: number }
+  | {
+      type: 'OpInitRequest';
+      command: number;
+      sid: number;
+      requestId: number;
+      subcommand: number;
+      pvRequest: Typed | null;
+      queueSize?: number;
+    }
   | { type: 'OpRequest'; command: number; sid: number; requestId: number; subcommand: number }
-  | { type: 'PutRequest'; sid: number; requestId: number; subcommand: number; changed: BitSet; valueType?: StructureDesc; value?: PvStructure }
+  | {
+      type: 'PutRequest';
+      sid: number;
+      requestId: number;
+      subcommand: number;
+      changed: BitSet;
+      valueType?: StructureDesc;
+      value?: PvStructure;
+    }
   | { type: 'MonitorAck'; sid: number; requestId: number; nfree: number }
   | { type: 'GetFieldRequest'; sid: number; requestId: number; field: string }
   | { type: 'DestroyRequest'; sid: number; requestId: number }
@@ -33,24 +67,69 @@ export type RequestMessage =
 export type ResponseMessage =
   | { type: 'ConnectionValidationRequest'; bufferSize: number; registrySize: number; authMethods: string[] }
   | { type: 'ConnectionValidated'; status: Status }
-  | { type: 'SearchResponse'; guid: Uint8Array; sequenceId: number; address: Uint8Array; port: number; protocol: string; found: boolean; ids: number[] }
-  | { type: 'Beacon'; guid: Uint8Array; flags: number; sequenceId: number; changeCount: number; address: Uint8Array; port: number; protocol: string; serverStatus: Typed | null }
+  | {
+      type: 'SearchResponse';
+      guid: Uint8Array;
+      sequenceId: number;
+      address: Uint8Array;
+      port: number;
+      protocol: string;
+      found: boolean;
+      ids: number[];
+    }
+  | {
+      type: 'Beacon';
+      guid: Uint8Array;
+      flags: number;
+      sequenceId: number;
+      changeCount: number;
+      address: Uint8Array;
+      port: number;
+      protocol: string;
+      serverStatus: Typed | null;
+    }
   | { type: 'EchoResponse'; payload: Uint8Array }
   | { type: 'CreateChannelResponse'; cid: number; sid: number; status: Status }
   | { type: 'DestroyChannelResponse'; sid: number; cid: number }
   | { type: 'AclChange'; cid: number; permissions: number }
   | { type: 'OpInitResponse'; command: number; requestId: number; subcommand: number; status: Status; valueType: FieldDesc | null }
   /** GET replies and PUT's get-back replies: the changed bitset and the value it merged into. */
-  | { type: 'DataResponse'; command: number; requestId: number; subcommand: number; status: Status; changed?: BitSet; valueType?: StructureDesc; value?: PvStructure }
+  | {
+      type: 'DataResponse';
+      command: number;
+      requestId: number;
+      subcommand: number;
+      status: Status;
+      changed?: BitSet;
+      valueType?: StructureDesc;
+      value?: PvStructure;
+    }
   | { type: 'OpResponse'; command: number; requestId: number; subcommand: number; status: Status }
-  | { type: 'MonitorUpdate'; requestId: number; subcommand: number; changed: BitSet; overrun?: BitSet; valueType?: StructureDesc; value?: PvStructure }
+  | {
+      type: 'MonitorUpdate';
+      requestId: number;
+      subcommand: number;
+      changed: BitSet;
+      overrun?: BitSet;
+      valueType?: StructureDesc;
+      value?: PvStructure;
+    }
   | { type: 'GetFieldResponse'; requestId: number; status: Status; valueType: FieldDesc | null }
   | { type: 'ServerMessage'; requestId: number; messageType: number; message: string };
 
 /** A message of a command this library does not handle (ignored, not an error). */
-export interface UnknownMessage { type: 'Unknown'; command: number; flags: number; size: number }
+export interface UnknownMessage {
+  type: 'Unknown';
+  command: number;
+  flags: number;
+  size: number;
+}
 /** A message the decoder could not accept; the caller treats it as a protocol error. */
-export interface InvalidMessage { type: 'Invalid'; command: number; reason: string }
+export interface InvalidMessage {
+  type: 'Invalid';
+  command: number;
+  reason: string;
+}
 
 export type Message = ControlMessage | RequestMessage | ResponseMessage;
 export type Decoded = Message | UnknownMessage | InvalidMessage;
@@ -59,7 +138,10 @@ export type Decoded = Message | UnknownMessage | InvalidMessage;
  * An operation's data type (from its INIT reply) and, optionally, its last value (a monitor's):
  * the fields the next data does not mark come from it. It is never changed: the data is a new value.
  */
-export interface Operation { type: StructureDesc; value?: PvStructure }
+export interface Operation {
+  type: StructureDesc;
+  value?: PvStructure;
+}
 
 export interface DecodeContext {
   /** Types the sender defined on this connection (0xFD) for later references (0xFE). */

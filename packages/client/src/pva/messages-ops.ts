@@ -16,7 +16,11 @@ const OPS = new Set<number>([Cmd.GET, Cmd.PUT, Cmd.MONITOR, Cmd.PROCESS, Cmd.RPC
  * The bitset and the selected fields, decoded as the client session decodes its data
  * (decodeUpdate): a new value, on the operation's last value when it has one (left unchanged).
  */
-function readData(r: Reader, op: Operation | undefined, ctx: DecodeContext): { changed: BitSet; valueType?: StructureDesc; value?: PvStructure } {
+function readData(
+  r: Reader,
+  op: Operation | undefined,
+  ctx: DecodeContext,
+): { changed: BitSet; valueType?: StructureDesc; value?: PvStructure } {
   const changed = BitSet.decode(r);
   if (!op) {
     r.pos = r.end; // data of a request this side no longer tracks: skipped
@@ -27,12 +31,17 @@ function readData(r: Reader, op: Operation | undefined, ctx: DecodeContext): { c
 
 export function decodeOpRequest(r: Reader, h: PvaHeader, ctx: DecodeContext): RequestMessage | undefined {
   switch (h.command) {
-    case Cmd.GET_FIELD: return { type: 'GetFieldRequest', sid: r.i32(), requestId: r.i32(), field: r.string() };
-    case Cmd.DESTROY_REQUEST: return { type: 'DestroyRequest', sid: r.i32(), requestId: r.i32() };
-    case Cmd.CANCEL_REQUEST: return { type: 'CancelRequest', sid: r.i32(), requestId: r.i32() };
+    case Cmd.GET_FIELD:
+      return { type: 'GetFieldRequest', sid: r.i32(), requestId: r.i32(), field: r.string() };
+    case Cmd.DESTROY_REQUEST:
+      return { type: 'DestroyRequest', sid: r.i32(), requestId: r.i32() };
+    case Cmd.CANCEL_REQUEST:
+      return { type: 'CancelRequest', sid: r.i32(), requestId: r.i32() };
   }
   if (!OPS.has(h.command)) return undefined;
-  const sid = r.i32(), requestId = r.i32(), subcommand = r.u8();
+  const sid = r.i32(),
+    requestId = r.i32(),
+    subcommand = r.u8();
   const command = h.command;
   if (subcommand & Sub.INIT) {
     const pvRequest = decodeTyped(r, ctx);
@@ -51,11 +60,13 @@ export function decodeOpRequest(r: Reader, h: PvaHeader, ctx: DecodeContext): Re
 export function decodeOpResponse(r: Reader, h: PvaHeader, ctx: DecodeContext): ResponseMessage | undefined {
   const command = h.command;
   if (command === Cmd.GET_FIELD) {
-    const requestId = r.i32(), status = decodeStatus(r);
+    const requestId = r.i32(),
+      status = decodeStatus(r);
     return { type: 'GetFieldResponse', requestId, status, valueType: isSuccess(status) ? decodeType(r, ctx.types) : null };
   }
   if (!OPS.has(command)) return undefined;
-  const requestId = r.i32(), subcommand = r.u8();
+  const requestId = r.i32(),
+    subcommand = r.u8();
   if (subcommand & Sub.INIT) {
     const status = decodeStatus(r);
     const hasType = isSuccess(status) && (command === Cmd.GET || command === Cmd.PUT || command === Cmd.MONITOR);
@@ -75,7 +86,13 @@ export function decodeOpResponse(r: Reader, h: PvaHeader, ctx: DecodeContext): R
   return { type: 'DataResponse', command, requestId, subcommand, status, ...readData(r, ctx.operation?.(requestId), ctx) };
 }
 
-function writeData(w: Writer, changed: BitSet | undefined, type: StructureDesc | undefined, value: PvStructure | undefined, opts: EncodeOptions): void {
+function writeData(
+  w: Writer,
+  changed: BitSet | undefined,
+  type: StructureDesc | undefined,
+  value: PvStructure | undefined,
+  opts: EncodeOptions,
+): void {
   const bits = changed ?? new BitSet();
   bits.encode(w);
   if (!type || !value) {
@@ -89,37 +106,66 @@ function writeData(w: Writer, changed: BitSet | undefined, type: StructureDesc |
 export function encodeOp(w: Writer, m: Message, opts: EncodeOptions): boolean {
   switch (m.type) {
     case 'OpInitRequest':
-      w.i32(m.sid); w.i32(m.requestId); w.u8(m.subcommand);
+      w.i32(m.sid);
+      w.i32(m.requestId);
+      w.u8(m.subcommand);
       encodeTyped(w, m.pvRequest, opts);
       if (m.queueSize !== undefined) w.i32(m.queueSize);
       return true;
-    case 'OpRequest': w.i32(m.sid); w.i32(m.requestId); w.u8(m.subcommand); return true;
+    case 'OpRequest':
+      w.i32(m.sid);
+      w.i32(m.requestId);
+      w.u8(m.subcommand);
+      return true;
     case 'PutRequest':
-      w.i32(m.sid); w.i32(m.requestId); w.u8(m.subcommand);
+      w.i32(m.sid);
+      w.i32(m.requestId);
+      w.u8(m.subcommand);
       writeData(w, m.changed, m.valueType, m.value, opts);
       return true;
-    case 'MonitorAck': w.i32(m.sid); w.i32(m.requestId); w.u8(Sub.PIPELINE); w.i32(m.nfree); return true;
-    case 'GetFieldRequest': w.i32(m.sid); w.i32(m.requestId); w.string(m.field); return true;
-    case 'DestroyRequest': case 'CancelRequest': w.i32(m.sid); w.i32(m.requestId); return true;
+    case 'MonitorAck':
+      w.i32(m.sid);
+      w.i32(m.requestId);
+      w.u8(Sub.PIPELINE);
+      w.i32(m.nfree);
+      return true;
+    case 'GetFieldRequest':
+      w.i32(m.sid);
+      w.i32(m.requestId);
+      w.string(m.field);
+      return true;
+    case 'DestroyRequest':
+    case 'CancelRequest':
+      w.i32(m.sid);
+      w.i32(m.requestId);
+      return true;
     case 'OpInitResponse':
-      w.i32(m.requestId); w.u8(m.subcommand); encodeStatus(w, m.status);
-      if (isSuccess(m.status) && (m.command === Cmd.GET || m.command === Cmd.PUT || m.command === Cmd.MONITOR)) encodeType(w, m.valueType, opts.registry);
+      w.i32(m.requestId);
+      w.u8(m.subcommand);
+      encodeStatus(w, m.status);
+      if (isSuccess(m.status) && (m.command === Cmd.GET || m.command === Cmd.PUT || m.command === Cmd.MONITOR))
+        encodeType(w, m.valueType, opts.registry);
       return true;
     case 'DataResponse':
-      w.i32(m.requestId); w.u8(m.subcommand); encodeStatus(w, m.status);
+      w.i32(m.requestId);
+      w.u8(m.subcommand);
+      encodeStatus(w, m.status);
       if (isSuccess(m.status)) writeData(w, m.changed, m.valueType, m.value, opts);
       return true;
     case 'OpResponse':
-      w.i32(m.requestId); w.u8(m.subcommand);
+      w.i32(m.requestId);
+      w.u8(m.subcommand);
       encodeStatus(w, m.status);
       return true;
     case 'MonitorUpdate':
-      w.i32(m.requestId); w.u8(m.subcommand);
+      w.i32(m.requestId);
+      w.u8(m.subcommand);
       writeData(w, m.changed, m.valueType, m.value, opts);
       (m.overrun ?? new BitSet()).encode(w);
       return true;
     case 'GetFieldResponse':
-      w.i32(m.requestId); encodeStatus(w, m.status);
+      w.i32(m.requestId);
+      encodeStatus(w, m.status);
       if (isSuccess(m.status)) encodeType(w, m.valueType, opts.registry);
       return true;
   }

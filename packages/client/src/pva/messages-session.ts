@@ -40,26 +40,37 @@ function channels(r: Reader): ChannelName[] {
 
 function writeChannels(w: Writer, list: ChannelName[]): void {
   w.u16(list.length);
-  for (const c of list) { w.i32(c.id); w.string(c.name); }
+  for (const c of list) {
+    w.i32(c.id);
+    w.string(c.name);
+  }
 }
 
 export function decodeSessionRequest(r: Reader, h: PvaHeader, ctx: DecodeContext): RequestMessage | undefined {
   switch (h.command) {
     case Cmd.CONNECTION_VALIDATION: {
-      const bufferSize = r.i32(), registrySize = r.u16(), qos = r.u16(), authMethod = r.string();
+      const bufferSize = r.i32(),
+        registrySize = r.u16(),
+        qos = r.u16(),
+        authMethod = r.string();
       const authData = r.remaining > 0 ? decodeTyped(r, ctx) : null;
       return { type: 'ConnectionValidationResponse', bufferSize, registrySize, qos, authMethod, authData };
     }
     case Cmd.SEARCH: {
-      const sequenceId = r.i32(), flags = r.u8();
+      const sequenceId = r.i32(),
+        flags = r.u8();
       r.raw(3);
-      const responseAddress = copy(r.raw(16)), responsePort = r.u16();
+      const responseAddress = copy(r.raw(16)),
+        responsePort = r.u16();
       const protocols = stringArray(r);
       return { type: 'SearchRequest', sequenceId, flags, responseAddress, responsePort, protocols, channels: channels(r) };
     }
-    case Cmd.ECHO: return { type: 'EchoRequest', payload: copy(r.raw(r.remaining)) };
-    case Cmd.CREATE_CHANNEL: return { type: 'CreateChannelRequest', channels: channels(r) };
-    case Cmd.DESTROY_CHANNEL: return { type: 'DestroyChannelRequest', sid: r.i32(), cid: r.i32() };
+    case Cmd.ECHO:
+      return { type: 'EchoRequest', payload: copy(r.raw(r.remaining)) };
+    case Cmd.CREATE_CHANNEL:
+      return { type: 'CreateChannelRequest', channels: channels(r) };
+    case Cmd.DESTROY_CHANNEL:
+      return { type: 'DestroyChannelRequest', sid: r.i32(), cid: r.i32() };
   }
   return undefined;
 }
@@ -68,26 +79,41 @@ export function decodeSessionResponse(r: Reader, h: PvaHeader, ctx: DecodeContex
   switch (h.command) {
     case Cmd.CONNECTION_VALIDATION:
       return { type: 'ConnectionValidationRequest', bufferSize: r.i32(), registrySize: r.u16(), authMethods: stringArray(r) };
-    case Cmd.CONNECTION_VALIDATED: return { type: 'ConnectionValidated', status: decodeStatus(r) };
+    case Cmd.CONNECTION_VALIDATED:
+      return { type: 'ConnectionValidated', status: decodeStatus(r) };
     case Cmd.SEARCH_RESPONSE: {
-      const guid = copy(r.raw(12)), sequenceId = r.i32(), address = copy(r.raw(16)), port = r.u16();
-      const protocol = r.string(), found = r.bool();
+      const guid = copy(r.raw(12)),
+        sequenceId = r.i32(),
+        address = copy(r.raw(16)),
+        port = r.u16();
+      const protocol = r.string(),
+        found = r.bool();
       const n = r.u16();
       const ids: number[] = [];
       for (let i = 0; i < n; i++) ids.push(r.i32());
       return { type: 'SearchResponse', guid, sequenceId, address, port, protocol, found, ids };
     }
     case Cmd.BEACON: {
-      const guid = copy(r.raw(12)), flags = r.u8(), sequenceId = r.u8(), changeCount = r.u16();
-      const address = copy(r.raw(16)), port = r.u16(), protocol = r.string();
+      const guid = copy(r.raw(12)),
+        flags = r.u8(),
+        sequenceId = r.u8(),
+        changeCount = r.u16();
+      const address = copy(r.raw(16)),
+        port = r.u16(),
+        protocol = r.string();
       const serverStatus = r.remaining > 0 ? decodeTyped(r, ctx) : null;
       return { type: 'Beacon', guid, flags, sequenceId, changeCount, address, port, protocol, serverStatus };
     }
-    case Cmd.ECHO: return { type: 'EchoResponse', payload: copy(r.raw(r.remaining)) };
-    case Cmd.CREATE_CHANNEL: return { type: 'CreateChannelResponse', cid: r.i32(), sid: r.i32(), status: decodeStatus(r) };
-    case Cmd.DESTROY_CHANNEL: return { type: 'DestroyChannelResponse', sid: r.i32(), cid: r.i32() };
-    case Cmd.ACL_CHANGE: return { type: 'AclChange', cid: r.i32(), permissions: r.u8() };
-    case Cmd.MESSAGE: return { type: 'ServerMessage', requestId: r.i32(), messageType: r.u8(), message: r.string() };
+    case Cmd.ECHO:
+      return { type: 'EchoResponse', payload: copy(r.raw(r.remaining)) };
+    case Cmd.CREATE_CHANNEL:
+      return { type: 'CreateChannelResponse', cid: r.i32(), sid: r.i32(), status: decodeStatus(r) };
+    case Cmd.DESTROY_CHANNEL:
+      return { type: 'DestroyChannelResponse', sid: r.i32(), cid: r.i32() };
+    case Cmd.ACL_CHANGE:
+      return { type: 'AclChange', cid: r.i32(), permissions: r.u8() };
+    case Cmd.MESSAGE:
+      return { type: 'ServerMessage', requestId: r.i32(), messageType: r.u8(), message: r.string() };
   }
   return undefined;
 }
@@ -102,38 +128,78 @@ function fixed(w: Writer, b: Uint8Array, n: number): void {
 export function encodeSession(w: Writer, m: Message, opts: EncodeOptions): boolean {
   switch (m.type) {
     case 'ConnectionValidationResponse':
-      w.i32(m.bufferSize); w.u16(m.registrySize); w.u16(m.qos); w.string(m.authMethod);
+      w.i32(m.bufferSize);
+      w.u16(m.registrySize);
+      w.u16(m.qos);
+      w.string(m.authMethod);
       encodeTyped(w, m.authData, opts);
       return true;
     case 'SearchRequest':
-      w.i32(m.sequenceId); w.u8(m.flags); w.u8(0); w.u16(0);
-      fixed(w, m.responseAddress, 16); w.u16(m.responsePort);
+      w.i32(m.sequenceId);
+      w.u8(m.flags);
+      w.u8(0);
+      w.u16(0);
+      fixed(w, m.responseAddress, 16);
+      w.u16(m.responsePort);
       w.size(m.protocols.length);
       for (const p of m.protocols) w.string(p);
       writeChannels(w, m.channels);
       return true;
-    case 'EchoRequest': case 'EchoResponse': w.raw(m.payload); return true;
-    case 'CreateChannelRequest': writeChannels(w, m.channels); return true;
-    case 'DestroyChannelRequest': case 'DestroyChannelResponse': w.i32(m.sid); w.i32(m.cid); return true;
+    case 'EchoRequest':
+    case 'EchoResponse':
+      w.raw(m.payload);
+      return true;
+    case 'CreateChannelRequest':
+      writeChannels(w, m.channels);
+      return true;
+    case 'DestroyChannelRequest':
+    case 'DestroyChannelResponse':
+      w.i32(m.sid);
+      w.i32(m.cid);
+      return true;
     case 'ConnectionValidationRequest':
-      w.i32(m.bufferSize); w.u16(m.registrySize);
+      w.i32(m.bufferSize);
+      w.u16(m.registrySize);
       w.size(m.authMethods.length);
       for (const a of m.authMethods) w.string(a);
       return true;
-    case 'ConnectionValidated': encodeStatus(w, m.status); return true;
+    case 'ConnectionValidated':
+      encodeStatus(w, m.status);
+      return true;
     case 'SearchResponse':
-      fixed(w, m.guid, 12); w.i32(m.sequenceId); fixed(w, m.address, 16); w.u16(m.port);
-      w.string(m.protocol); w.bool(m.found); w.u16(m.ids.length);
+      fixed(w, m.guid, 12);
+      w.i32(m.sequenceId);
+      fixed(w, m.address, 16);
+      w.u16(m.port);
+      w.string(m.protocol);
+      w.bool(m.found);
+      w.u16(m.ids.length);
       for (const id of m.ids) w.i32(id);
       return true;
     case 'Beacon':
-      fixed(w, m.guid, 12); w.u8(m.flags); w.u8(m.sequenceId); w.u16(m.changeCount);
-      fixed(w, m.address, 16); w.u16(m.port); w.string(m.protocol);
+      fixed(w, m.guid, 12);
+      w.u8(m.flags);
+      w.u8(m.sequenceId);
+      w.u16(m.changeCount);
+      fixed(w, m.address, 16);
+      w.u16(m.port);
+      w.string(m.protocol);
       encodeTyped(w, m.serverStatus, opts);
       return true;
-    case 'CreateChannelResponse': w.i32(m.cid); w.i32(m.sid); encodeStatus(w, m.status); return true;
-    case 'AclChange': w.i32(m.cid); w.u8(m.permissions); return true;
-    case 'ServerMessage': w.i32(m.requestId); w.u8(m.messageType); w.string(m.message); return true;
+    case 'CreateChannelResponse':
+      w.i32(m.cid);
+      w.i32(m.sid);
+      encodeStatus(w, m.status);
+      return true;
+    case 'AclChange':
+      w.i32(m.cid);
+      w.u8(m.permissions);
+      return true;
+    case 'ServerMessage':
+      w.i32(m.requestId);
+      w.u8(m.messageType);
+      w.string(m.message);
+      return true;
   }
   return false;
 }
@@ -144,8 +210,11 @@ export const SearchFlags = { REPLY_REQUIRED: 0x01, UNICAST: 0x80 } as const;
 /** The 16-byte IPv4-mapped IPv6 form of a dotted IPv4 address ("0.0.0.0" gives ::ffff:0.0.0.0). */
 export function ipv4Mapped(ip: string): Uint8Array {
   const out = new Uint8Array(16);
-  out[10] = 0xff; out[11] = 0xff;
-  ip.split('.').forEach((p, i) => { if (i < 4) out[12 + i] = Number(p) & 0xff; });
+  out[10] = 0xff;
+  out[11] = 0xff;
+  ip.split('.').forEach((p, i) => {
+    if (i < 4) out[12 + i] = Number(p) & 0xff;
+  });
   return out;
 }
 
@@ -176,10 +245,16 @@ export function addressOf(addr: Uint8Array): string | undefined {
   let best = -1;
   let bestLen = 1;
   for (let i = 0; i < 8; ) {
-    if (words[i] !== 0) { i++; continue; }
+    if (words[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && words[j] === 0) j++;
-    if (j - i > bestLen) { best = i; bestLen = j - i; }
+    if (j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   const hex = (ws: number[]) => ws.map((w) => w.toString(16)).join(':');

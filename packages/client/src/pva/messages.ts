@@ -8,13 +8,36 @@ import { decodeOpRequest, decodeOpResponse, encodeOp } from './messages-ops.js';
 import { decodeSessionRequest, decodeSessionResponse, encodeSession } from './messages-session.js';
 
 export type {
-  ChannelName, ControlMessage, DecodeContext, Decoded, EncodeOptions, InvalidMessage, Message, Operation, RequestMessage, ResponseMessage, UnknownMessage,
+  ChannelName,
+  ControlMessage,
+  DecodeContext,
+  Decoded,
+  EncodeOptions,
+  InvalidMessage,
+  Message,
+  Operation,
+  RequestMessage,
+  ResponseMessage,
+  UnknownMessage,
 } from './message-types.js';
 
 const RESPONSES = new Set<string>([
-  'SetByteOrder', 'ControlEchoResponse', 'ConnectionValidationRequest', 'ConnectionValidated', 'SearchResponse', 'Beacon',
-  'EchoResponse', 'CreateChannelResponse', 'DestroyChannelResponse', 'AclChange', 'OpInitResponse', 'DataResponse', 'OpResponse',
-  'MonitorUpdate', 'GetFieldResponse', 'ServerMessage',
+  'SetByteOrder',
+  'ControlEchoResponse',
+  'ConnectionValidationRequest',
+  'ConnectionValidated',
+  'SearchResponse',
+  'Beacon',
+  'EchoResponse',
+  'CreateChannelResponse',
+  'DestroyChannelResponse',
+  'AclChange',
+  'OpInitResponse',
+  'DataResponse',
+  'OpResponse',
+  'MonitorUpdate',
+  'GetFieldResponse',
+  'ServerMessage',
 ]);
 
 function decodeControl(h: PvaHeader): ControlMessage {
@@ -34,7 +57,9 @@ export function decodeMessage(h: PvaHeader, payload: Uint8Array, ctx: DecodeCont
   if (isControl(h.flags)) return decodeControl(h);
   const r = new Reader(payload, !isBigEndian(h.flags));
   try {
-    const m = isFromServer(h.flags) ? decodeSessionResponse(r, h, ctx) ?? decodeOpResponse(r, h, ctx) : decodeSessionRequest(r, h, ctx) ?? decodeOpRequest(r, h, ctx);
+    const m = isFromServer(h.flags)
+      ? (decodeSessionResponse(r, h, ctx) ?? decodeOpResponse(r, h, ctx))
+      : (decodeSessionRequest(r, h, ctx) ?? decodeOpRequest(r, h, ctx));
     return m ?? { type: 'Unknown', command: h.command, flags: h.flags, size: payload.length };
   } catch (e) {
     if (e instanceof DecodeError || e instanceof RangeError) return { type: 'Invalid', command: h.command, reason: e.message };
@@ -55,9 +80,15 @@ export function encodeMessage(w: Writer, m: Message, opts: EncodeOptions = {}): 
       w.bytes[o + 2] = Flags.CONTROL | Flags.SERVER | (m.bigEndian ? Flags.BIG_ENDIAN : 0);
       return;
     }
-    case 'ControlEchoRequest': startMessage(w, Ctrl.ECHO_REQUEST, Flags.CONTROL, m.data); return;
-    case 'ControlEchoResponse': startMessage(w, Ctrl.ECHO_RESPONSE, Flags.CONTROL | Flags.SERVER, m.data); return;
-    case 'Control': startMessage(w, m.command, Flags.CONTROL | (m.fromServer ? Flags.SERVER : 0), m.data); return;
+    case 'ControlEchoRequest':
+      startMessage(w, Ctrl.ECHO_REQUEST, Flags.CONTROL, m.data);
+      return;
+    case 'ControlEchoResponse':
+      startMessage(w, Ctrl.ECHO_RESPONSE, Flags.CONTROL | Flags.SERVER, m.data);
+      return;
+    case 'Control':
+      startMessage(w, m.command, Flags.CONTROL | (m.fromServer ? Flags.SERVER : 0), m.data);
+      return;
   }
   const start = w.length;
   const off = startMessage(w, commandOf(m), server);
@@ -72,22 +103,44 @@ export function encodeMessage(w: Writer, m: Message, opts: EncodeOptions = {}): 
 
 function commandOf(m: RequestMessage | ResponseMessage): number {
   switch (m.type) {
-    case 'ConnectionValidationResponse': case 'ConnectionValidationRequest': return Cmd.CONNECTION_VALIDATION;
-    case 'ConnectionValidated': return Cmd.CONNECTION_VALIDATED;
-    case 'SearchRequest': return Cmd.SEARCH;
-    case 'SearchResponse': return Cmd.SEARCH_RESPONSE;
-    case 'Beacon': return Cmd.BEACON;
-    case 'EchoRequest': case 'EchoResponse': return Cmd.ECHO;
-    case 'CreateChannelRequest': case 'CreateChannelResponse': return Cmd.CREATE_CHANNEL;
-    case 'DestroyChannelRequest': case 'DestroyChannelResponse': return Cmd.DESTROY_CHANNEL;
-    case 'AclChange': return Cmd.ACL_CHANGE;
-    case 'PutRequest': return Cmd.PUT;
-    case 'MonitorAck': case 'MonitorUpdate': return Cmd.MONITOR;
-    case 'GetFieldRequest': case 'GetFieldResponse': return Cmd.GET_FIELD;
-    case 'DestroyRequest': return Cmd.DESTROY_REQUEST;
-    case 'CancelRequest': return Cmd.CANCEL_REQUEST;
-    case 'ServerMessage': return Cmd.MESSAGE;
-    default: return m.command;
+    case 'ConnectionValidationResponse':
+    case 'ConnectionValidationRequest':
+      return Cmd.CONNECTION_VALIDATION;
+    case 'ConnectionValidated':
+      return Cmd.CONNECTION_VALIDATED;
+    case 'SearchRequest':
+      return Cmd.SEARCH;
+    case 'SearchResponse':
+      return Cmd.SEARCH_RESPONSE;
+    case 'Beacon':
+      return Cmd.BEACON;
+    case 'EchoRequest':
+    case 'EchoResponse':
+      return Cmd.ECHO;
+    case 'CreateChannelRequest':
+    case 'CreateChannelResponse':
+      return Cmd.CREATE_CHANNEL;
+    case 'DestroyChannelRequest':
+    case 'DestroyChannelResponse':
+      return Cmd.DESTROY_CHANNEL;
+    case 'AclChange':
+      return Cmd.ACL_CHANGE;
+    case 'PutRequest':
+      return Cmd.PUT;
+    case 'MonitorAck':
+    case 'MonitorUpdate':
+      return Cmd.MONITOR;
+    case 'GetFieldRequest':
+    case 'GetFieldResponse':
+      return Cmd.GET_FIELD;
+    case 'DestroyRequest':
+      return Cmd.DESTROY_REQUEST;
+    case 'CancelRequest':
+      return Cmd.CANCEL_REQUEST;
+    case 'ServerMessage':
+      return Cmd.MESSAGE;
+    default:
+      return m.command;
   }
 }
 

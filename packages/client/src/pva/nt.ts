@@ -3,21 +3,50 @@
 import type { FieldDesc, StructureDesc } from './types.js';
 import type { NumericArray, PvAny, PvStructure, PvUnion, PvValue } from './values.js';
 
-export interface Alarm { severity: number; status: number; message: string }
-export interface TimeStamp { secondsPastEpoch: number; nanoseconds: number; userTag: number }
-export interface Display { limitLow?: number; limitHigh?: number; description?: string; units?: string; precision?: number }
-export interface Control { limitLow?: number; limitHigh?: number; minStep?: number }
+export interface Alarm {
+  severity: number;
+  status: number;
+  message: string;
+}
+export interface TimeStamp {
+  secondsPastEpoch: number;
+  nanoseconds: number;
+  userTag: number;
+}
+export interface Display {
+  limitLow?: number;
+  limitHigh?: number;
+  description?: string;
+  units?: string;
+  precision?: number;
+}
+export interface Control {
+  limitLow?: number;
+  limitHigh?: number;
+  minStep?: number;
+}
 /** The alarm and timestamp every normative type may carry. @inline */
-interface Common { alarm?: Alarm; timeStamp?: TimeStamp }
+interface Common {
+  alarm?: Alarm;
+  timeStamp?: TimeStamp;
+}
 
 export type NTValue =
   | ({ kind: 'NTScalar'; value: number | bigint | string | boolean; display?: Display; control?: Control } & Common)
   | ({ kind: 'NTScalarArray'; value: NumericArray | string[] | boolean[]; display?: Display; control?: Control } & Common)
   | ({ kind: 'NTEnum'; value: { index: number; choices: string[] } } & Common)
   | ({ kind: 'NTTable'; labels: string[]; columns: Record<string, PvValue> } & Common)
-  | ({ kind: 'NTNDArray'; value: NumericArray | null; dimension: { size: number; offset: number; fullSize: number; binning: number; reverse: boolean }[];
-      uniqueId: number; codec: { name: string; parameters: PvAny | null }; compressedSize: number; uncompressedSize: number;
-      dataTimeStamp?: TimeStamp; attribute: { name: string; value: PvAny | null; descriptor: string; sourceType: number; source: string }[] } & Common)
+  | ({
+      kind: 'NTNDArray';
+      value: NumericArray | null;
+      dimension: { size: number; offset: number; fullSize: number; binning: number; reverse: boolean }[];
+      uniqueId: number;
+      codec: { name: string; parameters: PvAny | null };
+      compressedSize: number;
+      uncompressedSize: number;
+      dataTimeStamp?: TimeStamp;
+      attribute: { name: string; value: PvAny | null; descriptor: string; sourceType: number; source: string }[];
+    } & Common)
   | { kind: 'plain'; id: string; value: PvValue };
 
 /** The normative type name of a structure id: "epics:nt/NTScalar:1.0" gives "NTScalar". */
@@ -47,14 +76,16 @@ const CONTROL = { limitLow: 'n', limitHigh: 'n', minStep: 'n' } as const;
 
 function common(v: PvStructure): Common {
   const out: Common = {};
-  const a = alarmOf(v.alarm), t = timeOf(v.timeStamp);
+  const a = alarmOf(v.alarm),
+    t = timeOf(v.timeStamp);
   if (a) out.alarm = a;
   if (t) out.timeStamp = t;
   return out;
 }
 function meta(v: PvStructure): { display?: Display; control?: Control } {
   const out: { display?: Display; control?: Control } = {};
-  const d = pick<Display>(v.display, DISPLAY), c = pick<Control>(v.control, CONTROL);
+  const d = pick<Display>(v.display, DISPLAY),
+    c = pick<Control>(v.control, CONTROL);
   if (d) out.display = d;
   if (c) out.control = c;
   return out;
@@ -72,13 +103,18 @@ export function toNT(type: FieldDesc, value: PvValue): NTValue {
       return { kind: 'NTScalarArray', value: v.value as NumericArray | string[] | boolean[], ...common(v), ...meta(v) };
     case 'NTEnum': {
       const e = isObj(v.value) ? v.value : {};
-      return { kind: 'NTEnum', value: { index: n(e.index), choices: Array.isArray(e.choices) ? (e.choices as string[]) : [] }, ...common(v) };
+      return {
+        kind: 'NTEnum',
+        value: { index: n(e.index), choices: Array.isArray(e.choices) ? (e.choices as string[]) : [] },
+        ...common(v),
+      };
     }
     case 'NTTable': {
       const columns = isObj(v.value) ? { ...v.value } : {};
       return { kind: 'NTTable', labels: Array.isArray(v.labels) ? (v.labels as string[]) : Object.keys(columns), columns, ...common(v) };
     }
-    case 'NTNDArray': return ndArray(v);
+    case 'NTNDArray':
+      return ndArray(v);
   }
   return { kind: 'plain', id: (type as StructureDesc).id, value };
 }
@@ -91,13 +127,19 @@ function ndArray(v: PvStructure): NTValue {
   const out: NTValue = {
     kind: 'NTNDArray',
     value: u && u.value !== null && ArrayBuffer.isView(u.value) ? (u.value as NumericArray) : null,
-    dimension: dims.filter(isObj).map((d) => ({ size: n(d.size), offset: n(d.offset), fullSize: n(d.fullSize), binning: n(d.binning), reverse: Boolean(d.reverse) })),
+    dimension: dims
+      .filter(isObj)
+      .map((d) => ({ size: n(d.size), offset: n(d.offset), fullSize: n(d.fullSize), binning: n(d.binning), reverse: Boolean(d.reverse) })),
     uniqueId: n(v.uniqueId),
     codec: { name: s(codec.name), parameters: (codec.parameters as PvAny | undefined) ?? null },
     compressedSize: n(v.compressedSize),
     uncompressedSize: n(v.uncompressedSize),
     attribute: attrs.filter(isObj).map((a) => ({
-      name: s(a.name), value: (a.value as PvAny | undefined) ?? null, descriptor: s(a.descriptor), sourceType: n(a.sourceType), source: s(a.source),
+      name: s(a.name),
+      value: (a.value as PvAny | undefined) ?? null,
+      descriptor: s(a.descriptor),
+      sourceType: n(a.sourceType),
+      source: s(a.source),
     })),
     ...common(v),
   };

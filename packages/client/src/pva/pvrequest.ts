@@ -11,15 +11,21 @@ export interface PvRequestOptions {
   record?: Record<string, string | number | boolean>;
 }
 
-interface Node { children: Map<string, Node> }
+interface Node {
+  children: Map<string, Node>;
+}
 
 function splitTop(s: string): string[] {
   const out: string[] = [];
-  let depth = 0, cur = '';
+  let depth = 0,
+    cur = '';
   for (const c of s) {
     if (c === '(' || c === '[') depth++;
     if (c === ')' || c === ']') depth--;
-    if (c === ',' && depth === 0) { out.push(cur); cur = ''; } else cur += c;
+    if (c === ',' && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
   }
   out.push(cur);
   return out.map((x) => x.trim()).filter((x) => x !== '');
@@ -38,11 +44,18 @@ export function parsePvRequest(text: string): PvRequestOptions {
       break;
     }
     const close = m[2] === '(' ? ')' : ']';
-    let depth = 0, end = -1;
+    let depth = 0,
+      end = -1;
     for (let i = m[0].length - 1; i < s.length; i++) {
       const c = s[i];
       if (c === '(' || c === '[') depth++;
-      else if (c === ')' || c === ']') { depth--; if (depth === 0) { end = i; break; } }
+      else if (c === ')' || c === ']') {
+        depth--;
+        if (depth === 0) {
+          end = i;
+          break;
+        }
+      }
     }
     if (end < 0 || s[end] !== close) throw new DecodeError(`unbalanced pvRequest: ${text}`);
     const body = s.slice(m[0].length, end);
@@ -53,7 +66,11 @@ export function parsePvRequest(text: string): PvRequestOptions {
         record[opt.slice(0, eq).trim()] = opt.slice(eq + 1).trim();
       }
     } else fields.push(...splitTop(body));
-    s = s.slice(end + 1).trim().replace(/^,/, '').trim();
+    s = s
+      .slice(end + 1)
+      .trim()
+      .replace(/^,/, '')
+      .trim();
   }
   return Object.keys(record).length ? { fields, record } : { fields };
 }
@@ -83,7 +100,10 @@ export function buildPvRequest(req: string | PvRequestOptions = {}): Typed {
     for (const part of path.split('.')) {
       if (!part) continue;
       let next = cur.children.get(part);
-      if (!next) { next = { children: new Map() }; cur.children.set(part, next); }
+      if (!next) {
+        next = { children: new Map() };
+        cur.children.set(part, next);
+      }
       cur = next;
     }
   }
@@ -93,7 +113,10 @@ export function buildPvRequest(req: string | PvRequestOptions = {}): Typed {
     const optFields: FieldEntry[] = opts.map(([k]) => ({ name: k, type: scalar('string') }));
     const optValue: PvStructure = {};
     for (const [k, v] of opts) optValue[k] = String(v);
-    type.fields.push({ name: 'record', type: { kind: 'structure', id: '', fields: [{ name: '_options', type: { kind: 'structure', id: '', fields: optFields } }] } });
+    type.fields.push({
+      name: 'record',
+      type: { kind: 'structure', id: '', fields: [{ name: '_options', type: { kind: 'structure', id: '', fields: optFields } }] },
+    });
     value.record = { _options: optValue };
   }
   return { type, value };

@@ -53,11 +53,21 @@ export class ClientSession {
   /** INITs wait here while too many are unanswered (./init-window.ts). */
   private readonly inits = new InitWindow();
 
-  constructor(private readonly events: SessionEvents, private readonly user: string, private readonly host: string) {}
+  constructor(
+    private readonly events: SessionEvents,
+    private readonly user: string,
+    private readonly host: string,
+  ) {}
 
-  get ready(): boolean { return this.state === 'ready'; }
-  get closed(): boolean { return this.state === 'closed'; }
-  get pendingOps(): number { return this.ops.size; }
+  get ready(): boolean {
+    return this.state === 'ready';
+  }
+  get closed(): boolean {
+    return this.state === 'closed';
+  }
+  get pendingOps(): number {
+    return this.ops.size;
+  }
 
   /** The bytes to write (undefined: nothing). */
   take(): Uint8Array | undefined {
@@ -88,27 +98,46 @@ export class ClientSession {
       if (this.data(h, payload, owned)) return;
       // A reply to a request already forgotten (destroyed, or failed): nothing to decode it for.
       // (pvxs may write an empty one after failing an INIT.)
-      if (payload.length >= 4 && !this.ops.has(new DataView(payload.buffer, payload.byteOffset, 4).getInt32(0, !isBigEndian(h.flags)))) return;
+      if (payload.length >= 4 && !this.ops.has(new DataView(payload.buffer, payload.byteOffset, 4).getInt32(0, !isBigEndian(h.flags))))
+        return;
     }
     // Without `operation`, the generic decoder skips operation data: data() has taken all of it.
     const m = decodeMessage(h, payload, { types: this.types });
     switch (m.type) {
-      case 'Invalid': return this.events.protocolError(`malformed message (command ${m.command}): ${m.reason}`);
-      case 'Unknown': return; // a command this client does not handle: skipped
-      case 'ControlEchoRequest': this.send({ type: 'ControlEchoResponse', data: m.data }); return;
-      case 'SetByteOrder': case 'ControlEchoResponse': case 'Control': return;
-      case 'EchoResponse': for (const held of this.fence.answered()) this.sendInit(held); return;
-      case 'ConnectionValidationRequest': return this.validate(m.authMethods);
-      case 'ConnectionValidated': return this.onValidated(m.status);
-      case 'SearchResponse': this.events.searchResponse?.(m); return;
-      case 'CreateChannelResponse': return this.onCreateChannel(m.cid, m.sid, m.status);
+      case 'Invalid':
+        return this.events.protocolError(`malformed message (command ${m.command}): ${m.reason}`);
+      case 'Unknown':
+        return; // a command this client does not handle: skipped
+      case 'ControlEchoRequest':
+        this.send({ type: 'ControlEchoResponse', data: m.data });
+        return;
+      case 'SetByteOrder':
+      case 'ControlEchoResponse':
+      case 'Control':
+        return;
+      case 'EchoResponse':
+        for (const held of this.fence.answered()) this.sendInit(held);
+        return;
+      case 'ConnectionValidationRequest':
+        return this.validate(m.authMethods);
+      case 'ConnectionValidated':
+        return this.onValidated(m.status);
+      case 'SearchResponse':
+        this.events.searchResponse?.(m);
+        return;
+      case 'CreateChannelResponse':
+        return this.onCreateChannel(m.cid, m.sid, m.status);
       case 'DestroyChannelResponse': {
         const ch = this.channels.get(m.cid);
         this.fence.dropChannel(m.sid);
-        if (ch) { this.channels.delete(m.cid); ch.onDestroyed(); }
+        if (ch) {
+          this.channels.delete(m.cid);
+          ch.onDestroyed();
+        }
         return;
       }
-      case 'OpInitResponse': return this.onInit(m.requestId, m.status, m.valueType);
+      case 'OpInitResponse':
+        return this.onInit(m.requestId, m.status, m.valueType);
       case 'DataResponse': {
         const e = this.ops.get(m.requestId);
         if (e?.last) this.ops.delete(m.requestId);
@@ -124,7 +153,8 @@ export class ClientSession {
         } else e.handler.onReply?.(m.status, undefined, undefined, null);
         return;
       }
-      case 'MonitorUpdate': return; // an update before the monitor's type is known: nothing to decode it with
+      case 'MonitorUpdate':
+        return; // an update before the monitor's type is known: nothing to decode it with
       case 'GetFieldResponse': {
         const e = this.ops.get(m.requestId);
         if (!e) return;
@@ -132,8 +162,12 @@ export class ClientSession {
         e.handler.onReply?.(m.status, undefined, undefined, m.valueType);
         return;
       }
-      case 'ServerMessage': case 'AclChange': case 'Beacon': return;
-      default: return this.events.protocolError(`unexpected ${m.type} from the server`);
+      case 'ServerMessage':
+      case 'AclChange':
+      case 'Beacon':
+        return;
+      default:
+        return this.events.protocolError(`unexpected ${m.type} from the server`);
     }
   }
 
@@ -170,7 +204,9 @@ export class ClientSession {
       value = decodeUpdate(r, op.type, monitor ? op.value : undefined, changed, this.types);
       if (monitor) overrun = BitSet.decode(r);
     } catch (err) {
-      this.events.protocolError(`malformed ${monitor ? 'monitor update' : h.command === Cmd.GET ? 'GET reply' : 'PUT get-back'}: ${(err as Error).message}`);
+      this.events.protocolError(
+        `malformed ${monitor ? 'monitor update' : h.command === Cmd.GET ? 'GET reply' : 'PUT get-back'}: ${(err as Error).message}`,
+      );
       return true;
     }
     if (monitor) {
@@ -210,8 +246,12 @@ export class ClientSession {
       ? { type: structure('', { user: scalar('string'), host: scalar('string') }), value: { user: this.user, host: this.host } }
       : null;
     this.send({
-      type: 'ConnectionValidationResponse', bufferSize: CLIENT_BUFFER, registrySize: CLIENT_REGISTRY, qos: 0,
-      authMethod: ca ? 'ca' : 'anonymous', authData,
+      type: 'ConnectionValidationResponse',
+      bufferSize: CLIENT_BUFFER,
+      registrySize: CLIENT_REGISTRY,
+      qos: 0,
+      authMethod: ca ? 'ca' : 'anonymous',
+      authData,
     });
   }
 
@@ -286,7 +326,12 @@ export class ClientSession {
     const id = this.newRequest(handler, command, sid);
     const pipeline = command === Cmd.MONITOR && queueSize !== undefined;
     const m: Message = {
-      type: 'OpInitRequest', command, sid, requestId: id, subcommand: Sub.INIT | (pipeline ? Sub.PIPELINE : 0), pvRequest,
+      type: 'OpInitRequest',
+      command,
+      sid,
+      requestId: id,
+      subcommand: Sub.INIT | (pipeline ? Sub.PIPELINE : 0),
+      pvRequest,
       ...(pipeline ? { queueSize } : {}),
     };
     if (command === Cmd.MONITOR && this.fence.closed) this.fence.hold(id, sid, m);

@@ -21,7 +21,10 @@ export function decodeStatus(r: Reader): Status {
 }
 
 export function encodeStatus(w: Writer, s: Status): void {
-  if (s.type === StatusType.OK && !s.message && !s.callTree) { w.u8(0xff); return; }
+  if (s.type === StatusType.OK && !s.message && !s.callTree) {
+    w.u8(0xff);
+    return;
+  }
   w.u8(s.type);
   w.string(s.message);
   w.string(s.callTree);

@@ -4,9 +4,24 @@ import { DecodeError, type Reader, type Writer } from './buffer.js';
 import { TypeCode } from './constants.js';
 
 export type ScalarType =
-  | 'boolean' | 'byte' | 'short' | 'int' | 'long' | 'ubyte' | 'ushort' | 'uint' | 'ulong' | 'float' | 'double' | 'string';
+  | 'boolean'
+  | 'byte'
+  | 'short'
+  | 'int'
+  | 'long'
+  | 'ubyte'
+  | 'ushort'
+  | 'uint'
+  | 'ulong'
+  | 'float'
+  | 'double'
+  | 'string';
 
-export interface ScalarDesc { kind: 'scalar'; type: ScalarType; /** Bounded string: its bound. */ bound?: number }
+export interface ScalarDesc {
+  kind: 'scalar';
+  type: ScalarType /** Bounded string: its bound. */;
+  bound?: number;
+}
 export interface ScalarArrayDesc {
   kind: 'scalarArray';
   type: ScalarType;
@@ -14,21 +29,59 @@ export interface ScalarArrayDesc {
   /** Bound (bounded arrays) or element count (fixed arrays). */
   size?: number;
 }
-export interface FieldEntry { name: string; type: FieldDesc }
-export interface StructureDesc { kind: 'structure'; id: string; fields: FieldEntry[] }
-export interface UnionDesc { kind: 'union'; id: string; fields: FieldEntry[] }
-export interface StructureArrayDesc { kind: 'structureArray'; element: StructureDesc }
-export interface UnionArrayDesc { kind: 'unionArray'; element: UnionDesc }
+export interface FieldEntry {
+  name: string;
+  type: FieldDesc;
+}
+export interface StructureDesc {
+  kind: 'structure';
+  id: string;
+  fields: FieldEntry[];
+}
+export interface UnionDesc {
+  kind: 'union';
+  id: string;
+  fields: FieldEntry[];
+}
+export interface StructureArrayDesc {
+  kind: 'structureArray';
+  element: StructureDesc;
+}
+export interface UnionArrayDesc {
+  kind: 'unionArray';
+  element: UnionDesc;
+}
 /** The variant union ("any"): each value carries its own type. */
-export interface AnyDesc { kind: 'any' }
-export interface AnyArrayDesc { kind: 'anyArray' }
+export interface AnyDesc {
+  kind: 'any';
+}
+export interface AnyArrayDesc {
+  kind: 'anyArray';
+}
 
 export type FieldDesc =
-  | ScalarDesc | ScalarArrayDesc | StructureDesc | UnionDesc | StructureArrayDesc | UnionArrayDesc | AnyDesc | AnyArrayDesc;
+  | ScalarDesc
+  | ScalarArrayDesc
+  | StructureDesc
+  | UnionDesc
+  | StructureArrayDesc
+  | UnionArrayDesc
+  | AnyDesc
+  | AnyArrayDesc;
 
 const SCALAR_CODES: Record<ScalarType, number> = {
-  boolean: 0x00, byte: 0x20, short: 0x21, int: 0x22, long: 0x23,
-  ubyte: 0x24, ushort: 0x25, uint: 0x26, ulong: 0x27, float: 0x42, double: 0x43, string: 0x60,
+  boolean: 0x00,
+  byte: 0x20,
+  short: 0x21,
+  int: 0x22,
+  long: 0x23,
+  ubyte: 0x24,
+  ushort: 0x25,
+  uint: 0x26,
+  ulong: 0x27,
+  float: 0x42,
+  double: 0x43,
+  string: 0x60,
 };
 const SCALAR_BY_CODE = new Map<number, ScalarType>(Object.entries(SCALAR_CODES).map(([k, v]) => [v, k as ScalarType]));
 const ARRAY_BITS = { variable: 0x08, bounded: 0x10, fixed: 0x18 } as const;
@@ -42,7 +95,11 @@ export const boundedString = (bound: number): ScalarDesc => ({ kind: 'scalar', t
 export const scalarArray = (type: ScalarType, array: ScalarArrayDesc['array'] = 'variable', size?: number): ScalarArrayDesc =>
   size === undefined ? { kind: 'scalarArray', type, array } : { kind: 'scalarArray', type, array, size };
 const entries = (fields: Record<string, FieldDesc>): FieldEntry[] => Object.entries(fields).map(([name, type]) => ({ name, type }));
-export const structure = (id: string, fields: Record<string, FieldDesc>): StructureDesc => ({ kind: 'structure', id, fields: entries(fields) });
+export const structure = (id: string, fields: Record<string, FieldDesc>): StructureDesc => ({
+  kind: 'structure',
+  id,
+  fields: entries(fields),
+});
 export const union = (id: string, fields: Record<string, FieldDesc>): UnionDesc => ({ kind: 'union', id, fields: entries(fields) });
 export const structureArray = (element: StructureDesc): StructureArrayDesc => ({ kind: 'structureArray', element });
 export const unionArray = (element: UnionDesc): UnionArrayDesc => ({ kind: 'unionArray', element });
@@ -58,7 +115,9 @@ export function fieldOf(desc: StructureDesc | UnionDesc, name: string): FieldDes
 /** Types the peer defined on this connection (0xFD), looked up by later references (0xFE). */
 export class TypeCache {
   readonly entries = new Map<number, FieldDesc>();
-  clear(): void { this.entries.clear(); }
+  clear(): void {
+    this.entries.clear();
+  }
 }
 
 /** Sender side: assigns ids to types sent before, so repeats go out as 0xFE + id. */
@@ -145,7 +204,10 @@ function decodeFieldDesc(r: Reader, code: number, cache: TypeCache | undefined, 
 
 /** Write an introspection description (null: 0xFF). With a registry, repeats become 0xFE + id. */
 export function encodeType(w: Writer, desc: FieldDesc | null, registry?: TypeRegistry): void {
-  if (!desc) { w.u8(TypeCode.NULL); return; }
+  if (!desc) {
+    w.u8(TypeCode.NULL);
+    return;
+  }
   if (registry && (desc.kind === 'structure' || desc.kind === 'union' || desc.kind === 'structureArray' || desc.kind === 'unionArray')) {
     const got = registry.idFor(desc);
     if (got) {
@@ -157,7 +219,10 @@ export function encodeType(w: Writer, desc: FieldDesc | null, registry?: TypeReg
   }
   switch (desc.kind) {
     case 'scalar':
-      if (desc.bound !== undefined) { w.u8(0x83); w.size(desc.bound); } else w.u8(SCALAR_CODES[desc.type]);
+      if (desc.bound !== undefined) {
+        w.u8(0x83);
+        w.size(desc.bound);
+      } else w.u8(SCALAR_CODES[desc.type]);
       return;
     case 'scalarArray':
       w.u8(SCALAR_CODES[desc.type] | ARRAY_BITS[desc.array]);
@@ -168,12 +233,25 @@ export function encodeType(w: Writer, desc: FieldDesc | null, registry?: TypeReg
       w.u8(desc.kind === 'structure' ? 0x80 : 0x81);
       w.string(desc.id);
       w.size(desc.fields.length);
-      for (const f of desc.fields) { w.string(f.name); encodeType(w, f.type, registry); }
+      for (const f of desc.fields) {
+        w.string(f.name);
+        encodeType(w, f.type, registry);
+      }
       return;
-    case 'structureArray': w.u8(0x88); encodeType(w, desc.element, registry); return;
-    case 'unionArray': w.u8(0x89); encodeType(w, desc.element, registry); return;
-    case 'any': w.u8(0x82); return;
-    case 'anyArray': w.u8(0x8a); return;
+    case 'structureArray':
+      w.u8(0x88);
+      encodeType(w, desc.element, registry);
+      return;
+    case 'unionArray':
+      w.u8(0x89);
+      encodeType(w, desc.element, registry);
+      return;
+    case 'any':
+      w.u8(0x82);
+      return;
+    case 'anyArray':
+      w.u8(0x8a);
+      return;
   }
 }
 
@@ -212,7 +290,10 @@ export function bitOffset(desc: StructureDesc, path: string): number | undefined
     let o = off + 1;
     let found: FieldDesc | undefined;
     for (const f of cur.fields) {
-      if (f.name === parts[p]) { found = f.type; break; }
+      if (f.name === parts[p]) {
+        found = f.type;
+        break;
+      }
       o += f.type.kind === 'structure' ? bitCount(f.type) : 1;
     }
     if (!found) return undefined;
@@ -229,12 +310,18 @@ export function bitOffset(desc: StructureDesc, path: string): number | undefined
 export function formatType(desc: FieldDesc | null, indent = ''): string {
   if (!desc) return `${indent}null`;
   switch (desc.kind) {
-    case 'scalar': return desc.bound !== undefined ? `string<${desc.bound}>` : desc.type;
-    case 'scalarArray': return `${desc.type}${desc.array === 'variable' ? '[]' : desc.array === 'bounded' ? `<${desc.size}>` : `[${desc.size}]`}`;
-    case 'any': return 'any';
-    case 'anyArray': return 'any[]';
-    case 'structureArray': return `${formatType(desc.element, indent)}[]`;
-    case 'unionArray': return `${formatType(desc.element, indent)}[]`;
+    case 'scalar':
+      return desc.bound !== undefined ? `string<${desc.bound}>` : desc.type;
+    case 'scalarArray':
+      return `${desc.type}${desc.array === 'variable' ? '[]' : desc.array === 'bounded' ? `<${desc.size}>` : `[${desc.size}]`}`;
+    case 'any':
+      return 'any';
+    case 'anyArray':
+      return 'any[]';
+    case 'structureArray':
+      return `${formatType(desc.element, indent)}[]`;
+    case 'unionArray':
+      return `${formatType(desc.element, indent)}[]`;
     case 'structure':
     case 'union': {
       const head = `${desc.kind === 'union' ? 'union' : 'structure'}${desc.id ? ' ' + desc.id : ''}`;

@@ -3,30 +3,82 @@
 import type { BitSet } from './bitset.js';
 import { DecodeError, type Reader, type Writer } from './buffer.js';
 import {
-  decodeType, encodeType, fieldSpans, MAX_TYPE_DEPTH,
-  type FieldDesc, type ScalarType, type StructureDesc, type TypeCache, type TypeRegistry, type UnionDesc,
+  decodeType,
+  encodeType,
+  fieldSpans,
+  MAX_TYPE_DEPTH,
+  type FieldDesc,
+  type ScalarType,
+  type StructureDesc,
+  type TypeCache,
+  type TypeRegistry,
+  type UnionDesc,
 } from './types.js';
 
 export type NumericArray =
-  | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
-  | BigInt64Array | BigUint64Array | Float32Array | Float64Array;
-export interface PvStructure { [field: string]: PvValue }
+  | Int8Array
+  | Uint8Array
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array
+  | Float32Array
+  | Float64Array;
+export interface PvStructure {
+  [field: string]: PvValue;
+}
 /** A union value: the selected member's name (null: nothing selected) and its value. */
-export interface PvUnion { field: string | null; value: PvValue | null }
+export interface PvUnion {
+  field: string | null;
+  value: PvValue | null;
+}
 /** A variant union ("any") value: its own type (null: empty) and value. */
-export interface PvAny { type: FieldDesc | null; value: PvValue | null }
+export interface PvAny {
+  type: FieldDesc | null;
+  value: PvValue | null;
+}
 /** Decoding gives typed arrays for numeric arrays; encoding also takes plain number[] / bigint[]. */
 export type PvValue =
-  | boolean | number | bigint | string | NumericArray | boolean[] | string[] | number[] | bigint[]
-  | PvStructure | (PvStructure | null)[] | PvUnion | (PvUnion | null)[] | PvAny | (PvAny | null)[];
+  | boolean
+  | number
+  | bigint
+  | string
+  | NumericArray
+  | boolean[]
+  | string[]
+  | number[]
+  | bigint[]
+  | PvStructure
+  | (PvStructure | null)[]
+  | PvUnion
+  | (PvUnion | null)[]
+  | PvAny
+  | (PvAny | null)[];
 
 /** A value with its type, as variant unions, pvRequests and auth data travel. */
-export interface Typed { type: FieldDesc; value: PvValue }
+export interface Typed {
+  type: FieldDesc;
+  value: PvValue;
+}
 
-type ArrayCtor = { new (n: number): NumericArray; new (b: ArrayBuffer, offset: number, n: number): NumericArray; BYTES_PER_ELEMENT: number };
+type ArrayCtor = {
+  new (n: number): NumericArray;
+  new (b: ArrayBuffer, offset: number, n: number): NumericArray;
+  BYTES_PER_ELEMENT: number;
+};
 const ARRAYS: Partial<Record<ScalarType, ArrayCtor>> = {
-  byte: Int8Array, ubyte: Uint8Array, short: Int16Array, ushort: Uint16Array, int: Int32Array, uint: Uint32Array,
-  long: BigInt64Array, ulong: BigUint64Array, float: Float32Array, double: Float64Array,
+  byte: Int8Array,
+  ubyte: Uint8Array,
+  short: Int16Array,
+  ushort: Uint16Array,
+  int: Int32Array,
+  uint: Uint32Array,
+  long: BigInt64Array,
+  ulong: BigUint64Array,
+  float: Float32Array,
+  double: Float64Array,
 };
 const HOST_LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** Arrays from this size up, in a message's own buffer, in host byte order, are views of it. */
@@ -74,26 +126,41 @@ function defaultOf(desc: FieldDesc, depth: number): PvValue {
       for (const f of desc.fields) setField(o, f.name, defaultOf(f.type, depth + 1));
       return o;
     }
-    case 'union': return { field: null, value: null };
-    case 'any': return { type: null, value: null };
-    default: return [];
+    case 'union':
+      return { field: null, value: null };
+    case 'any':
+      return { type: null, value: null };
+    default:
+      return [];
   }
 }
 
 function readScalar(r: Reader, t: ScalarType): PvValue {
   switch (t) {
-    case 'boolean': return r.bool();
-    case 'byte': return r.i8();
-    case 'ubyte': return r.u8();
-    case 'short': return r.i16();
-    case 'ushort': return r.u16();
-    case 'int': return r.i32();
-    case 'uint': return r.u32();
-    case 'long': return r.i64();
-    case 'ulong': return r.u64();
-    case 'float': return r.f32();
-    case 'double': return r.f64();
-    case 'string': return r.string();
+    case 'boolean':
+      return r.bool();
+    case 'byte':
+      return r.i8();
+    case 'ubyte':
+      return r.u8();
+    case 'short':
+      return r.i16();
+    case 'ushort':
+      return r.u16();
+    case 'int':
+      return r.i32();
+    case 'uint':
+      return r.u32();
+    case 'long':
+      return r.i64();
+    case 'ulong':
+      return r.u64();
+    case 'float':
+      return r.f32();
+    case 'double':
+      return r.f64();
+    case 'string':
+      return r.string();
   }
 }
 
@@ -101,7 +168,11 @@ function readArray(r: Reader, t: ScalarType, n: number): PvValue {
   const C = ARRAYS[t];
   if (!C) {
     if (n > r.remaining) throw new DecodeError(`${n} elements cannot fit in ${r.remaining} bytes`);
-    if (t === 'boolean') { const out: boolean[] = []; for (let i = 0; i < n; i++) out.push(r.bool()); return out; }
+    if (t === 'boolean') {
+      const out: boolean[] = [];
+      for (let i = 0; i < n; i++) out.push(r.bool());
+      return out;
+    }
     const out: string[] = [];
     for (let i = 0; i < n; i++) out.push(r.string());
     return out;
@@ -131,9 +202,10 @@ function readArray(r: Reader, t: ScalarType, n: number): PvValue {
 export function decodeValue(r: Reader, desc: FieldDesc, cache: TypeCache | undefined, depth = 0): PvValue {
   if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
   switch (desc.kind) {
-    case 'scalar': return readScalar(r, desc.type);
+    case 'scalar':
+      return readScalar(r, desc.type);
     case 'scalarArray': {
-      const n = desc.array === 'fixed' ? desc.size ?? 0 : r.count();
+      const n = desc.array === 'fixed' ? (desc.size ?? 0) : r.count();
       return readArray(r, desc.type, n);
     }
     case 'structure': {
@@ -141,8 +213,10 @@ export function decodeValue(r: Reader, desc: FieldDesc, cache: TypeCache | undef
       for (const f of desc.fields) setField(o, f.name, decodeValue(r, f.type, cache, depth + 1));
       return o;
     }
-    case 'union': return decodeUnion(r, desc, cache, depth);
-    case 'any': return decodeAny(r, cache, depth);
+    case 'union':
+      return decodeUnion(r, desc, cache, depth);
+    case 'any':
+      return decodeAny(r, cache, depth);
     case 'structureArray':
     case 'unionArray':
     case 'anyArray': {
@@ -150,7 +224,10 @@ export function decodeValue(r: Reader, desc: FieldDesc, cache: TypeCache | undef
       if (n > r.remaining) throw new DecodeError(`${n} elements cannot fit in ${r.remaining} bytes`);
       const out: (PvValue | null)[] = [];
       for (let i = 0; i < n; i++) {
-        if (!r.bool()) { out.push(null); continue; }
+        if (!r.bool()) {
+          out.push(null);
+          continue;
+        }
         if (desc.kind === 'structureArray') out.push(decodeValue(r, desc.element, cache, depth + 1));
         else if (desc.kind === 'unionArray') out.push(decodeUnion(r, desc.element, cache, depth + 1));
         else out.push(decodeAny(r, cache, depth + 1));
@@ -178,21 +255,43 @@ function bad(desc: FieldDesc, v: unknown): never {
   throw new TypeError(`value ${String(v)} does not fit type ${desc.kind}${'type' in desc ? ' ' + desc.type : ''}`);
 }
 
-const num = (desc: FieldDesc, v: PvValue): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? +v : bad(desc, v));
+const num = (desc: FieldDesc, v: PvValue): number =>
+  typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? +v : bad(desc, v);
 const big = (desc: FieldDesc, v: PvValue): bigint =>
   typeof v === 'bigint' ? v : typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : bad(desc, v);
 
 function writeScalar(w: Writer, desc: FieldDesc, t: ScalarType, v: PvValue): void {
   switch (t) {
-    case 'boolean': w.bool(Boolean(v)); return;
-    case 'byte': case 'ubyte': w.u8(num(desc, v)); return;
-    case 'short': case 'ushort': w.u16(num(desc, v)); return;
-    case 'int': case 'uint': w.u32(num(desc, v)); return;
-    case 'long': w.i64(big(desc, v)); return;
-    case 'ulong': w.u64(big(desc, v)); return;
-    case 'float': w.f32(num(desc, v)); return;
-    case 'double': w.f64(num(desc, v)); return;
-    case 'string': w.string(typeof v === 'string' ? v : String(v)); return;
+    case 'boolean':
+      w.bool(Boolean(v));
+      return;
+    case 'byte':
+    case 'ubyte':
+      w.u8(num(desc, v));
+      return;
+    case 'short':
+    case 'ushort':
+      w.u16(num(desc, v));
+      return;
+    case 'int':
+    case 'uint':
+      w.u32(num(desc, v));
+      return;
+    case 'long':
+      w.i64(big(desc, v));
+      return;
+    case 'ulong':
+      w.u64(big(desc, v));
+      return;
+    case 'float':
+      w.f32(num(desc, v));
+      return;
+    case 'double':
+      w.f64(num(desc, v));
+      return;
+    case 'string':
+      w.string(typeof v === 'string' ? v : String(v));
+      return;
   }
 }
 
@@ -206,7 +305,9 @@ function isArrayLike(v: PvValue): v is NumericArray | boolean[] | string[] | num
  */
 export function encodeValue(w: Writer, desc: FieldDesc, v: PvValue, registry?: TypeRegistry): void {
   switch (desc.kind) {
-    case 'scalar': writeScalar(w, desc, desc.type, v); return;
+    case 'scalar':
+      writeScalar(w, desc, desc.type, v);
+      return;
     case 'scalarArray': {
       if (!isArrayLike(v)) bad(desc, v);
       const arr = v as ArrayLike<PvValue>;
@@ -226,8 +327,12 @@ export function encodeValue(w: Writer, desc: FieldDesc, v: PvValue, registry?: T
       for (const f of desc.fields) encodeValue(w, f.type, o[f.name] ?? defaultValue(f.type), registry);
       return;
     }
-    case 'union': encodeUnion(w, desc, v as PvUnion); return;
-    case 'any': encodeAny(w, v as PvAny, registry); return;
+    case 'union':
+      encodeUnion(w, desc, v as PvUnion);
+      return;
+    case 'any':
+      encodeAny(w, v as PvAny, registry);
+      return;
     case 'structureArray':
     case 'unionArray':
     case 'anyArray': {
@@ -245,7 +350,10 @@ export function encodeValue(w: Writer, desc: FieldDesc, v: PvValue, registry?: T
 }
 
 function encodeUnion(w: Writer, desc: UnionDesc, v: PvUnion): void {
-  if (!v || v.field === null) { w.size(-1); return; }
+  if (!v || v.field === null) {
+    w.size(-1);
+    return;
+  }
   const i = desc.fields.findIndex((f) => f.name === v.field);
   if (i < 0) throw new TypeError(`union has no member ${v.field}`);
   w.size(i);
@@ -253,7 +361,10 @@ function encodeUnion(w: Writer, desc: UnionDesc, v: PvUnion): void {
 }
 
 function encodeAny(w: Writer, v: PvAny, registry?: TypeRegistry): void {
-  if (!v?.type) { encodeType(w, null); return; }
+  if (!v?.type) {
+    encodeType(w, null);
+    return;
+  }
   encodeType(w, v.type, registry);
   encodeValue(w, v.type, v.value ?? defaultValue(v.type), registry);
 }
@@ -269,7 +380,10 @@ export function decodePartial(r: Reader, desc: StructureDesc, target: PvStructur
 
 /** Write the fields `bits` selects from `value` (the counterpart of decodePartial). */
 export function encodePartial(w: Writer, desc: StructureDesc, value: PvStructure, bits: BitSet, registry?: TypeRegistry): void {
-  if (bits.get(0)) { encodeValue(w, desc, value, registry); return; }
+  if (bits.get(0)) {
+    encodeValue(w, desc, value, registry);
+    return;
+  }
   partialOut(w, desc, value, bits, 0, registry);
 }
 
@@ -285,7 +399,8 @@ function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: Bi
   });
 }
 
-const isStruct = (v: PvValue | undefined): v is PvStructure => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
+const isStruct = (v: PvValue | undefined): v is PvStructure =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
 /**
  * Read the fields `bits` selects into a new structure that holds every field of `desc`, as GET
@@ -294,12 +409,26 @@ const isStruct = (v: PvValue | undefined): v is PvStructure => typeof v === 'obj
  * copied, the others shared) an unselected field keeps its value there; without it (a GET reply,
  * a monitor's first update) the type's default. A set structure bit means the whole structure follows.
  */
-export function decodeUpdate(r: Reader, desc: StructureDesc, prev: PvStructure | undefined, bits: BitSet, cache: TypeCache | undefined): PvStructure {
+export function decodeUpdate(
+  r: Reader,
+  desc: StructureDesc,
+  prev: PvStructure | undefined,
+  bits: BitSet,
+  cache: TypeCache | undefined,
+): PvStructure {
   if (bits.get(0)) return decodeValue(r, desc, cache) as PvStructure;
   return updateInto(r, desc, prev ?? (defaultValue(desc) as PvStructure), bits, 0, cache, 0);
 }
 
-function updateInto(r: Reader, desc: StructureDesc, prev: PvStructure, bits: BitSet, base: number, cache: TypeCache | undefined, depth: number): PvStructure {
+function updateInto(
+  r: Reader,
+  desc: StructureDesc,
+  prev: PvStructure,
+  bits: BitSet,
+  base: number,
+  cache: TypeCache | undefined,
+  depth: number,
+): PvStructure {
   if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
   const out: PvStructure = { ...prev };
   const spans = fieldSpans(desc);
@@ -311,7 +440,11 @@ function updateInto(r: Reader, desc: StructureDesc, prev: PvStructure, bits: Bit
     if (bits.get(off)) setField(out, f.name, decodeValue(r, f.type, cache, depth + 1));
     else if (span > 1 && bits.anyIn(off + 1, off + span)) {
       const sub = prev[f.name];
-      setField(out, f.name, updateInto(r, f.type as StructureDesc, isStruct(sub) ? sub : (defaultValue(f.type) as PvStructure), bits, off, cache, depth + 1));
+      setField(
+        out,
+        f.name,
+        updateInto(r, f.type as StructureDesc, isStruct(sub) ? sub : (defaultValue(f.type) as PvStructure), bits, off, cache, depth + 1),
+      );
     }
     off += span;
   }

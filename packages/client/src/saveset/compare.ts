@@ -63,9 +63,14 @@ export function compare(a: SaveSet, b: SaveSet, opts: CompareOptions = {}): Diff
     if (!chosen(pa)) continue;
     inA.add(pa.name);
     const pb = byName.get(pa.name);
-    pvs.push(pb ? comparePv(pa, pb, toleranceFor(opts.tolerance, pa.name)) : { name: pa.name, status: 'only-a', ...(pa.ok ? { a: shown(pa) } : {}) });
+    pvs.push(
+      pb
+        ? comparePv(pa, pb, toleranceFor(opts.tolerance, pa.name))
+        : { name: pa.name, status: 'only-a', ...(pa.ok ? { a: shown(pa) } : {}) },
+    );
   }
-  for (const pb of byName.values()) if (!inA.has(pb.name)) pvs.push({ name: pb.name, status: 'only-b', ...(pb.ok ? { b: shown(pb) } : {}) });
+  for (const pb of byName.values())
+    if (!inA.has(pb.name)) pvs.push({ name: pb.name, status: 'only-b', ...(pb.ok ? { b: shown(pb) } : {}) });
   const summary = summarize(pvs);
   return { a: a.meta, b: b.meta, pvs, summary, equal: summary.equal === summary.total };
 }
@@ -84,7 +89,11 @@ export interface LiveCompareOptions extends CompareOptions {
 export async function compareLive(ctx: Context<Protocol>, set: SaveSet, opts: LiveCompareOptions = {}): Promise<Diff & { live: SaveSet }> {
   const call = { timeout: opts.timeout, signal: opts.signal };
   const pvs = set.pvs.filter((p) => !opts.only || opts.only.test(p.name));
-  const live = await save(ctx, pvs.map((p) => p.name), { ...call, metadata: false });
+  const live = await save(
+    ctx,
+    pvs.map((p) => p.name),
+    { ...call, metadata: false },
+  );
   live.meta.source = 'live';
   const saved = { meta: set.meta, pvs: await withLiveStates(ctx, pvs, live.pvs, call) };
   return { ...compare(saved, live, opts), live };
@@ -121,23 +130,34 @@ export function comparePv(pa: SavedPv, pb: SavedPv, tol: Tolerance | undefined):
   if (!pa.ok || !pb.ok) {
     const which = !pa.ok && !pb.ok ? 'either side' : !pa.ok ? 'a' : 'b';
     const err = (!pa.ok ? pa.error : pb.error) ?? 'no value';
-    return { name, status: 'not-connected', ...(pa.ok ? { a: shown(pa) } : {}), ...(pb.ok ? { b: shown(pb) } : {}), note: `not connected in ${which}: ${err}` };
+    return {
+      name,
+      status: 'not-connected',
+      ...(pa.ok ? { a: shown(pa) } : {}),
+      ...(pb.ok ? { b: shown(pb) } : {}),
+      note: `not connected in ${which}: ${err}`,
+    };
   }
   const out: PvDiff = { name, status: 'equal', a: shown(pa), b: shown(pb) };
   const states = pa.enumStrings ?? pb.enumStrings;
   if (states && (isEnum(pa) || isEnum(pb))) {
     // Enums by state: an index against a state name, or two indexes under each side's states.
-    const sa = stateOf(pa, states), sb = stateOf(pb, pb.enumStrings ?? states);
+    const sa = stateOf(pa, states),
+      sb = stateOf(pb, pb.enumStrings ?? states);
     out.a = sa;
     out.b = sb;
     if (sa !== sb) out.status = 'different';
     return out;
   }
-  const va = scalarOf(pa.value!), vb = scalarOf(pb.value!);
+  const va = scalarOf(pa.value!),
+    vb = scalarOf(pb.value!);
   const precision = pa.precision ?? pb.precision;
   if (Array.isArray(va) || Array.isArray(vb)) {
-    const xa = Array.isArray(va) ? va : [va], xb = Array.isArray(vb) ? vb : [vb];
-    let differing = Math.abs(xa.length - xb.length), largest = 0, maxAllowed = 0;
+    const xa = Array.isArray(va) ? va : [va],
+      xb = Array.isArray(vb) ? vb : [vb];
+    let differing = Math.abs(xa.length - xb.length),
+      largest = 0,
+      maxAllowed = 0;
     for (let i = 0; i < Math.min(xa.length, xb.length); i++) {
       const r = compareScalar(xa[i]!, xb[i]!, tol, precision);
       if (!r.equal) differing++;
@@ -185,10 +205,15 @@ function numberOf(x: number | string | boolean): number | undefined {
   return Number.isNaN(n) && t !== 'NaN' ? undefined : n;
 }
 
-function compareScalar(x: number | string | boolean, y: number | string | boolean, tol: Tolerance | undefined, precision: number | undefined):
-  { equal: boolean; difference?: number; allowed: number } {
+function compareScalar(
+  x: number | string | boolean,
+  y: number | string | boolean,
+  tol: Tolerance | undefined,
+  precision: number | undefined,
+): { equal: boolean; difference?: number; allowed: number } {
   if (typeof x === 'string' && typeof y === 'string') return { equal: x === y, allowed: 0 };
-  const a = numberOf(x), b = numberOf(y);
+  const a = numberOf(x),
+    b = numberOf(y);
   if (a === undefined || b === undefined) return { equal: String(x) === String(y), allowed: 0 };
   const allowed = allowedFor(tol, a, b, precision);
   if (Number.isNaN(a) || Number.isNaN(b)) return { equal: Number.isNaN(a) && Number.isNaN(b), allowed };

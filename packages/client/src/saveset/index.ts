@@ -4,16 +4,41 @@
 export type { SavedPv, SavedValue, SaveSet, SaveSetMeta, Tolerance } from './types.js';
 export { save, type SaveOptions } from './save.js';
 export {
-  compare, compareLive, type CompareOptions, type LiveCompareOptions, type Diff, type DiffStatus, type DiffSummary, type PvDiff,
+  compare,
+  compareLive,
+  type CompareOptions,
+  type LiveCompareOptions,
+  type Diff,
+  type DiffStatus,
+  type DiffSummary,
+  type PvDiff,
   type ToleranceRule,
 } from './compare.js';
 export {
-  restore, type RestoreOptions, type RestoreReport, type RestorePlan, type RestoreOutcome, type RestoreCode, type PvRestore,
+  restore,
+  type RestoreOptions,
+  type RestoreReport,
+  type RestorePlan,
+  type RestoreOutcome,
+  type RestoreCode,
+  type PvRestore,
   type RestoreSummary,
 } from './restore.js';
 export { parseSnapshot, writeSnapshot, isNativeSnapshot, FORMAT_NAME, FORMAT_VERSION } from './native.js';
 export {
-  SNAPSHOT_FORMATS, snapshotFormatOf, snapshotFormatForName, isAutosaveReq,
-  parsePhoebusCsv, writePhoebusCsv, parsePsiSnap, writePsiSnap, parseAutosaveSav, writeAutosaveSav, parseAutosaveReq,
-  type SnapshotFormat, type SnapshotFormatId, type PhoebusCsvOptions, type AutosaveReqOptions,
+  SNAPSHOT_FORMATS,
+  snapshotFormatOf,
+  snapshotFormatForName,
+  isAutosaveReq,
+  parsePhoebusCsv,
+  writePhoebusCsv,
+  parsePsiSnap,
+  writePsiSnap,
+  parseAutosaveSav,
+  writeAutosaveSav,
+  parseAutosaveReq,
+  type SnapshotFormat,
+  type SnapshotFormatId,
+  type PhoebusCsvOptions,
+  type AutosaveReqOptions,
 } from './formats/index.js';

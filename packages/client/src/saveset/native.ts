@@ -59,7 +59,8 @@ function isoTime(seconds: number, ns: number): string {
 function parseIso(s: unknown, where: string): [number, number] {
   const m = typeof s === 'string' ? /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(s) : null;
   const secs = m ? Date.parse(`${m[1]}Z`) / 1000 : NaN;
-  if (!m || !Number.isFinite(secs)) throw new BadArgumentError(`${where}: time must be ISO 8601 UTC like 2026-11-25T12:00:00.000000000Z, got ${JSON.stringify(s)}`);
+  if (!m || !Number.isFinite(secs))
+    throw new BadArgumentError(`${where}: time must be ISO 8601 UTC like 2026-11-25T12:00:00.000000000Z, got ${JSON.stringify(s)}`);
   return [secs, Number((m[2] ?? '').padEnd(9, '0'))];
 }
 
@@ -124,8 +125,12 @@ function pvOf(o: Record<string, unknown>, where: string): SavedPv {
     if (v !== undefined && !Number.isInteger(v)) throw new BadArgumentError(`${where}: ${name}'s ${k} must be an integer`);
     return v as number | undefined;
   };
-  const type = str('type'), units = str('units');
-  const count = int('count'), severity = int('severity'), status = int('status'), precision = int('precision');
+  const type = str('type'),
+    units = str('units');
+  const count = int('count'),
+    severity = int('severity'),
+    status = int('status'),
+    precision = int('precision');
   if (type !== undefined) pv.type = type;
   if (count !== undefined) pv.count = count;
   if (severity !== undefined) pv.severity = severity;

@@ -17,7 +17,15 @@ export type RestoreOutcome = 'restored' | 'equal' | 'skipped' | 'failed' | 'not-
 
 /** Why a PV was skipped or not written; an EPICS error code when a write or a read failed. */
 export type RestoreCode =
-  | 'read-only' | 'no-access' | 'not-saved' | 'dry-run' | 'declined' | 'interrupted' | 'not-connected' | 'read-back' | EpicsError['code'];
+  | 'read-only'
+  | 'no-access'
+  | 'not-saved'
+  | 'dry-run'
+  | 'declined'
+  | 'interrupted'
+  | 'not-connected'
+  | 'read-back'
+  | EpicsError['code'];
 
 export interface PvRestore {
   name: string;
@@ -72,8 +80,11 @@ export interface RestoreOptions extends CompareOptions {
 export async function restore(ctx: Context<Protocol>, set: SaveSet, opts: RestoreOptions = {}): Promise<RestoreReport> {
   const timeout = opts.timeout;
   const report: RestoreReport = {
-    pvs: [], summary: { selected: 0, restored: 0, equal: 0, skipped: 0, failed: 0, notWritten: 0 },
-    dryRun: opts.dryRun === true, interrupted: false, timings: { readMs: 0, writeMs: 0, readBackMs: 0 },
+    pvs: [],
+    summary: { selected: 0, restored: 0, equal: 0, skipped: 0, failed: 0, notWritten: 0 },
+    dryRun: opts.dryRun === true,
+    interrupted: false,
+    timings: { readMs: 0, writeMs: 0, readBackMs: 0 },
   };
   const chosen = set.pvs.filter((p) => !opts.only || opts.only.test(p.name));
   let candidates: SavedPv[] = [];
@@ -92,7 +103,16 @@ export async function restore(ctx: Context<Protocol>, set: SaveSet, opts: Restor
   const names = candidates.map((p) => p.name);
   const [live, access] = await Promise.all([
     save(ctx, names, { timeout, metadata: false, signal: opts.signal }),
-    Promise.all(names.map((n) => (splitName(n, ctx.protocol)[0] === 'ca' ? ctx.info(n, { timeout, signal: opts.signal }).then((i) => i.writeAccess, () => undefined) : undefined))),
+    Promise.all(
+      names.map((n) =>
+        splitName(n, ctx.protocol)[0] === 'ca'
+          ? ctx.info(n, { timeout, signal: opts.signal }).then(
+              (i) => i.writeAccess,
+              () => undefined,
+            )
+          : undefined,
+      ),
+    ),
   ]);
   candidates = await withLiveStates(ctx, candidates, live.pvs, { timeout, signal: opts.signal });
   report.timings.readMs = performance.now() - t;
@@ -120,10 +140,22 @@ export async function restore(ctx: Context<Protocol>, set: SaveSet, opts: Restor
   return report;
 }
 
-async function writeAll(ctx: Context<Protocol>, toWrite: SavedPv[], outcome: Map<string, PvRestore>, report: RestoreReport, opts: RestoreOptions): Promise<void> {
+async function writeAll(
+  ctx: Context<Protocol>,
+  toWrite: SavedPv[],
+  outcome: Map<string, PvRestore>,
+  report: RestoreReport,
+  opts: RestoreOptions,
+): Promise<void> {
   let t = performance.now();
-  const results = await Promise.all(toWrite.map((pv) =>
-    ctx.put(pv.name, putValueOf(ctx, pv), { timeout: opts.timeout, signal: opts.signal }).then(() => undefined, (e: unknown) => e)));
+  const results = await Promise.all(
+    toWrite.map((pv) =>
+      ctx.put(pv.name, putValueOf(ctx, pv), { timeout: opts.timeout, signal: opts.signal }).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    ),
+  );
   report.timings.writeMs = performance.now() - t;
   report.interrupted = opts.signal?.aborted === true;
   const check: SavedPv[] = [];
@@ -139,13 +171,21 @@ async function writeAll(ctx: Context<Protocol>, toWrite: SavedPv[], outcome: Map
     else if (e instanceof RemoteError && REFUSED.test(e.message)) {
       // PV Access tells no access rights beforehand: the server's refusal of the put says it.
       Object.assign(r, { outcome: 'skipped', code: 'no-access', reason: `no write access (the server: ${e.message})` });
-    }
-    else Object.assign(r, { outcome: 'failed', ...(e instanceof EpicsError ? { code: e.code } : {}), reason: e instanceof Error ? e.message : String(e) });
+    } else
+      Object.assign(r, {
+        outcome: 'failed',
+        ...(e instanceof EpicsError ? { code: e.code } : {}),
+        reason: e instanceof Error ? e.message : String(e),
+      });
   });
   // Read back without the signal (an interrupted restore still learns what it wrote), a short
   // time when interrupted.
   t = performance.now();
-  const back = await save(ctx, check.map((p) => p.name), { timeout: report.interrupted ? Math.min(opts.timeout ?? 5000, 2000) : opts.timeout, metadata: false });
+  const back = await save(
+    ctx,
+    check.map((p) => p.name),
+    { timeout: report.interrupted ? Math.min(opts.timeout ?? 5000, 2000) : opts.timeout, metadata: false },
+  );
   report.timings.readBackMs = performance.now() - t;
   check.forEach((pv, i) => {
     const r = outcome.get(pv.name)!;
@@ -157,7 +197,12 @@ async function writeAll(ctx: Context<Protocol>, toWrite: SavedPv[], outcome: Map
       if (r.code === 'interrupted') r.reason = 'written before the interruption';
       delete r.code;
     } else if (r.code === 'interrupted') r.reason = cur.ok ? 'interrupted: not written' : `interrupted; read-back failed: ${cur.error}`;
-    else Object.assign(r, { outcome: 'failed', code: 'read-back', reason: cur.ok ? `read back ${fmt(r.after)}, saved ${fmt(r.saved)}` : `read-back failed: ${cur.error}` });
+    else
+      Object.assign(r, {
+        outcome: 'failed',
+        code: 'read-back',
+        reason: cur.ok ? `read back ${fmt(r.after)}, saved ${fmt(r.saved)}` : `read-back failed: ${cur.error}`,
+      });
   });
 }
 
@@ -183,7 +228,7 @@ function putValueOf(ctx: Context<Protocol>, pv: SavedPv): PutValue | PvaPutValue
 }
 
 function shownValue(pv: SavedPv): SavedValue | undefined {
-  return pv.enumStrings && typeof pv.value === 'number' ? pv.enumStrings[pv.value] ?? pv.value : pv.value;
+  return pv.enumStrings && typeof pv.value === 'number' ? (pv.enumStrings[pv.value] ?? pv.value) : pv.value;
 }
 
 function fmt(v: SavedValue | undefined): string {

@@ -28,7 +28,12 @@ export async function save(ctx: Context<Protocol>, names: readonly string[], opt
   if (withMeta) names.forEach((n, i) => splitName(n, ctx.protocol)[0] === 'ca' && caIdx.push(i));
   const [values, ctrl] = await Promise.all([
     ctx.snapshot(names, { ...call, form: 'time', request: withMeta ? 'field()' : undefined }),
-    caIdx.length > 0 ? ctx.snapshot(caIdx.map((i) => names[i]!), { ...call, form: 'ctrl' }) : [],
+    caIdx.length > 0
+      ? ctx.snapshot(
+          caIdx.map((i) => names[i]!),
+          { ...call, form: 'ctrl' },
+        )
+      : [],
   ]);
   const pvs = values.map((r, i) => savedOf(names[i]!, r as SnapshotResult<Reading | PvaReading>));
   caIdx.forEach((i, k) => {
@@ -43,10 +48,20 @@ export async function save(ctx: Context<Protocol>, names: readonly string[], opt
  * pyepics's `as_string` reads carries none) take the live states, read in the CTRL form, so that
  * the name compares with the index the IOC gives (`live` is `pvs` read without metadata).
  */
-export async function withLiveStates(ctx: Context<Protocol>, pvs: SavedPv[], live: readonly SavedPv[], call: Pick<SaveOptions, 'timeout' | 'signal'>): Promise<SavedPv[]> {
-  const idx = pvs.flatMap((pv, i) => (typeof pv.value === 'string' && !pv.enumStrings && live[i]!.ok && live[i]!.type === 'enum' ? [i] : []));
+export async function withLiveStates(
+  ctx: Context<Protocol>,
+  pvs: SavedPv[],
+  live: readonly SavedPv[],
+  call: Pick<SaveOptions, 'timeout' | 'signal'>,
+): Promise<SavedPv[]> {
+  const idx = pvs.flatMap((pv, i) =>
+    typeof pv.value === 'string' && !pv.enumStrings && live[i]!.ok && live[i]!.type === 'enum' ? [i] : [],
+  );
   if (idx.length === 0) return pvs;
-  const ctrl = await ctx.snapshot(idx.map((i) => pvs[i]!.name), { ...call, form: 'ctrl' });
+  const ctrl = await ctx.snapshot(
+    idx.map((i) => pvs[i]!.name),
+    { ...call, form: 'ctrl' },
+  );
   const out = [...pvs];
   idx.forEach((i, k) => {
     const r = ctrl[k]!;
@@ -66,7 +81,10 @@ function metaOf(ctx: Context<Protocol>, names: readonly string[], opts: Pick<Sav
     user = process.env.USER;
   }
   const meta: SaveSetMeta = {
-    time: new Date().toISOString(), host: hostname(), user, protocol: protos.size > 1 ? 'mixed' : [...protos][0] ?? ctx.protocol,
+    time: new Date().toISOString(),
+    host: hostname(),
+    user,
+    protocol: protos.size > 1 ? 'mixed' : ([...protos][0] ?? ctx.protocol),
   };
   if (opts.comment !== undefined) meta.comment = opts.comment;
   if (opts.labels !== undefined && opts.labels.length > 0) meta.labels = [...opts.labels];
@@ -82,8 +100,15 @@ function savedOf(name: string, r: SnapshotResult<Reading | PvaReading>): SavedPv
 function savedCa(name: string, r: Reading): SavedPv {
   const type = NATIVE_TYPE_NAMES[r.dbrType % 7] ?? 'string';
   return {
-    name, ok: true, value: plainValue(r.value), type, count: r.count, severity: r.severity ?? 0, status: r.status ?? 0,
-    seconds: (r.secondsPastEpoch ?? 0) + EPICS_EPOCH_OFFSET, nanoseconds: r.nanoseconds ?? 0,
+    name,
+    ok: true,
+    value: plainValue(r.value),
+    type,
+    count: r.count,
+    severity: r.severity ?? 0,
+    status: r.status ?? 0,
+    seconds: (r.secondsPastEpoch ?? 0) + EPICS_EPOCH_OFFSET,
+    nanoseconds: r.nanoseconds ?? 0,
   };
 }
 
@@ -97,8 +122,17 @@ function addCaMetadata(pv: SavedPv, c: Reading): void {
 
 function savedPva(name: string, r: PvaReading): SavedPv {
   const nt = r.nt;
-  const pv: SavedPv = { name, ok: true, value: plainValue(r.value), type: 'structure', count: 1, severity: r.severity, status: r.status,
-    seconds: r.secondsPastEpoch, nanoseconds: r.nanoseconds };
+  const pv: SavedPv = {
+    name,
+    ok: true,
+    value: plainValue(r.value),
+    type: 'structure',
+    count: 1,
+    severity: r.severity,
+    status: r.status,
+    seconds: r.secondsPastEpoch,
+    nanoseconds: r.nanoseconds,
+  };
   if (nt.kind === 'NTEnum') {
     pv.type = 'enum';
     pv.value = nt.value.index;

@@ -79,7 +79,7 @@ export function parsePvaAddress(entry: string, defaultPort: number): PvaAddress 
   let port = defaultPort;
   const open = addr.indexOf('[');
   const close = addr.lastIndexOf(']');
-  if ((open < 0) !== (close < 0)) return { bad: `"${entry}": unmatched bracket` };
+  if (open < 0 !== close < 0) return { bad: `"${entry}": unmatched bracket` };
   if (open >= 0) {
     if (open !== 0 || close < open) return { bad: `"${entry}": an IPv6 address goes in brackets at the start: [addr]:port` };
     host = addr.slice(1, close);
@@ -105,7 +105,8 @@ export function parsePvaAddress(entry: string, defaultPort: number): PvaAddress 
       }
       if (!host) return { bad: `"${entry}": no host` };
       if (host === 'localhost') host = '127.0.0.1';
-      if (!net.isIPv4(host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host)) return { bad: `"${entry}": "${host}" is not an address or a host name` };
+      if (!net.isIPv4(host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host))
+        return { bad: `"${entry}": "${host}" is not an address or a host name` };
       if (!net.isIPv4(host) && /^[\d.]+$/.test(host)) return { bad: `"${entry}": "${host}" is not an IPv4 address` };
     }
   }

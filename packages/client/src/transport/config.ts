@@ -133,7 +133,10 @@ export function isNo(v: string | undefined): boolean {
  * 255.255.255.255.
  */
 export function searchDestinations(
-  list: string[] | string | undefined, auto: boolean, port: number, ifaces: Ifaces = os.networkInterfaces() as Ifaces,
+  list: string[] | string | undefined,
+  auto: boolean,
+  port: number,
+  ifaces: Ifaces = os.networkInterfaces() as Ifaces,
 ): SearchDestination[] {
   const bcasts = broadcastAddresses(ifaces);
   const dests = parseAddrList(list, port);

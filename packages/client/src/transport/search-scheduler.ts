@@ -63,7 +63,14 @@ class Destination {
   private readonly logged = new Set<string>();
   readonly done: (err: Error | null) => void;
 
-  constructor(readonly host: string, readonly port: number, broadcast: boolean, readonly lane: number, readonly multicast: boolean, name: string) {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    broadcast: boolean,
+    readonly lane: number,
+    readonly multicast: boolean,
+    name: string,
+  ) {
     this.stats = { destination: name, broadcast, sent: 0, failed: 0 };
     this.done = (err) => {
       if (!err) {
@@ -75,7 +82,10 @@ class Destination {
       this.stats.lastError = code;
       if (this.logged.has(code)) return;
       this.logged.add(code);
-      log.warn({ destination: this.stats.destination, code }, `search to ${this.stats.destination} ${REFUSALS.has(code) ? 'refused' : 'failed'}: ${code}`);
+      log.warn(
+        { destination: this.stats.destination, code },
+        `search to ${this.stats.destination} ${REFUSALS.has(code) ? 'refused' : 'failed'}: ${code}`,
+      );
     };
   }
 }
@@ -105,14 +115,22 @@ export abstract class SearchScheduler<T extends SearchState> {
 
   /** `nameServers`: how many name servers the searches also go to (over TCP, not through here). */
   constructor(destinations: readonly SearchDestination[], nameServers = 0) {
-    this.sockets = new SearchSockets(destinations, (msg, from) => this.onMessage(msg, from), () => {
-      this.bound = true;
-      this.onBound();
-    });
-    this.destinations = destinations.map((d, i) => new Destination(d.host, d.port, d.broadcast, this.sockets.laneOf[i]!, d.multicast === true, destinationName(d)));
-    if (destinations.length === 0 && nameServers === 0) log.warn('no search destinations: every name will time out (set an address list, or leave the automatic one on)');
+    this.sockets = new SearchSockets(
+      destinations,
+      (msg, from) => this.onMessage(msg, from),
+      () => {
+        this.bound = true;
+        this.onBound();
+      },
+    );
+    this.destinations = destinations.map(
+      (d, i) => new Destination(d.host, d.port, d.broadcast, this.sockets.laneOf[i]!, d.multicast === true, destinationName(d)),
+    );
+    if (destinations.length === 0 && nameServers === 0)
+      log.warn('no search destinations: every name will time out (set an address list, or leave the automatic one on)');
     else if (destinations.length === 0) log.info(`searching over ${nameServers} name server${nameServers > 1 ? 's' : ''} only`);
-    else if (log.isLevelEnabled('info')) log.info(`searching ${this.destinations.map((d) => `${d.stats.destination}${d.stats.broadcast ? ' (broadcast)' : ''}`).join(', ')}`);
+    else if (log.isLevelEnabled('info'))
+      log.info(`searching ${this.destinations.map((d) => `${d.stats.destination}${d.stats.broadcast ? ' (broadcast)' : ''}`).join(', ')}`);
   }
 
   /** Send what is queued and due. */
@@ -260,13 +278,16 @@ export abstract class SearchScheduler<T extends SearchState> {
     if (this.timer && at >= this.timerAt - 1) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      // Let the replies already received be read first (timers run before I/O in a loop turn):
-      // a busy client would otherwise retry names whose answers are waiting in its socket.
-      setImmediate(() => this.sendDue());
-    }, Math.max(1, delayMs));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        // Let the replies already received be read first (timers run before I/O in a loop turn):
+        // a busy client would otherwise retry names whose answers are waiting in its socket.
+        setImmediate(() => this.sendDue());
+      },
+      Math.max(1, delayMs),
+    );
   }
 
   /** Queue the names whose retry is due; returns when the next one falls due. */

@@ -134,7 +134,10 @@ export class SearchSockets {
         else s.setMulticastInterface(itf);
       }
     } catch (err) {
-      log.warn({ err: (err as Error).message }, `multicast searches through ${lane.iface ?? 'the default interface'}: ${(err as Error).message}`);
+      log.warn(
+        { err: (err as Error).message },
+        `multicast searches through ${lane.iface ?? 'the default interface'}: ${(err as Error).message}`,
+      );
     }
   }
 

@@ -25,7 +25,12 @@ export abstract class StreamConnection {
   private echoSentAt = 0;
   private watchdog: NodeJS.Timeout | undefined;
 
-  constructor(readonly host: string, readonly port: number, private readonly connTimeoutMs: number, private readonly echoName: string) {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    private readonly connTimeoutMs: number,
+    private readonly echoName: string,
+  ) {
     this.key = hostPort(host, port); // [ip6]:port for IPv6 (node:net takes the host without brackets)
     this.socket = net.connect({
       host,

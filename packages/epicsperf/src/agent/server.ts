@@ -12,13 +12,35 @@ import type { Runner, RunnerExit } from '../runner/process.js';
 import type { Ioc, IocOptions } from '../ioc/index.js';
 import type { Meter } from '../procstat.js';
 import {
-  decode, encode, HEARTBEAT_MS, LOST_AFTER_MS, METER_MS, Outbox, refuseRequest, WIRE_VERSION, z85Decode, type KeyPair, type Message,
+  decode,
+  encode,
+  HEARTBEAT_MS,
+  LOST_AFTER_MS,
+  METER_MS,
+  Outbox,
+  refuseRequest,
+  WIRE_VERSION,
+  z85Decode,
+  type KeyPair,
+  type Message,
 } from '../hosts/wire.js';
 
 const log = getLogger('agent');
 
 /** What an orchestrator may choose of the IOC an agent starts (checked by startIoc). */
-const IOC_OPTIONS = ['records', 'rate', 'prefix', 'nameStyle', 'arrayElements', 'arrayRate', 'arrayType', 'latencyElements', 'settings', 'startTimeout', 'accessSecurity'] as const;
+const IOC_OPTIONS = [
+  'records',
+  'rate',
+  'prefix',
+  'nameStyle',
+  'arrayElements',
+  'arrayRate',
+  'arrayType',
+  'latencyElements',
+  'settings',
+  'startTimeout',
+  'accessSecurity',
+] as const;
 
 export interface AgentOptions {
   /** tcp://ADDR:PORT */
@@ -35,7 +57,10 @@ class Session {
   heard = Date.now();
   readonly runners = new Map<string, Runner>();
   readonly iocs = new Map<string, Ioc>();
-  constructor(readonly peer: Buffer, readonly label: string) {}
+  constructor(
+    readonly peer: Buffer,
+    readonly label: string,
+  ) {}
 }
 
 export class Agent {
@@ -54,7 +79,13 @@ export class Agent {
   constructor(private readonly o: AgentOptions) {
     this.trusted = new Set(o.trusted.map((k) => z85Decode(k).toString('hex')));
     this.zap = new Reply();
-    this.router = new Router({ curveServer: true, curvePublicKey: o.own.publicKey, curveSecretKey: o.own.secretKey, linger: 0, zapDomain: 'epicsperf' });
+    this.router = new Router({
+      curveServer: true,
+      curvePublicKey: o.own.publicKey,
+      curveSecretKey: o.own.secretKey,
+      linger: 0,
+      zapDomain: 'epicsperf',
+    });
     this.outbox = new Outbox(this.router);
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
   }
@@ -105,7 +136,14 @@ export class Agent {
     let s = this.sessions.get(key);
     if (m.t === 'hello') {
       if (m.version !== WIRE_VERSION) {
-        this.outbox.send([peer, ...encode({ t: 'failed', id: m.id, error: `this agent speaks version ${WIRE_VERSION} of the wire, the orchestrator ${String(m.version)}: run the same epicsperf on both` })]);
+        this.outbox.send([
+          peer,
+          ...encode({
+            t: 'failed',
+            id: m.id,
+            error: `this agent speaks version ${WIRE_VERSION} of the wire, the orchestrator ${String(m.version)}: run the same epicsperf on both`,
+          }),
+        ]);
         return;
       }
       s ??= new Session(peer, key.slice(0, 8));
@@ -167,7 +205,8 @@ export class Agent {
   private startRunner(s: Session, m: Message): void {
     const rid = String(m.rid);
     const refused = findClient(String(m.client)) ? refuseRequest(m) : `no client ${String(m.client)} here`;
-    const exit = (e: RunnerExit, meter?: Meter) => this.send(s, { t: 'exit', rid, code: e.code, signal: e.signal, ...(meter && { r: meter.read() }) });
+    const exit = (e: RunnerExit, meter?: Meter) =>
+      this.send(s, { t: 'exit', rid, code: e.code, signal: e.signal, ...(meter && { r: meter.read() }) });
     if (refused) {
       this.send(s, { t: 'stderr', rid, line: `refused by the agent: ${refused}` });
       exit({ code: 2, signal: null });
@@ -175,7 +214,13 @@ export class Agent {
     }
     let runner: Runner;
     try {
-      runner = this.host.startRunner({ client: String(m.client), workload: String(m.workload), args: m.args as string[], names: m.names as string[], env: m.env as Record<string, string> });
+      runner = this.host.startRunner({
+        client: String(m.client),
+        workload: String(m.workload),
+        args: m.args as string[],
+        names: m.names as string[],
+        env: m.env as Record<string, string>,
+      });
     } catch (err) {
       this.send(s, { t: 'stderr', rid, line: `cannot start: ${(err as Error).message}` });
       exit({ code: 2, signal: null });
@@ -207,8 +252,13 @@ export class Agent {
       this.send(s, { t: 'exit', rid, code, signal: null });
     });
     return {
-      env: ioc.env, caPort: ioc.caPort, pvaPort: ioc.pvaPort, prefix: ioc.prefix, pid: ioc.pid,
-      records: options.records ?? ioc.counterNames().length, nameStyle: options.nameStyle ?? 'plain',
+      env: ioc.env,
+      caPort: ioc.caPort,
+      pvaPort: ioc.pvaPort,
+      prefix: ioc.prefix,
+      pid: ioc.pid,
+      records: options.records ?? ioc.counterNames().length,
+      nameStyle: options.nameStyle ?? 'plain',
     };
   }
 

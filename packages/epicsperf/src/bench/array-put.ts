@@ -26,56 +26,66 @@ export interface ArrayPutRunOptions {
 export async function runArrayPut(o: ArrayPutRunOptions): Promise<ArrayPutRun> {
   const w = o.workload;
   const result: ArrayPutRun = { client: o.client.name, callback: o.callback, ok: false, puts: 0, failedPuts: 0 };
-  return runSession({
-    ...o, workload: 'array-put', names: [o.name],
-    args: ['--samples', String(w.samples), '--elements', String(w.elements), '--type', w.type, ...(o.callback ? [] : ['--no-callback'])],
-    beforeStart: () => o.ioc.resetPuts(),
-  }, result, async ({ runner, progress }) => {
-    const sampler = new CpuSampler(runner.meter);
-    const iocSampler = new CpuSampler(o.ioc.meter);
-    try {
-      sampler.start();
-      iocSampler.start();
-      progress('putting');
-      // A generous deadline: 10 MB/s would be very slow even for Python.
-      const deadline = 60_000 + (w.samples * w.elements * 8) / 10_000;
-      await runner.next('complete', deadline, `${w.samples} puts`);
-      const cpu = sampler.stop();
-      sampler.updateMemory();
-      result.peakRssMb = sampler.peakRssKb / 1024;
-      const s = stat(cpu);
-      if (s) result.cpuPercent = { ...s, samples: cpu.map((x) => Math.round(x * 100) / 100) };
-      const samples = await shipSamples(runner);
-      result.puts = samples.length;
-      result.failedPuts = samples.filter((x) => x.status !== 0).length;
-      if (samples.length > 0) {
-        const span = samples[samples.length - 1]!.recvTime - samples[0]!.iocTime;
-        if (span > 0) {
-          result.putsPerSecond = samples.length / span;
-          result.mElementsPerSecond = (result.putsPerSecond * w.elements) / 1e6;
+  return runSession(
+    {
+      ...o,
+      workload: 'array-put',
+      names: [o.name],
+      args: ['--samples', String(w.samples), '--elements', String(w.elements), '--type', w.type, ...(o.callback ? [] : ['--no-callback'])],
+      beforeStart: () => o.ioc.resetPuts(),
+    },
+    result,
+    async ({ runner, progress }) => {
+      const sampler = new CpuSampler(runner.meter);
+      const iocSampler = new CpuSampler(o.ioc.meter);
+      try {
+        sampler.start();
+        iocSampler.start();
+        progress('putting');
+        // A generous deadline: 10 MB/s would be very slow even for Python.
+        const deadline = 60_000 + (w.samples * w.elements * 8) / 10_000;
+        await runner.next('complete', deadline, `${w.samples} puts`);
+        const cpu = sampler.stop();
+        sampler.updateMemory();
+        result.peakRssMb = sampler.peakRssKb / 1024;
+        const s = stat(cpu);
+        if (s) result.cpuPercent = { ...s, samples: cpu.map((x) => Math.round(x * 100) / 100) };
+        const samples = await shipSamples(runner);
+        result.puts = samples.length;
+        result.failedPuts = samples.filter((x) => x.status !== 0).length;
+        if (samples.length > 0) {
+          const span = samples[samples.length - 1]!.recvTime - samples[0]!.iocTime;
+          if (span > 0) {
+            result.putsPerSecond = samples.length / span;
+            result.mElementsPerSecond = (result.putsPerSecond * w.elements) / 1e6;
+          }
         }
+        // Puts sent without completion may still be on their way (or queued in the IOC's check).
+        progress('waiting for the IOC');
+        const got = await drained(o.ioc.stats, result.puts - result.failedPuts);
+        result.iocCpuPercent = stat(iocSampler.stop());
+        const iocSpan = got.putLastTime - got.putFirstTime;
+        const iocRate = got.puts > 1 && iocSpan > 0 ? (got.puts - 1) / iocSpan : 0;
+        result.ioc = {
+          received: got.puts,
+          elements: got.putElements,
+          bad: got.putBad,
+          findings: got.putFindings,
+          putsPerSecond: iocRate,
+          mElementsPerSecond: (iocRate * w.elements) / 1e6,
+        };
+        const problems: string[] = [];
+        if (result.failedPuts) problems.push(`${result.failedPuts} puts failed in the client`);
+        if (got.putBad) problems.push(`the IOC found ${got.putBad} bad: ${got.putFindings.slice(0, 2).join('; ')}`);
+        if (got.puts < result.puts - result.failedPuts) problems.push(`the IOC received ${got.puts} of ${result.puts - result.failedPuts}`);
+        result.ok = problems.length === 0 && result.puts === w.samples;
+        if (problems.length) result.error = problems.join('; ');
+      } finally {
+        sampler.stop();
+        iocSampler.stop();
       }
-      // Puts sent without completion may still be on their way (or queued in the IOC's check).
-      progress('waiting for the IOC');
-      const got = await drained(o.ioc.stats, result.puts - result.failedPuts);
-      result.iocCpuPercent = stat(iocSampler.stop());
-      const iocSpan = got.putLastTime - got.putFirstTime;
-      const iocRate = got.puts > 1 && iocSpan > 0 ? (got.puts - 1) / iocSpan : 0;
-      result.ioc = {
-        received: got.puts, elements: got.putElements, bad: got.putBad, findings: got.putFindings,
-        putsPerSecond: iocRate, mElementsPerSecond: (iocRate * w.elements) / 1e6,
-      };
-      const problems: string[] = [];
-      if (result.failedPuts) problems.push(`${result.failedPuts} puts failed in the client`);
-      if (got.putBad) problems.push(`the IOC found ${got.putBad} bad: ${got.putFindings.slice(0, 2).join('; ')}`);
-      if (got.puts < result.puts - result.failedPuts) problems.push(`the IOC received ${got.puts} of ${result.puts - result.failedPuts}`);
-      result.ok = problems.length === 0 && result.puts === w.samples;
-      if (problems.length) result.error = problems.join('; ');
-    } finally {
-      sampler.stop();
-      iocSampler.stop();
-    }
-  });
+    },
+  );
 }
 
 /** The IOC's counts once it has checked `expected` puts, or once they stop growing for 3 s. */

@@ -42,8 +42,17 @@ function array(elements: number, rateHz: number): CaptureStep {
 
 /** Counters at rising rates, then the waveform at rising sizes and rates. */
 export const CAPTURE_STEPS: readonly CaptureStep[] = [
-  scalar(1000, 10), scalar(1000, 50), scalar(1000, 100), scalar(2000, 100), scalar(4000, 100),
-  array(100_000, 10), array(1_000_000, 5), array(1_000_000, 10), array(1_000_000, 20), array(1_000_000, 40), array(2_000_000, 40),
+  scalar(1000, 10),
+  scalar(1000, 50),
+  scalar(1000, 100),
+  scalar(2000, 100),
+  scalar(4000, 100),
+  array(100_000, 10),
+  array(1_000_000, 5),
+  array(1_000_000, 10),
+  array(1_000_000, 20),
+  array(1_000_000, 40),
+  array(2_000_000, 40),
 ];
 
 /** Sequential write rate of the disk under `dir`: `mb` MB in 8 MB writes, then fsync (MB/s). */
@@ -83,32 +92,45 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
       held: (r) => r.kept,
       ...(o.onSkip && { onSkip: o.onSkip }),
       open: async (step) => {
-        const ioc = step.kind === 'scalar'
-          ? await startIoc({ records: step.pvs, rate: step.rateHz, arrayElements: 0 })
-          : await startIoc({ records: 1, rate: 0, arrayElements: step.elements, arrayRate: step.rateHz });
+        const ioc =
+          step.kind === 'scalar'
+            ? await startIoc({ records: step.pvs, rate: step.rateHz, arrayElements: 0 })
+            : await startIoc({ records: 1, rate: 0, arrayElements: step.elements, arrayRate: step.rateHz });
         const names = step.kind === 'scalar' ? ioc.counterNames() : [`${ioc.prefix}ARRAY`];
-        const label = step.kind === 'scalar' ? `${step.pvs} counters x ${step.rateHz} Hz` : `${step.elements.toLocaleString('en-US')} doubles x ${step.rateHz} Hz`;
+        const label =
+          step.kind === 'scalar'
+            ? `${step.pvs} counters x ${step.rateHz} Hz`
+            : `${step.elements.toLocaleString('en-US')} doubles x ${step.rateHz} Hz`;
         return {
           close: () => ioc.stop(),
-          run: (client) => runStep(label, client, async () => {
-            const file = join(dir, `${client}.h5`);
-            const run = await startCapture({
-              client, python: o.python, env: { ...ioc.env }, names, out: file, flushMs: o.flushMs, force: true,
-              gapCheck: DEFAULT_GAP_CHECK, durationS: o.seconds, connectTimeoutMs: 30_000,
-              onStatus: (s) => progress(s),
-              ...(o.clientDeadlineMs !== undefined && { clientDeadlineMs: o.clientDeadlineMs }),
-            }).done;
-            rmSync(file, { force: true });
-            const lost = run.summary?.pvs.reduce((a, p) => a + p.lost, 0) ?? 0;
-            compactRun(run);
-            const s = run.summary;
-            const res: CaptureStepResult = { client, step, run, lost, kept: run.ok && !!s && lost === 0 && s.slowFlushes === 0 };
-            if (s && s.seconds > 0) {
-              res.updatesS = s.updates / s.seconds;
-              res.mbS = s.bytes / 1e6 / s.seconds;
-            }
-            return res;
-          }),
+          run: (client) =>
+            runStep(label, client, async () => {
+              const file = join(dir, `${client}.h5`);
+              const run = await startCapture({
+                client,
+                python: o.python,
+                env: { ...ioc.env },
+                names,
+                out: file,
+                flushMs: o.flushMs,
+                force: true,
+                gapCheck: DEFAULT_GAP_CHECK,
+                durationS: o.seconds,
+                connectTimeoutMs: 30_000,
+                onStatus: (s) => progress(s),
+                ...(o.clientDeadlineMs !== undefined && { clientDeadlineMs: o.clientDeadlineMs }),
+              }).done;
+              rmSync(file, { force: true });
+              const lost = run.summary?.pvs.reduce((a, p) => a + p.lost, 0) ?? 0;
+              compactRun(run);
+              const s = run.summary;
+              const res: CaptureStepResult = { client, step, run, lost, kept: run.ok && !!s && lost === 0 && s.slowFlushes === 0 };
+              if (s && s.seconds > 0) {
+                res.updatesS = s.updates / s.seconds;
+                res.mbS = s.bytes / 1e6 / s.seconds;
+              }
+              return res;
+            }),
         };
       },
     });

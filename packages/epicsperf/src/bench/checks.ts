@@ -24,8 +24,20 @@ export function checkMonitorSamples(samples: readonly Sample[], o: CheckOptions)
   const byPv: Sample[][] = Array.from({ length: o.pvs }, () => []);
   for (const s of samples) if (s.pv < o.pvs) byPv[s.pv]!.push(s);
   const c: MonitorCheck = {
-    pvs: o.pvs, silentPvs: 0, incompletePvs: 0, samples: samples.length, gaps: 0, missedValues: 0, valueErrors: 0,
-    timestampErrors: 0, staleTimestamps: 0, severityErrors: 0, latencyMs: undefined, updatesPerSecond: 0, findings: [], ok: false,
+    pvs: o.pvs,
+    silentPvs: 0,
+    incompletePvs: 0,
+    samples: samples.length,
+    gaps: 0,
+    missedValues: 0,
+    valueErrors: 0,
+    timestampErrors: 0,
+    staleTimestamps: 0,
+    severityErrors: 0,
+    latencyMs: undefined,
+    updatesPerSecond: 0,
+    findings: [],
+    ok: false,
   };
   const noted: Record<string, number> = {};
   const note = (kind: string, text: string) => {
@@ -78,11 +90,18 @@ export function checkMonitorSamples(samples: readonly Sample[], o: CheckOptions)
     }
   });
   latencies.sort((a, b) => a - b);
-  if (latencies.length) c.latencyMs = { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1]! };
+  if (latencies.length)
+    c.latencyMs = { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1]! };
   c.updatesPerSecond = lastRecv > firstRecv ? samples.length / (lastRecv - firstRecv) : 0;
   for (const [kind, n] of Object.entries(noted)) if (n > 3) c.findings.push(`... ${n - 3} more ${kind} findings`);
-  c.ok = c.silentPvs === 0 && c.incompletePvs === 0 && c.gaps === 0 && c.valueErrors === 0 && c.timestampErrors === 0 &&
-    c.staleTimestamps === 0 && c.severityErrors === 0;
+  c.ok =
+    c.silentPvs === 0 &&
+    c.incompletePvs === 0 &&
+    c.gaps === 0 &&
+    c.valueErrors === 0 &&
+    c.timestampErrors === 0 &&
+    c.staleTimestamps === 0 &&
+    c.severityErrors === 0;
   return c;
 }
 

@@ -72,7 +72,10 @@ export function platformIncludes(include: string): string[] {
 }
 
 export function firstError(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const line = lines.find((l) => /error/i.test(l)) ?? lines[0] ?? 'no output';
   return line.length > 200 ? line.slice(0, 200) + '...' : line;
 }
@@ -118,7 +121,12 @@ export async function compileIfChanged(o: CompileOptions): Promise<{ path: strin
   mkdirSync(dirname(path), { recursive: true });
   const r = await capture(o.compiler, o.args(`${path}.tmp`));
   if (r.spawnError) {
-    return { error: r.spawnError.code === 'ENOENT' ? `no ${o.language} compiler (${o.compiler} not found)` : `cannot run ${o.compiler}: ${r.spawnError.message}` };
+    return {
+      error:
+        r.spawnError.code === 'ENOENT'
+          ? `no ${o.language} compiler (${o.compiler} not found)`
+          : `cannot run ${o.compiler}: ${r.spawnError.message}`,
+    };
   }
   if (r.code !== 0) {
     rmSync(`${path}.tmp`, { force: true });
@@ -139,12 +147,24 @@ export async function buildCRunner(python: string): Promise<{ path: string } | {
   if ('error' in libs) return libs;
   const cc = process.env.CC || 'cc';
   return compileIfChanged({
-    path: cRunnerPath(), source: SOURCE, included: INCLUDED, compiler: cc, language: 'C', what: 'the C runner',
+    path: cRunnerPath(),
+    source: SOURCE,
+    included: INCLUDED,
+    compiler: cc,
+    language: 'C',
+    what: 'the C runner',
     args: (out) => [
-      '-O2', '-Wall',
+      '-O2',
+      '-Wall',
       ...platformIncludes(libs.include).map((dir) => `-I${dir}`),
-      '-o', out, SOURCE,
-      `-L${libs.lib}`, '-lca', '-lCom', '-lm', `-Wl,-rpath,${libs.lib}`,
+      '-o',
+      out,
+      SOURCE,
+      `-L${libs.lib}`,
+      '-lca',
+      '-lCom',
+      '-lm',
+      `-Wl,-rpath,${libs.lib}`,
     ],
     key: { version: libs.version, lib: libs.lib, cc, platform: process.platform },
   });

@@ -20,21 +20,81 @@ export interface ClientSpec {
   library: string;
 }
 
-const py = (name: string, library: string, protocol: 'CA' | 'PVA', description: string, workloads: Workload[] = ['snapshot', 'monitor']): ClientSpec => ({
-  name, runtime: 'python', protocol, workloads, description, library,
+const py = (
+  name: string,
+  library: string,
+  protocol: 'CA' | 'PVA',
+  description: string,
+  workloads: Workload[] = ['snapshot', 'monitor'],
+): ClientSpec => ({
+  name,
+  runtime: 'python',
+  protocol,
+  workloads,
+  description,
+  library,
 });
 const ALL: Workload[] = ['snapshot', 'monitor', 'array'];
 /** Clients whose runners also put: the array-put and latency workloads. */
 const PUTS: Workload[] = [...ALL, 'array-put', 'latency'];
 
 export const CLIENTS: readonly ClientSpec[] = [
-  { name: 'node', runtime: 'node', protocol: 'CA', workloads: PUTS, library: 'epicsperf', description: "this project's TypeScript CA client" },
-  { name: 'node-worker', runtime: 'node', protocol: 'CA', workloads: PUTS, library: 'epicsperf', description: 'the same, inside a worker thread' },
-  { name: 'node-pva', runtime: 'node', protocol: 'PVA', workloads: ['snapshot', 'monitor', 'array'], library: 'epicsperf', description: "this project's TypeScript client over PV Access" },
-  { name: 'epics-tca', runtime: 'node', protocol: 'CA', workloads: ['snapshot', 'monitor'], library: 'epics-tca', description: 'the epics-tca npm package (pure TypeScript CA)' },
-  { name: 'c-libca', runtime: 'c', protocol: 'CA', workloads: PUTS, library: 'epicscorelibs', description: 'a small C program on libca (the reference)' },
-  { name: 'c-pvxs', runtime: 'c', protocol: 'PVA', workloads: PUTS, library: 'pvxslibs', description: 'a small C++ program on pvxs (the PVA reference)' },
-  { name: 'caget-procs', runtime: 'c', protocol: 'CA', workloads: ['snapshot'], library: 'epicscorelibs', description: 'one c-libca caget process per PV, all in parallel' },
+  {
+    name: 'node',
+    runtime: 'node',
+    protocol: 'CA',
+    workloads: PUTS,
+    library: 'epicsperf',
+    description: "this project's TypeScript CA client",
+  },
+  {
+    name: 'node-worker',
+    runtime: 'node',
+    protocol: 'CA',
+    workloads: PUTS,
+    library: 'epicsperf',
+    description: 'the same, inside a worker thread',
+  },
+  {
+    name: 'node-pva',
+    runtime: 'node',
+    protocol: 'PVA',
+    workloads: ['snapshot', 'monitor', 'array'],
+    library: 'epicsperf',
+    description: "this project's TypeScript client over PV Access",
+  },
+  {
+    name: 'epics-tca',
+    runtime: 'node',
+    protocol: 'CA',
+    workloads: ['snapshot', 'monitor'],
+    library: 'epics-tca',
+    description: 'the epics-tca npm package (pure TypeScript CA)',
+  },
+  {
+    name: 'c-libca',
+    runtime: 'c',
+    protocol: 'CA',
+    workloads: PUTS,
+    library: 'epicscorelibs',
+    description: 'a small C program on libca (the reference)',
+  },
+  {
+    name: 'c-pvxs',
+    runtime: 'c',
+    protocol: 'PVA',
+    workloads: PUTS,
+    library: 'pvxslibs',
+    description: 'a small C++ program on pvxs (the PVA reference)',
+  },
+  {
+    name: 'caget-procs',
+    runtime: 'c',
+    protocol: 'CA',
+    workloads: ['snapshot'],
+    library: 'epicscorelibs',
+    description: 'one c-libca caget process per PV, all in parallel',
+  },
   py('pyepics', 'pyepics', 'CA', 'pyepics PV objects, one after another', PUTS),
   py('pyepics-ca', 'pyepics', 'CA', 'pyepics ca module: create all channels, then connect and get', ALL),
   py('pyepics-threaded', 'pyepics', 'CA', 'pyepics PV gets from a thread pool'),
@@ -56,7 +116,10 @@ export function clientNames(): string[] {
 }
 
 /** The command line that starts a client's runner for a workload, and what it adds to the environment. */
-export function runnerCommand(spec: Pick<ClientSpec, 'name'>, python: string): { command: string; args: string[]; env?: Record<string, string> } {
+export function runnerCommand(
+  spec: Pick<ClientSpec, 'name'>,
+  python: string,
+): { command: string; args: string[]; env?: Record<string, string> } {
   const dist = join(PACKAGE_ROOT, 'dist', 'bench', 'runners');
   switch (spec.name) {
     case 'node':
@@ -93,17 +156,24 @@ export function clientStatuses(report: EnvironmentReport): ClientStatus[] {
   return CLIENTS.map((spec) => {
     if (spec.library === 'epicsperf') return { name: spec.name, available: true, version: packageVersion() };
     if (spec.name === 'c-pvxs') {
-      if (!existsSync(pvxsRunnerPath())) return { name: spec.name, available: false, reason: pvxsBuildError() ?? 'the pvxs runner is not built (needs a C++ compiler; run `npx epicsperf setup`)' };
+      if (!existsSync(pvxsRunnerPath()))
+        return {
+          name: spec.name,
+          available: false,
+          reason: pvxsBuildError() ?? 'the pvxs runner is not built (needs a C++ compiler; run `npx epicsperf setup`)',
+        };
       return { name: spec.name, available: true, version: `pvxs ${report.libraries.pvxslibs?.version ?? '?'}` };
     }
     if (spec.runtime === 'c') {
       const path = cRunnerPath();
-      if (!existsSync(path)) return { name: spec.name, available: false, reason: 'the C runner is not built (needs a C compiler; run `npx epicsperf setup`)' };
+      if (!existsSync(path))
+        return { name: spec.name, available: false, reason: 'the C runner is not built (needs a C compiler; run `npx epicsperf setup`)' };
       const lib = report.libraries.epicscorelibs;
       return { name: spec.name, available: true, version: `libca ${lib?.version ?? '?'}` };
     }
     const lib = report.libraries[spec.library];
-    if (spec.runtime === 'python' && !env.ready) return { name: spec.name, available: false, reason: 'the Python environment is not set up: run `npx epicsperf setup`' };
+    if (spec.runtime === 'python' && !env.ready)
+      return { name: spec.name, available: false, reason: 'the Python environment is not set up: run `npx epicsperf setup`' };
     if (!lib?.version) return { name: spec.name, available: false, reason: lib?.error ?? 'not installed' };
     if (lib.error) return { name: spec.name, available: false, version: lib.version, reason: lib.error };
     return { name: spec.name, available: true, version: lib.version };

@@ -48,13 +48,30 @@ async function build(python: string): Promise<{ path: string } | { error: string
   if ('error' in pvxs) return pvxs;
   const cxx = process.env.CXX || 'c++';
   return compileIfChanged({
-    path: pvxsRunnerPath(), source: SOURCE, included: INCLUDED, compiler: cxx, language: 'C++', what: 'the pvxs runner',
+    path: pvxsRunnerPath(),
+    source: SOURCE,
+    included: INCLUDED,
+    compiler: cxx,
+    language: 'C++',
+    what: 'the pvxs runner',
     // The wheel's libpvxs was built with the old std::string ABI: the program must use it too.
     args: (out) => [
-      '-O2', '-Wall', '-std=c++11', '-D_GLIBCXX_USE_CXX11_ABI=0', '-pthread',
-      `-I${pvxs.include}`, ...platformIncludes(core.include).map((dir) => `-I${dir}`),
-      '-o', out, SOURCE,
-      `-L${pvxs.lib}`, `-L${core.lib}`, '-lpvxs', '-lCom', `-Wl,-rpath,${pvxs.lib}`, `-Wl,-rpath,${core.lib}`,
+      '-O2',
+      '-Wall',
+      '-std=c++11',
+      '-D_GLIBCXX_USE_CXX11_ABI=0',
+      '-pthread',
+      `-I${pvxs.include}`,
+      ...platformIncludes(core.include).map((dir) => `-I${dir}`),
+      '-o',
+      out,
+      SOURCE,
+      `-L${pvxs.lib}`,
+      `-L${core.lib}`,
+      '-lpvxs',
+      '-lCom',
+      `-Wl,-rpath,${pvxs.lib}`,
+      `-Wl,-rpath,${core.lib}`,
     ],
     key: { pvxs: pvxs.version, core: core.version, lib: pvxs.lib, cxx, platform: process.platform },
   });

@@ -9,7 +9,15 @@ import { DEFAULT_MAX_RSS_MB, MEMORY_KILL, runMonitor } from './monitor.js';
 import { climb } from './ramp.js';
 import type { Sample } from './samples.js';
 import { stealMeter } from '../procstat.js';
-import { headroomStepLabel, type HeadroomClient, type HeadroomResults, type HeadroomStep, type HeadroomStepResult, type HeadroomWorkload, type MonitorRun } from '../results/index.js';
+import {
+  headroomStepLabel,
+  type HeadroomClient,
+  type HeadroomResults,
+  type HeadroomStep,
+  type HeadroomStepResult,
+  type HeadroomWorkload,
+  type MonitorRun,
+} from '../results/index.js';
 
 export const headroomStep = (records: number, rateHz: number): HeadroomStep => ({ records, rateHz, offeredUpdatesS: records * rateHz });
 
@@ -17,8 +25,15 @@ export const headroomStep = (records: number, rateHz: number): HeadroomStep => (
  *  cannot hold it still gets a figure) up to more than a 2-core machine's IOC can publish while it
  *  shares the cores with the client. */
 export const HEADROOM_STEPS: readonly HeadroomStep[] = [
-  headroomStep(1000, 2), headroomStep(1000, 5), headroomStep(1000, 10), headroomStep(2000, 10), headroomStep(2000, 20),
-  headroomStep(1000, 50), headroomStep(2000, 50), headroomStep(4000, 50), headroomStep(4000, 100),
+  headroomStep(1000, 2),
+  headroomStep(1000, 5),
+  headroomStep(1000, 10),
+  headroomStep(2000, 10),
+  headroomStep(2000, 20),
+  headroomStep(1000, 50),
+  headroomStep(2000, 50),
+  headroomStep(4000, 50),
+  headroomStep(4000, 100),
 ];
 
 /** A step is IOC-limited when the IOC published less than this share of the offered rate, or used this share of every core. */
@@ -57,32 +72,40 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
       const names = ioc.counterNames();
       return {
         close: () => ioc.stop(),
-        run: (client) => runStep(headroomStepLabel(step), client.name, async () => {
-          // The IOC's counts when collection starts and when it ends (the runner's phases).
-          const marks: Promise<IocStats | undefined>[] = [];
-          let samples: readonly Sample[] = [];
-          const run = await runMonitor({
-            client, python: o.python, env: ioc.env, names, rate: step.rateHz, iocMeter: ioc.meter,
-            samples: Math.max(5, Math.round(step.rateHz * o.workload.seconds)),
-            ...(o.maxRssMb !== undefined && { maxRssMb: o.maxRssMb }),
-            ...(o.clientDeadlineMs !== undefined && { clientDeadlineMs: o.clientDeadlineMs }),
-            onSamples: (s) => (samples = s),
-            onProgress: (text) => {
-              progress(text);
-              if (text === 'collecting' || text === 'checking') marks.push(ioc.stats().catch(() => undefined));
-              if (text === 'collecting') o.onCollecting?.(ioc, client.name, step);
-            },
-          });
-          const [a, b] = await Promise.all(marks);
-          return judge(client.name, step, run, samples, iocRate(a, b, step.records), o.maxRssMb ?? DEFAULT_MAX_RSS_MB);
-        }),
+        run: (client) =>
+          runStep(headroomStepLabel(step), client.name, async () => {
+            // The IOC's counts when collection starts and when it ends (the runner's phases).
+            const marks: Promise<IocStats | undefined>[] = [];
+            let samples: readonly Sample[] = [];
+            const run = await runMonitor({
+              client,
+              python: o.python,
+              env: ioc.env,
+              names,
+              rate: step.rateHz,
+              iocMeter: ioc.meter,
+              samples: Math.max(5, Math.round(step.rateHz * o.workload.seconds)),
+              ...(o.maxRssMb !== undefined && { maxRssMb: o.maxRssMb }),
+              ...(o.clientDeadlineMs !== undefined && { clientDeadlineMs: o.clientDeadlineMs }),
+              onSamples: (s) => (samples = s),
+              onProgress: (text) => {
+                progress(text);
+                if (text === 'collecting' || text === 'checking') marks.push(ioc.stats().catch(() => undefined));
+                if (text === 'collecting') o.onCollecting?.(ioc, client.name, step);
+              },
+            });
+            const [a, b] = await Promise.all(marks);
+            return judge(client.name, step, run, samples, iocRate(a, b, step.records), o.maxRssMb ?? DEFAULT_MAX_RSS_MB);
+          }),
       };
     },
   });
   const clients = o.clients.map((c) => headroomClient(c.name, runs, o.workload.steps.length));
   const rates = runs.map((r) => r.iocUpdatesS).filter((x): x is number => x !== undefined);
   return {
-    workload: o.workload, runs, clients,
+    workload: o.workload,
+    runs,
+    clients,
     ...(rates.length && { iocMaxUpdatesS: Math.max(...rates) }),
     stealPercent: steal(),
   };
@@ -122,7 +145,11 @@ export function latencyTrend(samples: readonly Sample[]): { early: number; third
   if (later.length < 8) return undefined;
   later.sort((x, y) => x.recvTime - y.recvTime);
   const q = Math.floor(later.length / 4);
-  const median = (xs: Sample[]) => percentile(xs.map((s) => (s.recvTime - s.iocTime) * 1000).sort((x, y) => x - y), 50);
+  const median = (xs: Sample[]) =>
+    percentile(
+      xs.map((s) => (s.recvTime - s.iocTime) * 1000).sort((x, y) => x - y),
+      50,
+    );
   return { early: median(later.slice(0, q)), third: median(later.slice(2 * q, 3 * q)), late: median(later.slice(later.length - q)) };
 }
 
@@ -130,8 +157,13 @@ const ms = (v: number) => `${v.toFixed(v >= 100 ? 0 : 1)} ms`;
 
 /** Whether a client held a step, and if not, how it gave way. */
 export function judge(
-  client: string, step: HeadroomStep, run: MonitorRun, samples: readonly Sample[], iocUpdatesS: number | undefined,
-  maxRssMb = DEFAULT_MAX_RSS_MB, cores = availableParallelism(),
+  client: string,
+  step: HeadroomStep,
+  run: MonitorRun,
+  samples: readonly Sample[],
+  iocUpdatesS: number | undefined,
+  maxRssMb = DEFAULT_MAX_RSS_MB,
+  cores = availableParallelism(),
 ): HeadroomStepResult {
   const trend = latencyTrend(samples);
   // The IOC is the limit when it published under 90% of the offered rate, or when it used 90% of
@@ -139,21 +171,31 @@ export function judge(
   const iocShort = iocUpdatesS !== undefined && iocUpdatesS < IOC_LIMITED * step.offeredUpdatesS;
   const iocBusy = (run.iocCpuPercent?.mean ?? 0) >= IOC_LIMITED * cores * 100;
   const r: HeadroomStepResult = {
-    client, step, run, held: false,
+    client,
+    step,
+    run,
+    held: false,
     iocLimited: iocShort || iocBusy,
     ...(iocUpdatesS !== undefined && { iocUpdatesS }),
     ...(trend && { latencyEarlyMs: trend.early, latencyLateMs: trend.late }),
   };
   const c = run.check;
   // Growing through the step, not one stall at its end: the third quarter is already well behind.
-  const behind = trend !== undefined && trend.late > trend.early + BEHIND_MS && trend.late > 1.5 * trend.early &&
+  const behind =
+    trend !== undefined &&
+    trend.late > trend.early + BEHIND_MS &&
+    trend.late > 1.5 * trend.early &&
     trend.third > trend.early + BEHIND_MS / 2;
   const behindText = trend ? `fell behind: latency grew from ${ms(trend.early)} to ${ms(trend.late)} through the step` : '';
   if (run.stoppedAfterS !== undefined) r.failure = { mode: 'stopped', text: run.error ?? `stopped after ${run.stoppedAfterS} s` };
-  else if (run.error?.startsWith(MEMORY_KILL)) r.failure = { mode: 'memory', text: `grew to ${Math.round(run.peakRssMb ?? 0)} MiB and was killed (limit ${maxRssMb} MiB)` };
+  else if (run.error?.startsWith(MEMORY_KILL))
+    r.failure = { mode: 'memory', text: `grew to ${Math.round(run.peakRssMb ?? 0)} MiB and was killed (limit ${maxRssMb} MiB)` };
   else if (c && c.missedValues > 0) {
     const share = c.samples > 0 ? ` (${((100 * c.missedValues) / (c.samples + c.missedValues)).toFixed(1)}% of the updates)` : '';
-    r.failure = { mode: 'lost', text: `lost ${c.missedValues.toLocaleString('en-US')} updates in ${c.gaps.toLocaleString('en-US')} gaps${share}${behind ? `; ${behindText}` : ''}` };
+    r.failure = {
+      mode: 'lost',
+      text: `lost ${c.missedValues.toLocaleString('en-US')} updates in ${c.gaps.toLocaleString('en-US')} gaps${share}${behind ? `; ${behindText}` : ''}`,
+    };
   } else if (!c || run.error) r.failure = { mode: 'failed', text: run.error ?? 'no samples to check' };
   else if (!c.ok) r.failure = { mode: 'failed', text: `sample check failed: ${c.findings.slice(0, 2).join('; ')}` };
   else if (behind) r.failure = { mode: 'behind', text: behindText };

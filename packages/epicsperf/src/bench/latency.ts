@@ -36,21 +36,28 @@ export interface LatencyRunOptions {
 export async function runLatency(o: LatencyRunOptions): Promise<LatencyRun> {
   const w = o.workload;
   const result: LatencyRun = { client: o.client.name, ok: false, points: [] };
-  return runSession({
-    ...o, workload: 'latency', names: [latencyRecord(o.prefix, w.elementType)],
-    args: ['--samples', String(w.samplesPerSize), '--sizes', w.sizes.join(','), '--type', w.elementType],
-  }, result, async ({ runner, progress }) => {
-    progress('putting and waiting for each update');
-    const bytes = w.sizes.reduce((a, s) => a + s * (ELEMENT_BYTES[w.elementType] ?? 8), 0);
-    // A round per size costs at least a few ms; a slow client moves 1 MB in well under a second.
-    const deadline = 60_000 + (w.samplesPerSize + 3) * (w.sizes.length * 200 + bytes / 1000);
-    await runner.next('complete', deadline, `${w.samplesPerSize} rounds per size`);
-    result.points = latencyPoints(await shipSamples(runner), w);
-    const fit = { roundTrip: fitLatency(result.points, (p) => p.p50Ms), oneWay: fitLatency(result.points, (p) => p.oneWayP50Ms) };
-    if (fit.roundTrip || fit.oneWay) result.fit = { ...(fit.roundTrip && { roundTrip: fit.roundTrip }), ...(fit.oneWay && { oneWay: fit.oneWay }) };
-    result.ok = result.points.length === w.sizes.length && result.points.every((p) => p.ok);
-    if (!result.ok) result.error = result.points.find((p) => p.error)?.error ?? 'not every size was measured';
-  });
+  return runSession(
+    {
+      ...o,
+      workload: 'latency',
+      names: [latencyRecord(o.prefix, w.elementType)],
+      args: ['--samples', String(w.samplesPerSize), '--sizes', w.sizes.join(','), '--type', w.elementType],
+    },
+    result,
+    async ({ runner, progress }) => {
+      progress('putting and waiting for each update');
+      const bytes = w.sizes.reduce((a, s) => a + s * (ELEMENT_BYTES[w.elementType] ?? 8), 0);
+      // A round per size costs at least a few ms; a slow client moves 1 MB in well under a second.
+      const deadline = 60_000 + (w.samplesPerSize + 3) * (w.sizes.length * 200 + bytes / 1000);
+      await runner.next('complete', deadline, `${w.samplesPerSize} rounds per size`);
+      result.points = latencyPoints(await shipSamples(runner), w);
+      const fit = { roundTrip: fitLatency(result.points, (p) => p.p50Ms), oneWay: fitLatency(result.points, (p) => p.oneWayP50Ms) };
+      if (fit.roundTrip || fit.oneWay)
+        result.fit = { ...(fit.roundTrip && { roundTrip: fit.roundTrip }), ...(fit.oneWay && { oneWay: fit.oneWay }) };
+      result.ok = result.points.length === w.sizes.length && result.points.every((p) => p.ok);
+      if (!result.ok) result.error = result.points.find((p) => p.error)?.error ?? 'not every size was measured';
+    },
+  );
 }
 
 /** One point per size from the runner's samples (pv = size index, value = round trip in s). */
@@ -61,9 +68,17 @@ export function latencyPoints(samples: readonly Sample[], w: LatencyWorkload): L
     const ow = mine.map((s) => (s.recvTime - s.iocTime) * 1000).sort((a, b) => a - b);
     const wrong = mine.filter((s) => s.status !== 0).length;
     const point: LatencyPoint = {
-      elements, bytes: elements * (ELEMENT_BYTES[w.elementType] ?? 8), updates: mine.length,
-      p50Ms: percentile(rt, 50), p90Ms: percentile(rt, 90), p99Ms: percentile(rt, 99), minMs: rt[0] ?? NaN, maxMs: rt[rt.length - 1] ?? NaN,
-      oneWayP50Ms: percentile(ow, 50), oneWayP90Ms: percentile(ow, 90), oneWayP99Ms: percentile(ow, 99),
+      elements,
+      bytes: elements * (ELEMENT_BYTES[w.elementType] ?? 8),
+      updates: mine.length,
+      p50Ms: percentile(rt, 50),
+      p90Ms: percentile(rt, 90),
+      p99Ms: percentile(rt, 99),
+      minMs: rt[0] ?? NaN,
+      maxMs: rt[rt.length - 1] ?? NaN,
+      oneWayP50Ms: percentile(ow, 50),
+      oneWayP90Ms: percentile(ow, 90),
+      oneWayP99Ms: percentile(ow, 99),
       ok: mine.length === w.samplesPerSize && wrong === 0,
     };
     if (wrong) point.error = `${wrong} updates of the wrong length`;
@@ -79,9 +94,15 @@ export function latencyPoints(samples: readonly Sample[], w: LatencyWorkload): L
  * fewer than two sizes or a slope that is not positive.
  */
 export function fitLatency(points: readonly LatencyPoint[], y: (p: LatencyPoint) => number | undefined): LatencyFit | undefined {
-  const xy = points.map((p) => [p.bytes, y(p)] as const).filter((v): v is readonly [number, number] => v[1] !== undefined && Number.isFinite(v[1]) && v[1] > 0);
+  const xy = points
+    .map((p) => [p.bytes, y(p)] as const)
+    .filter((v): v is readonly [number, number] => v[1] !== undefined && Number.isFinite(v[1]) && v[1] > 0);
   if (xy.length < 2) return undefined;
-  let sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  let sw = 0,
+    sx = 0,
+    sy = 0,
+    sxx = 0,
+    sxy = 0;
   for (const [x, v] of xy) {
     const w = 1 / (v * v);
     sw += w;

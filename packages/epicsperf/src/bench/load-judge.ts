@@ -12,7 +12,10 @@ const IOC_SHORT = 0.9;
 
 export interface RunnerAnalysis {
   /** The row's figures (ok and error are the caller's, from the run and `problem`). */
-  figures: Pick<LoadRunner, 'samples' | 'updatesS' | 'missed' | 'gaps' | 'latencyMs' | 'steadyFraction' | 'rampFraction' | 'rampPublishedHz'>;
+  figures: Pick<
+    LoadRunner,
+    'samples' | 'updatesS' | 'missed' | 'gaps' | 'latencyMs' | 'steadyFraction' | 'rampFraction' | 'rampPublishedHz'
+  >;
   /** Latency of every update of the window, ms (pooled over the step's runners). */
   latencies: Float64Array;
   /** Counter updates received after each counter's first (the loss's denominator with `missed`). */
@@ -54,7 +57,12 @@ export function analyseRunner(samples: readonly Sample[], o: AnalyseOptions): Ru
   const steadyNames = ramp === undefined ? o.names : o.names.slice(0, ramp);
   const steadySamples = ramp === undefined ? samples : samples.filter((s) => s.pv < ramp);
   const check = checkMonitorSamples(steadySamples, {
-    pvs: steadyNames.length, samplesPerPv: 2, startedAt: o.startedAt, periodS: 1 / Math.max(o.rate, 0.1), expectedSeverity: 1, names: steadyNames,
+    pvs: steadyNames.length,
+    samplesPerPv: 2,
+    startedAt: o.startedAt,
+    periodS: 1 / Math.max(o.rate, 0.1),
+    expectedSeverity: 1,
+    names: steadyNames,
   });
   // The updates published in the window (never a PV's first, which came with its subscription):
   // the subscriptions' first burst and the other runners' connecting are left out.
@@ -98,8 +106,15 @@ export function analyseRunner(samples: readonly Sample[], o: AnalyseOptions): Ru
       rampSeconds = last.iocTime - first.iocTime;
     }
   }
-  const failed = check.silentPvs + check.incompletePvs + check.valueErrors + check.timestampErrors + check.staleTimestamps + check.severityErrors;
-  const problem = failed > 0 ? `sample check failed: ${check.findings.filter((f) => !/ missed\)$| more gap findings$/.test(f)).slice(0, 2).join('; ')}` : undefined;
+  const failed =
+    check.silentPvs + check.incompletePvs + check.valueErrors + check.timestampErrors + check.staleTimestamps + check.severityErrors;
+  const problem =
+    failed > 0
+      ? `sample check failed: ${check.findings
+          .filter((f) => !/ missed\)$| more gap findings$/.test(f))
+          .slice(0, 2)
+          .join('; ')}`
+      : undefined;
   return { figures, latencies, received, ...(rampSeconds !== undefined && { rampSeconds }), ...(problem && { problem }) };
 }
 
@@ -149,7 +164,13 @@ export function judgeLoadStep(s: Omit<LoadStepResult, 'held' | 'limit'>, o: Judg
   const failed = s.runners.filter((r) => !r.ok);
   if (failed.length > 0) {
     const why = failed[0]!;
-    return { held: false, limit: { kind: 'failed', text: `${failed.length} of ${s.runners.length} runners failed (${why.host} #${why.index}: ${why.error ?? 'failed'})` } };
+    return {
+      held: false,
+      limit: {
+        kind: 'failed',
+        text: `${failed.length} of ${s.runners.length} runners failed (${why.host} #${why.index}: ${why.error ?? 'failed'})`,
+      },
+    };
   }
   const symptoms: string[] = [];
   let kind: LoadLimitKind | undefined;
@@ -165,7 +186,10 @@ export function judgeLoadStep(s: Omit<LoadStepResult, 'held' | 'limit'>, o: Judg
   }
   if (kind === undefined) return { held: true };
   const cause = saturation(s, o);
-  return { held: false, limit: { kind: cause?.kind ?? kind, text: `${symptoms.join('; ')}: ${cause?.text ?? `no CPU saturated (${cpuText(s, o)})`}` } };
+  return {
+    held: false,
+    limit: { kind: cause?.kind ?? kind, text: `${symptoms.join('; ')}: ${cause?.text ?? `no CPU saturated (${cpuText(s, o)})`}` },
+  };
 }
 
 /** Where the CPU went at a step: each host's clients (and the IOC on its host), of its cores. */
@@ -187,7 +211,10 @@ function saturation(s: Omit<LoadStepResult, 'held' | 'limit'>, o: JudgeOptions):
   const ioc = s.iocCpuPercent ?? 0;
   const iocCores = o.cores[o.iocHost];
   if (s.iocUpdatesS !== undefined && s.iocUpdatesS < IOC_SHORT * o.iocOfferedUpdatesS) {
-    return { kind: 'ioc-cpu', text: `the IOC published ${n(s.iocUpdatesS)} of ${n(o.iocOfferedUpdatesS)} counter updates/s (CPU ${n(ioc)}%)` };
+    return {
+      kind: 'ioc-cpu',
+      text: `the IOC published ${n(s.iocUpdatesS)} of ${n(o.iocOfferedUpdatesS)} counter updates/s (CPU ${n(ioc)}%)`,
+    };
   }
   if (iocCores !== undefined && ioc >= SATURATED * iocCores * 100) {
     return { kind: 'ioc-cpu', text: `the IOC used ${n(ioc)}% of ${iocCores * 100}%` };

@@ -16,7 +16,14 @@ import { shipSamples } from './session.js';
 import { DEFAULT_MAX_RSS_MB, MEMORY_KILL } from './monitor.js';
 import { firstTick, iocRate } from './headroom.js';
 import { analyseRunner, judgeLoadStep, loadClient, pooledLatency, type RunnerAnalysis } from './load-judge.js';
-import { loadStepLabel, type LoadHost, type LoadResults, type LoadRunner, type LoadStepResult, type LoadWorkload } from '../results/index.js';
+import {
+  loadStepLabel,
+  type LoadHost,
+  type LoadResults,
+  type LoadRunner,
+  type LoadStepResult,
+  type LoadWorkload,
+} from '../results/index.js';
 
 /** The ramp when none is given: runners per host. */
 export const LOAD_STEPS: readonly number[] = [1, 2, 4, 8, 16];
@@ -40,7 +47,10 @@ export const latencyGrowthMs = (rate: number): number => 1000 / rate;
 export function loadWorkload(o: Pick<LoadOptions, 'steps' | 'records' | 'rate' | 'stepSeconds'>): LoadWorkload {
   const steps = [...(o.steps ?? LOAD_STEPS)];
   return {
-    steps, records: o.records, rateHz: o.rate, seconds: o.stepSeconds ?? LOAD_SECONDS,
+    steps,
+    records: o.records,
+    rateHz: o.rate,
+    seconds: o.stepSeconds ?? LOAD_SECONDS,
     rampRatesHz: steps.map((n) => rampRate(o.rate, n)),
     latencyGrowthMs: latencyGrowthMs(o.rate),
   };
@@ -86,9 +96,17 @@ export async function runLoad(o: LoadOptions): Promise<LoadResults> {
   const runStep = o.runStep ?? ((_l, _c, body) => body());
   const steal = stealMeter();
   const cores: Record<string, number | undefined> = {};
-  for (const h of [...hosts, iocHost]) cores[h.name] ??= o.hostCores?.[h.name] ?? (await h.doctor().then((d) => d.cpu.cores, () => undefined));
+  for (const h of [...hosts, iocHost])
+    cores[h.name] ??=
+      o.hostCores?.[h.name] ??
+      (await h.doctor().then(
+        (d) => d.cpu.cores,
+        () => undefined,
+      ));
   const hostRows: LoadHost[] = [...new Map([...hosts, iocHost].map((h) => [h.name, h])).values()].map((h) => ({
-    name: h.name, address: h.address, ...(cores[h.name] !== undefined && { cores: cores[h.name] }),
+    name: h.name,
+    address: h.address,
+    ...(cores[h.name] !== undefined && { cores: cores[h.name] }),
   }));
   // Runners elsewhere reach the IOC over the network: it then serves every interface.
   const elsewhere = hosts.some((h) => h.name !== iocHost.name);
@@ -102,10 +120,22 @@ export async function runLoad(o: LoadOptions): Promise<LoadResults> {
     for (const client of o.clients) {
       for (const [i, n] of steps.entries()) {
         const first = results.find((r) => r.client === client.name);
-        const r = await runStep(loadStepLabel(n, hosts.length), client.name, () => runLoadStep({
-          client, hosts, ioc, iocHost: iocHost.name, runnersPerHost: n, rampHz: workload.rampRatesHz[i]!, workload, cores, first, progress, o,
-          setRamp: (hz) => setRamp(ioc, hz),
-        }));
+        const r = await runStep(loadStepLabel(n, hosts.length), client.name, () =>
+          runLoadStep({
+            client,
+            hosts,
+            ioc,
+            iocHost: iocHost.name,
+            runnersPerHost: n,
+            rampHz: workload.rampRatesHz[i]!,
+            workload,
+            cores,
+            first,
+            progress,
+            o,
+            setRamp: (hz) => setRamp(ioc, hz),
+          }),
+        );
         results.push(r);
         if (!r.held) {
           if (i + 1 < steps.length) o.onSkip?.(steps.length - i - 1);
@@ -118,7 +148,10 @@ export async function runLoad(o: LoadOptions): Promise<LoadResults> {
     await ioc.stop();
   }
   return {
-    workload, hosts: hostRows, iocHost: iocHost.name, steps: results,
+    workload,
+    hosts: hostRows,
+    iocHost: iocHost.name,
+    steps: results,
     clients: o.clients.map((c) => loadClient(c.name, results, steps.length)),
     stealPercent: steal(),
   };
@@ -130,7 +163,8 @@ function rampPutter(ioc: Ioc, iocHost: Host): { put(hz: number): Promise<void>; 
   const env: Record<string, string> = { ...ioc.env };
   // An IOC serving every interface gives only its ports: this process names its host.
   if (env.EPICS_CA_ADDR_LIST === undefined) {
-    env.EPICS_CA_ADDR_LIST = iocHost.name !== LOCAL && /^[a-z]+:\/\//.test(iocHost.address) ? new URL(iocHost.address).hostname : '127.0.0.1';
+    env.EPICS_CA_ADDR_LIST =
+      iocHost.name !== LOCAL && /^[a-z]+:\/\//.test(iocHost.address) ? new URL(iocHost.address).hostname : '127.0.0.1';
     env.EPICS_CA_AUTO_ADDR_LIST = 'NO';
   }
   const ctx = new Context({ env });
@@ -183,19 +217,31 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
   // runner's room is the ramp's updates over the window, as far as RAMP_MEMORY allows.
   const room = Math.ceil(w.rateHz * (w.seconds + 1) * 3) + 50;
   const rampRoom = Math.max(room, Math.min(Math.ceil(c.rampHz * w.seconds) + 50, Math.floor(RAMP_MEMORY / (withRamp.length * 32))));
-  const slots: Slot[] = c.hosts.flatMap((host) => Array.from({ length: n }, (_, k): Slot => {
-    const ramp = k === 0;
-    return { host, index: k + 1, ramp, names: ramp ? withRamp : counters, samples: ramp ? rampRoom : room, row: { host: host.name, index: k + 1, ok: false, ...(ramp && { ramp }) } };
-  }));
+  const slots: Slot[] = c.hosts.flatMap((host) =>
+    Array.from({ length: n }, (_, k): Slot => {
+      const ramp = k === 0;
+      return {
+        host,
+        index: k + 1,
+        ramp,
+        names: ramp ? withRamp : counters,
+        samples: ramp ? rampRoom : room,
+        row: { host: host.name, index: k + 1, ok: false, ...(ramp && { ramp }) },
+      };
+    }),
+  );
   const maxRssMb = c.o.maxRssMb ?? DEFAULT_MAX_RSS_MB;
   const live = () => slots.filter((s) => s.runner && s.row.error === undefined);
   const fail = async (s: Slot, err: unknown): Promise<void> => {
     if (s.row.error !== undefined) return;
-    s.row.error = s.deadline?.stoppedAfterS !== undefined
-      ? s.deadline.note()
-      : s.overMemoryMb !== undefined
-        ? `${MEMORY_KILL} ${maxRssMb} MiB (${Math.round(s.overMemoryMb)} MiB): it fell behind the updates`
-        : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    s.row.error =
+      s.deadline?.stoppedAfterS !== undefined
+        ? s.deadline.note()
+        : s.overMemoryMb !== undefined
+          ? `${MEMORY_KILL} ${maxRssMb} MiB (${Math.round(s.overMemoryMb)} MiB): it fell behind the updates`
+          : err instanceof RunnerError
+            ? err.message
+            : `unexpected: ${(err as Error).message}`;
     await s.runner?.kill();
   };
   const guard = setInterval(() => {
@@ -212,9 +258,10 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
   let rampError: string | undefined;
   let rampPublished: number | undefined;
   let rampPublishedHz: number | undefined;
-  const setRamp = (hz: number) => c.setRamp(hz).catch((err: unknown) => {
-    rampError ??= `PREFIX:RAMP:RATE could not be set to ${hz}: ${(err as Error).message}`;
-  });
+  const setRamp = (hz: number) =>
+    c.setRamp(hz).catch((err: unknown) => {
+      rampError ??= `PREFIX:RAMP:RATE could not be set to ${hz}: ${(err as Error).message}`;
+    });
   let iocCpu: number | undefined;
   let iocUpdatesS: number | undefined;
   try {
@@ -223,15 +270,28 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
     c.progress(`starting ${slots.length} runners`);
     for (const s of slots) {
       try {
-        s.runner = s.host.startRunner({ client: c.client.name, workload: 'monitor', names: s.names, args: ['--samples', String(s.samples)], env: c.ioc.env });
+        s.runner = s.host.startRunner({
+          client: c.client.name,
+          workload: 'monitor',
+          names: s.names,
+          args: ['--samples', String(s.samples)],
+          env: c.ioc.env,
+        });
         s.deadline = new ClientDeadline(s.runner, c.o.clientDeadlineMs);
       } catch (err) {
         s.row.error = `cannot start: ${(err as Error).message}`;
       }
     }
-    await Promise.all(live().map((s) => s.runner!.next('ready', 60_000, 'ready').then((ev) => {
-      if (typeof ev.version === 'string') s.row.version = ev.version;
-    }, (err) => fail(s, err))));
+    await Promise.all(
+      live().map((s) =>
+        s.runner!.next('ready', 60_000, 'ready').then(
+          (ev) => {
+            if (typeof ev.version === 'string') s.row.version = ev.version;
+          },
+          (err) => fail(s, err),
+        ),
+      ),
+    );
     // Every runner is told to start at once; the window opens when the last has connected.
     c.progress('connecting');
     for (const s of live()) {
@@ -240,9 +300,16 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
       s.runner!.send('start');
     }
     const connectMs = 60_000 + counters.length * 20 * n;
-    await Promise.all(live().map((s) => s.runner!.next('connected', connectMs, 'all PVs connected').then(() => {
-      s.row.connectMs = performance.now() - s.t0!;
-    }, (err) => fail(s, err))));
+    await Promise.all(
+      live().map((s) =>
+        s.runner!.next('connected', connectMs, 'all PVs connected').then(
+          () => {
+            s.row.connectMs = performance.now() - s.t0!;
+          },
+          (err) => fail(s, err),
+        ),
+      ),
+    );
     c.progress('collecting');
     // A warm-up (the subscriptions' first burst), then the window: CPU from each host's own
     // readings of its processes, the IOC's count and clock at both ends.
@@ -273,20 +340,26 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
       rampPublishedHz = rampPublished / (window[1] - window[0]);
     }
     c.progress('shipping');
-    await Promise.all(live().map(async (s) => {
-      try {
-        const samples = await shipSamples(s.runner!);
-        s.analysis = analyseRunner(samples, {
-          names: s.names, rate: w.rateHz, startedAt: s.startedAt!, ...(s.ramp && { rampIndex: s.names.length - 1 }),
-          ...(window && { window }), ...(rampPublished !== undefined && { rampPublished }),
-        });
-        Object.assign(s.row, s.analysis.figures);
-        if (s.analysis.problem) s.row.error = s.analysis.problem;
-        await s.runner!.finish();
-      } catch (err) {
-        await fail(s, err);
-      }
-    }));
+    await Promise.all(
+      live().map(async (s) => {
+        try {
+          const samples = await shipSamples(s.runner!);
+          s.analysis = analyseRunner(samples, {
+            names: s.names,
+            rate: w.rateHz,
+            startedAt: s.startedAt!,
+            ...(s.ramp && { rampIndex: s.names.length - 1 }),
+            ...(window && { window }),
+            ...(rampPublished !== undefined && { rampPublished }),
+          });
+          Object.assign(s.row, s.analysis.figures);
+          if (s.analysis.problem) s.row.error = s.analysis.problem;
+          await s.runner!.finish();
+        } catch (err) {
+          await fail(s, err);
+        }
+      }),
+    );
   } finally {
     clearInterval(guard);
     for (const s of slots) {
@@ -297,7 +370,8 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
   for (const s of slots) s.row.ok = s.row.error === undefined && s.analysis !== undefined;
   for (const s of slots) if (s.row.ok === false && s.row.error === undefined) s.row.error = 'no samples';
   // A ramp the IOC did not run in the window (its rate reached it too late) has no fairness figure.
-  if (rampError === undefined && rampPublished === 0) rampError = 'PREFIX:RAMP published no update in the window: the put of its rate reached the IOC too late';
+  if (rampError === undefined && rampPublished === 0)
+    rampError = 'PREFIX:RAMP published no update in the window: the put of its rate reached the IOC too late';
   return stepResult(c, slots, { windowS, iocCpu, iocUpdatesS, rampError, rampPublishedHz });
 }
 
@@ -309,8 +383,15 @@ function cpuBetween(a: Reading | undefined, b: Reading | undefined): number | un
 
 /** A step's figures pooled over its runners, judged. */
 function stepResult(
-  c: StepContext, slots: readonly Slot[],
-  m: { windowS: number | undefined; iocCpu: number | undefined; iocUpdatesS: number | undefined; rampError: string | undefined; rampPublishedHz: number | undefined },
+  c: StepContext,
+  slots: readonly Slot[],
+  m: {
+    windowS: number | undefined;
+    iocCpu: number | undefined;
+    iocUpdatesS: number | undefined;
+    rampError: string | undefined;
+    rampPublishedHz: number | undefined;
+  },
 ): LoadStepResult {
   const w = c.workload;
   const load = slots;
@@ -337,28 +418,41 @@ function stepResult(
       const mine = load.filter((x) => x.host === h);
       const cores = c.cores[h.name];
       return {
-        host: h.name, cpuPercent: mine.reduce((a, x) => a + (x.row.cpuPercent ?? 0), 0), runners: mine.length,
-        failed: mine.filter((x) => !x.row.ok).length, ...(cores !== undefined && { cores }),
+        host: h.name,
+        cpuPercent: mine.reduce((a, x) => a + (x.row.cpuPercent ?? 0), 0),
+        runners: mine.length,
+        failed: mine.filter((x) => !x.row.ok).length,
+        ...(cores !== undefined && { cores }),
       };
     }),
     ...(m.iocCpu !== undefined && { iocCpuPercent: m.iocCpu }),
     ...(m.iocUpdatesS !== undefined && { iocUpdatesS: m.iocUpdatesS }),
     ...(m.rampError !== undefined && { rampError: m.rampError }),
-    ...(m.rampError === undefined && steady.length && ramp.length && {
-      fairness: {
-        rampRateHz: c.rampHz,
-        ...(m.rampPublishedHz !== undefined ? { rampPublishedHz: m.rampPublishedHz } : published.length && { rampPublishedHz: mean(published) }),
-        ...(spans.length && { rampSeconds: mean(spans) }),
-        steadyFraction: mean(steady), rampFraction: mean(ramp), ratio: mean(ramp) / Math.max(mean(steady), 1e-9),
-      },
-    }),
+    ...(m.rampError === undefined &&
+      steady.length &&
+      ramp.length && {
+        fairness: {
+          rampRateHz: c.rampHz,
+          ...(m.rampPublishedHz !== undefined
+            ? { rampPublishedHz: m.rampPublishedHz }
+            : published.length && { rampPublishedHz: mean(published) }),
+          ...(spans.length && { rampSeconds: mean(spans) }),
+          steadyFraction: mean(steady),
+          rampFraction: mean(ramp),
+          ratio: mean(ramp) / Math.max(mean(steady), 1e-9),
+        },
+      }),
     runners: slots.map((x) => x.row),
     ...(m.windowS !== undefined && { windowS: m.windowS }),
   };
   return {
     ...s,
     ...judgeLoadStep(s, {
-      first: c.first, latencyGrowthMs: w.latencyGrowthMs, iocOfferedUpdatesS: w.records * w.rateHz, iocHost: c.iocHost, cores: c.cores,
+      first: c.first,
+      latencyGrowthMs: w.latencyGrowthMs,
+      iocOfferedUpdatesS: w.records * w.rateHz,
+      iocHost: c.iocHost,
+      cores: c.cores,
     }),
   };
 }

@@ -13,7 +13,10 @@ export class LocalHost implements Host {
   readonly address = hostname();
 
   /** `python`: the interpreter of the managed environment, when it is known already. */
-  constructor(private python?: string, readonly name = LOCAL) {}
+  constructor(
+    private python?: string,
+    readonly name = LOCAL,
+  ) {}
 
   async prepare(clients: readonly string[], referee: boolean): Promise<void> {
     const specs = clients.map((c) => findClient(c)).filter((c) => c !== undefined);

@@ -59,7 +59,13 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
   const host = o.host ?? new LocalHost(o.python);
   const workload = o.workload ?? 'monitor';
   const extra = workload === 'array' && o.array?.checkAll ? ['--check-all'] : [];
-  const runner = host.startRunner({ client: o.client.name, workload, names: o.names, args: ['--samples', String(o.samples), ...extra], env: o.env });
+  const runner = host.startRunner({
+    client: o.client.name,
+    workload,
+    names: o.names,
+    args: ['--samples', String(o.samples), ...extra],
+    env: o.env,
+  });
   const result: MonitorRun = { client: o.client.name, ok: false, ...(o.host && { host: o.host.name }) };
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const progress = deadline.track(o.onProgress ?? (() => {}));
@@ -117,12 +123,21 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     o.onSamples?.(samples);
     if (workload === 'array') {
       const elements = o.array?.elements ?? Number(complete.elements ?? 0);
-      result.array = checkArraySamples(samples, { elements, lastLength: Number(complete.elements ?? elements), ...(o.array?.type && { type: o.array.type }) });
+      result.array = checkArraySamples(samples, {
+        elements,
+        lastLength: Number(complete.elements ?? elements),
+        ...(o.array?.type && { type: o.array.type }),
+      });
       const server = serverRate(stats0, stats1, elements);
-      if (server) result.array.server = { ...server, fraction: server.updatesPerSecond > 0 ? result.array.updatesPerSecond / server.updatesPerSecond : 0 };
+      if (server)
+        result.array.server = {
+          ...server,
+          fraction: server.updatesPerSecond > 0 ? result.array.updatesPerSecond / server.updatesPerSecond : 0,
+        };
       result.ok = result.array.ok;
       if (!result.ok) {
-        result.error = `array check failed: ${result.array.corrupt} corrupt, ${result.array.valueErrors} went backwards` +
+        result.error =
+          `array check failed: ${result.array.corrupt} corrupt, ${result.array.valueErrors} went backwards` +
           (result.array.corruptUpdates ? `: ${result.array.corruptUpdates.slice(0, 2).join('; ')}` : '');
       }
       await runner.finish();
@@ -141,11 +156,14 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     await runner.finish();
   } catch (err) {
     if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
-    result.error = deadline.stoppedAfterS !== undefined
-      ? deadline.note()
-      : overMemory
-      ? `${MEMORY_KILL} ${maxRssMb} MiB (${Math.round(overMemory)} MiB): it fell behind the updates`
-      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    result.error =
+      deadline.stoppedAfterS !== undefined
+        ? deadline.note()
+        : overMemory
+          ? `${MEMORY_KILL} ${maxRssMb} MiB (${Math.round(overMemory)} MiB): it fell behind the updates`
+          : err instanceof RunnerError
+            ? err.message
+            : `unexpected: ${(err as Error).message}`;
     if (overMemory) result.peakRssMb = Math.max(result.peakRssMb ?? 0, overMemory);
     await runner.kill();
   } finally {
@@ -159,7 +177,11 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
 }
 
 /** The IOC's published array rate between two of its stats answers (undefined without both). */
-export function serverRate(a: IocStats | undefined, b: IocStats | undefined, elements: number): { updatesPerSecond: number; mElementsPerSecond: number } | undefined {
+export function serverRate(
+  a: IocStats | undefined,
+  b: IocStats | undefined,
+  elements: number,
+): { updatesPerSecond: number; mElementsPerSecond: number } | undefined {
   if (!a || !b || !(b.arrayTime > a.arrayTime)) return undefined;
   const updatesPerSecond = (b.arrayUpdates - a.arrayUpdates) / (b.arrayTime - a.arrayTime);
   return { updatesPerSecond, mElementsPerSecond: (updatesPerSecond * elements) / 1e6 };

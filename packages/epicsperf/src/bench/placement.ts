@@ -22,7 +22,10 @@ const ENDPOINT = /^tcp:\/\/([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/;
 /** `a=tcp://198.18.0.2:5599,b=...`: each agent's name and endpoint. */
 export function parseHosts(text: string): HostSpec[] {
   const specs: HostSpec[] = [];
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     if (eq <= 0) throw new UsageError(`--hosts takes name=tcp://ADDR:PORT, got "${part}"`);
     const name = part.slice(0, eq);
@@ -41,11 +44,16 @@ export function parseHosts(text: string): HostSpec[] {
 /** `node=a,pyepics=b,ioc=c`: what goes where (checked against the hosts and clients). */
 export function parsePlace(text: string | undefined, hosts: readonly string[], clients: readonly string[]): Map<string, string> {
   const place = new Map<string, string>();
-  for (const part of (text ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [what, where, extra] = part.split('=');
     if (!what || !where || extra !== undefined) throw new UsageError(`--place takes client=host or ioc=host, got "${part}"`);
-    if (what !== 'ioc' && !clients.includes(what)) throw new UsageError(`--place: ${what} is not a client of this run (${clients.join(', ')}) nor ioc`);
-    if (where !== LOCAL && !hosts.includes(where)) throw new UsageError(`--place: no host ${where} (hosts: ${[LOCAL, ...hosts].join(', ')})`);
+    if (what !== 'ioc' && !clients.includes(what))
+      throw new UsageError(`--place: ${what} is not a client of this run (${clients.join(', ')}) nor ioc`);
+    if (where !== LOCAL && !hosts.includes(where))
+      throw new UsageError(`--place: no host ${where} (hosts: ${[LOCAL, ...hosts].join(', ')})`);
     if (place.has(what)) throw new UsageError(`--place: ${what} is placed twice`);
     place.set(what, where);
   }
@@ -72,14 +80,26 @@ export class Placement {
    * Connect to the agents of `--hosts` with this orchestrator's key (`<keys>/orchestrator.key`)
    * and each agent's public key (`<keys>/NAME.pub`), and place the clients.
    */
-  static async connect(o: { hosts: string; place?: string | undefined; keys?: string | undefined; clients: readonly string[]; python: string }): Promise<Placement> {
+  static async connect(o: {
+    hosts: string;
+    place?: string | undefined;
+    keys?: string | undefined;
+    clients: readonly string[];
+    python: string;
+  }): Promise<Placement> {
     const specs = parseHosts(o.hosts);
-    const place = parsePlace(o.place, specs.map((s) => s.name), o.clients);
+    const place = parsePlace(
+      o.place,
+      specs.map((s) => s.name),
+      o.clients,
+    );
     const keys = o.keys ?? join(epicsperfHome(), 'keys');
     const own = readKeyPair(keys, ORCHESTRATOR_KEY);
     const agentKeys = specs.map((s) => readPublicKey(join(keys, `${s.name}.pub`), `no public key for host ${s.name}`));
     const here = new LocalHost(o.python);
-    const settled = await Promise.allSettled(specs.map((s, i) => RemoteHost.connect({ name: s.name, endpoint: s.endpoint, agentKey: agentKeys[i]!, own })));
+    const settled = await Promise.allSettled(
+      specs.map((s, i) => RemoteHost.connect({ name: s.name, endpoint: s.endpoint, agentKey: agentKeys[i]!, own })),
+    );
     const remote = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) {
@@ -130,13 +150,23 @@ export class Placement {
   async records(): Promise<HostRecord[] | undefined> {
     if (!this.spread) return undefined;
     const used = new Set<Host>([this.iocHost, ...this.clientHost.values()]);
-    return Promise.all(this.hosts.filter((h) => used.has(h)).map(async (h) => ({
-      name: h.name,
-      address: h.address,
-      ...(h instanceof RemoteHost && { machine: h.machine }),
-      ...(await h.doctor().then((environment) => ({ environment }), (err: Error) => ({ error: err.message }))),
-      runs: [...this.clientHost].filter(([, x]) => x === h).map(([c]) => c).concat(h === this.iocHost ? ['ioc'] : []),
-    })));
+    return Promise.all(
+      this.hosts
+        .filter((h) => used.has(h))
+        .map(async (h) => ({
+          name: h.name,
+          address: h.address,
+          ...(h instanceof RemoteHost && { machine: h.machine }),
+          ...(await h.doctor().then(
+            (environment) => ({ environment }),
+            (err: Error) => ({ error: err.message }),
+          )),
+          runs: [...this.clientHost]
+            .filter(([, x]) => x === h)
+            .map(([c]) => c)
+            .concat(h === this.iocHost ? ['ioc'] : []),
+        })),
+    );
   }
 
   async close(): Promise<void> {

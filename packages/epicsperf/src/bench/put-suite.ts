@@ -36,7 +36,12 @@ function latencyOutcome(r: LatencyRun): string {
   return last ? `p50 ${last.p50Ms.toFixed(3)} ms at ${last.elements.toLocaleString('en-US')} elements` : 'no result';
 }
 
-export async function runPutWorkloads(o: PutSuiteOptions, steps: StepRunner, ready: readonly ClientSpec[], results: BenchResults): Promise<void> {
+export async function runPutWorkloads(
+  o: PutSuiteOptions,
+  steps: StepRunner,
+  ready: readonly ClientSpec[],
+  results: BenchResults,
+): Promise<void> {
   const progress = o.onProgress ?? (() => {});
   // Neither workload asks for a time of its own: each goes as fast as the client does.
   const deadline = o.deadline(0);
@@ -44,7 +49,13 @@ export async function runPutWorkloads(o: PutSuiteOptions, steps: StepRunner, rea
     const w = o.arrayPut;
     const clients = ready.filter((c) => c.workloads.includes('array-put'));
     // The waveform itself stays still: only the put target works.
-    const ioc = await o.placement.startIoc({ records: 1, rate: 0, arrayElements: w.elements, arrayRate: 0, arrayType: w.type as ArrayType });
+    const ioc = await o.placement.startIoc({
+      records: 1,
+      rate: 0,
+      arrayElements: w.elements,
+      arrayRate: 0,
+      arrayType: w.type as ArrayType,
+    });
     const runs: ArrayPutRun[] = [];
     const steal = stealMeter();
     try {
@@ -52,9 +63,28 @@ export async function runPutWorkloads(o: PutSuiteOptions, steps: StepRunner, rea
         for (const client of clients) {
           for (const callback of [true, false]) {
             const label = `array-put ${w.elements.toLocaleString('en-US')} ${callback ? 'completion' : 'no completion'}`;
-            runs.push(await steps.run(label, client.name, rep, o.repeat, () => runArrayPut({
-              client, python: o.python, env: ioc.env, name: `${ioc.prefix}ARRAY:PUT`, workload: w, callback, ioc, onProgress: progress, ...deadline, ...o.placement.runOn(client.name),
-            }), arrayPutOutcome));
+            runs.push(
+              await steps.run(
+                label,
+                client.name,
+                rep,
+                o.repeat,
+                () =>
+                  runArrayPut({
+                    client,
+                    python: o.python,
+                    env: ioc.env,
+                    name: `${ioc.prefix}ARRAY:PUT`,
+                    workload: w,
+                    callback,
+                    ioc,
+                    onProgress: progress,
+                    ...deadline,
+                    ...o.placement.runOn(client.name),
+                  }),
+                arrayPutOutcome,
+              ),
+            );
           }
         }
       }
@@ -67,16 +97,35 @@ export async function runPutWorkloads(o: PutSuiteOptions, steps: StepRunner, rea
     const w = o.latency;
     const clients = ready.filter((c) => c.workloads.includes('latency'));
     // Every client asked for has a row: those that cannot run it say why.
-    const cannot: LatencyRun[] = ready.filter((c) => !c.workloads.includes('latency')).map((c) => ({ client: c.name, ok: false, unsupported: true, error: whyNoLatency(c), points: [] }));
+    const cannot: LatencyRun[] = ready
+      .filter((c) => !c.workloads.includes('latency'))
+      .map((c) => ({ client: c.name, ok: false, unsupported: true, error: whyNoLatency(c), points: [] }));
     const ioc = await o.placement.startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: Math.max(...w.sizes) });
     const runs: LatencyRun[] = [];
     const steal = stealMeter();
     try {
       for (let rep = 1; rep <= o.repeat; rep++) {
         for (const client of clients) {
-          runs.push(await steps.run(`latency ${w.sizes.length} sizes`, client.name, rep, o.repeat, () => runLatency({
-            client, python: o.python, env: ioc.env, prefix: ioc.prefix, workload: w, onProgress: progress, ...deadline, ...o.placement.runOn(client.name),
-          }), latencyOutcome));
+          runs.push(
+            await steps.run(
+              `latency ${w.sizes.length} sizes`,
+              client.name,
+              rep,
+              o.repeat,
+              () =>
+                runLatency({
+                  client,
+                  python: o.python,
+                  env: ioc.env,
+                  prefix: ioc.prefix,
+                  workload: w,
+                  onProgress: progress,
+                  ...deadline,
+                  ...o.placement.runOn(client.name),
+                }),
+              latencyOutcome,
+            ),
+          );
         }
       }
     } finally {

@@ -16,8 +16,14 @@ export interface Sample {
 
 /** Write one record at byte `offset` of `view`. */
 export function encodeSample(
-  view: DataView, offset: number,
-  pv: number, severity: number, status: number, value: number, iocTime: number, recvTime: number,
+  view: DataView,
+  offset: number,
+  pv: number,
+  severity: number,
+  status: number,
+  value: number,
+  iocTime: number,
+  recvTime: number,
 ): void {
   view.setUint32(offset, pv, true);
   view.setInt16(offset + 4, severity, true);

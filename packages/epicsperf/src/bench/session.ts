@@ -62,9 +62,12 @@ export async function runSession<R extends SessionResult>(o: SessionOptions, res
     await runner.finish();
   } catch (err) {
     if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
-    result.error = deadline.stoppedAfterS !== undefined
-      ? deadline.note()
-      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    result.error =
+      deadline.stoppedAfterS !== undefined
+        ? deadline.note()
+        : err instanceof RunnerError
+          ? err.message
+          : `unexpected: ${(err as Error).message}`;
     await runner.kill();
   } finally {
     deadline.clear();

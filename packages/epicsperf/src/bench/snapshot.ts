@@ -37,7 +37,15 @@ export const REFEREE = 'c-libca';
  */
 async function refereeReads(o: SnapshotRunOptions, names: readonly string[], timeoutMs: number): Promise<SnapshotRow[] | string> {
   if (names.length === 0) return [];
-  const run = await runSnapshot({ ...o, client: findClient(REFEREE)!, names, timeoutMs, verify: false, clientDeadlineMs: undefined, onProgress: () => {} });
+  const run = await runSnapshot({
+    ...o,
+    client: findClient(REFEREE)!,
+    names,
+    timeoutMs,
+    verify: false,
+    clientDeadlineMs: undefined,
+    onProgress: () => {},
+  });
   return run.rows.length === names.length ? run.rows : `the referee (${REFEREE}) could not read: ${run.error ?? 'no results'}`;
 }
 
@@ -62,16 +70,31 @@ function agrees(v: unknown, before: SnapshotRow | undefined, after: SnapshotRow 
     const lo = before?.ok ? Math.min(...(values as number[])) : -Infinity;
     return v >= lo && v <= hi;
   }
-  const norm = (x: unknown) => JSON.stringify(typeof x === 'object' && x !== null && 'length' in x ? Array.from(x as ArrayLike<unknown>) : x);
+  const norm = (x: unknown) =>
+    JSON.stringify(typeof x === 'object' && x !== null && 'length' in x ? Array.from(x as ArrayLike<unknown>) : x);
   return values.some((x) => norm(x) === norm(v));
 }
 
 export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
   const host = o.host ?? new LocalHost(o.python);
-  const result: SnapshotRun = { client: o.client.name, ok: false, answered: 0, failed: 0, wrong: 0, rows: [], ...(o.host && { host: o.host.name }) };
+  const result: SnapshotRun = {
+    client: o.client.name,
+    ok: false,
+    answered: 0,
+    failed: 0,
+    wrong: 0,
+    rows: [],
+    ...(o.host && { host: o.host.name }),
+  };
   const verify = o.verify ?? true;
   let before: SnapshotRow[] | undefined;
-  const runner = host.startRunner({ client: o.client.name, workload: 'snapshot', names: o.names, args: ['--timeout-ms', String(o.timeoutMs)], env: o.env });
+  const runner = host.startRunner({
+    client: o.client.name,
+    workload: 'snapshot',
+    names: o.names,
+    args: ['--timeout-ms', String(o.timeoutMs)],
+    env: o.env,
+  });
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const progress = deadline.track(o.onProgress ?? (() => {}));
   try {
@@ -103,7 +126,11 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
     let after: (SnapshotRow | undefined)[] | undefined;
     if (before) {
       const answered = raw.flatMap((r, i) => (r.ok === true ? [i] : []));
-      const reads = await refereeReads(o, answered.map((i) => o.names[i]!), refereeTimeoutMs(Math.max(o.timeoutMs, 2000), answered.length));
+      const reads = await refereeReads(
+        o,
+        answered.map((i) => o.names[i]!),
+        refereeTimeoutMs(Math.max(o.timeoutMs, 2000), answered.length),
+      );
       if (typeof reads === 'string') result.unchecked = reads;
       else {
         after = new Array(o.names.length);
@@ -124,9 +151,12 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
     progress('done');
     await runner.finish();
   } catch (err) {
-    result.error = deadline.stoppedAfterS !== undefined
-      ? deadline.note()
-      : err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    result.error =
+      deadline.stoppedAfterS !== undefined
+        ? deadline.note()
+        : err instanceof RunnerError
+          ? err.message
+          : `unexpected: ${(err as Error).message}`;
     if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
     await runner.kill();
   } finally {

@@ -109,7 +109,10 @@ export class MonitorTracker {
 
   /** Names of monitors not back yet in this phase (the first few). */
   stragglers(max = 5): string[] {
-    return this.all.filter((w) => w.backs === 0 || w.state !== 'up').slice(0, max).map((w) => `${w.name} (${w.state})`);
+    return this.all
+      .filter((w) => w.backs === 0 || w.state !== 'up')
+      .slice(0, max)
+      .map((w) => `${w.name} (${w.state})`);
   }
 
   /**
@@ -117,7 +120,10 @@ export class MonitorTracker {
    * names `which` picks; 0 for one back before `t0`.
    */
   backTimes(t0: number, which: (name: string) => boolean = () => true): number[] {
-    return this.all.filter((w) => which(w.name)).map((w) => Math.max(0, w.backAt - t0)).sort((a, b) => a - b);
+    return this.all
+      .filter((w) => which(w.name))
+      .map((w) => Math.max(0, w.backAt - t0))
+      .sort((a, b) => a - b);
   }
 }
 

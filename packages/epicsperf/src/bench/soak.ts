@@ -161,7 +161,8 @@ export async function runSoak(o: SoakOptions = {}): Promise<SoakResult> {
   const resumed = (t0: number) => {
     const all = tracker.backTimes(t0);
     return {
-      resumeMedianMs: median(all), resumeMaxMs: last(all),
+      resumeMedianMs: median(all),
+      resumeMaxMs: last(all),
       resumeMaxMsCa: last(tracker.backTimes(t0, (n) => !n.startsWith('pva://'))),
       resumeMaxMsPva: last(tracker.backTimes(t0, (n) => n.startsWith('pva://'))),
     };
@@ -194,8 +195,11 @@ export async function runSoak(o: SoakOptions = {}): Promise<SoakResult> {
       t0 = performance.now();
       await until(() => tracker.allBack(), phaseTimeout, progress('every monitor back after the restart'));
       const restart = {
-        downMs, ...resumed(t0),
-        snapshotMs, snapshotFailed: failed, snapshotNames: outageNames.length,
+        downMs,
+        ...resumed(t0),
+        snapshotMs,
+        snapshotFailed: failed,
+        snapshotNames: outageNames.length,
       };
 
       // (b) Frozen until every circuit is declared unresponsive, then thawed.
@@ -217,7 +221,15 @@ export async function runSoak(o: SoakOptions = {}): Promise<SoakResult> {
       const mem = process.memoryUsage();
       const s = ctx.stats();
       const code = getHeapSpaceStatistics().find((x) => x.space_name === 'code_space')?.space_used_size ?? 0;
-      const cycle: SoakCycle = { restart, freeze, heapUsed: mem.heapUsed, codeSpace: code, rss: mem.rss, fds: openFds(), circuits: [s.circuits, s.pva?.circuits ?? 0] };
+      const cycle: SoakCycle = {
+        restart,
+        freeze,
+        heapUsed: mem.heapUsed,
+        codeSpace: code,
+        rss: mem.rss,
+        fds: openFds(),
+        circuits: [s.circuits, s.pva?.circuits ?? 0],
+      };
       cycles.push(cycle);
       o.onCycle?.(cycle, c);
       if (thrown.length > 0) {
@@ -260,17 +272,34 @@ export async function runSoak(o: SoakOptions = {}): Promise<SoakResult> {
     updates: tracker.updates,
     gc: o.gc !== undefined,
     warmup,
-    heapGrowthPerCycle: slope(xs, fit.map((c) => c.heapUsed)),
-    codeSpaceGrowthPerCycle: slope(xs, fit.map((c) => c.codeSpace)),
-    rssGrowthPerCycle: slope(xs, fit.map((c) => c.rss)),
-    fds: { first: fds[0] ?? 0, afterWarmup: fds[Math.min(warmup, fds.length - 1)] ?? 0, last: fds[fds.length - 1] ?? 0, max: Math.max(0, ...fds) },
+    heapGrowthPerCycle: slope(
+      xs,
+      fit.map((c) => c.heapUsed),
+    ),
+    codeSpaceGrowthPerCycle: slope(
+      xs,
+      fit.map((c) => c.codeSpace),
+    ),
+    rssGrowthPerCycle: slope(
+      xs,
+      fit.map((c) => c.rss),
+    ),
+    fds: {
+      first: fds[0] ?? 0,
+      afterWarmup: fds[Math.min(warmup, fds.length - 1)] ?? 0,
+      last: fds[fds.length - 1] ?? 0,
+      max: Math.max(0, ...fds),
+    },
     restart: {
-      resumeMedianMs: median(sorted((c) => c.restart.resumeMedianMs)), resumeMaxMs: rs[rs.length - 1] ?? 0,
-      snapshotMedianMs: median(ss), snapshotMaxMs: ss[ss.length - 1] ?? 0,
+      resumeMedianMs: median(sorted((c) => c.restart.resumeMedianMs)),
+      resumeMaxMs: rs[rs.length - 1] ?? 0,
+      snapshotMedianMs: median(ss),
+      snapshotMaxMs: ss[ss.length - 1] ?? 0,
     },
     freeze: {
       downMedianMs: median(sorted((c) => c.freeze.downMs)),
-      resumeMedianMs: median(sorted((c) => c.freeze.resumeMedianMs)), resumeMaxMs: fs[fs.length - 1] ?? 0,
+      resumeMedianMs: median(sorted((c) => c.freeze.resumeMedianMs)),
+      resumeMaxMs: fs[fs.length - 1] ?? 0,
     },
     durationS: (performance.now() - started) / 1000,
   };

@@ -19,8 +19,17 @@ import { runHeadroom } from './headroom.js';
 import { runLoad } from './load.js';
 import { LOCAL } from '../hosts/host.js';
 import {
-  BENCH_FORMAT, heldRate, type BenchResults, type BenchRunOptions, type CaptureStepResult, type EnvironmentReport, type HeadroomStepResult, type LoadStepResult, type MonitorRun,
-  type SnapshotRun, type SnapshotWorkload,
+  BENCH_FORMAT,
+  heldRate,
+  type BenchResults,
+  type BenchRunOptions,
+  type CaptureStepResult,
+  type EnvironmentReport,
+  type HeadroomStepResult,
+  type LoadStepResult,
+  type MonitorRun,
+  type SnapshotRun,
+  type SnapshotWorkload,
 } from '../results/index.js';
 
 /** After the 2012 snapshot study, plus the 10,000- and 100,000-name rows of the client's own
@@ -99,7 +108,13 @@ export interface StepEvent {
 /** The clients that serve each family of the run, available here. */
 function clientsFor(ready: readonly ClientSpec[]) {
   const serving = (w: Workload) => ready.filter((c) => c.workloads.includes(w));
-  return { snapshot: serving('snapshot'), monitor: serving('monitor'), array: serving('array'), arrayPut: serving('array-put'), latency: serving('latency') };
+  return {
+    snapshot: serving('snapshot'),
+    monitor: serving('monitor'),
+    array: serving('array'),
+    arrayPut: serving('array-put'),
+    latency: serving('latency'),
+  };
 }
 
 /** How many steps a run will take (the progress line's denominator). An array-put step is one
@@ -114,8 +129,17 @@ export function countSteps(o: Pick<BenchOptions, 'repeat' | 'workloads'>, ready:
   // Headroom likewise: every step for every client at most.
   const headroom = w.headroom ? c.monitor.length * w.headroom.steps.length : 0;
   const load = w.load ? c.monitor.length * w.load.steps.length : 0;
-  return headroom + load + o.repeat * (w.snapshot.length * c.snapshot.length + (w.monitor ? c.monitor.length : 0) + (w.array ? c.array.length : 0) +
-    (w.arrayPut ? 2 * c.arrayPut.length : 0) + (w.latency ? c.latency.length : 0)) + capture;
+  return (
+    headroom +
+    load +
+    o.repeat *
+      (w.snapshot.length * c.snapshot.length +
+        (w.monitor ? c.monitor.length : 0) +
+        (w.array ? c.array.length : 0) +
+        (w.arrayPut ? 2 * c.arrayPut.length : 0) +
+        (w.latency ? c.latency.length : 0)) +
+    capture
+  );
 }
 
 /** The capture workload's clients that are available here, in the order asked. */
@@ -126,14 +150,24 @@ function captureClientsOf(cw: NonNullable<BenchOptions['workloads']['capture']>,
 /** Counts the steps and reports their starts and ends. */
 export class Steps {
   private index = 0;
-  constructor(private total: number, private readonly onStep: ((e: StepEvent) => void) | undefined) {}
+  constructor(
+    private total: number,
+    private readonly onStep: ((e: StepEvent) => void) | undefined,
+  ) {}
 
   /** `n` counted steps will not run after all. */
   skip(n: number): void {
     this.total = Math.max(this.index, this.total - n);
   }
 
-  async run<T>(workload: string, client: string, run: number, repeat: number, body: () => Promise<T>, outcome: (r: T) => string): Promise<T> {
+  async run<T>(
+    workload: string,
+    client: string,
+    run: number,
+    repeat: number,
+    body: () => Promise<T>,
+    outcome: (r: T) => string,
+  ): Promise<T> {
     const base = { index: ++this.index, total: this.total, workload, client, run, repeat };
     this.onStep?.({ phase: 'start', ...base });
     const t0 = performance.now();
@@ -144,19 +178,29 @@ export class Steps {
 }
 
 const snapshotOutcome = (r: SnapshotRun) =>
-  r.wallMs !== undefined && !r.error ? `${r.answered}/${r.answered + r.failed} answered in ${(r.wallMs / 1000).toFixed(2)} s` : r.error ?? 'failed';
+  r.wallMs !== undefined && !r.error
+    ? `${r.answered}/${r.answered + r.failed} answered in ${(r.wallMs / 1000).toFixed(2)} s`
+    : (r.error ?? 'failed');
 const captureOutcome = (r: CaptureStepResult) =>
-  r.kept ? `kept: ${r.mbS?.toFixed(1) ?? '-'} MB/s, ${Math.round(r.updatesS ?? 0)} updates/s` : r.run.error ?? `${r.lost} updates lost`;
+  r.kept ? `kept: ${r.mbS?.toFixed(1) ?? '-'} MB/s, ${Math.round(r.updatesS ?? 0)} updates/s` : (r.run.error ?? `${r.lost} updates lost`);
 const headroomOutcome = (r: HeadroomStepResult) =>
-  (r.held ? `held: ${Math.round(heldRate(r) ?? 0)} updates/s, CPU ${r.run.cpuPercent?.mean.toFixed(0) ?? '-'} %` : r.failure?.text ?? 'failed') +
+  (r.held
+    ? `held: ${Math.round(heldRate(r) ?? 0)} updates/s, CPU ${r.run.cpuPercent?.mean.toFixed(0) ?? '-'} %`
+    : (r.failure?.text ?? 'failed')) +
   (r.iocLimited ? ` (IOC-limited: ${Math.round(r.iocUpdatesS ?? 0)} of ${r.step.offeredUpdatesS} updates/s)` : '');
 const loadOutcome = (r: LoadStepResult) =>
-  (r.held ? `held: ${r.totalClients} client${r.totalClients === 1 ? '' : 's'}, ${Math.round(r.updatesS).toLocaleString('en-US')} updates/s, p99 ${r.latencyMs?.p99.toFixed(1) ?? '-'} ms` : r.limit?.text ?? 'failed') +
-  (r.fairness ? ` (delivered: steady ${(100 * r.fairness.steadyFraction).toFixed(1)}%, ramp ${(100 * r.fairness.rampFraction).toFixed(1)}% at ${Math.round(r.fairness.rampRateHz)} Hz)` : '');
+  (r.held
+    ? `held: ${r.totalClients} client${r.totalClients === 1 ? '' : 's'}, ${Math.round(r.updatesS).toLocaleString('en-US')} updates/s, p99 ${r.latencyMs?.p99.toFixed(1) ?? '-'} ms`
+    : (r.limit?.text ?? 'failed')) +
+  (r.fairness
+    ? ` (delivered: steady ${(100 * r.fairness.steadyFraction).toFixed(1)}%, ramp ${(100 * r.fairness.rampFraction).toFixed(1)}% at ${Math.round(r.fairness.rampRateHz)} Hz)`
+    : '');
 const monitorOutcome = (r: MonitorRun) =>
-  r.error ? r.error : r.array
-    ? `${r.array.mElementsPerSecond.toFixed(1)} M elements/s${r.array.server ? ` (${r.array.server.fraction.toFixed(2)} of the IOC's rate)` : ''}`
-    : `CPU ${r.cpuPercent?.mean.toFixed(1) ?? '-'} %`;
+  r.error
+    ? r.error
+    : r.array
+      ? `${r.array.mElementsPerSecond.toFixed(1)} M elements/s${r.array.server ? ` (${r.array.server.fraction.toFixed(2)} of the IOC's rate)` : ''}`
+      : `CPU ${r.cpuPercent?.mean.toFixed(1) ?? '-'} %`;
 
 /**
  * The results as stored: a snapshot run keeps the first 100 rows of PVs that failed or disagreed
@@ -170,12 +214,17 @@ export function compactResults(r: BenchResults): BenchResults {
       ...s,
       runs: s.runs.map((run) => {
         if (run.rowsKept === 'failures') return run;
-        const times = run.rows.filter((x) => x.ok && x.elapsedMs !== undefined).map((x) => x.elapsedMs!).sort((a, b) => a - b);
-        const elapsedMs = times.length ? { p50: percentile(times, 50), p99: percentile(times, 99), max: times[times.length - 1]! } : undefined;
+        const times = run.rows
+          .filter((x) => x.ok && x.elapsedMs !== undefined)
+          .map((x) => x.elapsedMs!)
+          .sort((a, b) => a - b);
+        const elapsedMs = times.length
+          ? { p50: percentile(times, 50), p99: percentile(times, 99), max: times[times.length - 1]! }
+          : undefined;
         const bad = run.rows.filter((x) => !x.ok || x.correct === false);
         const failureReasons: Record<string, number> = {};
         for (const x of bad) {
-          const why = x.ok ? 'disagrees with the IOC' : x.error ?? 'failed';
+          const why = x.ok ? 'disagrees with the IOC' : (x.error ?? 'failed');
           failureReasons[why] = (failureReasons[why] ?? 0) + 1;
         }
         return { ...run, rows: bad.slice(0, 100), rowsKept: 'failures' as const, failureReasons, ...(elapsedMs && { elapsedMs }) };
@@ -204,8 +253,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     environment: o.report,
     hosts: await pl.records(),
     options: {
-      workloads: o.workloads, repeat: o.repeat, timeoutMs: o.timeoutMs, records: o.records, samples: o.samples, rate: o.rate,
-      clients: o.clients.map((c) => c.name), scheduling: schedulingPrefix().note, profile: o.profile,
+      workloads: o.workloads,
+      repeat: o.repeat,
+      timeoutMs: o.timeoutMs,
+      records: o.records,
+      samples: o.samples,
+      rate: o.rate,
+      clients: o.clients.map((c) => c.name),
+      scheduling: schedulingPrefix().note,
+      profile: o.profile,
       ...(o.clientDeadlineS !== undefined && { clientDeadlineS: o.clientDeadlineS }),
       ...(o.clientDeadlineS !== undefined && o.clientDeadlineBeyondWork && { clientDeadlineBeyondWork: true }),
     },
@@ -228,10 +284,26 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
         const steal = stealMeter();
         for (let rep = 1; rep <= o.repeat; rep++) {
           for (const client of snapClients) {
-            entry.runs.push(await steps.run(`snapshot ${w.id}`, client.name, rep, o.repeat, () => runSnapshot({
-              client, python: o.python, env: ioc.env, names, timeoutMs: o.timeoutMs, onProgress: progress, ...pl.runOn(client.name),
-              ...deadline(o.timeoutMs / 1000),
-            }), snapshotOutcome));
+            entry.runs.push(
+              await steps.run(
+                `snapshot ${w.id}`,
+                client.name,
+                rep,
+                o.repeat,
+                () =>
+                  runSnapshot({
+                    client,
+                    python: o.python,
+                    env: ioc.env,
+                    names,
+                    timeoutMs: o.timeoutMs,
+                    onProgress: progress,
+                    ...pl.runOn(client.name),
+                    ...deadline(o.timeoutMs / 1000),
+                  }),
+                snapshotOutcome,
+              ),
+            );
           }
         }
         entry.stealPercent = steal();
@@ -244,9 +316,22 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (o.workloads.monitor) {
     const ioc = await pl.startIoc({ records: o.records, rate: o.rate, arrayElements: 0 });
     try {
-      results.monitor = await repeatMonitor(o, pl, steps, ready, 'monitor', `monitor ${o.records}x${o.samples}`, deadline(o.samples / o.rate), {
-        env: ioc.env, names: ioc.counterNames(), samples: o.samples, rate: o.rate, iocMeter: ioc.meter,
-      });
+      results.monitor = await repeatMonitor(
+        o,
+        pl,
+        steps,
+        ready,
+        'monitor',
+        `monitor ${o.records}x${o.samples}`,
+        deadline(o.samples / o.rate),
+        {
+          env: ioc.env,
+          names: ioc.counterNames(),
+          samples: o.samples,
+          rate: o.rate,
+          iocMeter: ioc.meter,
+        },
+      );
     } finally {
       await ioc.stop();
     }
@@ -255,28 +340,61 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (aw) {
     // The IOC refreshes the waveform at the given rate (by default as fast as it can); a client that
     // keeps up sees every update.
-    const ioc = await pl.startIoc({ records: 1, rate: 0, arrayElements: aw.elements, arrayRate: aw.rate, ...(aw.type && { arrayType: aw.type as ArrayType }) });
+    const ioc = await pl.startIoc({
+      records: 1,
+      rate: 0,
+      arrayElements: aw.elements,
+      arrayRate: aw.rate,
+      ...(aw.type && { arrayType: aw.type as ArrayType }),
+    });
     try {
       results.array = {
         workload: aw,
-        ...(await repeatMonitor(o, pl, steps, ready, 'array', `array ${aw.elements.toLocaleString('en-US')}`, deadline(typeof aw.rate === 'number' ? aw.samples / aw.rate : 0), {
-          env: ioc.env, names: [`${ioc.prefix}ARRAY`], samples: aw.samples, rate: 1, iocMeter: ioc.meter,
-          array: { elements: aw.elements, ...(aw.type && { type: aw.type }), iocStats: () => ioc.stats() },
-        })),
+        ...(await repeatMonitor(
+          o,
+          pl,
+          steps,
+          ready,
+          'array',
+          `array ${aw.elements.toLocaleString('en-US')}`,
+          deadline(typeof aw.rate === 'number' ? aw.samples / aw.rate : 0),
+          {
+            env: ioc.env,
+            names: [`${ioc.prefix}ARRAY`],
+            samples: aw.samples,
+            rate: 1,
+            iocMeter: ioc.meter,
+            array: { elements: aw.elements, ...(aw.type && { type: aw.type }), iocStats: () => ioc.stats() },
+          },
+        )),
       };
     } finally {
       await ioc.stop();
     }
   }
-  await runPutWorkloads({
-    ...o.workloads, repeat: o.repeat, python: o.python, placement: pl, deadline, ...(o.onProgress && { onProgress: o.onProgress }),
-  }, steps, ready, results);
+  await runPutWorkloads(
+    {
+      ...o.workloads,
+      repeat: o.repeat,
+      python: o.python,
+      placement: pl,
+      deadline,
+      ...(o.onProgress && { onProgress: o.onProgress }),
+    },
+    steps,
+    ready,
+    results,
+  );
   const cw = o.workloads.capture;
   if (cw) {
     const clients = captureClientsOf(cw, ready);
     // Each (load step, client) capture is one step of the progress and one run under the deadline.
     results.capture = await runCaptureBench({
-      clients, python: o.python, seconds: cw.seconds, flushMs: cw.flushMs, onProgress: progress,
+      clients,
+      python: o.python,
+      seconds: cw.seconds,
+      flushMs: cw.flushMs,
+      onProgress: progress,
       ...deadline(cw.seconds),
       runStep: (label, client, body) => steps.run(`capture ${label}`, client, 1, 1, body, captureOutcome),
       onSkip: (n) => steps.skip(n),
@@ -284,7 +402,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   }
   if (o.workloads.headroom) {
     results.headroom = await runHeadroom({
-      clients: ready.filter((c) => c.workloads.includes('monitor')), python: o.python, workload: o.workloads.headroom, onProgress: progress,
+      clients: ready.filter((c) => c.workloads.includes('monitor')),
+      python: o.python,
+      workload: o.workloads.headroom,
+      onProgress: progress,
       ...deadline(o.workloads.headroom.seconds),
       runStep: (label, client, body) => steps.run(`headroom ${label}`, client, 1, 1, body, headroomOutcome),
       onSkip: (n) => steps.skip(n),
@@ -297,10 +418,25 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     const loadClients = ready.filter((c) => c.workloads.includes('monitor'));
     const agents = pl.hosts.filter((h) => h.name !== LOCAL);
     const hosts = pl.spread && agents.length > 0 ? agents : [pl.hosts[0]!];
-    await Promise.all(agents.filter((h) => hosts.includes(h)).map((h) => h.prepare(loadClients.map((c) => c.name), false)));
+    await Promise.all(
+      agents
+        .filter((h) => hosts.includes(h))
+        .map((h) =>
+          h.prepare(
+            loadClients.map((c) => c.name),
+            false,
+          ),
+        ),
+    );
     results.load = await runLoad({
-      clients: loadClients, hosts, iocHost: pl.iocHost,
-      steps: lw.steps, records: lw.records, rate: lw.rateHz, stepSeconds: lw.seconds, onProgress: progress,
+      clients: loadClients,
+      hosts,
+      iocHost: pl.iocHost,
+      steps: lw.steps,
+      records: lw.records,
+      rate: lw.rateHz,
+      stepSeconds: lw.seconds,
+      onProgress: progress,
       // This host's cores are in the report already; another host's come from its own report.
       hostCores: { [LOCAL]: o.report.cpu.cores },
       ...deadline(lw.seconds),
@@ -332,9 +468,25 @@ async function repeatMonitor(
   const steal = stealMeter();
   for (let rep = 1; rep <= o.repeat; rep++) {
     for (const client of clients) {
-      runs.push(await steps.run(label, client.name, rep, o.repeat, () => runMonitor({
-        ...run, workload, client, python: o.python, onProgress: progress, ...pl.runOn(client.name), ...deadline,
-      }), monitorOutcome));
+      runs.push(
+        await steps.run(
+          label,
+          client.name,
+          rep,
+          o.repeat,
+          () =>
+            runMonitor({
+              ...run,
+              workload,
+              client,
+              python: o.python,
+              onProgress: progress,
+              ...pl.runOn(client.name),
+              ...deadline,
+            }),
+          monitorOutcome,
+        ),
+      );
     }
   }
   return { runs, stealPercent: steal() };

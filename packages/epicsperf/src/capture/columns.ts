@@ -7,7 +7,11 @@ export type NativeType = 'char' | 'short' | 'enum' | 'long' | 'float' | 'double'
 export const NATIVE_TYPES: readonly NativeType[] = ['char', 'short', 'enum', 'long', 'float', 'double'];
 
 export type NumericArray = Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
-export type NumericArrayCtor = { new (n: number): NumericArray; new (memory: ArrayBuffer): NumericArray; readonly BYTES_PER_ELEMENT: number };
+export type NumericArrayCtor = {
+  new (n: number): NumericArray;
+  new (memory: ArrayBuffer): NumericArray;
+  readonly BYTES_PER_ELEMENT: number;
+};
 
 export interface ElementType {
   /** h5wasm dtype string (little-endian). */
@@ -42,7 +46,10 @@ export class Column<T extends NumericArray> {
   private adopted = false;
   length = 0;
 
-  constructor(private readonly ctor: { new (n: number): T }, initial = 64) {
+  constructor(
+    private readonly ctor: { new (n: number): T },
+    initial = 64,
+  ) {
     this.buf = new ctor(initial);
   }
 

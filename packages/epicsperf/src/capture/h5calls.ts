@@ -36,7 +36,12 @@ export function keepOpen(ds: Dataset): void {
  * that write_slice does on every call (a tenth of a millisecond, which adds up over thousands of
  * datasets a flush).
  */
-export function appendBlock(ds: Dataset, shape: number[], ranges: [number, number][], data: ArrayBufferView | readonly ArrayBufferView[]): void {
+export function appendBlock(
+  ds: Dataset,
+  shape: number[],
+  ranges: [number, number][],
+  data: ArrayBufferView | readonly ArrayBufferView[],
+): void {
   const M = h5wasm.Module;
   if (M.resize_dataset(ds.file_id, ds.path, shape.map(BigInt)) < 0) throw new Error(`cannot resize ${ds.path}`);
   const parts = ArrayBuffer.isView(data) ? [data] : data;

@@ -61,18 +61,42 @@ export function startCapture(o: CaptureRunOptions): CaptureHandle {
     stopEarly = true;
     stopRequested?.();
   };
-  return { stop, done: run(o, (f) => (stopRequested = f), () => stopEarly) };
+  return {
+    stop,
+    done: run(
+      o,
+      (f) => (stopRequested = f),
+      () => stopEarly,
+    ),
+  };
 }
 
 async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, stoppedEarly: () => boolean): Promise<CaptureRun> {
   const { command: cmd, args, env } = command(o.client, o.python);
   const names = writeNamesFile(o.names);
-  const runner = new RunnerProcess(cmd, [
-    ...args, 'capture', '--names', names.path, '--out', o.out, '--flush-ms', String(o.flushMs),
-    '--gap-check', o.gapCheck, '--connect-timeout-ms', String(o.connectTimeoutMs ?? 5000),
-    '--options', JSON.stringify(o.fileOptions ?? {}), '--environment', JSON.stringify(o.fileEnvironment ?? {}),
-    ...(o.force ? ['--force'] : []),
-  ], { ...o.env, ...env });
+  const runner = new RunnerProcess(
+    cmd,
+    [
+      ...args,
+      'capture',
+      '--names',
+      names.path,
+      '--out',
+      o.out,
+      '--flush-ms',
+      String(o.flushMs),
+      '--gap-check',
+      o.gapCheck,
+      '--connect-timeout-ms',
+      String(o.connectTimeoutMs ?? 5000),
+      '--options',
+      JSON.stringify(o.fileOptions ?? {}),
+      '--environment',
+      JSON.stringify(o.fileEnvironment ?? {}),
+      ...(o.force ? ['--force'] : []),
+    ],
+    { ...o.env, ...env },
+  );
   const result: CaptureRun = { client: o.client, ok: false, warnings: [] };
   const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
   const status = deadline.track(o.onStatus ?? (() => {}));

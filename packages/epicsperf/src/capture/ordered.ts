@@ -29,7 +29,10 @@ export class OrderedWrites {
   private readonly origWrite = fs.writeSync;
   private readonly origRead = fs.readSync;
 
-  constructor(private readonly dev: number, private readonly ino: number) {}
+  constructor(
+    private readonly dev: number,
+    private readonly ino: number,
+  ) {}
 
   static forPath(path: string): OrderedWrites {
     const st = fs.statSync(path);
@@ -59,8 +62,21 @@ export class OrderedWrites {
     this.pages.clear();
     this.fds.clear();
     this.active = true;
-    (fs as { writeSync: unknown }).writeSync = ((fd: number, buffer: unknown, offset?: unknown, length?: unknown, position?: unknown): number => {
-      if (this.active && typeof position === 'number' && ArrayBuffer.isView(buffer) && typeof offset === 'number' && typeof length === 'number' && this.ours(fd)) {
+    (fs as { writeSync: unknown }).writeSync = ((
+      fd: number,
+      buffer: unknown,
+      offset?: unknown,
+      length?: unknown,
+      position?: unknown,
+    ): number => {
+      if (
+        this.active &&
+        typeof position === 'number' &&
+        ArrayBuffer.isView(buffer) &&
+        typeof offset === 'number' &&
+        typeof length === 'number' &&
+        this.ours(fd)
+      ) {
         // beyond the old end of the file nothing points yet: written now, in order (no copy)
         if (position >= this.oldSize) {
           this.freshWritten = true;
@@ -79,9 +95,22 @@ export class OrderedWrites {
       }
       return (this.origWrite as (...a: unknown[]) => number)(fd, buffer, offset, length, position);
     }) as typeof fs.writeSync;
-    (fs as { readSync: unknown }).readSync = ((fd: number, buffer: unknown, offset?: unknown, length?: unknown, position?: unknown): number => {
+    (fs as { readSync: unknown }).readSync = ((
+      fd: number,
+      buffer: unknown,
+      offset?: unknown,
+      length?: unknown,
+      position?: unknown,
+    ): number => {
       const n = (this.origRead as (...a: unknown[]) => number)(fd, buffer, offset, length, position);
-      if (this.active && typeof position === 'number' && typeof offset === 'number' && typeof length === 'number' && ArrayBuffer.isView(buffer) && this.ours(fd)) {
+      if (
+        this.active &&
+        typeof position === 'number' &&
+        typeof offset === 'number' &&
+        typeof length === 'number' &&
+        ArrayBuffer.isView(buffer) &&
+        this.ours(fd)
+      ) {
         return this.overlay(buffer as Uint8Array, offset, length, position, n);
       }
       return n;
@@ -125,14 +154,16 @@ export class OrderedWrites {
     this.restore();
     if (this.failure) throw this.failure; // the new space is not all there: keep the old state
     const write = (w: Pending) => {
-      for (let off = 0; off < w.data.length;) off += (this.origWrite as (...a: unknown[]) => number)(fd, w.data, off, w.data.length - off, w.pos + off);
+      for (let off = 0; off < w.data.length; )
+        off += (this.origWrite as (...a: unknown[]) => number)(fd, w.data, off, w.data.length - off, w.pos + off);
     };
     // everything beyond the old end was written during the flush; only in-place writes were held
     const inPlace = this.pending;
     if (fsync && this.freshWritten) fs.fsyncSync(fd);
     // the superblock (its end-of-file address now covers the new space), then the chunk indexes
     // and chunks updated in place, then the object headers, whose dataspaces make the new rows visible
-    const header = (w: Pending) => w.data.length >= 4 && (w.data.toString('latin1', 0, 4) === 'OHDR' || w.data.toString('latin1', 0, 4) === 'OCHK');
+    const header = (w: Pending) =>
+      w.data.length >= 4 && (w.data.toString('latin1', 0, 4) === 'OHDR' || w.data.toString('latin1', 0, 4) === 'OCHK');
     for (const w of inPlace) if (w.pos === 0) write(w);
     for (const w of inPlace) if (w.pos !== 0 && !header(w)) write(w);
     for (const w of inPlace) if (w.pos !== 0 && header(w)) write(w);

@@ -29,7 +29,10 @@ const { values, positionals } = parseArgs({
 });
 if (positionals[0] !== 'capture') fail(`this runner serves the capture workload only, not "${positionals[0] ?? ''}"`, 2);
 if (!values.names || !values.out || !values['flush-ms']) fail('capture: --names, --out and --flush-ms are required', 2);
-const names = readFileSync(values.names, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+const names = readFileSync(values.names, 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter(Boolean);
 const flushMs = Number(values['flush-ms']);
 const version = packageVersion();
 
@@ -78,10 +81,13 @@ rl.on('line', (line) => {
   const cmd = line.trim();
   if (cmd === 'start' && state === 'ready') {
     state = 'starting';
-    void session.start().then((missing) => {
-      state = 'capturing';
-      emit({ ev: 'capturing', pvs: names.length - missing.length, missing: missing.slice(0, 20), missingCount: missing.length });
-    }, (err: Error) => fail(`cannot start the capture: ${err.message}`));
+    void session.start().then(
+      (missing) => {
+        state = 'capturing';
+        emit({ ev: 'capturing', pvs: names.length - missing.length, missing: missing.slice(0, 20), missingCount: missing.length });
+      },
+      (err: Error) => fail(`cannot start the capture: ${err.message}`),
+    );
   } else if (cmd === 'stop') void stop();
   else if (cmd === 'exit') {
     exitWhenStopped = true;

@@ -54,10 +54,18 @@ export class CaptureSession {
 
   private flushing: Promise<void> | undefined;
 
-  constructor(private readonly writer: ThreadedWriter, private readonly o: SessionOptions) {
+  constructor(
+    private readonly writer: ThreadedWriter,
+    private readonly o: SessionOptions,
+  ) {
     this.ctx = new Context(o.env ? { env: o.env } : {});
     this.pvs = o.names.map((name) => ({
-      name, index: undefined, type: undefined, meta: undefined, count: 0, lostSeen: 0,
+      name,
+      index: undefined,
+      type: undefined,
+      meta: undefined,
+      count: 0,
+      lostSeen: 0,
       gaps: o.gapCheck?.test(name) ? new GapDetector() : undefined,
       summary: { name, updates: 0, bytes: 0, gaps: 0, lost: 0, overruns: 0, checked: o.gapCheck?.test(name) ?? false },
     }));
@@ -89,25 +97,27 @@ export class CaptureSession {
     const added: Promise<void>[] = [];
     for (const pv of this.pvs) {
       if (!pv.type) continue;
-      added.push(new Promise<void>((resolve) => {
-        let nativeCount = 1;
-        const onEvent = (e: MonitorEvent<TimeReading>): void => {
-          if (e.kind === 'connected') nativeCount = e.nativeCount;
-          else if (e.kind === 'update') {
-            if (pv.index === undefined) {
-              this.add(pv, nativeCount, e);
+      added.push(
+        new Promise<void>((resolve) => {
+          let nativeCount = 1;
+          const onEvent = (e: MonitorEvent<TimeReading>): void => {
+            if (e.kind === 'connected') nativeCount = e.nativeCount;
+            else if (e.kind === 'update') {
+              if (pv.index === undefined) {
+                this.add(pv, nativeCount, e);
+                resolve();
+              }
+              this.update(pv, e);
+            } else if (e.kind === 'error') {
+              this.o.warn(`${pv.name}: ${e.error.message}`);
               resolve();
             }
-            this.update(pv, e);
-          } else if (e.kind === 'error') {
-            this.o.warn(`${pv.name}: ${e.error.message}`);
-            resolve();
-          }
-        };
-        // an update's array is copied into the writer's buffer before the callback returns, so the
-        // client may read the next update into the same memory
-        this.monitors.push(this.ctx.monitor(pv.name, { form: 'time', reuseArrays: true }, onEvent));
-      }));
+          };
+          // an update's array is copied into the writer's buffer before the callback returns, so the
+          // client may read the next update into the same memory
+          this.monitors.push(this.ctx.monitor(pv.name, { form: 'time', reuseArrays: true }, onEvent));
+        }),
+      );
     }
     await Promise.all(added);
     this.timer = setInterval(() => {
@@ -143,7 +153,11 @@ export class CaptureSession {
       value = fixed;
     }
     const row = this.writer.append(pv.index, {
-      value, timestamp: e.posixSeconds, received: (performance.timeOrigin + performance.now()) / 1000, severity: e.severity, status: e.status,
+      value,
+      timestamp: e.posixSeconds,
+      received: (performance.timeOrigin + performance.now()) / 1000,
+      severity: e.severity,
+      status: e.status,
     });
     const s = pv.summary;
     s.updates++;
@@ -178,8 +192,13 @@ export class CaptureSession {
     const lost = this.pvs.filter((p) => p.summary.lost > p.lostSeen);
     if (lost.length) {
       const n = lost.reduce((a, p) => a + p.summary.lost - p.lostSeen, 0);
-      const where = lost.slice(0, 3).map((p) => `${p.name} ${p.summary.lost - p.lostSeen}`).join(', ');
-      this.o.warn(`cannot keep up: ${n} updates lost since the last flush (${where}${lost.length > 3 ? `, and ${lost.length - 3} more PVs` : ''})`);
+      const where = lost
+        .slice(0, 3)
+        .map((p) => `${p.name} ${p.summary.lost - p.lostSeen}`)
+        .join(', ');
+      this.o.warn(
+        `cannot keep up: ${n} updates lost since the last flush (${where}${lost.length > 3 ? `, and ${lost.length - 3} more PVs` : ''})`,
+      );
       for (const p of lost) p.lostSeen = p.summary.lost;
     }
   }
@@ -217,11 +236,18 @@ export class CaptureSession {
     }
     const pvs = this.pvs.map((p) => p.summary);
     return {
-      client, version, file: this.writer.path, pvs,
+      client,
+      version,
+      file: this.writer.path,
+      pvs,
       updates: pvs.reduce((a, p) => a + p.updates, 0),
       bytes: pvs.reduce((a, p) => a + p.bytes, 0),
-      fileBytes, seconds, flushes: this.flushes, maxFlushMs: this.maxFlushMs,
-      meanFlushMs: this.flushes ? this.flushMsTotal / this.flushes : 0, slowFlushes: this.slowFlushes,
+      fileBytes,
+      seconds,
+      flushes: this.flushes,
+      maxFlushMs: this.maxFlushMs,
+      meanFlushMs: this.flushes ? this.flushMsTotal / this.flushes : 0,
+      slowFlushes: this.slowFlushes,
       ...(this.failure !== undefined && { error: this.failure }),
     };
   }

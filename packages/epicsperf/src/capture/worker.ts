@@ -4,7 +4,15 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
-import { CaptureError, CaptureWriter, type CaptureOpenOptions, type CaptureUpdate, type ColumnBlock, type FlushStats, type PvMeta } from './writer.js';
+import {
+  CaptureError,
+  CaptureWriter,
+  type CaptureOpenOptions,
+  type CaptureUpdate,
+  type ColumnBlock,
+  type FlushStats,
+  type PvMeta,
+} from './writer.js';
 import { Column, ELEMENT_TYPES, type NumericArray, type NumericArrayCtor } from './columns.js';
 import type { GapRecord } from './gaps.js';
 
@@ -40,7 +48,10 @@ export class ThreadedWriter {
   private pending: ((m: FromWorker) => void)[] = [];
   private failure: Error | undefined;
 
-  private constructor(readonly path: string, private readonly worker: Worker) {
+  private constructor(
+    readonly path: string,
+    private readonly worker: Worker,
+  ) {
     worker.on('message', (m: FromWorker) => {
       if (m.op === 'error') this.failure = new CaptureError((m.code ?? 'ERR_EPICSPERF_CAPTURE_UNWRITABLE') as never, m.message);
       this.pending.shift()?.(m);
@@ -70,9 +81,18 @@ export class ThreadedWriter {
     const layout = meta.varying ? 'varying' : meta.count === 1 ? 'scalar' : 'fixed';
     const ctor = ELEMENT_TYPES[meta.nativeType].ctor;
     this.pvs.push({
-      layout, count: meta.count, ctor, value: new Column<NumericArray>(ctor as never, layout === 'scalar' ? 64 : meta.count),
-      length: new Column(Uint32Array), timestamp: new Column(Float64Array), received: new Column(Float64Array),
-      severity: new Column(Uint8Array), status: new Column(Uint16Array), gaps: new Column(Float64Array), rows: 0, spare: undefined,
+      layout,
+      count: meta.count,
+      ctor,
+      value: new Column<NumericArray>(ctor as never, layout === 'scalar' ? 64 : meta.count),
+      length: new Column(Uint32Array),
+      timestamp: new Column(Float64Array),
+      received: new Column(Float64Array),
+      severity: new Column(Uint8Array),
+      status: new Column(Uint16Array),
+      gaps: new Column(Float64Array),
+      rows: 0,
+      spare: undefined,
     });
     this.worker.postMessage({ op: 'add', name, meta } satisfies ToWorker);
     return this.pvs.length - 1;
@@ -117,10 +137,18 @@ export class ThreadedWriter {
       const spare = b.spare;
       b.spare = undefined;
       const rows = b.timestamp.length;
-      blocks.push([i, {
-        value: own(b.value, spare), ...(b.layout === 'varying' && { length: own(b.length) }), timestamp: own(b.timestamp),
-        received: own(b.received), severity: own(b.severity), status: own(b.status), gaps: own(b.gaps),
-      }]);
+      blocks.push([
+        i,
+        {
+          value: own(b.value, spare),
+          ...(b.layout === 'varying' && { length: own(b.length) }),
+          timestamp: own(b.timestamp),
+          received: own(b.received),
+          severity: own(b.severity),
+          status: own(b.status),
+          gaps: own(b.gaps),
+        },
+      ]);
       b.rows += rows;
     });
     return { blocks, transfer };
@@ -137,7 +165,10 @@ export class ThreadedWriter {
     // the largest part of each PV's values is the next period's memory
     for (const [pv, parts] of returned) {
       const b = this.pvs[pv]!;
-      const largest = parts.reduce<ArrayBuffer | undefined>((a, p) => (!a || p.buffer.byteLength > a.byteLength ? (p.buffer as ArrayBuffer) : a), undefined);
+      const largest = parts.reduce<ArrayBuffer | undefined>(
+        (a, p) => (!a || p.buffer.byteLength > a.byteLength ? (p.buffer as ArrayBuffer) : a),
+        undefined,
+      );
       if (largest) b.spare = new b.ctor(largest);
     }
     return stats;
@@ -174,7 +205,10 @@ async function workerMain(): Promise<void> {
           const stats = w.flush();
           // the writer let go of the values it wrote (Column.adopt): their memory goes back
           const returned = m.blocks.map(([pv, b]): [number, NumericArray[]] => [pv, b.value]);
-          port.postMessage({ op: 'flushed', stats, returned } satisfies FromWorker, returned.flatMap(([, v]) => v.map((p) => p.buffer as ArrayBuffer)));
+          port.postMessage(
+            { op: 'flushed', stats, returned } satisfies FromWorker,
+            returned.flatMap(([, v]) => v.map((p) => p.buffer as ArrayBuffer)),
+          );
         } else {
           w.close();
           send({ op: 'closed' });

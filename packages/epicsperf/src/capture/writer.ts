@@ -17,7 +17,11 @@ const ARRAY_CHUNK_BYTES = 512 * 1024;
 
 export class CaptureError extends Error {
   constructor(
-    readonly code: 'ERR_EPICSPERF_CAPTURE_EXISTS' | 'ERR_EPICSPERF_CAPTURE_UNWRITABLE' | 'ERR_EPICSPERF_CAPTURE_USAGE' | 'ERR_EPICSPERF_CAPTURE_CLOSED',
+    readonly code:
+      | 'ERR_EPICSPERF_CAPTURE_EXISTS'
+      | 'ERR_EPICSPERF_CAPTURE_UNWRITABLE'
+      | 'ERR_EPICSPERF_CAPTURE_USAGE'
+      | 'ERR_EPICSPERF_CAPTURE_CLOSED',
     message: string,
   ) {
     super(message);
@@ -96,7 +100,6 @@ interface PvState {
   gapRows: number;
   datasets: Map<string, Dataset>;
 }
-
 
 export class CaptureWriter {
   private readonly pvs: PvState[] = [];
@@ -321,7 +324,15 @@ export class CaptureWriter {
           s.elements = e1;
           bytes += n * 12;
         } else if (s.layout === 'fixed') {
-          appendBlock(this.ds(s, 'value'), [r1, s.meta.count], [[r0, r1], [0, s.meta.count]], s.value.parts());
+          appendBlock(
+            this.ds(s, 'value'),
+            [r1, s.meta.count],
+            [
+              [r0, r1],
+              [0, s.meta.count],
+            ],
+            s.value.parts(),
+          );
         } else {
           appendBlock(this.ds(s, 'value'), [r1], [[r0, r1]], s.value.parts());
         }
@@ -337,7 +348,15 @@ export class CaptureWriter {
       const g = s.gaps.length / 4;
       if (g > 0) {
         const g1 = s.gapRows + g;
-        appendBlock(this.ds(s, 'gaps'), [g1, 4], [[s.gapRows, g1], [0, 4]], s.gaps.parts());
+        appendBlock(
+          this.ds(s, 'gaps'),
+          [g1, 4],
+          [
+            [s.gapRows, g1],
+            [0, 4],
+          ],
+          s.gaps.parts(),
+        );
         s.gapRows = g1;
         s.gaps.clear();
       }

@@ -21,7 +21,9 @@ const BIND = /^tcp:\/\/(\*|[0-9.]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/;
 export function register(program: Command): void {
   program
     .command('agent')
-    .description("serve this host's runners and built-in IOC to an orchestrator elsewhere (bench/monitor/snapshot/latency --hosts), over ZeroMQ with CURVE keys; see docs/agents.md")
+    .description(
+      "serve this host's runners and built-in IOC to an orchestrator elsewhere (bench/monitor/snapshot/latency --hosts), over ZeroMQ with CURVE keys; see docs/agents.md",
+    )
     .option('--bind <endpoint>', `listen here, tcp://ADDR:PORT (port ${DEFAULT_AGENT_PORT} by convention)`)
     .option('--keygen <name>', 'make a key pair NAME.key (private) and NAME.pub in the keys folder, and exit')
     .option('--keys <dir>', 'the folder of keys (default: $EPICSPERF_HOME/keys)')

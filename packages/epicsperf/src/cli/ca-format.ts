@@ -16,7 +16,18 @@ export function fmtG(x: number, precision = 6): string {
   return strip(x.toFixed(p - 1 - exp));
 }
 
-const ESCAPES: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', "'": "\\'", '"': '\\"' };
+const ESCAPES: Record<string, string> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '\\': '\\\\',
+  "'": "\\'",
+  '"': '\\"',
+};
 
 /** A string with control characters escaped, as the C tools print strings. */
 export function escapeText(s: string): string {
@@ -101,7 +112,10 @@ export function parseDbrType(text: string): number | undefined {
     const n = Number(text);
     return n <= 34 ? n : undefined;
   }
-  const name = text.toUpperCase().replace(/^DBR_/, '').replace(/(^|_)INT$/, '$1SHORT');
+  const name = text
+    .toUpperCase()
+    .replace(/^DBR_/, '')
+    .replace(/(^|_)INT$/, '$1SHORT');
   for (let id = 0; id <= 34; id++) if (dbrTypeText(id) === `DBR_${name}`) return id;
   return undefined;
 }
@@ -127,9 +141,10 @@ export function dbrBlock(name: string, info: ChannelInfo, r: Reading, style: Lin
   const native = id % 7;
   const states = r.metadata?.enumStrings;
   // An enum's GR and CTRL forms carry its states: the value prints as its state (unless -n).
-  const value = native === 3 && states && enumAsText && typeof r.value === 'number'
-    ? (states[r.value] ?? `Enum Index Overflow (${r.value})`)
-    : valuePart(r, { ...style, withCount: false });
+  const value =
+    native === 3 && states && enumAsText && typeof r.value === 'number'
+      ? (states[r.value] ?? `Enum Index Overflow (${r.value})`)
+      : valuePart(r, { ...style, withCount: false });
   const lines = [
     name,
     `    Native data type: ${info.dbfType}`,
@@ -157,13 +172,15 @@ export function dbrBlock(name: string, info: ChannelInfo, r: Reading, style: Lin
 /** cainfo's block. */
 export function infoBlock(info: ChannelInfo): string {
   const no = (b: boolean): string => (b ? '' : 'no ');
-  return [
-    info.name,
-    '    State:            connected',
-    `    Host:             ${info.server}`,
-    `    Access:           ${no(info.readAccess)}read, ${no(info.writeAccess)}write`,
-    `    Native data type: ${info.dbfType}`,
-    `    Request type:     DBR_${info.nativeType.toUpperCase()}`,
-    `    Element count:    ${info.elementCount}`,
-  ].join('\n') + '\n';
+  return (
+    [
+      info.name,
+      '    State:            connected',
+      `    Host:             ${info.server}`,
+      `    Access:           ${no(info.readAccess)}read, ${no(info.writeAccess)}write`,
+      `    Native data type: ${info.dbfType}`,
+      `    Request type:     DBR_${info.nativeType.toUpperCase()}`,
+      `    Element count:    ${info.elementCount}`,
+    ].join('\n') + '\n'
+  );
 }

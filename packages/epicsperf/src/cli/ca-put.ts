@@ -15,7 +15,8 @@ export interface PutFlags extends CommonFlags {
 export async function putValue(ctx: Context, info: ChannelInfo, words: string[], o: PutFlags): Promise<PutValue> {
   if (o.a) {
     const [count, ...elements] = words;
-    if (count === undefined || !/^\d+$/.test(count)) throw new UsageError(`-a expects <count> <value> ...; '${count ?? ''}' is not a count`);
+    if (count === undefined || !/^\d+$/.test(count))
+      throw new UsageError(`-a expects <count> <value> ...; '${count ?? ''}' is not a count`);
     if (elements.length === 0) throw new UsageError('-a: no values to write');
     if (Number(count) !== elements.length) throw new UsageError(`-a: the count says ${count} values, ${elements.length} given`);
     return info.nativeType === 'string' ? elements : elements.map((w) => toNumber(w, info.name));
@@ -48,7 +49,15 @@ async function enumValue(ctx: Context, info: ChannelInfo, text: string, o: PutFl
 
 function toNumber(word: string, name: string): number {
   const t = word.trim();
-  const n = /^[-+]?inf(inity)?$/i.test(t) ? (t.startsWith('-') ? -Infinity : Infinity) : /^nan$/i.test(t) ? NaN : t === '' ? NaN : Number(t);
+  const n = /^[-+]?inf(inity)?$/i.test(t)
+    ? t.startsWith('-')
+      ? -Infinity
+      : Infinity
+    : /^nan$/i.test(t)
+      ? NaN
+      : t === ''
+        ? NaN
+        : Number(t);
   if (Number.isNaN(n) && !/^nan$/i.test(t)) throw new UsageError(`'${word}' is not a number, and ${name} is numeric`);
   return n;
 }

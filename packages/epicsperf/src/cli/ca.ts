@@ -10,7 +10,6 @@ import { putValue, type PutFlags } from './ca-put.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './errors.js';
 import { intArg, numberArg } from './options.js';
 
-
 interface GetFlags extends CommonFlags {
   t?: boolean;
   a?: boolean;
@@ -21,7 +20,8 @@ interface GetFlags extends CommonFlags {
 /** -w: seconds, default EPICS_CLI_TIMEOUT or 1.0 as the C tools. */
 function timeoutOption(): Option {
   const env = Number(process.env.EPICS_CLI_TIMEOUT);
-  return new Option('-w <sec>', 'wait time (CA timeout) in seconds').argParser(numberArg(0, { exclusiveMin: true }))
+  return new Option('-w <sec>', 'wait time (CA timeout) in seconds')
+    .argParser(numberArg(0, { exclusiveMin: true }))
     .default(Number.isFinite(env) && env > 0 ? env : 1.0);
 }
 
@@ -31,15 +31,18 @@ function dbrTypeArg(v: string): number {
   return id;
 }
 
-const commonOptions = (cmd: Command): Command => cmd
-  .addOption(timeoutOption())
-  .option('-n', 'enums as numbers (default: state strings)')
-  .addOption(new Option('-# <count>', 'first <count> elements of an array').argParser(intArg(1)))
-  .option('-S', 'char arrays as strings (long strings)')
-  .addOption(new Option('-F <ofs>', 'output field separator').argParser((v: string) => {
-    if (v.length !== 1) throw new InvalidArgumentError('expected one character.');
-    return v;
-  }));
+const commonOptions = (cmd: Command): Command =>
+  cmd
+    .addOption(timeoutOption())
+    .option('-n', 'enums as numbers (default: state strings)')
+    .addOption(new Option('-# <count>', 'first <count> elements of an array').argParser(intArg(1)))
+    .option('-S', 'char arrays as strings (long strings)')
+    .addOption(
+      new Option('-F <ofs>', 'output field separator').argParser((v: string) => {
+        if (v.length !== 1) throw new InvalidArgumentError('expected one character.');
+        return v;
+      }),
+    );
 
 export function register(program: Command): void {
   const ca = program.command('ca').description("caget, caput, camonitor and cainfo on this project's client (no C tools needed)");
@@ -49,7 +52,9 @@ export function register(program: Command): void {
     .addOption(new Option('-d <type>', 'request this DBR type (name or number) and print every field').argParser(dbrTypeArg))
     .option('-c', 'asynchronous get (the only kind this client makes; accepted for compatibility)')
     .action((pvs: string[], o: GetFlags) => withContext((ctx) => caget(ctx, pvs, o)));
-  commonOptions(ca.command('put').description('write a PV and print its old and new value, as caput').argument('<pv>').argument('<value...>'))
+  commonOptions(
+    ca.command('put').description('write a PV and print its old and new value, as caput').argument('<pv>').argument('<value...>'),
+  )
     .option('-t', 'terse: the new value only')
     .option('-l', 'long: old and new as name, timestamp, value, status, severity')
     .option('-c', 'wait for the put to complete (WRITE_NOTIFY)')
@@ -61,7 +66,9 @@ export function register(program: Command): void {
     .option('-t <key>', 'timestamps: s server, c client, n none; r relative, i incremental, I incremental per channel', 's')
     .addOption(new Option('--updates <n>', 'exit after this many updates in all (default: until Ctrl-C)').argParser(intArg(1)))
     .action((pvs: string[], o: MonitorFlags) => withContext((ctx) => runMonitor(ctx, pvs, o)));
-  ca.command('info').description('print what a channel is, as cainfo').argument('<pv...>', 'PV names')
+  ca.command('info')
+    .description('print what a channel is, as cainfo')
+    .argument('<pv...>', 'PV names')
     .addOption(timeoutOption())
     .action((pvs: string[], o: { w: number }) => withContext((ctx) => cainfo(ctx, pvs, o)));
 }
@@ -92,7 +99,10 @@ async function caget(ctx: Context, names: string[], o: GetFlags): Promise<number
       opts = { type: native, form: ['plain', 'sts', 'time', 'gr', 'ctrl'][(o.d / 7) | 0] as FormName, count: o['#'] };
       if (o.S && native === 'char') opts.longString = true;
     } else opts = readOptionsFor(info, o, 'time');
-    return ctx.get(names[i]!, { ...opts, timeout }).then((r: Reading) => r, (e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+    return ctx.get(names[i]!, { ...opts, timeout }).then(
+      (r: Reading) => r,
+      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+    );
   });
   let failed = infos.filter((x) => !x).length;
   for (let i = 0; i < names.length; i++) {
@@ -102,7 +112,9 @@ async function caget(ctx: Context, names: string[], o: GetFlags): Promise<number
     const name = names[i]!;
     if (r instanceof Error) {
       failed++;
-      process.stdout.write(o.d !== undefined ? `${name}\n    ${failureText(r)}\n` : `${o.t ? '' : nameColumn(name, styleOf(o, false))}${failureText(r)}\n`);
+      process.stdout.write(
+        o.d !== undefined ? `${name}\n    ${failureText(r)}\n` : `${o.t ? '' : nameColumn(name, styleOf(o, false))}${failureText(r)}\n`,
+      );
       continue;
     }
     const style = styleOf(o, o['#'] !== undefined || r.count > 1);

@@ -13,7 +13,15 @@ import { DEFAULTS } from '../defaults.js';
 import { Progress, prepareClients, target } from './common.js';
 import { findClient } from '../bench/clients.js';
 import {
-  arrayElementsOption, arrayRateOption, formatOption, intArg, iocOption, numberArg, rateOption, recordsOption, type IocMode,
+  arrayElementsOption,
+  arrayRateOption,
+  formatOption,
+  intArg,
+  iocOption,
+  numberArg,
+  rateOption,
+  recordsOption,
+  type IocMode,
 } from './options.js';
 
 export const CAPTURE_FORMAT = 'epicsperf/capture@1';
@@ -68,8 +76,16 @@ export function register(program: Command): void {
     .description('monitor every PV of a list and write every update to an HDF5 file (docs/capture-format.md)')
     .argument('<pvs>', 'PV list file (one name per line, - for stdin)')
     .option('--out <file>', 'the HDF5 file to write (required)')
-    .addOption(new Option('--duration <s>', 'seconds to capture once every PV is subscribed (default: until Ctrl-C)').argParser(numberArg(0, { exclusiveMin: true })))
-    .addOption(new Option('--flush-period <ms>', 'write the buffered updates and flush the file this often').argParser(intArg(10, 600_000)).default(1000))
+    .addOption(
+      new Option('--duration <s>', 'seconds to capture once every PV is subscribed (default: until Ctrl-C)').argParser(
+        numberArg(0, { exclusiveMin: true }),
+      ),
+    )
+    .addOption(
+      new Option('--flush-period <ms>', 'write the buffered updates and flush the file this often')
+        .argParser(intArg(10, 600_000))
+        .default(1000),
+    )
     .addOption(new Option('--client <name>', 'client that monitors and writes').choices([...CAPTURE_CLIENTS]).default('node'))
     .addOption(iocOption('env'))
     .option('--force', 'replace an existing output file')
@@ -91,14 +107,35 @@ export function register(program: Command): void {
       const out = checkOutput(opts.out, opts.force === true);
       const client = opts.client as CaptureClient;
       const python = await prepareClients([findClient(client)!], opts.ioc === 'builtin');
-      const t = await target(opts.ioc, { records: opts.records, rate: opts.rate, arrayElements: opts.arrayElements, arrayRate: opts.arrayRate });
+      const t = await target(opts.ioc, {
+        records: opts.records,
+        rate: opts.rate,
+        arrayElements: opts.arrayElements,
+        arrayRate: opts.arrayRate,
+      });
       const progress = new Progress();
-      const fileOptions = { pvList: pvs, pvs: names.length, client, flushPeriodMs: opts.flushPeriod, durationS: opts.duration ?? null, ioc: opts.ioc, gapCheck: opts.gapCheck };
+      const fileOptions = {
+        pvList: pvs,
+        pvs: names.length,
+        client,
+        flushPeriodMs: opts.flushPeriod,
+        durationS: opts.duration ?? null,
+        ioc: opts.ioc,
+        gapCheck: opts.gapCheck,
+      };
       const handle = startCapture({
-        client, python, env: t.env, names, out, flushMs: opts.flushPeriod, force: opts.force === true, gapCheck: opts.gapCheck,
+        client,
+        python,
+        env: t.env,
+        names,
+        out,
+        flushMs: opts.flushPeriod,
+        force: opts.force === true,
+        gapCheck: opts.gapCheck,
         connectTimeoutMs: opts.connectTimeout,
         ...(opts.duration !== undefined && { durationS: opts.duration }),
-        fileOptions, fileEnvironment: { host: hostname(), node: process.version, platform: process.platform, epicsperf: packageVersion() },
+        fileOptions,
+        fileEnvironment: { host: hostname(), node: process.version, platform: process.platform, epicsperf: packageVersion() },
         onWarning: (m) => {
           progress.done();
           process.stderr.write(`epicsperf: warning: ${m}\n`);
@@ -120,10 +157,12 @@ export function register(program: Command): void {
       try {
         const run = await handle.done;
         progress.done();
-        if (opts.format === 'json') process.stdout.write(JSON.stringify({ schema: CAPTURE_FORMAT, options: { ...opts, pvs, out }, run }, null, 2) + '\n');
+        if (opts.format === 'json')
+          process.stdout.write(JSON.stringify({ schema: CAPTURE_FORMAT, options: { ...opts, pvs, out }, run }, null, 2) + '\n');
         else process.stdout.write(captureSummaryText(run));
         if (!run.summary) process.stderr.write(`epicsperf: error: ${run.error ?? 'the capture failed'}\n`);
-        else if (run.summary.error) process.stderr.write(`epicsperf: error: the capture stopped early: ${run.summary.error} (what was flushed is kept in ${out})\n`);
+        else if (run.summary.error)
+          process.stderr.write(`epicsperf: error: the capture stopped early: ${run.summary.error} (what was flushed is kept in ${out})\n`);
         const lost = run.summary?.pvs.some((p) => p.lost > 0) ?? false;
         process.exitCode = run.ok && !lost ? 0 : 1;
       } finally {

@@ -14,17 +14,33 @@ export function register(program: Command): void {
       const { statuses } = await clientStatusList();
       const rows = statuses.map((s, i) => ({ ...s, spec: CLIENTS[i]! }));
       if (format === 'json') {
-        process.stdout.write(JSON.stringify(rows.map((r) => ({ name: r.name, available: r.available, version: r.version, reason: r.reason,
-          runtime: r.spec.runtime, protocol: r.spec.protocol, workloads: r.spec.workloads, description: r.spec.description })), null, 2) + '\n');
+        process.stdout.write(
+          JSON.stringify(
+            rows.map((r) => ({
+              name: r.name,
+              available: r.available,
+              version: r.version,
+              reason: r.reason,
+              runtime: r.spec.runtime,
+              protocol: r.spec.protocol,
+              workloads: r.spec.workloads,
+              description: r.spec.description,
+            })),
+            null,
+            2,
+          ) + '\n',
+        );
         return;
       }
-      process.stdout.write(renderTable(rows, [
-        { header: 'client', get: (r) => r.name },
-        { header: 'available', get: (r) => (r.available ? 'yes' : 'no') },
-        { header: 'version', get: (r) => r.version ?? '' },
-        { header: 'runtime', get: (r) => `${r.spec.runtime} ${r.spec.protocol}` },
-        { header: 'workloads', get: (r) => r.spec.workloads.join(',') },
-        { header: 'description / why missing', get: (r) => (r.available ? r.spec.description : r.reason ?? '') },
-      ]));
+      process.stdout.write(
+        renderTable(rows, [
+          { header: 'client', get: (r) => r.name },
+          { header: 'available', get: (r) => (r.available ? 'yes' : 'no') },
+          { header: 'version', get: (r) => r.version ?? '' },
+          { header: 'runtime', get: (r) => `${r.spec.runtime} ${r.spec.protocol}` },
+          { header: 'workloads', get: (r) => r.spec.workloads.join(',') },
+          { header: 'description / why missing', get: (r) => (r.available ? r.spec.description : (r.reason ?? '')) },
+        ]),
+      );
     });
 }

@@ -28,7 +28,10 @@ export function parseClient(name: string, workload: Workload): ClientSpec {
 }
 
 export function parseClientList(list: string, workload: Workload | 'all'): ClientSpec[] {
-  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new UsageError('--clients is empty');
   const seen = new Set<string>();
   return names.map((n) => {
@@ -108,7 +111,10 @@ export async function placement(o: HostOpts, clients: readonly ClientSpec[], pyt
   }
   const pl = await Placement.connect({ hosts: o.hosts, place: o.place, keys: o.keys, clients: clients.map((c) => c.name), python });
   try {
-    await pl.prepare(clients.map((c) => c.name), referee);
+    await pl.prepare(
+      clients.map((c) => c.name),
+      referee,
+    );
   } catch (err) {
     await pl.close();
     throw err;

@@ -16,7 +16,11 @@ export function register(program: Command): void {
     .argument('<b>', 'the run to hold against it (JSON)')
     .addOption(formatOption(['table', 'markdown', 'html'] as const))
     .option('--html <file>', 'also write the comparison as HTML here')
-    .option('--fail-on-regression <pct>', 'exit 1 when B is worse than A by more than PCT % and the test does not put it within the spread', numberArg(0))
+    .option(
+      '--fail-on-regression <pct>',
+      'exit 1 when B is worse than A by more than PCT % and the test does not put it within the spread',
+      numberArg(0),
+    )
     .action((a: string, b: string, opts: { format: 'table' | 'markdown' | 'html'; html?: string; failOnRegression?: number }) => {
       const A = loadResults(a);
       const B = loadResults(b);
@@ -27,7 +31,9 @@ export function register(program: Command): void {
       if (opts.failOnRegression !== undefined) {
         const bad = regressions(rows, opts.failOnRegression);
         if (bad.length) {
-          process.stderr.write(`epicsperf: ${bad.length} regression(s) beyond ${opts.failOnRegression}%: ${bad.map((r) => `${r.workload} ${r.client} +${r.worsePct!.toFixed(0)}%`).join(', ')}\n`);
+          process.stderr.write(
+            `epicsperf: ${bad.length} regression(s) beyond ${opts.failOnRegression}%: ${bad.map((r) => `${r.workload} ${r.client} +${r.worsePct!.toFixed(0)}%`).join(', ')}\n`,
+          );
           process.exitCode = 1;
         }
       }

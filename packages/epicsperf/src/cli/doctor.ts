@@ -20,9 +20,13 @@ export function register(program: Command): void {
         ['os', `${r.os.platform} ${r.os.release} ${r.os.arch}`],
         ['cpu', `${r.cpu.model} (${r.cpu.cores} cores)`],
         ['memory', `${(r.memoryBytes / 2 ** 30).toFixed(1)} GiB`],
-        ['python', r.python.version ? `${r.python.version} (${r.python.kind}: ${r.python.executable})` : `missing: ${r.python.error ?? ''}`],
+        [
+          'python',
+          r.python.version ? `${r.python.version} (${r.python.kind}: ${r.python.executable})` : `missing: ${r.python.error ?? ''}`,
+        ],
       ];
-      for (const [name, lib] of Object.entries(r.libraries)) rows.push([name, lib.version ? lib.version + (lib.error ? `  (${lib.error})` : '') : `missing: ${lib.error ?? ''}`]);
+      for (const [name, lib] of Object.entries(r.libraries))
+        rows.push([name, lib.version ? lib.version + (lib.error ? `  (${lib.error})` : '') : `missing: ${lib.error ?? ''}`]);
       const w = Math.max(...rows.map(([k]) => k.length));
       process.stdout.write(rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n') + '\n');
     });

@@ -4,7 +4,18 @@ import type { Command } from 'commander';
 import { startIoc, type ArrayType } from '../ioc/index.js';
 import { DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
-import { arrayElementsOption, arrayRateOption, arrayTypeOption, intArg, ipv4Arg, nameStyleOption, portArg, prefixOption, rateOption, recordsOption } from './options.js';
+import {
+  arrayElementsOption,
+  arrayRateOption,
+  arrayTypeOption,
+  intArg,
+  ipv4Arg,
+  nameStyleOption,
+  portArg,
+  prefixOption,
+  rateOption,
+  recordsOption,
+} from './options.js';
 
 interface IocCliOptions {
   records: number;
@@ -33,13 +44,31 @@ export function register(program: Command): void {
     .addOption(nameStyleOption())
     .addOption(arrayElementsOption(DEFAULTS.iocArrayElements, 0, 100_000_000, 'elements of PREFIX:ARRAY (0 = none)'))
     .addOption(arrayRateOption(DEFAULTS.iocArrayRate, true, "PREFIX:ARRAY refresh rate in Hz (0 = off, 'max' = as fast as possible)"))
-    .addOption(arrayTypeOption('element type of PREFIX:ARRAY: double, float, int64, int32, int16 or int8 (update k holds k, wrapped to the type)'))
-    .option('--settings <n>', 'settings PREFIX:SET:1..N of mixed types (ao, longout, mbbo, stringout, waveform), unscanned (0 = none)', intArg(0, 1_000_000), 0)
+    .addOption(
+      arrayTypeOption('element type of PREFIX:ARRAY: double, float, int64, int32, int16 or int8 (update k holds k, wrapped to the type)'),
+    )
+    .option(
+      '--settings <n>',
+      'settings PREFIX:SET:1..N of mixed types (ao, longout, mbbo, stringout, waveform), unscanned (0 = none)',
+      intArg(0, 1_000_000),
+      0,
+    )
     .option('--ca-port <port>', 'CA server port (default: a free one)', portArg)
     .option('--pva-port <port>', 'PVA server port (default: a free one)', portArg)
-    .option('--pva-broadcast-port <port>', 'PVA search (UDP) port (default: the PVA port + 1 when --pva-port is given, else a free one)', portArg)
-    .option('--listen <address>', 'serve on this address: 127.0.0.1 (default, this host only), an interface\'s address, or 0.0.0.0 for every interface (other hosts then find it by broadcast; ports default to the EPICS ones, 5064, 5075 and 5076)', ipv4Arg)
-    .option('--env-file <file>', 'also write the NAME=value lines to this file (Node 20 itself insists this file exists already: use --write-env there)')
+    .option(
+      '--pva-broadcast-port <port>',
+      'PVA search (UDP) port (default: the PVA port + 1 when --pva-port is given, else a free one)',
+      portArg,
+    )
+    .option(
+      '--listen <address>',
+      "serve on this address: 127.0.0.1 (default, this host only), an interface's address, or 0.0.0.0 for every interface (other hosts then find it by broadcast; ports default to the EPICS ones, 5064, 5075 and 5076)",
+      ipv4Arg,
+    )
+    .option(
+      '--env-file <file>',
+      'also write the NAME=value lines to this file (Node 20 itself insists this file exists already: use --write-env there)',
+    )
     .option('--write-env <file>', 'the same as --env-file')
     .action(async (opts: IocCliOptions) => {
       const ioc = await startIoc({

@@ -23,7 +23,7 @@ interface Opts extends HostOpts {
 export function register(program: Command): void {
   program
     .command('latency')
-    .description('time a put and the client\'s own monitor update of it, per array size, against the built-in IOC')
+    .description("time a put and the client's own monitor update of it, per array size, against the built-in IOC")
     .option('--client <list>', 'client(s), comma-separated (see `epicsperf clients`)', 'node')
     .addOption(sizesOption())
     .addOption(latencyTypeOption())
@@ -33,11 +33,15 @@ export function register(program: Command): void {
     .addOption(placeOption())
     .addOption(keysOption())
     .action(async (opts: Opts) => {
-      const clients: ClientSpec[] = opts.client.split(',').map((s) => s.trim()).filter(Boolean).map((name) => {
-        const spec = findClient(name);
-        if (!spec) throw new UsageError(`unknown client "${name}": choose from ${clientNames().join(', ')}`);
-        return spec;
-      });
+      const clients: ClientSpec[] = opts.client
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((name) => {
+          const spec = findClient(name);
+          if (!spec) throw new UsageError(`unknown client "${name}": choose from ${clientNames().join(', ')}`);
+          return spec;
+        });
       if (clients.length === 0) throw new UsageError('--client is empty');
       exitOnSignals();
       const runnable = clients.filter((c) => c.workloads.includes('latency'));
@@ -53,18 +57,26 @@ export function register(program: Command): void {
             runs.push({ client: client.name, ok: false, unsupported: true, error: whyNoLatency(client), points: [] });
             continue;
           }
-          runs.push(await runLatency({
-            client, python, env: ioc.env, prefix: ioc.prefix, workload, onProgress: (s) => progress.update(`${client.name}: ${s}`), ...pl.runOn(client.name),
-          }));
+          runs.push(
+            await runLatency({
+              client,
+              python,
+              env: ioc.env,
+              prefix: ioc.prefix,
+              workload,
+              onProgress: (s) => progress.update(`${client.name}: ${s}`),
+              ...pl.runOn(client.name),
+            }),
+          );
         }
       } finally {
         progress.done();
         await ioc.stop();
         await pl.close();
       }
-      process.stdout.write(opts.format === 'json'
-        ? JSON.stringify({ workload, runs }, null, 2) + '\n'
-        : `${latencyTitle(workload)}\n\n${latencyTables(runs)}`);
+      process.stdout.write(
+        opts.format === 'json' ? JSON.stringify({ workload, runs }, null, 2) + '\n' : `${latencyTitle(workload)}\n\n${latencyTables(runs)}`,
+      );
       process.exitCode = runs.every((r) => r.ok) ? 0 : 1;
     });
 }

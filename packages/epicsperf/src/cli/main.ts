@@ -23,7 +23,9 @@ import * as restoreCmd from './restore.js';
 const program = new Command();
 program
   .name('epicsperf')
-  .description('Benchmark EPICS clients across runtimes against a real IOC; save, compare and restore snapshots; a fast pure-TypeScript EPICS client')
+  .description(
+    'Benchmark EPICS clients across runtimes against a real IOC; save, compare and restore snapshots; a fast pure-TypeScript EPICS client',
+  )
   .version(packageVersion(), '-V, --version')
   .addOption(
     new Option('--log-level <level>', 'log level on stderr').choices(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('warn'),
@@ -36,7 +38,24 @@ program
     configureLogging({ level: o.logLevel, json: o.logJson ?? false });
   });
 
-const commands = [snapshotCmd, diffCmd, restoreCmd, monitorCmd, benchCmd, latencyCmd, captureCmd, resultsCmd, reportCmd, compareCmd, caCmd, clientsCmd, setupCmd, doctorCmd, iocCmd, agentCmd];
+const commands = [
+  snapshotCmd,
+  diffCmd,
+  restoreCmd,
+  monitorCmd,
+  benchCmd,
+  latencyCmd,
+  captureCmd,
+  resultsCmd,
+  reportCmd,
+  compareCmd,
+  caCmd,
+  clientsCmd,
+  setupCmd,
+  doctorCmd,
+  iocCmd,
+  agentCmd,
+];
 for (const cmd of commands) cmd.register(program);
 for (const sub of program.commands) sub.exitOverride();
 

@@ -6,7 +6,18 @@ import { counterNames } from '../ioc/index.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
 import { exitOnSignals, parseClient, orClose, placement, Progress, prepareClients, target, type HostOpts } from './common.js';
 import {
-  clientOption, formatOption, hostsOption, iocOption, keysOption, nameStyleOption, placeOption, prefixOption, rateOption, recordsOption, samplesOption, type IocMode,
+  clientOption,
+  formatOption,
+  hostsOption,
+  iocOption,
+  keysOption,
+  nameStyleOption,
+  placeOption,
+  prefixOption,
+  rateOption,
+  recordsOption,
+  samplesOption,
+  type IocMode,
 } from './options.js';
 
 interface Opts extends HostOpts {
@@ -23,7 +34,9 @@ interface Opts extends HostOpts {
 export function register(program: Command): void {
   program
     .command('monitor')
-    .description("monitor the IOC's counters with one client until every PV has its samples; CPU measured from outside, every sample checked")
+    .description(
+      "monitor the IOC's counters with one client until every PV has its samples; CPU measured from outside, every sample checked",
+    )
     .addOption(clientOption('client to measure'))
     .addOption(recordsOption())
     .addOption(samplesOption())
@@ -41,12 +54,20 @@ export function register(program: Command): void {
       exitOnSignals();
       const python = await prepareClients([client], opts.ioc === 'builtin');
       const pl = await placement(opts, [client], python);
-      const t = await orClose(pl, target(opts.ioc, { records: opts.records, rate: opts.rate, prefix: opts.prefix, nameStyle: opts.nameStyle, arrayElements: 0 }, pl));
+      const t = await orClose(
+        pl,
+        target(opts.ioc, { records: opts.records, rate: opts.rate, prefix: opts.prefix, nameStyle: opts.nameStyle, arrayElements: 0 }, pl),
+      );
       const progress = new Progress();
       try {
         const names = t.ioc ? t.ioc.counterNames() : counterNames(opts.prefix, opts.nameStyle, opts.records);
         const run = await runMonitor({
-          client, python, env: t.env, names, samples: opts.samples, rate: opts.rate,
+          client,
+          python,
+          env: t.env,
+          names,
+          samples: opts.samples,
+          rate: opts.rate,
           ...(t.ioc && { iocMeter: t.ioc.meter }),
           ...pl.runOn(client.name),
           onProgress: (s) => progress.update(`monitor ${client.name}: ${s}`),

@@ -76,11 +76,13 @@ export const samplesOption = (): Option =>
   new Option('--samples <n>', 'samples to collect per counter').argParser(intArg(2, 100_000)).default(DEFAULTS.samples);
 export const rateOption = (allowZero = false): Option =>
   new Option('--rate <hz>', `counter update rate in Hz${allowZero ? ' (0 = frozen)' : ''}`)
-    .argParser(numberArg(0, { exclusiveMin: !allowZero })).default(DEFAULTS.rate);
+    .argParser(numberArg(0, { exclusiveMin: !allowZero }))
+    .default(DEFAULTS.rate);
 export const prefixOption = (): Option => new Option('--prefix <prefix>', 'record name prefix').default(DEFAULTS.prefix);
 export const nameStyleOption = (): Option =>
   new Option('--name-style <style>', 'plain (CALC1..) or padded (CALC00000.., as EPICSPyClientPerformance)')
-    .choices(['plain', 'padded']).default(DEFAULTS.nameStyle);
+    .choices(['plain', 'padded'])
+    .default(DEFAULTS.nameStyle);
 export const arrayElementsOption = (defaultValue: number, min: number, max: number, help: string): Option =>
   new Option('--array-elements <n>', help).argParser(intArg(min, max)).default(defaultValue);
 export const arrayTypeOption = (help: string): Option =>
@@ -92,6 +94,12 @@ export const arrayRateOption = (defaultValue: number | 'max', allowZero: boolean
 export const hostsOption = (): Option =>
   new Option('--hosts <list>', 'run on other hosts too, through their agents: name=tcp://ADDR:PORT,... (see docs/agents.md)');
 export const placeOption = (): Option =>
-  new Option('--place <list>', 'what runs where with --hosts: client=host,...,ioc=host (host: a name of --hosts, or local); clients not placed are spread over the hosts in turn, the IOC runs here');
+  new Option(
+    '--place <list>',
+    'what runs where with --hosts: client=host,...,ioc=host (host: a name of --hosts, or local); clients not placed are spread over the hosts in turn, the IOC runs here',
+  );
 export const keysOption = (): Option =>
-  new Option('--keys <dir>', "the CURVE keys with --hosts: this orchestrator's orchestrator.key and each host's NAME.pub (default: $EPICSPERF_HOME/keys)");
+  new Option(
+    '--keys <dir>',
+    "the CURVE keys with --hosts: this orchestrator's orchestrator.key and each host's NAME.pub (default: $EPICSPERF_HOME/keys)",
+  );

@@ -44,7 +44,9 @@ export class BenchProgress {
     this.bar?.increment(1, this.payload());
     if (!this.live) {
       const total = (performance.now() - this.t0) / 1000;
-      this.stream.write(`[${e.index}/${e.total}] ${e.workload} · ${e.client} · run ${e.run}/${e.repeat}: ${e.outcome ?? ''} (${clock(e.seconds ?? 0)}; ${clock(total)} in all)\n`);
+      this.stream.write(
+        `[${e.index}/${e.total}] ${e.workload} · ${e.client} · run ${e.run}/${e.repeat}: ${e.outcome ?? ''} (${clock(e.seconds ?? 0)}; ${clock(total)} in all)\n`,
+      );
     }
   }
 

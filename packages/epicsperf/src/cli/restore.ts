@@ -17,8 +17,10 @@ interface Opts extends SavesetOpts {
 export function register(program: Command): void {
   const cmd = program
     .command('restore')
-    .description('write a saved snapshot back: every PV at once with completion, then read back and compared (exit 0: all restored or equal)')
-    .argument('<file>', 'a saved snapshot: this project\'s, Phoebus CSV, PSI .snap or autosave .sav')
+    .description(
+      'write a saved snapshot back: every PV at once with completion, then read back and compared (exit 0: all restored or equal)',
+    )
+    .argument('<file>', "a saved snapshot: this project's, Phoebus CSV, PSI .snap or autosave .sav")
     .option('--dry-run', 'read and compare, show what would be written, write nothing')
     .option('-y, --yes', 'write without asking (needed when not on a terminal)')
     .option('--rewrite', 'write the PVs already equal to their saved value too');
@@ -47,14 +49,25 @@ export function register(program: Command): void {
     };
     let rep: RestoreReport;
     try {
-      rep = await withSavesetContext(opts.protocol, (ctx) => restore(ctx, set, {
-        timeout: opts.timeout, only: opts.only, dryRun: opts.dryRun, rewrite: opts.rewrite, tolerance: toleranceRule(opts), confirm, signal: ac.signal,
-      }));
+      rep = await withSavesetContext(opts.protocol, (ctx) =>
+        restore(ctx, set, {
+          timeout: opts.timeout,
+          only: opts.only,
+          dryRun: opts.dryRun,
+          rewrite: opts.rewrite,
+          tolerance: toleranceRule(opts),
+          confirm,
+          signal: ac.signal,
+        }),
+      );
     } finally {
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     }
     process.stdout.write(renderRestore(rep, opts.format, { all: opts.all }));
-    if (refused) process.stderr.write(`epicsperf: restore: nothing written: not a terminal, and --yes not given (${rep.summary.notWritten} PVs would be written)\n`);
+    if (refused)
+      process.stderr.write(
+        `epicsperf: restore: nothing written: not a terminal, and --yes not given (${rep.summary.notWritten} PVs would be written)\n`,
+      );
     process.exitCode = rep.interrupted ? 130 : exitCode(rep);
   });
 }
@@ -62,7 +75,9 @@ export function register(program: Command): void {
 /** 0 when every PV that may be written is restored or already equal (read-only and unsaved PVs skipped), else 1. */
 function exitCode(rep: RestoreReport): number {
   if (rep.dryRun) return rep.summary.notWritten > 0 || rep.summary.failed > 0 ? 1 : 0;
-  return rep.pvs.every((r) => r.outcome === 'restored' || r.outcome === 'equal' || r.code === 'read-only' || r.code === 'not-saved') ? 0 : 1;
+  return rep.pvs.every((r) => r.outcome === 'restored' || r.outcome === 'equal' || r.code === 'read-only' || r.code === 'not-saved')
+    ? 0
+    : 1;
 }
 
 async function ask(question: string, signal: AbortSignal): Promise<boolean> {

@@ -29,18 +29,29 @@ export function register(program: Command): void {
       const rows = runs.map((k) => {
         const r = k.results;
         if (!r) return { file: k.file, date: '', host: '', profile: '', clients: '', workloads: '', headline: k.error ?? '' };
-        const ran = [...new Set([
-          ...r.snapshot.flatMap((s) => s.runs), ...(r.monitor?.runs ?? []), ...(r.array?.runs ?? []), ...(r.arrayPut?.runs ?? []),
-          ...(r.latency?.runs ?? []).filter((x) => !x.unsupported), ...(r.capture?.steps.map((x) => x.run) ?? []),
-          ...(r.headroom?.runs.map((x) => x.run) ?? []), ...(r.load?.steps ?? []),
-        ].map((x) => x.client))];
+        const ran = [
+          ...new Set(
+            [
+              ...r.snapshot.flatMap((s) => s.runs),
+              ...(r.monitor?.runs ?? []),
+              ...(r.array?.runs ?? []),
+              ...(r.arrayPut?.runs ?? []),
+              ...(r.latency?.runs ?? []).filter((x) => !x.unsupported),
+              ...(r.capture?.steps.map((x) => x.run) ?? []),
+              ...(r.headroom?.runs.map((x) => x.run) ?? []),
+              ...(r.load?.steps ?? []),
+            ].map((x) => x.client),
+          ),
+        ];
         return {
           file: k.file,
           date: r.startedAt.slice(0, 19).replace('T', ' '),
           host: r.host,
           profile: r.options.profile,
           clients: `${ran.length}: ${ran.join(',')}`,
-          workloads: [...new Set(workloadFigures(r).map((w) => w.key.replace('snapshot ', '').replace(/^array-put .*/, 'array-put')))].join(', '),
+          workloads: [...new Set(workloadFigures(r).map((w) => w.key.replace('snapshot ', '').replace(/^array-put .*/, 'array-put')))].join(
+            ', ',
+          ),
           headline: headline(r),
         };
       });
@@ -52,14 +63,17 @@ export function register(program: Command): void {
         process.stdout.write(`no kept runs in ${dir}\n`);
         return;
       }
-      process.stdout.write(`${dir}\n\n` + renderTable(rows, [
-        { header: 'date (UTC)', get: (x) => x.date },
-        { header: 'host', get: (x) => x.host },
-        { header: 'profile', get: (x) => x.profile },
-        { header: 'clients', get: (x) => (x.clients.length > 40 ? `${x.clients.slice(0, 39)}…` : x.clients) },
-        { header: 'workloads', get: (x) => x.workloads },
-        { header: 'headline', get: (x) => x.headline },
-        { header: 'file', get: (x) => x.file.split('/').pop() ?? x.file },
-      ]));
+      process.stdout.write(
+        `${dir}\n\n` +
+          renderTable(rows, [
+            { header: 'date (UTC)', get: (x) => x.date },
+            { header: 'host', get: (x) => x.host },
+            { header: 'profile', get: (x) => x.profile },
+            { header: 'clients', get: (x) => (x.clients.length > 40 ? `${x.clients.slice(0, 39)}…` : x.clients) },
+            { header: 'workloads', get: (x) => x.workloads },
+            { header: 'headline', get: (x) => x.headline },
+            { header: 'file', get: (x) => x.file.split('/').pop() ?? x.file },
+          ]),
+      );
     });
 }

@@ -48,10 +48,16 @@ export function addSavesetOptions(cmd: Command, all: string): Command {
     .option('--all', all)
     .addOption(protocolOption())
     .addOption(new Option('--abs <n>', 'numbers equal when they differ by at most N').argParser(numberArg(0)))
-    .addOption(new Option('--rel <f>', 'numbers equal when they differ by at most this fraction of the larger (0.01: 1%)').argParser(numberArg(0)))
+    .addOption(
+      new Option('--rel <f>', 'numbers equal when they differ by at most this fraction of the larger (0.01: 1%)').argParser(numberArg(0)),
+    )
     .addOption(new Option('--precision <n>', "numbers equal within N x 10^-PREC of the PV (PSI snapshot's rule)").argParser(numberArg(0)))
-    .addOption(new Option('--tolerance <regex=spec>', 'per PV: REGEX=abs:N,rel:N,precision:N for the names it matches (the first match wins; repeatable)')
-      .argParser(parsePvTolerance));
+    .addOption(
+      new Option(
+        '--tolerance <regex=spec>',
+        'per PV: REGEX=abs:N,rel:N,precision:N for the names it matches (the first match wins; repeatable)',
+      ).argParser(parsePvTolerance),
+    );
 }
 
 /** The tolerance rule of the options: the first per-PV pattern a name matches, else the one for all. */
@@ -82,7 +88,11 @@ export function regexArg(what: string): (v: string) => RegExp {
 }
 
 /** Run with a Context on the EPICS environment (or `env`), closed afterwards whatever happens. */
-export async function withSavesetContext<T>(protocol: Protocol, fn: (ctx: Context<Protocol>) => Promise<T>, env?: Record<string, string>): Promise<T> {
+export async function withSavesetContext<T>(
+  protocol: Protocol,
+  fn: (ctx: Context<Protocol>) => Promise<T>,
+  env?: Record<string, string>,
+): Promise<T> {
   const ctx = new Context<Protocol>({ protocol, ...(env ? { env } : {}) });
   try {
     return await fn(ctx);

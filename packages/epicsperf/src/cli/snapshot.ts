@@ -42,9 +42,17 @@ export function register(program: Command): void {
     .addOption(hostsOption())
     .addOption(placeOption())
     .addOption(keysOption())
-    .option('--save <file>', "save what was read: this project's snapshot file, or Phoebus CSV (.csv), PSI snapshot (.snap) or autosave (.sav) by the name")
+    .option(
+      '--save <file>',
+      "save what was read: this project's snapshot file, or Phoebus CSV (.csv), PSI snapshot (.snap) or autosave (.sav) by the name",
+    )
     .option('--comment <text>', 'a comment kept with the saved snapshot')
-    .addOption(new Option('--label <label>', 'a label kept with the saved snapshot (repeatable)').argParser((v: string, prev: string[] = []) => [...prev, v]))
+    .addOption(
+      new Option('--label <label>', 'a label kept with the saved snapshot (repeatable)').argParser((v: string, prev: string[] = []) => [
+        ...prev,
+        v,
+      ]),
+    )
     .addOption(new Option('--macro <name=value>', 'a macro of an autosave .req file (repeatable)').argParser(macroArg))
     .addOption(protocolOption())
     .action(async (file: string, opts: Opts) => {
@@ -62,12 +70,20 @@ export function register(program: Command): void {
       const progress = new Progress();
       try {
         const run = await runSnapshot({
-          client, python, env: t.env, names, timeoutMs: opts.timeout, verify: opts.check ?? false, ...pl.runOn(client.name),
+          client,
+          python,
+          env: t.env,
+          names,
+          timeoutMs: opts.timeout,
+          verify: opts.check ?? false,
+          ...pl.runOn(client.name),
           onProgress: (s) => progress.update(`snapshot ${client.name}: ${s}`),
         });
         progress.done();
         if (run.error && run.rows.length === 0) throw new Error(`${client.name}: ${run.error}`);
-        process.stdout.write(format === 'json' ? snapshotJson(run, opts.timeout) : format === 'csv' ? snapshotCsv(run) : snapshotTable(run, opts.timeout));
+        process.stdout.write(
+          format === 'json' ? snapshotJson(run, opts.timeout) : format === 'csv' ? snapshotCsv(run) : snapshotTable(run, opts.timeout),
+        );
         process.exitCode = run.failed > 0 || run.wrong > 0 ? 1 : 0;
       } finally {
         progress.done();
@@ -86,9 +102,15 @@ async function readHere(names: string[], opts: Opts): Promise<void> {
   exitOnSignals();
   const t = await targetFor(names, opts);
   try {
-    const run = await withSavesetContext(opts.protocol, (ctx) => readSnapshot(ctx, names, opts.timeout, { name: 'epics-client', version: packageVersion() }), t.env);
+    const run = await withSavesetContext(
+      opts.protocol,
+      (ctx) => readSnapshot(ctx, names, opts.timeout, { name: 'epics-client', version: packageVersion() }),
+      t.env,
+    );
     const f = opts.format;
-    process.stdout.write(f === 'json' ? snapshotJson(run, opts.timeout) : f === 'csv' ? snapshotCsv(run) : snapshotTable(run, opts.timeout));
+    process.stdout.write(
+      f === 'json' ? snapshotJson(run, opts.timeout) : f === 'csv' ? snapshotCsv(run) : snapshotTable(run, opts.timeout),
+    );
     process.exitCode = run.failed > 0 ? 1 : 0;
   } finally {
     await t.stop();
@@ -104,13 +126,19 @@ async function saveSnapshot(names: string[], opts: Opts): Promise<void> {
   const t = await targetFor(names, opts);
   try {
     const t0 = performance.now();
-    const set = await withSavesetContext(opts.protocol, (ctx) => save(ctx, names, { timeout: opts.timeout, comment: opts.comment, labels: opts.label }), t.env);
+    const set = await withSavesetContext(
+      opts.protocol,
+      (ctx) => save(ctx, names, { timeout: opts.timeout, comment: opts.comment, labels: opts.label }),
+      t.env,
+    );
     const seconds = (performance.now() - t0) / 1000;
     const kind = writeSaveSet(path, set);
     const missing = set.pvs.filter((p) => !p.ok);
     for (const p of missing.slice(0, 20)) process.stderr.write(`  not saved: ${p.name}: ${p.error}\n`);
     if (missing.length > 20) process.stderr.write(`  ... and ${missing.length - 20} more not saved (all are in the file)\n`);
-    process.stdout.write(`saved ${set.pvs.length} PVs to ${path} (${kind}): ${set.pvs.length - missing.length} answered, ${missing.length} not, read in ${fmt(seconds, 3)} s\n`);
+    process.stdout.write(
+      `saved ${set.pvs.length} PVs to ${path} (${kind}): ${set.pvs.length - missing.length} answered, ${missing.length} not, read in ${fmt(seconds, 3)} s\n`,
+    );
     process.exitCode = missing.length > 0 ? 1 : 0;
   } finally {
     await t.stop();

@@ -27,7 +27,10 @@ class RemoteRunner extends Runner {
   readonly exited: Promise<RunnerExit>;
   private resolveExit!: (e: RunnerExit) => void;
 
-  constructor(private readonly host: RemoteHost, readonly rid: string) {
+  constructor(
+    private readonly host: RemoteHost,
+    readonly rid: string,
+  ) {
     super();
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
   }
@@ -105,7 +108,10 @@ export class RemoteHost implements Host {
     this.name = o.name;
     this.address = o.endpoint;
     this.socket = new Dealer({
-      curveServerKey: o.agentKey, curvePublicKey: o.own.publicKey, curveSecretKey: o.own.secretKey, linger: 0,
+      curveServerKey: o.agentKey,
+      curvePublicKey: o.own.publicKey,
+      curveSecretKey: o.own.secretKey,
+      linger: 0,
     });
     this.socket.events.on('handshake:error:auth', () => (this.authFailed = true));
     this.socket.events.on('handshake:error:protocol', () => (this.authFailed = true));

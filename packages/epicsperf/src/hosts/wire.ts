@@ -77,7 +77,8 @@ const Z85_KEY = /^[0-9a-zA-Z.\-:+=^!/*?&<>()[\]{}@%$#]{40}$/;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkKeyName(name: string): void {
-  if (!NAME.test(name)) throw new UsageError(`a key's name holds letters, digits and _ . - (and starts with a letter or digit), got "${name}"`);
+  if (!NAME.test(name))
+    throw new UsageError(`a key's name holds letters, digits and _ . - (and starts with a letter or digit), got "${name}"`);
 }
 
 /** Write `<dir>/<name>.key` (both halves, readable by the owner only) and `<dir>/<name>.pub`. */
@@ -87,7 +88,11 @@ export function writeKeyPair(dir: string, name: string, pair: KeyPair): { secret
   const secretPath = join(dir, `${name}.key`);
   const publicPath = join(dir, `${name}.pub`);
   if (existsSync(secretPath)) throw new UsageError(`${secretPath} exists already: remove it first to make a new key`);
-  writeFileSync(secretPath, `# epicsperf CURVE key "${name}": keep this file private\npublic-key = "${pair.publicKey}"\nsecret-key = "${pair.secretKey}"\n`, { mode: 0o600 });
+  writeFileSync(
+    secretPath,
+    `# epicsperf CURVE key "${name}": keep this file private\npublic-key = "${pair.publicKey}"\nsecret-key = "${pair.secretKey}"\n`,
+    { mode: 0o600 },
+  );
   chmodSync(secretPath, 0o600);
   writeFileSync(publicPath, `# epicsperf CURVE public key "${name}": give it to the other end\npublic-key = "${pair.publicKey}"\n`);
   return { secretPath, publicPath };
@@ -132,13 +137,17 @@ const EPICS_VAR = /^EPICS_[A-Z0-9_]{1,60}$/;
  * option tokens (no paths, no spaces), EPICS_* variables only, and PV names.
  */
 export function refuseRequest(r: Record<string, unknown>): string | undefined {
-  if (typeof r.workload !== 'string' || !RUNNER_WORKLOADS.includes(r.workload)) return `workload ${String(r.workload)} is not one of ${RUNNER_WORKLOADS.join(', ')}`;
-  if (!Array.isArray(r.args) || !r.args.every((a) => typeof a === 'string' && TOKEN.test(a))) return 'the workload options hold more than plain words and numbers';
+  if (typeof r.workload !== 'string' || !RUNNER_WORKLOADS.includes(r.workload))
+    return `workload ${String(r.workload)} is not one of ${RUNNER_WORKLOADS.join(', ')}`;
+  if (!Array.isArray(r.args) || !r.args.every((a) => typeof a === 'string' && TOKEN.test(a)))
+    return 'the workload options hold more than plain words and numbers';
   if (typeof r.env !== 'object' || r.env === null) return 'no environment';
   for (const [k, v] of Object.entries(r.env as Record<string, unknown>)) {
-    if (!EPICS_VAR.test(k) || typeof v !== 'string' || /[\0\n]/.test(v) || v.length > 1000) return `the environment may hold EPICS_* variables only, not ${k}`;
+    if (!EPICS_VAR.test(k) || typeof v !== 'string' || /[\0\n]/.test(v) || v.length > 1000)
+      return `the environment may hold EPICS_* variables only, not ${k}`;
   }
-  if (!Array.isArray(r.names) || !r.names.every((n) => typeof n === 'string' && n.length > 0 && n.length < 500 && !/[\s\0]/.test(n))) return 'the PV names are not plain names';
+  if (!Array.isArray(r.names) || !r.names.every((n) => typeof n === 'string' && n.length > 0 && n.length < 500 && !/[\s\0]/.test(n)))
+    return 'the PV names are not plain names';
   return undefined;
 }
 

@@ -123,8 +123,7 @@ export function settingValue(i: number): number | string | number[] {
 
 function validate(o: IocOptions): void {
   const int = (v: number | undefined, name: string, min: number) => {
-    if (v !== undefined && (!Number.isInteger(v) || v < min))
-      throw new IocError(`${name} must be an integer >= ${min}, got ${v}`);
+    if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new IocError(`${name} must be an integer >= ${min}, got ${v}`);
   };
   int(o.records, 'records', 1);
   int(o.arrayElements, 'arrayElements', 0);
@@ -134,8 +133,7 @@ function validate(o: IocOptions): void {
   int(o.pvaPort, 'pvaPort', 1);
   int(o.pvaBroadcastPort, 'pvaBroadcastPort', 1);
   if (o.listen !== undefined && !isIPv4(o.listen)) throw new IocError(`listen must be an IPv4 address, got "${o.listen}"`);
-  if (o.rate !== undefined && !(Number.isFinite(o.rate) && o.rate >= 0))
-    throw new IocError(`rate must be a number >= 0, got ${o.rate}`);
+  if (o.rate !== undefined && !(Number.isFinite(o.rate) && o.rate >= 0)) throw new IocError(`rate must be a number >= 0, got ${o.rate}`);
   if (o.arrayRate !== undefined && o.arrayRate !== 'max' && !(Number.isFinite(o.arrayRate) && o.arrayRate >= 0))
     throw new IocError(`arrayRate must be a number >= 0 or 'max', got ${o.arrayRate}`);
   if (o.arrayType !== undefined && !ARRAY_TYPES.includes(o.arrayType))
@@ -150,7 +148,12 @@ export async function startIoc(options: IocOptions = {}): Promise<Ioc> {
   const python = options.python ?? (await ensurePythonEnv());
   if (options.listen !== undefined && !options.listen.startsWith('127.')) {
     // Clients elsewhere look on the EPICS default ports unless told otherwise.
-    options = { ...options, caPort: options.caPort ?? CA_PORT, pvaPort: options.pvaPort ?? PVA_PORT, pvaBroadcastPort: options.pvaBroadcastPort ?? PVA_BROADCAST_PORT };
+    options = {
+      ...options,
+      caPort: options.caPort ?? CA_PORT,
+      pvaPort: options.pvaPort ?? PVA_PORT,
+      pvaBroadcastPort: options.pvaBroadcastPort ?? PVA_BROADCAST_PORT,
+    };
   }
   for (const [port, name] of [
     [options.caPort, 'CA'],
@@ -186,31 +189,51 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
   // The broadcast and repeater ports sit beside the server ports (as 5076 beside 5075 and 5065
   // beside 5064), given or picked: an IOC started again with the server ports it was given or
   // picked serves the same environment, and its clients find it on the ports they know.
-  const ca = o.caPort !== undefined ? { port: o.caPort, neighbour: beside(o.caPort) } : await freePortWithNeighbour({ tcp: true, udp: true }, beside, taken);
-  const pva = o.pvaPort !== undefined ? { port: o.pvaPort, neighbour: beside(o.pvaPort) } : await freePortWithNeighbour({ tcp: true, udp: false }, beside, taken);
+  const ca =
+    o.caPort !== undefined
+      ? { port: o.caPort, neighbour: beside(o.caPort) }
+      : await freePortWithNeighbour({ tcp: true, udp: true }, beside, taken);
+  const pva =
+    o.pvaPort !== undefined
+      ? { port: o.pvaPort, neighbour: beside(o.pvaPort) }
+      : await freePortWithNeighbour({ tcp: true, udp: false }, beside, taken);
   const caPort = ca.port;
   const pvaPort = pva.port;
   const listen = o.listen ?? '127.0.0.1';
   const pvaBroadcastPort = o.pvaBroadcastPort ?? pva.neighbour ?? (await freePort({ tcp: false, udp: true }, taken));
-  const repeaterPort = !listen.startsWith('127.') ? CA_REPEATER_PORT : ca.neighbour ?? (await freePort({ tcp: false, udp: true }, taken));
+  const repeaterPort = !listen.startsWith('127.') ? CA_REPEATER_PORT : (ca.neighbour ?? (await freePort({ tcp: false, udp: true }, taken)));
   const module = pythonModule('ioc');
   const args = [
     ...module.args,
     '--watch-stdin',
-    '--records', String(records),
-    '--rate', String(o.rate ?? DEFAULTS.rate),
-    '--prefix', prefix,
-    '--name-style', nameStyle,
-    '--array-elements', String(o.arrayElements ?? DEFAULTS.iocArrayElements),
-    '--array-rate', String(o.arrayRate ?? DEFAULTS.iocArrayRate),
-    '--array-type', o.arrayType ?? 'double',
-    '--latency-elements', String(o.latencyElements ?? 0),
-    '--settings', String(o.settings ?? 0),
-    '--ca-port', String(caPort),
-    '--pva-port', String(pvaPort),
-    '--pva-broadcast-port', String(pvaBroadcastPort),
-    '--repeater-port', String(repeaterPort),
-    '--listen', listen,
+    '--records',
+    String(records),
+    '--rate',
+    String(o.rate ?? DEFAULTS.rate),
+    '--prefix',
+    prefix,
+    '--name-style',
+    nameStyle,
+    '--array-elements',
+    String(o.arrayElements ?? DEFAULTS.iocArrayElements),
+    '--array-rate',
+    String(o.arrayRate ?? DEFAULTS.iocArrayRate),
+    '--array-type',
+    o.arrayType ?? 'double',
+    '--latency-elements',
+    String(o.latencyElements ?? 0),
+    '--settings',
+    String(o.settings ?? 0),
+    '--ca-port',
+    String(caPort),
+    '--pva-port',
+    String(pvaPort),
+    '--pva-broadcast-port',
+    String(pvaBroadcastPort),
+    '--repeater-port',
+    String(repeaterPort),
+    '--listen',
+    listen,
     ...(o.accessSecurity ? ['--access-security'] : []),
   ];
   log.debug({ python, args }, 'starting IOC');

@@ -54,7 +54,9 @@ export async function freePort(opts: { udp: boolean; tcp: boolean }, avoid: Set<
  * are (5064 and 5065, 5075 and 5076). Falls back to a port without a free neighbour after many tries.
  */
 export async function freePortWithNeighbour(
-  opts: { udp: boolean; tcp: boolean }, beside: (port: number) => number, avoid: Set<number> = new Set(),
+  opts: { udp: boolean; tcp: boolean },
+  beside: (port: number) => number,
+  avoid: Set<number> = new Set(),
 ): Promise<{ port: number; neighbour: number | undefined }> {
   for (let i = 0; i < 20; i++) {
     const port = await freePort(opts, avoid);

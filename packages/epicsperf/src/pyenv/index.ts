@@ -166,18 +166,14 @@ export async function ensurePythonEnv(opts: EnsureOptions = {}): Promise<string>
     const py = venvPython(dir);
     progress('installing the pinned packages of python/requirements.txt (a few minutes on first use)');
     let lastShown = 0;
-    await runPip(
-      py,
-      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', REQUIREMENTS],
-      (line) => {
-        log.debug(line);
-        const m = /^(Collecting|Installing collected packages|Successfully installed)\s+(.*)$/.exec(line);
-        if (m && (Date.now() - lastShown > 300 || m[1] !== 'Collecting')) {
-          lastShown = Date.now();
-          progress(`${m[1]} ${m[2]!.slice(0, 100)}`);
-        }
-      },
-    );
+    await runPip(py, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', REQUIREMENTS], (line) => {
+      log.debug(line);
+      const m = /^(Collecting|Installing collected packages|Successfully installed)\s+(.*)$/.exec(line);
+      if (m && (Date.now() - lastShown > 300 || m[1] !== 'Collecting')) {
+        lastShown = Date.now();
+        progress(`${m[1]} ${m[2]!.slice(0, 100)}`);
+      }
+    });
     writeFileSync(join(dir, MARKER), requirementsHash() + '\n');
     progress('Python environment ready');
     return py;

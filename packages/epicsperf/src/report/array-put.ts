@@ -29,7 +29,10 @@ export function summarizeArrayPut(runs: readonly ArrayPutRun[]): ArrayPutRow[] {
   for (const list of groups.values()) {
     const first = list[0]!;
     const row: ArrayPutRow = {
-      client: clientLabel(first), callback: first.callback, runs: list, ok: list.filter((r) => r.ok).length,
+      client: clientLabel(first),
+      callback: first.callback,
+      runs: list,
+      ok: list.filter((r) => r.ok).length,
       received: [...new Set(list.map((r) => (r.ioc ? `${r.ioc.received}/${r.puts - r.failedPuts}` : '-')))].join(', '),
       bad: list.reduce((a, r) => a + (r.ioc?.bad ?? 0), 0),
     };

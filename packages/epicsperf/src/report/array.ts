@@ -33,7 +33,9 @@ export function summarizeArray(byClient: Map<string, MonitorRun[]>): ArrayRow[] 
   for (const [client, runs] of byClient) {
     const done = runs.filter((r) => r.array);
     const row: ArrayRow = {
-      client, runs, ok: runs.filter((r) => r.ok).length,
+      client,
+      runs,
+      ok: runs.filter((r) => r.ok).length,
       skipped: done.reduce((a, r) => a + r.array!.skipped, 0),
       repeats: done.reduce((a, r) => a + r.array!.repeats, 0),
       corrupt: done.reduce((a, r) => a + r.array!.corrupt, 0),
@@ -49,7 +51,11 @@ export function summarizeArray(byClient: Map<string, MonitorRun[]>): ArrayRow[] 
     put('serverMElemS', stat(done.map((r) => r.array!.server?.mElementsPerSecond ?? NaN)));
     put('serverUpdatesS', stat(done.map((r) => r.array!.server?.updatesPerSecond ?? NaN)));
     put('ofServer', stat(done.map((r) => r.array!.server?.fraction ?? NaN)));
-    put('error', runs.find((r) => r.error)?.error ?? (row.ofServer && row.ofServer.median >= KEPT_UP ? 'kept up with the IOC: the IOC is the limit' : undefined));
+    put(
+      'error',
+      runs.find((r) => r.error)?.error ??
+        (row.ofServer && row.ofServer.median >= KEPT_UP ? 'kept up with the IOC: the IOC is the limit' : undefined),
+    );
     rows.push(row);
   }
   // The best passed every check; rows with a failed check follow the others.

@@ -26,20 +26,28 @@ export function renderBench(results: BenchResults, markdown: boolean): string {
   // The ramps (capture, headroom, load) run each step once: the repeat count is only for the others.
   const repeated = results.snapshot.length > 0 || results.monitor || results.array || results.arrayPut || results.latency;
   const repeats = repeated ? ` · repeats ${results.options.repeat}` : '';
-  out.push(`epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores)${repeats}\n${results.options.scheduling}\n`);
+  out.push(
+    `epicsperf ${env.epicsperf} · node ${env.node} · python ${env.python.version ?? '-'} · ${env.cpu.model} (${env.cpu.cores} cores)${repeats}\n${results.options.scheduling}\n`,
+  );
   for (const h of results.hosts ?? []) out.push(`host ${h.name}: ${hostLine(h)}\n`);
   for (const s of results.snapshot) {
-    out.push(`\nSnapshot ${s.workload.id}: ${s.workload.connected} PVs that exist + ${s.workload.missing} missing, timeout ${results.options.timeoutMs} ms${stealNote(s.stealPercent)}\n\n`);
+    out.push(
+      `\nSnapshot ${s.workload.id}: ${s.workload.connected} PVs that exist + ${s.workload.missing} missing, timeout ${results.options.timeoutMs} ms${stealNote(s.stealPercent)}\n\n`,
+    );
     out.push(snapshotBenchTable(summarizeSnapshot(groupByClient<SnapshotRun>(s.runs), s.workload.connected), markdown));
   }
   if (results.monitor) {
     const o = results.options;
-    out.push(`\nMonitor: ${o.records} counters x ${o.samples} samples at ${o.rate} Hz (CPU of the client process, 100% = one core)${stealNote(results.monitor.stealPercent)}\n\n`);
+    out.push(
+      `\nMonitor: ${o.records} counters x ${o.samples} samples at ${o.rate} Hz (CPU of the client process, 100% = one core)${stealNote(results.monitor.stealPercent)}\n\n`,
+    );
     out.push(monitorTable(summarizeMonitor(groupByClient<MonitorRun>(results.monitor.runs)), markdown));
   }
   if (results.array) {
     const a = results.array.workload;
-    out.push(`\nArray: one ${a.elements.toLocaleString('en-US')}-element ${a.type ?? 'double'} waveform refreshed ${a.rate === 'max' ? 'as fast as the IOC can' : `at ${a.rate} Hz`}, ${a.samples} updates per run${stealNote(results.array.stealPercent)}\n\n`);
+    out.push(
+      `\nArray: one ${a.elements.toLocaleString('en-US')}-element ${a.type ?? 'double'} waveform refreshed ${a.rate === 'max' ? 'as fast as the IOC can' : `at ${a.rate} Hz`}, ${a.samples} updates per run${stealNote(results.array.stealPercent)}\n\n`,
+    );
     out.push(arrayTable(summarizeArray(groupByClient<MonitorRun>(results.array.runs)), markdown));
   }
   if (results.arrayPut) {
@@ -72,15 +80,17 @@ export function renderRuns(runs: readonly BenchResults[], labels: readonly strin
     const clients = [...new Set(ws.flatMap((w) => (w ? rank(w).order.map((c) => c.client) : [])))];
     const columns: Column<string>[] = [
       { header: 'client', get: (c) => c },
-      ...ws.map((w, i): Column<string> => ({
-        header: labels[i]!,
-        align: 'right',
-        get: (c) => {
-          const f = w?.clients.find((x) => x.client === c);
-          if (!f) return '';
-          return f.problems.length ? `✗ ${fmtStat(f.stat, 3)}` : fmtStat(f.stat, 3);
-        },
-      })),
+      ...ws.map(
+        (w, i): Column<string> => ({
+          header: labels[i]!,
+          align: 'right',
+          get: (c) => {
+            const f = w?.clients.find((x) => x.client === c);
+            if (!f) return '';
+            return f.problems.length ? `✗ ${fmtStat(f.stat, 3)}` : fmtStat(f.stat, 3);
+          },
+        }),
+      ),
     ];
     out.push(`\n${first.title}\n${first.figure} (${first.unit}), ${first.better} is better; ✗ failed a check\n\n`);
     out.push(markdown ? renderMarkdown(clients, columns) : renderTable(clients, columns));

@@ -21,7 +21,15 @@ export function captureSummaryText(run: CaptureRun): string {
   const lines = [
     table,
     `${s.updates} updates, ${fmt(s.bytes / MB, 2)} MB of data in ${fmt(s.seconds, 1)} s: ${fmt(s.bytes / MB / Math.max(s.seconds, 1e-9), 2)} MB/s, ${fmt(s.updates / Math.max(s.seconds, 1e-9), 0)} updates/s`,
-    `lost: ${lost} updates in ${rows.reduce((a, r) => a + r.gaps, 0)} gaps${lost ? ` (${rows.filter((r) => r.lost).slice(0, 5).map((r) => `${r.name} ${r.lost}`).join(', ')})` : ''}`,
+    `lost: ${lost} updates in ${rows.reduce((a, r) => a + r.gaps, 0)} gaps${
+      lost
+        ? ` (${rows
+            .filter((r) => r.lost)
+            .slice(0, 5)
+            .map((r) => `${r.name} ${r.lost}`)
+            .join(', ')})`
+        : ''
+    }`,
     `flushes: ${s.flushes}, mean ${fmt(s.meanFlushMs, 1)} ms, max ${fmt(s.maxFlushMs, 1)} ms${s.slowFlushes ? `, ${s.slowFlushes} longer than the period` : ''}`,
     `client: ${s.client} ${s.version}${run.cpuPercent !== undefined ? `, CPU ${fmt(run.cpuPercent, 0)}% of a core` : ''}${run.peakRssMb !== undefined ? `, peak RSS ${fmt(run.peakRssMb, 0)} MB` : ''}`,
     `file: ${s.file} (${fmt(s.fileBytes / MB, 2)} MB)`,
@@ -37,7 +45,11 @@ interface BenchRow {
 }
 
 export const stepLabel = (r: CaptureStepResult | undefined) =>
-  !r ? '-' : r.step.kind === 'scalar' ? `${r.step.pvs} scalars x ${r.step.rateHz} Hz` : `${r.step.elements.toLocaleString('en-US')} doubles x ${r.step.rateHz} Hz`;
+  !r
+    ? '-'
+    : r.step.kind === 'scalar'
+      ? `${r.step.pvs} scalars x ${r.step.rateHz} Hz`
+      : `${r.step.elements.toLocaleString('en-US')} doubles x ${r.step.rateHz} Hz`;
 
 function limitNote(r: CaptureStepResult | undefined): string {
   if (!r) return 'no step lost updates';
@@ -63,7 +75,8 @@ export function captureBenchTable(r: CaptureBenchResults, markdown = false): str
 }
 
 export function captureBenchTitle(r: CaptureBenchResults): string {
-  const disk = r.diskMBs !== undefined ? `disk ${fmt(r.diskMBs, 0)} MB/s sequential (same run)` : `disk rate not measured: ${r.diskError ?? '?'}`;
+  const disk =
+    r.diskMBs !== undefined ? `disk ${fmt(r.diskMBs, 0)} MB/s sequential (same run)` : `disk rate not measured: ${r.diskError ?? '?'}`;
   return `Capture to HDF5: highest load written with zero loss, ${r.seconds} s per step, flush every ${r.flushMs} ms; ${disk}; the study: ${r.studyMBs[0]}-${r.studyMBs[1]} MB/s`;
 }
 

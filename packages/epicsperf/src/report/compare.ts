@@ -92,7 +92,14 @@ export function compareRuns(A: BenchResults, B: BenchResults): CompareRow[] {
       const ca = wa?.clients.find((c) => c.client === client);
       const cb = wb?.clients.find((c) => c.client === client);
       const row: CompareRow = {
-        workload: key, figure: w.figure, unit: w.unit, better: w.better, client, a: ca?.stat, b: cb?.stat, test: '',
+        workload: key,
+        figure: w.figure,
+        unit: w.unit,
+        better: w.better,
+        client,
+        a: ca?.stat,
+        b: cb?.stat,
+        test: '',
         problems: [...(ca?.problems ?? []).map((p) => `A: ${p}`), ...(cb?.problems ?? []).map((p) => `B: ${p}`)],
       };
       if (!ca?.stat || !cb?.stat) {
@@ -127,7 +134,16 @@ const columns: Column<CompareRow>[] = [
   { header: 'A', get: (r) => fmtStat(r.a, 3), align: 'right' },
   { header: 'B', get: (r) => fmtStat(r.b, 3), align: 'right' },
   { header: 'B/A', get: (r) => fmt(r.ratio, 2), align: 'right' },
-  { header: 'change', get: (r) => (r.worsePct === undefined ? '-' : Math.abs(r.worsePct) < 0.5 ? '0%' : `${r.worsePct > 0 ? '+' : ''}${r.worsePct.toFixed(0)}% ${r.worsePct > 0 ? 'worse' : 'better'}`), align: 'right' },
+  {
+    header: 'change',
+    get: (r) =>
+      r.worsePct === undefined
+        ? '-'
+        : Math.abs(r.worsePct) < 0.5
+          ? '0%'
+          : `${r.worsePct > 0 ? '+' : ''}${r.worsePct.toFixed(0)}% ${r.worsePct > 0 ? 'worse' : 'better'}`,
+    align: 'right',
+  },
   { header: 'verdict', get: verdict },
   { header: 'test', get: (r) => r.test },
   { header: 'note', get: (r) => r.problems.join('; ') },
@@ -148,7 +164,12 @@ export function compareText(rows: readonly CompareRow[], labels: [string, string
 export function compareHtml(rows: readonly CompareRow[], labels: [string, string]): string {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const cls = (r: CompareRow) => (r.significant && r.worsePct !== undefined ? (r.worsePct > 0 ? 'worse' : 'better') : '');
-  const body = rows.map((r) => `<tr class="${cls(r)}">${columns.map((c) => `<td${c.align === 'right' ? ' class="num"' : ''}>${esc(c.get(r))}</td>`).join('')}</tr>`).join('');
+  const body = rows
+    .map(
+      (r) =>
+        `<tr class="${cls(r)}">${columns.map((c) => `<td${c.align === 'right' ? ' class="num"' : ''}>${esc(c.get(r))}</td>`).join('')}</tr>`,
+    )
+    .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>epicsperf compare</title><style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:80em;padding:0 1em;color:#222}
 table{border-collapse:collapse}th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left}th{background:#f4f6f8}

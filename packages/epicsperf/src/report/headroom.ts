@@ -29,7 +29,14 @@ export function headroomTable(r: HeadroomResults, markdown = false): string {
   const columns: Column<HeadroomClient>[] = [
     { header: 'client', get: (c) => c.client },
     { header: 'loss-free updates/s', get: (c) => rate(heldRate(c.best)), align: 'right' },
-    { header: 'best / this', get: (c) => { const v = heldRate(c.best); return v ? fmt(best / v, 2) : '-'; }, align: 'right' },
+    {
+      header: 'best / this',
+      get: (c) => {
+        const v = heldRate(c.best);
+        return v ? fmt(best / v, 2) : '-';
+      },
+      align: 'right',
+    },
     { header: 'at', get: (c) => (c.best ? headroomStepLabel(c.best.step) : '-') },
     { header: 'CPU %', get: (c) => fmt(c.best?.run.cpuPercent?.mean, 1), align: 'right' },
     { header: 'peak RSS MB', get: (c) => fmt(c.best?.run.peakRssMb, 0), align: 'right' },
@@ -47,7 +54,11 @@ export function headroomStepsTable(r: HeadroomResults, markdown = false): string
     { header: 'IOC/s', get: (x) => `${rate(x.iocUpdatesS)}${x.iocLimited ? ' (limited)' : ''}`, align: 'right' },
     // The IOC shares the cores: near 200% it starves its own send threads, which then merge updates.
     { header: 'IOC CPU %', get: (x) => fmt(x.run.iocCpuPercent?.mean, 0), align: 'right' },
-    { header: 'latency ms first→last quarter', get: (x) => (x.latencyEarlyMs === undefined ? '-' : `${fmt(x.latencyEarlyMs, 1)} → ${fmt(x.latencyLateMs, 1)}`), align: 'right' },
+    {
+      header: 'latency ms first→last quarter',
+      get: (x) => (x.latencyEarlyMs === undefined ? '-' : `${fmt(x.latencyEarlyMs, 1)} → ${fmt(x.latencyLateMs, 1)}`),
+      align: 'right',
+    },
     { header: 'CPU %', get: (x) => fmt(x.run.cpuPercent?.mean, 1), align: 'right' },
     { header: 'peak RSS MB', get: (x) => fmt(x.run.peakRssMb, 0), align: 'right' },
     { header: 'held', get: (x) => (x.held ? 'yes' : `no: ${x.failure?.text ?? 'failed'}`) },

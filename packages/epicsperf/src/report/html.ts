@@ -43,25 +43,32 @@ function summaryCell(w: WorkloadFigures | undefined): string {
   const head = best
     ? `<div class="best"><b>${esc(best.client)}</b> ${esc(figureText(best.stat?.median, w.unit))}</div>`
     : '<div class="fail">no client passed every check</div>';
-  const others = order.filter((c) => c !== best).map((c) => {
-    const r = ratio.get(c.client);
-    const x = r === undefined ? '' : ` <span class="ratio">${r.toFixed(r >= 10 ? 0 : 1)}×</span>`;
-    const cls = c.problems.length ? 'other incomplete' : 'other';
-    return `<li class="${cls}">${esc(c.client)}${x} ${failures(c)}</li>`;
-  });
+  const others = order
+    .filter((c) => c !== best)
+    .map((c) => {
+      const r = ratio.get(c.client);
+      const x = r === undefined ? '' : ` <span class="ratio">${r.toFixed(r >= 10 ? 0 : 1)}×</span>`;
+      const cls = c.problems.length ? 'other incomplete' : 'other';
+      return `<li class="${cls}">${esc(c.client)}${x} ${failures(c)}</li>`;
+    });
   return `<td>${head}<ul>${others.join('')}</ul></td>`;
 }
 
 function summary(runs: readonly BenchResults[], figures: WorkloadFigures[][]): string {
   const keys = [...new Set(figures.flat().map((w) => w.key))];
-  const head = runs.length > 1 ? `<tr><th>workload</th>${runs.map((r, i) => `<th>${esc(runLabel(r, i, runs.length))}</th>`).join('')}</tr>` : '<tr><th>workload</th><th>best client that passed every check, and every other client against it</th></tr>';
+  const head =
+    runs.length > 1
+      ? `<tr><th>workload</th>${runs.map((r, i) => `<th>${esc(runLabel(r, i, runs.length))}</th>`).join('')}</tr>`
+      : '<tr><th>workload</th><th>best client that passed every check, and every other client against it</th></tr>';
   const rows = keys.map((k) => {
     const w = figures.map((f) => f.find((x) => x.key === k));
     const first = w.find((x) => x)!;
     return `<tr><th class="wl"><a href="#${esc(anchor(k))}">${esc(k)}</a><div class="unit">${esc(first.figure)}, ${first.better} is better</div></th>${w.map(summaryCell).join('')}</tr>`;
   });
-  return `<section id="summary"><h2>What the run${runs.length > 1 ? 's' : ''} found</h2><table class="summary">${head}${rows.join('')}</table>` +
-    `<p class="legend">N×: how many times worse than the best client's median (1.0× = as good). <span class="fail">✗ Red</span>: a failed check or missing work (names unanswered, updates missed, corrupt arrays, a client stopped at its deadline); such a client is never the best, and its bars are grey and dashed.</p></section>`;
+  return (
+    `<section id="summary"><h2>What the run${runs.length > 1 ? 's' : ''} found</h2><table class="summary">${head}${rows.join('')}</table>` +
+    `<p class="legend">N×: how many times worse than the best client's median (1.0× = as good). <span class="fail">✗ Red</span>: a failed check or missing work (names unanswered, updates missed, corrupt arrays, a client stopped at its deadline); such a client is never the best, and its bars are grey and dashed.</p></section>`
+  );
 }
 
 const anchor = (key: string) => `w-${key.replace(/[^A-Za-z0-9]+/g, '-')}`;
@@ -72,8 +79,10 @@ function figuresTable(w: WorkloadFigures): string {
     const s = c.stat;
     const range = s && s.max > s.min ? ` (${fmt(s.min, 3)}-${fmt(s.max, 3)})` : '';
     const r = ratio.get(c.client);
-    return `<tr class="${c.problems.length ? 'incomplete' : ''}"><td>${esc(c.client)}${c === best ? ' <span class="tag">best</span>' : ''}</td><td>${esc(c.version ?? '')}</td>` +
-      `<td class="num">${s ? `${fmt(s.median, 3)}${range}` : '-'}</td><td class="num">${r === undefined ? '-' : r.toFixed(2)}</td><td class="num">${c.values.length}</td><td>${failures(c)}</td></tr>`;
+    return (
+      `<tr class="${c.problems.length ? 'incomplete' : ''}"><td>${esc(c.client)}${c === best ? ' <span class="tag">best</span>' : ''}</td><td>${esc(c.version ?? '')}</td>` +
+      `<td class="num">${s ? `${fmt(s.median, 3)}${range}` : '-'}</td><td class="num">${r === undefined ? '-' : r.toFixed(2)}</td><td class="num">${c.values.length}</td><td>${failures(c)}</td></tr>`
+    );
   });
   return `<table class="figures"><tr><th>client</th><th>version</th><th>${esc(w.figure)} (${esc(w.unit)}), median (min-max)</th><th>× best</th><th>runs</th><th>checks</th></tr>${rows.join('')}</table>`;
 }
@@ -96,22 +105,32 @@ function detailTable(r: BenchResults, key: string): string | undefined {
 }
 
 async function workloadSection(runs: readonly BenchResults[], figures: WorkloadFigures[][], key: string): Promise<string> {
-  const present = figures.map((f, i) => ({ i, w: f.find((x) => x.key === key) })).filter((x): x is { i: number; w: WorkloadFigures } => x.w !== undefined);
+  const present = figures
+    .map((f, i) => ({ i, w: f.find((x) => x.key === key) }))
+    .filter((x): x is { i: number; w: WorkloadFigures } => x.w !== undefined);
   const first = present[0]!.w;
-  const parts = [`<section id="${esc(anchor(key))}"><h2>${esc(first.title)}${esc(runs.length === 1 ? stealNote(first.stealPercent) : '')}</h2>`];
+  const parts = [
+    `<section id="${esc(anchor(key))}"><h2>${esc(first.title)}${esc(runs.length === 1 ? stealNote(first.stealPercent) : '')}</h2>`,
+  ];
   const chart = await figureChart(present.map(({ i, w }) => ({ label: runLabel(runs[i]!, i, runs.length), w })));
-  parts.push(`<figure class="chart" data-workload="${esc(key)}"><figcaption>${esc(first.figure)}: median with min-max over the runs; grey dashed bars failed a check</figcaption>${chart}</figure>`);
+  parts.push(
+    `<figure class="chart" data-workload="${esc(key)}"><figcaption>${esc(first.figure)}: median with min-max over the runs; grey dashed bars failed a check</figcaption>${chart}</figure>`,
+  );
   if (key === 'latency') {
     for (const { i } of present) {
       const l = runs[i]!.latency!;
       const title = runs.length > 1 ? ` (${runLabel(runs[i]!, i, runs.length)})` : '';
-      parts.push(`<figure class="chart latency"><figcaption>round trip against payload size${esc(title)}</figcaption>${await latencyChart(l.runs)}</figure>`);
+      parts.push(
+        `<figure class="chart latency"><figcaption>round trip against payload size${esc(title)}</figcaption>${await latencyChart(l.runs)}</figure>`,
+      );
     }
   }
   if (key === 'load') {
     for (const { i } of present) {
       const title = runs.length > 1 ? ` (${runLabel(runs[i]!, i, runs.length)})` : '';
-      parts.push(`<figure class="chart load"><figcaption>updates/s received and p99 latency against the clients served${esc(title)}</figcaption>${await loadChart(runs[i]!.load!)}</figure>`);
+      parts.push(
+        `<figure class="chart load"><figcaption>updates/s received and p99 latency against the clients served${esc(title)}</figcaption>${await loadChart(runs[i]!.load!)}</figure>`,
+      );
     }
   }
   for (const { i, w } of present) {
@@ -132,7 +151,12 @@ async function workloadSection(runs: readonly BenchResults[], figures: WorkloadF
     const detail = detailTable(runs[i]!, key);
     // Latency's tables (per size, and the fixed cost and MB/s fitted through the sizes) are its
     // findings beside the chart; the other workloads keep their every-figure table folded.
-    if (detail) parts.push(key === 'latency' ? `<pre class="latency">${esc(detail)}</pre>` : `<details><summary>every figure</summary><pre>${esc(detail)}</pre></details>`);
+    if (detail)
+      parts.push(
+        key === 'latency'
+          ? `<pre class="latency">${esc(detail)}</pre>`
+          : `<details><summary>every figure</summary><pre>${esc(detail)}</pre></details>`,
+      );
   }
   parts.push('</section>');
   return parts.join('\n');
@@ -151,11 +175,18 @@ export async function benchHtml(input: BenchResults | readonly BenchResults[]): 
   const parts: string[] = [];
   // The ramps (capture, headroom, load) run each step once: the repeat count is only for the others.
   const repeated = (r: BenchResults) => r.snapshot.length > 0 || r.monitor || r.array || r.arrayPut || r.latency;
-  const sub = runs.map((r, i) => `${runLabel(r, i, runs.length)} · ${r.options.profile} profile${repeated(r) ? ` · ${r.options.repeat} run(s) per client` : ''}${r.durationS ? ` · took ${Math.round(r.durationS)} s` : ''}`);
+  const sub = runs.map(
+    (r, i) =>
+      `${runLabel(r, i, runs.length)} · ${r.options.profile} profile${repeated(r) ? ` · ${r.options.repeat} run(s) per client` : ''}${r.durationS ? ` · took ${Math.round(r.durationS)} s` : ''}`,
+  );
   parts.push(`<h1>epicsperf bench</h1><p class="sub">${sub.map(esc).join('<br>')}</p>`);
   parts.push(summary(runs, figures));
   for (const k of keys) parts.push(await workloadSection(runs, figures, k));
-  const unavailable = runs.flatMap((r, i) => r.unavailable.map((u) => `<li>${esc(u.client)}${runs.length > 1 ? ` (${esc(runLabel(r, i, runs.length))})` : ''}: ${esc(u.reason)}</li>`));
+  const unavailable = runs.flatMap((r, i) =>
+    r.unavailable.map(
+      (u) => `<li>${esc(u.client)}${runs.length > 1 ? ` (${esc(runLabel(r, i, runs.length))})` : ''}: ${esc(u.reason)}</li>`,
+    ),
+  );
   if (unavailable.length) parts.push(`<section><h2>Not run</h2><ul>${unavailable.join('')}</ul></section>`);
   parts.push(environment(runs));
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>epicsperf bench</title><style>

@@ -24,7 +24,7 @@ const pointColumns: Column<PointRow>[] = [
   { header: 'one way p50 ms', get: (r) => ms(r.point?.oneWayP50Ms), align: 'right' },
   { header: 'p99', get: (r) => ms(r.point?.oneWayP99Ms), align: 'right' },
   { header: 'rounds', get: (r) => (r.point ? String(r.point.updates) : '-'), align: 'right' },
-  { header: 'note', get: (r) => r.point?.error ?? (r.point ? '' : r.run.error ?? 'no result') },
+  { header: 'note', get: (r) => r.point?.error ?? (r.point ? '' : (r.run.error ?? 'no result')) },
 ];
 
 interface FitRow {
@@ -47,9 +47,18 @@ export function latencyTitle(w: LatencyWorkload): string {
 /** The per-size table, then the fit per client (every run of a client, in order; runs without a
  *  fit, as in results that stored none, leave the second table out). */
 export function latencyTables(runs: readonly LatencyRun[], markdown = false): string {
-  const rows: PointRow[] = runs.flatMap((run) => (run.points.length ? run.points.map((point) => ({ client: clientLabel(run), point, run })) : [{ client: clientLabel(run), run }]));
+  const rows: PointRow[] = runs.flatMap((run) =>
+    run.points.length ? run.points.map((point) => ({ client: clientLabel(run), point, run })) : [{ client: clientLabel(run), run }],
+  );
   const render = <T>(r: readonly T[], c: readonly Column<T>[]) => (markdown ? renderMarkdown(r, c) : renderTable(r, c));
   const fitted = runs.filter((run) => run.fit && !run.unsupported);
   const points = render(rows, pointColumns);
-  return fitted.length === 0 ? points : points + '\nFixed cost and slope of p50 against bytes (least squares of the relative error):\n\n' + render(fitted.map((run) => ({ run })), fitColumns);
+  return fitted.length === 0
+    ? points
+    : points +
+        '\nFixed cost and slope of p50 against bytes (least squares of the relative error):\n\n' +
+        render(
+          fitted.map((run) => ({ run })),
+          fitColumns,
+        );
 }

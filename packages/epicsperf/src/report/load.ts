@@ -21,9 +21,11 @@ const stepHosts = (r: LoadResults) => r.steps[0]?.hosts.length ?? r.hosts.length
 export function loadTitle(r: LoadResults): string {
   const w = r.workload;
   const hosts = stepHosts(r);
-  return `Load: N runners of one client on ${hosts === 1 ? 'one host' : `each of ${hosts} hosts`} (N = ${w.steps.join(', ')}), each monitoring ` +
+  return (
+    `Load: N runners of one client on ${hosts === 1 ? 'one host' : `each of ${hosts} hosts`} (N = ${w.steps.join(', ')}), each monitoring ` +
     `${w.records.toLocaleString('en-US')} counters at ${w.rateHz} Hz, against one IOC on ${r.iocHost}, ${w.seconds} s per step; ` +
-    `a client stops at the first step that loses updates, whose p99 latency grows ${fmt(w.latencyGrowthMs, 0)} ms past its first step's, or where a runner fails`;
+    `a client stops at the first step that loses updates, whose p99 latency grows ${fmt(w.latencyGrowthMs, 0)} ms past its first step's, or where a runner fails`
+  );
 }
 
 export function loadTable(r: LoadResults, markdown = false): string {
@@ -50,13 +52,21 @@ export function loadStepsTable(r: LoadResults, markdown = false): string {
     { header: 'received/s', get: (x) => int(x.updatesS), align: 'right' },
     { header: 'lost', get: (x) => int(x.missed), align: 'right' },
     { header: 'p50/p99 ms', get: (x) => (x.latencyMs ? `${fmt(x.latencyMs.p50, 1)}/${fmt(x.latencyMs.p99, 1)}` : '-'), align: 'right' },
-    ...hosts.map((h): Column<LoadStepResult> => ({
-      header: `${h} CPU %`, get: (x) => fmt(x.hosts.find((y) => y.host === h)?.cpuPercent, 0), align: 'right',
-    })),
+    ...hosts.map(
+      (h): Column<LoadStepResult> => ({
+        header: `${h} CPU %`,
+        get: (x) => fmt(x.hosts.find((y) => y.host === h)?.cpuPercent, 0),
+        align: 'right',
+      }),
+    ),
     { header: 'IOC CPU %', get: (x) => fmt(x.iocCpuPercent, 0), align: 'right' },
     { header: 'IOC/s', get: (x) => int(x.iocUpdatesS), align: 'right' },
     { header: 'ramp Hz', get: (x) => int(x.fairness?.rampRateHz), align: 'right' },
-    { header: 'steady/ramp %', get: (x) => (x.fairness ? `${pct(x.fairness.steadyFraction)}/${pct(x.fairness.rampFraction)}` : '-'), align: 'right' },
+    {
+      header: 'steady/ramp %',
+      get: (x) => (x.fairness ? `${pct(x.fairness.steadyFraction)}/${pct(x.fairness.rampFraction)}` : '-'),
+      align: 'right',
+    },
     { header: 'held', get: (x) => (x.held ? 'yes' : `no (${x.limit?.kind ?? 'failed'}): ${x.limit?.text ?? 'failed'}`) },
   ];
   return markdown ? renderMarkdown(r.steps, columns) : renderTable(r.steps, columns);
@@ -78,9 +88,13 @@ export function loadFailuresTable(r: LoadResults, markdown = false): string {
 /** Every step's table, then the runners that failed and the steps whose ramp could not be set. */
 export function loadDetails(r: LoadResults, markdown = false): string {
   const failed = loadFailuresTable(r, markdown);
-  const ramp = r.steps.filter((s) => s.rampError).map((s) => `${s.client} at ${loadStepLabel(s.runnersPerHost, s.hosts.length)}: no fairness figure: ${s.rampError}\n`);
-  return `Every step (steady/ramp %: the share of the counters' and of the ramping PV's updates that the fairness runners received in the window):\n\n` +
-    `${loadStepsTable(r, markdown)}${failed ? `\nRunners that failed:\n\n${failed}` : ''}${ramp.length ? `\n${ramp.join('')}` : ''}`;
+  const ramp = r.steps
+    .filter((s) => s.rampError)
+    .map((s) => `${s.client} at ${loadStepLabel(s.runnersPerHost, s.hosts.length)}: no fairness figure: ${s.rampError}\n`);
+  return (
+    `Every step (steady/ramp %: the share of the counters' and of the ramping PV's updates that the fairness runners received in the window):\n\n` +
+    `${loadStepsTable(r, markdown)}${failed ? `\nRunners that failed:\n\n${failed}` : ''}${ramp.length ? `\n${ramp.join('')}` : ''}`
+  );
 }
 
 export function loadText(r: LoadResults, markdown = false): string {
@@ -91,7 +105,11 @@ export function loadText(r: LoadResults, markdown = false): string {
  *  did not hold is a hollow red point. */
 export async function loadChart(r: LoadResults): Promise<string> {
   const data = r.steps.map((s) => ({
-    client: s.client, clients: s.totalClients, updatesS: s.updatesS, p99: s.latencyMs?.p99 ?? null, held: s.held ? 'held' : 'did not hold',
+    client: s.client,
+    clients: s.totalClients,
+    updatesS: s.updatesS,
+    p99: s.latencyMs?.p99 ?? null,
+    held: s.held ? 'held' : 'did not hold',
   }));
   const panel = (field: string, title: string) => ({
     width: 560,
@@ -101,12 +119,22 @@ export async function loadChart(r: LoadResults): Promise<string> {
       {
         mark: { type: 'point' as const, filled: true, size: 60 },
         encoding: {
-          shape: { field: 'held', type: 'nominal' as const, title: 'step', scale: { domain: ['held', 'did not hold'], range: ['circle', 'cross'] } },
+          shape: {
+            field: 'held',
+            type: 'nominal' as const,
+            title: 'step',
+            scale: { domain: ['held', 'did not hold'], range: ['circle', 'cross'] },
+          },
         },
       },
     ],
     encoding: {
-      x: { field: 'clients', type: 'quantitative' as const, title: 'clients (load runners on every host)', axis: { tickMinStep: 1, format: 'd' } },
+      x: {
+        field: 'clients',
+        type: 'quantitative' as const,
+        title: 'clients (load runners on every host)',
+        axis: { tickMinStep: 1, format: 'd' },
+      },
       y: { field, type: 'quantitative' as const, title },
       color: { field: 'client', type: 'nominal' as const, title: 'client' },
     },
@@ -114,7 +142,11 @@ export async function loadChart(r: LoadResults): Promise<string> {
   const spec: TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     background: 'white',
-    config: { font: 'system-ui, sans-serif', axis: { labelFontSize: 12, titleFontSize: 12 }, legend: { labelFontSize: 12, titleFontSize: 12 } },
+    config: {
+      font: 'system-ui, sans-serif',
+      axis: { labelFontSize: 12, titleFontSize: 12 },
+      legend: { labelFontSize: 12, titleFontSize: 12 },
+    },
     data: { values: data },
     vconcat: [panel('updatesS', 'updates/s received, all clients'), panel('p99', 'p99 latency (ms), lower is better')],
   };

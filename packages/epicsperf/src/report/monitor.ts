@@ -64,7 +64,11 @@ const columns: Column<MonitorRow>[] = [
   { header: 'connect ms', get: (r) => fmtStat(r.connectMs, 0), align: 'right' },
   { header: 'peak RSS MB', get: (r) => fmt(r.peakRssMb?.median, 0), align: 'right' },
   { header: 'updates/s', get: (r) => fmt(r.updatesPerSecond?.median, 0), align: 'right' },
-  { header: 'latency p50/p99 ms', get: (r) => (r.latencyP50Ms ? `${fmt(r.latencyP50Ms.median, 2)}/${fmt(r.latencyP99Ms?.median, 2)}` : '-'), align: 'right' },
+  {
+    header: 'latency p50/p99 ms',
+    get: (r) => (r.latencyP50Ms ? `${fmt(r.latencyP50Ms.median, 2)}/${fmt(r.latencyP99Ms?.median, 2)}` : '-'),
+    align: 'right',
+  },
   { header: 'IOC CPU %', get: (r) => fmt(r.iocCpu?.median, 1), align: 'right' },
   { header: 'note', get: (r) => r.error ?? '' },
 ];

@@ -23,7 +23,11 @@ function num(n: number | undefined): string {
 }
 
 const DIFF_WORDS: Record<PvDiff['status'], string> = {
-  equal: 'equal', different: 'different', 'only-a': 'only in a', 'only-b': 'only in b', 'not-connected': 'not connected',
+  equal: 'equal',
+  different: 'different',
+  'only-a': 'only in a',
+  'only-b': 'only in b',
+  'not-connected': 'not connected',
 };
 
 function diffColumns(labels: [string, string]): Column<PvDiff>[] {
@@ -33,8 +37,12 @@ function diffColumns(labels: [string, string]): Column<PvDiff>[] {
     { header: labels[0], get: (r) => cell(r.a) },
     { header: labels[1], get: (r) => cell(r.b) },
     {
-      header: 'difference', align: 'right',
-      get: (r) => (r.elementsDiffering !== undefined ? `${r.elementsDiffering} el., max ${num(r.largestDifference)}` : num(r.status === 'equal' ? undefined : r.difference)),
+      header: 'difference',
+      align: 'right',
+      get: (r) =>
+        r.elementsDiffering !== undefined
+          ? `${r.elementsDiffering} el., max ${num(r.largestDifference)}`
+          : num(r.status === 'equal' ? undefined : r.difference),
     },
     { header: 'allowed', align: 'right', get: (r) => (r.allowed ? num(r.allowed) : '') },
     { header: 'note', get: (r) => r.note ?? '' },
@@ -51,8 +59,15 @@ export function diffSummary(d: Diff): string {
 }
 
 /** The comparison as text: the PVs that are not equal (all with `all`), then the summary. */
-export function renderDiff(d: Diff, format: SavesetFormat, opts: { all?: boolean; labels?: [string, string]; extra?: Record<string, unknown> } = {}): string {
-  if (format === 'json') return JSON.stringify({ format: DIFF_FORMAT, ...opts.extra, a: d.a, b: d.b, summary: d.summary, equal: d.equal, pvs: d.pvs }, null, 1) + '\n';
+export function renderDiff(
+  d: Diff,
+  format: SavesetFormat,
+  opts: { all?: boolean; labels?: [string, string]; extra?: Record<string, unknown> } = {},
+): string {
+  if (format === 'json')
+    return (
+      JSON.stringify({ format: DIFF_FORMAT, ...opts.extra, a: d.a, b: d.b, summary: d.summary, equal: d.equal, pvs: d.pvs }, null, 1) + '\n'
+    );
   const rows = opts.all ? d.pvs : d.pvs.filter((p) => p.status !== 'equal');
   const cols = diffColumns(opts.labels ?? ['a', 'b']);
   const body = rows.length === 0 ? '' : format === 'markdown' ? renderMarkdown(rows, cols) + '\n' : renderTable(rows, cols);
@@ -60,7 +75,11 @@ export function renderDiff(d: Diff, format: SavesetFormat, opts: { all?: boolean
 }
 
 const OUTCOME_WORDS: Record<PvRestore['outcome'], string> = {
-  restored: 'restored', equal: 'already equal', skipped: 'skipped', failed: 'failed', 'not-written': 'not written',
+  restored: 'restored',
+  equal: 'already equal',
+  skipped: 'skipped',
+  failed: 'failed',
+  'not-written': 'not written',
 };
 
 const RESTORE_COLUMNS: Column<PvRestore>[] = [
@@ -80,15 +99,22 @@ export function restoreSummary(rep: RestoreReport): string {
   const lead = rep.dryRun ? `dry run, nothing written: ${s.notWritten} would be written` : `${s.restored} restored`;
   const notWritten = rep.dryRun ? '' : `, ${s.notWritten} not written`;
   const t = rep.timings;
-  const took = rep.dryRun ? '' : ` (read ${fmt(t.readMs / 1000, 2)} s, write ${fmt(t.writeMs / 1000, 2)} s, read back ${fmt(t.readBackMs / 1000, 2)} s)`;
+  const took = rep.dryRun
+    ? ''
+    : ` (read ${fmt(t.readMs / 1000, 2)} s, write ${fmt(t.writeMs / 1000, 2)} s, read back ${fmt(t.readBackMs / 1000, 2)} s)`;
   return `${s.selected} PVs: ${lead}, ${s.equal} already equal, ${s.skipped} skipped${why}, ${s.failed} failed${notWritten}${rep.interrupted ? ', interrupted' : ''}${took}`;
 }
 
 /** The restore as text: every PV that was not already equal (all with `all`), then the summary. */
-export function renderRestore(rep: RestoreReport, format: SavesetFormat, opts: { all?: boolean; extra?: Record<string, unknown> } = {}): string {
+export function renderRestore(
+  rep: RestoreReport,
+  format: SavesetFormat,
+  opts: { all?: boolean; extra?: Record<string, unknown> } = {},
+): string {
   if (format === 'json') return JSON.stringify({ format: RESTORE_FORMAT, ...opts.extra, ...rep }, null, 1) + '\n';
   const rows = opts.all ? rep.pvs : rep.pvs.filter((r) => r.outcome !== 'equal');
-  const body = rows.length === 0 ? '' : format === 'markdown' ? renderMarkdown(rows, RESTORE_COLUMNS) + '\n' : renderTable(rows, RESTORE_COLUMNS);
+  const body =
+    rows.length === 0 ? '' : format === 'markdown' ? renderMarkdown(rows, RESTORE_COLUMNS) + '\n' : renderTable(rows, RESTORE_COLUMNS);
   return body + (format === 'markdown' ? `**${restoreSummary(rep)}**\n` : restoreSummary(rep) + '\n');
 }
 

@@ -35,7 +35,12 @@ export function summarizeSnapshot(byClient: Map<string, SnapshotRun[]>, existing
     if (version) row.version = version;
     const wall = stat(done.map((r) => r.wallMs! / 1000));
     if (wall) row.wallS = wall;
-    const last = stat(done.map(lastAnswerMs).filter((x): x is number => x !== undefined).map((x) => x / 1000));
+    const last = stat(
+      done
+        .map(lastAnswerMs)
+        .filter((x): x is number => x !== undefined)
+        .map((x) => x / 1000),
+    );
     if (last) row.lastAnswerS = last;
     const cpu = stat(done.map((r) => r.cpuS ?? NaN));
     if (cpu) row.cpuS = cpu;
@@ -43,7 +48,8 @@ export function summarizeSnapshot(byClient: Map<string, SnapshotRun[]>, existing
     const err = runs.find((r) => r.error)?.error ?? (unchecked && `values not checked: ${unchecked}`);
     const fewest = Math.min(...done.map((r) => r.answered));
     if (err) row.error = err;
-    else if (existing !== undefined && done.length && fewest < existing) row.error = `up to ${existing - fewest} PVs that exist went unanswered`;
+    else if (existing !== undefined && done.length && fewest < existing)
+      row.error = `up to ${existing - fewest} PVs that exist went unanswered`;
     rows.push(row);
   }
   // The best is the fastest client with nothing to note (an incomplete answer cannot be the best);

@@ -4,10 +4,11 @@ import { ALARM_STATUS_NAMES, SEVERITY_NAMES } from 'epics-client/ca';
 import { SNAPSHOT_FORMAT, type SnapshotRun } from '../results/index.js';
 import { csvField, fmt, renderTable } from './table.js';
 
-const sev = (n: number | undefined) => (n === undefined ? '' : SEVERITY_NAMES[n] ?? String(n));
-const stat = (n: number | undefined) => (n === undefined ? '' : ALARM_STATUS_NAMES[n] ?? String(n));
+const sev = (n: number | undefined) => (n === undefined ? '' : (SEVERITY_NAMES[n] ?? String(n)));
+const stat = (n: number | undefined) => (n === undefined ? '' : (ALARM_STATUS_NAMES[n] ?? String(n)));
 const ts = (t: number | undefined) => (t === undefined || t <= 631152000 ? '' : new Date(t * 1000).toISOString());
-const val = (v: unknown) => (v === undefined ? '' : Array.isArray(v) ? `[${v.length}] ${v.slice(0, 4).join(' ')}${v.length > 4 ? ' ...' : ''}` : String(v));
+const val = (v: unknown) =>
+  v === undefined ? '' : Array.isArray(v) ? `[${v.length}] ${v.slice(0, 4).join(' ')}${v.length > 4 ? ' ...' : ''}` : String(v);
 
 export function snapshotSummary(run: SnapshotRun, timeoutMs: number): string {
   const wall = run.wallMs === undefined ? '' : ` in ${fmt(run.wallMs / 1000, 3)} s`;
@@ -31,25 +32,47 @@ export function snapshotTable(run: SnapshotRun, timeoutMs: number): string {
 
 export function snapshotCsv(run: SnapshotRun): string {
   const head = 'name,ok,value,severity,status,timestamp,elapsed_ms,error\n';
-  return head + run.rows.map((r) => [r.name, r.ok, r.value, sev(r.severity), stat(r.status), ts(r.timestamp), r.elapsedMs?.toFixed(3), r.error].map(csvField).join(',')).join('\n') + '\n';
+  return (
+    head +
+    run.rows
+      .map((r) =>
+        [r.name, r.ok, r.value, sev(r.severity), stat(r.status), ts(r.timestamp), r.elapsedMs?.toFixed(3), r.error].map(csvField).join(','),
+      )
+      .join('\n') +
+    '\n'
+  );
 }
 
 export function snapshotJson(run: SnapshotRun, timeoutMs: number): string {
-  return JSON.stringify({
-    schema: SNAPSHOT_FORMAT,
-    client: run.client,
-    ...(run.host && { host: run.host }),
-    version: run.version,
-    timeoutMs,
-    wallMs: run.wallMs,
-    answered: run.answered,
-    failed: run.failed,
-    error: run.error,
-    ...(run.rows.some((r) => r.correct !== undefined) && { wrong: run.wrong }),
-    unchecked: run.unchecked,
-    rows: run.rows.map((r) => ({
-      name: r.name, ok: r.ok, value: r.value, severity: r.severity, severityName: r.severity === undefined ? undefined : sev(r.severity),
-      status: r.status, timestamp: r.timestamp, elapsedMs: r.elapsedMs, error: r.error, correct: r.correct,
-    })),
-  }, null, 2) + '\n';
+  return (
+    JSON.stringify(
+      {
+        schema: SNAPSHOT_FORMAT,
+        client: run.client,
+        ...(run.host && { host: run.host }),
+        version: run.version,
+        timeoutMs,
+        wallMs: run.wallMs,
+        answered: run.answered,
+        failed: run.failed,
+        error: run.error,
+        ...(run.rows.some((r) => r.correct !== undefined) && { wrong: run.wrong }),
+        unchecked: run.unchecked,
+        rows: run.rows.map((r) => ({
+          name: r.name,
+          ok: r.ok,
+          value: r.value,
+          severity: r.severity,
+          severityName: r.severity === undefined ? undefined : sev(r.severity),
+          status: r.status,
+          timestamp: r.timestamp,
+          elapsedMs: r.elapsedMs,
+          error: r.error,
+          correct: r.correct,
+        })),
+      },
+      null,
+      2,
+    ) + '\n'
+  );
 }

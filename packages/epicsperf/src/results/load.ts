@@ -87,7 +87,14 @@ export interface LoadStepResult {
    *  ratio (ramp / steady: 1 = treated alike, below 1 the ramping PV lost more); the ramp's rate
    *  by the IOC's own count (else by its timestamps); the seconds of the window their PREFIX:RAMP
    *  updates span (less than the window when their room for it filled). */
-  fairness?: { rampRateHz: number; rampPublishedHz?: number; rampSeconds?: number; steadyFraction: number; rampFraction: number; ratio: number };
+  fairness?: {
+    rampRateHz: number;
+    rampPublishedHz?: number;
+    rampSeconds?: number;
+    steadyFraction: number;
+    rampFraction: number;
+    ratio: number;
+  };
   /** Why the step has no fairness figure: the ramp's rate could not be put to the IOC, or reached it too late. */
   rampError?: string;
   runners: LoadRunner[];

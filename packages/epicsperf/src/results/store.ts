@@ -61,7 +61,9 @@ export function loadResults(path: string): BenchResults {
   if (typeof schema === 'string' && schema.startsWith('epicsperf/bench@')) {
     throw new ResultsFileError(`${path} is in results format ${schema}; this epicsperf reads ${BENCH_FORMAT} only (run the bench again)`);
   }
-  throw new ResultsFileError(`${path} is not an epicsperf bench result (format ${typeof schema === 'string' ? schema : 'unnamed'}; expected ${BENCH_FORMAT})`);
+  throw new ResultsFileError(
+    `${path} is not an epicsperf bench result (format ${typeof schema === 'string' ? schema : 'unnamed'}; expected ${BENCH_FORMAT})`,
+  );
 }
 
 export interface KeptRun {
@@ -75,7 +77,9 @@ export interface KeptRun {
 export function listRuns(dir: string): KeptRun[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch {
     return [];
   }

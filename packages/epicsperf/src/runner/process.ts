@@ -82,7 +82,9 @@ export abstract class Runner {
   reason(): string {
     const tail = this.stderrTail;
     // The last error-looking line that is not a stack frame (Python `File "..."`, Node `at ...`).
-    const err = [...tail].reverse().find((l) => /error|exception|traceback|not found|cannot|failed|killed|ignored|lost/i.test(l) && !/^\s*(File "|at )/.test(l));
+    const err = [...tail]
+      .reverse()
+      .find((l) => /error|exception|traceback|not found|cannot|failed|killed|ignored|lost/i.test(l) && !/^\s*(File "|at )/.test(l));
     return (err ?? tail[tail.length - 1] ?? 'no output').trim().slice(0, 300);
   }
 

@@ -4,7 +4,15 @@
 // not at all (../atomic.ts).
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { isAutosaveReq, parseAutosaveReq, SNAPSHOT_FORMATS, snapshotFormatForName, snapshotFormatOf, type SaveSet, type SnapshotFormatId } from 'epics-client/saveset';
+import {
+  isAutosaveReq,
+  parseAutosaveReq,
+  SNAPSHOT_FORMATS,
+  snapshotFormatForName,
+  snapshotFormatOf,
+  type SaveSet,
+  type SnapshotFormatId,
+} from 'epics-client/saveset';
 import { writeAtomic } from '../atomic.js';
 import { SnapshotFileError } from '../errors.js';
 import { parsePvList } from '../pvlist.js';
@@ -14,7 +22,7 @@ function readText(path: string, what: string): string {
     return readFileSync(path === '-' ? 0 : path, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new SnapshotFileError(`cannot read ${what} ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.code ?? e.message}`);
+    throw new SnapshotFileError(`cannot read ${what} ${path}: ${e.code === 'ENOENT' ? 'no such file' : (e.code ?? e.message)}`);
   }
 }
 

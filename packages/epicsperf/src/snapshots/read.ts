@@ -32,8 +32,12 @@ export function shippedRows(results: readonly SnapshotResult<TimeReading | PvaRe
     r.ok
       ? {
           ok: true,
-          value: typeof r.value === 'number' || typeof r.value === 'string' ? r.value
-            : typeof r.value === 'bigint' ? Number(r.value) : Array.from(r.value as ArrayLike<number>),
+          value:
+            typeof r.value === 'number' || typeof r.value === 'string'
+              ? r.value
+              : typeof r.value === 'bigint'
+                ? Number(r.value)
+                : Array.from(r.value as ArrayLike<number>),
           severity: r.severity,
           status: statusOf(r.reading),
           timestamp: r.reading.posixSeconds,
@@ -57,7 +61,12 @@ export function snapshotRow(name: string, r: ShippedRow): SnapshotRow {
 }
 
 /** Read `names` once, at once, through `ctx`, each against its own timeout: the run as the `snapshot` command reports it. */
-export async function readSnapshot(ctx: Context<'ca' | 'pva'>, names: readonly string[], timeoutMs: number, client: { name: string; version: string }): Promise<SnapshotRun> {
+export async function readSnapshot(
+  ctx: Context<'ca' | 'pva'>,
+  names: readonly string[],
+  timeoutMs: number,
+  client: { name: string; version: string },
+): Promise<SnapshotRun> {
   const t0 = performance.now();
   const results = await ctx.snapshot(names, { timeout: timeoutMs });
   const wallMs = performance.now() - t0;

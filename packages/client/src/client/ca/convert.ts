@@ -43,8 +43,9 @@ export function planRead(ch: Channel, opts: ReadOptions, maxArrayBytes: number, 
   return {
     dbrType,
     count,
-    decodeFlags: (ch.nativeCount > 1 || (opts.count ?? 1) > 1 ? DECODE_AS_ARRAY : 0)
-      | (opts.longString === true && native === DbrType.CHAR ? DECODE_LONG_STRING : 0),
+    decodeFlags:
+      (ch.nativeCount > 1 || (opts.count ?? 1) > 1 ? DECODE_AS_ARRAY : 0) |
+      (opts.longString === true && native === DbrType.CHAR ? DECODE_LONG_STRING : 0),
   };
 }
 
@@ -61,7 +62,15 @@ function toNumber(v: unknown, name: string): number {
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'string') {
     const s = v.trim();
-    const n = /^[-+]?inf(inity)?$/i.test(s) ? (s.startsWith('-') ? -Infinity : Infinity) : /^nan$/i.test(s) ? NaN : s === '' ? NaN : Number(s);
+    const n = /^[-+]?inf(inity)?$/i.test(s)
+      ? s.startsWith('-')
+        ? -Infinity
+        : Infinity
+      : /^nan$/i.test(s)
+        ? NaN
+        : s === ''
+          ? NaN
+          : Number(s);
     if (Number.isNaN(n) && !/^nan$/i.test(s)) throw new BadArgumentError(`'${v}' is not a number, and the channel is numeric`, name);
     return n;
   }
@@ -75,8 +84,14 @@ export function encodePut(ch: Channel, value: PutValue): { dbrType: number; coun
   if (value === null || value === undefined) throw new BadArgumentError('cannot write null or undefined', name);
   const isList = typeof value === 'object';
   // A typed array of numbers is encoded as it is: no copy into a list of boxed numbers.
-  const typed = isList && ArrayBuffer.isView(value) && !(value instanceof DataView) && !(value instanceof BigInt64Array) && !(value instanceof BigUint64Array)
-    ? (value as unknown as ArrayLike<number>) : undefined;
+  const typed =
+    isList &&
+    ArrayBuffer.isView(value) &&
+    !(value instanceof DataView) &&
+    !(value instanceof BigInt64Array) &&
+    !(value instanceof BigUint64Array)
+      ? (value as unknown as ArrayLike<number>)
+      : undefined;
   const list = isList && !typed ? Array.from(value as ArrayLike<unknown>) : undefined;
   if ((list ?? typed)?.length === 0) throw new BadArgumentError('cannot write an empty array', name);
   let dbrType: number;

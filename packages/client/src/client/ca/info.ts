@@ -49,7 +49,10 @@ export function channelInfo(ch: Channel, circuit: ClientCircuit): ChannelInfo {
 
 /** Settles as soon as the channel is connected: nothing goes on the wire beyond the connection. */
 class InfoWait extends ChannelOperation {
-  constructor(ch: Channel, private readonly p: Pending<ChannelInfo>) {
+  constructor(
+    ch: Channel,
+    private readonly p: Pending<ChannelInfo>,
+  ) {
     super(ch);
   }
 

@@ -16,7 +16,6 @@ import { BadArgumentError, ClosedError } from '../errors.js';
 
 const log = getLogger('ca.context');
 
-
 export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
   private readonly circuits = new Map<string, TcpCircuit>();
   private nextCid = 1;
@@ -31,7 +30,11 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
   constructor(readonly config: CaConfig) {
     super();
     if (config.nameServers.length) {
-      this.nameServers = caNameServers(config, (cid, address, port, host) => this.udp?.foundOverTcp(cid, address, port, host), () => this.udp?.searchAgain());
+      this.nameServers = caNameServers(
+        config,
+        (cid, address, port, host) => this.udp?.foundOverTcp(cid, address, port, host),
+        () => this.udp?.searchAgain(),
+      );
     }
   }
 
@@ -77,12 +80,17 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
   protected searcher(): UdpSearcher {
     if (!this.udp) {
       const ns = this.nameServers;
-      const udp = new UdpSearcher(this.config, (t, addr, port, from) => this.onFound(t, addr, port, from), ns && ((b, n) => ns.search(b, n)));
+      const udp = new UdpSearcher(
+        this.config,
+        (t, addr, port, from) => this.onFound(t, addr, port, from),
+        ns && ((b, n) => ns.search(b, n)),
+      );
       this.udp = udp;
       // Beacons come through the repeater over UDP: with no UDP destination, no UDP at all.
       if (this.config.searchDestinations.length) {
         this.beacons = new CaBeacons(this.config.repeaterPort, this.config.beaconPeriodMs, (server) => {
-          if (udp.searching && log.isLevelEnabled('debug')) log.debug({ server, searching: udp.searching }, 'beacon anomaly: searching again');
+          if (udp.searching && log.isLevelEnabled('debug'))
+            log.debug({ server, searching: udp.searching }, 'beacon anomaly: searching again');
           udp.searchAgain();
         });
       }

@@ -63,8 +63,12 @@ export class ChannelMonitor extends DeliveringMonitor<AnyReading, Channel> imple
     this.stopTimer();
     const t = ch.transport!;
     this.emit({
-      kind: 'connected', name: ch.name, nativeType: ch.nativeType, nativeCount: ch.nativeCount,
-      readAccess: ch.canRead, writeAccess: ch.canWrite,
+      kind: 'connected',
+      name: ch.name,
+      nativeType: ch.nativeType,
+      nativeCount: ch.nativeCount,
+      readAccess: ch.canRead,
+      writeAccess: ch.canWrite,
     });
     try {
       this.plan = this.spec.planFor(ch, t.circuit.serverVersion);

@@ -18,7 +18,10 @@ export class ReadSpec {
   private planVersion = -1;
   private lastPlan: ReadPlan | undefined;
 
-  constructor(readonly opts: ReadOptions, readonly maxArrayBytes: number) {}
+  constructor(
+    readonly opts: ReadOptions,
+    readonly maxArrayBytes: number,
+  ) {}
 
   /** The plan for a connected channel (throws a BadArgumentError when the options do not fit it). */
   planFor(ch: Channel, serverVersion: number): ReadPlan {
@@ -34,7 +37,12 @@ export class ReadSpec {
 
 /** Decode a READ_NOTIFY or EVENT_ADD payload as `plan` asked for it (undefined: undecodable). */
 export function decodeReply<R extends Reading = Reading>(
-  plan: ReadPlan, h: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean, factory?: ReadingFactory<R>,
+  plan: ReadPlan,
+  h: Header,
+  payload: Uint8Array,
+  owned: boolean,
+  hostOrder: boolean,
+  factory?: ReadingFactory<R>,
 ): R | undefined {
   const flags = plan.decodeFlags | (owned ? DECODE_OWNED : 0) | (hostOrder ? DECODE_HOST_ORDER : 0);
   return decodeDbr(h.dataType, h.dataCount, payload, flags, factory);
@@ -48,7 +56,10 @@ export function decodeReply<R extends Reading = Reading>(
 export abstract class ChannelRead extends ChannelOperation implements IoHandler, ReadingFactory {
   private plan: ReadPlan | undefined;
 
-  constructor(ch: Channel, private readonly spec: ReadSpec) {
+  constructor(
+    ch: Channel,
+    private readonly spec: ReadSpec,
+  ) {
     super(ch);
   }
 
@@ -57,8 +68,14 @@ export abstract class ChannelRead extends ChannelOperation implements IoHandler,
 
   /** ReadingFactory: what the reply is decoded into (a plain Reading unless a subclass says). */
   makeReading(
-    value: CaValue, dbrType: number, count: number, status: number, severity: number,
-    secondsPastEpoch: number, nanoseconds: number, metadata: DbrMetadata | undefined,
+    value: CaValue,
+    dbrType: number,
+    count: number,
+    status: number,
+    severity: number,
+    secondsPastEpoch: number,
+    nanoseconds: number,
+    metadata: DbrMetadata | undefined,
   ): Reading {
     return new Reading(value, dbrType, count, status, severity, secondsPastEpoch, nanoseconds, metadata);
   }
@@ -85,7 +102,8 @@ export abstract class ChannelRead extends ChannelOperation implements IoHandler,
     this.ioid = 0;
     const r = decodeReply(this.plan!, h, payload, owned, hostOrder, this);
     if (r) this.succeeded(r);
-    else this.failed(new ProtocolError(`undecodable reply (type ${h.dataType}, count ${h.dataCount}, ${payload.length} bytes)`, this.ch.name));
+    else
+      this.failed(new ProtocolError(`undecodable reply (type ${h.dataType}, count ${h.dataCount}, ${payload.length} bytes)`, this.ch.name));
   }
 
   /** IoHandler */
@@ -97,7 +115,11 @@ export abstract class ChannelRead extends ChannelOperation implements IoHandler,
 
 /** A get: one read settling a promise with its own timeout and signal. */
 class GetRead extends ChannelRead {
-  constructor(ch: Channel, spec: ReadSpec, private readonly p: Pending<Reading>) {
+  constructor(
+    ch: Channel,
+    spec: ReadSpec,
+    private readonly p: Pending<Reading>,
+  ) {
     super(ch, spec);
   }
 

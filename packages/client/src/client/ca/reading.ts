@@ -31,7 +31,8 @@ interface Alarm {
 }
 
 /** DBR_xxx: the value alone. */
-export type PlainReading = Reading & NoTime & { readonly form: 'plain'; readonly status: undefined; readonly severity: undefined; readonly metadata: undefined };
+export type PlainReading = Reading &
+  NoTime & { readonly form: 'plain'; readonly status: undefined; readonly severity: undefined; readonly metadata: undefined };
 /** DBR_STS_xxx: value and alarm. */
 export type StsReading = Reading & NoTime & Alarm & { readonly form: 'sts'; readonly metadata: undefined };
 /** DBR_TIME_xxx: value, alarm and timestamp. */

@@ -19,8 +19,14 @@ class Answer extends Reading {
   constructor(
     readonly name: string,
     readonly elapsedMs: number,
-    value: CaValue, dbrType: number, count: number, status: number, severity: number,
-    secondsPastEpoch: number, nanoseconds: number, metadata: DbrMetadata | undefined,
+    value: CaValue,
+    dbrType: number,
+    count: number,
+    status: number,
+    severity: number,
+    secondsPastEpoch: number,
+    nanoseconds: number,
+    metadata: DbrMetadata | undefined,
   ) {
     super(value, dbrType, count, status, severity, secondsPastEpoch, nanoseconds, metadata);
   }
@@ -31,15 +37,27 @@ class Answer extends Reading {
 
   toJSON(): object {
     return {
-      name: this.name, ok: true, value: this.value, severity: this.severity, status: this.status,
-      timestamp: this.timestamp, secondsPastEpoch: this.secondsPastEpoch, nanoseconds: this.nanoseconds, elapsedMs: this.elapsedMs,
+      name: this.name,
+      ok: true,
+      value: this.value,
+      severity: this.severity,
+      status: this.status,
+      timestamp: this.timestamp,
+      secondsPastEpoch: this.secondsPastEpoch,
+      nanoseconds: this.nanoseconds,
+      elapsedMs: this.elapsedMs,
     };
   }
 }
 
 /** One name of the batch: its read, decoded into the batch's result, with the outcome going to the batch. */
 class Item extends ChannelRead {
-  constructor(private readonly batch: Batch, readonly i: number, ch: Channel, spec: ReadSpec) {
+  constructor(
+    private readonly batch: Batch,
+    readonly i: number,
+    ch: Channel,
+    spec: ReadSpec,
+  ) {
     super(ch, spec);
   }
 
@@ -48,11 +66,28 @@ class Item extends ChannelRead {
   }
 
   override makeReading(
-    value: CaValue, dbrType: number, count: number, status: number, severity: number,
-    secondsPastEpoch: number, nanoseconds: number, metadata: DbrMetadata | undefined,
+    value: CaValue,
+    dbrType: number,
+    count: number,
+    status: number,
+    severity: number,
+    secondsPastEpoch: number,
+    nanoseconds: number,
+    metadata: DbrMetadata | undefined,
   ): Answer {
     const b = this.batch;
-    return new Answer(b.names[this.i]!, performance.now() - b.t0, value, dbrType, count, status, severity, secondsPastEpoch, nanoseconds, metadata);
+    return new Answer(
+      b.names[this.i]!,
+      performance.now() - b.t0,
+      value,
+      dbrType,
+      count,
+      status,
+      severity,
+      secondsPastEpoch,
+      nanoseconds,
+      metadata,
+    );
   }
 
   protected succeeded(r: Reading): void {

@@ -18,12 +18,22 @@ export interface PvaReadOptions {
 }
 
 class GetOnce extends PvaGet {
-  constructor(ch: PvaChannel, request: Typed, private readonly p: Pending<PvaReading>) {
+  constructor(
+    ch: PvaChannel,
+    request: Typed,
+    private readonly p: Pending<PvaReading>,
+  ) {
     super(ch, request);
   }
-  protected get settled(): boolean { return this.p.done; }
-  protected succeeded(type: StructureDesc, value: PvStructure): void { this.p.resolve(new PvaReading(type, value)); }
-  protected failed(e: EpicsError): void { this.p.reject(e); }
+  protected get settled(): boolean {
+    return this.p.done;
+  }
+  protected succeeded(type: StructureDesc, value: PvStructure): void {
+    this.p.resolve(new PvaReading(type, value));
+  }
+  protected failed(e: EpicsError): void {
+    this.p.reject(e);
+  }
 }
 
 /** Run one operation on a name: acquire, start, release on settling. */
@@ -54,11 +64,21 @@ export function pvaGet(mgr: PvaManager, name: string, opts: CallOptions & PvaRea
 /** A PUT: INIT, (a get-back when an enum is put by name), the put, its completion. */
 class PutOnce extends PvaOperation {
   private type: StructureDesc | undefined;
-  constructor(ch: PvaChannel, private readonly request: Typed, private readonly value: PvaPutValue, private readonly waitDone: boolean, private readonly p: Pending<void>) {
+  constructor(
+    ch: PvaChannel,
+    private readonly request: Typed,
+    private readonly value: PvaPutValue,
+    private readonly waitDone: boolean,
+    private readonly p: Pending<void>,
+  ) {
     super(ch);
   }
-  protected get settled(): boolean { return this.p.done; }
-  protected failed(e: EpicsError): void { this.p.reject(e); }
+  protected get settled(): boolean {
+    return this.p.done;
+  }
+  protected failed(e: EpicsError): void {
+    this.p.reject(e);
+  }
 
   protected issue(): void {
     this.type = undefined;
@@ -113,11 +133,19 @@ export function pvaPut(mgr: PvaManager, name: string, value: PvaPutValue, opts: 
 }
 
 class GetFieldOnce extends PvaOperation {
-  constructor(ch: PvaChannel, private readonly field: string, private readonly p: Pending<FieldDesc>) {
+  constructor(
+    ch: PvaChannel,
+    private readonly field: string,
+    private readonly p: Pending<FieldDesc>,
+  ) {
     super(ch);
   }
-  protected get settled(): boolean { return this.p.done; }
-  protected failed(e: EpicsError): void { this.p.reject(e); }
+  protected get settled(): boolean {
+    return this.p.done;
+  }
+  protected failed(e: EpicsError): void {
+    this.p.reject(e);
+  }
   protected issue(): void {
     this.requestId = this.session!.getField(this.ch.sid, this.field, this);
   }

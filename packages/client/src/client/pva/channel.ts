@@ -7,7 +7,6 @@ import type { PvaCircuit } from '../../transport/pva/tcp.js';
 import type { PvaSearchTarget } from '../../transport/pva/udp.js';
 import { ChannelLife, type ChannelOwner } from '../channel-life.js';
 
-
 export interface PvaConnectWaiter {
   channelConnected(ch: PvaChannel): void;
   /** The channel closed for good (its Context closed) before it connected. */

@@ -23,7 +23,11 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
 
   constructor(readonly config: PvaConfig) {
     super();
-    this.nameServers = pvaNameServers(config, (found, ids, address, port, host) => this.udp?.found(found, ids, address, port, host), () => this.udp?.searchAgain());
+    this.nameServers = pvaNameServers(
+      config,
+      (found, ids, address, port, host) => this.udp?.found(found, ids, address, port, host),
+      () => this.udp?.searchAgain(),
+    );
   }
 
   /** Take a reference on a name's channel (creating and searching it). */
@@ -45,12 +49,24 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
 
   protected searcher(): PvaSearcher {
     if (!this.udp) {
-      const udp = new PvaSearcher(this.config, (t, host, port) => this.onFound(t, host, port), (bytes) => this.nameServers.search(bytes, 1));
+      const udp = new PvaSearcher(
+        this.config,
+        (t, host, port) => this.onFound(t, host, port),
+        (bytes) => this.nameServers.search(bytes, 1),
+      );
       this.udp = udp;
-      this.beacons = new PvaBeacons(this.config.broadcastPort, (server) => {
-        if (log.isLevelEnabled('debug')) log.debug({ server, searching: udp.searching }, udp.searching ? 'PVA beacon of a new or changed server: searching again' : 'PVA beacon of a new or changed server');
-        udp.searchAgain();
-      }, beaconBindings(this.config.interfaces, this.config.searchDestinations));
+      this.beacons = new PvaBeacons(
+        this.config.broadcastPort,
+        (server) => {
+          if (log.isLevelEnabled('debug'))
+            log.debug(
+              { server, searching: udp.searching },
+              udp.searching ? 'PVA beacon of a new or changed server: searching again' : 'PVA beacon of a new or changed server',
+            );
+          udp.searchAgain();
+        },
+        beaconBindings(this.config.interfaces, this.config.searchDestinations),
+      );
       this.nameServers.start();
     }
     return this.udp;

@@ -55,7 +55,7 @@ function monitorRequest(req: PvaRequest | undefined, pipelineSize: number): Type
 function buildMonitorRequest(req: PvaRequest | undefined, pipelineSize: number): Typed {
   let o: PvRequestOptions;
   try {
-    o = typeof req === 'string' ? parsePvRequest(req) : req ?? {};
+    o = typeof req === 'string' ? parsePvRequest(req) : (req ?? {});
   } catch (e) {
     throw new BadArgumentError(`bad pvRequest '${String(req)}': ${(e as Error).message}`);
   }
@@ -74,7 +74,12 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   private lastBuffers: Set<ArrayBuffer> | undefined;
   private nowBuffers: Set<ArrayBuffer> | undefined;
 
-  constructor(private readonly mgr: PvaManager, name: string, opts: PvaMonitorOptions, callback: MonitorCallback<PvaReading> | undefined) {
+  constructor(
+    private readonly mgr: PvaManager,
+    name: string,
+    opts: PvaMonitorOptions,
+    callback: MonitorCallback<PvaReading> | undefined,
+  ) {
     const pipelineSize = Math.max(2, Math.floor(opts.pipelineSize ?? 16));
     const request = monitorRequest(opts.request, pipelineSize);
     super(mgr.acquire(name), callback, log);
@@ -89,7 +94,9 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     this.begin(opts);
   }
 
-  get active(): boolean { return this.requestId !== 0 && this.type !== undefined; }
+  get active(): boolean {
+    return this.requestId !== 0 && this.type !== undefined;
+  }
 
   protected onConnected(): void {
     const ch = this.ch;

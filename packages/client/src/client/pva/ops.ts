@@ -16,7 +16,8 @@ export type PvaRequest = string | PvRequestOptions;
 
 /** What a request's failure becomes, as the channel saw it. */
 export function pvaFailure(ch: PvaChannel, reason: PvaFailReason): EpicsError {
-  if (reason.kind === 'disconnected') return new DisconnectedError(`the connection was lost${reason.message ? ` (${reason.message})` : ''}`, ch.name);
+  if (reason.kind === 'disconnected')
+    return new DisconnectedError(`the connection was lost${reason.message ? ` (${reason.message})` : ''}`, ch.name);
   if (reason.kind === 'protocol') return new ProtocolError(`protocol error from the server: ${reason.message}`, ch.name);
   return remoteError(ch.name, reason.status);
 }
@@ -89,7 +90,10 @@ export abstract class PvaOperation extends ConnectionWait<PvaChannel> implements
 
 /** A GET: INIT with the pvRequest, execute, then the reply's structure. */
 export abstract class PvaGet extends PvaOperation {
-  constructor(ch: PvaChannel, private readonly request: Typed) {
+  constructor(
+    ch: PvaChannel,
+    private readonly request: Typed,
+  ) {
     super(ch);
   }
 
@@ -139,11 +143,22 @@ export function fieldOf(type: StructureDesc, path: string): FieldDesc | undefine
 
 /** Convert a JS value to what the field's type holds (numbers, bigints, strings; arrays element-wise). */
 function coerce(desc: FieldDesc, v: PvValue, name: string, path: string): PvValue {
-  const bad = (why: string): never => { throw new BadArgumentError(`cannot put ${String(v)} to ${path} (${formatType(desc)}): ${why}`, name); };
+  const bad = (why: string): never => {
+    throw new BadArgumentError(`cannot put ${String(v)} to ${path} (${formatType(desc)}): ${why}`, name);
+  };
   if (desc.kind === 'scalar') {
     const t = desc.type;
     if (t === 'string') return typeof v === 'string' ? v : String(v);
-    if (t === 'boolean') return typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : v === 'true' ? true : v === 'false' ? false : bad('not a boolean');
+    if (t === 'boolean')
+      return typeof v === 'boolean'
+        ? v
+        : typeof v === 'number'
+          ? v !== 0
+          : v === 'true'
+            ? true
+            : v === 'false'
+              ? false
+              : bad('not a boolean');
     if (t === 'long' || t === 'ulong') {
       try {
         return typeof v === 'bigint' ? v : BigInt(typeof v === 'string' ? v.trim() : (v as number));
@@ -151,7 +166,16 @@ function coerce(desc: FieldDesc, v: PvValue, name: string, path: string): PvValu
         return bad('not an integer');
       }
     }
-    const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? +v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+    const n =
+      typeof v === 'number'
+        ? v
+        : typeof v === 'bigint'
+          ? Number(v)
+          : typeof v === 'boolean'
+            ? +v
+            : typeof v === 'string' && v.trim() !== ''
+              ? Number(v)
+              : NaN;
     if (Number.isNaN(n) && !(typeof v === 'number' || (typeof v === 'string' && /^nan$/i.test(v.trim())))) bad('not a number');
     if (t !== 'float' && t !== 'double' && !Number.isInteger(n)) bad('not an integer');
     return n;
@@ -168,7 +192,12 @@ function coerce(desc: FieldDesc, v: PvValue, name: string, path: string): PvValu
  * The structure and changed bits of a put: a plain value goes to `value` (an NTEnum's index,
  * or its choice by name when `enumChoices` are known), an object's keys are field paths.
  */
-export function putData(type: StructureDesc, v: PvaPutValue, name: string, enumChoices?: string[]): { value: PvStructure; changed: BitSet } {
+export function putData(
+  type: StructureDesc,
+  v: PvaPutValue,
+  name: string,
+  enumChoices?: string[],
+): { value: PvStructure; changed: BitSet } {
   const value = defaultValue(type) as PvStructure;
   const changed = new BitSet();
   const plain = typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v);

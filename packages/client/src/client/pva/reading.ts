@@ -16,7 +16,7 @@ const kinds = new WeakMap<FieldDesc, string>();
 function kindOf(type: FieldDesc): string {
   let k = kinds.get(type);
   if (k === undefined) {
-    k = type.kind === 'structure' ? ntName(type.id) ?? '' : '';
+    k = type.kind === 'structure' ? (ntName(type.id) ?? '') : '';
     kinds.set(type, k);
   }
   return k;
@@ -48,10 +48,19 @@ export class PvaReading {
     readonly raw: PvStructure,
   ) {
     switch (kindOf(type)) {
-      case 'NTScalar': case 'NTScalarArray': this.value = raw.value as PvaValue; break;
-      case 'NTEnum': this.value = isObj(raw.value) ? num(raw.value.index) : 0; break;
-      case 'NTTable': case 'NTNDArray': this.value = this.nt.kind === 'NTTable' ? (this.nt.columns as PvValue) : (this.nt as { value: PvaValue }).value; break;
-      default: this.value = isObj(raw) && 'value' in raw ? raw.value! : raw;
+      case 'NTScalar':
+      case 'NTScalarArray':
+        this.value = raw.value as PvaValue;
+        break;
+      case 'NTEnum':
+        this.value = isObj(raw.value) ? num(raw.value.index) : 0;
+        break;
+      case 'NTTable':
+      case 'NTNDArray':
+        this.value = this.nt.kind === 'NTTable' ? (this.nt.columns as PvValue) : (this.nt as { value: PvaValue }).value;
+        break;
+      default:
+        this.value = isObj(raw) && 'value' in raw ? raw.value! : raw;
     }
     const alarm = raw.alarm;
     const ts = raw.timeStamp;

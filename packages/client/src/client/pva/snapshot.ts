@@ -15,7 +15,12 @@ import { PvaReading } from './reading.js';
 /** A success: the reading with the name and the time it took. */
 class PvaAnswer extends PvaReading implements SnapshotSuccess<PvaReading> {
   readonly ok = true as const;
-  constructor(readonly name: string, readonly elapsedMs: number, type: StructureDesc, raw: PvStructure) {
+  constructor(
+    readonly name: string,
+    readonly elapsedMs: number,
+    type: StructureDesc,
+    raw: PvStructure,
+  ) {
     super(type, raw);
   }
   get reading(): PvaReading {
@@ -24,14 +29,24 @@ class PvaAnswer extends PvaReading implements SnapshotSuccess<PvaReading> {
   toJSON(): object {
     const v = this.value;
     return {
-      name: this.name, ok: true, value: typeof v === 'bigint' ? v.toString() : ArrayBuffer.isView(v) ? Array.from(v as ArrayLike<number>) : v,
-      severity: this.severity, status: this.status, timestamp: this.timestamp, elapsedMs: this.elapsedMs,
+      name: this.name,
+      ok: true,
+      value: typeof v === 'bigint' ? v.toString() : ArrayBuffer.isView(v) ? Array.from(v as ArrayLike<number>) : v,
+      severity: this.severity,
+      status: this.status,
+      timestamp: this.timestamp,
+      elapsedMs: this.elapsedMs,
     };
   }
 }
 
 class Item extends PvaGet {
-  constructor(private readonly batch: PvaBatch, readonly i: number, ch: PvaChannel, request: Typed) {
+  constructor(
+    private readonly batch: PvaBatch,
+    readonly i: number,
+    ch: PvaChannel,
+    request: Typed,
+  ) {
     super(ch, request);
   }
   protected get settled(): boolean {
@@ -46,14 +61,18 @@ class Item extends PvaGet {
   }
 }
 
-
 export interface PvaSnapshotOptions extends SnapshotOptions {
   /** The pvRequest of every read (default "field(value,alarm,timeStamp)"). */
   request?: PvaRequest;
 }
 
 class PvaBatch extends BatchRun<PvaReading, PvaChannel, Item> {
-  constructor(mgr: PvaManager, names: readonly string[], private readonly request: Typed, signal: AbortSignal | undefined) {
+  constructor(
+    mgr: PvaManager,
+    names: readonly string[],
+    private readonly request: Typed,
+    signal: AbortSignal | undefined,
+  ) {
     // Every name set up in the first turn: each search goes out at once, so the server (whose one
     // TCP thread does the creates, INITs and GETs of a connection in order) starts early and never
     // waits for the client's later names. 10,000 names take 50-150 ms on a loaded 2-core machine.

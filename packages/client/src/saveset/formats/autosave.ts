@@ -45,7 +45,18 @@ function unescapeC(text: string): string {
 
 /** epicsStrPrintEscaped: C escapes, and every byte that is not printable ASCII as \xNN. */
 function escapeC(text: string): string {
-  const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', "'": "\\'", '"': '\\"' };
+  const named: Record<string, string> = {
+    '\x07': '\\a',
+    '\b': '\\b',
+    '\f': '\\f',
+    '\n': '\\n',
+    '\r': '\\r',
+    '\t': '\\t',
+    '\v': '\\v',
+    '\\': '\\\\',
+    "'": "\\'",
+    '"': '\\"',
+  };
   let out = '';
   for (const c of text) {
     if (named[c]) out += named[c];
@@ -156,7 +167,11 @@ export function parseAutosaveSav(text: string, source = 'autosave file'): SaveSe
         shown = '';
       }
       if (isPvStart(name[1])) {
-        pvs.push({ name: name.slice(1), ok: false, error: `autosave could not read it when saving${shown.trim() ? ` (it wrote '${shown.trim()}')` : ''}` });
+        pvs.push({
+          name: name.slice(1),
+          ok: false,
+          error: `autosave could not read it when saving${shown.trim() ? ` (it wrote '${shown.trim()}')` : ''}`,
+        });
       }
       continue;
     }
@@ -201,17 +216,26 @@ export function writeAutosaveSav(set: SaveSet): string {
   const missing = set.pvs.filter((pv) => !pv.ok || pv.value === undefined).length;
   if (missing > 0) out.push(`! ${missing} channel(s) not connected - or not all gets were successful`);
   for (const pv of set.pvs) {
-    if (!isPvStart(pv.name[0]) || /\s/.test(pv.name)) fail(source, undefined, `the PV name '${pv.name}' cannot be written (autosave reads names starting with a letter or digit, without spaces)`);
+    if (!isPvStart(pv.name[0]) || /\s/.test(pv.name))
+      fail(
+        source,
+        undefined,
+        `the PV name '${pv.name}' cannot be written (autosave reads names starting with a letter or digit, without spaces)`,
+      );
     if (!pv.ok || pv.value === undefined) {
       out.push(`#${pv.name} Not Connected`);
       continue;
     }
     const v = pv.value;
     const kind = valueKind(v);
-    const scalar = (e: number | string | boolean): string => (typeof e === 'number' ? cNumber(e) : typeof e === 'boolean' ? (e ? '1' : '0') : e);
+    const scalar = (e: number | string | boolean): string =>
+      typeof e === 'number' ? cNumber(e) : typeof e === 'boolean' ? (e ? '1' : '0') : e;
     if (Array.isArray(v)) {
       const elements = (v as (number | string | boolean)[]).map((e) => {
-        const s = scalar(e).replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+        const s = scalar(e)
+          .replace(/[\\"]/g, (c) => `\\${c}`)
+          .replace(/\n/g, '\\n')
+          .replace(/\r/g, '\\r');
         return `"${s}" `;
       });
       out.push(`${pv.name} ${ARRAY_MARKER} { ${elements.join('')}}`);

@@ -66,7 +66,8 @@ export function valueKind(value: SavedValue): 'number' | 'string' | 'boolean' | 
 export const INT64_TYPES: ReadonlySet<string> = new Set(['long', 'ulong', 'int64', 'uint64']);
 
 /** A decimal-string 64-bit integer of a 64-bit type (see INT64_TYPES). */
-export const isInt64Text = (type: string | undefined, text: string): boolean => type !== undefined && INT64_TYPES.has(type) && /^-?\d+$/.test(text);
+export const isInt64Text = (type: string | undefined, text: string): boolean =>
+  type !== undefined && INT64_TYPES.has(type) && /^-?\d+$/.test(text);
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
@@ -89,7 +90,15 @@ export function timeParts(iso: string, source: string): { y: number; mo: number;
   }
   const t = new Date(iso);
   if (Number.isNaN(t.getTime())) fail(source, undefined, `the save set's time '${iso}' is not an ISO 8601 time`);
-  return { y: t.getFullYear(), mo: t.getMonth() + 1, d: t.getDate(), h: t.getHours(), mi: t.getMinutes(), s: t.getSeconds(), ms: t.getMilliseconds() };
+  return {
+    y: t.getFullYear(),
+    mo: t.getMonth() + 1,
+    d: t.getDate(),
+    h: t.getHours(),
+    mi: t.getMinutes(),
+    s: t.getSeconds(),
+    ms: t.getMilliseconds(),
+  };
 }
 
 /** An integer written in a big-integer token that did not fit a Number (kept apart until it is known where it goes). */
@@ -108,7 +117,8 @@ export function parsePythonJson(text: string, onError: (message: string) => neve
   const ws = (): void => {
     while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
   };
-  const bad = (what: string): never => onError(i >= text.length ? `${what} (the text ends too early)` : `${what} at column ${column0 + i + 1}`);
+  const bad = (what: string): never =>
+    onError(i >= text.length ? `${what} (the text ends too early)` : `${what} at column ${column0 + i + 1}`);
   const value = (): unknown => {
     ws();
     const c = text[i];
@@ -163,7 +173,14 @@ export function parsePythonJson(text: string, onError: (message: string) => neve
       }
     }
     if (c === '"') return string();
-    for (const [word, v] of [['true', true], ['false', false], ['null', null], ['NaN', NaN], ['Infinity', Infinity], ['-Infinity', -Infinity]] as const) {
+    for (const [word, v] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+      ['NaN', NaN],
+      ['Infinity', Infinity],
+      ['-Infinity', -Infinity],
+    ] as const) {
       if (text.startsWith(word, i)) {
         i += word.length;
         return v;

@@ -70,7 +70,9 @@ const byId = (id: SnapshotFormatId): SnapshotFormat => SNAPSHOT_FORMATS.find((f)
 
 /** An autosave request file (a PV list with includes and macros), by its name or its `file` lines. */
 export function isAutosaveReq(fileName: string, text: string): boolean {
-  return /\.req$/i.test(fileName) || (!snapshotFormatOf(fileName, text) && splitLines(text).some((l) => /^\s*file\s+"?[^\s"]+\.req\b/.test(l)));
+  return (
+    /\.req$/i.test(fileName) || (!snapshotFormatOf(fileName, text) && splitLines(text).some((l) => /^\s*file\s+"?[^\s"]+\.req\b/.test(l)))
+  );
 }
 
 /**

@@ -12,7 +12,19 @@ import { decimalNumber, fail, isInt64Text, localIso, splitLines, timeParts, valu
 const OPENING_TAG = "AUTO-GENERATED. DON'T EDIT BELOW IF YOU DON'T KNOW HOW THOSE WORK!";
 const ENDING_TAG = "AUTO-GENERATED. DON'T EDIT ABOVE IF YOU DON'T KNOW HOW THOSE WORK!";
 const TAGS = ['Hierarchy:', 'SaveSet name:', 'Snapshot name:', 'Description:', 'Creator:', 'Date:', 'Tags:', OPENING_TAG, ENDING_TAG];
-const SNAPSHOT_COLUMNS = ['PV', 'SELECTED', 'TIMESTAMP', 'STATUS', 'SEVERITY', 'VALUE_TYPE', 'VALUE', 'READBACK', 'READBACK_VALUE', 'DELTA', 'READ_ONLY'];
+const SNAPSHOT_COLUMNS = [
+  'PV',
+  'SELECTED',
+  'TIMESTAMP',
+  'STATUS',
+  'SEVERITY',
+  'VALUE_TYPE',
+  'VALUE',
+  'READBACK',
+  'READBACK_VALUE',
+  'DELTA',
+  'READ_ONLY',
+];
 const SAVESET_COLUMNS = ['PV', 'READBACK', 'READ_ONLY'];
 
 /** Phoebus's severities (org.epics.vtype.AlarmSeverity); UNDEFINED is read as INVALID. */
@@ -24,8 +36,17 @@ const NUMERIC_TYPES = new Set(['double', 'number', 'float', 'long', 'int', 'shor
 const FLOAT_TYPES = new Set(['double', 'number', 'float']);
 /** The VALUE_TYPE written for a save set's type: Phoebus's importer reads no unsigned type, so these widen. */
 const WRITE_TYPE: Record<string, string> = {
-  double: 'double', float: 'float', long: 'long', int: 'int', short: 'short', byte: 'byte',
-  char: 'short', ubyte: 'short', ushort: 'int', uint: 'long', ulong: 'long',
+  double: 'double',
+  float: 'float',
+  long: 'long',
+  int: 'int',
+  short: 'short',
+  byte: 'byte',
+  char: 'short',
+  ubyte: 'short',
+  ushort: 'int',
+  uint: 'long',
+  ulong: 'long',
 };
 
 export interface PhoebusCsvOptions {
@@ -190,7 +211,8 @@ export function parsePhoebusCsv(text: string, source = 'Phoebus CSV'): SaveSet {
       // A tag's value is on the next comment lines (Description and Tags: up to the next tag).
       const following = (): string[] => {
         const out: string[] = [];
-        while (i + 1 < lines.length && lines[i + 1]!.startsWith('#') && !TAGS.includes(uncomment(lines[i + 1]!))) out.push(uncomment(lines[++i]!));
+        while (i + 1 < lines.length && lines[i + 1]!.startsWith('#') && !TAGS.includes(uncomment(lines[i + 1]!)))
+          out.push(uncomment(lines[++i]!));
         return out;
       };
       if (tag === 'Description:') {
@@ -207,7 +229,9 @@ export function parsePhoebusCsv(text: string, source = 'Phoebus CSV'): SaveSet {
         meta.time = localIso(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!, +m[7]!);
       } else if (tag === 'Tags:') {
         const start = i + 2;
-        const labels = following().map((t, k) => csvFields(t, source, start + k)[0] ?? '').filter((l) => l !== '');
+        const labels = following()
+          .map((t, k) => csvFields(t, source, start + k)[0] ?? '')
+          .filter((l) => l !== '');
         if (labels.length > 0) meta.labels = labels;
       } else if (tag === 'Hierarchy:' || tag === 'Snapshot name:' || tag === 'SaveSet name:') {
         following();
@@ -279,7 +303,8 @@ function enumText(pv: SavedPv, index: number, source: string): string {
   for (const l of labels) checked(l, `PV ${pv.name}: the state name '${l}'`, ';~', source);
   // The name when it finds this index again; else the index, which Phoebus takes when no name matches.
   if (label !== undefined && label !== '' && labels.indexOf(label) === index) return label;
-  if (labels.includes(String(index))) fail(source, undefined, `PV ${pv.name}: enum index ${index} cannot be written (a state is named '${index}')`);
+  if (labels.includes(String(index)))
+    fail(source, undefined, `PV ${pv.name}: enum index ${index} cannot be written (a state is named '${index}')`);
   return String(index);
 }
 
@@ -357,7 +382,8 @@ export function writePhoebusCsv(set: SaveSet, options: PhoebusCsvOptions = {}): 
   if (form === 'snapshot') {
     const user = checked(set.meta.user ?? '', 'the user', ',', source);
     out.push(comment('Creator:'), comment(user), comment('Date:'), comment(date), comment('Tags:'));
-    for (const label of set.meta.labels ?? []) out.push(comment(`"${checked(label, `the label '${label}'`, '', source)}","",${user},${date}`));
+    for (const label of set.meta.labels ?? [])
+      out.push(comment(`"${checked(label, `the label '${label}'`, '', source)}","",${user},${date}`));
   }
   out.push(comment(ENDING_TAG));
   out.push((form === 'snapshot' ? SNAPSHOT_COLUMNS : SAVESET_COLUMNS).join(','));
@@ -376,8 +402,8 @@ export function writePhoebusCsv(set: SaveSet, options: PhoebusCsvOptions = {}): 
     }
     const [type, value] = valueColumns(pv, source);
     const time = pv.seconds !== undefined ? `${pv.seconds}.${pv.nanoseconds ?? 0}` : '';
-    const status = pv.status === undefined ? '' : pv.status === 0 ? 'NONE' : ALARM_STATUS_NAMES[pv.status] ?? '';
-    const severity = pv.severity === undefined ? '' : SEVERITY_OUT[pv.severity] ?? 'INVALID';
+    const status = pv.status === undefined ? '' : pv.status === 0 ? 'NONE' : (ALARM_STATUS_NAMES[pv.status] ?? '');
+    const severity = pv.severity === undefined ? '' : (SEVERITY_OUT[pv.severity] ?? 'INVALID');
     out.push([pvName, '1', time, status, severity, type, `"${value}"`, readback, '"---"', '', readOnly].join(','));
   }
   return `${out.join('\n')}\n`;

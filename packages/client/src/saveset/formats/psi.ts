@@ -16,7 +16,8 @@ function savedValue(v: unknown, bad: (message: string) => never): SavedValue | u
   if (Array.isArray(v)) {
     if (v.some((e) => Array.isArray(e))) return 'nested';
     if (v.every((e) => typeof e === 'number')) return v as number[];
-    if (v.every((e) => typeof e === 'number' || e instanceof BigIntegerText)) return v.map((e) => (e instanceof BigIntegerText ? e.text : String(e)));
+    if (v.every((e) => typeof e === 'number' || e instanceof BigIntegerText))
+      return v.map((e) => (e instanceof BigIntegerText ? e.text : String(e)));
     if (v.every((e) => typeof e === 'string')) return v as string[];
     if (v.every((e) => typeof e === 'boolean')) return v as boolean[];
     return bad('an array mixes kinds of values');
@@ -53,7 +54,10 @@ export function parsePsiSnap(text: string, source = 'PSI snapshot'): SaveSet {
         const labels = md.labels.filter((l): l is string => typeof l === 'string');
         if (labels.length > 0) meta.labels = labels;
       } else if (typeof md.keywords === 'string' && md.keywords.trim() !== '') {
-        meta.labels = md.keywords.split(',').map((k) => k.trim()).filter((k) => k !== '');
+        meta.labels = md.keywords
+          .split(',')
+          .map((k) => k.trim())
+          .filter((k) => k !== '');
       }
       if (typeof md.save_time === 'number' && Number.isFinite(md.save_time)) meta.time = new Date(md.save_time * 1000).toISOString();
       if (md.macros && typeof md.macros === 'object' && !Array.isArray(md.macros)) {

@@ -75,7 +75,9 @@ export class CaBeacons {
     if (!(await portFree(this.repeaterPort)) || this.closed) return;
     try {
       const child = spawn(process.execPath, [REPEATER_MAIN, String(this.repeaterPort)], { detached: true, stdio: 'ignore' });
-      child.on('error', (err) => log.warn({ err: err.message }, 'could not start the CA repeater: servers that come back are found by the search backoff alone'));
+      child.on('error', (err) =>
+        log.warn({ err: err.message }, 'could not start the CA repeater: servers that come back are found by the search backoff alone'),
+      );
       child.unref();
       log.debug({ port: this.repeaterPort, pid: child.pid }, 'started the CA repeater');
     } catch (err) {

@@ -2,7 +2,16 @@
 // on the address-list, broadcast and user-name helpers both protocols use (../config.ts).
 import os from 'node:os';
 import { DEFAULT_REPEATER_PORT, DEFAULT_SERVER_PORT } from '../../ca/constants.js';
-import { isNo, num, parseAddrList, searchDestinations, userName, type ContextOptions, type Endpoint, type SearchDestination } from '../config.js';
+import {
+  isNo,
+  num,
+  parseAddrList,
+  searchDestinations,
+  userName,
+  type ContextOptions,
+  type Endpoint,
+  type SearchDestination,
+} from '../config.js';
 
 /** The Channel Access configuration a context resolved from its options and the environment. */
 export interface CaConfig {

@@ -19,20 +19,28 @@ export type CaNameServerReply = (cid: number, address: number, port: number, hos
 /** The CA name servers of `config`; `onReady`: one (re)connected and takes searches. */
 export function caNameServers(config: CaConfig, reply: CaNameServerReply, onReady: () => void): NameServers<TcpCircuit> {
   const endpoints = config.nameServers.map((ep) => ({ ...ep, key: `${ep.host}:${ep.port}` }));
-  return new NameServers<TcpCircuit>('CA', endpoints, (i, link) => {
-    const { host, port } = endpoints[i]!;
-    const c: TcpCircuit = new TcpCircuit(host, port, config, {
-      onConnect: () => {},
-      onVersion: (_t, minor) => {
-        if (minor >= TCP_SEARCH_MIN_VERSION) return link.ready();
-        log.warn(`CA name server ${host}:${port} speaks CA 4.${minor}: it takes no search over TCP (4.${TCP_SEARCH_MIN_VERSION} or later does)`);
-      },
-      onSearchReply: (_t, cid, address, replyPort) => {
-        link.answered();
-        reply(cid, address, replyPort, c.remoteAddress ?? host);
-      },
-      onClose: (_t, reason, detail) => link.closed(reason, detail),
-    });
-    return c;
-  }, (c, bytes) => c.circuit.sendEncoded(bytes), onReady);
+  return new NameServers<TcpCircuit>(
+    'CA',
+    endpoints,
+    (i, link) => {
+      const { host, port } = endpoints[i]!;
+      const c: TcpCircuit = new TcpCircuit(host, port, config, {
+        onConnect: () => {},
+        onVersion: (_t, minor) => {
+          if (minor >= TCP_SEARCH_MIN_VERSION) return link.ready();
+          log.warn(
+            `CA name server ${host}:${port} speaks CA 4.${minor}: it takes no search over TCP (4.${TCP_SEARCH_MIN_VERSION} or later does)`,
+          );
+        },
+        onSearchReply: (_t, cid, address, replyPort) => {
+          link.answered();
+          reply(cid, address, replyPort, c.remoteAddress ?? host);
+        },
+        onClose: (_t, reason, detail) => link.closed(reason, detail),
+      });
+      return c;
+    },
+    (c, bytes) => c.circuit.sendEncoded(bytes),
+    onReady,
+  );
 }

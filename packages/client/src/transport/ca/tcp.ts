@@ -27,7 +27,12 @@ export class TcpCircuit extends StreamConnection {
   private fullReads = 0;
   private eventsOff = false;
 
-  constructor(host: string, port: number, config: CaConfig, private readonly handlers: CircuitHandlers) {
+  constructor(
+    host: string,
+    port: number,
+    config: CaConfig,
+    private readonly handlers: CircuitHandlers,
+  ) {
     super(host, port, config.connTimeoutMs, 'ECHO');
     this.circuit = new ClientCircuit({
       wantFlush: () => this.scheduleFlush(),

@@ -62,7 +62,11 @@ export class UdpSearcher extends SearchScheduler<SearchTarget> {
   private replyFrom = '';
   private replyAnswered = false;
 
-  constructor(private readonly config: CaConfig, private readonly onFound: FoundHandler, private readonly tcpSend?: TcpSearchSender) {
+  constructor(
+    private readonly config: CaConfig,
+    private readonly onFound: FoundHandler,
+    private readonly tcpSend?: TcpSearchSender,
+  ) {
     super(config.searchDestinations, tcpSend ? config.nameServers.length : 0);
     this.windowBytes = Math.max(1, config.searchWindow) * MAX_SEARCH_DATAGRAM;
     // Over TCP alone, the search messages may be large too (the stream paces them).

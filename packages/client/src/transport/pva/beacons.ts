@@ -43,7 +43,9 @@ const isIpv4 = (a: { family: string | number }): boolean => a.family === 'IPv4' 
  * bound; and every multicast group of the interface and search lists, joined on its interface.
  */
 export function beaconBindings(
-  interfaces: readonly PvaAddress[], groups: readonly SearchDestination[], ifaces: Ifaces = os.networkInterfaces() as Ifaces,
+  interfaces: readonly PvaAddress[],
+  groups: readonly SearchDestination[],
+  ifaces: Ifaces = os.networkInterfaces() as Ifaces,
 ): Binding[] {
   const out: Binding[] = [];
   const seen = new Set<string>();
@@ -112,9 +114,12 @@ export class PvaBeacons {
         s.setMulticastLoopback(true);
         this.local = s;
       } catch (err) {
-        log.debug({ host, err: (err as Error).message }, role === 'local'
-          ? 'cannot join the local PVA multicast group: unicast beacons reach this process alone'
-          : 'cannot join that multicast group: its beacons are not heard');
+        log.debug(
+          { host, err: (err as Error).message },
+          role === 'local'
+            ? 'cannot join the local PVA multicast group: unicast beacons reach this process alone'
+            : 'cannot join that multicast group: its beacons are not heard',
+        );
         this.drop(s);
       }
     });

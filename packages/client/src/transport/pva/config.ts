@@ -51,14 +51,20 @@ function withFamilies(list: PvaAddress[], ipv6: boolean, what: string): PvaAddre
  * merged, keeping the longest TTL, as pvxs does.
  */
 export function pvaSearchDestinations(
-  list: readonly PvaAddress[], auto: boolean, port: number, interfaces: readonly PvaAddress[], ifaces: Ifaces = os.networkInterfaces() as Ifaces,
+  list: readonly PvaAddress[],
+  auto: boolean,
+  port: number,
+  interfaces: readonly PvaAddress[],
+  ifaces: Ifaces = os.networkInterfaces() as Ifaces,
 ): SearchDestination[] {
   const bcasts = broadcastAddresses(ifaces);
   const dests: PvaAddress[] = [...list];
   if (auto) {
     const anyIface = interfaces.some((i) => !i.multicast && (i.host === '0.0.0.0' || i.host === '::'));
     const wanted = new Set(interfaces.map((i) => i.host));
-    const own = anyIface ? bcasts : broadcastAddresses(Object.fromEntries(Object.entries(ifaces).map(([k, v]) => [k, v?.filter((a) => wanted.has(a.address))])));
+    const own = anyIface
+      ? bcasts
+      : broadcastAddresses(Object.fromEntries(Object.entries(ifaces).map(([k, v]) => [k, v?.filter((a) => wanted.has(a.address))])));
     for (const host of own) dests.push({ family: 4, host, port, multicast: false });
     if (bcasts.length === 0) dests.push({ family: 4, host: '127.0.0.1', port, multicast: false });
   }
@@ -70,7 +76,13 @@ export function pvaSearchDestinations(
       if (d.ttl !== undefined && (seen.ttl === undefined || d.ttl > seen.ttl)) seen.ttl = d.ttl;
       continue;
     }
-    const out: SearchDestination = { host: d.host, port: d.port, broadcast: d.family === 4 && (d.host === '255.255.255.255' || bcasts.includes(d.host)), family: d.family, multicast: d.multicast };
+    const out: SearchDestination = {
+      host: d.host,
+      port: d.port,
+      broadcast: d.family === 4 && (d.host === '255.255.255.255' || bcasts.includes(d.host)),
+      family: d.family,
+      multicast: d.multicast,
+    };
     if (d.ttl !== undefined) out.ttl = d.ttl;
     if (d.iface !== undefined) out.iface = d.iface;
     byKey.set(k, out);
@@ -85,7 +97,10 @@ export function resolvePvaConfig(opts: ContextOptions = {}, ifaces?: Ifaces): Pv
   const serverPort = num(env.EPICS_PVA_SERVER_PORT, DEFAULT_SERVER_PORT);
   const auto = opts.pvaAutoAddrList ?? !isNo(env.EPICS_PVA_AUTO_ADDR_LIST);
   const ipv6 = opts.pvaEnableIpv6 ?? ipv6Enabled(env.PVXS_ENABLE_IPV6);
-  const given = (opt: string[] | string | undefined, name: string, optName: string) => ({ list: opt ?? env[name], what: opt !== undefined ? optName : name });
+  const given = (opt: string[] | string | undefined, name: string, optName: string) => ({
+    list: opt ?? env[name],
+    what: opt !== undefined ? optName : name,
+  });
   const addr = given(opts.pvaAddrList, 'EPICS_PVA_ADDR_LIST', 'pvaAddrList');
   const ns = given(opts.pvaNameServers, 'EPICS_PVA_NAME_SERVERS', 'pvaNameServers');
   const intf = given(opts.pvaInterfaces, 'EPICS_PVA_INTF_ADDR_LIST', 'pvaInterfaces');

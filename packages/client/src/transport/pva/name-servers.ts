@@ -15,15 +15,21 @@ export type PvaNameServerReply = (found: boolean, ids: number[], address: Uint8A
 /** The PVA name servers of `config`; `onReady`: one (re)connected and takes searches. */
 export function pvaNameServers(config: PvaConfig, reply: PvaNameServerReply, onReady: () => void): NameServers<PvaCircuit> {
   const endpoints = config.nameServers.map((a) => ({ host: a.host, port: a.port, key: hostPort(a.host, a.port) }));
-  return new NameServers<PvaCircuit>('PVA', endpoints, (i, link) => {
-    const { host, port } = endpoints[i]!;
-    return new PvaCircuit(host, port, config, {
-      onReady: () => link.ready(),
-      onClose: (_c, reason, detail) => link.closed(reason, detail),
-      searchResponse: (m) => {
-        if (m.found) link.answered();
-        reply(m.found, m.ids, m.address, m.port || port, host);
-      },
-    });
-  }, (c, bytes) => c.session.sendRaw(bytes), onReady);
+  return new NameServers<PvaCircuit>(
+    'PVA',
+    endpoints,
+    (i, link) => {
+      const { host, port } = endpoints[i]!;
+      return new PvaCircuit(host, port, config, {
+        onReady: () => link.ready(),
+        onClose: (_c, reason, detail) => link.closed(reason, detail),
+        searchResponse: (m) => {
+          if (m.found) link.answered();
+          reply(m.found, m.ids, m.address, m.port || port, host);
+        },
+      });
+    },
+    (c, bytes) => c.session.sendRaw(bytes),
+    onReady,
+  );
 }

@@ -23,7 +23,12 @@ export class PvaCircuit extends StreamConnection {
   /** Large message buffers handed back by their consumer, reused for the next large message. */
   private readonly pool = new BufferPool();
 
-  constructor(host: string, port: number, config: PvaConfig, private readonly handlers: PvaCircuitHandlers) {
+  constructor(
+    host: string,
+    port: number,
+    config: PvaConfig,
+    private readonly handlers: PvaCircuitHandlers,
+  ) {
     super(host, port, config.connTimeoutMs, 'echo');
     const events: SessionEvents = {
       wantFlush: () => this.scheduleFlush(),

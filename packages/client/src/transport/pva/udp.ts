@@ -31,7 +31,6 @@ const RETRY_BASE_MS = 100;
  */
 const MAX_RETRY_MS = 30_000;
 
-
 export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
   private readonly datagramBytes: number;
   private readonly header = emptyHeader();
@@ -74,11 +73,14 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     const off = startMessage(w, Cmd.SEARCH, 0);
     w.i32(seq);
     const flagsAt = w.length;
-    w.u8(0); w.u8(0); w.u16(0);
+    w.u8(0);
+    w.u8(0);
+    w.u16(0);
     w.raw(new Uint8Array(16)); // reply address: any (the server replies to the datagram's source)
     const portAt = w.length;
     w.u16(0); // the port of the socket each copy goes out of
-    w.size(1); w.string('tcp');
+    w.size(1);
+    w.string('tcp');
     const countAt = w.length;
     w.u16(0);
     let names = 0;
@@ -89,11 +91,17 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     const lostPeriod = Math.min(maxPeriod, this.lostPeriod());
     while (qi < q.length && names < 0xffff) {
       const t = q[qi]!;
-      if (!t.searchQueued || this.pending.get(t.cid) !== t) { qi++; continue; }
+      if (!t.searchQueued || this.pending.get(t.cid) !== t) {
+        qi++;
+        continue;
+      }
       const before = w.length;
       w.i32(t.cid);
       w.string(t.name);
-      if (w.length > this.datagramBytes && names > 0) { w.length = before; break; }
+      if (w.length > this.datagramBytes && names > 0) {
+        w.length = before;
+        break;
+      }
       names++;
       qi++;
       const due = this.sent(t, now, t.searchLost ? lostPeriod : maxPeriod, RETRY_BASE_MS);

@@ -41,9 +41,13 @@ export function parseRunnerArgs(argv = process.argv.slice(2), extra: Record<stri
   // The harness passes every value the workload needs: the runners keep no defaults of their own.
   if (workload === 'snapshot' && values['timeout-ms'] === undefined) fail('snapshot: --timeout-ms N is required', 2);
   if (workload !== 'snapshot' && values.samples === undefined) fail(`${workload}: --samples N is required`, 2);
-  if (workload === 'array-put' && (values.elements === undefined || values.type === undefined)) fail('array-put: --elements N and --type T are required', 2);
+  if (workload === 'array-put' && (values.elements === undefined || values.type === undefined))
+    fail('array-put: --elements N and --type T are required', 2);
   if (workload === 'latency' && values.sizes === undefined) fail('latency: --sizes N,N,... is required', 2);
-  const names = readFileSync(values.names as string, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+  const names = readFileSync(values.names as string, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return {
     workload: workload as RunnerArgs['workload'],
     elements: Number(values.elements ?? 0),

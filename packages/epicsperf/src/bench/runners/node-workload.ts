@@ -32,7 +32,8 @@ export class NodeWorkload {
   start(): void {
     if (this.args.workload === 'snapshot') void this.snapshot();
     else if (this.args.workload === 'array') this.array();
-    else if (this.args.workload === 'array-put') void this.put(arrayPut(this.caContext(), this.args, this.events).then((store) => ({ store })));
+    else if (this.args.workload === 'array-put')
+      void this.put(arrayPut(this.caContext(), this.args, this.events).then((store) => ({ store })));
     else if (this.args.workload === 'latency') void this.put(latency(this.caContext(), this.args, this.events));
     else this.monitor();
   }
