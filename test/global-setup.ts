@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePythonEnv } from '../packages/epicsperf/src/pyenv/index.js';
-import { buildCRunner } from '../packages/epicsperf/src/bench/clib.js';
-import { buildPvxsRunner } from '../packages/epicsperf/src/bench/cxxlib.js';
+import { buildCRunner } from '../packages/epicsperf/src/clients/clib.js';
+import { buildPvxsRunner } from '../packages/epicsperf/src/clients/cxxlib.js';
 
 // One folder for the run, whichever project's setup comes first.
 let results: string | undefined;

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
 import { Context } from '../../packages/client/src/client/context.js';
-import { findClient } from '../../packages/epicsperf/src/bench/clients.js';
+import { findClient } from '../../packages/epicsperf/src/clients/index.js';
 import { runMonitor } from '../../packages/epicsperf/src/bench/monitor.js';
 
 let python: string;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
-import { CLIENTS } from '../../packages/epicsperf/src/bench/clients.js';
+import { CLIENTS } from '../../packages/epicsperf/src/clients/index.js';
 import { runArrayPut } from '../../packages/epicsperf/src/bench/array-put.js';
 import { Context } from '../../packages/client/src/index.js';
 import { runCli } from '../helpers/cli.js';

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARRAY_TYPES, startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
-import { findClient } from '../../packages/epicsperf/src/bench/clients.js';
+import { findClient } from '../../packages/epicsperf/src/clients/index.js';
 import { runMonitor } from '../../packages/epicsperf/src/bench/monitor.js';
 
 let python: string;

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
-import { findClient } from '../../packages/epicsperf/src/bench/clients.js';
+import { findClient } from '../../packages/epicsperf/src/clients/index.js';
 import { headroomClient, headroomStep, iocRate, judge, latencyTrend, runHeadroom } from '../../packages/epicsperf/src/bench/headroom.js';
 import { headroomNote } from '../../packages/epicsperf/src/report/headroom.js';
 import type { IocStats } from '../../packages/epicsperf/src/ioc/index.js';

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
-import { findClient } from '../../packages/epicsperf/src/bench/clients.js';
+import { findClient } from '../../packages/epicsperf/src/clients/index.js';
 import { fitLatency, runLatency } from '../../packages/epicsperf/src/bench/latency.js';
 import type { BenchResults, LatencyPoint } from '../../packages/epicsperf/src/results/index.js';
 import { schemaErrors } from '../helpers/schema.js';

@@ -4,9 +4,9 @@
 // is a row that says why while the others are measured; `bench load` and its bad input.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
-import { findClient } from '../../packages/epicsperf/src/bench/clients.js';
+import { findClient } from '../../packages/epicsperf/src/clients/index.js';
 import { runLoad } from '../../packages/epicsperf/src/bench/load.js';
-import { LocalHost } from '../../packages/epicsperf/src/bench/local-host.js';
+import { LocalHost } from '../../packages/epicsperf/src/hosts/local-host.js';
 import type { Host, RunnerRequest } from '../../packages/epicsperf/src/hosts/host.js';
 import type { BenchResults } from '../../packages/epicsperf/src/results/index.js';
 import { schemaErrors } from '../helpers/schema.js';

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
-import { buildPvxsRunner, pvxsRunnerPath } from '../../packages/epicsperf/src/bench/cxxlib.js';
-import { clientStatuses } from '../../packages/epicsperf/src/bench/clients.js';
+import { buildPvxsRunner, pvxsRunnerPath } from '../../packages/epicsperf/src/clients/cxxlib.js';
+import { clientStatuses } from '../../packages/epicsperf/src/clients/index.js';
 import { doctor } from '../../packages/epicsperf/src/doctor.js';
 
 describe('c-pvxs build', () => {

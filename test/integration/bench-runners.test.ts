@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
-import { CLIENTS, clientStatusList, type ClientSpec } from '../../packages/epicsperf/src/bench/clients.js';
+import { CLIENTS, clientStatusList, type ClientSpec } from '../../packages/epicsperf/src/clients/index.js';
 import { runSnapshot } from '../../packages/epicsperf/src/bench/snapshot.js';
 import { runMonitor } from '../../packages/epicsperf/src/bench/monitor.js';
 
@@ -126,6 +126,7 @@ describe('runners that misbehave', () => {
     workloads: ['snapshot'],
     description: 'test',
     library: 'x',
+    run: { python: name },
   });
 
   it('a runner that crashes gives a row that says why', async () => {
@@ -163,6 +164,7 @@ describe('the snapshot referee', () => {
     workloads: ['snapshot'],
     description: 'test',
     library: 'x',
+    run: { python: name },
   });
   // A runner that answers every name, the missing one too, with a made-up value; it speaks the
   // runner protocol (docs/runners.md) and stands in for the interpreter of a Python client.

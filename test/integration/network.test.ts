@@ -4,7 +4,7 @@
 // them. A send the system refuses shows in stats() and the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { CLIENTS } from '../../packages/epicsperf/src/bench/clients.js';
+import { CLIENTS } from '../../packages/epicsperf/src/clients/index.js';
 import { BIN } from '../helpers/cli.js';
 import { BROADCAST, cleanEnv, Rig, type Host } from '../helpers/netns.js';
 

@@ -42,14 +42,16 @@ const FLOORS: Record<string, number> = {
   runner: 3,
   ioc: 3,
   doctor: 3,
+  // the clients: their declarations (clients.json), how each is prepared and started
+  clients: 4,
   // operations on runners (bench's capture workload calls capture's); hosts as places to run them
-  capture: 4,
-  hosts: 4,
-  bench: 5,
+  capture: 5,
+  hosts: 5,
+  bench: 6,
   // the agent: another host's runners and IOC, served to an orchestrator
-  agent: 6,
+  agent: 7,
   // the commands
-  cli: 7,
+  cli: 8,
 };
 
 const TOOL: Rules = {
@@ -230,7 +232,7 @@ describe("the tool's floors", () => {
         problems.some((p) => p.includes(text)),
         `${text} in\n${problems.join('\n')}`,
       ).toBe(true);
-    has('runner/process.ts -> bench/suite.ts: runner (floor 3) imports bench (floor 5), upward');
+    has('runner/process.ts -> bench/suite.ts: runner (floor 3) imports bench (floor 6), upward');
     has('ioc/index.ts -> runner/process.ts: ioc (floor 3) imports runner (floor 3), sideways');
     has('folder cycle');
     has('capture/writer.ts: imports epics-client/dist/client/index.js');

@@ -11,6 +11,7 @@ import queue
 import threading
 import time
 
+from . import clients
 from .runners.base import ca_status
 
 NATIVE = ("string", "short", "float", "enum", "char", "long", "double")
@@ -204,3 +205,7 @@ class P4p:
 
 
 CLIENTS = {"pyepics": Pyepics, "p4p": P4p}
+# clients.json is the list: a capture client declared there has its class here, and no other.
+_DECLARED = clients.capture_clients("python")
+if sorted(CLIENTS) != sorted(_DECLARED):
+    raise RuntimeError(f"capture clients {sorted(CLIENTS)} are not those clients.json declares: {_DECLARED}")

@@ -6,12 +6,10 @@ import platform
 import subprocess
 import sys
 
-# (distribution, module to import)
-PACKAGES = [
-    ("softioc", "softioc"), ("pvxslibs", "pvxslibs"), ("epicscorelibs", "epicscorelibs"),
-    ("pyepics", "epics"), ("caproto", "caproto"), ("aioca", "aioca"), ("cothread", "cothread"),
-    ("p4p", "p4p"), ("pvapy", "pvaccess"), ("numpy", "numpy"), ("psutil", "psutil"),
-]
+from .clients import python_libraries
+
+# (distribution, module to import), as clients.json declares them
+PACKAGES = python_libraries()
 
 
 def import_error(module):

@@ -6,13 +6,14 @@ fd-3 events, the in-memory sample store and the binary sample payload (docs/runn
     python -m epicsperf_runners.runner --client p4p array --names FILE [--samples N]
 
 (with the folder that holds the package, packages/epicsperf/python, on PYTHONPATH).
-Each client is a module of runners/ (CLIENTS below) that exposes LIBRARY (the package
+Each client is a module of runners/ (named in clients.json) that exposes LIBRARY (the package
 named when it is missing), load() -> version, and Client.
 A client that serves the array workload has Client.array(store): see ArrayStore.
 Only the chosen client's library is ever imported (by its load()): some cannot share a process.
 """
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -23,32 +24,11 @@ import time
 from array import array
 
 from . import put_workloads, samples
-from .runners import (
-    aioca,
-    caproto,
-    cothread,
-    p4p,
-    pvapy,
-    pvapy_nonumpy,
-    pyepics,
-    pyepics_ca,
-    pyepics_nonumpy,
-    pyepics_threaded,
-)
+from .clients import python_clients
 
-# --client name -> its module (importing one imports no client library: load() does)
-CLIENTS = {
-    "pyepics": pyepics,
-    "pyepics-ca": pyepics_ca,
-    "pyepics-threaded": pyepics_threaded,
-    "pyepics-nonumpy": pyepics_nonumpy,
-    "caproto": caproto,
-    "aioca": aioca,
-    "cothread": cothread,
-    "p4p": p4p,
-    "pvapy": pvapy,
-    "pvapy-nonumpy": pvapy_nonumpy,
-}
+# --client name -> its module of runners/, as clients.json declares it (importing one imports no
+# client library: its load() does)
+CLIENTS = python_clients()
 
 _events = None
 _events_lock = threading.Lock()
@@ -271,7 +251,7 @@ def expect(client, commands, word):
 def main(argv):
     open_events()
     args = parse_args(argv)
-    module = CLIENTS[args.client]
+    module = importlib.import_module(f".runners.{CLIENTS[args.client]}", __package__)
     try:
         version = module.load()
     except ImportError:

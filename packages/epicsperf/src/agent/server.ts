@@ -6,8 +6,8 @@
 import { hostname } from 'node:os';
 import { Reply, Router } from 'zeromq';
 import { getLogger } from '../log.js';
-import { LocalHost } from '../bench/local-host.js';
-import { findClient } from '../bench/clients.js';
+import { LocalHost } from '../hosts/local-host.js';
+import { findClient } from '../clients/index.js';
 import type { Runner, RunnerExit } from '../runner/process.js';
 import type { Ioc, IocOptions } from '../ioc/index.js';
 import type { Meter } from '../procstat.js';

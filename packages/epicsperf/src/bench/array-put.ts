@@ -1,7 +1,7 @@
 // The array-put workload for one client: its runner puts arrays to PREFIX:ARRAY:PUT as fast as it
 // can (each waiting for completion, or not), measured from outside; the IOC checks every put.
 import { CpuSampler, type Meter } from '../procstat.js';
-import type { ClientSpec } from './clients.js';
+import type { ClientSpec } from '../clients/index.js';
 import { runSession, shipSamples } from './session.js';
 import { stat, type ArrayPutRun, type ArrayPutWorkload } from '../results/index.js';
 import type { IocStats } from '../ioc/stats.js';

@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { startIoc, type Ioc, type IocStats } from '../ioc/index.js';
 import { percentile } from './checks.js';
-import type { ClientSpec } from './clients.js';
+import type { ClientSpec } from '../clients/index.js';
 import { DEFAULT_MAX_RSS_MB, MEMORY_KILL, runMonitor } from './monitor.js';
 import { climb } from './ramp.js';
 import type { Sample } from './samples.js';

@@ -3,7 +3,7 @@
 // fixed cost and slope fitted from the sizes, as the ADO bridge study did.
 import type { Sample } from './samples.js';
 import { percentile } from './checks.js';
-import type { ClientSpec } from './clients.js';
+import type { ClientSpec } from '../clients/index.js';
 import { runSession, shipSamples } from './session.js';
 import type { Host } from '../hosts/host.js';
 import type { LatencyFit, LatencyPoint, LatencyRun, LatencyWorkload } from '../results/index.js';

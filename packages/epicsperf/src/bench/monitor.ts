@@ -5,10 +5,10 @@ import { CpuSampler, type Meter } from '../procstat.js';
 import { checkArraySamples, checkMonitorSamples } from './checks.js';
 import type { Sample } from './samples.js';
 import { shipSamples } from './session.js';
-import type { ClientSpec } from './clients.js';
+import type { ClientSpec } from '../clients/index.js';
 import { stat, type MonitorRun } from '../results/index.js';
 import type { Host } from '../hosts/host.js';
-import { LocalHost } from './local-host.js';
+import { LocalHost } from '../hosts/local-host.js';
 import type { IocStats } from '../ioc/stats.js';
 import { ClientDeadline } from '../runner/deadline.js';
 

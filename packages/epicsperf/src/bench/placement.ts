@@ -10,7 +10,7 @@ import { RemoteHost } from '../hosts/remote.js';
 import { checkKeyName, ORCHESTRATOR_KEY, readKeyPair, readPublicKey } from '../hosts/wire.js';
 import type { Ioc, IocOptions } from '../ioc/index.js';
 import type { HostRecord } from '../results/index.js';
-import { LocalHost } from './local-host.js';
+import { LocalHost } from '../hosts/local-host.js';
 
 export interface HostSpec {
   name: string;

@@ -3,7 +3,7 @@
 import type { ArrayType } from '../ioc/index.js';
 import type { Placement } from './placement.js';
 import { stealMeter } from '../procstat.js';
-import type { ClientSpec } from './clients.js';
+import type { ClientSpec } from '../clients/index.js';
 import type { DeadlineFor } from './profiles.js';
 import { runArrayPut } from './array-put.js';
 import { runLatency } from './latency.js';

@@ -4,9 +4,9 @@ import type { Runner } from '../runner/process.js';
 import { ClientDeadline } from '../runner/deadline.js';
 import { RunnerError } from '../errors.js';
 import { decodeSamples, type Sample } from './samples.js';
-import type { ClientSpec } from './clients.js';
+import type { ClientSpec } from '../clients/index.js';
 import type { Host } from '../hosts/host.js';
-import { LocalHost } from './local-host.js';
+import { LocalHost } from '../hosts/local-host.js';
 
 export interface SessionOptions {
   client: ClientSpec;

@@ -2,9 +2,9 @@
 // by the orchestrator from `start` to `done`; each value is then checked against a neutral
 // referee: reads made by the C runner on libca (never by the client being measured).
 import { RunnerError } from '../errors.js';
-import { findClient, type ClientSpec } from './clients.js';
+import { findClient, type ClientSpec } from '../clients/index.js';
 import type { Host } from '../hosts/host.js';
-import { LocalHost } from './local-host.js';
+import { LocalHost } from '../hosts/local-host.js';
 import { ClientDeadline } from '../runner/deadline.js';
 import type { SnapshotRow, SnapshotRun } from '../results/index.js';
 import { snapshotRow, type ShippedRow } from '../snapshots/read.js';

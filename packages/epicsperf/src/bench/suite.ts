@@ -8,7 +8,7 @@ import { Placement } from './placement.js';
 import { stealMeter } from '../procstat.js';
 import { schedulingPrefix } from '../runner/sched.js';
 import { percentile } from './checks.js';
-import { clientStatuses, type ClientSpec, type Workload } from './clients.js';
+import { clientStatuses, type ClientSpec, type Workload } from '../clients/index.js';
 import { runMonitor, type MonitorRunOptions } from './monitor.js';
 import { runSnapshot } from './snapshot.js';
 import { CAPTURE_STEPS, runCaptureBench } from './capture.js';

@@ -2,6 +2,7 @@
 // duration ends or stop() is called, measure its CPU and memory, and collect its summary.
 // capture/'s operation: the `capture` command and the bench's capture workload start captures here
 // (the only module of capture/ that other folders import); it runs the client through runner/.
+import { findClient } from '../clients/registry.js';
 import { join } from 'node:path';
 import { RunnerProcess } from '../runner/process.js';
 import { cpuSeconds, memoryKb } from '../procstat.js';
@@ -14,9 +15,8 @@ import type { CaptureRun, CaptureSummary } from '../results/capture.js';
 
 const log = getLogger('capture');
 
-/** The clients that can capture, and the runtime each one writes with. */
-export const CAPTURE_CLIENTS = ['node', 'pyepics', 'p4p'] as const;
-export type CaptureClient = (typeof CAPTURE_CLIENTS)[number];
+/** A client that captures (`capture: true` in clients.json). */
+export type CaptureClient = string;
 
 /** Default --gap-check: the built-in IOC's counters and its array. */
 export const DEFAULT_GAP_CHECK = '(^|:)(CALC\\d+|ARRAY)$';
@@ -49,7 +49,8 @@ export interface CaptureHandle {
 }
 
 function command(client: CaptureClient, python: string): { command: string; args: string[]; env?: Record<string, string> } {
-  if (client === 'node') return { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist', 'capture', 'runner.js')] };
+  if (findClient(client)?.runtime === 'node')
+    return { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist', 'capture', 'runner.js')] };
   const m = pythonModule('capture_runner');
   return { command: python, args: ['-u', ...m.args, '--client', client], env: m.env };
 }

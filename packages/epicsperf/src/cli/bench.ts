@@ -3,7 +3,7 @@
 // HTML in the results folder.
 import { InvalidArgumentError, type Command } from 'commander';
 import { doctor } from '../doctor.js';
-import { CLIENTS, findClient, type Workload } from '../bench/clients.js';
+import { CLIENTS, captureClients as capturing, findClient, type Workload } from '../clients/index.js';
 import { compactResults, parseSnapshotWorkload, runBench, SNAPSHOT_WORKLOADS } from '../bench/suite.js';
 import { PROFILES } from '../bench/profiles.js';
 import { benchHtml } from '../report/html.js';
@@ -27,7 +27,6 @@ import {
   timeoutOption,
 } from './options.js';
 import { UsageError } from '../errors.js';
-import { CAPTURE_CLIENTS } from '../capture/orchestrate.js';
 import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
 import { headroomStep } from '../bench/headroom.js';
 import { headroomStepLabel, type HeadroomStep } from '../results/index.js';
@@ -354,14 +353,14 @@ export function parseHeadroomSteps(v: string): HeadroomStep[] {
 
 /** The capture workload's clients: --clients, each one that can capture, or all of them. */
 function captureClients(list: string | undefined): string[] {
-  if (list === undefined) return [...CAPTURE_CLIENTS];
+  const all = capturing();
+  if (list === undefined) return all;
   const names = list
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   for (const n of names) {
-    if (!(CAPTURE_CLIENTS as readonly string[]).includes(n))
-      throw new UsageError(`client ${n} does not run the capture workload: choose from ${CAPTURE_CLIENTS.join(', ')}`);
+    if (!all.includes(n)) throw new UsageError(`client ${n} does not run the capture workload: choose from ${all.join(', ')}`);
   }
   if (names.length === 0) throw new UsageError('--clients is empty');
   return [...new Set(names)];

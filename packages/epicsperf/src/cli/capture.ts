@@ -7,11 +7,11 @@ import { Option, type Command } from 'commander';
 import { readPvList } from '../pvlist.js';
 import { UsageError } from '../errors.js';
 import { packageVersion } from '../doctor.js';
-import { CAPTURE_CLIENTS, DEFAULT_GAP_CHECK, startCapture, type CaptureClient } from '../capture/orchestrate.js';
+import { DEFAULT_GAP_CHECK, startCapture, type CaptureClient } from '../capture/orchestrate.js';
 import { captureSummaryText } from '../report/capture.js';
 import { DEFAULTS } from '../defaults.js';
 import { Progress, prepareClients, target } from './common.js';
-import { findClient } from '../bench/clients.js';
+import { captureClients, findClient } from '../clients/index.js';
 import {
   arrayElementsOption,
   arrayRateOption,
@@ -86,7 +86,7 @@ export function register(program: Command): void {
         .argParser(intArg(10, 600_000))
         .default(1000),
     )
-    .addOption(new Option('--client <name>', 'client that monitors and writes').choices([...CAPTURE_CLIENTS]).default('node'))
+    .addOption(new Option('--client <name>', 'client that monitors and writes').choices(captureClients()).default('node'))
     .addOption(iocOption('env'))
     .option('--force', 'replace an existing output file')
     .addOption(formatOption(['table', 'json'] as const))

@@ -1,6 +1,6 @@
 // `epicsperf clients`: every client, whether it is available here, and its version.
 import type { Command } from 'commander';
-import { CLIENTS, clientStatusList } from '../bench/clients.js';
+import { CLIENTS, clientStatusList } from '../clients/index.js';
 import { renderTable } from '../report/table.js';
 import { formatOption } from './options.js';
 

@@ -1,8 +1,8 @@
 // What the measuring commands share: choosing the IOC (built-in or from the environment),
 // resolving clients, a live progress line on stderr, and dying cleanly on Ctrl-C.
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
-import { findClient, clientNames, type ClientSpec, type Workload } from '../bench/clients.js';
-export { prepareClients } from '../bench/clients.js';
+import { findClient, clientNames, type ClientSpec, type Workload } from '../clients/index.js';
+export { prepareClients } from '../clients/index.js';
 import { UsageError } from '../errors.js';
 import type { IocMode } from './options.js';
 import { Placement } from '../bench/placement.js';

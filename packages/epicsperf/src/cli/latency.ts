@@ -2,7 +2,7 @@
 // its own monitor update of it; round trip and one-way percentiles per size and the fitted fixed
 // cost and MB/s (src/bench/latency.ts), one row set per client.
 import type { Command } from 'commander';
-import { clientNames, findClient, type ClientSpec } from '../bench/clients.js';
+import { clientNames, findClient, type ClientSpec } from '../clients/index.js';
 import { runLatency } from '../bench/latency.js';
 import { whyNoLatency } from '../bench/put-suite.js';
 import { latencyTables, latencyTitle } from '../report/latency.js';

@@ -1,8 +1,8 @@
 // `epicsperf setup`: create (or check) the managed Python environment and build the C runner.
 import type { Command } from 'commander';
 import { ensurePythonEnv, pythonEnvStatus } from '../pyenv/index.js';
-import { buildCRunner } from '../bench/clib.js';
-import { buildPvxsRunner } from '../bench/cxxlib.js';
+import { buildCRunner } from '../clients/clib.js';
+import { buildPvxsRunner } from '../clients/cxxlib.js';
 
 export function register(program: Command): void {
   program

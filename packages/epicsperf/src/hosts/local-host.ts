@@ -5,9 +5,9 @@ import { RunnerProcess, type Runner } from '../runner/process.js';
 import { writeNamesFile } from '../runner/names.js';
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
 import { doctor } from '../doctor.js';
-import { LOCAL, type Host, type RunnerRequest } from '../hosts/host.js';
+import { LOCAL, type Host, type RunnerRequest } from './host.js';
 import type { EnvironmentReport } from '../results/index.js';
-import { findClient, prepareClients, runnerCommand } from './clients.js';
+import { findClient, prepareClients, runnerCommand } from '../clients/index.js';
 
 export class LocalHost implements Host {
   readonly address = hostname();

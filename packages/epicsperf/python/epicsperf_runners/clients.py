@@ -1,0 +1,29 @@
+"""The clients epicsperf measures, as declared once in the package's clients.json, which the
+tool (src/clients/registry.ts) reads too: the Python runners' names and modules, the clients
+that capture, and the libraries the doctor reports."""
+
+import json
+from pathlib import Path
+
+# packages/epicsperf/clients.json, beside python/
+DECLARATIONS = Path(__file__).resolve().parents[2] / "clients.json"
+
+
+def declarations():
+    with open(DECLARATIONS, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def python_clients():
+    """--client name -> the module of runners/ that runs it, for every Python client."""
+    return {c["name"]: c["run"]["python"] for c in declarations()["clients"] if c["runtime"] == "python"}
+
+
+def capture_clients(runtime="python"):
+    """The clients of a runtime that capture to HDF5."""
+    return [c["name"] for c in declarations()["clients"] if c.get("capture") and c["runtime"] == runtime]
+
+
+def python_libraries():
+    """(distribution, module imported to check it) for every library the doctor reports."""
+    return list(declarations()["pythonLibraries"].items())

@@ -1,0 +1,86 @@
+// The clients epicsperf can measure (declared in clients.json, read by registry.ts): how to start
+// each one's runner, whether it is available here (with the reason when it is not), and making
+// them runnable (the Python environment, the C and C++ runners built on first use).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensurePythonEnv, PACKAGE_ROOT, pythonEnvStatus, pythonModule } from '../pyenv/index.js';
+import { doctor, packageVersion } from '../doctor.js';
+import type { EnvironmentReport } from '../results/index.js';
+import { buildCRunner, cRunnerPath } from './clib.js';
+import { buildPvxsRunner, pvxsBuildError, pvxsRunnerPath } from './cxxlib.js';
+
+import { CLIENTS, findClient, type ClientSpec } from './registry.js';
+
+export { CLIENTS, captureClients, clientNames, findClient, PYTHON_LIBRARIES, type ClientSpec, type Workload } from './registry.js';
+
+/** The command line that starts a client's runner for a workload, and what it adds to the environment. */
+export function runnerCommand(
+  spec: Pick<ClientSpec, 'name'>,
+  python: string,
+): { command: string; args: string[]; env?: Record<string, string> } {
+  // A name no declaration has goes to the Python driver, which says it does not know it.
+  const run = findClient(spec.name)?.run ?? { python: spec.name };
+  if ('c' in run) return { command: run.c === 'pvxs' ? pvxsRunnerPath() : cRunnerPath(), args: [] };
+  if ('node' in run) {
+    const script = join(PACKAGE_ROOT, 'dist', 'bench', 'runners', run.node);
+    return { command: process.execPath, args: [script, ...(run.args ?? []), ...(run.caget ? ['--caget', cRunnerPath()] : [])] };
+  }
+  const m = pythonModule('runner');
+  return { command: python, args: ['-u', ...m.args, '--client', spec.name], env: m.env };
+}
+
+export interface ClientStatus {
+  name: string;
+  available: boolean;
+  version?: string;
+  reason?: string;
+}
+
+/** Availability and version of every client, from one doctor report. */
+export function clientStatuses(report: EnvironmentReport): ClientStatus[] {
+  const env = pythonEnvStatus();
+  return CLIENTS.map((spec) => {
+    if (spec.library === 'epicsperf') return { name: spec.name, available: true, version: packageVersion() };
+    if (spec.name === 'c-pvxs') {
+      if (!existsSync(pvxsRunnerPath()))
+        return {
+          name: spec.name,
+          available: false,
+          reason: pvxsBuildError() ?? 'the pvxs runner is not built (needs a C++ compiler; run `npx epicsperf setup`)',
+        };
+      return { name: spec.name, available: true, version: `pvxs ${report.libraries.pvxslibs?.version ?? '?'}` };
+    }
+    if (spec.runtime === 'c') {
+      const path = cRunnerPath();
+      if (!existsSync(path))
+        return { name: spec.name, available: false, reason: 'the C runner is not built (needs a C compiler; run `npx epicsperf setup`)' };
+      const lib = report.libraries.epicscorelibs;
+      return { name: spec.name, available: true, version: `libca ${lib?.version ?? '?'}` };
+    }
+    const lib = report.libraries[spec.library];
+    if (spec.runtime === 'python' && !env.ready)
+      return { name: spec.name, available: false, reason: 'the Python environment is not set up: run `npx epicsperf setup`' };
+    if (!lib?.version) return { name: spec.name, available: false, reason: lib?.error ?? 'not installed' };
+    if (lib.error) return { name: spec.name, available: false, version: lib.version, reason: lib.error };
+    return { name: spec.name, available: true, version: lib.version };
+  });
+}
+
+export async function clientStatusList(): Promise<{ report: EnvironmentReport; statuses: ClientStatus[] }> {
+  const report = await doctor();
+  return { report, statuses: clientStatuses(report) };
+}
+
+/**
+ * Make the asked clients runnable: the managed Python environment for the built-in IOC and the
+ * Python runners, and the C runner for the libca clients (each built once, on first use).
+ * `referee`: values will be checked, by the C runner (see bench/snapshot.ts). Returns the Python
+ * interpreter. A C runner that cannot be built leaves its rows saying why.
+ */
+export async function prepareClients(clients: readonly ClientSpec[], builtinIoc: boolean, referee = false): Promise<string> {
+  const needsPython = builtinIoc || referee || clients.some((c) => c.runtime !== 'node');
+  const python = needsPython ? await ensurePythonEnv() : 'python3';
+  if (referee || clients.some((c) => c.runtime === 'c' && c.name !== 'c-pvxs')) await buildCRunner(python);
+  if (clients.some((c) => c.name === 'c-pvxs')) await buildPvxsRunner(python);
+  return python;
+}

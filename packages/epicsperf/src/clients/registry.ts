@@ -1,0 +1,73 @@
+// The clients epicsperf measures, as declared once in the package's clients.json (read by the
+// Python runners too): each one's runtime, protocol, workloads, library, description, how its
+// runner starts and whether it captures. Data only; clients/index.ts prepares and starts them.
+import { readFileSync } from 'node:fs';
+import { PACKAGE_ROOT } from '../pyenv/index.js';
+
+export type Workload = 'snapshot' | 'monitor' | 'array' | 'array-put' | 'latency';
+export const WORKLOADS: readonly Workload[] = ['snapshot', 'monitor', 'array', 'array-put', 'latency'];
+
+/** How a client's runner starts: a Node script of src/bench/runners, a Python module of the runners' package, or a C program. */
+export type RunSpec =
+  | { node: string; args?: string[] /** the C program it runs (caget-procs) */; caget?: 'libca' }
+  | { python: string }
+  | { c: 'libca' | 'pvxs' };
+
+export interface ClientSpec {
+  name: string;
+  runtime: 'node' | 'python' | 'c';
+  protocol: 'CA' | 'PVA';
+  workloads: Workload[];
+  description: string;
+  /** The library whose version identifies this client (a key of EnvironmentReport.libraries, or 'epicsperf'). */
+  library: string;
+  run: RunSpec;
+  /** It captures to HDF5 (`epicsperf capture`, `bench capture`). */
+  capture?: boolean;
+}
+
+interface Declarations {
+  /** Python distribution name -> the module imported to check it (the doctor's list). */
+  pythonLibraries: Record<string, string>;
+  clients: ClientSpec[];
+}
+
+/** The package's clients.json, checked: a malformed declaration is a bug of the package, said at once. */
+export function readDeclarations(text = readFileSync(`${PACKAGE_ROOT}/clients.json`, 'utf8')): Declarations {
+  const d = JSON.parse(text) as Declarations;
+  const names = new Set<string>();
+  for (const c of d.clients) {
+    const bad = (why: string): never => {
+      throw new Error(`clients.json: client ${JSON.stringify(c.name)}: ${why}`);
+    };
+    if (names.has(c.name)) bad('declared twice');
+    names.add(c.name);
+    if (!['node', 'python', 'c'].includes(c.runtime)) bad(`runtime ${c.runtime}`);
+    if (!['CA', 'PVA'].includes(c.protocol)) bad(`protocol ${c.protocol}`);
+    for (const w of c.workloads) if (!WORKLOADS.includes(w)) bad(`workload ${w}`);
+    if (c.library !== 'epicsperf' && c.library !== 'epics-tca' && c.runtime === 'python' && !(c.library in d.pythonLibraries))
+      bad(`library ${c.library} is not in pythonLibraries`);
+    const kinds = ['node', 'python', 'c'].filter((k) => k in c.run);
+    if (kinds.length !== 1) bad('run names one of node, python, c');
+    if (c.runtime === 'python' && !('python' in c.run)) bad('a Python client runs a Python module');
+  }
+  return d;
+}
+
+const DECLARED = readDeclarations();
+
+export const CLIENTS: readonly ClientSpec[] = DECLARED.clients;
+export const PYTHON_LIBRARIES: Readonly<Record<string, string>> = DECLARED.pythonLibraries;
+
+export function findClient(name: string): ClientSpec | undefined {
+  return CLIENTS.find((c) => c.name === name);
+}
+
+export function clientNames(): string[] {
+  return CLIENTS.map((c) => c.name);
+}
+
+/** The clients that capture to HDF5. */
+export function captureClients(): string[] {
+  return CLIENTS.filter((c) => c.capture).map((c) => c.name);
+}
