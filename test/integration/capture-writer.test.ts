@@ -1,5 +1,6 @@
 // CaptureWriter: a file with scalars, fixed and varying arrays and gaps, read back with h5wasm
-// and with h5py (the independent reader), every value, timestamp and attribute checked.
+// and with h5py (the independent reader), every value, timestamp and attribute checked; and the
+// Python runners' writer (capture_file.py) makes the same file from the same updates.
 import { mkdtempSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CaptureWriter, CaptureError, type PvMeta } from '../../packages/epicsperf/src/capture/writer.js';
 import type { ThreadedWriter as Threaded } from '../../packages/epicsperf/src/capture/worker.js';
 import { GapDetector, type GapRecord } from '../../packages/epicsperf/src/capture/gaps.js';
+import { pythonModule } from '../../packages/epicsperf/src/pyenv/index.js';
 import { dumpWithH5py, dumpWithH5wasm, type CaptureDump } from '../helpers/capture.js';
+import { pythonJson } from '../helpers/python.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -126,6 +129,35 @@ async function writeSample(path: string, threaded = false): Promise<void> {
   if (!threaded) await w.close();
 }
 
+/** The same updates, flushes and gap checks as writeSample, through the Python runners' CaptureFile and GapDetector. */
+const PY_WRITE = `
+import json, sys
+from epicsperf_runners.capture_file import CaptureFile, GapDetector
+path, spec = sys.argv[1], json.loads(sys.argv[2])
+f = CaptureFile(path, True, "0.1.0", {"flushMs": 1000, "pvs": "pvs.txt"}, {"node": spec["node"]}, spec["created"])
+pvs = [f.add_pv(p["name"], p["meta"]["nativeType"], p["meta"]["count"], varying=p["meta"].get("varying", False),
+                units=p["meta"].get("units"), precision=p["meta"].get("precision"), enum_strings=p["meta"].get("enumStrings"))
+       for p in spec["pvs"]]
+detectors = [GapDetector() for _ in pvs]
+gaps = [[] for _ in pvs]
+for k in range(max(len(p["values"]) for p in spec["pvs"])):
+    for i, p in enumerate(spec["pvs"]):
+        if k >= len(p["values"]):
+            continue
+        value = p["values"][k]
+        value = [float(x) if isinstance(x, str) else x for x in value] if isinstance(value, list) else value
+        row = f.append(pvs[i], value, spec["ts"][i][k], spec["rx"][i][k], k % 4, k % 22)
+        if i in (0, 3):
+            gap = detectors[i].observe(row, value)
+            if gap:
+                f.append_gap(pvs[i], gap)
+                gaps[i].append(list(gap))
+    if k in (1, 4):
+        f.flush()
+f.close()
+print(json.dumps(gaps))
+`;
+
 function rows<T>(data: T[], width: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < data.length; i += width) out.push(data.slice(i, i + width));
@@ -190,6 +222,26 @@ function checkDump(d: CaptureDump): void {
 
 describe('CaptureWriter', () => {
   const path = join(dir, 'run.h5');
+
+  it('the Python writer (capture_file.py) makes the same file from the same updates: every dataset, chunk and attribute but the creation time', async () => {
+    const nodePath = join(dir, 'node.h5');
+    await writeSample(nodePath);
+    const pyPath = join(dir, 'python.h5');
+    const spec = {
+      node: process.version,
+      created: new Date().toISOString(),
+      pvs: PVS.map((p) => ({ name: p.name, meta: p.meta, values: p.values })),
+      ts: PVS.map((p, i) => p.values.map((_, k) => ts(i, k))),
+      rx: PVS.map((p, i) => p.values.map((_, k) => rx(i, k))),
+    };
+    // JSON has no -0: it goes as the text "-0.0"
+    const json = JSON.stringify(spec, (_k, v: unknown) => (Object.is(v, -0) ? '-0.0' : v));
+    const gaps = await pythonJson<number[][][]>(PY_WRITE, [pyPath, json], pythonModule('capture_file').env);
+    expect(gaps).toEqual(PVS.map((p) => p.gaps.map((g) => [g.index, g.before, g.after, g.lost])));
+    const [node, python] = await Promise.all([dumpWithH5py(nodePath), dumpWithH5py(pyPath)]);
+    for (const d of [node, python]) delete d.attrs.created;
+    expect(python).toEqual(node);
+  });
 
   it('writes scalars, fixed and varying arrays and gaps that h5wasm and h5py read back exactly', async () => {
     await writeSample(path);
