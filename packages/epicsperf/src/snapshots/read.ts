@@ -5,17 +5,8 @@ import { PvaReading, type Context, type SnapshotResult, type TimeReading } from 
 import { ALARM_STATUS_NAMES } from 'epics-client/ca';
 import type { SnapshotRow, SnapshotRun } from '../results/index.js';
 
-/** One answer as a runner ships it (JSON). */
-export interface ShippedRow {
-  ok: boolean;
-  value?: unknown;
-  severity?: number;
-  status?: number;
-  timestamp?: number;
-  elapsedMs?: number;
-  error?: string;
-  code?: string;
-}
+/** One answer as a runner ships it (JSON): a row without its name and check, with the error's code. */
+export type ShippedRow = Omit<SnapshotRow, 'name' | 'correct'> & { code?: string };
 
 /** The CA alarm status of a reading: QSRV sends the CA status name as the PVA alarm message. */
 export function statusOf(r: { status: number }): number {
