@@ -5,15 +5,29 @@ Updates wait in per-PV column buffers; flush() writes each as one block per data
 then a write of the new rows), flushes the file and puts HDF5's writes on disk in a safe order
 with fsyncs (capture_ordered.py)."""
 
+from __future__ import annotations
+
 import json
 import threading
 from array import array
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Union, cast
 
 import h5py
 import numpy as np
 from h5py import h5s
 
 from .capture_ordered import OrderedFile
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    # An update's value: a number, or an array as the client library gives it (a list, numpy).
+    ArrayValue = Union[Sequence[float], npt.NDArray[Any]]
+    Value = Union[float, ArrayValue]
+
+# A gap in a checked PV's updates: (row, value before, value after, updates lost).
+Gap = tuple[int, float, float, float]
 
 FORMAT_NAME = "epicsperf-capture"
 FORMAT_VERSION = 1
@@ -27,17 +41,17 @@ class CaptureExists(Exception):
     pass
 
 
-def group_name(pv):
+def group_name(pv: str) -> str:
     return "%2E" if pv == "." else pv.replace("%", "%25").replace("/", "%2F")
 
 
 class GapDetector:
     """Counters that step by exactly 1, arrays whose every element is the update number."""
 
-    def __init__(self):
-        self.last = None
+    def __init__(self) -> None:
+        self.last: float | None = None
 
-    def observe(self, index, value):
+    def observe(self, index: int, value: Value) -> Gap | None:
         if isinstance(value, (int, float)):
             v = float(value)
         else:
@@ -51,22 +65,22 @@ class GapDetector:
 
 
 class Pv:
-    def __init__(self, name, index, native_type, count, layout, group):
+    def __init__(self, name: str, index: int, native_type: str, count: int, layout: str, group: Any) -> None:
         self.name, self.index, self.type, self.count, self.layout = name, index, native_type, count, layout
         self.group = group
         self.dtype = np.dtype(DTYPES[native_type])
-        self.values = []          # scalars: floats; arrays: numpy arrays
+        self.values: list[Value] = []  # scalars: floats; arrays: numpy arrays
         self.timestamp = array("d")
         self.received = array("d")
         self.severity = array("B")
         self.status = array("H")
-        self.gap_rows = []
+        self.gap_rows: list[Gap] = []
         self.rows = 0
         self.elements = 0
-        self.ds = {name: group[name] for name in group}
+        self.ds: dict[str, Any] = {name: group[name] for name in group}
 
 
-def append_block(ds, rows):
+def append_block(ds: Any, rows: npt.ArrayLike) -> None:
     """Grow `ds` along its first axis by `rows` and write them there, through h5py's low-level
     calls: its Dataset.resize and slicing cost about a millisecond a call, which over six
     datasets of 1000 PVs was most of a flush."""
@@ -82,7 +96,8 @@ def append_block(ds, rows):
 
 
 class CaptureFile:
-    def __init__(self, path, force, tool_version, options, environment, created, fsync=True):
+    def __init__(self, path: str, force: bool, tool_version: str, options: object, environment: object, created: str,
+                 fsync: bool = True) -> None:
         self.path = path
         self.fsync = fsync
         try:
@@ -95,11 +110,12 @@ class CaptureFile:
                             options=json.dumps(options, separators=(",", ":")),
                             environment=json.dumps(environment, separators=(",", ":")))
         self.pvs_group = self.f.create_group("pvs")
-        self.pvs = []
+        self.pvs: list[Pv] = []
         self.lock = threading.Lock()
         self.flush()
 
-    def add_pv(self, name, native_type, count, varying=False, units=None, precision=None, enum_strings=None):
+    def add_pv(self, name: str, native_type: str, count: int, varying: bool = False, units: str | None = None,
+               precision: int | None = None, enum_strings: Iterable[str] | None = None) -> Pv:
         layout = "varying" if varying else "scalar" if count == 1 else "fixed"
         index = len(self.pvs)
         g = self.pvs_group.create_group(group_name(name))
@@ -131,7 +147,7 @@ class CaptureFile:
         self.pvs.append(pv)
         return pv
 
-    def append(self, pv, value, timestamp, received, severity, status):
+    def append(self, pv: Pv, value: Value, timestamp: float, received: float, severity: int, status: int) -> int:
         """Buffer one update (called from the client's callbacks); returns its row."""
         with self.lock:
             pv.values.append(value)
@@ -141,11 +157,11 @@ class CaptureFile:
             pv.status.append(status)
             return pv.rows + len(pv.timestamp) - 1
 
-    def append_gap(self, pv, gap):
+    def append_gap(self, pv: Pv, gap: Gap) -> None:
         with self.lock:
             pv.gap_rows.append(gap)
 
-    def flush(self):
+    def flush(self) -> tuple[int, int]:
         """Write every PV's buffer as one block per dataset, flush and fsync; (updates, bytes).
         A write that fails (a full disk) raises its OSError; the file stays as the last flush left it."""
         try:
@@ -155,7 +171,7 @@ class CaptureFile:
                 raise self.file.failure from None
             raise
 
-    def _flush(self):
+    def _flush(self) -> tuple[int, int]:
         updates = nbytes = 0
         for pv in self.pvs:
             with self.lock:  # take the buffers; callbacks go on filling new ones
@@ -173,7 +189,8 @@ class CaptureFile:
                     block = np.asarray(values, dtype=pv.dtype).reshape(n, pv.count)
                     append_block(d["value"], block)
                 else:
-                    lengths = np.fromiter((len(v) for v in values), dtype="<u4", count=n)
+                    arrays = cast("list[ArrayValue]", values)  # a varying PV's values are arrays
+                    lengths = np.fromiter((len(v) for v in arrays), dtype="<u4", count=n)
                     offsets = pv.elements + np.concatenate(([0], np.cumsum(lengths, dtype="<u8")[:-1])).astype("<u8")
                     if lengths.sum():
                         block = np.concatenate([np.asarray(v, dtype=pv.dtype) for v in values])
@@ -198,7 +215,7 @@ class CaptureFile:
         self.file.commit(self.fsync)
         return updates, nbytes
 
-    def close(self):
+    def close(self) -> None:
         """Flush what is buffered and close the file (after a failed write, only close it)."""
         try:
             if self.file.failure is None:
@@ -206,7 +223,7 @@ class CaptureFile:
         finally:
             self.close_file()
 
-    def close_file(self):
+    def close_file(self) -> None:
         """Close h5py's file and commit what it wrote on closing, unless a write failed: then
         the file stays as the last good flush left it."""
         try:

@@ -7,7 +7,13 @@ Writes beyond that old end go out at once (nothing points there until the held o
 reads see the held writes. commit(): fsync the new space, then the superblock (offset 0), the
 other in-place writes in their order, the object headers (OHDR, OCHK) last, fsync."""
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer, WriteableBuffer
 
 PAGE = 64 * 1024
 
@@ -15,43 +21,43 @@ PAGE = 64 * 1024
 class OrderedFile:
     """A binary file object for h5py.File(fileobj, ...): seek, tell, readinto, write, truncate, flush."""
 
-    def __init__(self, path, force):
+    def __init__(self, path: str, force: bool) -> None:
         flags = os.O_RDWR | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
         self.fd = os.open(path, flags, 0o644)
         self.pos = 0
         self.old_size = 0           # the end of the file as the last commit left it
         self.size = 0               # the file's size as HDF5 sees it
-        self.pending = []           # (position, bytes) held in-place writes, in order
-        self.pages = {}             # page -> indexes in pending
+        self.pending: list[tuple[int, bytes]] = []  # (position, bytes) held in-place writes, in order
+        self.pages: dict[int, list[int]] = {}  # page -> indexes in pending
         self.fresh = False          # something was written beyond old_size since the last commit
-        self.failure = None         # the first write that failed (a full disk, a file-size limit)
+        self.failure: OSError | None = None  # the first write that failed (a full disk, a file-size limit)
 
     # --- the file object h5py calls ---
 
-    def seek(self, pos, whence=0):
+    def seek(self, pos: int, whence: int = 0) -> int:
         self.pos = pos if whence == 0 else self.pos + pos if whence == 1 else self.size + pos
         return self.pos
 
-    def tell(self):
+    def tell(self) -> int:
         return self.pos
 
-    def readable(self):
+    def readable(self) -> bool:
         return True
 
-    def writable(self):
+    def writable(self) -> bool:
         return True
 
-    def seekable(self):
+    def seekable(self) -> bool:
         return True
 
-    def readinto(self, buf):
+    def readinto(self, buf: WriteableBuffer) -> int:
         view = memoryview(buf).cast("B")
         pos, length = self.pos, len(view)
         n = os.preadv(self.fd, [view], pos)
         if n < length:
             view[n:] = bytes(length - n)  # past the end on disk: zeros, as HDF5's own driver reads
         end = pos + n
-        hits = set()
+        hits: set[int] = set()
         for p in range(pos // PAGE, (pos + max(0, length - 1)) // PAGE + 1):
             hits.update(self.pages.get(p, ()))
         for i in sorted(hits):
@@ -63,11 +69,11 @@ class OrderedFile:
         self.pos = pos + (end - pos)
         return end - pos
 
-    def read(self, n=-1):
+    def read(self, n: int | None = -1) -> bytes:
         buf = bytearray(max(0, self.size - self.pos) if n is None or n < 0 else n)
         return bytes(buf[:self.readinto(buf)])
 
-    def write(self, data):
+    def write(self, data: ReadableBuffer) -> int:
         view = memoryview(data).cast("B")
         pos, length = self.pos, len(view)
         self.pos += length
@@ -90,7 +96,7 @@ class OrderedFile:
             self.pages.setdefault(p, []).append(i)
         return length
 
-    def truncate(self, size=None):
+    def truncate(self, size: int | None = None) -> int:
         size = self.pos if size is None else size
         self.size = size
         if size >= self.old_size and self.failure is None:
@@ -101,12 +107,12 @@ class OrderedFile:
                 raise
         return size
 
-    def flush(self):
+    def flush(self) -> None:
         pass  # commit() puts the held writes on disk, once HDF5 has written all of a flush
 
     # --- the capture writer's side ---
 
-    def commit(self, fsync=True):
+    def commit(self, fsync: bool = True) -> None:
         """Put the held writes on disk in the safe order; raises the write that failed, if any."""
         if self.failure is not None:
             raise self.failure
@@ -131,7 +137,7 @@ class OrderedFile:
         self.old_size = os.fstat(self.fd).st_size
         self.size = max(self.size, self.old_size)
 
-    def close(self):
+    def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1

@@ -2,28 +2,32 @@
 tool (src/clients/registry.ts) reads too: the Python runners' names and modules, the clients
 that capture, and the libraries the doctor reports."""
 
+from __future__ import annotations
+
 import json
 from pathlib import Path
+from typing import Any
 
 # packages/epicsperf/clients.json, beside python/
 DECLARATIONS = Path(__file__).resolve().parents[2] / "clients.json"
 
 
-def declarations():
+def declarations() -> dict[str, Any]:
     with open(DECLARATIONS, encoding="utf-8") as f:
-        return json.load(f)
+        data: dict[str, Any] = json.load(f)
+    return data
 
 
-def python_clients():
+def python_clients() -> dict[str, str]:
     """--client name -> the module of runners/ that runs it, for every Python client."""
     return {c["name"]: c["run"]["python"] for c in declarations()["clients"] if c["runtime"] == "python"}
 
 
-def capture_clients(runtime="python"):
+def capture_clients(runtime: str = "python") -> list[str]:
     """The clients of a runtime that capture to HDF5."""
     return [c["name"] for c in declarations()["clients"] if c.get("capture") and c["runtime"] == runtime]
 
 
-def python_libraries():
+def python_libraries() -> list[tuple[str, str]]:
     """(distribution, module imported to check it) for every library the doctor reports."""
     return list(declarations()["pythonLibraries"].items())

@@ -1,10 +1,13 @@
 """Reports the Python side of the environment as JSON: interpreter and client library versions."""
+from __future__ import annotations
+
 import concurrent.futures
 import importlib.metadata as md
 import json
 import platform
 import subprocess
 import sys
+from typing import Any
 
 from .clients import python_libraries
 
@@ -12,7 +15,7 @@ from .clients import python_libraries
 PACKAGES = python_libraries()
 
 
-def import_error(module):
+def import_error(module: str) -> str | None:
     """Import in a fresh interpreter: some clients bundle their own EPICS libraries and cannot
     share a process (pvapy with epicscorelibs crashes at exit)."""
     r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True,
@@ -23,9 +26,9 @@ def import_error(module):
     return f"import {module} failed: " + (lines[-1] if lines else f"exit code {r.returncode}")
 
 
-def main():
-    out = {"python": platform.python_version(), "executable": sys.executable, "packages": {}}
-    installed = []
+def main() -> None:
+    out: dict[str, Any] = {"python": platform.python_version(), "executable": sys.executable, "packages": {}}
+    installed: list[tuple[str, str]] = []
     for dist, module in PACKAGES:
         try:
             out["packages"][dist] = {"version": md.version(dist)}

@@ -9,8 +9,22 @@ A client whose callbacks run only while its own loop runs on the main thread (ai
 also gives wait_event(event, timeout): run that loop until the threading.Event is set.
 """
 
+from __future__ import annotations
+
 import threading
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .runner import Store
+
+# The callback of latency_monitor: (values, severity, IOC time, receive time).
+OnUpdate = Callable[[Any, int, float, float], None]
+# runner.emit, as the workloads call it.
+Emit = Callable[[dict[str, Any]], None]
 
 ROUNDS_NOT_KEPT = 3  # per latency size: the first rounds warm up the code paths
 
@@ -19,7 +33,17 @@ class NoPutWithoutCallback(Exception):
     pass
 
 
-def put_value(k, type_, protocol):
+class PutClient(Protocol):
+    """What the put workloads call of a client module's Client."""
+
+    def put_connect(self, name: str) -> None: ...
+
+    def put_array(self, values: npt.NDArray[Any], callback: bool) -> None: ...
+
+    def latency_monitor(self, name: str, on_update: OnUpdate) -> None: ...
+
+
+def put_value(k: int, type_: str, protocol: str) -> int:
     """Every element of put k, as the IOC checks it: k wrapped to the type (an unsigned byte over CA)."""
     if type_ == "int8":
         u = k % 256
@@ -30,7 +54,7 @@ def put_value(k, type_, protocol):
     return k
 
 
-def put_dtype(type_, protocol):
+def put_dtype(type_: str, protocol: str) -> str:
     """The numpy dtype a client puts for an element type: CA has no int64 (the IOC takes doubles)
     and its DBR_CHAR is unsigned."""
     if protocol == "CA":
@@ -42,7 +66,8 @@ _DTYPES = {"double": "float64", "float": "float32", "int64": "int64", "int32": "
            "int16": "int16", "int8": "int8", "char": "uint8"}
 
 
-def run_array_put(client, store, name, elements, type_, callback, protocol, emit):
+def run_array_put(client: PutClient, store: Store, name: str, elements: int, type_: str, callback: bool,
+                  protocol: str, emit: Emit) -> None:
     import numpy
     client.put_connect(name)
     buf = numpy.empty(elements, dtype=put_dtype(type_, protocol))
@@ -62,15 +87,16 @@ def run_array_put(client, store, name, elements, type_, callback, protocol, emit
     emit({"ev": "complete", "elements": elements})
 
 
-def run_latency(client, store, name, sizes, type_, emit):
+def run_latency(client: PutClient, store: Store, name: str, sizes: Sequence[int], type_: str, emit: Emit) -> None:
     """Per size: put an array filled with a fresh value, wait for the client's own monitor update
     that carries it. Sample: pv = size index, value = round trip (s), IOC time, receive time."""
     import numpy
     lock = threading.Lock()
     arrived = threading.Event()
-    state = {"want": None, "got": None, "first": threading.Event()}
+    # want: the value awaited (None: none); got: (received, severity, stamp, length) of its update
+    state: dict[str, Any] = {"want": None, "got": None, "first": threading.Event()}
 
-    def on_update(values, severity, stamp, received):
+    def on_update(values: Any, severity: int, stamp: float, received: float) -> None:
         state["first"].set()
         with lock:
             want = state["want"]
@@ -86,7 +112,8 @@ def run_latency(client, store, name, sizes, type_, emit):
                 state["got"] = (received, severity, stamp, n)
                 arrived.set()
 
-    wait = getattr(client, "wait_event", None) or (lambda event, timeout: event.wait(timeout))
+    wait: Callable[[threading.Event, float], bool] = (getattr(client, "wait_event", None)
+                                                      or (lambda event, timeout: event.wait(timeout)))
     client.latency_monitor(name, on_update)
     if not wait(state["first"], 30):
         raise RuntimeError(f"{name}: no first monitor update within 30 s")

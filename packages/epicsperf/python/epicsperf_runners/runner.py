@@ -12,6 +12,8 @@ A client that serves the array workload has Client.array(store): see ArrayStore.
 Only the chosen client's library is ever imported (by its load()): some cannot share a process.
 """
 
+from __future__ import annotations
+
 import argparse
 import importlib
 import json
@@ -22,19 +24,25 @@ import sys
 import threading
 import time
 from array import array
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from . import put_workloads, samples
 from .clients import python_clients
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
+
+    from .runners.base import Client
 
 # --client name -> its module of runners/, as clients.json declares it (importing one imports no
 # client library: its load() does)
 CLIENTS = python_clients()
 
-_events = None
+_events: IO[bytes] | None = None
 _events_lock = threading.Lock()
 
 
-def emit(event, payload=None):
+def emit(event: dict[str, Any], payload: bytes | None = None) -> None:
     """Write one JSON line on fd 3, followed by the payload bytes when given."""
     if payload is not None:
         event = dict(event, bytes=len(payload))
@@ -45,22 +53,23 @@ def emit(event, payload=None):
             _write_all(memoryview(payload))
 
 
-def _write_all(data):
+def _write_all(data: ReadableBuffer) -> None:
     """Write every byte: a pipe may take a large payload in several writes."""
+    assert _events is not None, "open_events() first"
     view = memoryview(data)
     while view:
         n = _events.write(view)
         view = view[n or 0:]
 
 
-def fail(message, code=1):
+def fail(message: object, code: int = 1) -> NoReturn:
     try:
         emit({"ev": "error", "message": " ".join(str(message).split())})
     finally:
         os._exit(code)
 
 
-def open_events():
+def open_events() -> None:
     global _events
     try:
         _events = os.fdopen(3, "wb", buffering=0)
@@ -78,7 +87,7 @@ class Store:
     With events=False add() only stores (the put workloads write those events themselves).
     """
 
-    def __init__(self, count, samples, events=True):
+    def __init__(self, count: int, samples: int, events: bool = True) -> None:
         self.count = count
         self.samples = samples
         self.events = events
@@ -97,7 +106,7 @@ class Store:
         if count == 0:
             self.done.set()
 
-    def add(self, index, severity, status, value, stamp, received):
+    def add(self, index: int, severity: int, status: int, value: float, stamp: float, received: float) -> None:
         with self.lock:
             c = self.counts[index]
             if c >= self.samples or self.closed:
@@ -121,20 +130,20 @@ class Store:
                     emit(self.complete_event())
                     self.done.set()
 
-    def complete_event(self):
+    def complete_event(self) -> dict[str, Any]:
         return {"ev": "complete"}
 
-    def fail(self, message):
+    def fail(self, message: str) -> NoReturn:
         """End the run with `message` (a library that drops updates with only a printed warning)."""
         fail(message)
 
-    def close(self):
+    def close(self) -> int:
         """Stop storing (samples arriving later are dropped); returns the sample count."""
         with self.lock:
             self.closed = True
         return sum(self.counts)
 
-    def pack(self):
+    def pack(self) -> bytes:
         """The stored samples as records, grouped by PV (samples.py)."""
         return samples.pack(self.counts, self.samples, self.severity, self.status,
                             self.value, self.stamp, self.received)
@@ -149,13 +158,13 @@ class ArrayStore(Store):
     does, 4: the length differs from the first update's, 8: with check_all, some element does).
     """
 
-    def __init__(self, samples, check_all=False):
+    def __init__(self, samples: int, check_all: bool = False) -> None:
         super().__init__(1, samples)
         self.elements = 0
         self.first_length = -1
         self.check_all = check_all
 
-    def add_array(self, severity, values, stamp, received):
+    def add_array(self, severity: int, values: Any, stamp: float, received: float) -> None:
         try:
             n = len(values)
         except TypeError:  # a one-element array given as a scalar
@@ -173,18 +182,18 @@ class ArrayStore(Store):
         self.elements = n
         self.add(0, severity, int(bad), float(first), stamp, received)
 
-    def complete_event(self):
+    def complete_event(self) -> dict[str, Any]:
         return {"ev": "complete", "elements": self.elements}
 
 
-def all_equal(values, first):
+def all_equal(values: Any, first: Any) -> bool:
     """Whether every element equals the first (numpy at once, else one by one)."""
     if hasattr(values, "dtype"):
         return bool((values == first).all())
     return all(v == first for v in values)
 
 
-def read_names(path):
+def read_names(path: str) -> list[str]:
     try:
         with open(path, encoding="utf-8") as f:
             return [line.strip() for line in f if line.strip()]
@@ -192,11 +201,11 @@ def read_names(path):
         fail(f"cannot read --names {path}: {err.strerror}", 2)
 
 
-def command_reader():
+def command_reader() -> queue.Queue[str]:
     """Commands from stdin, one word per line, on a queue. EOF: exit at once."""
-    q = queue.Queue()
+    q: queue.Queue[str] = queue.Queue()
 
-    def run():
+    def run() -> None:
         for line in sys.stdin:
             word = line.strip()
             if word:
@@ -208,11 +217,11 @@ def command_reader():
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         fail(message, 2)
 
 
-def parse_args(argv):
+def parse_args(argv: list[str]) -> argparse.Namespace:
     p = ArgumentParser(prog="runner.py")
     p.add_argument("--client", required=True, choices=CLIENTS)
     p.add_argument("workload", choices=("snapshot", "monitor", "array", "array-put", "latency"))
@@ -242,13 +251,13 @@ def parse_args(argv):
     return args
 
 
-def expect(client, commands, word):
+def expect(client: Client, commands: queue.Queue[str], word: str) -> None:
     got = client.wait_command(commands)
     if got != word:
         fail(f"expected '{word}', got '{got}'", 2)
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     open_events()
     args = parse_args(argv)
     module = importlib.import_module(f".runners.{CLIENTS[args.client]}", __package__)
@@ -273,6 +282,7 @@ def main(argv):
     emit({"ev": "ready", "client": args.client, "version": str(version)})
 
     expect(client, commands, "start")
+    store: Store
     if args.workload == "snapshot":
         results = client.snapshot(args.timeout_ms / 1000.0, time.time())
         emit({"ev": "done"})

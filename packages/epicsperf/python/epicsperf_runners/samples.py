@@ -2,7 +2,10 @@
 PV index u32, severity i16, status i16, value f64, IOC time f64, receive time f64 (POSIX
 seconds). src/bench/samples.ts decodes it (and writes it for the Node runners)."""
 
+from __future__ import annotations
+
 import struct
+from collections.abc import Sequence
 
 SAMPLE_BYTES = 32
 RECORD = struct.Struct("<Ihhddd")
@@ -10,7 +13,8 @@ FIELDS = (("index", "<u4"), ("severity", "<i2"), ("status", "<i2"),
           ("value", "<f8"), ("stamp", "<f8"), ("received", "<f8"))
 
 
-def pack(counts, per_pv, severity, status, value, stamp, received):
+def pack(counts: Sequence[int], per_pv: int, severity: Sequence[int], status: Sequence[int], value: Sequence[float],
+         stamp: Sequence[float], received: Sequence[float]) -> bytes:
     """The stored samples as records, grouped by PV. The columns are flat sequences of
     len(counts) * per_pv entries (PV i's k-th sample at i * per_pv + k), of which PV i
     filled its first counts[i]."""
@@ -29,7 +33,8 @@ def pack(counts, per_pv, severity, status, value, stamp, received):
     return rec.tobytes()
 
 
-def _pack_struct(counts, per_pv, severity, status, value, stamp, received):
+def _pack_struct(counts: Sequence[int], per_pv: int, severity: Sequence[int], status: Sequence[int],
+                 value: Sequence[float], stamp: Sequence[float], received: Sequence[float]) -> bytes:
     out = bytearray(sum(counts) * SAMPLE_BYTES)
     pos = 0
     for i, n in enumerate(counts):

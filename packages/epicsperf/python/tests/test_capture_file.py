@@ -1,6 +1,8 @@
 """The Python runners' capture file (capture_file.py, docs/capture-format.md): the layouts, the
 refusal of an existing file, group names, and the gap detector."""
 
+from pathlib import Path
+
 import h5py
 import numpy as np
 import pytest
@@ -8,7 +10,7 @@ import pytest
 from epicsperf_runners.capture_file import CaptureExists, CaptureFile, GapDetector, group_name
 
 
-def test_gap_detector_counts_lost_updates_and_restarts():
+def test_gap_detector_counts_lost_updates_and_restarts() -> None:
     d = GapDetector()
     assert [d.observe(i, v) for i, v in enumerate([1, 2, 3])] == [None, None, None]
     assert d.observe(3, 6) == (3, 3.0, 6.0, 2.0)
@@ -21,13 +23,13 @@ def test_gap_detector_counts_lost_updates_and_restarts():
     assert a.observe(2, np.full(4, 3.0)) == (2, 1.0, 3.0, 1.0)
 
 
-def test_group_names_escape_what_hdf5_paths_cannot_hold():
+def test_group_names_escape_what_hdf5_paths_cannot_hold() -> None:
     assert group_name("A/B%C.") == "A%2FB%25C."
     assert group_name(".") == "%2E"
     assert group_name("TEST:CALC1") == "TEST:CALC1"
 
 
-def write(path, force=False):
+def write(path: Path, force: bool = False) -> None:
     f = CaptureFile(str(path), force, "0.1.0", {"flushMs": 1000}, {"python": "3"}, "2026-11-27T10:00:00Z", fsync=False)
     scalar = f.add_pv("TEST:CALC1", "double", 1, units="counts", precision=0)
     fixed = f.add_pv("TEST:ARRAY", "short", 3)
@@ -44,7 +46,7 @@ def write(path, force=False):
     f.close()
 
 
-def test_layouts_dtypes_and_attributes_read_back_with_h5py(tmp_path):
+def test_layouts_dtypes_and_attributes_read_back_with_h5py(tmp_path: Path) -> None:
     path = tmp_path / "run.h5"
     write(path)
     with h5py.File(path, "r") as h:
@@ -68,7 +70,7 @@ def test_layouts_dtypes_and_attributes_read_back_with_h5py(tmp_path):
         assert list(h["pvs/TEST:ENUM"].attrs["enum_strings"]) == ["Off", "On"]
 
 
-def test_an_existing_file_is_refused_unless_forced(tmp_path):
+def test_an_existing_file_is_refused_unless_forced(tmp_path: Path) -> None:
     path = tmp_path / "run.h5"
     path.write_bytes(b"keep me")
     with pytest.raises(CaptureExists, match="exists"):

@@ -7,13 +7,13 @@ import sys
 from epicsperf_runners import capture_clients, clients, runner
 
 
-def test_the_runner_and_the_capture_runner_serve_the_declared_clients():
+def test_the_runner_and_the_capture_runner_serve_the_declared_clients() -> None:
     assert runner.CLIENTS == clients.python_clients()
     assert sorted(capture_clients.CLIENTS) == sorted(clients.capture_clients("python"))
     assert "pyepics" in runner.CLIENTS and "node" not in runner.CLIENTS
 
 
-def test_a_client_module_imports_no_client_library():
+def test_a_client_module_imports_no_client_library() -> None:
     libraries = dict(clients.python_libraries())
     for name, module in clients.python_clients().items():
         # a fresh interpreter each: what the module alone imports
