@@ -8,12 +8,13 @@ import os
 import signal
 import sys
 import threading
+from typing import Any
 
 from caproto import ChannelType
 from caproto.server import PVGroup, pvproperty, run
 
 
-class Kinds(PVGroup):
+class Kinds(PVGroup):  # type: ignore[misc]  # caproto ships no types: PVGroup is Any
     DOUBLE = pvproperty(value=3.25, dtype=float, precision=3, units="mm",
                         upper_ctrl_limit=100.0, lower_ctrl_limit=-100.0,
                         upper_disp_limit=10.0, lower_disp_limit=-10.0)
@@ -25,15 +26,16 @@ class Kinds(PVGroup):
                        dtype=ChannelType.CHAR, max_length=128, string_encoding="utf-8")
     COUNTER = pvproperty(value=0, dtype=int)
 
-    @COUNTER.startup
-    async def COUNTER(self, instance, async_lib):
+    # caproto's idiom: the startup hook takes the property's name (its decorator is untyped)
+    @COUNTER.startup  # type: ignore[no-redef, untyped-decorator]
+    async def COUNTER(self, instance: Any, async_lib: Any) -> None:
         print("ready", flush=True)
         while True:
             await async_lib.library.sleep(0.1)
             await instance.write(instance.value + 1)
 
 
-def watch_stdin():
+def watch_stdin() -> None:
     try:
         while sys.stdin.buffer.read(4096):
             pass
@@ -42,7 +44,7 @@ def watch_stdin():
     os._exit(0)
 
 
-def main():
+def main() -> None:
     # Loopback only: serve, and send beacons, on 127.0.0.1 and nowhere else.
     os.environ["EPICS_CAS_INTF_ADDR_LIST"] = "127.0.0.1"
     os.environ["EPICS_CAS_AUTO_BEACON_ADDR_LIST"] = "NO"

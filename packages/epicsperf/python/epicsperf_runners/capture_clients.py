@@ -7,32 +7,42 @@ pyepics: PV objects (libca), monitor DBE_VALUE|DBE_ALARM, callbacks on libca's t
 main thread polls libca while it waits. p4p: the thread Context (PV Access), one monitor per PV.
 Neither library reports updates it dropped, so lost updates show as gaps only."""
 
+from __future__ import annotations
+
 import queue
 import threading
 import time
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import clients
 from .runners.base import ca_status
+
+if TYPE_CHECKING:
+    from .capture_runner import Session
+
+# Session.on_update: (index, value, IOC time, receive time, severity, status).
+OnUpdate = Callable[[int, Any, float, float, int, int], None]
 
 NATIVE = ("string", "short", "float", "enum", "char", "long", "double")
 
 
 class Pyepics:
     LIBRARY = "pyepics"
-    epics = None
+    epics: Any = None
 
     @classmethod
-    def load(cls):
+    def load(cls) -> str:
         import epics
         cls.epics = epics
-        return epics.__version__
+        version: str = epics.__version__
+        return version
 
-    def __init__(self, names, session):
+    def __init__(self, names: list[str], session: Session) -> None:
         self.names, self.session = names, session
         self.epics.ca.initialize_libca()
-        self.pvs = []
+        self.pvs: list[Any] = []
 
-    def start(self, timeout):
+    def start(self, timeout: float) -> list[str]:
         epics = self.epics
         mask = epics.dbr.DBE_VALUE | epics.dbr.DBE_ALARM
         # each PV's callback is there from its first update; updates that come before the PV's
@@ -41,7 +51,7 @@ class Pyepics:
         self.subscribed_at = time.monotonic()  # monitors start as the PVs connect
         self.pvs = [epics.PV(n, form="time", auto_monitor=mask, connection_timeout=timeout, callback=g.callback)
                     for n, g in zip(self.names, self.gates)]
-        missing = []
+        missing: list[str] = []
         deadline = time.monotonic() + timeout
         for i, pv in enumerate(self.pvs):
             if not pv.wait_for_connection(timeout=max(0.01, deadline - time.monotonic())):
@@ -55,7 +65,7 @@ class Pyepics:
             ctrl = pv.get_ctrlvars() or {}
             nelm = max(1, int(pv.nelm or 1))
             count = int(pv.count or nelm)
-            meta = {}
+            meta: dict[str, Any] = {}
             if ctrl.get("units") not in (None, ""):
                 meta["units"] = ctrl["units"]
             if ctrl.get("precision") is not None and native in ("float", "double"):
@@ -66,7 +76,7 @@ class Pyepics:
             self.gates[i].open(nelm > 1)
         return missing
 
-    def wait(self, commands, timeout):
+    def wait(self, commands: queue.Queue[str], timeout: float) -> str:
         """The next command, polling libca until it comes (pyepics asks for it with callbacks)."""
         deadline = time.monotonic() + timeout
         while True:
@@ -79,7 +89,7 @@ class Pyepics:
                 raise queue.Empty
             self.epics.poll(evt=1.e-3, iot=min(0.01, left))
 
-    def close(self):
+    def close(self) -> None:
         for pv in self.pvs:
             pv.clear_callbacks()
         self.epics.ca.finalize_libca()
@@ -89,13 +99,14 @@ class Pyepics:
 class Gate:
     """A pyepics callback that holds updates until its PV is in the file, then passes them on."""
 
-    def __init__(self, on_update, index):
+    def __init__(self, on_update: OnUpdate, index: int) -> None:
         self.on_update, self.index = on_update, index
         self.lock = threading.Lock()
-        self.held = []
-        self.is_array = None
+        self.held: list[tuple[Any, float, float, int | None, int | None]] = []
+        self.is_array: bool | None = None
 
-    def callback(self, value=None, severity=0, status=0, timestamp=0.0, **_):
+    def callback(self, value: Any = None, severity: int | None = 0, status: int | None = 0, timestamp: float = 0.0,
+                 **_: Any) -> None:
         received = time.time()
         with self.lock:
             if self.is_array is None:
@@ -103,12 +114,12 @@ class Gate:
                 return
             self.deliver(value, timestamp, received, severity, status)
 
-    def deliver(self, value, timestamp, received, severity, status):
+    def deliver(self, value: Any, timestamp: float, received: float, severity: int | None, status: int | None) -> None:
         if self.is_array and not hasattr(value, "__len__"):
             value = [value]
         self.on_update(self.index, value, timestamp, received, int(severity or 0), int(status or 0))
 
-    def open(self, is_array):
+    def open(self, is_array: bool) -> None:
         with self.lock:
             self.is_array = is_array
             for args in self.held:
@@ -122,24 +133,24 @@ P4P_TYPES = {"b": "char", "B": "char", "h": "short", "H": "short", "i": "long", 
 
 class P4p:
     LIBRARY = "p4p"
-    Context = None
+    Context: Any = None
 
     @classmethod
-    def load(cls):
+    def load(cls) -> str:
         from p4p.client.thread import Context
         cls.Context = Context
         from importlib.metadata import version
         return version("p4p")
 
-    def __init__(self, names, session):
+    def __init__(self, names: list[str], session: Session) -> None:
         self.names, self.session = names, session
         self.ctx = self.Context("pva")
-        self.subs = []
+        self.subs: list[Any] = []
 
-    def start(self, timeout):
+    def start(self, timeout: float) -> list[str]:
         results = self.ctx.get(self.names, timeout=timeout, throw=False)
         self.subscribed_at = time.monotonic()  # the monitors follow the reads
-        missing = []
+        missing: list[str] = []
         for i, r in enumerate(results):
             if isinstance(r, Exception):
                 missing.append(self.names[i])
@@ -147,7 +158,8 @@ class P4p:
                 continue
             raw = r.raw
             code = raw.type()["value"]
-            meta = {}
+            meta: dict[str, Any] = {}
+            native: str | None
             if not isinstance(code, str):  # a structure: the NTEnum's value_t
                 native, count, is_array = "enum", 1, False
                 meta["enum_strings"] = list(raw["value.choices"])
@@ -172,11 +184,11 @@ class P4p:
                                               notify_disconnect=False))
         return missing
 
-    def _callback(self, index, is_enum, is_array):
+    def _callback(self, index: int, is_enum: bool, is_array: bool) -> Callable[[Any], None]:
         on_update = self.session.on_update
         now = time.time
 
-        def cb(value):
+        def cb(value: Any) -> None:
             if isinstance(value, Exception):
                 return
             received = now()
@@ -194,17 +206,17 @@ class P4p:
 
         return cb
 
-    def wait(self, commands, timeout):
+    def wait(self, commands: queue.Queue[str], timeout: float) -> str:
         return commands.get(timeout=timeout)
 
-    def close(self):
+    def close(self) -> None:
         for s in self.subs:
             s.close()
         self.subs = []
         self.ctx.close()
 
 
-CLIENTS = {"pyepics": Pyepics, "p4p": P4p}
+CLIENTS: dict[str, type[Pyepics] | type[P4p]] = {"pyepics": Pyepics, "p4p": P4p}
 # clients.json is the list: a capture client declared there has its class here, and no other.
 _DECLARED = clients.capture_clients("python")
 if sorted(CLIENTS) != sorted(_DECLARED):

@@ -8,6 +8,8 @@ Commands on stdin: start, stop, exit; `stop`, SIGINT, SIGTERM or the end of stdi
 is buffered, flush and close the file, then ship the summary.
 """
 
+from __future__ import annotations
+
 import argparse
 import datetime
 import json
@@ -18,6 +20,7 @@ import signal
 import sys
 import threading
 import time
+from typing import Any, NoReturn
 
 from . import capture_clients, capture_file, runner  # runner: emit, fail, fd 3
 
@@ -25,11 +28,11 @@ SIZES = {"char": 1, "short": 2, "enum": 2, "long": 4, "float": 4, "double": 8}
 
 
 class Parser(argparse.ArgumentParser):
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         runner.fail(message, 2)
 
 
-def parse_args(argv):
+def parse_args(argv: list[str]) -> argparse.Namespace:
     p = Parser(prog="capture_runner.py")
     p.add_argument("--client", required=True, choices=sorted(capture_clients.CLIENTS))
     p.add_argument("workload", choices=("capture",))
@@ -47,13 +50,14 @@ def parse_args(argv):
 class Session:
     """Per-PV counters and gap checks around a CaptureFile; on_update() is the clients' callback."""
 
-    def __init__(self, cf, names, gap_check, flush_ms):
+    def __init__(self, cf: capture_file.CaptureFile, names: list[str], gap_check: str, flush_ms: float) -> None:
         self.cf, self.flush_ms = cf, flush_ms
         pattern = re.compile(gap_check) if gap_check else None
-        self.pvs = {}
-        self.summary = [{"name": n, "updates": 0, "bytes": 0, "gaps": 0, "lost": 0, "overruns": 0,
+        self.pvs: dict[int, tuple[capture_file.Pv, str]] = {}
+        self.summary: list[dict[str, Any]] = [{"name": n, "updates": 0, "bytes": 0, "gaps": 0, "lost": 0, "overruns": 0,
                          "checked": bool(pattern and pattern.search(n))} for n in names]
-        self.detectors = [capture_file.GapDetector() if s["checked"] else None for s in self.summary]
+        self.detectors: list[capture_file.GapDetector | None] = [
+            capture_file.GapDetector() if s["checked"] else None for s in self.summary]
         self.lost_seen = [0] * len(names)
         self.stopped = False
         self.flushes = 0
@@ -61,13 +65,13 @@ class Session:
         self.max_flush_ms = 0.0
         self.slow = 0
 
-    def add(self, i, native_type, count, varying=False, **meta):
+    def add(self, i: int, native_type: str, count: int, varying: bool = False, **meta: Any) -> None:
         self.pvs[i] = (self.cf.add_pv(self.summary[i]["name"], native_type, count, varying, **meta), native_type)
 
-    def skip(self, i, reason):
+    def skip(self, i: int, reason: str) -> None:
         self.summary[i]["skipped"] = reason
 
-    def on_update(self, i, value, timestamp, received, severity, status):
+    def on_update(self, i: int, value: Any, timestamp: float, received: float, severity: int, status: int) -> None:
         if self.stopped:
             return
         pv, native_type = self.pvs[i]
@@ -89,7 +93,7 @@ class Session:
                 if gap[3] > 0:
                     s["lost"] += int(gap[3])
 
-    def flush(self):
+    def flush(self) -> None:
         t0 = time.perf_counter()
         updates, nbytes = self.cf.flush()
         ms = (time.perf_counter() - t0) * 1000
@@ -112,11 +116,11 @@ class Session:
                 self.lost_seen[i] = self.summary[i]["lost"]
 
 
-def commands():
+def commands() -> queue.Queue[str]:
     """stdin words on a queue; EOF becomes 'eof' (the orchestrator is gone)."""
-    q = queue.Queue()
+    q: queue.Queue[str] = queue.Queue()
 
-    def read():
+    def read() -> None:
         for line in sys.stdin:
             if line.strip():
                 q.put(line.strip())
@@ -126,14 +130,14 @@ def commands():
     return q
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     runner.open_events()
     args = parse_args(argv)
     try:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file-size limit: EFBIG instead of a kill
     except (AttributeError, ValueError):
         pass
-    stop_signal = []
+    stop_signal: list[int] = []
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda s, _f: stop_signal.append(s))
     client_cls = capture_clients.CLIENTS[args.client]
@@ -156,9 +160,9 @@ def main(argv):
     runner.emit({"ev": "ready", "client": args.client, "version": str(version)})
 
     state = "ready"
-    t0 = None
-    failure = None
-    next_flush = None
+    t0: float | None = None
+    failure: str | None = None
+    next_flush: float | None = None
     while True:
         timeout = 0.1 if next_flush is None else max(0.0, min(0.1, next_flush - time.monotonic()))
         try:
@@ -195,7 +199,7 @@ def main(argv):
                 break
         elif cmd in ("exit", "eof"):
             break
-        if state == "capturing" and failure is None and time.monotonic() >= next_flush:
+        if state == "capturing" and failure is None and next_flush is not None and time.monotonic() >= next_flush:
             next_flush += args.flush_ms / 1000.0
             try:
                 session.flush()
@@ -210,13 +214,13 @@ def main(argv):
     os._exit(0)
 
 
-def ship(session, client, version, path, seconds, failure):
+def ship(session: Session, client: str, version: object, path: str, seconds: float, failure: str | None) -> None:
     pvs = session.summary
     try:
         size = os.path.getsize(path)
     except OSError:
         size = 0
-    summary = {"client": client, "version": str(version), "file": path, "pvs": pvs,
+    summary: dict[str, Any] = {"client": client, "version": str(version), "file": path, "pvs": pvs,
                "updates": sum(p["updates"] for p in pvs), "bytes": sum(p["bytes"] for p in pvs),
                "fileBytes": size, "seconds": seconds, "flushes": session.flushes,
                "maxFlushMs": session.max_flush_ms,
@@ -227,12 +231,13 @@ def ship(session, client, version, path, seconds, failure):
     runner.emit({"ev": "summary"}, json.dumps(summary, separators=(",", ":")).encode())
 
 
-def _tool_version():
+def _tool_version() -> str:
     try:
         # the npm package's package.json, two folders up: python/epicsperf_runners/ in packages/epicsperf/
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "package.json")
         with open(path, encoding="utf-8") as f:
-            return json.load(f).get("version", "")
+            version: str = json.load(f).get("version", "")
+        return version
     except OSError:
         return ""
 

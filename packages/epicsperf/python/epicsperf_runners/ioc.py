@@ -12,6 +12,8 @@ client environment, then `ready`; runs until SIGINT/SIGTERM, or until its parent
 PREFIX:RAMP's value and the array updates it published so far (array_stats.py).
 """
 
+from __future__ import annotations
+
 import argparse
 import ctypes
 import os
@@ -20,8 +22,13 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import array_stats
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 EVENT_NAME = "epicsperf_tick"
 # The highest rate PREFIX:RAMP is processed at (Hz): a put above it is clipped.
@@ -38,7 +45,7 @@ ARRAY_TYPES = {
 }
 
 
-def parse_args(argv):
+def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="ioc.py")
     p.add_argument("--records", type=int, required=True)
     p.add_argument("--rate", type=float, required=True)
@@ -65,7 +72,7 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def die_with_parent():
+def die_with_parent() -> None:
     """Ask Linux to send SIGTERM to this process when the parent exits."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -75,11 +82,11 @@ def die_with_parent():
         pass
 
 
-def counter_name(prefix, style, i):
+def counter_name(prefix: str, style: str, i: int) -> str:
     return f"{prefix}CALC{i:05d}" if style == "padded" else f"{prefix}CALC{i}"
 
 
-def counter_indices(records, style):
+def counter_indices(records: int, style: str) -> range:
     return range(0, records) if style == "padded" else range(1, records + 1)
 
 
@@ -89,7 +96,7 @@ SETTING_STATES = ("Off", "On", "Standby", "Fault")
 SETTING_ELEMENTS = 16
 
 
-def setting_value(i):
+def setting_value(i: int) -> float | str | list[float]:
     """The value PREFIX:SET:i holds at start (an mbbo's is its state index)."""
     kind = SETTING_KINDS[i % 5]
     if kind == "ao":
@@ -103,22 +110,23 @@ def setting_value(i):
     return [i + k * 0.25 for k in range(SETTING_ELEMENTS)]
 
 
-def db_text(args):
+def db_text(args: argparse.Namespace) -> tuple[str, list[tuple[str, str, Sequence[Any]]]]:
     """The database, as EPICS .db text."""
     P = args.prefix
     K = P + "KIND:"
-    out = []
-    arrays = []  # (name, ftvl, values): EPICS cannot load array fields before iocInit
+    out: list[str] = []
+    # (name, ftvl, values): EPICS cannot load array fields before iocInit
+    arrays: list[tuple[str, str, Sequence[Any]]] = []
 
-    def wf(name, ftvl, values, nelm=None, **fields):
+    def wf(name: str, ftvl: str, values: Sequence[Any], nelm: int | None = None, **fields: str) -> None:
         rec("waveform", name, FTVL=q(ftvl), NELM=str(nelm or len(values)), **fields)
         arrays.append((name, ftvl, values))
 
-    def rec(rtype, name, **fields):
+    def rec(rtype: str, name: str, **fields: str) -> None:
         body = "".join(f'    field({k}, {v})\n' for k, v in fields.items())
         out.append(f'record({rtype}, "{name}") {{\n{body}}}\n')
 
-    def q(s):
+    def q(s: str) -> str:
         return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
     # Gap injection: a client writes N to SKIP; the ticker then sets every counter's B to N for
@@ -152,7 +160,7 @@ def db_text(args):
     wf(K + "LONGSTRING", "CHAR", list(long_text.encode()) + [0], nelm=256)
 
     # A small array of each numeric type, values 0..9 scaled so they differ by type.
-    small_arrays = {
+    small_arrays: dict[str, tuple[str, list[float]]] = {
         "CHAR": ("UCHAR", [i * 25 for i in range(10)]),
         "SHORT": ("SHORT", [i * -300 for i in range(10)]),
         "LONG": ("LONG", [i * 100000 for i in range(10)]),
@@ -194,7 +202,7 @@ def db_text(args):
     for i in range(1, args.settings + 1):
         name = f"{P}SET:{i}"
         kind = SETTING_KINDS[i % 5]
-        value = setting_value(i)
+        value: Any = setting_value(i)  # of the type its kind takes
         if kind == "ao":
             rec("ao", name, VAL=repr(value), PREC="3", EGU=q("mm"), PINI='"YES"')
         elif kind == "longout":
@@ -218,7 +226,7 @@ def db_text(args):
     return "".join(out), arrays
 
 
-def acf_text(args):
+def acf_text(args: argparse.Namespace) -> str:
     """Access security: full access everywhere but in group GATED, writable only while KIND:GATE
     is 1, and in group LOCKED, never writable."""
     return (
@@ -232,11 +240,12 @@ def acf_text(args):
     )
 
 
-def loopback_only(args):
-    return args.listen.startswith("127.")
+def loopback_only(args: argparse.Namespace) -> bool:
+    listen: str = args.listen
+    return listen.startswith("127.")
 
 
-def client_env(args, max_array_bytes):
+def client_env(args: argparse.Namespace, max_array_bytes: int) -> dict[str, str]:
     """What a client needs to reach this IOC: on loopback, the address lists; otherwise only the
     ports (a client finds it by broadcast, the EPICS default)."""
     env = {
@@ -256,7 +265,7 @@ def client_env(args, max_array_bytes):
     return env
 
 
-def server_env(args, max_array_bytes):
+def server_env(args: argparse.Namespace, max_array_bytes: int) -> dict[str, str]:
     """Environment for the IOC's own servers: our ports, and the interface asked for (all for
     0.0.0.0). On loopback the host is set up as its clients are (the address lists name the
     loopback address, the automatic lists off); beacons are left at EPICS base's and pvxs's
@@ -280,7 +289,7 @@ def server_env(args, max_array_bytes):
     return env
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     args = parse_args(argv)
     die_with_parent()
     # CA carries an int64 waveform as doubles: 8 bytes per element covers every type.
@@ -350,7 +359,7 @@ def main(argv):
     last_counter = counter_name(args.prefix, args.name_style, counter_indices(args.records, args.name_style)[-1])
     counter_buf = numpy.zeros(1, dtype=numpy.float64)
 
-    def read_counter():
+    def read_counter() -> float:
         db_get_field(last_counter, fields.DBF_DOUBLE, counter_buf.ctypes.data, 1)
         return float(counter_buf[0])
     stats.read_counter = read_counter
@@ -361,13 +370,13 @@ def main(argv):
     skip_buf = numpy.zeros(1, dtype=numpy.int32)
     b_buf = numpy.zeros(1, dtype=numpy.float64)
 
-    def set_b(n):
+    def set_b(n: int) -> None:
         """Every counter's B, without processing it."""
         b_buf[0] = n
         for name in counters:
             db_put_field_process(name, fields.DBF_DOUBLE, b_buf.ctypes.data, 1, False)
 
-    def tick():
+    def tick() -> None:
         db_get_field(counter_skip, fields.DBF_LONG, skip_buf.ctypes.data, 1)
         skip = int(skip_buf[0])
         if skip <= 0:
@@ -385,7 +394,7 @@ def main(argv):
             time.sleep(0.001)
         set_b(0)
 
-    def ticker():
+    def ticker() -> None:
         if args.rate <= 0:
             return
         period = 1.0 / args.rate
@@ -404,12 +413,12 @@ def main(argv):
     ramp_rate = args.prefix + "RAMP:RATE"
     ramp_buf = numpy.zeros(1, dtype=numpy.float64)
 
-    def read_ramp():
+    def read_ramp() -> float:
         db_get_field(ramp, fields.DBF_DOUBLE, ramp_buf.ctypes.data, 1)
         return float(ramp_buf[0])
     stats.read_ramp = read_ramp
 
-    def ramp_ticker():
+    def ramp_ticker() -> None:
         """Processes PREFIX:RAMP at PREFIX:RAMP:RATE Hz on an absolute schedule; reads the rate
         before each update, so a put takes effect at the next one (or within 50 ms from 0)."""
         rate_buf = numpy.zeros(1, dtype=numpy.float64)
@@ -432,7 +441,7 @@ def main(argv):
             elif delay < -1.0:  # fell far behind: resynchronise
                 next_t = time.monotonic()
 
-    def array_updater():
+    def array_updater() -> None:
         rate = args.array_rate
         if args.array_elements <= 0 or rate in ("0", "0.0"):
             return
@@ -472,10 +481,10 @@ def main(argv):
 
     # The signal handler runs on the main thread and must take no lock (Event.set() from a handler
     # can deadlock against the interrupted main thread): it only raises a flag that is polled.
-    stopping = []
+    stopping: list[object] = []  # why: "stdin closed" or the signal
 
     if args.watch_stdin:
-        def watch():
+        def watch() -> None:
             try:
                 for line in sys.stdin:
                     if line.strip() == "stats":
@@ -488,7 +497,7 @@ def main(argv):
             stopping.append("stdin closed")
         threading.Thread(target=watch, daemon=True).start()
 
-    def on_signal(sig, _frame):
+    def on_signal(sig: int, _frame: FrameType | None) -> None:
         stopping.append(sig)
 
     signal.signal(signal.SIGINT, on_signal)
