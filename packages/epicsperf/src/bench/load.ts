@@ -8,6 +8,7 @@ import type { Reading } from '../procstat.js';
 import { stealMeter } from '../procstat.js';
 import type { Runner } from '../runner/process.js';
 import { ClientDeadline } from '../runner/deadline.js';
+import { failureOf } from '../runner/run.js';
 import { LOCAL, type Host } from '../hosts/host.js';
 import type { Ioc, IocStats } from '../ioc/index.js';
 import type { ClientSpec } from '../clients/index.js';
@@ -234,14 +235,11 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
   const live = () => slots.filter((s) => s.runner && s.row.error === undefined);
   const fail = async (s: Slot, err: unknown): Promise<void> => {
     if (s.row.error !== undefined) return;
-    s.row.error =
-      s.deadline?.stoppedAfterS !== undefined
-        ? s.deadline.note()
-        : s.overMemoryMb !== undefined
-          ? `${MEMORY_KILL} ${maxRssMb} MiB (${Math.round(s.overMemoryMb)} MiB): it fell behind the updates`
-          : err instanceof RunnerError
-            ? err.message
-            : `unexpected: ${(err as Error).message}`;
+    const memory =
+      s.overMemoryMb === undefined
+        ? undefined
+        : `${MEMORY_KILL} ${maxRssMb} MiB (${Math.round(s.overMemoryMb)} MiB): it fell behind the updates`;
+    s.row.error = failureOf(err, s.deadline, memory);
     await s.runner?.kill();
   };
   const guard = setInterval(() => {

@@ -1,6 +1,5 @@
 // The monitor workload for one client: start its runner, let it subscribe to the IOC's counters
 // until every PV has its samples, measure its CPU and memory from outside, then check the samples.
-import { RunnerError } from '../errors.js';
 import { CpuSampler, type Meter } from '../procstat.js';
 import { checkArraySamples, checkMonitorSamples } from './checks.js';
 import type { Sample } from './samples.js';
@@ -10,7 +9,7 @@ import { stat, type MonitorRun } from '../results/index.js';
 import type { Host } from '../hosts/host.js';
 import { LocalHost } from '../hosts/local-host.js';
 import type { IocStats } from '../ioc/stats.js';
-import { ClientDeadline } from '../runner/deadline.js';
+import { runOnce } from '../runner/run.js';
 
 export interface MonitorRunOptions {
   /** 'monitor': many counters; 'array': one big waveform (docs/runners.md). Default 'monitor'. */
@@ -67,8 +66,6 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
     env: o.env,
   });
   const result: MonitorRun = { client: o.client.name, ok: false, ...(o.host && { host: o.host.name }) };
-  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
-  const progress = deadline.track(o.onProgress ?? (() => {}));
   let sampler: CpuSampler | undefined;
   let iocSampler: CpuSampler | undefined;
   let warm: NodeJS.Timeout | undefined;
@@ -81,99 +78,88 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
       void runner.kill();
     }
   }, 500);
+  const reason = (): string | undefined =>
+    overMemory ? `${MEMORY_KILL} ${maxRssMb} MiB (${Math.round(overMemory)} MiB): it fell behind the updates` : undefined;
   try {
-    progress('starting');
-    const ready = await runner.next('ready', 60_000, 'ready');
-    result.version = typeof ready.version === 'string' ? ready.version : undefined;
-    // The IOC's count before the client subscribes: every update after its first was posted later.
-    const stats0 = workload === 'array' ? await o.array?.iocStats?.() : undefined;
-    const startedAt = Date.now() / 1000;
-    const t0 = performance.now();
-    runner.send('start');
-    progress('connecting');
-    await runner.next('connected', 30_000 + o.names.length * 20, 'all PVs connected');
-    result.connectMs = performance.now() - t0;
-    progress('collecting');
-    // The whole collection window, for runs too short for one sample after the warm-up.
-    const window0 = runner.meter.read();
-    sampler = new CpuSampler(runner.meter);
-    iocSampler = o.iocMeter ? new CpuSampler(o.iocMeter) : undefined;
-    warm = setTimeout(() => {
-      sampler!.start();
-      iocSampler?.start();
-    }, o.warmupMs ?? 1000);
-    const expectedS = o.samples / Math.max(o.rate, 0.1);
-    const complete = await runner.next('complete', 30_000 + expectedS * 3000, `${o.samples} samples per PV`);
-    result.collectS = (performance.now() - t0) / 1000;
-    const stats1 = stats0 ? await o.array?.iocStats?.() : undefined;
-    clearTimeout(warm);
-    const cpu = sampler.stop();
-    const window1 = runner.meter.read();
-    if (cpu.length === 0 && window0 && window1 && window1.t > window0.t) {
-      cpu.push(((window1.cpuS - window0.cpuS) / ((window1.t - window0.t) / 1000)) * 100);
-    }
-    const iocCpu = iocSampler?.stop() ?? [];
-    sampler.updateMemory();
-    result.peakRssMb = sampler.peakRssKb / 1024;
-    const s = stat(cpu);
-    if (s) result.cpuPercent = { ...s, samples: cpu.map((x) => Math.round(x * 100) / 100) };
-    result.iocCpuPercent = stat(iocCpu);
-    progress('checking');
-    const samples = await shipSamples(runner);
-    o.onSamples?.(samples);
-    if (workload === 'array') {
-      const elements = o.array?.elements ?? Number(complete.elements ?? 0);
-      result.array = checkArraySamples(samples, {
-        elements,
-        lastLength: Number(complete.elements ?? elements),
-        ...(o.array?.type && { type: o.array.type }),
-      });
-      const server = serverRate(stats0, stats1, elements);
-      if (server)
-        result.array.server = {
-          ...server,
-          fraction: server.updatesPerSecond > 0 ? result.array.updatesPerSecond / server.updatesPerSecond : 0,
-        };
-      result.ok = result.array.ok;
-      if (!result.ok) {
-        result.error =
-          `array check failed: ${result.array.corrupt} corrupt, ${result.array.valueErrors} went backwards` +
-          (result.array.corruptUpdates ? `: ${result.array.corruptUpdates.slice(0, 2).join('; ')}` : '');
+    return await runOnce(runner, result, { deadlineMs: o.clientDeadlineMs, onProgress: o.onProgress, reason }, async (progress) => {
+      progress('starting');
+      const ready = await runner.next('ready', 60_000, 'ready');
+      result.version = typeof ready.version === 'string' ? ready.version : undefined;
+      // The IOC's count before the client subscribes: every update after its first was posted later.
+      const stats0 = workload === 'array' ? await o.array?.iocStats?.() : undefined;
+      const startedAt = Date.now() / 1000;
+      const t0 = performance.now();
+      runner.send('start');
+      progress('connecting');
+      await runner.next('connected', 30_000 + o.names.length * 20, 'all PVs connected');
+      result.connectMs = performance.now() - t0;
+      progress('collecting');
+      // The whole collection window, for runs too short for one sample after the warm-up.
+      const window0 = runner.meter.read();
+      sampler = new CpuSampler(runner.meter);
+      iocSampler = o.iocMeter ? new CpuSampler(o.iocMeter) : undefined;
+      warm = setTimeout(() => {
+        sampler!.start();
+        iocSampler?.start();
+      }, o.warmupMs ?? 1000);
+      const expectedS = o.samples / Math.max(o.rate, 0.1);
+      const complete = await runner.next('complete', 30_000 + expectedS * 3000, `${o.samples} samples per PV`);
+      result.collectS = (performance.now() - t0) / 1000;
+      const stats1 = stats0 ? await o.array?.iocStats?.() : undefined;
+      clearTimeout(warm);
+      const cpu = sampler.stop();
+      const window1 = runner.meter.read();
+      if (cpu.length === 0 && window0 && window1 && window1.t > window0.t) {
+        cpu.push(((window1.cpuS - window0.cpuS) / ((window1.t - window0.t) / 1000)) * 100);
       }
-      await runner.finish();
-      return result;
-    }
-    result.check = checkMonitorSamples(samples, {
-      pvs: o.names.length,
-      samplesPerPv: o.samples,
-      startedAt,
-      periodS: 1 / Math.max(o.rate, 0.1),
-      expectedSeverity: 1,
-      names: o.names,
+      const iocCpu = iocSampler?.stop() ?? [];
+      sampler.updateMemory();
+      result.peakRssMb = sampler.peakRssKb / 1024;
+      const s = stat(cpu);
+      if (s) result.cpuPercent = { ...s, samples: cpu.map((x) => Math.round(x * 100) / 100) };
+      result.iocCpuPercent = stat(iocCpu);
+      progress('checking');
+      const samples = await shipSamples(runner);
+      o.onSamples?.(samples);
+      if (workload === 'array') {
+        const elements = o.array?.elements ?? Number(complete.elements ?? 0);
+        result.array = checkArraySamples(samples, {
+          elements,
+          lastLength: Number(complete.elements ?? elements),
+          ...(o.array?.type && { type: o.array.type }),
+        });
+        const server = serverRate(stats0, stats1, elements);
+        if (server)
+          result.array.server = {
+            ...server,
+            fraction: server.updatesPerSecond > 0 ? result.array.updatesPerSecond / server.updatesPerSecond : 0,
+          };
+        result.ok = result.array.ok;
+        if (!result.ok) {
+          result.error =
+            `array check failed: ${result.array.corrupt} corrupt, ${result.array.valueErrors} went backwards` +
+            (result.array.corruptUpdates ? `: ${result.array.corruptUpdates.slice(0, 2).join('; ')}` : '');
+        }
+        return;
+      }
+      result.check = checkMonitorSamples(samples, {
+        pvs: o.names.length,
+        samplesPerPv: o.samples,
+        startedAt,
+        periodS: 1 / Math.max(o.rate, 0.1),
+        expectedSeverity: 1,
+        names: o.names,
+      });
+      result.ok = result.check.ok;
+      if (!result.ok) result.error = `sample check failed: ${result.check.findings.slice(0, 2).join('; ')}`;
     });
-    result.ok = result.check.ok;
-    if (!result.ok) result.error = `sample check failed: ${result.check.findings.slice(0, 2).join('; ')}`;
-    await runner.finish();
-  } catch (err) {
-    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
-    result.error =
-      deadline.stoppedAfterS !== undefined
-        ? deadline.note()
-        : overMemory
-          ? `${MEMORY_KILL} ${maxRssMb} MiB (${Math.round(overMemory)} MiB): it fell behind the updates`
-          : err instanceof RunnerError
-            ? err.message
-            : `unexpected: ${(err as Error).message}`;
-    if (overMemory) result.peakRssMb = Math.max(result.peakRssMb ?? 0, overMemory);
-    await runner.kill();
   } finally {
-    deadline.clear();
+    if (overMemory) result.peakRssMb = Math.max(result.peakRssMb ?? 0, overMemory);
     clearInterval(guard);
     if (warm) clearTimeout(warm);
     sampler?.stop();
     iocSampler?.stop();
   }
-  return result;
 }
 
 /** The IOC's published array rate between two of its stats answers (undefined without both). */

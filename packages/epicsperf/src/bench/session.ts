@@ -1,8 +1,7 @@
 // One put-driven runner's life as the orchestrator sees it (array-put, latency): spawn, ready,
 // start, connected, the workload's own steps, exit; a failure or its deadline becomes the row's error.
 import type { Runner } from '../runner/process.js';
-import { ClientDeadline } from '../runner/deadline.js';
-import { RunnerError } from '../errors.js';
+import { runOnce } from '../runner/run.js';
 import { decodeSamples, type Sample } from './samples.js';
 import type { ClientSpec } from '../clients/index.js';
 import type { Host } from '../hosts/host.js';
@@ -48,9 +47,7 @@ export async function runSession<R extends SessionResult>(o: SessionOptions, res
   const host = o.host ?? new LocalHost(o.python);
   const runner = host.startRunner({ client: o.client.name, workload: o.workload, names: o.names, args: o.args, env: o.env });
   if (o.host) result.host = o.host.name;
-  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
-  const progress = deadline.track(o.onProgress ?? (() => {}));
-  try {
+  return runOnce(runner, result, { deadlineMs: o.clientDeadlineMs, onProgress: o.onProgress }, async (progress) => {
     progress('starting');
     const ready = await runner.next('ready', 60_000, 'ready');
     if (typeof ready.version === 'string') result.version = ready.version;
@@ -59,20 +56,7 @@ export async function runSession<R extends SessionResult>(o: SessionOptions, res
     progress('connecting');
     await runner.next('connected', 30_000, 'connected');
     await body({ runner, progress });
-    await runner.finish();
-  } catch (err) {
-    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
-    result.error =
-      deadline.stoppedAfterS !== undefined
-        ? deadline.note()
-        : err instanceof RunnerError
-          ? err.message
-          : `unexpected: ${(err as Error).message}`;
-    await runner.kill();
-  } finally {
-    deadline.clear();
-  }
-  return result;
+  });
 }
 
 /** Ask the runner for its samples and decode them. */

@@ -5,7 +5,7 @@ import { RunnerError } from '../errors.js';
 import { findClient, type ClientSpec } from '../clients/index.js';
 import type { Host } from '../hosts/host.js';
 import { LocalHost } from '../hosts/local-host.js';
-import { ClientDeadline } from '../runner/deadline.js';
+import { runOnce } from '../runner/run.js';
 import type { SnapshotRow, SnapshotRun } from '../results/index.js';
 import { snapshotRow, type ShippedRow } from '../snapshots/read.js';
 
@@ -95,9 +95,7 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
     args: ['--timeout-ms', String(o.timeoutMs)],
     env: o.env,
   });
-  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
-  const progress = deadline.track(o.onProgress ?? (() => {}));
-  try {
+  return runOnce(runner, result, { deadlineMs: o.clientDeadlineMs, onProgress: o.onProgress }, async (progress) => {
     progress('starting');
     const ready = await runner.next('ready', o.readyTimeoutMs ?? 60_000, 'ready');
     result.version = typeof ready.version === 'string' ? ready.version : undefined;
@@ -149,18 +147,5 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
     result.ok = result.wrong === 0;
     if (!result.ok) result.error = `${result.wrong} answers disagree with the IOC`;
     progress('done');
-    await runner.finish();
-  } catch (err) {
-    result.error =
-      deadline.stoppedAfterS !== undefined
-        ? deadline.note()
-        : err instanceof RunnerError
-          ? err.message
-          : `unexpected: ${(err as Error).message}`;
-    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
-    await runner.kill();
-  } finally {
-    deadline.clear();
-  }
-  return result;
+  });
 }

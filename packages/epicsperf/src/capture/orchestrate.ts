@@ -8,8 +8,8 @@ import { RunnerProcess } from '../runner/process.js';
 import { cpuSeconds, memoryKb } from '../procstat.js';
 import { writeNamesFile } from '../runner/names.js';
 import { ClientDeadline } from '../runner/deadline.js';
+import { failureOf } from '../runner/run.js';
 import { PACKAGE_ROOT, pythonModule } from '../pyenv/index.js';
-import { RunnerError } from '../errors.js';
 import { getLogger } from '../log.js';
 import type { CaptureRun, CaptureSummary } from '../results/capture.js';
 
@@ -170,7 +170,7 @@ async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, s
     if (error !== undefined) result.error = error;
     await runner.finish();
   } catch (err) {
-    result.error = err instanceof RunnerError ? err.message : `unexpected: ${(err as Error).message}`;
+    result.error = failureOf(err, undefined);
     await runner.kill();
   } finally {
     clearInterval(memTimer);
