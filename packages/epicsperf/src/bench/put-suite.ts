@@ -5,6 +5,7 @@ import type { Placement } from './placement.js';
 import { stealMeter } from '../procstat.js';
 import type { ClientSpec } from '../clients/index.js';
 import type { DeadlineFor } from './profiles.js';
+import { arrayPutOutcome, latencyOutcome } from '../report/outcomes.js';
 import { runArrayPut } from './array-put.js';
 import { runLatency } from './latency.js';
 import type { ArrayPutRun, ArrayPutWorkload, BenchResults, LatencyRun, LatencyWorkload } from '../results/index.js';
@@ -25,15 +26,6 @@ export interface PutSuiteOptions {
 /** The bench's step counter (suite.ts Steps): reports each step's start and end. */
 export interface StepRunner {
   run<T>(workload: string, client: string, run: number, repeat: number, body: () => Promise<T>, outcome: (r: T) => string): Promise<T>;
-}
-
-const arrayPutOutcome = (r: ArrayPutRun): string =>
-  r.error ?? `${r.putsPerSecond?.toFixed(1) ?? '-'} puts/s, the IOC checked ${r.ioc?.received ?? 0}/${r.puts - r.failedPuts}`;
-
-function latencyOutcome(r: LatencyRun): string {
-  if (r.error) return r.error;
-  const last = r.points[r.points.length - 1];
-  return last ? `p50 ${last.p50Ms.toFixed(3)} ms at ${last.elements.toLocaleString('en-US')} elements` : 'no result';
 }
 
 export async function runPutWorkloads(

@@ -18,17 +18,13 @@ import { clientDeadline } from './profiles.js';
 import { runHeadroom } from './headroom.js';
 import { runLoad } from './load.js';
 import { LOCAL } from '../hosts/host.js';
+import { captureOutcome, headroomOutcome, loadOutcome, monitorOutcome, snapshotOutcome } from '../report/outcomes.js';
 import {
   BENCH_FORMAT,
-  heldRate,
   type BenchResults,
   type BenchRunOptions,
-  type CaptureStepResult,
   type EnvironmentReport,
-  type HeadroomStepResult,
-  type LoadStepResult,
   type MonitorRun,
-  type SnapshotRun,
   type SnapshotWorkload,
 } from '../results/index.js';
 
@@ -176,31 +172,6 @@ export class Steps {
     return r;
   }
 }
-
-const snapshotOutcome = (r: SnapshotRun) =>
-  r.wallMs !== undefined && !r.error
-    ? `${r.answered}/${r.answered + r.failed} answered in ${(r.wallMs / 1000).toFixed(2)} s`
-    : (r.error ?? 'failed');
-const captureOutcome = (r: CaptureStepResult) =>
-  r.kept ? `kept: ${r.mbS?.toFixed(1) ?? '-'} MB/s, ${Math.round(r.updatesS ?? 0)} updates/s` : (r.run.error ?? `${r.lost} updates lost`);
-const headroomOutcome = (r: HeadroomStepResult) =>
-  (r.held
-    ? `held: ${Math.round(heldRate(r) ?? 0)} updates/s, CPU ${r.run.cpuPercent?.mean.toFixed(0) ?? '-'} %`
-    : (r.failure?.text ?? 'failed')) +
-  (r.iocLimited ? ` (IOC-limited: ${Math.round(r.iocUpdatesS ?? 0)} of ${r.step.offeredUpdatesS} updates/s)` : '');
-const loadOutcome = (r: LoadStepResult) =>
-  (r.held
-    ? `held: ${r.totalClients} client${r.totalClients === 1 ? '' : 's'}, ${Math.round(r.updatesS).toLocaleString('en-US')} updates/s, p99 ${r.latencyMs?.p99.toFixed(1) ?? '-'} ms`
-    : (r.limit?.text ?? 'failed')) +
-  (r.fairness
-    ? ` (delivered: steady ${(100 * r.fairness.steadyFraction).toFixed(1)}%, ramp ${(100 * r.fairness.rampFraction).toFixed(1)}% at ${Math.round(r.fairness.rampRateHz)} Hz)`
-    : '');
-const monitorOutcome = (r: MonitorRun) =>
-  r.error
-    ? r.error
-    : r.array
-      ? `${r.array.mElementsPerSecond.toFixed(1)} M elements/s${r.array.server ? ` (${r.array.server.fraction.toFixed(2)} of the IOC's rate)` : ''}`
-      : `CPU ${r.cpuPercent?.mean.toFixed(1) ?? '-'} %`;
 
 /**
  * The results as stored: a snapshot run keeps the first 100 rows of PVs that failed or disagreed
