@@ -9,84 +9,97 @@ aioca copies each update into a numpy array in libca's callback and hands the ne
 loop (all_updates=False, its default: updates the loop has not reached are replaced).
 """
 
+from __future__ import annotations
+
 import asyncio
 import time
+from typing import TYPE_CHECKING, Any
 
 from . import base
 
+if TYPE_CHECKING:
+    import queue
+    import threading
+
+    import numpy.typing as npt
+
+    from ..put_workloads import OnUpdate
+    from ..runner import ArrayStore, Store
+
 LIBRARY = "aioca"
-aioca = None
+aioca: Any = None
 
 
-def load():
+def load() -> str:
     global aioca
     import aioca as lib
     aioca = lib
     from aioca import _version
-    return getattr(_version, "__version__", getattr(_version, "version", "?"))
+    version: str = getattr(_version, "__version__", getattr(_version, "version", "?"))
+    return version
 
 
 
 class Client(base.Client):
-    def __init__(self, names):
+    def __init__(self, names: list[str]) -> None:
         super().__init__(names)
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
-        self.subscriptions = []
+        self.subscriptions: list[Any] = []
 
-    def snapshot(self, timeout, t0):
+    def snapshot(self, timeout: float, t0: float) -> list[base.Entry]:
         results = self.loop.run_until_complete(aioca.caget(
             self.names, format=aioca.FORMAT_TIME, timeout=timeout, throw=False))
         return base.catools_results(results, base.elapsed_ms(t0))
 
-    def monitor(self, store):
+    def monitor(self, store: Store) -> None:
         on_update = base.catools_updates(store)
 
-        async def subscribe():
+        async def subscribe() -> Any:
             return aioca.camonitor(self.names, on_update, format=aioca.FORMAT_TIME,
                                    events=aioca.DBE_VALUE | aioca.DBE_ALARM)
 
         self.subscriptions = self.loop.run_until_complete(subscribe())
 
-    def array(self, store):
+    def array(self, store: ArrayStore) -> None:
         on_update = base.catools_array_updates(store)
 
-        async def subscribe():
+        async def subscribe() -> Any:
             return aioca.camonitor(self.names[0], on_update, format=aioca.FORMAT_TIME, count=0,
                                    events=aioca.DBE_VALUE | aioca.DBE_ALARM)
 
         self.subscriptions = [self.loop.run_until_complete(subscribe())]
 
-    def wait_command(self, commands):
+    def wait_command(self, commands: queue.Queue[str]) -> str:
         return self.loop.run_until_complete(self.loop.run_in_executor(None, commands.get))
 
     # array-put and latency (put_workloads.py): caput of a numpy array (wait=True for the
     # completion) run on the loop; camonitor for the client's own updates, whose callbacks run
     # only while the loop does: wait_event runs it until the driver's event is set.
-    def put_connect(self, name):
+    def put_connect(self, name: str) -> None:
         self.put_name = name
         self.loop.run_until_complete(aioca.connect(name, timeout=10))
 
-    def put_array(self, values, callback):
+    def put_array(self, values: npt.NDArray[Any], callback: bool) -> None:
         self.loop.run_until_complete(aioca.caput(self.put_name, values, wait=callback, timeout=60))
 
-    def latency_monitor(self, name, on_update):
+    def latency_monitor(self, name: str, on_update: OnUpdate) -> None:
         self.put_connect(name)
         self.seen = asyncio.Event()
         now = time.time
 
-        def on_value(value):
+        def on_value(value: Any) -> None:
             on_update(value, value.severity, value.timestamp, now())
             self.seen.set()
 
-        async def subscribe():
+        async def subscribe() -> Any:
             return aioca.camonitor(name, on_value, format=aioca.FORMAT_TIME, count=0,
                                    events=aioca.DBE_VALUE | aioca.DBE_ALARM)
 
         self.subscriptions.append(self.loop.run_until_complete(subscribe()))
 
-    def wait_event(self, event, timeout):
-        async def until_set():
+    def wait_event(self, event: threading.Event, timeout: float) -> bool:
+        async def until_set() -> bool:
             end = self.loop.time() + timeout
             while not event.is_set():
                 left = end - self.loop.time()
@@ -100,7 +113,7 @@ class Client(base.Client):
             return True
         return self.loop.run_until_complete(until_set())
 
-    def close(self):
+    def close(self) -> None:
         for sub in self.subscriptions:
             sub.close()
         self.loop.run_until_complete(asyncio.sleep(0))

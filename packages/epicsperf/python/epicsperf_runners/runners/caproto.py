@@ -10,29 +10,40 @@ response's data is a big-endian numpy view of the received bytes, of which the r
 three elements.
 """
 
+from __future__ import annotations
+
 import threading
 import time
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from . import base
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from ..put_workloads import OnUpdate
+    from ..runner import ArrayStore, Store
+
 LIBRARY = "caproto"
-caproto = None
-Context = None
+caproto: Any = None
+Context: Any = None
 
 
-def load():
+def load() -> str:
     global caproto, Context
     import caproto as lib
     from caproto.threading.client import Context as ctx
     caproto = lib
     Context = ctx
-    return lib.__version__
+    version: str = lib.__version__
+    return version
 
 
-def decode(response):
+def decode(response: Any) -> tuple[Any, int, int, float]:
     """(value, severity, status, timestamp) of a time-typed read or event response."""
     data = response.data
     meta = response.metadata
+    value: Any
     if response.data_type in (caproto.ChannelType.TIME_STRING, caproto.ChannelType.STRING):
         value = [v.decode("latin-1") if isinstance(v, bytes) else v for v in data]
     else:
@@ -43,22 +54,22 @@ def decode(response):
 
 
 class Client(base.Client):
-    def __init__(self, names):
+    def __init__(self, names: list[str]) -> None:
         super().__init__(names)
         self.ctx = Context()
-        self.pvs = []
-        self.keep = []  # caproto holds callbacks weakly
+        self.pvs: list[Any] = []
+        self.keep: list[tuple[Any, Callable[[Any, Any], None]]] = []  # caproto holds callbacks weakly
 
-    def snapshot(self, timeout, t0):
+    def snapshot(self, timeout: float, t0: float) -> list[base.Entry]:
         deadline = t0 + timeout
         self.pvs = self.ctx.get_pvs(*self.names, timeout=timeout)
-        out = [None] * len(self.names)
+        out: list[base.Entry | None] = [None] * len(self.names)
         left = [1]  # one for the issuing loop, so early answers cannot finish the wait
         all_read = threading.Event()
         lock = threading.Lock()
 
-        def reader(i):
-            def on_read(response):
+        def reader(i: int) -> Callable[[Any], None]:
+            def on_read(response: Any) -> None:
                 try:
                     value, sev, stat, stamp = decode(response)
                     entry = base.ok(value, sev, stat, stamp, base.elapsed_ms(t0))
@@ -72,7 +83,7 @@ class Client(base.Client):
                         all_read.set()
             return on_read
 
-        started = []
+        started: list[int] = []
         for i, pv in enumerate(self.pvs):
             try:
                 pv.wait_for_connection(timeout=max(0.0, deadline - time.time()))
@@ -97,15 +108,15 @@ class Client(base.Client):
             for i in started:
                 if out[i] is None:
                     out[i] = base.failed("timeout", base.elapsed_ms(t0))
-        return out
+        return cast("list[base.Entry]", out)  # every entry is set by now
 
-    def monitor(self, store):
+    def monitor(self, store: Store) -> None:
         self.pvs = self.ctx.get_pvs(*self.names, timeout=60.0)
         add = store.add
         now = time.time
 
-        def callback_for(index):
-            def on_update(_sub, response):
+        def callback_for(index: int) -> Callable[[Any, Any], None]:
+            def on_update(_sub: Any, response: Any) -> None:
                 value, sev, stat, stamp = decode(response)
                 add(index, sev, stat, base.as_float(value), stamp, now())
             return on_update
@@ -117,12 +128,12 @@ class Client(base.Client):
             self.keep.append((sub, cb))
             sub.add_callback(cb)
 
-    def array(self, store):
+    def array(self, store: ArrayStore) -> None:
         self.pvs = self.ctx.get_pvs(self.names[0], timeout=60.0)
         add = store.add_array
         now = time.time
 
-        def on_update(_sub, response):
+        def on_update(_sub: Any, response: Any) -> None:
             received = now()
             meta = response.metadata
             add(meta.severity, response.data, meta.timestamp, received)
@@ -134,18 +145,18 @@ class Client(base.Client):
 
     # array-put and latency (put_workloads.py): pv.write of a numpy array (wait=True for the
     # completion); a subscription with a callback for the client's own updates.
-    def put_connect(self, name):
+    def put_connect(self, name: str) -> None:
         self.put_pv, = self.ctx.get_pvs(name, timeout=60.0)
         self.put_pv.wait_for_connection(timeout=10)
 
-    def put_array(self, values, callback):
+    def put_array(self, values: npt.NDArray[Any], callback: bool) -> None:
         self.put_pv.write(values, wait=callback, timeout=60)
 
-    def latency_monitor(self, name, on_update):
+    def latency_monitor(self, name: str, on_update: OnUpdate) -> None:
         self.put_connect(name)
         now = time.time
 
-        def on_event(_sub, response):
+        def on_event(_sub: Any, response: Any) -> None:
             received = now()
             meta = response.metadata
             on_update(response.data, meta.severity, meta.timestamp, received)
@@ -155,5 +166,5 @@ class Client(base.Client):
         self.keep.append((sub, on_event))
         sub.add_callback(on_event)
 
-    def close(self):
+    def close(self) -> None:
         self.ctx.disconnect(wait=False)

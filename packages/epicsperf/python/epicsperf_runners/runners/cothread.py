@@ -10,80 +10,93 @@ While waiting for commands the scheduler keeps running:
 stdin commands reach it through a ThreadedEventQueue.
 """
 
+from __future__ import annotations
+
 import threading
 import time
+from typing import TYPE_CHECKING, Any
 
 from . import base
 
+if TYPE_CHECKING:
+    import queue
+
+    import numpy.typing as npt
+
+    from ..put_workloads import OnUpdate
+    from ..runner import ArrayStore, Store
+
 LIBRARY = "cothread"
-cothread = None
-catools = None
+cothread: Any = None
+catools: Any = None
 
 
-def load():
+def load() -> str:
     global cothread, catools
     import cothread as lib
     import cothread.catools as ca
     cothread = lib
     catools = ca
-    return lib.__version__
+    version: str = lib.__version__
+    return version
 
 
 class Client(base.Client):
-    def __init__(self, names):
+    def __init__(self, names: list[str]) -> None:
         super().__init__(names)
-        self.subscriptions = []
-        self.inbox = None
+        self.subscriptions: list[Any] = []
+        self.inbox: Any = None
 
-    def snapshot(self, timeout, t0):
+    def snapshot(self, timeout: float, t0: float) -> list[base.Entry]:
         results = catools.caget(self.names, format=catools.FORMAT_TIME, timeout=timeout,
                                 throw=False)
         return base.catools_results(results, base.elapsed_ms(t0))
 
-    def monitor(self, store):
+    def monitor(self, store: Store) -> None:
         self.subscriptions = catools.camonitor(self.names, base.catools_updates(store),
                                                format=catools.FORMAT_TIME)
 
-    def array(self, store):
+    def array(self, store: ArrayStore) -> None:
         self.subscriptions = [catools.camonitor(
             self.names[0], base.catools_array_updates(store), format=catools.FORMAT_TIME, count=0,
             events=catools.DBE_VALUE | catools.DBE_ALARM)]
 
-    def wait_command(self, commands):
+    def wait_command(self, commands: queue.Queue[str]) -> str:
         if self.inbox is None:
             self.inbox = cothread.ThreadedEventQueue()
             inbox = self.inbox
 
-            def forward():
+            def forward() -> None:
                 while True:
                     inbox.Signal(commands.get())
 
             threading.Thread(target=forward, name="commands", daemon=True).start()
-        return self.inbox.Wait()
+        command: str = self.inbox.Wait()
+        return command
 
     # array-put and latency (put_workloads.py): caput of a numpy array (wait=True for the
     # completion); camonitor for the client's own updates, whose callbacks run on the main
     # thread's cothread scheduler: wait_event yields to it until the driver's event is set.
-    def put_connect(self, name):
+    def put_connect(self, name: str) -> None:
         self.put_name = name
         catools.connect(name, timeout=10)
 
-    def put_array(self, values, callback):
+    def put_array(self, values: npt.NDArray[Any], callback: bool) -> None:
         catools.caput(self.put_name, values, wait=callback, timeout=60)
 
-    def latency_monitor(self, name, on_update):
+    def latency_monitor(self, name: str, on_update: OnUpdate) -> None:
         self.put_connect(name)
         self.seen = cothread.Event(auto_reset=True)
         now = time.time
 
-        def on_value(value):
+        def on_value(value: Any) -> None:
             on_update(value, value.severity, value.timestamp, now())
             self.seen.Signal()
 
         self.subscriptions.append(catools.camonitor(name, on_value, format=catools.FORMAT_TIME,
                                                     count=0, events=catools.DBE_VALUE | catools.DBE_ALARM))
 
-    def wait_event(self, event, timeout):
+    def wait_event(self, event: threading.Event, timeout: float) -> bool:
         end = time.monotonic() + timeout
         while not event.is_set():
             left = end - time.monotonic()
@@ -95,6 +108,6 @@ class Client(base.Client):
                 return False
         return True
 
-    def close(self):
+    def close(self) -> None:
         for sub in self.subscriptions:
             sub.close()

@@ -9,20 +9,29 @@ Array: ctx.monitor(name, callback) on the waveform; p4p unwraps the NTScalarArra
 ntnumericarray, a numpy view of the received array, of which the runner reads three elements.
 """
 
+from __future__ import annotations
+
 import time
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import put_workloads
 from . import base
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from ..put_workloads import OnUpdate
+    from ..runner import ArrayStore, Store
+
 PROTOCOL = "PVA"
 
 LIBRARY = "p4p"
-Context = None
-Disconnected = None
-RemoteError = None
+Context: Any = None
+Disconnected: Any = None
+RemoteError: Any = None
 
 
-def load():
+def load() -> str:
     global Context, Disconnected, RemoteError
     from p4p.client.thread import Context as ctx, Disconnected as disc, RemoteError as remote
     Context, Disconnected, RemoteError = ctx, disc, remote
@@ -30,7 +39,7 @@ def load():
     return version("p4p")
 
 
-def alarm_of(value):
+def alarm_of(value: Any) -> tuple[int, int, float]:
     """(severity, CA status, timestamp) of an unwrapped NT value."""
     raw = getattr(value, "raw", None)
     if raw is None:
@@ -47,7 +56,7 @@ def alarm_of(value):
     return severity, status, stamp
 
 
-def plain(value):
+def plain(value: Any) -> Any:
     """The value itself: p4p's unwrapped NT types are values already (ntenum is its index);
     a structure p4p does not unwrap gives its value field."""
     if hasattr(value, "severity") or not hasattr(value, "get"):
@@ -58,7 +67,7 @@ def plain(value):
         return str(value)
 
 
-def error_text(err):
+def error_text(err: BaseException) -> str:
     if isinstance(err, TimeoutError):
         return "not found"
     if Disconnected is not None and isinstance(err, Disconnected):
@@ -67,12 +76,12 @@ def error_text(err):
 
 
 class Client(base.Client):
-    def __init__(self, names):
+    def __init__(self, names: list[str]) -> None:
         super().__init__(names)
         self.ctx = Context("pva")
-        self.subscriptions = []
+        self.subscriptions: list[Any] = []
 
-    def snapshot(self, timeout, t0):
+    def snapshot(self, timeout: float, t0: float) -> list[base.Entry]:
         results = self.ctx.get(self.names, timeout=timeout, throw=False)
         elapsed = base.elapsed_ms(t0)
         out = []
@@ -84,12 +93,12 @@ class Client(base.Client):
             out.append(base.ok(plain(r), severity, status, stamp, elapsed))
         return out
 
-    def monitor(self, store):
+    def monitor(self, store: Store) -> None:
         add = store.add
         now = time.time
 
-        def callback_for(index):
-            def on_update(value):
+        def callback_for(index: int) -> Callable[[Any], None]:
+            def on_update(value: Any) -> None:
                 if isinstance(value, Exception):
                     return
                 received = now()
@@ -100,11 +109,11 @@ class Client(base.Client):
         self.subscriptions = [self.ctx.monitor(name, callback_for(i), notify_disconnect=False)
                               for i, name in enumerate(self.names)]
 
-    def array(self, store):
+    def array(self, store: ArrayStore) -> None:
         add = store.add_array
         now = time.time
 
-        def on_update(value):
+        def on_update(value: Any) -> None:
             if isinstance(value, Exception):
                 return
             received = now()
@@ -115,21 +124,21 @@ class Client(base.Client):
 
     # array-put and latency (put_workloads.py): ctx.put of a numpy array (a PVA put always has a
     # reply, so there is no put without completion); ctx.monitor for the client's own updates.
-    def put_connect(self, name):
+    def put_connect(self, name: str) -> None:
         self.put_name = name
         self.ctx.get(name, timeout=10)
 
-    def put_array(self, values, callback):
+    def put_array(self, values: npt.NDArray[Any], callback: bool) -> None:
         if not callback and self.put_name is not None and not self.latency_mode:
             raise put_workloads.NoPutWithoutCallback("PV Access has no put without a reply (p4p)")
         self.ctx.put(self.put_name, values, timeout=60, get=False)
 
-    def latency_monitor(self, name, on_update):
+    def latency_monitor(self, name: str, on_update: OnUpdate) -> None:
         now = time.time
         self.put_name = name
         self.latency_mode = True
 
-        def on_value(value):
+        def on_value(value: Any) -> None:
             if isinstance(value, Exception):
                 return
             received = now()
@@ -138,10 +147,10 @@ class Client(base.Client):
 
         self.subscriptions.append(self.ctx.monitor(name, on_value, notify_disconnect=False))
 
-    put_name = None
+    put_name: str | None = None
     latency_mode = False
 
-    def close(self):
+    def close(self) -> None:
         for sub in self.subscriptions:
             sub.close()
         self.ctx.close()

@@ -11,27 +11,37 @@ reads three elements.
 pvapy must never share a process with the epicscorelibs-based clients.
 """
 
+from __future__ import annotations
+
 import threading
 import time
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import put_workloads
 from . import base
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from ..put_workloads import OnUpdate
+    from ..runner import ArrayStore, Store
+
 PROTOCOL = "PVA"
 
 LIBRARY = "pvapy"
-pva = None
+pva: Any = None
 REQUEST = "field(value,alarm,timeStamp)"
 
 
-def load():
+def load() -> str:
     global pva
     import pvaccess as lib
     pva = lib
-    return getattr(lib, "__version__", "?")
+    version: str = getattr(lib, "__version__", "?")
+    return version
 
 
-def decode(pv):
+def decode(pv: Any) -> tuple[Any, int, int, float]:
     """(value, severity, CA status, timestamp) of a PvObject."""
     value = pv["value"]
     if isinstance(value, dict):  # NTEnum
@@ -42,7 +52,7 @@ def decode(pv):
             stamp["secondsPastEpoch"] + stamp["nanoseconds"] * 1e-9)
 
 
-def error_text(err):
+def error_text(err: object) -> str:
     text = str(err)
     if "timed out" in text:
         return "not found"
@@ -50,20 +60,20 @@ def error_text(err):
 
 
 class Client(base.Client):
-    def __init__(self, names):
+    def __init__(self, names: list[str]) -> None:
         super().__init__(names)
-        self.channels = []
+        self.channels: list[Any] = []
 
-    def snapshot(self, timeout, t0):
+    def snapshot(self, timeout: float, t0: float) -> list[base.Entry]:
         n = len(self.names)
-        out = [None] * n
+        out: list[base.Entry | None] = [None] * n
         left = [n]
         lock = threading.Lock()
         finished = threading.Event()
         if n == 0:
             finished.set()
 
-        def settle(i, entry):
+        def settle(i: int, entry: base.Entry) -> None:
             with lock:
                 if out[i] is not None:
                     return
@@ -72,15 +82,15 @@ class Client(base.Client):
                 if left[0] == 0:
                     finished.set()
 
-        def callbacks(i):
-            def on_value(pv):
+        def callbacks(i: int) -> tuple[Callable[[Any], None], Callable[[Any], None]]:
+            def on_value(pv: Any) -> None:
                 try:
                     value, sev, stat, stamp = decode(pv)
                     settle(i, base.ok(value, sev, stat, stamp, base.elapsed_ms(t0)))
                 except Exception as err:  # noqa: BLE001 - a bad value fails one entry
                     settle(i, base.failed(err, base.elapsed_ms(t0)))
 
-            def on_error(err):
+            def on_error(err: Any) -> None:
                 settle(i, base.failed(error_text(err), base.elapsed_ms(t0)))
             return on_value, on_error
 
@@ -98,12 +108,12 @@ class Client(base.Client):
             return [e if e is not None else base.failed("timeout", base.elapsed_ms(t0))
                     for e in out]
 
-    def monitor(self, store):
+    def monitor(self, store: Store) -> None:
         add = store.add
         now = time.time
 
-        def callback_for(index):
-            def on_update(pv):
+        def callback_for(index: int) -> Callable[[Any], None]:
+            def on_update(pv: Any) -> None:
                 received = now()
                 value, sev, stat, stamp = decode(pv)
                 add(index, sev, stat, base.as_float(value), stamp, received)
@@ -114,11 +124,11 @@ class Client(base.Client):
             self.channels.append(channel)
             channel.monitor(callback_for(i), REQUEST)
 
-    def array(self, store):
+    def array(self, store: ArrayStore) -> None:
         add = store.add_array
         now = time.time
 
-        def on_update(pv):
+        def on_update(pv: Any) -> None:
             received = now()
             alarm = pv["alarm"]
             stamp = pv["timeStamp"]
@@ -132,23 +142,23 @@ class Client(base.Client):
     # array-put and latency (put_workloads.py): the value field of a PvObject set from the numpy
     # array and Channel.put (a PVA put always has a reply); channel.monitor for the client's own
     # updates.
-    def put_connect(self, name):
+    def put_connect(self, name: str) -> None:
         self.put_channel = pva.Channel(name, pva.PVA)
         self.put_channel.setTimeout(60)
         self.put_object = self.put_channel.get("field(value)")
 
-    def put_array(self, values, callback):
+    def put_array(self, values: npt.NDArray[Any], callback: bool) -> None:
         if not callback and not self.latency_mode:
             raise put_workloads.NoPutWithoutCallback("PV Access has no put without a reply (pvapy)")
         self.put_object["value"] = values
         self.put_channel.put(self.put_object, "field(value)")
 
-    def latency_monitor(self, name, on_update):
+    def latency_monitor(self, name: str, on_update: OnUpdate) -> None:
         now = time.time
         self.latency_mode = True
         self.put_connect(name)
 
-        def on_value(pv):
+        def on_value(pv: Any) -> None:
             received = now()
             alarm = pv["alarm"]
             stamp = pv["timeStamp"]
@@ -161,7 +171,7 @@ class Client(base.Client):
 
     latency_mode = False
 
-    def close(self):
+    def close(self) -> None:
         for channel in self.channels:
             try:
                 if channel.isMonitorActive():

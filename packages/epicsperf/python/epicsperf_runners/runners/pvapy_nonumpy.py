@@ -5,20 +5,26 @@ numpy arrays are off); the runner then looks at three elements of that list.
 Snapshot and monitor (scalars) are those of the numpy runner.
 """
 
+from __future__ import annotations
+
 import time
+from typing import TYPE_CHECKING, Any
 
 from . import pvapy
 from .pvapy import LIBRARY, REQUEST, load  # noqa: F401 - the driver's interface
+
+if TYPE_CHECKING:
+    from ..runner import ArrayStore
 
 NUMPY = False
 
 
 class Client(pvapy.Client):
-    def array(self, store):
+    def array(self, store: ArrayStore) -> None:
         add = store.add_array
         now = time.time
 
-        def on_update(pv):
+        def on_update(pv: Any) -> None:
             received = now()
             pv.useNumPyArrays = False
             values = pv.getScalarArray()

@@ -17,30 +17,40 @@ libca takes its array size limit from EPICS_CA_MAX_ARRAY_BYTES in the environmen
 IOC's client environment sets it; pyepics only sets 16 MiB when it is missing).
 """
 
+from __future__ import annotations
+
 import os
 import queue
 import sys
 import time
+from typing import TYPE_CHECKING, Any
 
 from . import base
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from ..put_workloads import OnUpdate
+    from ..runner import ArrayStore, Store
+
 LIBRARY = "pyepics"
-epics = None
+epics: Any = None
 
 
-def load():
+def load() -> str:
     global epics
     import epics as lib
     epics = lib
-    return lib.__version__
+    version: str = lib.__version__
+    return version
 
 
-def load_from(lib):
+def load_from(lib: Any) -> None:
     global epics
     epics = lib
 
 
-def read_pv(pv, timeout, t0, connect_timeout=None):
+def read_pv(pv: Any, timeout: float, t0: float, connect_timeout: float | None = None) -> base.Entry:
     """One PV object's read: wait for the connection, then its time-stamped value."""
     if not pv.wait_for_connection(timeout=timeout if connect_timeout is None else connect_timeout):
         return base.failed("not found", base.elapsed_ms(t0))
@@ -51,34 +61,34 @@ def read_pv(pv, timeout, t0, connect_timeout=None):
                    data.get("timestamp", 0.0), base.elapsed_ms(t0))
 
 
-def subscribe(name, index, store):
+def subscribe(name: str, index: int, store: Store) -> Any:
     """A PV object whose callback stores each update (the pyepics monitor idiom)."""
     add = store.add
     now = time.time
 
-    def on_update(value=None, severity=0, status=0, timestamp=0.0, **_):
+    def on_update(value: Any = None, severity: int = 0, status: int = 0, timestamp: float = 0.0, **_: Any) -> None:
         add(index, severity, status, base.as_float(value), timestamp, now())
 
     return epics.PV(name, form="time", auto_monitor=epics.dbr.DBE_VALUE | epics.dbr.DBE_ALARM,
                     callback=on_update)
 
 
-def subscribe_array(name, store):
+def subscribe_array(name: str, store: ArrayStore) -> Any:
     """A PV object monitoring the whole array, its callback storing one sample per update."""
     add = store.add_array
     now = time.time
 
-    def on_update(value=None, severity=0, timestamp=0.0, **_):
+    def on_update(value: Any = None, severity: int = 0, timestamp: float = 0.0, **_: Any) -> None:
         add(severity, value, timestamp, now())
 
     return epics.PV(name, form="time", auto_monitor=epics.dbr.DBE_VALUE | epics.dbr.DBE_ALARM,
                     callback=on_update)
 
 
-def watch_array_limit(name, store):
+def watch_array_limit(name: str, store: Store) -> None:
     """libca drops an update larger than EPICS_CA_MAX_ARRAY_BYTES (when EPICS_CA_AUTO_ARRAY_BYTES
     is NO) with only a printed message: end the run with why instead of waiting for updates."""
-    def writer(message, *_):
+    def writer(message: str, *_: Any) -> None:
         sys.stderr.write(message)
         if "EPICS_CA_MAX_ARRAY_BYTES" in message:
             store.fail(f"{name}: libca ignored an update larger than EPICS_CA_MAX_ARRAY_BYTES="
@@ -88,7 +98,7 @@ def watch_array_limit(name, store):
     epics.ca.replace_printf_handler(writer)
 
 
-def wait_polling(commands):
+def wait_polling(commands: queue.Queue[str]) -> str:
     """The next stdin command, polling libca until it comes (see the module's note)."""
     while True:
         try:
@@ -98,15 +108,15 @@ def wait_polling(commands):
 
 
 class Client(base.Client):
-    def __init__(self, names):
+    def __init__(self, names: list[str]) -> None:
         super().__init__(names)
         epics.ca.initialize_libca()
-        self.pvs = []
+        self.pvs: list[Any] = []
 
-    def wait_command(self, commands):
+    def wait_command(self, commands: queue.Queue[str]) -> str:
         return wait_polling(commands)
 
-    def snapshot(self, timeout, t0):
+    def snapshot(self, timeout: float, t0: float) -> list[base.Entry]:
         out = []
         for name in self.names:
             pv = epics.PV(name, form="time", connection_timeout=timeout)
@@ -114,37 +124,37 @@ class Client(base.Client):
             out.append(read_pv(pv, timeout, t0))
         return out
 
-    def monitor(self, store):
+    def monitor(self, store: Store) -> None:
         self.pvs = [subscribe(name, i, store) for i, name in enumerate(self.names)]
 
-    def array(self, store):
+    def array(self, store: ArrayStore) -> None:
         watch_array_limit(self.names[0], store)
         self.pvs = [subscribe_array(self.names[0], store)]
 
     # array-put and latency (put_workloads.py): PV.put of a numpy array, with wait=True for the
     # put-callback; a PV object with a monitor callback for the client's own updates.
-    def put_connect(self, name):
+    def put_connect(self, name: str) -> None:
         self.put_pv = epics.PV(name)
         if not self.put_pv.wait_for_connection(timeout=10):
             raise RuntimeError(f"{name}: not found")
 
-    def put_array(self, values, callback):
+    def put_array(self, values: npt.NDArray[Any], callback: bool) -> None:
         if self.put_pv is None:
             self.put_connect(self.names[0])
         self.put_pv.put(values, wait=callback, timeout=60)
 
-    def latency_monitor(self, name, on_update):
+    def latency_monitor(self, name: str, on_update: OnUpdate) -> None:
         now = time.time
 
-        def on_change(value=None, severity=0, timestamp=0.0, **_):
+        def on_change(value: Any = None, severity: int = 0, timestamp: float = 0.0, **_: Any) -> None:
             on_update(value, severity, timestamp, now())
 
         self.put_connect(name)
         self.pvs.append(epics.PV(name, form="time", auto_monitor=epics.dbr.DBE_VALUE | epics.dbr.DBE_ALARM,
                                  callback=on_change))
 
-    put_pv = None
+    put_pv: Any = None
 
-    def close(self):
+    def close(self) -> None:
         # Destroying the CA context clears every channel; per-PV disconnect() is slow.
         epics.ca.finalize_libca()

@@ -8,39 +8,46 @@ Array: the same subscription with count=0 (the server's current length); pyepics
 each update into a new numpy array, the runner looks at three elements.
 """
 
+from __future__ import annotations
+
 import time
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from . import base
 
+if TYPE_CHECKING:
+    from ..runner import ArrayStore, Store
+
 LIBRARY = "pyepics"
-epics = None
-ca = None
+epics: Any = None
+ca: Any = None
 
 
-def load():
+def load() -> str:
     global epics, ca
     import epics as lib
     import epics.ca
     epics = lib
     ca = lib.ca
-    return lib.__version__
+    version: str = lib.__version__
+    return version
 
 
 class Client(base.Client):
-    def __init__(self, names):
+    def __init__(self, names: list[str]) -> None:
         super().__init__(names)
         ca.initialize_libca()
-        self.chids = []
-        self.subscriptions = []
+        self.chids: list[Any] = []
+        self.subscriptions: list[Any] = []
 
-    def create_all(self):
+    def create_all(self) -> None:
         self.chids = [ca.create_channel(name, connect=False, auto_cb=False) for name in self.names]
 
-    def snapshot(self, timeout, t0):
+    def snapshot(self, timeout: float, t0: float) -> list[base.Entry]:
         self.create_all()
         deadline = t0 + timeout
-        out = [None] * len(self.names)
-        pending = []
+        out: list[base.Entry | None] = [None] * len(self.names)
+        pending: list[tuple[int, Any, Any]] = []
         for i, chid in enumerate(self.chids):
             if ca.connect_channel(chid, timeout=max(0.0, deadline - time.time())):
                 ftype = ca.promote_type(chid, use_time=True)
@@ -59,16 +66,17 @@ class Client(base.Client):
             else:
                 out[i] = base.ok(data["value"], data.get("severity", 0), data.get("status", 0),
                                  data.get("timestamp", 0.0), base.elapsed_ms(t0))
-        return out
+        return cast("list[base.Entry]", out)  # every entry is set by now
 
-    def monitor(self, store):
+    def monitor(self, store: Store) -> None:
         self.create_all()
         mask = ca.dbr.DBE_VALUE | ca.dbr.DBE_ALARM
         add = store.add
         now = time.time
 
-        def callback_for(index):
-            def on_update(value=None, severity=0, status=0, timestamp=0.0, **_):
+        def callback_for(index: int) -> Callable[..., None]:
+            def on_update(value: Any = None, severity: int = 0, status: int = 0, timestamp: float = 0.0,
+                          **_: Any) -> None:
                 add(index, severity, status, base.as_float(value), timestamp, now())
             return on_update
 
@@ -77,19 +85,19 @@ class Client(base.Client):
             self.subscriptions.append(ca.create_subscription(
                 chid, use_time=True, mask=mask, callback=callback_for(i), timeout=60.0))
 
-    def array(self, store):
+    def array(self, store: ArrayStore) -> None:
         self.create_all()
         add = store.add_array
         now = time.time
 
-        def on_update(value=None, severity=0, timestamp=0.0, **_):
+        def on_update(value: Any = None, severity: int = 0, timestamp: float = 0.0, **_: Any) -> None:
             add(severity, value, timestamp, now())
 
         self.subscriptions.append(ca.create_subscription(
             self.chids[0], use_time=True, mask=ca.dbr.DBE_VALUE | ca.dbr.DBE_ALARM,
             callback=on_update, count=0, timeout=60.0))
 
-    def close(self):
+    def close(self) -> None:
         for _cb, _arg, evid in self.subscriptions:
             ca.clear_subscription(evid)
         for chid in self.chids:

@@ -11,7 +11,7 @@ from .pyepics import LIBRARY  # noqa: F401 - the driver's interface
 NUMPY = False
 
 
-def load():
+def load() -> str:
     version = pyepics.load()
     pyepics.epics.ca.HAS_NUMPY = False
     return version
