@@ -53,8 +53,6 @@ function benchOf(headroom: HeadroomResults): BenchResults {
     },
     unavailable: [],
     snapshot: [],
-    monitor: undefined,
-    array: undefined,
     headroom,
   };
 }

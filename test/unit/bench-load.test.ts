@@ -282,8 +282,6 @@ function benchWith(load: LoadResults): BenchResults {
     },
     unavailable: [],
     snapshot: [],
-    monitor: undefined,
-    array: undefined,
     load,
   };
 }

@@ -75,8 +75,6 @@ const bench: BenchResults = {
   durationS: 120,
   unavailable: [],
   snapshot: [],
-  monitor: undefined,
-  array: undefined,
   environment: {
     epicsperf: '0.1.0',
     node: 'v20',

@@ -144,8 +144,6 @@ describe('host load', () => {
       startedAt: '',
       host: 'h',
       unavailable: [],
-      monitor: undefined,
-      array: undefined,
       environment: {
         epicsperf: '0',
         node: 'v20',
@@ -200,8 +198,6 @@ describe('array put and latency in the summary and compare', () => {
     startedAt: '2026-11-24T10:00:00Z',
     host: 'h',
     unavailable: [],
-    monitor: undefined,
-    array: undefined,
     snapshot: [],
     environment: { epicsperf: '0', node: 'v20', python: { version: '3' }, cpu: { model: 'cpu', cores: 2 } } as BenchResults['environment'],
     options: { repeat: 1, timeoutMs: 1000, scheduling: '', profile: 'quick' } as BenchResults['options'],

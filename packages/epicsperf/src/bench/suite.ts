@@ -238,8 +238,6 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     },
     unavailable,
     snapshot: [],
-    monitor: undefined,
-    array: undefined,
   };
 
   if (o.workloads.snapshot.length) {

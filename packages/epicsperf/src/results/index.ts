@@ -233,8 +233,8 @@ export interface BenchResults {
   unavailable: { client: string; reason: string }[];
   /** `stealPercent`: CPU time the hypervisor gave other guests while the workload ran (see stealMeter). */
   snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: number | undefined }[];
-  monitor: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
-  array: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
+  monitor?: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
+  array?: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
   arrayPut?: { workload: ArrayPutWorkload; runs: ArrayPutRun[]; stealPercent?: number | undefined } | undefined;
   latency?: { workload: LatencyWorkload; runs: LatencyRun[]; stealPercent?: number | undefined } | undefined;
   /** The capture workload: each client's load steps, the disk's rate, the study's figure. */
