@@ -5,10 +5,8 @@
 import { findClient } from '../clients/registry.js';
 import { join } from 'node:path';
 import { RunnerProcess } from '../runner/process.js';
-import { cpuSeconds, memoryKb } from '../procstat.js';
 import { writeNamesFile } from '../runner/names.js';
-import { ClientDeadline } from '../runner/deadline.js';
-import { failureOf } from '../runner/run.js';
+import { runOnce } from '../runner/run.js';
 import { PACKAGE_ROOT, pythonModule } from '../pyenv/index.js';
 import { getLogger } from '../log.js';
 import type { CaptureRun, CaptureSummary } from '../results/capture.js';
@@ -99,8 +97,7 @@ async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, s
     { ...o.env, ...env },
   );
   const result: CaptureRun = { client: o.client, ok: false, warnings: [] };
-  const deadline = new ClientDeadline(runner, o.clientDeadlineMs);
-  const status = deadline.track(o.onStatus ?? (() => {}));
+  let status: (text: string) => void = o.onStatus ?? (() => {});
   let stoppedReason: string | undefined;
   let written = 0;
   runner.intercept = (e) => {
@@ -124,63 +121,47 @@ async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, s
     return false;
   };
   let wakeStop: (() => void) | undefined;
-  let peakKb = 0;
-  const memTimer = setInterval(() => {
-    const m = memoryKb(runner.pid);
-    if (m) peakKb = Math.max(peakKb, m.peakKb);
-  }, 500);
   try {
-    status('starting');
-    const ready = await runner.next('ready', 60_000, 'ready');
-    void ready;
-    runner.send('start');
-    status('connecting');
-    const capturing = await runner.next('capturing', 30_000 + o.names.length * 20, 'every PV subscribed');
-    const missing = Number(capturing.missingCount ?? 0);
-    log.info({ client: o.client, pvs: capturing.pvs, out: o.out }, 'capturing');
-    if (missing > 0) {
-      const list = (capturing.missing as string[]).join(', ');
-      o.onWarning?.(`${missing} PV(s) not captured (not connected within the timeout): ${list}${missing > 20 ? ', ...' : ''}`);
-    }
-    const cpu0 = cpuSeconds(runner.pid);
-    const t0 = performance.now();
-    status('capturing');
-    await new Promise<void>((resolve) => {
-      const timer = o.durationS !== undefined ? setTimeout(resolve, o.durationS * 1000) : undefined;
-      const end = () => {
-        if (timer) clearTimeout(timer);
-        resolve();
-      };
-      wakeStop = end;
-      onStoppable(end);
-      if (stoppedEarly()) end();
-      void runner.exited.then(end);
+    return await runOnce(runner, result, { deadlineMs: o.clientDeadlineMs, onProgress: o.onStatus }, async (progress) => {
+      status = progress;
+      status('starting');
+      await runner.next('ready', 60_000, 'ready');
+      runner.send('start');
+      status('connecting');
+      const capturing = await runner.next('capturing', 30_000 + o.names.length * 20, 'every PV subscribed');
+      const missing = Number(capturing.missingCount ?? 0);
+      log.info({ client: o.client, pvs: capturing.pvs, out: o.out }, 'capturing');
+      if (missing > 0) {
+        const list = (capturing.missing as string[]).join(', ');
+        o.onWarning?.(`${missing} PV(s) not captured (not connected within the timeout): ${list}${missing > 20 ? ', ...' : ''}`);
+      }
+      const m0 = runner.meter.read();
+      status('capturing');
+      await new Promise<void>((resolve) => {
+        const timer = o.durationS !== undefined ? setTimeout(resolve, o.durationS * 1000) : undefined;
+        const end = () => {
+          if (timer) clearTimeout(timer);
+          resolve();
+        };
+        wakeStop = end;
+        onStoppable(end);
+        if (stoppedEarly()) end();
+        void runner.exited.then(end);
+      });
+      const m1 = runner.meter.read();
+      if (m0 && m1 && m1.t > m0.t) result.cpuPercent = ((m1.cpuS - m0.cpuS) / ((m1.t - m0.t) / 1000)) * 100;
+      status('closing the file');
+      runner.send('stop');
+      const shipped = await runner.next('summary', 120_000, 'the summary');
+      // The kernel's high-water mark, read before the runner exits.
+      const m = runner.meter.read();
+      result.summary = JSON.parse((shipped.payload ?? Buffer.from('{}')).toString('utf8')) as CaptureSummary;
+      if (m) result.peakRssMb = m.peakKb / 1024;
+      const error = result.summary.error ?? stoppedReason;
+      result.ok = error === undefined;
+      if (error !== undefined) result.error = error;
     });
-    const cpu1 = cpuSeconds(runner.pid);
-    if (cpu0 !== undefined && cpu1 !== undefined) result.cpuPercent = ((cpu1 - cpu0) / ((performance.now() - t0) / 1000)) * 100;
-    status('closing the file');
-    runner.send('stop');
-    const shipped = await runner.next('summary', 120_000, 'the summary');
-    const m = memoryKb(runner.pid);
-    if (m) peakKb = Math.max(peakKb, m.peakKb);
-    result.summary = JSON.parse((shipped.payload ?? Buffer.from('{}')).toString('utf8')) as CaptureSummary;
-    if (peakKb) result.peakRssMb = peakKb / 1024;
-    const error = result.summary.error ?? stoppedReason;
-    result.ok = error === undefined;
-    if (error !== undefined) result.error = error;
-    await runner.finish();
-  } catch (err) {
-    result.error = failureOf(err, undefined);
-    await runner.kill();
   } finally {
-    clearInterval(memTimer);
-    deadline.clear();
     names.remove();
   }
-  if (deadline.stoppedAfterS !== undefined) {
-    result.ok = false;
-    result.stoppedAfterS = deadline.stoppedAfterS;
-    result.error = deadline.note();
-  }
-  return result;
 }

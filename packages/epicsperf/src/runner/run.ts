@@ -7,6 +7,7 @@ import type { Runner } from './process.js';
 
 /** What every run's result says of how it ended. */
 export interface RunRecord {
+  ok: boolean;
   error?: string | undefined;
   /** Seconds from its start when its deadline stopped it. */
   stoppedAfterS?: number | undefined;
@@ -30,7 +31,8 @@ export interface RunOnceOptions {
 /**
  * Run `body` against a started runner, with a progress function that tells the deadline the
  * phase; the runner exits when `body` returns and is killed when it throws or the deadline
- * passes, `result.error` (and `stoppedAfterS`) then saying why.
+ * passes, `result.error` (and `stoppedAfterS`) then saying why. A run its deadline stopped is
+ * not ok, whatever it had done by then.
  */
 export async function runOnce<R extends RunRecord>(
   runner: Runner,
@@ -44,11 +46,15 @@ export async function runOnce<R extends RunRecord>(
     await body(progress);
     await runner.finish();
   } catch (err) {
-    if (deadline.stoppedAfterS !== undefined) result.stoppedAfterS = deadline.stoppedAfterS;
     result.error = failureOf(err, deadline, o.reason?.());
     await runner.kill();
   } finally {
     deadline.clear();
+  }
+  if (deadline.stoppedAfterS !== undefined) {
+    result.ok = false;
+    result.stoppedAfterS = deadline.stoppedAfterS;
+    result.error = deadline.note();
   }
   return result;
 }
