@@ -44,14 +44,14 @@ const FLOORS: Record<string, number> = {
   doctor: 3,
   // the clients: their declarations (clients.json), how each is prepared and started
   clients: 4,
-  // operations on runners (bench's capture workload calls capture's); hosts as places to run them
-  capture: 5,
+  // hosts as places to run runners; operations on them (bench's capture workload calls capture's)
   hosts: 5,
-  bench: 6,
+  capture: 6,
+  bench: 7,
   // the agent: another host's runners and IOC, served to an orchestrator
-  agent: 7,
+  agent: 8,
   // the commands
-  cli: 8,
+  cli: 9,
 };
 
 const TOOL: Rules = {
@@ -232,7 +232,7 @@ describe("the tool's floors", () => {
         problems.some((p) => p.includes(text)),
         `${text} in\n${problems.join('\n')}`,
       ).toBe(true);
-    has('runner/process.ts -> bench/suite.ts: runner (floor 3) imports bench (floor 6), upward');
+    has('runner/process.ts -> bench/suite.ts: runner (floor 3) imports bench (floor 7), upward');
     has('ioc/index.ts -> runner/process.ts: ioc (floor 3) imports runner (floor 3), sideways');
     has('folder cycle');
     has('capture/writer.ts: imports epics-client/dist/client/index.js');

@@ -2,12 +2,8 @@
 // duration ends or stop() is called, measure its CPU and memory, and collect its summary.
 // capture/'s operation: the `capture` command and the bench's capture workload start captures here
 // (the only module of capture/ that other folders import); it runs the client through runner/.
-import { findClient } from '../clients/registry.js';
-import { join } from 'node:path';
-import { RunnerProcess } from '../runner/process.js';
-import { writeNamesFile } from '../runner/names.js';
+import { LocalHost } from '../hosts/local-host.js';
 import { runOnce } from '../runner/run.js';
-import { PACKAGE_ROOT, pythonModule } from '../pyenv/index.js';
 import { getLogger } from '../log.js';
 import type { CaptureRun, CaptureSummary } from '../results/capture.js';
 
@@ -46,13 +42,6 @@ export interface CaptureHandle {
   done: Promise<CaptureRun>;
 }
 
-function command(client: CaptureClient, python: string): { command: string; args: string[]; env?: Record<string, string> } {
-  if (findClient(client)?.runtime === 'node')
-    return { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist', 'capture', 'runner.js')] };
-  const m = pythonModule('capture_runner');
-  return { command: python, args: ['-u', ...m.args, '--client', client], env: m.env };
-}
-
 export function startCapture(o: CaptureRunOptions): CaptureHandle {
   let stopRequested: (() => void) | undefined;
   let stopEarly = false;
@@ -71,15 +60,12 @@ export function startCapture(o: CaptureRunOptions): CaptureHandle {
 }
 
 async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, stoppedEarly: () => boolean): Promise<CaptureRun> {
-  const { command: cmd, args, env } = command(o.client, o.python);
-  const names = writeNamesFile(o.names);
-  const runner = new RunnerProcess(
-    cmd,
-    [
-      ...args,
-      'capture',
-      '--names',
-      names.path,
+  // This host: an agent refuses the capture workload (its file would be written there).
+  const runner = new LocalHost(o.python).startRunner({
+    client: o.client,
+    workload: 'capture',
+    names: o.names,
+    args: [
       '--out',
       o.out,
       '--flush-ms',
@@ -94,8 +80,8 @@ async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, s
       JSON.stringify(o.fileEnvironment ?? {}),
       ...(o.force ? ['--force'] : []),
     ],
-    { ...o.env, ...env },
-  );
+    env: o.env,
+  });
   const result: CaptureRun = { client: o.client, ok: false, warnings: [] };
   let status: (text: string) => void = o.onStatus ?? (() => {});
   let stoppedReason: string | undefined;
@@ -121,47 +107,43 @@ async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, s
     return false;
   };
   let wakeStop: (() => void) | undefined;
-  try {
-    return await runOnce(runner, result, { deadlineMs: o.clientDeadlineMs, onProgress: o.onStatus }, async (progress) => {
-      status = progress;
-      status('starting');
-      await runner.next('ready', 60_000, 'ready');
-      runner.send('start');
-      status('connecting');
-      const capturing = await runner.next('capturing', 30_000 + o.names.length * 20, 'every PV subscribed');
-      const missing = Number(capturing.missingCount ?? 0);
-      log.info({ client: o.client, pvs: capturing.pvs, out: o.out }, 'capturing');
-      if (missing > 0) {
-        const list = (capturing.missing as string[]).join(', ');
-        o.onWarning?.(`${missing} PV(s) not captured (not connected within the timeout): ${list}${missing > 20 ? ', ...' : ''}`);
-      }
-      const m0 = runner.meter.read();
-      status('capturing');
-      await new Promise<void>((resolve) => {
-        const timer = o.durationS !== undefined ? setTimeout(resolve, o.durationS * 1000) : undefined;
-        const end = () => {
-          if (timer) clearTimeout(timer);
-          resolve();
-        };
-        wakeStop = end;
-        onStoppable(end);
-        if (stoppedEarly()) end();
-        void runner.exited.then(end);
-      });
-      const m1 = runner.meter.read();
-      if (m0 && m1 && m1.t > m0.t) result.cpuPercent = ((m1.cpuS - m0.cpuS) / ((m1.t - m0.t) / 1000)) * 100;
-      status('closing the file');
-      runner.send('stop');
-      const shipped = await runner.next('summary', 120_000, 'the summary');
-      // The kernel's high-water mark, read before the runner exits.
-      const m = runner.meter.read();
-      result.summary = JSON.parse((shipped.payload ?? Buffer.from('{}')).toString('utf8')) as CaptureSummary;
-      if (m) result.peakRssMb = m.peakKb / 1024;
-      const error = result.summary.error ?? stoppedReason;
-      result.ok = error === undefined;
-      if (error !== undefined) result.error = error;
+  return runOnce(runner, result, { deadlineMs: o.clientDeadlineMs, onProgress: o.onStatus }, async (progress) => {
+    status = progress;
+    status('starting');
+    await runner.next('ready', 60_000, 'ready');
+    runner.send('start');
+    status('connecting');
+    const capturing = await runner.next('capturing', 30_000 + o.names.length * 20, 'every PV subscribed');
+    const missing = Number(capturing.missingCount ?? 0);
+    log.info({ client: o.client, pvs: capturing.pvs, out: o.out }, 'capturing');
+    if (missing > 0) {
+      const list = (capturing.missing as string[]).join(', ');
+      o.onWarning?.(`${missing} PV(s) not captured (not connected within the timeout): ${list}${missing > 20 ? ', ...' : ''}`);
+    }
+    const m0 = runner.meter.read();
+    status('capturing');
+    await new Promise<void>((resolve) => {
+      const timer = o.durationS !== undefined ? setTimeout(resolve, o.durationS * 1000) : undefined;
+      const end = () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+      wakeStop = end;
+      onStoppable(end);
+      if (stoppedEarly()) end();
+      void runner.exited.then(end);
     });
-  } finally {
-    names.remove();
-  }
+    const m1 = runner.meter.read();
+    if (m0 && m1 && m1.t > m0.t) result.cpuPercent = ((m1.cpuS - m0.cpuS) / ((m1.t - m0.t) / 1000)) * 100;
+    status('closing the file');
+    runner.send('stop');
+    const shipped = await runner.next('summary', 120_000, 'the summary');
+    // The kernel's high-water mark, read before the runner exits.
+    const m = runner.meter.read();
+    result.summary = JSON.parse((shipped.payload ?? Buffer.from('{}')).toString('utf8')) as CaptureSummary;
+    if (m) result.peakRssMb = m.peakKb / 1024;
+    const error = result.summary.error ?? stoppedReason;
+    result.ok = error === undefined;
+    if (error !== undefined) result.error = error;
+  });
 }

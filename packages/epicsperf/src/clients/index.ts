@@ -13,13 +13,22 @@ import { CLIENTS, findClient, type ClientSpec } from './registry.js';
 
 export { CLIENTS, captureClients, clientNames, findClient, PYTHON_LIBRARIES, type ClientSpec, type Workload } from './registry.js';
 
-/** The command line that starts a client's runner for a workload, and what it adds to the environment. */
+/**
+ * The command line that starts a client's runner for a workload, and what it adds to the
+ * environment. The capture workload has runners of its own (a client declared `capture`).
+ */
 export function runnerCommand(
   spec: Pick<ClientSpec, 'name'>,
   python: string,
+  workload?: string,
 ): { command: string; args: string[]; env?: Record<string, string> } {
   // A name no declaration has goes to the Python driver, which says it does not know it.
   const run = findClient(spec.name)?.run ?? { python: spec.name };
+  if (workload === 'capture') {
+    if ('node' in run) return { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist', 'capture', 'runner.js')] };
+    const m = pythonModule('capture_runner');
+    return { command: python, args: ['-u', ...m.args, '--client', spec.name], env: m.env };
+  }
   if ('c' in run) return { command: run.c === 'pvxs' ? pvxsRunnerPath() : cRunnerPath(), args: [] };
   if ('node' in run) {
     const script = join(PACKAGE_ROOT, 'dist', 'bench', 'runners', run.node);

@@ -26,7 +26,7 @@ export class LocalHost implements Host {
 
   startRunner(r: RunnerRequest): Runner {
     // A name of no client of the registry goes to the Python runner, which says it does not know it.
-    const { command, args, env } = runnerCommand({ name: r.client }, this.python ?? 'python3');
+    const { command, args, env } = runnerCommand({ name: r.client }, this.python ?? 'python3', r.workload);
     const names = writeNamesFile(r.names);
     const runner = new RunnerProcess(command, [...args, r.workload, '--names', names.path, ...r.args], { ...r.env, ...env });
     void runner.exited.then(() => names.remove());
