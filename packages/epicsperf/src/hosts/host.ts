@@ -9,7 +9,7 @@ export const LOCAL = 'local';
 
 /** A runner to start: one of the project's clients on one workload, never an arbitrary command. */
 export interface RunnerRequest {
-  /** A client's name (src/bench/clients.ts). */
+  /** A client's name (clients.json). */
   client: string;
   /** The runner's workload (docs/runners.md). */
   workload: string;
