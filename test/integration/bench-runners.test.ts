@@ -118,17 +118,18 @@ describe('array workload', () => {
   );
 });
 
-describe('runners that misbehave', () => {
-  const spec = (name: string): ClientSpec => ({
-    name,
-    runtime: 'python',
-    protocol: 'CA',
-    workloads: ['snapshot'],
-    description: 'test',
-    library: 'x',
-    run: { python: name },
-  });
+/** A client no declaration has, run as the Python driver would run it (it says it does not know it). */
+const spec = (name: string): ClientSpec => ({
+  name,
+  runtime: 'python',
+  protocol: 'CA',
+  workloads: ['snapshot'],
+  description: 'test',
+  library: 'x',
+  run: { python: name },
+});
 
+describe('runners that misbehave', () => {
   it('a runner that crashes gives a row that says why', async () => {
     // The real Python driver asked for a client it does not have: it exits with an error.
     const run = await runSnapshot({ client: spec('no-such-client'), python, env: ioc.env, names: ['TEST:CALC1'], timeoutMs: 500 });
@@ -157,15 +158,6 @@ describe('runners that misbehave', () => {
 });
 
 describe('the snapshot referee', () => {
-  const spec = (name: string): ClientSpec => ({
-    name,
-    runtime: 'python',
-    protocol: 'CA',
-    workloads: ['snapshot'],
-    description: 'test',
-    library: 'x',
-    run: { python: name },
-  });
   // A runner that answers every name, the missing one too, with a made-up value; it speaks the
   // runner protocol (docs/runners.md) and stands in for the interpreter of a Python client.
   const LIAR = `#!${process.execPath}

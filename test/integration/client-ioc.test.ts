@@ -12,37 +12,11 @@ import {
   type TimeReading,
 } from '../../packages/client/src/index.js';
 import { contextFor, pyepicsRead, waitFor, type PyReading } from '../helpers/client-helpers.js';
+import { KINDS } from '../helpers/kinds.js';
 
 let ioc: Ioc;
 let ctx: Context;
 const K = 'TEST:KIND:';
-const KINDS = [
-  'STRING',
-  'SHORT',
-  'FLOAT',
-  'ENUM',
-  'CHAR',
-  'LONG',
-  'DOUBLE',
-  'LONGSTRING',
-  'ARR:CHAR',
-  'ARR:SHORT',
-  'ARR:LONG',
-  'ARR:FLOAT',
-  'ARR:DOUBLE',
-  'DYN',
-  'NAN',
-  'INF',
-  'NINF',
-  'LONGMAX',
-  'LONGMIN',
-  'SHORTMAX',
-  'SHORTMIN',
-  'CHARMAX',
-  'DBLMAX',
-  'EMPTY',
-  'STR39',
-];
 
 beforeAll(async () => {
   ioc = await startIoc({ records: 20, rate: 10, arrayElements: 100_000, arrayRate: 2 });

@@ -6,6 +6,7 @@ import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import { freePort } from '../../packages/epicsperf/src/ioc/ports.js';
 import { alive, pythonJson, waitGone } from '../helpers/python.js';
 import { BIN, runCli } from '../helpers/cli.js';
+import { KINDS } from '../helpers/kinds.js';
 
 // Waiting with callbacks the way pyepics asks: poll, not sleep. A PV counts as connected
 // before its connection callback (on libca's thread) has made the subscription, and libca sends
@@ -98,32 +99,7 @@ describe('built-in IOC', () => {
 
   it('serves each correctness PV with the right native type and value', async () => {
     const K = 'TEST:KIND:';
-    const names = [
-      'STRING',
-      'SHORT',
-      'FLOAT',
-      'ENUM',
-      'CHAR',
-      'LONG',
-      'DOUBLE',
-      'LONGSTRING',
-      'ARR:CHAR',
-      'ARR:SHORT',
-      'ARR:LONG',
-      'ARR:FLOAT',
-      'ARR:DOUBLE',
-      'DYN',
-      'NAN',
-      'INF',
-      'NINF',
-      'LONGMAX',
-      'LONGMIN',
-      'SHORTMAX',
-      'SHORTMIN',
-      'CHARMAX',
-      'EMPTY',
-      'STR39',
-    ].map((n) => K + n);
+    const names = KINDS.map((n) => K + n);
     const r = await pythonJson<
       Record<
         string,

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { CLIENTS } from '../../packages/epicsperf/src/clients/index.js';
+import type { DestinationStats } from '../../packages/client/src/index.js';
 import { BIN } from '../helpers/cli.js';
 import { BROADCAST, cleanEnv, Rig, type Host } from '../helpers/netns.js';
 
@@ -14,13 +15,6 @@ const made = Rig.make(2);
 const rig = typeof made === 'string' ? undefined : made;
 if (typeof made === 'string') process.stderr.write(`test/integration/network.test.ts skipped: ${made}\n`);
 
-interface Destination {
-  destination: string;
-  broadcast: boolean;
-  sent: number;
-  failed: number;
-  lastError?: string;
-}
 interface Seen {
   caGet: { value?: number; error?: string };
   pvaGet: { value?: number; error?: string };
@@ -28,7 +22,7 @@ interface Seen {
   pvaMonitor: { events: string[]; values: number[] };
   caSnapshot: { name: string; ok: boolean; code?: string }[];
   pvaSnapshot: { name: string; ok: boolean; code?: string }[];
-  stats: { searchDestinations: Destination[]; pva: { searchDestinations: Destination[] } };
+  stats: { searchDestinations: DestinationStats[]; pva: { searchDestinations: DestinationStats[] } };
 }
 
 describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
@@ -92,7 +86,7 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
     const s = await rig!.run(clientHost, process.execPath, ['--input-type=module', '-e', script], {
       env: cleanEnv({ EPICSPERF_LOG_LEVEL: 'silent' }),
     });
-    const dests = JSON.parse(s.stdout) as Destination[];
+    const dests = JSON.parse(s.stdout) as DestinationStats[];
     expect(dests).toHaveLength(1);
     expect(dests[0]).toMatchObject({ destination: '198.19.0.1:5064', broadcast: false, sent: 0, lastError: 'EACCES' });
     expect(dests[0]!.failed).toBeGreaterThan(1);

@@ -6,37 +6,11 @@ import { startIoc, type Ioc } from '../../packages/epicsperf/src/ioc/index.js';
 import { BadArgumentError, ClosedError, Context, NotFoundError, PvaReading, type MonitorEvent } from '../../packages/client/src/index.js';
 import { expectSame, p4pRead, plain, pvaContextFor, pvaEnv, type P4pReading } from '../helpers/pva-helpers.js';
 import { waitFor } from '../helpers/client-helpers.js';
+import { KINDS } from '../helpers/kinds.js';
 
 let ioc: Ioc;
 let ctx: Context<'pva'>;
 const K = 'TEST:KIND:';
-const KINDS = [
-  'STRING',
-  'SHORT',
-  'FLOAT',
-  'ENUM',
-  'CHAR',
-  'LONG',
-  'DOUBLE',
-  'LONGSTRING',
-  'ARR:CHAR',
-  'ARR:SHORT',
-  'ARR:LONG',
-  'ARR:FLOAT',
-  'ARR:DOUBLE',
-  'DYN',
-  'NAN',
-  'INF',
-  'NINF',
-  'LONGMAX',
-  'LONGMIN',
-  'SHORTMAX',
-  'SHORTMIN',
-  'CHARMAX',
-  'DBLMAX',
-  'EMPTY',
-  'STR39',
-];
 
 beforeAll(async () => {
   ioc = await startIoc({ records: 20, rate: 10, arrayElements: 1000, arrayRate: 2 });

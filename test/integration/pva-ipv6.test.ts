@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
+import type { DestinationStats } from '../../packages/client/src/index.js';
 import { cleanEnv, Rig, type Host } from '../helpers/netns.js';
 
 const CLIENT_SCRIPT = fileURLToPath(new URL('../helpers/netns-pva-client.mjs', import.meta.url));
@@ -16,17 +17,10 @@ const made = Rig.make(2);
 const rig = typeof made === 'string' ? undefined : made;
 if (typeof made === 'string') process.stderr.write(`test/integration/pva-ipv6.test.ts skipped: ${made}\n`);
 
-interface Destination {
-  destination: string;
-  broadcast: boolean;
-  sent: number;
-  failed: number;
-  lastError?: string;
-}
 interface Seen {
   get: { value?: number; error?: string };
   monitor: { events: string[]; values: number[] };
-  stats: { pva: { searchDestinations: Destination[] } };
+  stats: { pva: { searchDestinations: DestinationStats[] } };
 }
 
 describe.skipIf(!rig)('PV Access over IPv6 and multicast, on namespace hosts', () => {

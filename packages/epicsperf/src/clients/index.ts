@@ -38,6 +38,9 @@ export function runnerCommand(
   return { command: python, args: ['-u', ...m.args, '--client', spec.name], env: m.env };
 }
 
+/** The client runs the C++ pvxs runner (the others of runtime c run the libca one). */
+const usesPvxs = (c: ClientSpec): boolean => 'c' in c.run && c.run.c === 'pvxs';
+
 export interface ClientStatus {
   name: string;
   available: boolean;
@@ -50,7 +53,7 @@ export function clientStatuses(report: EnvironmentReport): ClientStatus[] {
   const env = pythonEnvStatus();
   return CLIENTS.map((spec) => {
     if (spec.library === 'epicsperf') return { name: spec.name, available: true, version: packageVersion() };
-    if (spec.name === 'c-pvxs') {
+    if (usesPvxs(spec)) {
       if (!existsSync(pvxsRunnerPath()))
         return {
           name: spec.name,
@@ -89,7 +92,7 @@ export async function clientStatusList(): Promise<{ report: EnvironmentReport; s
 export async function prepareClients(clients: readonly ClientSpec[], builtinIoc: boolean, referee = false): Promise<string> {
   const needsPython = builtinIoc || referee || clients.some((c) => c.runtime !== 'node');
   const python = needsPython ? await ensurePythonEnv() : 'python3';
-  if (referee || clients.some((c) => c.runtime === 'c' && c.name !== 'c-pvxs')) await buildCRunner(python);
-  if (clients.some((c) => c.name === 'c-pvxs')) await buildPvxsRunner(python);
+  if (referee || clients.some((c) => c.runtime === 'c' && !usesPvxs(c))) await buildCRunner(python);
+  if (clients.some(usesPvxs)) await buildPvxsRunner(python);
   return python;
 }

@@ -1,0 +1,30 @@
+// The built-in IOC's correctness records, PREFIX:KIND:<kind> (packages/epicsperf/python/
+// epicsperf_runners/ioc.py): one of each native type, arrays, limits and edge values.
+
+export const KINDS = [
+  'STRING',
+  'SHORT',
+  'FLOAT',
+  'ENUM',
+  'CHAR',
+  'LONG',
+  'DOUBLE',
+  'LONGSTRING',
+  'ARR:CHAR',
+  'ARR:SHORT',
+  'ARR:LONG',
+  'ARR:FLOAT',
+  'ARR:DOUBLE',
+  'DYN',
+  'NAN',
+  'INF',
+  'NINF',
+  'LONGMAX',
+  'LONGMIN',
+  'SHORTMAX',
+  'SHORTMIN',
+  'CHARMAX',
+  'DBLMAX',
+  'EMPTY',
+  'STR39',
+];
