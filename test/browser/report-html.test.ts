@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
-import { benchHtml } from '../../packages/epicsperf/src/report/html.js';
+import { benchHtml } from '../../packages/epicsperf/src/workloads/index.js';
 import { loadResults } from '../../packages/epicsperf/src/results/store.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'results');

@@ -17,8 +17,7 @@ import {
   type HeadroomResults,
   type MonitorRun,
 } from '../../packages/epicsperf/src/results/index.js';
-import { renderBench } from '../../packages/epicsperf/src/report/bench.js';
-import { benchHtml } from '../../packages/epicsperf/src/report/html.js';
+import { benchHtml, renderBench } from '../../packages/epicsperf/src/workloads/index.js';
 import { schemaErrors } from '../helpers/schema.js';
 import { runCli } from '../helpers/cli.js';
 

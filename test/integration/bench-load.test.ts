@@ -169,7 +169,8 @@ it('the command line: `bench load` with node on two small steps, and its bad inp
     [['bench', 'load', '--steps', '4,2'], /each step must run more runners than the one before \(2 after 4\)/],
     [['bench', 'load', '--steps', '1,two'], /"two" is not a number of runners from 1 to 1000/],
     [['bench', 'load', '--step-seconds', '0'], /--step-seconds/],
-    [['bench', 'headroom', '--steps', '1,2'], /--steps and --step-seconds are options of bench load, not of bench headroom/],
+    [['bench', 'headroom', '--steps', '1,2'], /--steps is an option of bench load, not of bench headroom/],
+    [['bench', 'snapshot', '--records', '5'], /--records is an option of bench monitor and bench load, not of bench snapshot/],
   ] as const) {
     const bad = await runCli([...args], { timeoutMs: 30_000 });
     expect(bad.code, args.join(' ')).toBe(2);

@@ -9,6 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { schemaErrors } from '../helpers/schema.js';
 import { PROFILES } from '../../packages/epicsperf/src/bench/profiles.js';
+import { ARRAY_DEFAULTS } from '../../packages/epicsperf/src/workloads/array.js';
+import { LATENCY_DEFAULTS } from '../../packages/epicsperf/src/workloads/latency.js';
+import { MONITOR_DEFAULTS } from '../../packages/epicsperf/src/workloads/monitor.js';
+import { SNAPSHOT_DEFAULTS } from '../../packages/epicsperf/src/workloads/snapshot.js';
 import type { BenchResults } from '../../packages/epicsperf/src/results/index.js';
 
 describe('bench, quick profile', () => {
@@ -16,7 +20,12 @@ describe('bench, quick profile', () => {
     const dir = mkdtempSync(join(tmpdir(), 'epicsperf-quick-'));
     const r = await runCli(['bench', '--clients', 'node,c-libca', '--results-dir', dir], { timeoutMs: 240_000 });
     expect(r.code, r.stderr).toBe(0);
-    const q = PROFILES.quick.workloads;
+    const q = {
+      monitor: MONITOR_DEFAULTS.quick,
+      latency: LATENCY_DEFAULTS.quick,
+      array: ARRAY_DEFAULTS.quick,
+      snapshot: SNAPSHOT_DEFAULTS.quick,
+    };
     // One line per finished step: 2 snapshots, monitor, array and latency, for each of the two clients.
     const steps = r.stderr.split('\n').filter((l) => /^\[\d+\/10\] /.test(l));
     expect(steps.map((l) => l.replace(/: .*/, ''))).toEqual([

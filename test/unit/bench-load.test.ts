@@ -19,11 +19,8 @@ import {
   type LoadRunner,
   type LoadStepResult,
 } from '../../packages/epicsperf/src/results/index.js';
-import { renderBench } from '../../packages/epicsperf/src/report/bench.js';
-import { benchHtml } from '../../packages/epicsperf/src/report/html.js';
-import { workloadFigures } from '../../packages/epicsperf/src/report/workloads.js';
-import { compareRuns } from '../../packages/epicsperf/src/report/compare.js';
-import { parseLoadSteps } from '../../packages/epicsperf/src/cli/bench.js';
+import { benchHtml, compareRuns, renderBench, workloadFigures } from '../../packages/epicsperf/src/workloads/index.js';
+import { parseLoadSteps } from '../../packages/epicsperf/src/workloads/load.js';
 import { schemaErrors } from '../helpers/schema.js';
 
 const T0 = 1_800_000_000;

@@ -1,7 +1,7 @@
 // Snapshot workload ids (`bench --snapshots`): N names that exist + M missing, any N up to the
 // built-in IOC's 100,000 counters, each id checked with a one-line reason when it is not one.
 import { describe, expect, it } from 'vitest';
-import { parseSnapshotWorkload, SNAPSHOT_WORKLOADS, snapshotNames } from '../../packages/epicsperf/src/bench/suite.js';
+import { parseSnapshotWorkload, SNAPSHOT_WORKLOADS, snapshotNames } from '../../packages/epicsperf/src/workloads/snapshot.js';
 import { UsageError } from '../../packages/epicsperf/src/errors.js';
 
 describe('snapshot workload ids', () => {

@@ -10,10 +10,8 @@ import type {
   CaptureStepResult,
 } from '../../packages/epicsperf/src/results/index.js';
 import { captureBenchTable, captureSummaryText } from '../../packages/epicsperf/src/report/capture.js';
-import { renderBench } from '../../packages/epicsperf/src/report/bench.js';
-import { benchHtml } from '../../packages/epicsperf/src/report/html.js';
-import { workloadFigures, rank } from '../../packages/epicsperf/src/report/workloads.js';
-import { compareRuns } from '../../packages/epicsperf/src/report/compare.js';
+import { benchHtml, compareRuns, renderBench, workloadFigures } from '../../packages/epicsperf/src/workloads/index.js';
+import { rank } from '../../packages/epicsperf/src/report/figures.js';
 import { schemaErrors } from '../helpers/schema.js';
 
 const run = (client: string, mb: number, lost: number, error?: string): CaptureRun => ({

@@ -5,7 +5,8 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareRuns, mannWhitneyP, regressions, verdict } from '../../packages/epicsperf/src/report/compare.js';
+import { mannWhitneyP, regressions, verdict } from '../../packages/epicsperf/src/report/compare.js';
+import { compareRuns } from '../../packages/epicsperf/src/workloads/index.js';
 import { loadResults } from '../../packages/epicsperf/src/results/store.js';
 import { runCli } from '../helpers/cli.js';
 import { schemaErrors } from '../helpers/schema.js';

@@ -42,14 +42,18 @@ const FLOORS: Record<string, number> = {
   runner: 3,
   ioc: 3,
   doctor: 3,
-  // the clients: their declarations (clients.json), how each is prepared and started
+  // the clients: their declarations (clients.json), how each is prepared and started; the
+  // command-line options the commands and the workloads share
   clients: 4,
+  options: 4,
   // hosts as places to run runners; operations on them (bench's capture workload calls capture's)
   hosts: 5,
   capture: 6,
   bench: 7,
-  // the agent: another host's runners and IOC, served to an orchestrator
+  // the agent: another host's runners and IOC, served to an orchestrator; the bench's workloads,
+  // each declared once, and the suite over them
   agent: 8,
+  workloads: 8,
   // the commands
   cli: 9,
 };

@@ -15,10 +15,8 @@ import {
   type SnapshotRun,
 } from '../../packages/epicsperf/src/results/index.js';
 import { stealMeter } from '../../packages/epicsperf/src/procstat.js';
-import { renderBench } from '../../packages/epicsperf/src/report/bench.js';
-import { rank, workloadFigures } from '../../packages/epicsperf/src/report/workloads.js';
-import { compareRuns } from '../../packages/epicsperf/src/report/compare.js';
-import { benchHtml } from '../../packages/epicsperf/src/report/html.js';
+import { rank } from '../../packages/epicsperf/src/report/figures.js';
+import { benchHtml, compareRuns, renderBench, workloadFigures } from '../../packages/epicsperf/src/workloads/index.js';
 
 const mon = (client: string, cpu: number[], ok = true, error?: string): MonitorRun => ({
   client,

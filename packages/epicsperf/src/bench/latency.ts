@@ -117,3 +117,10 @@ export function fitLatency(points: readonly LatencyPoint[], y: (p: LatencyPoint)
   if (!(slope > 0)) return undefined;
   return { fixedMs: (sy - slope * sx) / sw, mbPerS: 1 / slope / 1000 };
 }
+
+/** Why a client has no latency row. */
+export function whyNoLatency(c: ClientSpec): string {
+  if (c.name === 'caget-procs') return 'a one-shot reader: it neither puts nor monitors';
+  if (c.name.endsWith('-nonumpy')) return 'an array-monitor variant only; its numpy row puts';
+  return `its runner does not put yet (${c.library} can put and monitor; not measured here)`;
+}

@@ -8,7 +8,7 @@ import { dbrBlock, infoBlock, nameColumn, parseDbrType, timeText, valuePart, wid
 import { runMonitor, type MonitorFlags } from './ca-monitor.js';
 import { putValue, type PutFlags } from './ca-put.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './errors.js';
-import { intArg, numberArg } from './options.js';
+import { intArg, numberArg } from '../options.js';
 
 interface GetFlags extends CommonFlags {
   t?: boolean;

@@ -22,7 +22,7 @@ import {
   rateOption,
   recordsOption,
   type IocMode,
-} from './options.js';
+} from '../options.js';
 
 export const CAPTURE_FORMAT = 'epicsperf/capture@1';
 

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { CLIENTS, clientStatusList } from '../clients/index.js';
 import { renderTable } from '../report/table.js';
-import { formatOption } from './options.js';
+import { formatOption } from '../options.js';
 
 export function register(program: Command): void {
   program

@@ -4,7 +4,7 @@ import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
 import { findClient, clientNames, type ClientSpec, type Workload } from '../clients/index.js';
 export { prepareClients } from '../clients/index.js';
 import { UsageError } from '../errors.js';
-import type { IocMode } from './options.js';
+import type { IocMode } from '../options.js';
 import { Placement } from '../bench/placement.js';
 
 let signalsHooked = false;

@@ -4,9 +4,10 @@
 import type { Command } from 'commander';
 import { writeAtomic } from '../atomic.js';
 import { loadResults } from '../results/store.js';
-import { compareHtml, compareRuns, compareText, regressions } from '../report/compare.js';
+import { compareHtml, compareText, regressions } from '../report/compare.js';
+import { compareRuns } from '../workloads/index.js';
 import { runLabel } from '../report/html.js';
-import { formatOption, numberArg } from './options.js';
+import { formatOption, numberArg } from '../options.js';
 
 export function register(program: Command): void {
   program

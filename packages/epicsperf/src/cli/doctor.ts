@@ -1,7 +1,7 @@
 // `epicsperf doctor`: the machine, the runtimes and every client library.
 import type { Command } from 'commander';
 import { doctor } from '../doctor.js';
-import { formatOption } from './options.js';
+import { formatOption } from '../options.js';
 
 export function register(program: Command): void {
   program

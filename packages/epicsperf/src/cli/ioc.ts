@@ -15,7 +15,7 @@ import {
   prefixOption,
   rateOption,
   recordsOption,
-} from './options.js';
+} from '../options.js';
 
 interface IocCliOptions {
   records: number;

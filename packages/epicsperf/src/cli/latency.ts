@@ -4,12 +4,12 @@
 import type { Command } from 'commander';
 import { clientNames, findClient, type ClientSpec } from '../clients/index.js';
 import { runLatency } from '../bench/latency.js';
-import { whyNoLatency } from '../bench/put-suite.js';
+import { whyNoLatency } from '../bench/latency.js';
 import { latencyTables, latencyTitle } from '../report/latency.js';
 import { UsageError } from '../errors.js';
 import { exitOnSignals, orClose, placement, prepareClients, Progress, type HostOpts } from './common.js';
-import { formatOption, hostsOption, keysOption, placeOption } from './options.js';
-import { countOption, latencyTypeOption, sizesOption } from './latency-options.js';
+import { formatOption, hostsOption, keysOption, placeOption } from '../options.js';
+import { countOption, latencyTypeOption, sizesOption } from '../workloads/latency.js';
 import type { LatencyRun, LatencyWorkload } from '../results/index.js';
 
 interface Opts extends HostOpts {

@@ -18,7 +18,7 @@ import {
   recordsOption,
   samplesOption,
   type IocMode,
-} from './options.js';
+} from '../options.js';
 
 interface Opts extends HostOpts {
   client: string;

@@ -2,7 +2,7 @@
 // client, the workload, the run, its phase and elapsed time, and an ETA; elsewhere (CI, a log
 // file) one plain line per finished step.
 import { SingleBar } from 'cli-progress';
-import type { StepEvent } from '../bench/suite.js';
+import type { StepEvent } from '../workloads/steps.js';
 
 const clock = (s: number) => (s < 60 ? `${Math.round(s)} s` : `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s`);
 

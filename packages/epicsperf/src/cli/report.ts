@@ -3,9 +3,9 @@
 import type { Command } from 'commander';
 import { writeAtomic } from '../atomic.js';
 import { loadResults } from '../results/store.js';
-import { benchHtml, runLabel } from '../report/html.js';
-import { renderRuns } from '../report/bench.js';
-import { formatOption } from './options.js';
+import { runLabel } from '../report/html.js';
+import { benchHtml, renderRuns } from '../workloads/index.js';
+import { formatOption } from '../options.js';
 
 export function register(program: Command): void {
   program

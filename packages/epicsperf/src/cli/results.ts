@@ -4,9 +4,10 @@ import type { Command } from 'commander';
 import { listRuns, resultsDir } from '../results/store.js';
 import { renderTable } from '../report/table.js';
 import { figureText } from '../report/html.js';
-import { rank, workloadFigures } from '../report/workloads.js';
+import { rank } from '../report/figures.js';
+import { workloadFigures } from '../workloads/index.js';
 import type { BenchResults } from '../results/index.js';
-import { formatOption } from './options.js';
+import { formatOption } from '../options.js';
 
 /** The run's headline: the best client that passed every check on its first workload. */
 export function headline(r: BenchResults): string {

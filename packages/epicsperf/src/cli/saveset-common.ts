@@ -4,7 +4,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { Context, type Protocol } from 'epics-client';
 import type { Tolerance, ToleranceRule } from 'epics-client/saveset';
 import type { SavesetFormat } from '../report/saveset.js';
-import { formatOption, numberArg, timeoutOption } from './options.js';
+import { formatOption, numberArg, timeoutOption } from '../options.js';
 
 export interface ToleranceOpts {
   abs?: number;

@@ -13,7 +13,7 @@ import { readSnapshot } from '../snapshots/read.js';
 import { runSnapshot } from '../bench/snapshot.js';
 import { snapshotCsv, snapshotJson, snapshotTable } from '../report/snapshot.js';
 import { exitOnSignals, parseClient, orClose, placement, Progress, prepareClients, target, type HostOpts } from './common.js';
-import { clientOption, formatOption, hostsOption, iocOption, keysOption, placeOption, timeoutOption, type IocMode } from './options.js';
+import { clientOption, formatOption, hostsOption, iocOption, keysOption, placeOption, timeoutOption, type IocMode } from '../options.js';
 import { protocolOption, withSavesetContext } from './saveset-common.js';
 
 interface Opts extends HostOpts {

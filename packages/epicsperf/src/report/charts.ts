@@ -3,7 +3,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { LatencyRun } from '../results/index.js';
 import { toSvg } from './svg.js';
-import { rank, type WorkloadFigures } from './workloads.js';
+import { rank, type WorkloadFigures } from './figures.js';
 
 const FONT = 'system-ui, sans-serif';
 /** Results that failed a check or were stopped: grey, dashed, and said so in red. */

@@ -3,7 +3,7 @@
 // min-max ranges, or a Mann-Whitney rank test when both have at least 4 repeats).
 import type { BenchResults, Stat } from '../results/index.js';
 import { fmt, fmtStat, renderMarkdown, renderTable, type Column } from './table.js';
-import { workloadFigures, type WorkloadFigures } from './workloads.js';
+import { figuresOf, type WorkloadFigures, type WorkloadView } from './figures.js';
 
 export interface CompareRow {
   workload: string;
@@ -78,9 +78,9 @@ function decide(w: WorkloadFigures, a: number[], b: number[]): Pick<CompareRow, 
   return { test: 'one run on a side: no spread to compare with' };
 }
 
-export function compareRuns(A: BenchResults, B: BenchResults): CompareRow[] {
-  const fa = workloadFigures(A);
-  const fb = workloadFigures(B);
+export function compareRuns(views: readonly WorkloadView[], A: BenchResults, B: BenchResults): CompareRow[] {
+  const fa = figuresOf(views, A);
+  const fb = figuresOf(views, B);
   const keys = [...new Set([...fa, ...fb].map((w) => w.key))];
   const rows: CompareRow[] = [];
   for (const key of keys) {

@@ -1,7 +1,7 @@
 // The environment of one or more bench runs as rows of a table: machine, CPU steal per
 // workload, the runtimes and the version of every client library (a column per run).
 import type { BenchResults, HostRecord } from '../results/index.js';
-import { workloadFigures } from './workloads.js';
+import { figuresOf, type WorkloadView } from './figures.js';
 
 export interface EnvRow {
   name: string;
@@ -17,7 +17,7 @@ export function hostLine(h: HostRecord): string {
   return `${h.address}${h.machine ? ` (${h.machine})` : ''}: ${machine}; ran ${h.runs.join(', ') || 'nothing'}`;
 }
 
-export function environmentRows(runs: readonly BenchResults[]): EnvRow[] {
+export function environmentRows(views: readonly WorkloadView[], runs: readonly BenchResults[]): EnvRow[] {
   const row = (name: string, get: (r: BenchResults) => string | undefined): EnvRow => ({ name, values: runs.map((r) => get(r) ?? '-') });
   const rows: EnvRow[] = [
     row('host', (r) => r.host),
@@ -45,11 +45,11 @@ export function environmentRows(runs: readonly BenchResults[]): EnvRow[] {
       }),
     );
   }
-  const keys = [...new Set(runs.flatMap((r) => workloadFigures(r).map((w) => w.key)))];
+  const keys = [...new Set(runs.flatMap((r) => figuresOf(views, r).map((w) => w.key)))];
   for (const k of keys) {
     rows.push(
       row(`CPU steal, ${k}`, (r) => {
-        const p = workloadFigures(r).find((w) => w.key === k)?.stealPercent;
+        const p = figuresOf(views, r).find((w) => w.key === k)?.stealPercent;
         return p === undefined ? undefined : `${p.toFixed(1)} %`;
       }),
     );

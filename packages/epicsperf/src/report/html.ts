@@ -1,20 +1,12 @@
 // The HTML report of one or more bench runs: one self-contained file (inline CSS and SVG, no
 // script, no network). What the runs found on top, then per workload a chart of its main figure
 // and a table, latency against payload size, and the environment. A function of the results.
-import type { BenchResults, MonitorRun, SnapshotRun } from '../results/index.js';
-import { arrayTable, summarizeArray } from './array.js';
-import { arrayPutTable, summarizeArrayPut } from './array-put.js';
-import { latencyTables } from './latency.js';
-import { monitorTable, summarizeMonitor } from './monitor.js';
-import { snapshotBenchTable, summarizeSnapshot } from './snapshot-bench.js';
-import { fmt, groupByClient } from './table.js';
-import { stealNote } from './bench.js';
-import { figureChart, latencyChart, FAIL_COLOUR, INCOMPLETE_FILL } from './charts.js';
-import { rank, workloadFigures, type ClientFigure, type WorkloadFigures } from './workloads.js';
+import type { BenchResults } from '../results/index.js';
+import { fmt } from './table.js';
+import { repeatedIn, stealNote } from './bench.js';
+import { figureChart, FAIL_COLOUR, INCOMPLETE_FILL } from './charts.js';
+import { rank, type ClientFigure, type WorkloadFigures, type WorkloadView } from './figures.js';
 import { environmentRows } from './environment.js';
-import { captureBenchTable, captureStepsTable } from './capture.js';
-import { headroomStepsTable, headroomTable } from './headroom.js';
-import { loadChart, loadDetails, loadTable } from './load.js';
 
 export const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -87,108 +79,72 @@ function figuresTable(w: WorkloadFigures): string {
   return `<table class="figures"><tr><th>client</th><th>version</th><th>${esc(w.figure)} (${esc(w.unit)}), median (min-max)</th><th>× best</th><th>runs</th><th>checks</th></tr>${rows.join('')}</table>`;
 }
 
-/** The detailed text table of a workload (answered, CPU, memory ...) for a single run. */
-function detailTable(r: BenchResults, key: string): string | undefined {
-  const s = r.snapshot.find((x) => `snapshot ${x.workload.id}` === key);
-  if (s) return snapshotBenchTable(summarizeSnapshot(groupByClient<SnapshotRun>(s.runs), s.workload.connected));
-  if (key === 'monitor' && r.monitor) return monitorTable(summarizeMonitor(groupByClient<MonitorRun>(r.monitor.runs)));
-  if (key === 'array' && r.array) return arrayTable(summarizeArray(groupByClient<MonitorRun>(r.array.runs)));
-  if (key.startsWith('array-put ') && r.arrayPut) {
-    const callback = key === 'array-put completion';
-    return arrayPutTable(summarizeArrayPut(r.arrayPut.runs.filter((x) => x.callback === callback)));
-  }
-  if (key === 'latency' && r.latency) return latencyTables(r.latency.runs);
-  if (key === 'capture' && r.capture) return `Every load step:\n\n${captureStepsTable(r.capture)}`;
-  if (key === 'headroom' && r.headroom) return `Every step:\n\n${headroomStepsTable(r.headroom)}`;
-  if (key === 'load' && r.load) return loadDetails(r.load);
-  return undefined;
-}
+/** A run's entries, each with the workload that made it. */
+type Entry = { view: WorkloadView; w: WorkloadFigures };
 
-async function workloadSection(runs: readonly BenchResults[], figures: WorkloadFigures[][], key: string): Promise<string> {
-  const present = figures
-    .map((f, i) => ({ i, w: f.find((x) => x.key === key) }))
-    .filter((x): x is { i: number; w: WorkloadFigures } => x.w !== undefined);
-  const first = present[0]!.w;
+async function workloadSection(runs: readonly BenchResults[], entries: Entry[][], key: string): Promise<string> {
+  const present = entries
+    .map((f, i) => ({ i, e: f.find((x) => x.w.key === key) }))
+    .filter((x): x is { i: number; e: Entry } => x.e !== undefined);
+  const first = present[0]!.e.w;
   const parts = [
     `<section id="${esc(anchor(key))}"><h2>${esc(first.title)}${esc(runs.length === 1 ? stealNote(first.stealPercent) : '')}</h2>`,
   ];
-  const chart = await figureChart(present.map(({ i, w }) => ({ label: runLabel(runs[i]!, i, runs.length), w })));
+  const chart = await figureChart(present.map(({ i, e }) => ({ label: runLabel(runs[i]!, i, runs.length), w: e.w })));
   parts.push(
     `<figure class="chart" data-workload="${esc(key)}"><figcaption>${esc(first.figure)}: median with min-max over the runs; grey dashed bars failed a check</figcaption>${chart}</figure>`,
   );
-  if (key === 'latency') {
-    for (const { i } of present) {
-      const l = runs[i]!.latency!;
-      const title = runs.length > 1 ? ` (${runLabel(runs[i]!, i, runs.length)})` : '';
-      parts.push(
-        `<figure class="chart latency"><figcaption>round trip against payload size${esc(title)}</figcaption>${await latencyChart(l.runs)}</figure>`,
-      );
+  const more = await Promise.all(present.map(({ i, e }) => e.view.html(runs[i]!, key)));
+  present.forEach(({ i }, k) => {
+    const title = runs.length > 1 ? ` (${runLabel(runs[i]!, i, runs.length)})` : '';
+    for (const c of more[k]!.charts ?? []) {
+      parts.push(`<figure class="chart ${esc(c.cls)}"><figcaption>${esc(c.caption + title)}</figcaption>${c.svg}</figure>`);
     }
-  }
-  if (key === 'load') {
-    for (const { i } of present) {
-      const title = runs.length > 1 ? ` (${runLabel(runs[i]!, i, runs.length)})` : '';
+  });
+  present.forEach(({ i, e }, k) => {
+    if (runs.length > 1) parts.push(`<h3>${esc(runLabel(runs[i]!, i, runs.length))}${esc(stealNote(e.w.stealPercent))}</h3>`);
+    parts.push(figuresTable(e.w));
+    const { findings, details } = more[k]!;
+    if (findings) parts.push(`<pre class="capture">${esc(findings)}</pre>`);
+    // A workload whose every-figure table is its finding beside the chart shows it open; the others
+    // keep theirs folded.
+    if (details)
       parts.push(
-        `<figure class="chart load"><figcaption>updates/s received and p99 latency against the clients served${esc(title)}</figcaption>${await loadChart(runs[i]!.load!)}</figure>`,
+        details.open
+          ? `<pre class="${esc(details.open)}">${esc(details.text)}</pre>`
+          : `<details><summary>every figure</summary><pre>${esc(details.text)}</pre></details>`,
       );
-    }
-  }
-  for (const { i, w } of present) {
-    if (runs.length > 1) parts.push(`<h3>${esc(runLabel(runs[i]!, i, runs.length))}${esc(stealNote(w.stealPercent))}</h3>`);
-    parts.push(figuresTable(w));
-    const c = runs[i]!.capture;
-    if (key === 'capture' && c) {
-      // Where each client's zero-loss figure was reached, with its CPU and memory there, against
-      // the disk's rate of the same run, and the step that lost updates.
-      parts.push(`<pre class="capture">${esc(captureBenchTable(c))}</pre>`);
-    }
-    const h = runs[i]!.headroom;
-    // Where each client's loss-free rate was held, its CPU and memory there, and what it did past it.
-    if (key === 'headroom' && h) parts.push(`<pre class="capture">${esc(headroomTable(h))}</pre>`);
-    const ld = runs[i]!.load;
-    // How many clients each client served with no loss, and what limited it.
-    if (key === 'load' && ld) parts.push(`<pre class="capture">${esc(loadTable(ld))}</pre>`);
-    const detail = detailTable(runs[i]!, key);
-    // Latency's tables (per size, and the fixed cost and MB/s fitted through the sizes) are its
-    // findings beside the chart; the other workloads keep their every-figure table folded.
-    if (detail)
-      parts.push(
-        key === 'latency'
-          ? `<pre class="latency">${esc(detail)}</pre>`
-          : `<details><summary>every figure</summary><pre>${esc(detail)}</pre></details>`,
-      );
-  }
+  });
   parts.push('</section>');
   return parts.join('\n');
 }
 
-function environment(runs: readonly BenchResults[]): string {
-  const table = environmentRows(runs);
+function environment(views: readonly WorkloadView[], runs: readonly BenchResults[]): string {
+  const table = environmentRows(views, runs);
   const head = runs.length > 1 ? `<tr><th></th>${runs.map((r, i) => `<th>${esc(runLabel(r, i, runs.length))}</th>`).join('')}</tr>` : '';
   return `<section id="environment"><h2>Environment</h2><table class="env">${head}${table.map((row) => `<tr><th>${esc(row.name)}</th>${row.values.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('')}</table></section>`;
 }
 
-export async function benchHtml(input: BenchResults | readonly BenchResults[]): Promise<string> {
+export async function benchHtml(views: readonly WorkloadView[], input: BenchResults | readonly BenchResults[]): Promise<string> {
   const runs = Array.isArray(input) ? (input as readonly BenchResults[]) : [input as BenchResults];
-  const figures = runs.map(workloadFigures);
+  const entries = runs.map((r) => views.flatMap((view) => view.figures(r).map((w) => ({ view, w }))));
+  const figures = entries.map((e) => e.map((x) => x.w));
   const keys = [...new Set(figures.flat().map((w) => w.key))];
   const parts: string[] = [];
-  // The ramps (capture, headroom, load) run each step once: the repeat count is only for the others.
-  const repeated = (r: BenchResults) => r.snapshot.length > 0 || r.monitor || r.array || r.arrayPut || r.latency;
   const sub = runs.map(
     (r, i) =>
-      `${runLabel(r, i, runs.length)} · ${r.options.profile} profile${repeated(r) ? ` · ${r.options.repeat} run(s) per client` : ''}${r.durationS ? ` · took ${Math.round(r.durationS)} s` : ''}`,
+      `${runLabel(r, i, runs.length)} · ${r.options.profile} profile${repeatedIn(views, r) ? ` · ${r.options.repeat} run(s) per client` : ''}${r.durationS ? ` · took ${Math.round(r.durationS)} s` : ''}`,
   );
   parts.push(`<h1>epicsperf bench</h1><p class="sub">${sub.map(esc).join('<br>')}</p>`);
   parts.push(summary(runs, figures));
-  for (const k of keys) parts.push(await workloadSection(runs, figures, k));
+  for (const k of keys) parts.push(await workloadSection(runs, entries, k));
   const unavailable = runs.flatMap((r, i) =>
     r.unavailable.map(
       (u) => `<li>${esc(u.client)}${runs.length > 1 ? ` (${esc(runLabel(r, i, runs.length))})` : ''}: ${esc(u.reason)}</li>`,
     ),
   );
   if (unavailable.length) parts.push(`<section><h2>Not run</h2><ul>${unavailable.join('')}</ul></section>`);
-  parts.push(environment(runs));
+  parts.push(environment(views, runs));
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>epicsperf bench</title><style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}
 h1{margin-bottom:.2em}.sub{color:#555;margin-top:0}

@@ -2,8 +2,8 @@
 // a bad value is commander's one-line usage error.
 import { isIPv4 } from 'node:net';
 import { InvalidArgumentError, Option } from 'commander';
-import { DEFAULTS } from '../defaults.js';
-import { ARRAY_TYPES } from '../ioc/stats.js';
+import { DEFAULTS } from './defaults.js';
+import { ARRAY_TYPES } from './ioc/stats.js';
 
 export function intArg(min: number, max = Number.MAX_SAFE_INTEGER): (v: string) => number {
   return (v: string) => {
