@@ -7,7 +7,7 @@ const client = (path: string): string => fileURLToPath(new URL(`./packages/clien
 // browser, then integration), and `--project <name>` runs one.
 // - unit: codecs, framers, sessions against the fake servers, fuzz, reports on fixtures. No
 //   Python, no C runner, no IOC, no browser: no global setup, and files in parallel.
-// - browser: pages in headless Chromium (test/helpers/browser.ts).
+// - browser: pages in headless Chromium (packages/epicsperf/test/helpers/browser.ts).
 // - integration: the built-in IOC, the Python clients and the C runners, one file at a time.
 // Only browser and integration have the global setup that builds the Python environment and
 // the C runners.
@@ -28,14 +28,14 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // No test searches the host's own networks: a test that names no address list searches
-    // nowhere rather than broadcasting there (test/integration/network.test.ts builds hosts of its own).
+    // nowhere rather than broadcasting there (packages/epicsperf/test/integration/network.test.ts builds hosts of its own).
     env: { EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_AUTO_ADDR_LIST: 'NO' },
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
+          include: ['packages/*/test/unit/**/*.test.ts'],
           // Every file binds ports of its own (0, or freePort()): files run side by side, one per
           // core (some time sockets and timers in ms, so no more files at once than cores).
           maxWorkers: '100%',
@@ -49,7 +49,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'browser',
-          include: ['test/browser/**/*.test.ts'],
+          include: ['packages/*/test/browser/**/*.test.ts'],
           globalSetup: PYTHON_AND_RUNNERS,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
@@ -59,7 +59,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: ['packages/*/test/integration/**/*.test.ts'],
           globalSetup: PYTHON_AND_RUNNERS,
           // Integration tests start real IOCs and client processes and measure them; on a
           // 2-core machine running files one at a time keeps timings meaningful.

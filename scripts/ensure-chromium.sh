@@ -1,5 +1,5 @@
 #!/bin/sh
-# The tests that open pages drive Debian's Chromium (test/helpers/browser.ts): install it from
+# The tests that open pages drive Debian's Chromium (packages/epicsperf/test/helpers/browser.ts): install it from
 # Debian's packages when it is missing, so `npm test` sets up a fresh machine by itself.
 set -eu
 [ -n "${EPICSPERF_CHROMIUM:-}" ] && exit 0

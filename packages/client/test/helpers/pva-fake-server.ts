@@ -1,0 +1,166 @@
+// A fake PV Access server on 127.0.0.1 for the hostile-server tests (a real server cannot send
+// these): it validates connections, answers searches over TCP and creates channels, then
+// answers a GET according to the channel's name: normally, after an unknown command, with a
+// truncated payload, with an absurd payload size, with a reference to a type id never defined,
+// cut off half-way (then it closes), or not at all (then it stops answering echoes too).
+import net from 'node:net';
+import {
+  BitSet,
+  Cmd,
+  decodeMessage,
+  encodeMessages,
+  HEADER_SIZE,
+  OK,
+  scalar,
+  structure,
+  TypeCache,
+  Writer,
+  type Message,
+  type StructureDesc,
+} from '../../src/pva/index.js';
+import { Framer } from '../../src/pva/framer.js';
+import { startMessage } from '../../src/pva/header.js';
+
+export type Mode = 'good' | 'unknown' | 'truncated' | 'oversized' | 'badref' | 'cutoff' | 'silent';
+export const MODES: Mode[] = ['good', 'unknown', 'truncated', 'oversized', 'badref', 'cutoff', 'silent'];
+
+const TYPE: StructureDesc = structure('epics:nt/NTScalar:1.0', { value: scalar('double') });
+
+export class FakePvaServer {
+  private readonly server = net.createServer((s) => this.serve(s));
+  private readonly sockets = new Set<net.Socket>();
+  port = 0;
+
+  async listen(): Promise<void> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as net.AddressInfo).port;
+  }
+
+  private serve(sock: net.Socket): void {
+    this.sockets.add(sock);
+    sock.on('close', () => this.sockets.delete(sock));
+    sock.on('error', () => {});
+    const names = new Map<number, string>(); // sid -> name
+    const ops = new Map<number, string>(); // request id -> channel name
+    const types = new TypeCache(); // the client's types on this connection (its INITs refer to them by id)
+    let silent = false;
+    const send = (...m: Message[]): void => {
+      if (!sock.destroyed) sock.write(encodeMessages(m));
+    };
+    const framer = new Framer(
+      (h, payload) => {
+        if (silent) return;
+        const m = decodeMessage(h, payload, { types });
+        switch (m.type) {
+          case 'ConnectionValidationResponse':
+            return send({ type: 'ConnectionValidated', status: OK });
+          case 'SearchRequest':
+            return send({
+              type: 'SearchResponse',
+              guid: new Uint8Array(12),
+              sequenceId: m.sequenceId,
+              address: new Uint8Array(16),
+              port: this.port,
+              protocol: 'tcp',
+              found: true,
+              ids: m.channels.map((c) => c.id),
+            });
+          case 'CreateChannelRequest':
+            for (const c of m.channels) {
+              const sid = 100 + c.id;
+              names.set(sid, c.name);
+              send({ type: 'CreateChannelResponse', cid: c.id, sid, status: OK });
+            }
+            return;
+          case 'OpInitRequest': {
+            const mode = (names.get(m.sid) ?? '').split(':')[1] as Mode;
+            ops.set(m.requestId, mode);
+            return this.init(sock, mode, m.requestId, () => (silent = true));
+          }
+          case 'OpRequest':
+            if (m.command === Cmd.GET) {
+              const v = { value: 42.5 };
+              send({
+                type: 'DataResponse',
+                command: Cmd.GET,
+                requestId: m.requestId,
+                subcommand: 0,
+                status: OK,
+                changed: BitSet.of(0),
+                valueType: TYPE,
+                value: v,
+              });
+            }
+            return;
+          case 'EchoRequest':
+            return send({ type: 'EchoResponse', payload: m.payload });
+        }
+      },
+      () => sock.destroy(),
+    );
+    sock.on('data', (d) => framer.push(d));
+    sock.write(
+      encodeMessages([
+        { type: 'SetByteOrder', bigEndian: false },
+        { type: 'ConnectionValidationRequest', bufferSize: 0x10000, registrySize: 0x7fff, authMethods: ['anonymous'] },
+      ]),
+    );
+  }
+
+  /** The GET INIT reply of each mode. */
+  private init(sock: net.Socket, mode: Mode, requestId: number, goSilent: () => void): void {
+    const reply = encodeMessages([{ type: 'OpInitResponse', command: Cmd.GET, requestId, subcommand: 0x08, status: OK, valueType: TYPE }]);
+    switch (mode) {
+      case 'unknown': {
+        // A message of a command no PVA version defines, with a payload, before the real reply.
+        const w = new Writer(true);
+        const off = startMessage(w, 0x7e, 0x40, 4);
+        void off;
+        w.u32(0xdeadbeef);
+        sock.write(w.take());
+        sock.write(reply);
+        return;
+      }
+      case 'truncated': {
+        // A whole message whose payload ends inside the type description.
+        const cut = reply.slice(0, reply.length - 6);
+        new DataView(cut.buffer).setUint32(4, cut.length - HEADER_SIZE, true);
+        sock.write(cut);
+        return;
+      }
+      case 'oversized': {
+        const h = reply.slice(0, HEADER_SIZE);
+        new DataView(h.buffer).setUint32(4, 0x7fffffff, true);
+        sock.write(h);
+        return;
+      }
+      case 'badref': {
+        // The type given as "the cached type 77" (0xFE + id), which this connection never defined.
+        const w = new Writer(true);
+        const off = startMessage(w, Cmd.GET, 0x40);
+        w.i32(requestId);
+        w.u8(0x08);
+        w.u8(0xff);
+        w.u8(0xfe);
+        w.u16(77);
+        w.dataView.setUint32(off + 4, w.length - off - HEADER_SIZE, true);
+        sock.write(w.take());
+        return;
+      }
+      case 'cutoff':
+        sock.write(reply.slice(0, 20));
+        setTimeout(() => sock.destroy(), 20);
+        return;
+      case 'silent':
+        goSilent();
+        return;
+      default:
+        sock.write(reply);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}

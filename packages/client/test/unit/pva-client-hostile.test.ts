@@ -1,0 +1,61 @@
+// Hostile and broken PV Access servers (a fake on 127.0.0.1, found through
+// EPICS_PVA_NAME_SERVERS): an unknown command is skipped; a truncated message, an absurd size
+// and a reference to a type id never defined are protocol errors that close that connection
+// cleanly; a server that cuts off or goes silent gives a disconnect; the context carries on.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Context, DisconnectedError, ProtocolError, TimeoutError } from '../../src/index.js';
+import { FakePvaServer } from '../helpers/pva-fake-server.js';
+
+const server = new FakePvaServer();
+let ctx: Context<'pva'>;
+
+beforeAll(async () => {
+  await server.listen();
+  ctx = new Context({
+    env: { EPICS_PVA_ADDR_LIST: '', EPICS_PVA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_NAME_SERVERS: `127.0.0.1:${server.port}` },
+    protocol: 'pva',
+    pvaConnTimeout: 0.4,
+  });
+});
+
+afterAll(async () => {
+  await ctx?.close();
+  await server.close();
+});
+
+describe('hostile PVA server', () => {
+  it('the fake works: validation, TCP search, create, GET', async () => {
+    expect((await ctx.get('FAKE:good', { timeout: 2000 })).value).toBe(42.5);
+  });
+
+  it('an unknown command is skipped, the reply after it is used', async () => {
+    expect((await ctx.get('FAKE:unknown', { timeout: 2000 })).value).toBe(42.5);
+  });
+
+  it.each(['truncated', 'oversized', 'badref'])('%s: a protocol error, and the context carries on', async (mode) => {
+    const t0 = Date.now();
+    const err = await ctx.get(`FAKE:${mode}`, { timeout: 1500 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect(Date.now() - t0).toBeLessThan(1500);
+    const why = {
+      truncated: /malformed INIT reply: (truncated|1 fields cannot fit in 1 bytes)/,
+      oversized: /exceeds the limit/,
+      badref: /unknown type id 77/,
+    }[mode]!;
+    expect((err as Error).message).toMatch(why);
+    // The same context still works (a new connection).
+    expect((await ctx.get('FAKE:good', { timeout: 2000 })).value).toBe(42.5);
+  });
+
+  it('a server that cuts off mid-message: the read fails cleanly on its timeout', async () => {
+    const err = await ctx.get('FAKE:cutoff', { timeout: 800 }).catch((e: unknown) => e);
+    // Each cut-off connection is found again and cut off again: disconnected or timed out.
+    expect([DisconnectedError, TimeoutError].some((c) => err instanceof c)).toBe(true);
+    expect((await ctx.get('FAKE:good', { timeout: 2000 })).value).toBe(42.5);
+  });
+
+  it('a silent server is found out by the echo watchdog (EPICS_PVA_CONN_TMO)', async () => {
+    const err = await ctx.get('FAKE:silent', { timeout: 1500 }).catch((e: unknown) => e);
+    expect([DisconnectedError, TimeoutError].some((c) => err instanceof c)).toBe(true);
+  });
+});

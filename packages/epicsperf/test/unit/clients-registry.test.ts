@@ -1,0 +1,54 @@
+// The clients are declared once, in packages/epicsperf/clients.json: every declaration has its
+// runner (a Node script, a Python module, a C program, a capture class) and every runner its
+// declaration; a malformed declaration is refused with the client's name. Reads files, runs nothing.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLIENTS, readDeclarations } from '../../src/clients/registry.js';
+
+const PKG = join(import.meta.dirname, '..', '..');
+const NODE_RUNNERS = join(PKG, 'src', 'bench', 'runners');
+const PY_RUNNERS = join(PKG, 'python', 'epicsperf_runners', 'runners');
+
+describe('the client declarations', () => {
+  it('every declared client has its runner', () => {
+    const missing: string[] = [];
+    for (const c of CLIENTS) {
+      const run = c.run;
+      if ('node' in run && !existsSync(join(NODE_RUNNERS, run.node.replace(/\.js$/, '.ts')))) missing.push(`${c.name}: ${run.node}`);
+      if ('python' in run && !existsSync(join(PY_RUNNERS, `${run.python}.py`))) missing.push(`${c.name}: runners/${run.python}.py`);
+      if ('c' in run && !existsSync(join(PKG, 'c'))) missing.push(`${c.name}: c/`);
+    }
+    expect(missing).toEqual([]);
+    const capturing = readFileSync(join(PKG, 'python', 'epicsperf_runners', 'capture_clients.py'), 'utf8');
+    for (const c of CLIENTS.filter((x) => x.capture && x.runtime === 'python')) expect(capturing, c.name).toContain(`"${c.name}": `);
+  });
+
+  it('every runner has its declaration', () => {
+    const declared = new Set(CLIENTS.flatMap((c) => ('node' in c.run ? [c.run.node] : 'python' in c.run ? [`${c.run.python}.py`] : [])));
+    // Node runners are the scripts that announce themselves ready; the others are their parts.
+    const nodeRunners = readdirSync(NODE_RUNNERS)
+      .filter((f) => f.endsWith('.ts') && readFileSync(join(NODE_RUNNERS, f), 'utf8').includes("ev: 'ready'"))
+      .map((f) => f.replace(/\.ts$/, '.js'));
+    const pyRunners = readdirSync(PY_RUNNERS).filter((f) => f.endsWith('.py') && !['__init__.py', 'base.py'].includes(f));
+    expect([...nodeRunners, ...pyRunners].filter((f) => !declared.has(f))).toEqual([]);
+  });
+
+  it('a malformed declaration is refused, naming the client', () => {
+    const base = {
+      name: 'x',
+      runtime: 'python',
+      protocol: 'CA',
+      workloads: ['snapshot'],
+      library: 'lib',
+      description: 'd',
+      run: { python: 'x' },
+    };
+    const doc = (...clients: object[]) => JSON.stringify({ pythonLibraries: { lib: 'lib' }, clients });
+    expect(readDeclarations(doc(base)).clients).toHaveLength(1);
+    expect(() => readDeclarations(doc(base, base))).toThrow('client "x": declared twice');
+    expect(() => readDeclarations(doc({ ...base, workloads: ['fly'] }))).toThrow('client "x": workload fly');
+    expect(() => readDeclarations(doc({ ...base, library: 'nope' }))).toThrow('library nope is not in pythonLibraries');
+    expect(() => readDeclarations(doc({ ...base, run: { node: 'x.js' } }))).toThrow('a Python client runs a Python module');
+  });
+});
