@@ -3,7 +3,9 @@
 // command), relays what they say, and sends their readings taken here. Only orchestrators whose
 // public keys it was given get an answer (CURVE, checked by a ZAP handler); one that stops
 // sending heartbeats has everything it started here killed.
-import { hostname } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Reply, Router } from 'zeromq';
 import { getLogger } from '../log.js';
 import { LocalHost } from '../hosts/local-host.js';
@@ -213,15 +215,20 @@ export class Agent {
       return;
     }
     let runner: Runner;
+    // A capture writes its file into a folder of this run, removed when the runner ends.
+    const folder = m.workload === 'capture' ? mkdtempSync(join(tmpdir(), 'epicsperf-agent-capture-')) : undefined;
+    const removeFolder = () => folder && rmSync(folder, { recursive: true, force: true });
     try {
+      const args = m.args as string[];
       runner = this.host.startRunner({
         client: String(m.client),
         workload: String(m.workload),
-        args: m.args as string[],
+        args: folder ? args.map((a, i) => (args[i - 1] === '--out' ? join(folder, a) : a)) : args,
         names: m.names as string[],
         env: m.env as Record<string, string>,
       });
     } catch (err) {
+      removeFolder();
       this.send(s, { t: 'stderr', rid, line: `cannot start: ${(err as Error).message}` });
       exit({ code: 2, signal: null });
       return;
@@ -236,6 +243,7 @@ export class Agent {
     };
     runner.onStderr = (line) => this.send(s, { t: 'stderr', rid, line });
     void runner.exited.then((e) => {
+      removeFolder();
       s.runners.delete(rid);
       exit(e);
     });

@@ -5,7 +5,8 @@
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startIoc } from '../ioc/index.js';
+import { LOCAL } from '../hosts/host.js';
+import { Placement } from './placement.js';
 import { startCapture, DEFAULT_GAP_CHECK, type CaptureClient } from '../capture/orchestrate.js';
 import { climb } from './ramp.js';
 import type { CaptureBenchClient, CaptureBenchResults, CaptureRun, CaptureStep, CaptureStepResult } from '../results/capture.js';
@@ -17,6 +18,8 @@ const ROW_BYTES = 19;
 export interface CaptureBenchOptions {
   clients: readonly CaptureClient[];
   python: string;
+  /** Where the clients and the IOC run (default: all here). */
+  placement?: Placement;
   /** Seconds each client captures at each step. */
   seconds: number;
   flushMs: number;
@@ -77,8 +80,12 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
   const dir = mkdtempSync(join(o.dir ?? tmpdir(), 'epicsperf-capture-bench-'));
   const results: CaptureBenchResults = { seconds: o.seconds, flushMs: o.flushMs, studyMBs: STUDY_MBS, steps: [], clients: [] };
   try {
+    const pl = o.placement ?? Placement.local(o.python);
+    const elsewhere = o.clients.filter((c) => pl.hostOf(c).name !== LOCAL);
     progress('capture: measuring the disk');
     try {
+      // The disk measured is this host's: a client writing on another host's disk is not held to it.
+      if (elsewhere.length) throw new Error(`${elsewhere.join(', ')} write${elsewhere.length === 1 ? 's' : ''} on another host's disk`);
       results.diskMBs = diskWriteRate(dir);
     } catch (err) {
       results.diskError = (err as Error).message;
@@ -94,8 +101,8 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
       open: async (step) => {
         const ioc =
           step.kind === 'scalar'
-            ? await startIoc({ records: step.pvs, rate: step.rateHz, arrayElements: 0 })
-            : await startIoc({ records: 1, rate: 0, arrayElements: step.elements, arrayRate: step.rateHz });
+            ? await pl.startIoc({ records: step.pvs, rate: step.rateHz, arrayElements: 0 })
+            : await pl.startIoc({ records: 1, rate: 0, arrayElements: step.elements, arrayRate: step.rateHz });
         const names = step.kind === 'scalar' ? ioc.counterNames() : [`${ioc.prefix}ARRAY`];
         const label =
           step.kind === 'scalar'
@@ -105,10 +112,13 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
           close: () => ioc.stop(),
           run: (client) =>
             runStep(label, client, async () => {
-              const file = join(dir, `${client}.h5`);
+              // Here, a file of this run's folder; on an agent, a name in its own (hosts/wire.ts).
+              const { host } = pl.runOn(client);
+              const file = host && host.name !== LOCAL ? `${client}.h5` : join(dir, `${client}.h5`);
               const run = await startCapture({
                 client,
                 python: o.python,
+                ...(host && { host }),
                 env: { ...ioc.env },
                 names,
                 out: file,
@@ -120,7 +130,7 @@ export async function runCaptureBench(o: CaptureBenchOptions): Promise<CaptureBe
                 onStatus: (s) => progress(s),
                 ...(o.clientDeadlineMs !== undefined && { clientDeadlineMs: o.clientDeadlineMs }),
               }).done;
-              rmSync(file, { force: true });
+              if (!host || host.name === LOCAL) rmSync(file, { force: true });
               const lost = run.summary?.pvs.reduce((a, p) => a + p.lost, 0) ?? 0;
               compactRun(run);
               const s = run.summary;

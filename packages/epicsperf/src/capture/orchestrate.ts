@@ -3,6 +3,7 @@
 // capture/'s operation: the `capture` command and the bench's capture workload start captures here
 // (the only module of capture/ that other folders import); it runs the client through runner/.
 import { LocalHost } from '../hosts/local-host.js';
+import type { Host } from '../hosts/host.js';
 import { runOnce } from '../runner/run.js';
 import { getLogger } from '../log.js';
 import type { CaptureRun, CaptureSummary } from '../results/capture.js';
@@ -18,6 +19,9 @@ export const DEFAULT_GAP_CHECK = '(^|:)(CALC\\d+|ARRAY)$';
 export interface CaptureRunOptions {
   client: CaptureClient;
   python: string;
+  /** Where the runner runs (default: here). On an agent, `out` is a plain file name, written in a
+   *  folder of the run there and removed with it: the summary comes back, not the file. */
+  host?: Host;
   env: Record<string, string>;
   names: readonly string[];
   out: string;
@@ -60,8 +64,7 @@ export function startCapture(o: CaptureRunOptions): CaptureHandle {
 }
 
 async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, stoppedEarly: () => boolean): Promise<CaptureRun> {
-  // This host: an agent refuses the capture workload (its file would be written there).
-  const runner = new LocalHost(o.python).startRunner({
+  const runner = (o.host ?? new LocalHost(o.python)).startRunner({
     client: o.client,
     workload: 'capture',
     names: o.names,

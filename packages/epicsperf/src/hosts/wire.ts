@@ -128,19 +128,68 @@ export function readPublicKey(path: string, what: string): string {
 // ---- what an agent may be asked to run ----
 
 /** The runner workloads an agent starts (docs/runners.md). */
-export const RUNNER_WORKLOADS: readonly string[] = ['snapshot', 'monitor', 'array', 'array-put', 'latency'];
+export const RUNNER_WORKLOADS: readonly string[] = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture'];
+
+/** A capture's file on an agent: a plain name, which the agent puts in a folder of its own for
+ *  the run and removes with it (the orchestrator keeps the summary, not the file). */
+export const CAPTURE_FILE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.h5$/;
+const MAX_ATTRIBUTES = 64 * 1024;
+
+/** Why a capture runner's options must be refused: each is one of the capture runner's, with a
+ *  value of its kind (a plain file name, a number, a regular expression, a JSON object). */
+function refuseCaptureArgs(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i]!;
+    if (flag === '--force') continue;
+    const v = args[++i];
+    if (v === undefined) return `${flag} has no value`;
+    switch (flag) {
+      case '--out':
+        if (!CAPTURE_FILE.test(v)) return 'the capture file is a plain name ending .h5, not a path';
+        break;
+      case '--flush-ms':
+      case '--connect-timeout-ms':
+        if (!/^\d{1,9}$/.test(v)) return `${flag} is not a number`;
+        break;
+      case '--gap-check':
+        try {
+          if (v.length > 200 || /[\0\n]/.test(v)) throw new Error();
+          new RegExp(v);
+        } catch {
+          return '--gap-check is not a regular expression of at most 200 characters';
+        }
+        break;
+      case '--options':
+      case '--environment':
+        try {
+          const o: unknown = JSON.parse(v);
+          if (v.length > MAX_ATTRIBUTES || typeof o !== 'object' || o === null || Array.isArray(o)) throw new Error();
+        } catch {
+          return `${flag} is not a JSON object of at most ${MAX_ATTRIBUTES} bytes`;
+        }
+        break;
+      default:
+        return `${flag} is not an option of the capture runner`;
+    }
+  }
+  return undefined;
+}
 const TOKEN = /^[A-Za-z0-9_.,:=+-]{1,200}$/;
 const EPICS_VAR = /^EPICS_[A-Z0-9_]{1,60}$/;
 
 /**
  * Why a runner request must be refused (undefined: it may run): a workload of the runners, plain
- * option tokens (no paths, no spaces), EPICS_* variables only, and PV names.
+ * option tokens (no paths, no spaces; a capture's options each of its kind), EPICS_* variables
+ * only, and PV names.
  */
 export function refuseRequest(r: Record<string, unknown>): string | undefined {
   if (typeof r.workload !== 'string' || !RUNNER_WORKLOADS.includes(r.workload))
     return `workload ${String(r.workload)} is not one of ${RUNNER_WORKLOADS.join(', ')}`;
-  if (!Array.isArray(r.args) || !r.args.every((a) => typeof a === 'string' && TOKEN.test(a)))
-    return 'the workload options hold more than plain words and numbers';
+  if (!Array.isArray(r.args) || !r.args.every((a) => typeof a === 'string')) return 'the workload options are not words';
+  if (r.workload === 'capture') {
+    const why = refuseCaptureArgs(r.args as string[]);
+    if (why) return why;
+  } else if (!r.args.every((a) => TOKEN.test(a as string))) return 'the workload options hold more than plain words and numbers';
   if (typeof r.env !== 'object' || r.env === null) return 'no environment';
   for (const [k, v] of Object.entries(r.env as Record<string, unknown>)) {
     if (!EPICS_VAR.test(k) || typeof v !== 'string' || /[\0\n]/.test(v) || v.length > 1000)

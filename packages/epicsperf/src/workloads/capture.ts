@@ -70,6 +70,7 @@ export const capture: BenchWorkload = {
     results.capture = await runCaptureBench({
       clients: captureClientsOf(cw, ctx.ready),
       python: ctx.python,
+      placement: ctx.placement,
       seconds: cw.seconds,
       flushMs: cw.flushMs,
       onProgress: ctx.progress,

@@ -15,8 +15,8 @@ export interface BenchOptions extends Omit<BenchRunOptions, 'clients' | 'schedul
   clients: readonly ClientSpec[];
   python: string;
   report: EnvironmentReport;
-  /** Where the clients and the IOC run (default: all here). The capture and headroom workloads
-   *  always run here. */
+  /** Where the clients and the IOC run (default: all here). The headroom workload always runs
+   *  here. */
   placement?: Placement;
   /** The phase of the step under way (starting, reading, collecting ...). */
   onProgress?: (text: string) => void;

@@ -5,7 +5,7 @@
 // killed orchestrator leaves nothing running; the namespaces are gone afterwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, runCli } from '../../../../test/helpers/cli.js';
@@ -171,6 +171,32 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
       [true, true],
     ]);
   }, 150_000);
+
+  it('a capture on an agent: its load steps run there against the IOC on another host, the summary comes back, the file goes', async () => {
+    const leftovers = () => readdirSync(tmpdir()).filter((f) => f.startsWith('epicsperf-agent-capture-'));
+    const before = leftovers();
+    const r = await epicsperf(
+      ['bench', 'capture', '--clients', 'node', '--capture-seconds', '1', '--no-keep', '--format', 'json'].concat([
+        '--hosts',
+        hostsArg(),
+        '--place',
+        'node=a,ioc=c',
+      ]),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const res = JSON.parse(r.stdout) as {
+      hosts: { name: string; runs: string[] }[];
+      capture: { diskError?: string; steps: { client: string; run: { ok: boolean; summary?: { updates: number } } }[] };
+    };
+    expect(res.hosts.find((h) => h.name === 'a')?.runs).toEqual(['node']);
+    expect(res.hosts.find((h) => h.name === 'c')?.runs).toEqual(['ioc']);
+    // The first step (1000 counters x 10 Hz, 1 s) is well within one client's reach.
+    const first = res.capture.steps[0]!;
+    expect(first.run.ok).toBe(true);
+    expect(first.run.summary!.updates).toBeGreaterThan(5000);
+    expect(res.capture.diskError).toMatch(/node writes on another host's disk/);
+    expect(leftovers()).toEqual(before);
+  });
 
   it('an orchestrator whose key the agents do not trust gets nothing', async () => {
     const other = mkdtempSync(join(tmpdir(), 'epicsperf-keys-'));

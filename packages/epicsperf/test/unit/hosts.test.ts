@@ -64,6 +64,26 @@ describe('what an agent runs', () => {
   ])('refuses %j', (change, why) => {
     expect(refuseRequest({ ...ok, ...change })).toMatch(why);
   });
+
+  const capture = (args: string[]) => ({ ...ok, workload: 'capture', args });
+  it("takes a capture's options, each of its kind: a plain file name, numbers, a regular expression, JSON objects", () => {
+    const args = ['--out', 'node.h5', '--flush-ms', '1000', '--gap-check', '(^|:)(CALC\\d+|ARRAY)$', '--connect-timeout-ms', '30000'];
+    expect(refuseRequest(capture([...args, '--options', '{"seconds": 5}', '--environment', '{}', '--force']))).toBeUndefined();
+  });
+
+  it.each([
+    [['--out', '/tmp/x.h5'], /plain name ending \.h5, not a path/],
+    [['--out', '../x.h5'], /plain name/],
+    [['--out', 'x.txt'], /plain name/],
+    [['--flush-ms', '1e3'], /--flush-ms is not a number/],
+    [['--gap-check', '('], /--gap-check is not a regular expression/],
+    [['--options', '[1]'], /--options is not a JSON object/],
+    [['--environment', `{"x": "${'y'.repeat(70_000)}"}`], /--environment is not a JSON object of at most 65536 bytes/],
+    [['--names', 'other.txt'], /--names is not an option of the capture runner/],
+    [['--out'], /--out has no value/],
+  ])('refuses the capture options %j', (args, why) => {
+    expect(refuseRequest(capture(args))).toMatch(why);
+  });
 });
 
 describe('keys', () => {
