@@ -14,7 +14,7 @@ const client = (path: string): string => fileURLToPath(new URL(`./packages/clien
 const PYTHON_AND_RUNNERS = ['test/global-setup.ts'];
 
 export default defineConfig({
-  // The tool's own imports of the client package resolve to its sources too: one copy of each
+  // The tool's own imports of the client package (and of epics-ops) resolve to their sources too: one copy of each
   // class in a test, whichever side made it.
   resolve: {
     alias: [
@@ -22,6 +22,7 @@ export default defineConfig({
       { find: /^epics-client\/ca$/, replacement: client('ca/index.ts') },
       { find: /^epics-client\/pva$/, replacement: client('pva/index.ts') },
       { find: /^epics-client\/saveset$/, replacement: client('saveset/index.ts') },
+      { find: /^epics-ops$/, replacement: fileURLToPath(new URL('./packages/ops/src/index.ts', import.meta.url)) },
     ],
   },
   test: {

@@ -1,14 +1,13 @@
-// The harness's errors (usage, PV lists, runners, the IOC, the Python environment): one base
-// class with a stable `code`, as the library's errors have (src/client/errors.ts).
+// The tool's errors (usage, runners, the IOC, the Python environment, stored results): one base
+// class with a stable `code` (ERR_EPICSPERF_*), as the library's (ERR_EPICS_*) and epics-ops's
+// (ERR_EPICS_OPS_*) have; PV lists and snapshot files are epics-ops's.
 
 export type HarnessErrorCode =
   | 'ERR_EPICSPERF_USAGE'
-  | 'ERR_EPICSPERF_PV_LIST'
   | 'ERR_EPICSPERF_RUNNER'
   | 'ERR_EPICSPERF_IOC'
   | 'ERR_EPICSPERF_PYTHON_ENV'
-  | 'ERR_EPICSPERF_RESULTS'
-  | 'ERR_EPICSPERF_SNAPSHOT_FILE';
+  | 'ERR_EPICSPERF_RESULTS';
 
 /** Base class of every error the harness reports. */
 export class HarnessError extends Error {
@@ -23,12 +22,7 @@ export class HarnessError extends Error {
   }
   /** True when the user's input was at fault (the CLI exits with code 2). */
   get isInputError(): boolean {
-    return (
-      this.code === 'ERR_EPICSPERF_USAGE' ||
-      this.code === 'ERR_EPICSPERF_PV_LIST' ||
-      this.code === 'ERR_EPICSPERF_RESULTS' ||
-      this.code === 'ERR_EPICSPERF_SNAPSHOT_FILE'
-    );
+    return this.code === 'ERR_EPICSPERF_USAGE' || this.code === 'ERR_EPICSPERF_RESULTS';
   }
 }
 
@@ -36,20 +30,6 @@ export class HarnessError extends Error {
 export class UsageError extends HarnessError {
   constructor(message: string) {
     super('ERR_EPICSPERF_USAGE', message);
-  }
-}
-
-/** A PV list that cannot be used: unreadable, empty, a bad name or a duplicate. */
-export class PvListError extends HarnessError {
-  constructor(message: string) {
-    super('ERR_EPICSPERF_PV_LIST', message);
-  }
-}
-
-/** A snapshot file that cannot be read or written: unreadable, of no known format, malformed. */
-export class SnapshotFileError extends HarnessError {
-  constructor(message: string) {
-    super('ERR_EPICSPERF_SNAPSHOT_FILE', message);
   }
 }
 

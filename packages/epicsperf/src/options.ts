@@ -2,26 +2,12 @@
 // a bad value is commander's one-line usage error.
 import { isIPv4 } from 'node:net';
 import { InvalidArgumentError, Option } from 'commander';
+import { intArg, numberArg } from 'epics-ops';
 import { DEFAULTS } from './defaults.js';
 import { ARRAY_TYPES } from './ioc/stats.js';
 
-export function intArg(min: number, max = Number.MAX_SAFE_INTEGER): (v: string) => number {
-  return (v: string) => {
-    const n = Number(v);
-    if (!/^\s*-?\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max)
-      throw new InvalidArgumentError(`expected an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ' up'}.`);
-    return n;
-  };
-}
-
-export function numberArg(min: number, opts: { exclusiveMin?: boolean } = {}): (v: string) => number {
-  return (v: string) => {
-    const n = Number(v);
-    if (v.trim() === '' || !Number.isFinite(n) || n < min || (opts.exclusiveMin && n === min))
-      throw new InvalidArgumentError(`expected a number ${opts.exclusiveMin ? '>' : '>='} ${min}.`);
-    return n;
-  };
-}
+// The numbers, the output format and the per-PV timeout are epics-ops's, as its commands are.
+export { formatOption, intArg, numberArg, timeoutOption } from 'epics-ops';
 
 export function portArg(v: string): number {
   return intArg(1, 65535)(v);
@@ -59,17 +45,11 @@ export function iocOption(defaultMode: IocMode): Option {
     });
 }
 
-export function formatOption<T extends string>(choices: readonly T[]): Option {
-  return new Option('--format <format>', 'output format').choices(choices).default(choices[0]);
-}
-
 /** `--client <name>`, `node` by default (`null`: no default, the command tells the option's absence). */
 export const clientOption = (what: string, byDefault: string | null = 'node'): Option => {
   const o = new Option('--client <name>', `${what} (see \`epicsperf clients\`)`);
   return byDefault === null ? o : o.default(byDefault);
 };
-export const timeoutOption = (): Option =>
-  new Option('--timeout <ms>', 'timeout of each PV, in milliseconds').argParser(intArg(1, 3_600_000)).default(DEFAULTS.timeoutMs);
 export const recordsOption = (max = 100_000): Option =>
   new Option('--records <n>', 'number of counters PREFIX:CALC1..N').argParser(intArg(1, max)).default(DEFAULTS.records);
 export const samplesOption = (): Option =>

@@ -1,6 +1,6 @@
 // Error classes of the client, one per failure whatever the protocol (CA or PVA), each with a
-// stable protocol-neutral `code`: `ERR_EPICS_*`, as Node names its own (`ERR_*`); the epicsperf
-// tool's are `ERR_EPICSPERF_*`.
+// stable protocol-neutral `code`: `ERR_EPICS_*`, as Node names its own (`ERR_*`); epics-ops's
+// are `ERR_EPICS_OPS_*`, the epicsperf tool's `ERR_EPICSPERF_*`.
 import { ecaInfo } from '../ca/constants.js';
 
 /** The stable code of each failure. */

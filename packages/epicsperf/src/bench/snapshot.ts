@@ -7,7 +7,7 @@ import type { Host } from '../hosts/host.js';
 import { LocalHost } from '../hosts/local-host.js';
 import { runOnce } from '../runner/run.js';
 import type { SnapshotRow, SnapshotRun } from '../results/index.js';
-import { snapshotRow, type ShippedRow } from '../snapshots/read.js';
+import { snapshotRow, type ShippedRow } from 'epics-ops';
 
 export interface SnapshotRunOptions {
   client: ClientSpec;

@@ -8,7 +8,7 @@ import { PROFILES } from '../bench/profiles.js';
 import { compactResults, runBench } from '../workloads/suite.js';
 import { benchHtml, renderBench, WORKLOADS } from '../workloads/index.js';
 import type { BenchWorkload, OptionValues, ProfileName, RunOptions, Workloads } from '../workloads/workload.js';
-import { writeAtomic } from '../atomic.js';
+import { writeAtomic } from 'epics-ops';
 import { ensureWritable, keepRun, resultsDir } from '../results/store.js';
 import { exitOnSignals, parseClientList, placement, prepareClients, type HostOpts } from './common.js';
 import { BenchProgress } from './progress.js';

@@ -4,7 +4,7 @@ import { accessSync, closeSync, constants, existsSync, openSync, statfsSync, unl
 import { dirname, resolve } from 'node:path';
 import { hostname } from 'node:os';
 import { Option, type Command } from 'commander';
-import { readPvList } from '../pvlist.js';
+import { readPvList } from 'epics-ops';
 import { UsageError } from '../errors.js';
 import { packageVersion } from '../doctor.js';
 import { DEFAULT_GAP_CHECK, startCapture, type CaptureClient } from '../capture/orchestrate.js';

@@ -3,22 +3,14 @@
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
 import { findClient, clientNames, type ClientSpec, type Workload } from '../clients/index.js';
 export { prepareClients } from '../clients/index.js';
+import { exitOnSignals as exitOnSignalsAs } from 'epics-ops';
 import { UsageError } from '../errors.js';
 import type { IocMode } from '../options.js';
 import { Placement } from '../bench/placement.js';
 
-let signalsHooked = false;
 /** Ctrl-C or SIGTERM: exit now; the exit hooks kill the IOC and every runner. */
-export function exitOnSignals(): void {
-  if (signalsHooked) return;
-  signalsHooked = true;
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(sig, () => {
-      process.stderr.write(`\nepicsperf: interrupted\n`);
-      process.exit(130);
-    });
-  }
-}
+/** Ctrl-C or a TERM ends the command at once, saying so. */
+export const exitOnSignals = (): void => exitOnSignalsAs('epicsperf');
 
 export function parseClient(name: string, workload: Workload): ClientSpec {
   const spec = findClient(name);

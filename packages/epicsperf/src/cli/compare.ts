@@ -2,7 +2,7 @@
 // difference is larger than the run-to-run spread; exit 0 unless a file is bad, or with
 // --fail-on-regression PCT, 1 when B is worse than A by more than PCT % beyond the spread.
 import type { Command } from 'commander';
-import { writeAtomic } from '../atomic.js';
+import { writeAtomic } from 'epics-ops';
 import { loadResults } from '../results/store.js';
 import { compareHtml, compareText, regressions } from '../report/compare.js';
 import { compareRuns } from '../workloads/index.js';

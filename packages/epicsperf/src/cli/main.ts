@@ -2,7 +2,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { configureLogging } from '../log.js';
 import { packageVersion } from '../doctor.js';
-import { CliExit, EXIT_USAGE, reportAndExit } from './errors.js';
+import { caCommand, CliExit, diffCommand, EXIT_USAGE, reportAndExit, restoreCommand } from 'epics-ops';
+import { HarnessError } from '../errors.js';
+import { getLogger } from '../log.js';
 import * as doctorCmd from './doctor.js';
 import * as iocCmd from './ioc.js';
 import * as setupCmd from './setup.js';
@@ -12,13 +14,10 @@ import * as clientsCmd from './clients.js';
 import * as benchCmd from './bench.js';
 import * as captureCmd from './capture.js';
 import * as latencyCmd from './latency.js';
-import * as caCmd from './ca.js';
 import * as resultsCmd from './results.js';
 import * as reportCmd from './report.js';
 import * as compareCmd from './compare.js';
 import * as agentCmd from './agent.js';
-import * as diffCmd from './diff.js';
-import * as restoreCmd from './restore.js';
 
 const program = new Command();
 program
@@ -40,8 +39,8 @@ program
 
 const commands = [
   snapshotCmd,
-  diffCmd,
-  restoreCmd,
+  diffCommand,
+  restoreCommand,
   monitorCmd,
   benchCmd,
   latencyCmd,
@@ -49,7 +48,7 @@ const commands = [
   resultsCmd,
   reportCmd,
   compareCmd,
-  caCmd,
+  caCommand,
   clientsCmd,
   setupCmd,
   doctorCmd,
@@ -68,7 +67,11 @@ try {
     process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
   } else {
     try {
-      reportAndExit(err);
+      reportAndExit(err, {
+        program: 'epicsperf',
+        isInputError: (e) => e instanceof HarnessError && e.isInputError,
+        debug: (stack) => getLogger('cli').debug({ stack }, 'error details'),
+      });
     } catch {
       // reported
     }

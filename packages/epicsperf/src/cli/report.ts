@@ -1,7 +1,7 @@
 // `epicsperf report <file.json>...`: renders kept bench runs again (several files: one report,
 // the runs side by side), as a table or Markdown on stdout, and as HTML or Markdown files.
 import type { Command } from 'commander';
-import { writeAtomic } from '../atomic.js';
+import { writeAtomic } from 'epics-ops';
 import { loadResults } from '../results/store.js';
 import { runLabel } from '../report/html.js';
 import { benchHtml, renderRuns } from '../workloads/index.js';

@@ -4,59 +4,17 @@ import type { CaptureBenchResults } from './capture.js';
 import type { HeadroomResults, HeadroomWorkload } from './headroom.js';
 import type { LoadResults, LoadWorkload } from './load.js';
 import type { MonitorRun, Stat } from './monitor.js';
+import type { SnapshotRun } from 'epics-ops';
 
 export * from './capture.js';
 export * from './headroom.js';
 export * from './load.js';
 export * from './monitor.js';
+export { SNAPSHOT_FORMAT, type SnapshotRow, type SnapshotRun } from 'epics-ops';
 
 /** Format versions written in the `schema` field of each JSON output. */
 export const BENCH_FORMAT = 'epicsperf/bench@2';
-export const SNAPSHOT_FORMAT = 'epicsperf/snapshot@1';
 export const MONITOR_FORMAT = 'epicsperf/monitor@1';
-
-export interface SnapshotRow {
-  name: string;
-  ok: boolean;
-  value?: unknown;
-  severity?: number;
-  status?: number;
-  /** IOC timestamp, POSIX seconds. */
-  timestamp?: number;
-  elapsedMs?: number;
-  error?: string;
-  /** Whether the value agrees with what the IOC held around the run (undefined: not checked). */
-  correct?: boolean;
-}
-
-export interface SnapshotRun {
-  client: string;
-  /** The host it ran on (a name of `hosts`), when not the orchestrator's. */
-  host?: string;
-  version?: string;
-  ok: boolean;
-  error?: string;
-  /** From `start` to `done`, measured by the orchestrator, ms. */
-  wallMs?: number;
-  answered: number;
-  failed: number;
-  /** Answers that disagree with the IOC (a wrong value, or an answer for a PV that does not exist). */
-  wrong: number;
-  /** Set when the values could not be checked: why the referee (the C runner on libca) could not read. */
-  unchecked?: string;
-  /** CPU seconds the runner (and its children) used between start and done. */
-  cpuS?: number;
-  peakRssMb?: number;
-  rows: SnapshotRow[];
-  /** Set when `rows` holds only (the first 100 of) the failed and wrong PVs (stored bench results). */
-  rowsKept?: 'failures';
-  /** How many PVs failed or disagreed, per reason (stored bench results). */
-  failureReasons?: Record<string, number>;
-  /** Elapsed time of the answers, ms (stored bench results, where the rows are dropped). */
-  elapsedMs?: { p50: number; p99: number; max: number };
-  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
-  stoppedAfterS?: number;
-}
 
 /** The array-put workload: arrays of `elements` put `samples` times per run to PREFIX:ARRAY:PUT. */
 export interface ArrayPutWorkload {

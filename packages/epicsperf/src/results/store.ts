@@ -4,7 +4,7 @@
 // stored file back with its format version checked.
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { writeAtomic } from '../atomic.js';
+import { writeAtomic } from 'epics-ops';
 import { epicsperfHome } from '../home.js';
 import { ResultsFileError } from '../errors.js';
 import { BENCH_FORMAT, type BenchResults } from './index.js';

@@ -50,7 +50,7 @@ function npm(args: string[], cwd: string): string {
 }
 
 /** The workspace packages, by the folder under packages/ that holds each. */
-export type Workspace = 'client' | 'epicsperf';
+export type Workspace = 'client' | 'ops' | 'epicsperf';
 
 /**
  * Pack `workspaces` (their built dist/) into `dir` and install them into `dir/app` with what

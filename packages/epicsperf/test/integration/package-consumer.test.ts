@@ -3,7 +3,7 @@
 // with it), and run against the built-in IOC; a missing file, a wrong `exports` entry, a
 // dependency of the client or types that do not compile fail here.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,10 +152,47 @@ describe('an app of the packed client package', () => {
   });
 });
 
+describe("the packed operator's commands with the packed client", () => {
+  let opsApp: string;
+  beforeAll(() => {
+    opsApp = makeConsumer(join(dir, 'ops'), ['client', 'ops'], {});
+  });
+
+  it('depends on commander and the client only', () => {
+    const ls = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: opsApp, encoding: 'utf8' });
+    const deps = ls
+      .split('\n')
+      .filter((l) => l.includes('node_modules'))
+      .map((l) => l.slice(l.lastIndexOf('node_modules/') + 'node_modules/'.length))
+      .sort();
+    expect(deps).toEqual(['commander', 'epics-client', 'epics-ops']);
+  });
+
+  it('npx epics-ops runs: a caget, a snapshot saved and compared live, and a one-line error', () => {
+    const bin = join(opsApp, 'node_modules/.bin/epics-ops');
+    const env = { ...process.env, ...ioc.env };
+    expect(execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(execFileSync(bin, ['ca', 'get', 'TEST:KIND:DOUBLE'], { encoding: 'utf8', env, timeout: 30_000 })).toMatch(
+      /TEST:KIND:DOUBLE\s+3\.14159/,
+    );
+    writeFileSync(join(opsApp, 'pvs.txt'), 'TEST:KIND:DOUBLE\nTEST:KIND:LONG\nTEST:NO:SUCH\n');
+    const read = spawnSync(bin, ['snapshot', 'pvs.txt', '--format', 'json', '--timeout', '500'], { cwd: opsApp, encoding: 'utf8', env });
+    expect(read.status, read.stderr).toBe(1);
+    expect(JSON.parse(read.stdout)).toMatchObject({ client: 'epics-client', answered: 2, failed: 1 });
+    const saved = spawnSync(bin, ['snapshot', 'pvs.txt', '--save', 'set.snap', '--timeout', '500'], { cwd: opsApp, encoding: 'utf8', env });
+    expect(saved.stdout).toMatch(/saved 3 PVs to set\.snap/);
+    const diff = spawnSync(bin, ['diff', 'set.snap', '--live', '--only', 'KIND:DOUBLE'], { cwd: opsApp, encoding: 'utf8', env });
+    expect(diff.status, diff.stderr + diff.stdout).toBe(0);
+    const bad = spawnSync(bin, ['restore', 'nothing.snap', '--yes'], { cwd: opsApp, encoding: 'utf8', env });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^epics-ops: error: cannot read .*nothing\.snap: no such file\n$/);
+  });
+});
+
 describe('the packed tool with the packed client', () => {
   let toolApp: string;
   beforeAll(() => {
-    toolApp = makeConsumer(join(dir, 'tool'), ['client', 'epicsperf'], {});
+    toolApp = makeConsumer(join(dir, 'tool'), ['client', 'ops', 'epicsperf'], {});
   });
 
   it('npx epicsperf runs: its version, and a caget of the built-in IOC', () => {

@@ -1,13 +1,12 @@
-// The harness's errors share one base class with a stable code; input errors are told apart.
+// The tool's errors share one base class with a stable code; input errors are told apart.
 import { describe, expect, it } from 'vitest';
-import { HarnessError, IocError, PvListError, PythonEnvError, RunnerError, UsageError } from '../../src/errors.js';
-import { parsePvList } from '../../src/pvlist.js';
+import { HarnessError, IocError, PythonEnvError, ResultsFileError, RunnerError, UsageError } from '../../src/errors.js';
 
 describe('harness errors', () => {
-  it('each has its code and name, and only usage and PV-list errors are input errors', () => {
+  it('each has its code and name, and only usage and results-file errors are input errors', () => {
     const cases: [HarnessError, string, boolean][] = [
       [new UsageError('u'), 'ERR_EPICSPERF_USAGE', true],
-      [new PvListError('p'), 'ERR_EPICSPERF_PV_LIST', true],
+      [new ResultsFileError('f'), 'ERR_EPICSPERF_RESULTS', true],
       [new RunnerError('r'), 'ERR_EPICSPERF_RUNNER', false],
       [new IocError('i'), 'ERR_EPICSPERF_IOC', false],
       [new PythonEnvError('y'), 'ERR_EPICSPERF_PYTHON_ENV', false],
@@ -18,9 +17,5 @@ describe('harness errors', () => {
       expect(err.isInputError).toBe(input);
       expect(err.name).toBe(err.constructor.name);
     }
-  });
-
-  it('a bad PV list throws a PvListError', () => {
-    expect(() => parsePvList('A\nA\n')).toThrow(PvListError);
   });
 });

@@ -1,4 +1,4 @@
-// The floors of both packages: every import goes down a floor, never up or sideways between
+// The floors of the three packages: every import goes down a floor, never up or sideways between
 // folders, and no cycle, between folders or between files (within a folder too). The tool (packages/epicsperf/src/README.md) reaches the client
 // only through `epics-client`, `epics-client/ca` and `epics-client/pva`; the client imports nothing
 // but node:*. Reads the sources, runs nothing.
@@ -30,14 +30,11 @@ const FLOORS: Record<string, number> = {
   defaults: 0,
   home: 0,
   procstat: 0,
-  atomic: 0,
-  // data and formats: result shapes (and their store), the PV-list format
+  // data and formats: result shapes (and their store)
   results: 1,
-  pvlist: 1,
-  // the Python environment; the reports (pure functions of results); snapshot files on disk
+  // the Python environment; the reports (pure functions of results)
   pyenv: 2,
   report: 2,
-  snapshots: 2,
   // services the workloads use: one runner process, the built-in IOC, the environment report
   runner: 3,
   ioc: 3,
@@ -84,6 +81,29 @@ function unitOf(path: string): string {
 }
 
 /** Every broken rule among `files` (paths relative to src/, posix separators, to their text). */
+/** epics-ops's floors: helpers, then PV lists, snapshot files and reports, then the commands. */
+const OPS: Rules = {
+  floors: {
+    errors: 0,
+    options: 0,
+    table: 0,
+    atomic: 0,
+    version: 0,
+    pvlist: 1,
+    read: 1,
+    'saveset-report': 1,
+    files: 2,
+    'snapshot-report': 2,
+    cli: 3,
+    main: 4,
+    index: 4,
+  },
+  bare: (spec) =>
+    spec.startsWith('node:') || spec === 'commander' || CLIENT_ENTRIES.has(spec)
+      ? undefined
+      : 'epics-ops depends on commander and the client (through its exports) only',
+};
+
 function checkFloors(files: ReadonlyMap<string, string>, rules: Rules = TOOL): string[] {
   const { floors: FLOORS, only: ONLY = {}, operations: OPERATIONS = {} } = rules;
   const problems: string[] = [];
@@ -226,7 +246,6 @@ describe("the tool's floors", () => {
         ['capture/writer.ts', "import { Context } from 'epics-client/dist/client/index.js';"],
         ['ioc/index.ts', "import { RunnerProcess } from '../runner/process.js';"],
         ['report/html.ts', "import { heldRate } from '../bench/headroom.js';\nimport { z } from '../../../client/src/ca/index.js';"],
-        ['report/table.ts', "import { parsePvList } from '../pvlist.js';"],
         ['bench/capture.ts', "import { ThreadedWriter } from '../capture/worker.js';"],
         ['widgets/x.ts', "import { DEFAULTS } from '../defaults.js';"],
       ]),
@@ -242,10 +261,17 @@ describe("the tool's floors", () => {
     has('capture/writer.ts: imports epics-client/dist/client/index.js');
     has('report/html.ts: imports ../../../client/src/ca/index.js, outside');
     has('report/html.ts -> bench/headroom.ts');
-    has('report/table.ts -> pvlist.ts: report may not import pvlist');
     has('bench/capture.ts -> capture/worker.ts: capture is reached through capture/orchestrate.ts only');
     has('widgets has no floor');
     expect(problems.filter((p) => p.startsWith('bench/suite.ts') || p.startsWith('capture/orchestrate.ts'))).toEqual([]);
+  });
+});
+
+describe("epics-ops's floors", () => {
+  it('helpers, then files and reports, then the commands: every import goes down, no cycle, commander and the client only', () => {
+    const files = readSources(join(repoRoot(), 'packages', 'ops', 'src'));
+    expect(files.size).toBeGreaterThan(15);
+    expect(checkFloors(files, OPS)).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeAtomic } from '../../src/atomic.js';
+import { writeAtomic } from 'epics-ops';
 import { keepRun, listRuns, loadResults, resultsDir, runStem } from '../../src/results/store.js';
 
 const FIXTURE = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'results', 'run-a.json');

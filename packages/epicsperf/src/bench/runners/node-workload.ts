@@ -1,7 +1,7 @@
 // The workloads as this project's Node client runs them (snapshot, monitor, array), over CA or
 // (--pva) PV Access, independent of whether they run on the main thread or inside a worker thread.
 import { Context, type PvaReading, type SnapshotResult, type TimeReading, type MonitorEvent, type Monitor } from 'epics-client';
-import { shippedRows, statusOf } from '../../snapshots/read.js';
+import { shippedRows, statusOf } from 'epics-ops';
 import type { RunnerArgs } from './args.js';
 import { nowSeconds } from '../../runner/protocol.js';
 import { SampleStore } from '../samples.js';

@@ -1,9 +1,54 @@
-// A PV list read once by this project's client: each answer as the row the `snapshot` command
-// reports, the same whether the client read in this process (the command's default) or in a
-// runner process of its own (bench/runners/node-workload.ts ships these rows).
+// A PV list read once by epics-client: each answer as the row the `snapshot` command reports,
+// the same whether it read in the command's own process or (epicsperf) in a benchmark runner
+// process of its own, which ships these rows.
 import { PvaReading, type Context, type SnapshotResult, type TimeReading } from 'epics-client';
 import { ALARM_STATUS_NAMES } from 'epics-client/ca';
-import type { SnapshotRow, SnapshotRun } from '../results/index.js';
+
+/** The format of `snapshot --format json`'s document (schema/snapshot.schema.json of epicsperf). */
+export const SNAPSHOT_FORMAT = 'epicsperf/snapshot@1';
+
+export interface SnapshotRow {
+  name: string;
+  ok: boolean;
+  value?: unknown;
+  severity?: number;
+  status?: number;
+  /** IOC timestamp, POSIX seconds. */
+  timestamp?: number;
+  elapsedMs?: number;
+  error?: string;
+  /** Whether the value agrees with what the IOC held around the run (undefined: not checked). */
+  correct?: boolean;
+}
+
+export interface SnapshotRun {
+  client: string;
+  /** The host it ran on (a name of `hosts`), when not the orchestrator's. */
+  host?: string;
+  version?: string;
+  ok: boolean;
+  error?: string;
+  /** From `start` to `done`, measured by the orchestrator, ms. */
+  wallMs?: number;
+  answered: number;
+  failed: number;
+  /** Answers that disagree with the IOC (a wrong value, or an answer for a PV that does not exist). */
+  wrong: number;
+  /** Set when the values could not be checked: why the referee (the C runner on libca) could not read. */
+  unchecked?: string;
+  /** CPU seconds the runner (and its children) used between start and done. */
+  cpuS?: number;
+  peakRssMb?: number;
+  rows: SnapshotRow[];
+  /** Set when `rows` holds only (the first 100 of) the failed and wrong PVs (stored bench results). */
+  rowsKept?: 'failures';
+  /** How many PVs failed or disagreed, per reason (stored bench results). */
+  failureReasons?: Record<string, number>;
+  /** Elapsed time of the answers, ms (stored bench results, where the rows are dropped). */
+  elapsedMs?: { p50: number; p99: number; max: number };
+  /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
+  stoppedAfterS?: number;
+}
 
 /** One answer as a runner ships it (JSON): a row without its name and check, with the error's code. */
 export type ShippedRow = Omit<SnapshotRow, 'name' | 'correct'> & { code?: string };
@@ -56,12 +101,21 @@ export async function readSnapshot(
   ctx: Context<'ca' | 'pva'>,
   names: readonly string[],
   timeoutMs: number,
-  client: { name: string; version: string },
+  client: { name: string; version?: string | undefined },
 ): Promise<SnapshotRun> {
   const t0 = performance.now();
   const results = await ctx.snapshot(names, { timeout: timeoutMs });
   const wallMs = performance.now() - t0;
   const rows = shippedRows(results as SnapshotResult<TimeReading | PvaReading>[]).map((r, i) => snapshotRow(names[i]!, r));
   const answered = rows.filter((r) => r.ok).length;
-  return { client: client.name, version: client.version, ok: true, wallMs, answered, failed: rows.length - answered, wrong: 0, rows };
+  return {
+    client: client.name,
+    ...(client.version !== undefined && { version: client.version }),
+    ok: true,
+    wallMs,
+    answered,
+    failed: rows.length - answered,
+    wrong: 0,
+    rows,
+  };
 }

@@ -3,7 +3,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { Context, type Protocol } from 'epics-client';
 import type { Tolerance, ToleranceRule } from 'epics-client/saveset';
-import type { SavesetFormat } from '../report/saveset.js';
+import type { SavesetFormat } from '../saveset-report.js';
 import { formatOption, numberArg, timeoutOption } from '../options.js';
 
 export interface ToleranceOpts {

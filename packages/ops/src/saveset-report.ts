@@ -1,4 +1,4 @@
-// Renders a comparison (`epicsperf diff`) and a restore (`epicsperf restore`) as a table,
+// Renders a comparison (`diff`) and a restore (`restore`) as a table,
 // Markdown or JSON: a row per PV worth a look (every PV with `all`) and a summary line.
 import type { Diff, PvDiff, PvRestore, RestoreReport, SavedValue } from 'epics-client/saveset';
 import { fmt, renderMarkdown, renderTable, type Column } from './table.js';

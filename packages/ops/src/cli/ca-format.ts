@@ -1,4 +1,4 @@
-// How `epicsperf ca` prints readings, in the layouts of EPICS base's caget, camonitor and cainfo:
+// How `ca` prints readings, in the layouts of EPICS base's caget, camonitor and cainfo:
 // C's %g for floats, escaped strings, local timestamps with microseconds, the -d blocks.
 import { ALARM_STATUS_NAMES, NATIVE_TYPE_NAMES, SEVERITY_NAMES } from 'epics-client/ca';
 import type { DbrMetadata, Reading, ChannelInfo } from 'epics-client';

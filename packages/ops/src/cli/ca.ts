@@ -1,4 +1,4 @@
-// `epicsperf ca get|put|monitor|info`: caget, caput, camonitor and cainfo on this project's
+// `ca get|put|monitor|info`: caget, caput, camonitor and cainfo on this project's
 // client, with their flags and output layouts; a PV not found is caget's message and exit 1.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { NATIVE_TYPE_NAMES, type FormName } from 'epics-client/ca';
@@ -7,7 +7,7 @@ import { type CommonFlags, connectAll, failureText, readOptionsFor, styleOf, Usa
 import { dbrBlock, infoBlock, nameColumn, parseDbrType, timeText, valuePart, wideTail } from './ca-format.js';
 import { runMonitor, type MonitorFlags } from './ca-monitor.js';
 import { putValue, type PutFlags } from './ca-put.js';
-import { EXIT_FAILURE, EXIT_USAGE } from './errors.js';
+import { EXIT_FAILURE, EXIT_USAGE } from './exit.js';
 import { intArg, numberArg } from '../options.js';
 
 interface GetFlags extends CommonFlags {
@@ -45,13 +45,14 @@ const commonOptions = (cmd: Command): Command =>
     );
 
 export function register(program: Command): void {
+  const name = program.name();
   const ca = program.command('ca').description("caget, caput, camonitor and cainfo on this project's client (no C tools needed)");
   commonOptions(ca.command('get').description('read and print PVs, as caget').argument('<pv...>', 'PV names'))
     .option('-t', 'terse: the value only')
     .option('-a', 'wide: name, timestamp, value, status, severity')
     .addOption(new Option('-d <type>', 'request this DBR type (name or number) and print every field').argParser(dbrTypeArg))
     .option('-c', 'asynchronous get (the only kind this client makes; accepted for compatibility)')
-    .action((pvs: string[], o: GetFlags) => withContext((ctx) => caget(ctx, pvs, o)));
+    .action((pvs: string[], o: GetFlags) => withContext(name, (ctx) => caget(ctx, pvs, o)));
   commonOptions(
     ca.command('put').description('write a PV and print its old and new value, as caput').argument('<pv>').argument('<value...>'),
   )
@@ -60,27 +61,27 @@ export function register(program: Command): void {
     .option('-c', 'wait for the put to complete (WRITE_NOTIFY)')
     .option('-s', 'enum values are state strings')
     .option('-a', 'array: <pv> <count> <value> ...')
-    .action((pv: string, values: string[], o: PutFlags) => withContext((ctx) => caput(ctx, pv, values, o)));
+    .action((pv: string, values: string[], o: PutFlags) => withContext(name, (ctx) => caput(ctx, pv, values, o)));
   commonOptions(ca.command('monitor').description('print every update of PVs, as camonitor').argument('<pv...>', 'PV names'))
     .option('-m <mask>', 'event mask: any of v (value), a (alarm), l (log), p (property)', 'va')
     .option('-t <key>', 'timestamps: s server, c client, n none; r relative, i incremental, I incremental per channel', 's')
     .addOption(new Option('--updates <n>', 'exit after this many updates in all (default: until Ctrl-C)').argParser(intArg(1)))
-    .action((pvs: string[], o: MonitorFlags) => withContext((ctx) => runMonitor(ctx, pvs, o)));
+    .action((pvs: string[], o: MonitorFlags) => withContext(name, (ctx) => runMonitor(ctx, pvs, o)));
   ca.command('info')
     .description('print what a channel is, as cainfo')
     .argument('<pv...>', 'PV names')
     .addOption(timeoutOption())
-    .action((pvs: string[], o: { w: number }) => withContext((ctx) => cainfo(ctx, pvs, o)));
+    .action((pvs: string[], o: { w: number }) => withContext(name, (ctx) => cainfo(ctx, pvs, o)));
 }
 
 /** Run with a Context from the environment, closed afterwards; bad input exits 2, CA failures 1. */
-async function withContext(fn: (ctx: Context) => Promise<number>): Promise<void> {
+async function withContext(program: string, fn: (ctx: Context) => Promise<number>): Promise<void> {
   const ctx = new Context();
   try {
     process.exitCode = await fn(ctx);
   } catch (e) {
     if (!(e instanceof BadArgumentError) && !(e instanceof UsageError)) throw e;
-    process.stderr.write(`epicsperf: error: ${e.message}\n`);
+    process.stderr.write(`${program}: error: ${e.message}\n`);
     process.exitCode = EXIT_USAGE;
   } finally {
     await ctx.close();

@@ -1,4 +1,4 @@
-// The value `epicsperf ca put` writes, from its command-line words as caput reads them: enums by
+// The value `ca put` writes, from its command-line words as caput reads them: enums by
 // state name or index, long strings as char arrays (-S), arrays with -a.
 import type { Context, ChannelInfo, PutValue } from 'epics-client';
 import { type CommonFlags, UsageError } from './ca-common.js';

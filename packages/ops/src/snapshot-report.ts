@@ -1,7 +1,7 @@
 // Renders one snapshot run (the `snapshot` command): a row per PV and a summary, as a table,
 // CSV or JSON.
 import { ALARM_STATUS_NAMES, SEVERITY_NAMES } from 'epics-client/ca';
-import { SNAPSHOT_FORMAT, type SnapshotRun } from '../results/index.js';
+import { SNAPSHOT_FORMAT, type SnapshotRun } from './read.js';
 import { csvField, fmt, renderTable } from './table.js';
 
 const sev = (n: number | undefined) => (n === undefined ? '' : (SEVERITY_NAMES[n] ?? String(n)));

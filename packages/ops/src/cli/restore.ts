@@ -1,11 +1,11 @@
-// `epicsperf restore <file>`: write a saved snapshot back, every PV at once with completion, then
+// `restore <file>`: write a saved snapshot back, every PV at once with completion, then
 // read back and compared. On a terminal it shows the changes and asks first; elsewhere it writes
 // only with --yes. Ctrl-C stops the writes and still reports what was and was not written.
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { restore, type RestorePlan, type RestoreReport } from 'epics-client/saveset';
-import { changesTable, renderRestore } from '../report/saveset.js';
-import { readSaveSet } from '../snapshots/files.js';
+import { changesTable, renderRestore } from '../saveset-report.js';
+import { readSaveSet } from '../files.js';
 import { addSavesetOptions, toleranceRule, withSavesetContext, type SavesetOpts } from './saveset-common.js';
 
 interface Opts extends SavesetOpts {
@@ -15,6 +15,7 @@ interface Opts extends SavesetOpts {
 }
 
 export function register(program: Command): void {
+  const name = program.name();
   const cmd = program
     .command('restore')
     .description(
@@ -29,7 +30,7 @@ export function register(program: Command): void {
     const ac = new AbortController();
     const onSignal = (): void => {
       if (ac.signal.aborted) process.exit(130);
-      process.stderr.write('\nepicsperf: interrupted: finishing what was sent and reading back (Ctrl-C again to quit now)\n');
+      process.stderr.write(`\n${name}: interrupted: finishing what was sent and reading back (Ctrl-C again to quit now)\n`);
       ac.abort();
     };
     process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
@@ -66,7 +67,7 @@ export function register(program: Command): void {
     process.stdout.write(renderRestore(rep, opts.format, { all: opts.all }));
     if (refused)
       process.stderr.write(
-        `epicsperf: restore: nothing written: not a terminal, and --yes not given (${rep.summary.notWritten} PVs would be written)\n`,
+        `${name}: restore: nothing written: not a terminal, and --yes not given (${rep.summary.notWritten} PVs would be written)\n`,
       );
     process.exitCode = rep.interrupted ? 130 : exitCode(rep);
   });

@@ -1,11 +1,11 @@
-// `epicsperf diff <a> <b>` and `epicsperf diff <a> --live`: two saved snapshots (of any format
+// `diff <a> <b>` and `diff <a> --live`: two saved snapshots (of any format
 // read) compared PV by PV, or one with the machine as it is now, within a tolerance. Exit 0 when
 // equal, 1 when not, 2 on bad input.
 import type { Command } from 'commander';
 import { compare, compareLive } from 'epics-client/saveset';
 import { UsageError } from '../errors.js';
-import { renderDiff } from '../report/saveset.js';
-import { readSaveSet } from '../snapshots/files.js';
+import { renderDiff } from '../saveset-report.js';
+import { readSaveSet } from '../files.js';
 import { addSavesetOptions, toleranceRule, withSavesetContext, type SavesetOpts } from './saveset-common.js';
 
 interface Opts extends SavesetOpts {

@@ -13,9 +13,9 @@ import {
   type SaveSet,
   type SnapshotFormatId,
 } from 'epics-client/saveset';
-import { writeAtomic } from '../atomic.js';
-import { SnapshotFileError } from '../errors.js';
-import { parsePvList } from '../pvlist.js';
+import { writeAtomic } from './atomic.js';
+import { SnapshotFileError } from './errors.js';
+import { parsePvList } from './pvlist.js';
 
 function readText(path: string, what: string): string {
   try {

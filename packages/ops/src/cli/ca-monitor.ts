@@ -1,4 +1,4 @@
-// `epicsperf ca monitor`, as camonitor: one line per update (name, timestamp, value, alarm),
+// `ca monitor`, as camonitor: one line per update (name, timestamp, value, alarm),
 // timestamps from the server or the client, absolute, relative or incremental; until Ctrl-C.
 import { DBE_ALARM, DBE_LOG, DBE_PROPERTY, DBE_VALUE } from 'epics-client/ca';
 import { NotFoundError, TimeoutError, type Context, type ChannelInfo, type Monitor, type TimeReading } from 'epics-client';

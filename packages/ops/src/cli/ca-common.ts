@@ -1,4 +1,4 @@
-// What the `epicsperf ca` commands share: their common flags, connecting with caget's message
+// What the `ca` commands share: their common flags, connecting with caget's message
 // for a name not found, the read the C tools make, and the error for bad flag combinations.
 import type { FormName, NativeTypeName } from 'epics-client/ca';
 import { AccessDeniedError, EpicsError, NotFoundError, TimeoutError, type Context, type ChannelInfo, type GetOptions } from 'epics-client';
