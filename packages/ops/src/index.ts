@@ -5,7 +5,7 @@ export * as caCommand from './cli/ca.js';
 export * as diffCommand from './cli/diff.js';
 export * as restoreCommand from './cli/restore.js';
 export { addSnapshotOptions, exitOnSignals, readHere, saveSnapshot, type SnapshotOpts } from './cli/snapshot.js';
-export { CliExit, EXIT_FAILURE, EXIT_USAGE, type ExitOptions, reportAndExit } from './cli/exit.js';
+export { CliExit, EXIT_FAILURE, EXIT_USAGE, type ExitOptions, reportAndExit, runProgram } from './cli/exit.js';
 export { protocolOption, withSavesetContext } from './cli/saveset-common.js';
 export { OpsError, type OpsErrorCode, PvListError, SnapshotFileError, UsageError } from './errors.js';
 export * from './files.js';

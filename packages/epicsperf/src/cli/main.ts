@@ -1,8 +1,8 @@
 // The epicsperf command line: parses, configures logging and dispatches; one file per command.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { configureLogging } from '../log.js';
 import { packageVersion } from '../doctor.js';
-import { caCommand, CliExit, diffCommand, EXIT_USAGE, reportAndExit, restoreCommand } from 'epics-ops';
+import { caCommand, diffCommand, restoreCommand, runProgram } from 'epics-ops';
 import { HarnessError } from '../errors.js';
 import { getLogger } from '../log.js';
 import * as doctorCmd from './doctor.js';
@@ -56,24 +56,8 @@ const commands = [
   agentCmd,
 ];
 for (const cmd of commands) cmd.register(program);
-for (const sub of program.commands) sub.exitOverride();
-
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
-  if (err instanceof CliExit) {
-    // already reported
-  } else if (err instanceof CommanderError) {
-    process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
-  } else {
-    try {
-      reportAndExit(err, {
-        program: 'epicsperf',
-        isInputError: (e) => e instanceof HarnessError && e.isInputError,
-        debug: (stack) => getLogger('cli').debug({ stack }, 'error details'),
-      });
-    } catch {
-      // reported
-    }
-  }
-}
+await runProgram(program, {
+  program: 'epicsperf',
+  isInputError: (e) => e instanceof HarnessError && e.isInputError,
+  debug: (stack) => getLogger('cli').debug({ stack }, 'error details'),
+});

@@ -1,5 +1,6 @@
 // How a command ends on an error: one line on stderr, a non-zero exit (2 when the input was at
 // fault), never a stack trace.
+import { type Command, CommanderError } from 'commander';
 import { OpsError } from '../errors.js';
 
 export const EXIT_USAGE = 2;
@@ -27,3 +28,23 @@ export function reportAndExit(err: unknown, o: ExitOptions): never {
 
 /** Thrown to unwind after the error has been reported. */
 export class CliExit extends Error {}
+
+/** Runs a program's command line: commander's own errors exit 2 (it has printed them), any other
+ *  is reported in one line (reportAndExit). */
+export async function runProgram(program: Command, o: ExitOptions): Promise<void> {
+  for (const sub of program.commands) sub.exitOverride();
+  try {
+    await program.parseAsync(process.argv);
+  } catch (err) {
+    if (err instanceof CliExit) return;
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
+      return;
+    }
+    try {
+      reportAndExit(err, o);
+    } catch {
+      // reported
+    }
+  }
+}
