@@ -25,11 +25,7 @@ interface Opts extends HostOpts, SnapshotOpts {
   check?: boolean;
 }
 export function register(program: Command): void {
-  addSnapshotOptions(
-    program
-      .command('snapshot')
-      .description('read every PV in a list once, concurrently, each against its own timeout (exit 0: all answered, 1: some failed)'),
-  )
+  addSnapshotOptions(program.command('snapshot'))
     .addOption(clientOption('read with this benchmark client in a process of its own (default: epics-client in this process)', null))
     .addOption(iocOption('env'))
     .option('--check', 'check each value against reads made before and after')

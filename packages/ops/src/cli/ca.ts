@@ -46,7 +46,7 @@ const commonOptions = (cmd: Command): Command =>
 
 export function register(program: Command): void {
   const name = program.name();
-  const ca = program.command('ca').description("caget, caput, camonitor and cainfo on this project's client (no C tools needed)");
+  const ca = program.command('ca').description('caget, caput, camonitor and cainfo on epics-client (no C tools needed)');
   commonOptions(ca.command('get').description('read and print PVs, as caget').argument('<pv...>', 'PV names'))
     .option('-t', 'terse: the value only')
     .option('-a', 'wide: name, timestamp, value, status, severity')

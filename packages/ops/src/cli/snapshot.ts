@@ -22,9 +22,10 @@ export interface SnapshotOpts {
   protocol: Protocol;
 }
 
-/** The options of reading a list here and saving it. */
+/** The snapshot command's description, argument and options: reading a list here and saving it. */
 export function addSnapshotOptions(cmd: Command): Command {
   return cmd
+    .description('read every PV in a list once, concurrently, each against its own timeout (exit 0: all answered, 1: some failed)')
     .argument('<file>', 'PV list (one name per line, # comments; - reads stdin), an autosave .req file, or a saved snapshot')
     .addOption(timeoutOption())
     .addOption(formatOption(['table', 'json', 'csv'] as const))
@@ -43,11 +44,9 @@ export function addSnapshotOptions(cmd: Command): Command {
     .addOption(protocolOption());
 }
 
-const DESCRIPTION = 'read every PV in a list once, concurrently, each against its own timeout (exit 0: all answered, 1: some failed)';
-
 export function register(program: Command): void {
   const name = program.name();
-  addSnapshotOptions(program.command('snapshot').description(DESCRIPTION)).action(async (file: string, opts: SnapshotOpts) => {
+  addSnapshotOptions(program.command('snapshot')).action(async (file: string, opts: SnapshotOpts) => {
     exitOnSignals(name);
     const names = readNames(file, opts.macro);
     await (opts.save !== undefined ? saveSnapshot(names, opts) : readHere(names, opts));
