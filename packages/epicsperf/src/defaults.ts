@@ -1,5 +1,6 @@
 // The one set of defaults of the harness: the CLI's options, the built-in IOC and the bench use
 // these; the Python IOC, the runners and the C program are always given their values explicitly.
+import { DEFAULT_TIMEOUT_MS } from 'epics-ops';
 
 export interface Defaults {
   readonly records: number;
@@ -23,8 +24,8 @@ export const DEFAULTS: Defaults = Object.freeze({
   rate: 10,
   /** Samples kept per counter in the monitor workload. */
   samples: 100,
-  /** Timeout of each PV of a snapshot, ms. */
-  timeoutMs: 1000,
+  /** Timeout of each PV of a snapshot, ms: epics-ops's, as its commands have it. */
+  timeoutMs: DEFAULT_TIMEOUT_MS,
   prefix: 'TEST:',
   nameStyle: 'plain',
   /** Elements of PREFIX:ARRAY in a plain `epicsperf ioc`, and its refresh rate (Hz). */

@@ -14,7 +14,6 @@ import { exitOnSignals, parseClientList, placement, prepareClients, type HostOpt
 import { BenchProgress } from './progress.js';
 import { formatOption, hostsOption, intArg, keysOption, placeOption } from '../options.js';
 import { UsageError } from '../errors.js';
-import { DEFAULTS } from '../defaults.js';
 
 interface Opts extends HostOpts {
   full?: boolean;
@@ -39,14 +38,6 @@ function workloadOptions(): Map<Option, BenchWorkload[]> {
   for (const w of WORKLOADS) for (const o of w.options) owners.set(o, [...(owners.get(o) ?? []), w]);
   return owners;
 }
-
-/** The run options when no workload of the run decides them (the stored defaults). */
-const RUN_DEFAULTS: RunOptions = {
-  timeoutMs: DEFAULTS.timeoutMs,
-  records: DEFAULTS.records,
-  samples: DEFAULTS.samples,
-  rate: DEFAULTS.rate,
-};
 
 export function register(program: Command): void {
   const names = WORKLOADS.map((w) => w.name);
@@ -108,8 +99,9 @@ export function register(program: Command): void {
     for (const w of families) Object.assign(asked, w.ask(opts, profile.name, w === only));
     for (const w of families) w.check?.(opts, asked);
     const workloads: Workloads = { snapshot: [], monitor: false, ...asked };
-    const runOptions: RunOptions = { ...RUN_DEFAULTS };
-    for (const w of WORKLOADS) Object.assign(runOptions, w.runOptions?.(opts, profile.name));
+    // Stored with every run, whether the workloads that decide them run or not (each decided once:
+    // test/unit/workloads-registry.test.ts).
+    const runOptions = Object.assign({}, ...WORKLOADS.map((w) => w.runOptions?.(opts, profile.name))) as RunOptions;
     const clients =
       only?.clients !== undefined
         ? only.clients(opts.clients).map((c) => findClient(c)!)

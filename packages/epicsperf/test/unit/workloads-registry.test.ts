@@ -47,6 +47,11 @@ describe('the workload registry', () => {
     }
   });
 
+  it('the run options stored with every run are decided by the workloads, each by one', () => {
+    const keys = WORKLOADS.flatMap((w) => Object.keys(w.runOptions?.({}, 'quick') ?? {}));
+    expect(keys.sort()).toEqual(['rate', 'records', 'samples', 'timeoutMs']);
+  });
+
   it('an option two workloads share is one option, and no two options have one flag', () => {
     const options = [...new Set(WORKLOADS.flatMap((w) => w.options))];
     const flags = options.map((o) => o.long);
