@@ -88,7 +88,7 @@ export function formNameOf(dbrType: number): FormName {
  * One decoded DBR payload. Only what its form carries is there: alarm status and severity from
  * STS up (undefined in the plain form), a timestamp only in the TIME form (undefined otherwise;
  * CA's GR and CTRL forms carry none), metadata only in GR and CTRL. The JS Date is made when
- * `timestamp` is read. The client's public types narrow this per form (see src/client/reading.ts).
+ * `timestamp` is read. The client's public types narrow this per form (see client/ca/reading.ts).
  */
 export class Reading {
   readonly kind = 'update' as const;

@@ -85,7 +85,7 @@ export class Progress {
   }
 }
 
-/** The options every command that can run elsewhere takes (cli/options.ts hostOptions). */
+/** The options every command that can run elsewhere takes (options.ts: hostsOption, placeOption, keysOption). */
 export interface HostOpts {
   hosts?: string;
   place?: string;
