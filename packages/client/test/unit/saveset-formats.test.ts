@@ -287,7 +287,7 @@ describe('PSI snapshot .snap', () => {
     ]);
   });
 
-  it('bad files: malformed metadata, malformed value, a "{" value with no "val"', () => {
+  it('bad files: malformed metadata, malformed value, a "{" value with no "val", a line that is no PV', () => {
     expect(badArgument(() => parsePsiSnap(fixture('psi-bad-header.snap'), 'psi-bad-header.snap'))).toBe(
       'psi-bad-header.snap line 1: the metadata is not JSON: a string is not closed (the text ends too early)',
     );
@@ -296,6 +296,7 @@ describe('PSI snapshot .snap', () => {
     );
     expect(badArgument(() => parsePsiSnap('#{}\nA,{"value": 1}\n', 'x.snap'))).toBe('x.snap line 2: the value of A has no "val"');
     expect(badArgument(() => parsePsiSnap('#[1, 2]\n', 'x.snap'))).toBe('x.snap line 1: the metadata is not a JSON object');
+    expect(badArgument(() => parsePsiSnap('not a snapshot\n', 'x.snap'))).toBe('x.snap line 1: "not a snapshot" is not a PV name');
     expect(badArgument(() => writePsiSnap({ meta: {}, pvs: [{ name: 'A,B', ok: true, value: 1 }] }))).toMatch(
       /^PSI snapshot: the PV name 'A,B' cannot be written/,
     );

@@ -71,6 +71,8 @@ export function parsePsiSnap(text: string, source = 'PSI snapshot'): SaveSet {
     let name = comma < 0 ? stripped : stripped.slice(0, comma);
     for (const [k, v] of Object.entries(macros)) name = name.split(`$(${k})`).join(v);
     if (name === '') bad('no PV name before the comma');
+    // A line of anything else (a text file taken for a snapshot) is not a PV with no value.
+    if (/\s/.test(name)) bad(`"${name}" is not a PV name`);
     const pv: SavedPv = { name, ok: false };
     if (comma < 0) {
       pv.error = 'no value saved (not connected when saved)';
