@@ -24,6 +24,7 @@ interface Opts extends HostOpts, SnapshotOpts {
   ioc: IocMode;
   check?: boolean;
 }
+
 export function register(program: Command): void {
   addSnapshotOptions(program.command('snapshot'))
     .addOption(clientOption('read with this benchmark client in a process of its own (default: epics-client in this process)', null))
