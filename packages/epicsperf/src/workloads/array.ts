@@ -11,7 +11,7 @@ import { arrayTable, summarizeArray } from '../report/array.js';
 import { groupByClient } from '../report/table.js';
 import type { ArrayWorkload, BenchResults, MonitorRun } from '../results/index.js';
 import { repeatMonitor } from './monitor.js';
-import { type BenchWorkload, type OptionValues, type ProfileName, serving, value } from './workload.js';
+import { type BenchWorkload, type OptionValues, type ProfileName, serving, value, byProfile, profileOption } from './workload.js';
 
 /** Each profile's array: a quick look at 1M doubles, the full profile's arrayPerformance size. */
 export const ARRAY_DEFAULTS: Record<ProfileName, Omit<ArrayWorkload, 'type'>> = {
@@ -19,22 +19,20 @@ export const ARRAY_DEFAULTS: Record<ProfileName, Omit<ArrayWorkload, 'type'>> = 
   full: { elements: DEFAULTS.benchArrayElements, samples: DEFAULTS.benchArraySamples, rate: DEFAULTS.benchArrayRate },
 };
 
-const both = (f: (p: ProfileName) => unknown) => `quick ${String(f('quick'))}, --full ${String(f('full'))}`;
-
 /** The waveform's options, which the array and array-put workloads share. */
 export const WAVEFORM_OPTIONS = {
   elements: arrayElementsOption(
     ARRAY_DEFAULTS.full.elements,
     1,
     50_000_000,
-    `array, array-put: elements of the waveform (${both((p) => ARRAY_DEFAULTS[p].elements)})`,
+    `array, array-put: elements of the waveform (${byProfile(ARRAY_DEFAULTS, (d) => d.elements)})`,
   ).default(undefined),
   samples: new Option(
     '--array-samples <n>',
-    `array: updates to receive per run; array-put: puts per run (${both((p) => ARRAY_DEFAULTS[p].samples)})`,
+    `array: updates to receive per run; array-put: puts per run (${byProfile(ARRAY_DEFAULTS, (d) => d.samples)})`,
   ).argParser(intArg(2, 10_000)),
-  type: arrayTypeOption('array, array-put: element type of the waveform (double, float, int64, int32, int16, int8)').default(
-    undefined,
+  type: profileOption(
+    arrayTypeOption('array, array-put: element type of the waveform (double, float, int64, int32, int16, int8)'),
     'double',
   ),
 };
@@ -61,7 +59,10 @@ export const array: BenchWorkload = {
   options: [
     WAVEFORM_OPTIONS.elements,
     WAVEFORM_OPTIONS.samples,
-    arrayRateOption('max', false, "array: the IOC's refresh rate in Hz, or max (as fast as it can)").default(undefined),
+    profileOption(
+      arrayRateOption('max', false, "array: the IOC's refresh rate in Hz, or max (as fast as it can)"),
+      byProfile(ARRAY_DEFAULTS, (d) => d.rate),
+    ),
     WAVEFORM_OPTIONS.type,
   ],
   ask: (o, profile) => {

@@ -11,7 +11,7 @@ import { stealNote } from '../report/bench.js';
 import { latencyChart } from '../report/charts.js';
 import { latencyTables, latencyTitle } from '../report/latency.js';
 import type { LatencyRun, LatencyWorkload } from '../results/index.js';
-import { type BenchWorkload, type ProfileName, serving, value } from './workload.js';
+import { type BenchWorkload, type ProfileName, serving, value, byProfile, profileOption } from './workload.js';
 
 /** Largest latency array: the IOC's target records are this long, CA's array limit follows. */
 export const MAX_LATENCY_ELEMENTS = 10_000_000;
@@ -47,9 +47,6 @@ export const LATENCY_DEFAULTS: Record<ProfileName, LatencyWorkload> = {
   full: { sizes: DEFAULT_LATENCY_SIZES, elementType: 'double', samplesPerSize: 200 },
 };
 
-const both = (f: (d: LatencyWorkload) => unknown) =>
-  `quick ${String(f(LATENCY_DEFAULTS.quick))}, --full ${String(f(LATENCY_DEFAULTS.full))}`;
-
 export const latency: BenchWorkload = {
   name: 'latency',
   serves: 'latency',
@@ -57,14 +54,14 @@ export const latency: BenchWorkload = {
   ramp: false,
   inAll: { quick: true, full: false },
   options: [
-    sizesOption('--latency-sizes').default(
-      undefined,
-      both((d) => d.sizes.join(',')),
+    profileOption(
+      sizesOption('--latency-sizes'),
+      byProfile(LATENCY_DEFAULTS, (d) => d.sizes.join(',')),
     ),
-    latencyTypeOption('--latency-type').default(undefined, 'double'),
-    countOption('--latency-count').default(
-      undefined,
-      both((d) => d.samplesPerSize),
+    profileOption(latencyTypeOption('--latency-type'), 'double'),
+    profileOption(
+      countOption('--latency-count'),
+      byProfile(LATENCY_DEFAULTS, (d) => d.samplesPerSize),
     ),
   ],
   ask: (o, profile) => {

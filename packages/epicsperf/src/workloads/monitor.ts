@@ -11,7 +11,7 @@ import { stealNote } from '../report/bench.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
 import { groupByClient } from '../report/table.js';
 import type { BenchResults, MonitorRun } from '../results/index.js';
-import { type BenchWorkload, type ProfileName, serving, type SuiteContext, value } from './workload.js';
+import { type BenchWorkload, type ProfileName, serving, type SuiteContext, value, byProfile, profileOption } from './workload.js';
 
 /** Each profile's monitor: the quick one 30 samples, the full one the study's. */
 export const MONITOR_DEFAULTS: Record<ProfileName, { records: number; samples: number; rate: number }> = {
@@ -20,8 +20,8 @@ export const MONITOR_DEFAULTS: Record<ProfileName, { records: number; samples: n
 };
 
 /** `--records` and `--rate`: the monitor's size, which the load workload shares. */
-export const RECORDS_OPTION = recordsOption().default(undefined);
-export const RATE_OPTION = rateOption().default(undefined);
+export const RECORDS_OPTION = profileOption(recordsOption(), String(DEFAULTS.records));
+export const RATE_OPTION = profileOption(rateOption(), String(DEFAULTS.rate));
 
 /**
  * Every available client that serves `workload`, `ctx.repeat` times in turn, against one running
@@ -68,9 +68,6 @@ const problems = (x: MonitorRun): string[] => {
 const table = (r: NonNullable<BenchResults['monitor']>, markdown = false) =>
   monitorTable(summarizeMonitor(groupByClient<MonitorRun>(r.runs)), markdown);
 
-const both = (f: (d: (typeof MONITOR_DEFAULTS)['quick']) => number) =>
-  `quick ${f(MONITOR_DEFAULTS.quick)}, --full ${f(MONITOR_DEFAULTS.full)}`;
-
 export const monitor: BenchWorkload = {
   name: 'monitor',
   serves: 'monitor',
@@ -78,9 +75,9 @@ export const monitor: BenchWorkload = {
   inAll: { quick: true, full: true },
   options: [
     RECORDS_OPTION,
-    samplesOption().default(
-      undefined,
-      both((d) => d.samples),
+    profileOption(
+      samplesOption(),
+      byProfile(MONITOR_DEFAULTS, (d) => d.samples),
     ),
     RATE_OPTION,
   ],

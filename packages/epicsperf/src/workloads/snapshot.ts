@@ -12,7 +12,7 @@ import { stealNote } from '../report/bench.js';
 import { snapshotBenchTable, summarizeSnapshot } from '../report/snapshot-bench.js';
 import { groupByClient } from '../report/table.js';
 import type { BenchResults, SnapshotRun, SnapshotWorkload } from '../results/index.js';
-import { type BenchWorkload, type OptionValues, type ProfileName, serving, value } from './workload.js';
+import { type BenchWorkload, type OptionValues, type ProfileName, serving, value, byProfile, profileOption } from './workload.js';
 
 /** After the 2012 snapshot study, plus the 10,000- and 100,000-name rows of the client's own
  *  targets (the facility scale); any other `N+M` is accepted too (parseSnapshotWorkload). */
@@ -63,8 +63,6 @@ export function snapshotNames(w: SnapshotWorkload): string[] {
   return names;
 }
 
-const both = (f: (p: ProfileName) => unknown) => `quick ${String(f('quick'))}, --full ${String(f('full'))}`;
-
 const figures = (r: BenchResults) =>
   r.snapshot.map((s) => ({
     key: `snapshot ${s.workload.id}`,
@@ -96,10 +94,10 @@ export const snapshot: BenchWorkload = {
   ramp: false,
   inAll: { quick: true, full: true },
   options: [
-    timeoutOption().default(undefined),
+    profileOption(timeoutOption(), String(DEFAULTS.timeoutMs)),
     new Option(
       '--snapshots <ids>',
-      `snapshot workloads, N+M: N names that exist, M missing, e.g. ${SNAPSHOT_WORKLOADS.map((w) => w.id).join(', ')} (${both((p) => SNAPSHOT_DEFAULTS[p].join(','))})`,
+      `snapshot workloads, N+M: N names that exist, M missing, e.g. ${SNAPSHOT_WORKLOADS.map((w) => w.id).join(', ')} (${byProfile(SNAPSHOT_DEFAULTS, (d) => d.join(','))})`,
     ),
   ],
   ask: (o: OptionValues, profile) => ({

@@ -69,5 +69,16 @@ export interface BenchWorkload extends WorkloadView {
 /** The available clients that serve `w`. */
 export const serving = (ready: readonly ClientSpec[], w: ClientWorkload) => ready.filter((c) => c.workloads.includes(w));
 
+/** An option's default on each profile, for its help: `quick 30, --full 100`. */
+export function byProfile<D>(defaults: Record<ProfileName, D>, f: (d: D) => unknown): string {
+  return `quick ${String(f(defaults.quick))}, --full ${String(f(defaults.full))}`;
+}
+
+/** An option of `bench` whose default is the profile's: none of its own, the profiles' in its help. */
+export function profileOption(o: Option, defaults: string): Option {
+  o.description = `${o.description} (${defaults})`;
+  return o.default(undefined);
+}
+
 /** The value of one of its options (commander's attribute name), undefined when not given. */
 export const value = <T>(o: OptionValues, key: string): T | undefined => o[key] as T | undefined;
