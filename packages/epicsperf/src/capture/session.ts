@@ -6,6 +6,7 @@ import { NATIVE_TYPE_NAMES } from 'epics-client/ca';
 import type { PvMeta } from './writer.js';
 import type { ThreadedWriter } from './worker.js';
 import { GapDetector } from './gaps.js';
+import { nowSeconds } from '../runner/protocol.js';
 import type { NativeType } from './columns.js';
 import type { CapturePvSummary, CaptureSummary } from '../results/capture.js';
 
@@ -155,7 +156,7 @@ export class CaptureSession {
     const row = this.writer.append(pv.index, {
       value,
       timestamp: e.posixSeconds,
-      received: (performance.timeOrigin + performance.now()) / 1000,
+      received: nowSeconds(),
       severity: e.severity,
       status: e.status,
     });

@@ -3,7 +3,7 @@
 // monitor update, per size). Samples in the runner layout (docs/runners.md).
 import type { Context, MonitorEvent, Monitor } from 'epics-client';
 import { SampleStore } from '../samples.js';
-import { nowSeconds } from '../../runner/protocol.js';
+import { monoSeconds, nowSeconds } from '../../runner/protocol.js';
 import type { RunnerArgs } from './args.js';
 import { putValue } from './put-values.js';
 
@@ -67,14 +67,15 @@ export async function latency(ctx: Context, args: RunnerArgs, events: Events): P
       const value = (counter++ % 250) + 1;
       buf.fill(value);
       const got = new Promise<MonitorEvent & { kind: 'update' }>((resolve) => (waiting = { value, size, resolve }));
-      const t0 = nowSeconds();
+      const t0 = monoSeconds();
       await ctx.put(name, buf, { wait: false });
       const e = await got;
+      const t1 = monoSeconds();
       const recv = nowSeconds();
       if (round < 0) continue;
       const v = e.value as ArrayLike<number> | number;
       const len = typeof v === 'number' ? 1 : v.length;
-      store.add(i, e.severity, len === size ? 0 : 4, recv - t0, e.posixSeconds, recv);
+      store.add(i, e.severity, len === size ? 0 : 4, t1 - t0, e.posixSeconds, recv);
     }
   }
   events({ ev: 'complete' });
