@@ -4,8 +4,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PACKAGE_ROOT, pythonEnvStatus, pythonModule } from './pyenv/index.js';
+import { PACKAGE_ROOT } from './home.js';
+import { pythonEnvStatus, pythonModule } from './pyenv/index.js';
 import type { EnvironmentReport, LibraryStatus } from './results/index.js';
+import { javaLibraries, javaToolchain } from './toolchains/jvm.js';
+import { rustLibraries, rustToolchain } from './toolchains/cargo.js';
 
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -38,9 +41,13 @@ function installed(name: string): string {
   }
 }
 
-/** Versions of client libraries on the Node side (looked up, never imported). */
+/**
+ * Versions of client libraries on the Node side (looked up, never imported), and of the Java and
+ * Rust ones (as their pom and lock file pin them; the runners are built on first use).
+ */
 function nodeLibraries(): Record<string, LibraryStatus> {
   const out: Record<string, LibraryStatus> = {};
+  for (const [name, version] of Object.entries({ ...javaLibraries(), ...rustLibraries() })) out[name] = { version };
   for (const name of ['epics-tca']) {
     try {
       const pkg = JSON.parse(readFileSync(installed(name), 'utf8')) as { version: string };
@@ -55,6 +62,7 @@ function nodeLibraries(): Record<string, LibraryStatus> {
 export async function doctor(): Promise<EnvironmentReport> {
   const status = pythonEnvStatus();
   const cpuList = cpus();
+  const [java, rust] = await Promise.all([javaToolchain(), rustToolchain()]);
   const report: EnvironmentReport = {
     epicsperf: packageVersion(),
     node: process.version,
@@ -63,6 +71,7 @@ export async function doctor(): Promise<EnvironmentReport> {
     memoryBytes: totalmem(),
     python: { executable: status.python, kind: status.kind, ready: status.ready },
     libraries: nodeLibraries(),
+    toolchains: { ...java, ...rust },
   };
   if (!status.ready) {
     report.python.error =

@@ -25,7 +25,7 @@ export function register(program: Command): void {
           r.python.version ? `${r.python.version} (${r.python.kind}: ${r.python.executable})` : `missing: ${r.python.error ?? ''}`,
         ],
       ];
-      for (const [name, lib] of Object.entries(r.libraries))
+      for (const [name, lib] of Object.entries({ ...r.toolchains, ...r.libraries }))
         rows.push([name, lib.version ? lib.version + (lib.error ? `  (${lib.error})` : '') : `missing: ${lib.error ?? ''}`]);
       const w = Math.max(...rows.map(([k]) => k.length));
       process.stdout.write(rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n') + '\n');

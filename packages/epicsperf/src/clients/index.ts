@@ -1,13 +1,16 @@
 // The clients epicsperf can measure (declared in clients.json, read by registry.ts): how to start
 // each one's runner, whether it is available here (with the reason when it is not), and making
-// them runnable (the Python environment, the C and C++ runners built on first use).
+// them runnable (the Python environment; the C, C++, Java and Rust runners built on first use).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePythonEnv, PACKAGE_ROOT, pythonEnvStatus, pythonModule } from '../pyenv/index.js';
+import { PACKAGE_ROOT } from '../home.js';
+import { ensurePythonEnv, pythonEnvStatus, pythonModule } from '../pyenv/index.js';
 import { doctor, packageVersion } from '../doctor.js';
 import type { EnvironmentReport } from '../results/index.js';
-import { buildCRunner, cRunnerPath } from './clib.js';
-import { buildPvxsRunner, pvxsBuildError, pvxsRunnerPath } from './cxxlib.js';
+import { buildCRunner, cRunnerPath } from '../toolchains/clib.js';
+import { buildPvxsRunner, pvxsBuildError, pvxsRunnerPath } from '../toolchains/cxxlib.js';
+import { buildJavaRunners, javaBuildError, javaRunnerCommand, javaRunnersDir } from '../toolchains/jvm.js';
+import { buildRustRunners, rustBuildError, rustRunnerCommand, rustRunnersDir } from '../toolchains/cargo.js';
 
 import { CLIENTS, findClient, type ClientSpec } from './registry.js';
 
@@ -30,6 +33,8 @@ export function runnerCommand(
     return { command: python, args: ['-u', ...m.args, '--client', spec.name], env: m.env };
   }
   if ('c' in run) return { command: run.c === 'pvxs' ? pvxsRunnerPath() : cRunnerPath(), args: [] };
+  if ('java' in run) return javaRunnerCommand(run.java);
+  if ('rust' in run) return rustRunnerCommand(run.rust);
   if ('node' in run) {
     const script = join(PACKAGE_ROOT, 'dist', 'bench', 'runners', run.node);
     return { command: process.execPath, args: [script, ...(run.args ?? []), ...(run.caget ? ['--caget', cRunnerPath()] : [])] };
@@ -40,6 +45,23 @@ export function runnerCommand(
 
 /** The client runs the C++ pvxs runner (the others of runtime c run the libca one). */
 const usesPvxs = (c: ClientSpec): boolean => 'c' in c.run && c.run.c === 'pvxs';
+
+/** The binaries of the declared Rust runners (one cargo build makes them all). */
+const rustBinaries = (): string[] => [...new Set(CLIENTS.flatMap((c) => ('rust' in c.run ? [c.run.rust] : [])))];
+
+/** The Java and Rust runners: built together, per runtime, from a source tree of the package. */
+const BUILT = {
+  java: { dir: javaRunnersDir, error: javaBuildError, build: buildJavaRunners, needs: 'a JDK and Maven' },
+  rust: { dir: rustRunnersDir, error: rustBuildError, build: () => buildRustRunners(rustBinaries()), needs: 'cargo' },
+} as const;
+
+/** Build the Java and Rust runners the clients need (once, on first use); a failure is kept for their rows. */
+export async function buildRunners(clients: readonly ClientSpec[]): Promise<Record<string, { dir: string } | { error: string }>> {
+  const out: Record<string, { dir: string } | { error: string }> = {};
+  for (const runtime of ['java', 'rust'] as const)
+    if (clients.some((c) => c.runtime === runtime)) out[runtime] = await BUILT[runtime].build();
+  return out;
+}
 
 export interface ClientStatus {
   name: string;
@@ -61,6 +83,18 @@ export function clientStatuses(report: EnvironmentReport): ClientStatus[] {
           reason: pvxsBuildError() ?? 'the pvxs runner is not built (needs a C++ compiler; run `npx epicsperf setup`)',
         };
       return { name: spec.name, available: true, version: `pvxs ${report.libraries.pvxslibs?.version ?? '?'}` };
+    }
+    if (spec.runtime === 'java' || spec.runtime === 'rust') {
+      const built = BUILT[spec.runtime];
+      if (!existsSync(built.dir()))
+        return {
+          name: spec.name,
+          available: false,
+          reason:
+            built.error() ??
+            `the ${spec.runtime === 'java' ? 'Java' : 'Rust'} runners are not built (needs ${built.needs}; run \`npx epicsperf setup\`)`,
+        };
+      return { name: spec.name, available: true, version: `${spec.library} ${report.libraries[spec.library]?.version ?? '?'}` };
     }
     if (spec.runtime === 'c') {
       const path = cRunnerPath();
@@ -90,9 +124,10 @@ export async function clientStatusList(): Promise<{ report: EnvironmentReport; s
  * interpreter. A C runner that cannot be built leaves its rows saying why.
  */
 export async function prepareClients(clients: readonly ClientSpec[], builtinIoc: boolean, referee = false): Promise<string> {
-  const needsPython = builtinIoc || referee || clients.some((c) => c.runtime !== 'node');
+  const needsPython = builtinIoc || referee || clients.some((c) => c.runtime === 'python' || c.runtime === 'c');
   const python = needsPython ? await ensurePythonEnv() : 'python3';
   if (referee || clients.some((c) => c.runtime === 'c' && !usesPvxs(c))) await buildCRunner(python);
   if (clients.some(usesPvxs)) await buildPvxsRunner(python);
+  await buildRunners(clients);
   return python;
 }

@@ -2,24 +2,36 @@
 // Python runners too): each one's runtime, protocol, workloads, library, description, how its
 // runner starts and whether it captures. Data only; clients/index.ts prepares and starts them.
 import { readFileSync } from 'node:fs';
-import { PACKAGE_ROOT } from '../pyenv/index.js';
+import { PACKAGE_ROOT } from '../home.js';
 
 export type Workload = 'snapshot' | 'monitor' | 'array' | 'array-put' | 'latency';
 export const WORKLOADS: readonly Workload[] = ['snapshot', 'monitor', 'array', 'array-put', 'latency'];
 
-/** How a client's runner starts: a Node script of src/bench/runners, a Python module of the runners' package, or a C program. */
+/**
+ * How a client's runner starts: a Node script of src/bench/runners, a Python module of the
+ * runners' package, a C program, the main class of a Java runner of java/, or the binary of a
+ * Rust runner of rust/.
+ */
 export type RunSpec =
   | { node: string; args?: string[] /** the C program it runs (caget-procs) */; caget?: 'libca' }
   | { python: string }
-  | { c: 'libca' | 'pvxs' };
+  | { c: 'libca' | 'pvxs' }
+  | { java: string }
+  | { rust: string };
+
+export type Runtime = 'node' | 'python' | 'c' | 'java' | 'rust';
+const RUNTIMES: readonly Runtime[] = ['node', 'python', 'c', 'java', 'rust'];
 
 export interface ClientSpec {
   name: string;
-  runtime: 'node' | 'python' | 'c';
+  runtime: Runtime;
   protocol: 'CA' | 'PVA';
   workloads: Workload[];
   description: string;
-  /** The library whose version identifies this client (a key of EnvironmentReport.libraries, or 'epicsperf'). */
+  /**
+   * The library whose version identifies this client: a key of EnvironmentReport.libraries (a
+   * Python distribution, an artifact of java/pom.xml, a crate of rust/Cargo.toml), or 'epicsperf'.
+   */
   library: string;
   run: RunSpec;
   /** It captures to HDF5 (`epicsperf capture`, `bench capture`). */
@@ -42,13 +54,15 @@ export function readDeclarations(text = readFileSync(`${PACKAGE_ROOT}/clients.js
     };
     if (names.has(c.name)) bad('declared twice');
     names.add(c.name);
-    if (!['node', 'python', 'c'].includes(c.runtime)) bad(`runtime ${c.runtime}`);
+    if (!RUNTIMES.includes(c.runtime)) bad(`runtime ${c.runtime}`);
     if (!['CA', 'PVA'].includes(c.protocol)) bad(`protocol ${c.protocol}`);
     for (const w of c.workloads) if (!WORKLOADS.includes(w)) bad(`workload ${w}`);
     if (c.runtime === 'python' && !(c.library in d.pythonLibraries)) bad(`library ${c.library} is not in pythonLibraries`);
-    const kinds = ['node', 'python', 'c'].filter((k) => k in c.run);
-    if (kinds.length !== 1) bad('run names one of node, python, c');
-    if (c.runtime === 'python' && !('python' in c.run)) bad('a Python client runs a Python module');
+    const kinds = RUNTIMES.filter((k) => k in c.run);
+    if (kinds.length !== 1) bad(`run names one of ${RUNTIMES.join(', ')}`);
+    // A Python, Java or Rust client runs a runner of its own runtime, and only they do.
+    for (const r of ['python', 'java', 'rust'] as const)
+      if ((c.runtime === r) !== r in c.run) bad(`runtime ${c.runtime} with a ${kinds[0] ?? '?'} runner`);
   }
   return d;
 }

@@ -4,15 +4,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { getLogger } from '../log.js';
 import { PythonEnvError } from '../errors.js';
-import { epicsperfHome } from '../home.js';
+import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
 
 const log = getLogger('pyenv');
 
-/** Root of the installed package (where python/ and fixtures/ live). */
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The folder that holds the Python package (python/pyproject.toml) and requirements.txt. */
 export const PYTHON_DIR = join(PACKAGE_ROOT, 'python');
 const PYTHON_PACKAGE = 'epicsperf_runners';

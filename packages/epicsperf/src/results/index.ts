@@ -216,4 +216,6 @@ export interface EnvironmentReport {
   memoryBytes: number;
   python: { executable: string; kind: 'external' | 'managed'; ready: boolean; version?: string; error?: string };
   libraries: Record<string, LibraryStatus>;
+  /** The JDK, Maven, cargo and rustc that build the Java and Rust runners (reports before them have none). */
+  toolchains?: Record<string, LibraryStatus>;
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensurePythonEnv } from '../../src/pyenv/index.js';
-import { buildPvxsRunner, pvxsRunnerPath } from '../../src/clients/cxxlib.js';
+import { buildPvxsRunner, pvxsRunnerPath } from '../../src/toolchains/cxxlib.js';
 import { clientStatuses } from '../../src/clients/index.js';
 import { doctor } from '../../src/doctor.js';
 

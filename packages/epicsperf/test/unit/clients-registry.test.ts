@@ -49,6 +49,9 @@ describe('the client declarations', () => {
     expect(() => readDeclarations(doc(base, base))).toThrow('client "x": declared twice');
     expect(() => readDeclarations(doc({ ...base, workloads: ['fly'] }))).toThrow('client "x": workload fly');
     expect(() => readDeclarations(doc({ ...base, library: 'nope' }))).toThrow('library nope is not in pythonLibraries');
-    expect(() => readDeclarations(doc({ ...base, run: { node: 'x.js' } }))).toThrow('a Python client runs a Python module');
+    expect(() => readDeclarations(doc({ ...base, run: { node: 'x.js' } }))).toThrow('runtime python with a node runner');
+    expect(() => readDeclarations(doc({ ...base, runtime: 'java', run: { python: 'x' } }))).toThrow('runtime java with a python runner');
+    expect(() => readDeclarations(doc({ ...base, runtime: 'rust', run: { java: 'X' } }))).toThrow('runtime rust with a java runner');
+    expect(() => readDeclarations(doc({ ...base, run: { python: 'x', rust: 'y' } }))).toThrow('run names one of');
   });
 });

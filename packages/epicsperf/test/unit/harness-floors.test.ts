@@ -32,9 +32,11 @@ const FLOORS: Record<string, number> = {
   procstat: 0,
   // data and formats: result shapes (and their store)
   results: 1,
-  // the Python environment; the reports (pure functions of results)
+  // the Python environment; the reports (pure functions of results); the runners of other
+  // languages built on first use, and their toolchains
   pyenv: 2,
   report: 2,
+  toolchains: 2,
   // services the workloads use: one runner process, the built-in IOC, the environment report
   runner: 3,
   ioc: 3,

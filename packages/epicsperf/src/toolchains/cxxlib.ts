@@ -3,8 +3,7 @@
 // A build that fails leaves its one-line reason beside the runner's path, for the client's row.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PACKAGE_ROOT } from '../pyenv/index.js';
-import { epicsperfHome } from '../home.js';
+import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
 import { capture, compileIfChanged, coreLibs, platformIncludes } from './clib.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_pvxs.cpp');

@@ -5,8 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { PACKAGE_ROOT } from '../pyenv/index.js';
-import { epicsperfHome } from '../home.js';
+import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_ca.c');
 /** Included by SOURCE: part of what decides a rebuild. */
@@ -24,13 +23,21 @@ interface Captured {
   spawnError?: NodeJS.ErrnoException;
 }
 
-export function capture(command: string, args: string[]): Promise<Captured> {
+export function capture(
+  command: string,
+  args: string[],
+  opts: { cwd?: string | undefined; env?: Record<string, string> | undefined } = {},
+): Promise<Captured> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
     let child: ChildProcessByStdio<null, Readable, Readable>;
     try {
-      child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(command, args, {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        cwd: opts.cwd,
+        env: opts.env ? { ...process.env, ...opts.env } : process.env,
+      });
     } catch (err) {
       resolve({ code: null, stdout, stderr, spawnError: err as NodeJS.ErrnoException });
       return;
