@@ -22,7 +22,7 @@ export function register(program: Command): void {
           ('path' in c ? `C runner (c-libca): ${c.path}\n` : `C runner (c-libca): not built: ${c.error}\n`) +
           ('path' in p ? `C++ runner (c-pvxs): ${p.path}\n` : `C++ runner (c-pvxs): not built: ${p.error}\n`) +
           Object.entries(built)
-            .map(([runtime, r]) => `${runtime === 'java' ? 'Java' : 'Rust'} runners: ${'dir' in r ? r.dir : `not built: ${r.error}`}\n`)
+            .map(([runtime, r]) => `${runtime === 'java' ? 'Java' : 'Rust'} runners: ${'path' in r ? r.path : `not built: ${r.error}`}\n`)
             .join(''),
       );
     });

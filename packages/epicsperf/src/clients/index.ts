@@ -56,8 +56,8 @@ const BUILT = {
 } as const;
 
 /** Build the Java and Rust runners the clients need (once, on first use); a failure is kept for their rows. */
-export async function buildRunners(clients: readonly ClientSpec[]): Promise<Record<string, { dir: string } | { error: string }>> {
-  const out: Record<string, { dir: string } | { error: string }> = {};
+export async function buildRunners(clients: readonly ClientSpec[]): Promise<Record<string, { path: string } | { error: string }>> {
+  const out: Record<string, { path: string } | { error: string }> = {};
   for (const runtime of ['java', 'rust'] as const)
     if (clients.some((c) => c.runtime === runtime)) out[runtime] = await BUILT[runtime].build();
   return out;

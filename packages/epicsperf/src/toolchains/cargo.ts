@@ -57,13 +57,14 @@ export async function rustToolchain(): Promise<Record<string, LibraryStatus>> {
  * Resolves to the folder or a one-line reason (no cargo, a crate it cannot fetch, a failed
  * build), also kept for `clients` and the bench rows.
  */
-export async function buildRustRunners(binaries: readonly string[]): Promise<{ dir: string } | { error: string }> {
+export async function buildRustRunners(binaries: readonly string[]): Promise<{ path: string } | { error: string }> {
   const c = cargo();
   const version = await toolVersion(c, ['-V']);
   const target = join(epicsperfHome(), 'rust', 'target');
   return buildIfChanged({
     what: 'the Rust runners',
-    dir: rustRunnersDir(),
+    path: rustRunnersDir(),
+    folder: true,
     inputs: listFiles(SOURCES, ['target']),
     key: { cargo: version.version ?? version.error, binaries },
     steps: () => [

@@ -1,10 +1,10 @@
 // Builds the c-pvxs runner (c/epicsperf_pvxs.cpp) with the system C++ compiler against libpvxs of
 // the pvxslibs wheel (and libCom of epicscorelibs); rebuilt only when the source or wheels change.
 // A build that fails leaves its one-line reason beside the runner's path, for the client's row.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
-import { capture, compileIfChanged, coreLibs, platformIncludes } from './clib.js';
+import { buildError, buildIfChanged, capture, failed } from './built.js';
+import { coreLibs, platformIncludes } from './clib.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_pvxs.cpp');
 /** Included by SOURCE: part of what decides a rebuild. */
@@ -17,11 +17,7 @@ export function pvxsRunnerPath(): string {
 
 /** Why the last build failed (undefined when it did not, or was never tried). */
 export function pvxsBuildError(): string | undefined {
-  try {
-    return readFileSync(pvxsRunnerPath() + '.error', 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
+  return buildError(pvxsRunnerPath());
 }
 
 const PROBE = [
@@ -46,33 +42,36 @@ async function build(python: string): Promise<{ path: string } | { error: string
   const pvxs = await pvxsLibs(python);
   if ('error' in pvxs) return pvxs;
   const cxx = process.env.CXX || 'c++';
-  return compileIfChanged({
-    path: pvxsRunnerPath(),
-    source: SOURCE,
-    included: INCLUDED,
-    compiler: cxx,
-    language: 'C++',
+  return buildIfChanged({
     what: 'the pvxs runner',
-    // The wheel's libpvxs was built with the old std::string ABI: the program must use it too.
-    args: (out) => [
-      '-O2',
-      '-Wall',
-      '-std=c++11',
-      '-D_GLIBCXX_USE_CXX11_ABI=0',
-      '-pthread',
-      `-I${pvxs.include}`,
-      ...platformIncludes(core.include).map((dir) => `-I${dir}`),
-      '-o',
-      out,
-      SOURCE,
-      `-L${pvxs.lib}`,
-      `-L${core.lib}`,
-      '-lpvxs',
-      '-lCom',
-      `-Wl,-rpath,${pvxs.lib}`,
-      `-Wl,-rpath,${core.lib}`,
-    ],
+    path: pvxsRunnerPath(),
+    inputs: [SOURCE, ...INCLUDED],
     key: { pvxs: pvxs.version, core: core.version, lib: pvxs.lib, cxx, platform: process.platform },
+    steps: (out) => [
+      {
+        tool: 'C++ compiler',
+        command: cxx,
+        // The wheel's libpvxs was built with the old std::string ABI: the program must use it too.
+        args: [
+          '-O2',
+          '-Wall',
+          '-std=c++11',
+          '-D_GLIBCXX_USE_CXX11_ABI=0',
+          '-pthread',
+          `-I${pvxs.include}`,
+          ...platformIncludes(core.include).map((dir) => `-I${dir}`),
+          '-o',
+          out,
+          SOURCE,
+          `-L${pvxs.lib}`,
+          `-L${core.lib}`,
+          '-lpvxs',
+          '-lCom',
+          `-Wl,-rpath,${pvxs.lib}`,
+          `-Wl,-rpath,${core.lib}`,
+        ],
+      },
+    ],
   });
 }
 
@@ -83,14 +82,6 @@ async function build(python: string): Promise<{ path: string } | { error: string
  */
 export async function buildPvxsRunner(python: string): Promise<{ path: string } | { error: string }> {
   const r = await build(python);
-  const errorFile = pvxsRunnerPath() + '.error';
-  if ('error' in r) {
-    mkdirSync(dirname(errorFile), { recursive: true });
-    writeFileSync(errorFile, r.error + '\n');
-    // A runner left from an earlier build is not this source's: it must not run.
-    rmSync(pvxsRunnerPath(), { force: true });
-  } else {
-    rmSync(errorFile, { force: true });
-  }
-  return r;
+  // A build that failed kept its reason; so does a library that is not there.
+  return 'error' in r ? failed(pvxsRunnerPath(), r.error) : r;
 }

@@ -52,13 +52,14 @@ export async function javaToolchain(): Promise<Record<string, LibraryStatus>> {
  * are current. Resolves to the folder or a one-line reason (no JDK, no Maven, a jar Maven
  * cannot fetch, a source that does not compile), also kept for `clients` and the bench rows.
  */
-export async function buildJavaRunners(): Promise<{ dir: string } | { error: string }> {
+export async function buildJavaRunners(): Promise<{ path: string } | { error: string }> {
   const javac = jdkTool('javac');
   const [jdk, maven] = await Promise.all([toolVersion(javac, ['-version']), toolVersion(mvn(), ['-v', '-B'])]);
   const repo = join(epicsperfHome(), 'java', 'm2');
   return buildIfChanged({
     what: 'the Java runners',
-    dir: javaRunnersDir(),
+    path: javaRunnersDir(),
+    folder: true,
     inputs: listFiles(SOURCES, ['target']),
     key: { jdk: jdk.version ?? jdk.error, javac, maven: maven.version ?? maven.error },
     steps: (out) => [
@@ -76,7 +77,7 @@ export async function buildJavaRunners(): Promise<{ dir: string } | { error: str
         ],
       },
       {
-        tool: 'a JDK',
+        tool: 'JDK',
         command: javac,
         args: [
           '-encoding',

@@ -14,7 +14,8 @@ function plan(over: Partial<BuildPlan> = {}): BuildPlan {
   const src = join(tmp, 'src.txt');
   return {
     what: 'the test runners',
-    dir: join(tmp, 'out', 'runners'),
+    path: join(tmp, 'out', 'runners'),
+    folder: true,
     inputs: [src],
     key: { tool: 1 },
     // Counts its builds in a file beside the sources, and copies the source into the folder.
@@ -29,7 +30,7 @@ describe('buildIfChanged', () => {
     tmp = mkdtempSync(join(tmpdir(), 'epicsperf-built-'));
     writeFileSync(join(tmp, 'src.txt'), 'one');
     const first = await buildIfChanged(plan());
-    expect(first).toEqual({ dir: join(tmp, 'out', 'runners') });
+    expect(first).toEqual({ path: join(tmp, 'out', 'runners') });
     expect(readFileSync(join(tmp, 'out', 'runners', 'built.txt'), 'utf8')).toBe('one');
     await buildIfChanged(plan());
     expect(builds()).toBe(1);
@@ -62,7 +63,7 @@ describe('buildIfChanged', () => {
     tmp = mkdtempSync(join(tmpdir(), 'epicsperf-built-'));
     mkdirSync(join(tmp, 'x'));
     writeFileSync(join(tmp, 'src.txt'), 'one');
-    const r = await buildIfChanged(plan({ steps: () => [{ tool: 'a JDK', command: join(tmp, 'x', 'javac'), args: [] }] }));
-    expect(r).toEqual({ error: `a JDK is missing (${join(tmp, 'x', 'javac')} not found)` });
+    const r = await buildIfChanged(plan({ steps: () => [{ tool: 'JDK', command: join(tmp, 'x', 'javac'), args: [] }] }));
+    expect(r).toEqual({ error: `no JDK (${join(tmp, 'x', 'javac')} not found)` });
   });
 });
