@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The seed studies' tables with a row per runtime: Node (this client), C and C++ (libca, pvxs),
-# Python (pyepics, p4p, repics, aiopvxs), Java (CAJ through JCA, Phoebus's core-pva) and Rust
+# Python (pyepics, p4p, repics), Java (CAJ through JCA, Phoebus's core-pva) and Rust
 # (epics-rs), one bench run per table against the built-in IOC at the EPICS defaults:
 #   runtimes-monitor   EPICSPyClientPerformance: 1000 counters x 10 Hz, 100 samples each, every
 #                      sample checked, CPU of a core
@@ -17,7 +17,7 @@ repeat=${REPEAT:-1}
 out=benchmarks/results
 . benchmarks/record.sh
 ca=node,c-libca,pyepics,repics,java-caj,rust-ca
-pva=node-pva,c-pvxs,p4p,repics-pva,aiopvxs,java-corepva,rust-pva
+pva=node-pva,c-pvxs,p4p,repics-pva,java-corepva,rust-pva
 bench() { # name, then the bench arguments
   local name=$1; shift
   record "$name" npx epicsperf bench "$@" --full --repeat "$repeat" --format markdown --out "$out/$name.json"
