@@ -60,11 +60,15 @@ export function findCommand(name: string, fallbacks: readonly string[] = []): st
   return fallbacks.find((f) => existsSync(f)) ?? name;
 }
 
-/** The first line a tool prints of its version, or undefined when it does not run. */
-export async function toolVersion(command: string, args: string[]): Promise<{ version?: string; error?: string }> {
-  const r = await capture(command, args);
+/**
+ * The first line a tool prints of its version, or undefined when it does not run; `cwd` where it
+ * matters (rustup's proxies pick the toolchain of the folder's rust-toolchain.toml).
+ */
+export async function toolVersion(command: string, args: string[], cwd?: string): Promise<{ version?: string; error?: string }> {
+  const r = await capture(command, args, { cwd });
   if (r.spawnError) return { error: r.spawnError.code === 'ENOENT' ? `${command} not found` : r.spawnError.message };
   const line = (r.stdout + '\n' + r.stderr)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the ESC that starts a terminal colour code
     .replace(/\x1b\[[0-9;]*m/g, '')
     .split('\n')
     .map((l) => l.trim())
