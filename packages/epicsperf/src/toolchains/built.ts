@@ -115,9 +115,12 @@ export function findCommand(name: string, fallbacks: readonly string[] = []): st
 // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal colour codes, which Maven prints even in batch mode
 const COLOUR = /\x1b\[[0-9;]*m/g;
 
-/** The first line a tool prints of its version, or undefined when it does not run. */
-export async function toolVersion(command: string, args: string[]): Promise<{ version?: string; error?: string }> {
-  const r = await capture(command, args);
+/**
+ * The first line a tool prints of its version, or undefined when it does not run; `cwd` where it
+ * matters (rustup's proxies pick the toolchain of the folder's rust-toolchain.toml).
+ */
+export async function toolVersion(command: string, args: string[], cwd?: string): Promise<{ version?: string; error?: string }> {
+  const r = await capture(command, args, { cwd });
   if (r.spawnError) return { error: r.spawnError.code === 'ENOENT' ? `${command} not found` : r.spawnError.message };
   const line = (r.stdout + '\n' + r.stderr)
     .replace(COLOUR, '')

@@ -1,7 +1,9 @@
 // The Rust runners (rust/): built with cargo in release mode from the committed lock file, the
 // crates fetched from crates.io into cargo's own cache, the build kept in EPICSPERF_HOME; built
 // on first use, again only when a source, the lock file or the toolchain changes. cargo is
-// $CARGO's, else the one on PATH, else rustup's (~/.cargo/bin), which is not always on PATH.
+// $CARGO's, else the one on PATH, else rustup's (~/.cargo/bin), which is not always on PATH. It
+// runs in rust/, whose rust-toolchain.toml has rustup's proxies take the toolchain the crates
+// need (a nightly until Rust 1.97 is stable: see that file).
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -46,8 +48,8 @@ export function rustLibraries(): Record<string, string> {
 export async function rustToolchain(): Promise<Record<string, LibraryStatus>> {
   const c = cargo();
   const [cargoV, rustc] = await Promise.all([
-    toolVersion(c, ['-V']),
-    toolVersion(findCommand('rustc', [join(dirname(c), 'rustc')]), ['-V']),
+    toolVersion(c, ['-V'], SOURCES),
+    toolVersion(findCommand('rustc', [join(dirname(c), 'rustc')]), ['-V'], SOURCES),
   ]);
   return { cargo: cargoV, rustc };
 }
@@ -59,7 +61,7 @@ export async function rustToolchain(): Promise<Record<string, LibraryStatus>> {
  */
 export async function buildRustRunners(binaries: readonly string[]): Promise<{ path: string } | { error: string }> {
   const c = cargo();
-  const version = await toolVersion(c, ['-V']);
+  const version = await toolVersion(c, ['-V'], SOURCES);
   const target = join(epicsperfHome(), 'rust', 'target');
   return buildIfChanged({
     what: 'the Rust runners',
@@ -72,6 +74,7 @@ export async function buildRustRunners(binaries: readonly string[]): Promise<{ p
         tool: 'cargo',
         command: c,
         args: ['build', '--release', '--locked', '--quiet', '--manifest-path', MANIFEST, '--target-dir', target],
+        cwd: SOURCES,
         // rustup's cargo finds its rustc through PATH.
         env: { PATH: [dirname(c), process.env.PATH ?? ''].join(delimiter) },
       },
