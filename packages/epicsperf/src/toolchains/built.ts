@@ -60,12 +60,15 @@ export function findCommand(name: string, fallbacks: readonly string[] = []): st
   return fallbacks.find((f) => existsSync(f)) ?? name;
 }
 
+const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
 /** The first line a tool prints of its version, or undefined when it does not run. */
 export async function toolVersion(command: string, args: string[]): Promise<{ version?: string; error?: string }> {
   const r = await capture(command, args);
   if (r.spawnError) return { error: r.spawnError.code === 'ENOENT' ? `${command} not found` : r.spawnError.message };
   const line = (r.stdout + '\n' + r.stderr)
-    .replace(/\x1b\[[0-9;]*m/g, '')
+    // Maven colours its output even with -B: its escape sequences go.
+    .replace(ANSI_COLOUR, '')
     .split('\n')
     .map((l) => l.trim())
     .find(Boolean);
