@@ -98,8 +98,16 @@ export function javaBuildError(): string | undefined {
   return buildError(javaRunnersDir());
 }
 
-/** The command line of a Java runner: its main class on the built classes and jars. */
+/**
+ * The command line of a Java runner: its main class on the built classes and jars, with the JVM's
+ * defaults otherwise. java.io is opened to the runners so that they can write to fd 3 itself: the
+ * orchestrator's fd 3 is one end of a socket pair (Node's stdio pipes), which the JDK cannot open
+ * by number and /proc/self/fd/3 cannot reopen (java/src/epicsperf/Protocol.java).
+ */
 export function javaRunnerCommand(mainClass: string): { command: string; args: string[] } {
   const dir = javaRunnersDir();
-  return { command: jdkTool('java'), args: ['-cp', [join(dir, 'classes'), join(dir, 'lib', '*')].join(delimiter), mainClass] };
+  return {
+    command: jdkTool('java'),
+    args: ['--add-opens=java.base/java.io=ALL-UNNAMED', '-cp', [join(dir, 'classes'), join(dir, 'lib', '*')].join(delimiter), mainClass],
+  };
 }

@@ -84,7 +84,7 @@ describe('an array larger than EPICS_CA_MAX_ARRAY_BYTES', () => {
     await ioc?.stop();
   });
 
-  it.each(['node', 'c-libca', 'pyepics'])(
+  it.each(['node', 'c-libca', 'pyepics', 'java-caj'])(
     '%s: the row fails with an error naming the limit',
     async (name) => {
       const t0 = performance.now();

@@ -12,6 +12,8 @@ beforeAll(async () => {
 });
 
 const ELEMENTS = 100_000;
+/** The runners that read the native type, of both protocols. */
+const NATIVE = ['node', 'node-pva', 'c-libca', 'c-pvxs', 'p4p', 'java-caj', 'java-corepva'];
 
 describe.each(ARRAY_TYPES.map((t) => [t] as const))('PREFIX:ARRAY as %s', (type) => {
   let ioc: Ioc;
@@ -22,7 +24,7 @@ describe.each(ARRAY_TYPES.map((t) => [t] as const))('PREFIX:ARRAY as %s', (type)
     await ioc?.stop();
   });
 
-  it.each(['node', 'node-pva', 'c-libca', 'c-pvxs', 'p4p'])('%s: every element of 4 updates equals the update number', async (name) => {
+  it.each(NATIVE)('%s: every element of 4 updates equals the update number', async (name) => {
     const run = await runMonitor({
       workload: 'array',
       client: findClient(name)!,
@@ -53,7 +55,7 @@ describe('int8 update numbers wrap', () => {
     await ioc?.stop();
   });
 
-  it.each(['node', 'c-pvxs'])(
+  it.each(['node', 'c-pvxs', 'java-caj', 'java-corepva'])(
     '%s: 400 updates across the wrap (unsigned over CA, signed over PVA), none corrupt or backwards',
     async (name) => {
       const run = await runMonitor({

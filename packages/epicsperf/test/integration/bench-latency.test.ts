@@ -1,4 +1,4 @@
-// The latency workload: two clients on two sizes against the built-in IOC (points present and
+// The latency workload: a few clients on two sizes against the built-in IOC (points present and
 // sane), the byte-array case through the command line, and the fit of fixed cost and MB/s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
@@ -8,6 +8,9 @@ import { fitLatency, runLatency } from '../../src/bench/latency.js';
 import type { BenchResults, LatencyPoint } from '../../src/results/index.js';
 import { schemaErrors } from '../helpers/schema.js';
 import { runCli } from '../../../../test/helpers/cli.js';
+
+/** A reference client of each protocol and the Java runners (whose puts and updates are their own). */
+const TIMED = ['node', 'c-pvxs', 'java-caj', 'java-corepva'];
 
 describe('latency against the built-in IOC', () => {
   let python: string;
@@ -20,7 +23,7 @@ describe('latency against the built-in IOC', () => {
     await ioc?.stop();
   });
 
-  it.each(['node', 'c-pvxs'])('%s: 20 rounds at 1 and 10,000 doubles, every round its own update', async (name) => {
+  it.each(TIMED)('%s: 20 rounds at 1 and 10,000 doubles, every round its own update', async (name) => {
     const workload = { sizes: [1, 10_000], elementType: 'double', samplesPerSize: 20 };
     const run = await runLatency({ client: findClient(name)!, python, env: ioc.env, prefix: ioc.prefix, workload });
     expect(run.error).toBeUndefined();

@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildError, buildIfChanged, type BuildPlan } from '../../src/toolchains/built.js';
+import { javaLibraries } from '../../src/toolchains/jvm.js';
 
 let tmp: string;
-afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => tmp && rmSync(tmp, { recursive: true, force: true }));
 
 function plan(over: Partial<BuildPlan> = {}): BuildPlan {
   const src = join(tmp, 'src.txt');
@@ -65,5 +66,11 @@ describe('buildIfChanged', () => {
     writeFileSync(join(tmp, 'src.txt'), 'one');
     const r = await buildIfChanged(plan({ steps: () => [{ tool: 'JDK', command: join(tmp, 'x', 'javac'), args: [] }] }));
     expect(r).toEqual({ error: `no JDK (${join(tmp, 'x', 'javac')} not found)` });
+  });
+});
+
+describe('javaLibraries', () => {
+  it("reads each dependency's version from java/pom.xml, as the doctor reports it", () => {
+    expect(javaLibraries()).toEqual({ 'core-pva': '5.0.5', jca: '2.4.11' });
   });
 });

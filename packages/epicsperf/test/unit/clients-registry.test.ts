@@ -5,10 +5,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLIENTS, readDeclarations } from '../../src/clients/registry.js';
+import { javaLibraries } from '../../src/toolchains/jvm.js';
 
 const PKG = join(import.meta.dirname, '..', '..');
 const NODE_RUNNERS = join(PKG, 'src', 'bench', 'runners');
 const PY_RUNNERS = join(PKG, 'python', 'epicsperf_runners', 'runners');
+const JAVA_SOURCES = join(PKG, 'java', 'src');
+/** The source file of a Java main class (epicsperf.CajRunner -> java/src/epicsperf/CajRunner.java). */
+const javaSource = (mainClass: string): string => join(JAVA_SOURCES, ...mainClass.split('.')) + '.java';
 
 describe('the client declarations', () => {
   it('every declared client has its runner', () => {
@@ -18,6 +22,9 @@ describe('the client declarations', () => {
       if ('node' in run && !existsSync(join(NODE_RUNNERS, run.node.replace(/\.js$/, '.ts')))) missing.push(`${c.name}: ${run.node}`);
       if ('python' in run && !existsSync(join(PY_RUNNERS, `${run.python}.py`))) missing.push(`${c.name}: runners/${run.python}.py`);
       if ('c' in run && !existsSync(join(PKG, 'c'))) missing.push(`${c.name}: c/`);
+      if ('java' in run && !existsSync(javaSource(run.java))) missing.push(`${c.name}: ${run.java}`);
+      // A Java client's library is an artifact of java/pom.xml, whose version the doctor reports.
+      if (c.runtime === 'java' && !(c.library in javaLibraries())) missing.push(`${c.name}: ${c.library} in java/pom.xml`);
     }
     expect(missing).toEqual([]);
     const capturing = readFileSync(join(PKG, 'python', 'epicsperf_runners', 'capture_clients.py'), 'utf8');
@@ -32,6 +39,12 @@ describe('the client declarations', () => {
       .map((f) => f.replace(/\.ts$/, '.js'));
     const pyRunners = readdirSync(PY_RUNNERS).filter((f) => f.endsWith('.py') && !['__init__.py', 'base.py'].includes(f));
     expect([...nodeRunners, ...pyRunners].filter((f) => !declared.has(f))).toEqual([]);
+    // Java runners are the classes with a main method.
+    const javaDeclared = new Set(CLIENTS.flatMap((c) => ('java' in c.run ? [javaSource(c.run.java)] : [])));
+    const javaRunners = readdirSync(JAVA_SOURCES, { recursive: true, encoding: 'utf8' })
+      .map((f) => join(JAVA_SOURCES, f))
+      .filter((f) => f.endsWith('.java') && readFileSync(f, 'utf8').includes('public static void main('));
+    expect(javaRunners.filter((f) => !javaDeclared.has(f))).toEqual([]);
   });
 
   it('a malformed declaration is refused, naming the client', () => {
