@@ -16,6 +16,7 @@
 //                                       cells joined by /), COLUMN the header (NAME#2: the second
 //                                       column of that name); "quote" words with spaces
 //   {{column NAME N COLUMN}}            the figures of one column of that table
+//   {{column NAME N ROW COLUMN}}        the same over the rows that start with ROW (a client's repeats)
 //   {{ratio NAME N ROW1 ROW2 COLUMN}}   ROW1's figure over ROW2's in that column, 2 decimals
 //   {{json NAME PATH}}                  a value of NAME.json by dotted path (a `*` step maps an array)
 //
@@ -226,6 +227,17 @@ function cell(run, n, rowKey, column, directive) {
   return rows[0][col];
 }
 
+/** The figures of one column over the rows that start with `rowKey` (a client's repeats). */
+function rowFigures(run, n, rowKey, name, directive) {
+  const t = table(run, n, directive);
+  const col = columnIndex(t.header, name);
+  if (col < 0) throw new Error(`${directive}: no column "${name}" in table ${n} of ${run.name}.md`);
+  const key = rowKey.split('/');
+  const rows = t.rows.filter((r) => key.every((k, i) => r[i] === k));
+  if (rows.length === 0) throw new Error(`${directive}: no row of table ${n} of ${run.name}.md starts with ${key.join(' | ')}`);
+  return rows.map((r) => figure(r[col]));
+}
+
 /** The leading figure of a cell ("1,234.5 (1,200-1,300)" gives 1234.5). */
 function figure(text) {
   const m = /^-?[\d,]*\.?\d+/.exec(String(text).trim());
@@ -315,6 +327,7 @@ export function fill(root, template, where) {
       out = md.tables.map(renderTable).join('\n\n');
     } else if (kind === 'table' && a.length === 2) out = renderTable(table(get(a[0]), Number(a[1]), directive));
     else if (kind === 'cell' && a.length === 4) out = cell(get(a[0]), Number(a[1]), a[2], a[3], directive);
+    else if (kind === 'column' && a.length === 4) out = rowFigures(get(a[0]), Number(a[1]), a[2], a[3], directive);
     else if (kind === 'json' && a.length === 2) out = jsonValue(get(a[0]), a[1], directive);
     else if (kind === 'column' && a.length === 3) out = column(get(a[0]), Number(a[1]), a[2], directive);
     else if (kind === 'ratio' && a.length === 5) {

@@ -26,6 +26,7 @@ interface IocCliOptions {
   arrayRate: number | 'max';
   arrayType: ArrayType;
   settings: number;
+  latencyElements: number;
   caPort?: number;
   pvaPort?: number;
   pvaBroadcastPort?: number;
@@ -51,6 +52,12 @@ export function register(program: Command): void {
       '--settings <n>',
       'settings PREFIX:SET:1..N of mixed types (ao, longout, mbbo, stringout, waveform), unscanned (0 = none)',
       intArg(0, 1_000_000),
+      0,
+    )
+    .option(
+      '--latency-elements <n>',
+      'elements of PREFIX:LATENCY:DOUBLE and PREFIX:LATENCY:CHAR, the waveforms the latency workload puts to (0 = none)',
+      intArg(0, 100_000_000),
       0,
     )
     .option('--ca-port <port>', 'CA server port (default: a free one)', portArg)
@@ -80,6 +87,7 @@ export function register(program: Command): void {
         arrayRate: opts.arrayRate,
         arrayType: opts.arrayType,
         settings: opts.settings,
+        latencyElements: opts.latencyElements,
         ...(opts.caPort !== undefined && { caPort: opts.caPort }),
         ...(opts.pvaPort !== undefined && { pvaPort: opts.pvaPort }),
         ...(opts.pvaBroadcastPort !== undefined && { pvaBroadcastPort: opts.pvaBroadcastPort }),
