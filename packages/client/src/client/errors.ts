@@ -154,7 +154,8 @@ const TLS_CODES: Array<[RegExp, TlsErrorCode, string]> = [
 ];
 
 /** The alerts a server sends when it refuses the client's certificate, or (Java's) when the client sent none. */
-const REFUSED = /ALERT_(UNKNOWN_CA|BAD_CERTIFICATE|CERTIFICATE_EXPIRED|CERTIFICATE_UNKNOWN|CERTIFICATE_REVOKED|ACCESS_DENIED|HANDSHAKE_FAILURE)$/;
+const REFUSED =
+  /ALERT_(UNKNOWN_CA|BAD_CERTIFICATE|CERTIFICATE_EXPIRED|CERTIFICATE_UNKNOWN|CERTIFICATE_REVOKED|ACCESS_DENIED|HANDSHAKE_FAILURE)$/;
 
 /**
  * The TlsError of a connection that Node's TLS error `nodeCode` (with `detail`) closed; `hasCert`:

@@ -4,7 +4,16 @@
 // keychain that holds certificates only (a client's "trust store"), so the file is decoded here:
 // DER, the PKCS#12 MAC (the password check), PBES2 (PBKDF2 with AES, what keytool and OpenSSL 3
 // write) and the older PKCS#12 triple-DES encryption.
-import { createDecipheriv, createHash, createHmac, createPrivateKey, pbkdf2Sync, timingSafeEqual, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createPrivateKey,
+  pbkdf2Sync,
+  timingSafeEqual,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 
 /** What a keychain holds. */
 export interface Keychain {
@@ -59,7 +68,6 @@ function one(bytes: Uint8Array, tag: number): Uint8Array {
 
 const SEQUENCE = 0x30;
 const OCTETS = 0x04;
-const OID = 0x06;
 const INTEGER = 0x02;
 const CONTEXT0 = 0xa0;
 
@@ -217,7 +225,9 @@ export function readKeychain(file: Uint8Array, password: string): Keychain {
     authSafe = octets(tlvs(content.body)[0]!);
     if (pfx[0]?.tag !== INTEGER) throw new KeychainError('no version');
   } catch (err) {
-    throw err instanceof KeychainError ? new KeychainError(`not a PKCS#12 keychain: ${err.message}`) : new KeychainError('not a PKCS#12 keychain');
+    throw err instanceof KeychainError
+      ? new KeychainError(`not a PKCS#12 keychain: ${err.message}`)
+      : new KeychainError('not a PKCS#12 keychain');
   }
   if (!macMatches(pfx, authSafe, password)) throw new KeychainError('wrong password (the keychain MAC does not match)');
   const certs: Array<{ cert: X509Certificate; keyId: string | undefined }> = [];
@@ -259,7 +269,9 @@ export function readKeychain(file: Uint8Array, password: string): Keychain {
   }
   if (keys.length > 1) throw new KeychainError('the keychain holds more than one private key');
   const k = keys[0];
-  const mine = k ? (certs.find((c) => c.keyId !== undefined && c.keyId === k.keyId) ?? certs.find((c) => c.cert.checkPrivateKey(k.key))) : undefined;
+  const mine = k
+    ? (certs.find((c) => c.keyId !== undefined && c.keyId === k.keyId) ?? certs.find((c) => c.cert.checkPrivateKey(k.key)))
+    : undefined;
   if (k && !mine) throw new KeychainError('the keychain has a private key but not its certificate');
   return { key: k?.key, cert: mine?.cert, trusted: certs.filter((c) => c !== mine).map((c) => c.cert) };
 }

@@ -44,7 +44,10 @@ export abstract class StreamConnection {
   ) {
     this.key = hostPort(host, port); // [ip6]:port for IPv6 (node:net takes the host without brackets)
     // (The socket asks for its first buffer here, before the protocol's constructor has run.)
-    const onread = { buffer: () => (this.connected ? this.directTarget() : undefined) ?? this.chunk, callback: (n: number, buf: Uint8Array) => this.onRead(n, buf) };
+    const onread = {
+      buffer: () => (this.connected ? this.directTarget() : undefined) ?? this.chunk,
+      callback: (n: number, buf: Uint8Array) => this.onRead(n, buf),
+    };
     // A TLS socket takes `onread` as a plain one does (Node's types leave it out of tls.connect's options).
     const secureOptions: ConnectionOptions & { onread?: typeof onread } = { ...secure, host, port, onread };
     this.socket = secure ? tls.connect(secureOptions) : net.connect({ host, port, noDelay: true, onread });

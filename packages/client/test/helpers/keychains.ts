@@ -27,7 +27,20 @@ function keytool(dir: string, ...args: string[]): void {
 
 /** An authority's keychain `name`.p12 and its certificate `name`.cer. */
 function authority(dir: string, name: string, cn: string): string {
-  keytool(dir, '-genkeypair', '-alias', name, '-keystore', `${name}.p12`, '-dname', `CN=${cn}`, '-keyalg', 'EC', '-ext', 'BasicConstraints=ca:true');
+  keytool(
+    dir,
+    '-genkeypair',
+    '-alias',
+    name,
+    '-keystore',
+    `${name}.p12`,
+    '-dname',
+    `CN=${cn}`,
+    '-keyalg',
+    'EC',
+    '-ext',
+    'BasicConstraints=ca:true',
+  );
   keytool(dir, '-exportcert', '-alias', name, '-keystore', `${name}.p12`, '-rfc', '-file', `${name}.cer`);
   return join(dir, `${name}.cer`);
 }

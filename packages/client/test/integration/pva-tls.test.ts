@@ -72,7 +72,9 @@ describe('Secure PV Access against core-pva', () => {
     expect(seen[2]! > seen[0]!).toBe(true);
     await ctx.put('TLS:WHOAMI', 'x', { timeout: 5000 });
     expect((await ctx.get('TLS:WHOAMI')).value).toBe(`ca/${userInfo().username}`);
-    expect(ctx.stats().pva?.connections).toEqual([{ server: expect.stringMatching(/^127\.0\.0\.1:\d+$/), tls: true, identity: 'ca', peer: 'tls-server' }]);
+    expect(ctx.stats().pva?.connections).toEqual([
+      { server: expect.stringMatching(/^127\.0\.0\.1:\d+$/), tls: true, identity: 'ca', peer: 'tls-server' },
+    ]);
     expect(ref(s, kc.trust)).toBe(true);
   }, 60_000);
 
@@ -125,7 +127,10 @@ describe('Secure PV Access against core-pva', () => {
       message: expect.stringContaining('wrong password'),
     });
     const missing = client(s, join(dir, 'nothing.p12'));
-    await expect(missing.get('TLS:DOUBLE', { timeout: 1000 })).rejects.toMatchObject({ code: 'ERR_EPICS_TLS_KEYCHAIN', message: expect.stringContaining('ENOENT') });
+    await expect(missing.get('TLS:DOUBLE', { timeout: 1000 })).rejects.toMatchObject({
+      code: 'ERR_EPICS_TLS_KEYCHAIN',
+      message: expect.stringContaining('ENOENT'),
+    });
   }, 60_000);
 });
 

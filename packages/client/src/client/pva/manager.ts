@@ -110,7 +110,8 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
       const e = new TlsError('ERR_EPICS_TLS_REQUIRED', `TLS is required and the server answered with plain TCP only (${server})`);
       return ch.refused(e);
     }
-    if (tls && !this.tls) return ch.refused(new TlsError('ERR_EPICS_TLS', `the server answered with TLS, which was not offered (${server})`));
+    if (tls && !this.tls)
+      return ch.refused(new TlsError('ERR_EPICS_TLS', `the server answered with TLS, which was not offered (${server})`));
     // A server's TLS and TCP ports differ; the key tells them apart anyway.
     const key = tls ? `tls ${server}` : server;
     let c = this.circuits.get(key);

@@ -43,7 +43,8 @@ export function resolvePvaTls(opts: ContextOptions, env: Record<string, string |
   const keychain = sep > 0 ? setting.slice(0, sep) : setting;
   const pwdFile = env.EPICS_PVA_TLS_KEYCHAIN_PWD_FILE;
   const password =
-    opts.pvaTlsKeychainPassword ?? (sep > 0 ? setting.slice(sep + 1) : pwdFile !== undefined && pwdFile.trim() !== '' ? { file: pwdFile } : '');
+    opts.pvaTlsKeychainPassword ??
+    (sep > 0 ? setting.slice(sep + 1) : pwdFile !== undefined && pwdFile.trim() !== '' ? { file: pwdFile } : '');
   return { keychain: keychain.trim(), password, required: opts.pvaTlsRequired ?? false };
 }
 
