@@ -3,7 +3,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { buildJavaRunners, javaRunnerCommand } from '../../../epicsperf/src/toolchains/jvm.js';
 import { freePort } from '../../../epicsperf/src/ioc/ports.js';
-import { KEYCHAIN_PASSWORD } from './keychains.js';
+import { KEYCHAIN_PASSWORD } from '../../../epicsperf/src/toolchains/keychains.js';
 
 export interface TlsServer {
   /** The UDP port it takes searches on, the environment a client needs to reach it. */

@@ -10,6 +10,7 @@ import java.util.logging.Logger;
 import org.epics.pva.PVASettings;
 import org.epics.pva.data.PVADouble;
 import org.epics.pva.data.PVAInt;
+import org.epics.pva.data.PVALongArray;
 import org.epics.pva.data.PVAString;
 import org.epics.pva.data.PVAStructure;
 import org.epics.pva.data.nt.PVATimeStamp;
@@ -25,7 +26,11 @@ import org.epics.pva.server.ServerPV;
  * <li>PREFIX:DOUBLE, a writable double (NTScalar: value, alarm, timeStamp);
  * <li>PREFIX:COUNTER, a double counting up at 10 Hz;
  * <li>PREFIX:WHOAMI, a string: a put of anything makes it hold how the server saw the writer,
- *     "x509/Fred F." or "ca/user".
+ *     "x509/Fred F." or "ca/user";
+ * <li>with COUNTERS (second argument), PREFIX:C1..COUNTERS, doubles counting up together at 10 Hz;
+ * <li>with ELEMENTS (third argument), PREFIX:ARRAY, ELEMENTS int64 that all hold k in update k,
+ *     published as fast as one thread makes them (core-pva sends an update whole: a server whose
+ *     EPICS_PVA_SEND_BUFFER_SIZE, 8,001,000 bytes by default, is smaller drops every update).
  * </ul>
  * Prints "ready TCP_PORT TLS_PORT" (TLS_PORT 0 without TLS) on stdout, then serves until stdin closes.
  */
@@ -33,6 +38,8 @@ public final class TlsServer {
     public static void main(String[] args) throws Exception {
         Logger.getLogger("org.epics.pva").setLevel(Level.WARNING);
         final String prefix = args.length > 0 ? args[0] : "TLS:";
+        final int counters = args.length > 1 ? Integer.parseInt(args[1]) : 0;
+        final int elements = args.length > 2 ? Integer.parseInt(args[2]) : 0;
         try (PVAServer server = new PVAServer()) {
             server.createPV(prefix + "DOUBLE", scalar(new PVADouble("value", 0)), (tcp, pv, changes, written) -> pv.update(written));
             final PVAStructure counter = scalar(new PVADouble("value", 0));
@@ -46,17 +53,40 @@ public final class TlsServer {
                 final PVAStructure value = scalar(new PVAString("value", who));
                 pv.update(value);
             });
+            final PVAStructure[] many = new PVAStructure[counters];
+            final ServerPV[] manyPvs = new ServerPV[counters];
+            for (int i = 0; i < counters; i++) {
+                many[i] = scalar(new PVADouble("value", 0));
+                manyPvs[i] = server.createPV(prefix + "C" + (i + 1), many[i]);
+            }
             final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
             timer.scheduleAtFixedRate(() -> {
                 try {
-                    final PVADouble v = counter.get("value");
-                    v.set(v.get() + 1);
-                    PVATimeStamp.set(counter, java.time.Instant.now());
-                    counterPv.update(counter);
+                    step(counter, counterPv);
+                    for (int i = 0; i < counters; i++)
+                        step(many[i], manyPvs[i]);
                 } catch (Exception ex) {
                     System.err.println("counter: " + ex);
                 }
             }, 100, 100, TimeUnit.MILLISECONDS);
+            if (elements > 0) {
+                final ServerPV arrayPv = server.createPV(prefix + "ARRAY", scalar(new PVALongArray("value", false, new long[elements])));
+                final Thread publisher = new Thread(() -> {
+                    try {
+                        for (long k = 1; !Thread.currentThread().isInterrupted(); k++) {
+                            final long[] a = new long[elements];
+                            java.util.Arrays.fill(a, k);
+                            final PVAStructure update = scalar(new PVALongArray("value", false, a));
+                            PVATimeStamp.set(update, java.time.Instant.now());
+                            arrayPv.update(update);
+                        }
+                    } catch (Exception ex) {
+                        System.err.println("array: " + ex);
+                    }
+                }, "array");
+                publisher.setDaemon(true);
+                publisher.start();
+            }
             final InetSocketAddress tls = tlsAddress(server);
             System.out.println("ready " + server.getTCPAddress(false).getPort() + " " + (tls == null ? 0 : tls.getPort()));
             System.out.flush();
@@ -66,6 +96,14 @@ public final class TlsServer {
             timer.shutdownNow();
         }
         System.exit(0);
+    }
+
+    /** Count `value` up by one, stamped now. */
+    private static void step(PVAStructure s, ServerPV pv) throws Exception {
+        final PVADouble v = s.get("value");
+        v.set(v.get() + 1);
+        PVATimeStamp.set(s, java.time.Instant.now());
+        pv.update(s);
     }
 
     private static InetSocketAddress tlsAddress(PVAServer server) {

@@ -1,6 +1,7 @@
-// PKCS#12 keychains for the Secure PV Access tests, made with the JDK's keytool as core-pva's
-// TLS.md shows: an authority, servers and a client signed by it, a server signed by another
-// authority, an expired server certificate, and a client keychain holding only the authority.
+// PKCS#12 keychains for Secure PV Access tests and benchmarks, made with the JDK's keytool as
+// core-pva's TLS.md shows: an authority, servers and a client signed by it, a server signed by
+// another authority, an expired server certificate, and a client keychain holding only the
+// authority. Test keys: nothing outside a test trusts them.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
