@@ -52,7 +52,8 @@ export type { SnapshotOptions, SnapshotResult, SnapshotSuccess, SnapshotFailure 
 export type { CallOptions, ReadOptions, GetOptions, PutOptions, PutValue } from './client/options.js';
 export type { ContextOptions, Endpoint, SearchDestination } from './transport/config.js';
 export type { CaConfig } from './transport/ca/config.js';
-export type { PvaConfig } from './transport/pva/config.js';
+export type { PvaConfig, PvaTlsConfig } from './transport/pva/config.js';
+export type { PvaManagerStats, PvaConnectionStats } from './client/pva/manager.js';
 export type { ManagerStats as ContextStats } from './client/channel-cache.js';
 export type { DestinationStats } from './transport/search-scheduler.js';
 export type { NameServerStats } from './transport/name-servers.js';
@@ -70,7 +71,9 @@ export {
   ClosedError,
   BadArgumentError,
   AbortedError,
+  TlsError,
   type EpicsErrorCode,
+  type TlsErrorCode,
 } from './client/errors.js';
 export { DBE_VALUE, DBE_LOG, DBE_ALARM, DBE_PROPERTY, SEVERITY_NAMES, ALARM_STATUS_NAMES } from './ca/constants.js';
 export { LOG_LEVELS, logChannelName, type LogLevel, type LogRecord } from './log.js';

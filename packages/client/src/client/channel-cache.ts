@@ -4,6 +4,7 @@
 import type { NameServerStats } from '../transport/name-servers.js';
 import type { DestinationStats } from '../transport/search-scheduler.js';
 import type { CloseReason } from '../transport/stream.js';
+import type { TlsError } from './errors.js';
 
 /** A manager's diagnostics (Context.stats()). */
 export interface ManagerStats {
@@ -54,7 +55,7 @@ export interface CachedChannel {
   /** Drop a reference; true when nobody holds it and it is not connected. */
   release(): boolean;
   /** Its connection closed; `broken` (a protocol error or a failed connect) pauses the next search. */
-  circuitLost(broken: boolean, protocolError?: string): void;
+  circuitLost(broken: boolean, protocolError?: string, tlsFailure?: TlsError): void;
   discard(): void;
   close(): void;
 }
@@ -112,16 +113,17 @@ export abstract class ChannelCache<Ch extends CachedChannel, S extends ChannelSe
     reason: CloseReason,
     detail: string,
     close: (r: { kind: 'protocol' | 'disconnected'; message: string }) => readonly unknown[],
+    tlsFailure?: TlsError,
   ): void {
     const chans = close(
       reason === 'protocol' ? { kind: 'protocol', message: detail } : { kind: 'disconnected', message: `${reason}: ${detail}` },
     );
-    const broken = reason === 'protocol' || reason === 'connect-failed';
+    const broken = reason === 'protocol' || reason === 'connect-failed' || reason === 'tls';
     const protocolError = reason === 'protocol' ? detail : undefined;
     const unheard = !this.beacons?.heard(server);
     for (const ch of chans as Ch[]) {
       ch.searchLost = unheard;
-      ch.circuitLost(broken, protocolError);
+      ch.circuitLost(broken, protocolError, tlsFailure);
     }
   }
 

@@ -2,7 +2,7 @@
 // its connection listeners and waiters, the pause before searching again after a broken
 // connection, and the error a timed-out operation fails with. The protocol's channel adds its
 // transitions' wire side (src/client/ca/channel.ts, src/client/pva/channel.ts).
-import { type EpicsError, DisconnectedError, NotFoundError, ProtocolError, TimeoutError } from './errors.js';
+import { type EpicsError, DisconnectedError, NotFoundError, ProtocolError, TimeoutError, TlsError, type TlsErrorCode } from './errors.js';
 
 export type ChannelState = 'searching' | 'connecting' | 'connected' | 'closed';
 
@@ -30,6 +30,8 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
   protected lastFailure: string | undefined;
   /** Set when the channel's last connection died of a protocol error (cleared on connect). */
   private protocolError: string | undefined;
+  /** Set when its last server could not be reached over TLS, or only without it (cleared on connect). */
+  protected tlsFailure: TlsError | undefined;
   /** Delay before the next search, after a connection failure (a governor against tight loops). */
   protected researchDelayMs = 0;
   /** Operations and monitors holding this channel. */
@@ -134,6 +136,7 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
     this.everConnected = true;
     this.lastFailure = undefined;
     this.protocolError = undefined;
+    this.tlsFailure = undefined;
     this.researchDelayMs = 0;
     this.notify('connected');
     const w = this.waiter;
@@ -155,8 +158,9 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
    * The channel's connection is gone. A broken one (protocol error, refused connect) doubles the
    * pause before the next search; a plain disconnect searches again at once.
    */
-  circuitLost(broken: boolean, protocolError?: string): void {
+  circuitLost(broken: boolean, protocolError?: string, tlsFailure?: TlsError): void {
     if (protocolError !== undefined) this.protocolError = protocolError;
+    if (tlsFailure !== undefined) this.tlsFailure = tlsFailure;
     if (broken) this.backOff();
     else this.researchDelayMs = 0;
     this.disconnected();
@@ -190,6 +194,8 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
   /** The error a pending operation fails with when its time is up, by what the channel went through. */
   timeoutError(): EpicsError {
     if (this.state === 'connected') return new TimeoutError('no reply within the timeout', this.name);
+    const tls = this.tlsFailure;
+    if (tls) return new TlsError(tls.code as TlsErrorCode, tls.message, this.name, tls.cause);
     if (this.protocolError) return new ProtocolError(`the server broke the protocol: ${this.protocolError}`, this.name);
     if (this.everConnected) return new DisconnectedError('the channel is disconnected', this.name);
     if (this.lastFailure) return new NotFoundError(`the server refused the channel: ${this.lastFailure}`, this.name);

@@ -15,7 +15,7 @@ import { ChannelManager } from './ca/manager.js';
 import type { Monitor, MonitorCallback, MonitorOptions } from './monitor.js';
 import type { CallOptions, GetOptions, PutOptions, PutValue } from './options.js';
 import { pvaGet, pvaGetField, pvaPut, type PvaPutOptions, type PvaReadOptions } from './pva/api.js';
-import { PvaManager } from './pva/manager.js';
+import { PvaManager, type PvaManagerStats } from './pva/manager.js';
 import { PvaMonitor, type PvaMonitorOptions } from './pva/monitor.js';
 import type { PvaPutValue } from './pva/ops.js';
 import type { PvaReading } from './pva/reading.js';
@@ -205,9 +205,12 @@ export class Context<P extends Protocol = 'ca'> {
    * Diagnostics: open circuits, channels, names still searching, datagrams sent, per search
    * destination the sends the system took and refused, and per name server (`nameServers`:
    * `server` "host:port", `connected`, `searchesSent`, `answers`; CA SEARCH requests are counted
-   * per name, PV Access SEARCH messages per message). CA at the top level, `pva` for PV Access.
+   * per name, PV Access SEARCH messages per message). CA at the top level, `pva` for PV Access,
+   * with its `connections`: each server's "host:port", whether it is TLS, how this client
+   * identified itself (`identity` "x509", "ca" or "anonymous"; `as` the common name of its
+   * certificate with x509) and the common name of the server's certificate (`peer`).
    */
-  stats(): ManagerStats & { pva?: ManagerStats } {
+  stats(): ManagerStats & { pva?: PvaManagerStats } {
     const s = this.#ca.stats();
     return this.#pva ? { ...s, pva: this.#pva.stats() } : s;
   }

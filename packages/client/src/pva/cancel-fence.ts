@@ -18,6 +18,11 @@ export class CancelFence {
   private wanted = false;
   private held: Array<{ id: number; sid: number; m: Message }> = [];
 
+  /** Echo requests sent and replies received so far on the connection (replies come in order). */
+  get echoes(): { sent: number; answered: number } {
+    return { sent: this.echoesSent, answered: this.echoesAnswered };
+  }
+
   /** New monitor INITs must wait. */
   get closed(): boolean {
     return this.wanted || this.liftAt !== 0;

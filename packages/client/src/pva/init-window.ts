@@ -26,6 +26,11 @@ export class InitWindow {
     return false;
   }
 
+  /** INIT `id` went out and is not answered yet. */
+  sent(id: number): boolean {
+    return this.inFlight.has(id);
+  }
+
   /** Take INIT `id` out of the queue before it went out: false when it was not waiting. */
   unqueue(id: number): boolean {
     return this.queued.delete(id);

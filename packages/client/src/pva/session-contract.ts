@@ -39,6 +39,8 @@ export interface OpHandler {
   onUpdate?(value: PvStructure, changed: BitSet, overrun: BitSet | undefined): void;
   /** The server ended the monitor (its last message). */
   onFinish?(status: Status): void;
+  /** The server answered an echo sent after this INIT (probeInit) and not the INIT: it ignored it. */
+  onInitIgnored?(): void;
   onFail(reason: PvaFailReason): void;
 }
 

@@ -53,10 +53,17 @@ export class ClientSession {
   /** INITs wait here while too many are unanswered (./init-window.ts). */
   private readonly inits = new InitWindow();
 
+  /** INITs asked about (probeInit), each with the count of echoes sent when its echo went out. */
+  private probes: Array<{ id: number; echo: number }> = [];
+  /** How the client identified itself in the validation ("x509", "ca" or "anonymous"), once it did. */
+  authMethod: string | undefined;
+
   constructor(
     private readonly events: SessionEvents,
     private readonly user: string,
     private readonly host: string,
+    /** The connection is TLS with a client certificate: identify as "x509" when the server offers it. */
+    private readonly x509 = false,
   ) {}
 
   get ready(): boolean {
@@ -117,6 +124,7 @@ export class ClientSession {
         return;
       case 'EchoResponse':
         for (const held of this.fence.answered()) this.sendInit(held);
+        if (this.probes.length) this.checkProbes();
         return;
       case 'ConnectionValidationRequest':
         return this.validate(m.authMethods);
@@ -241,16 +249,19 @@ export class ClientSession {
   }
 
   private validate(methods: string[]): void {
-    const ca = methods.includes('ca');
-    const authData: Typed | null = ca
-      ? { type: structure('', { user: scalar('string'), host: scalar('string') }), value: { user: this.user, host: this.host } }
-      : null;
+    // x509 (the TLS client certificate names the client) where the server offers it, else ca.
+    const method = this.x509 && methods.includes('x509') ? 'x509' : methods.includes('ca') ? 'ca' : 'anonymous';
+    const authData: Typed | null =
+      method === 'ca'
+        ? { type: structure('', { user: scalar('string'), host: scalar('string') }), value: { user: this.user, host: this.host } }
+        : null;
+    this.authMethod = method;
     this.send({
       type: 'ConnectionValidationResponse',
       bufferSize: CLIENT_BUFFER,
       registrySize: CLIENT_REGISTRY,
       qos: 0,
-      authMethod: ca ? 'ca' : 'anonymous',
+      authMethod: method,
       authData,
     });
   }
@@ -421,6 +432,30 @@ export class ClientSession {
     if (e.command === Cmd.GET_FIELD || this.state !== 'ready') return;
     this.send({ type: 'DestroyRequest', sid: e.sid, requestId: id });
     if (e.command === Cmd.MONITOR && e.op) this.fence.cancelled();
+  }
+
+  /**
+   * Find out whether the server ignored INIT `id` (sent, not answered): an echo goes out after it,
+   * and if the echo's reply comes first the handler's onInitIgnored runs (a server answers a
+   * connection's requests in order). False when the INIT has not gone out (ask again later).
+   */
+  probeInit(id: number): boolean {
+    const e = this.ops.get(id);
+    if (!e || e.op || this.state !== 'ready' || !this.inits.sent(id)) return false;
+    this.send({ type: 'EchoRequest', payload: new Uint8Array(0) });
+    this.fence.echoSent();
+    this.probes.push({ id, echo: this.fence.echoes.sent });
+    return true;
+  }
+
+  private checkProbes(): void {
+    const answered = this.fence.echoes.answered;
+    const due = this.probes.filter((p) => p.echo <= answered);
+    this.probes = this.probes.filter((p) => p.echo > answered);
+    for (const p of due) {
+      const e = this.ops.get(p.id);
+      if (e && !e.op) e.handler.onInitIgnored?.();
+    }
   }
 
   /** Application-level echo (the connection watchdog). */

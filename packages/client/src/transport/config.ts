@@ -58,6 +58,16 @@ export interface ContextOptions {
   pvaInterfaces?: string[] | string;
   /** PV Access: seconds of silence before a connection is probed with ECHO (EPICS_PVA_CONN_TMO, default 30). */
   pvaConnTimeout?: number;
+  /**
+   * Secure PV Access: the PKCS#12 keychain (EPICS_PVA_TLS_KEYCHAIN, as core-pva also
+   * "path;password"), or false for no TLS whatever the environment. With a keychain the client
+   * offers TLS in its searches and speaks TLS to the servers that answer with it.
+   */
+  pvaTlsKeychain?: string | false;
+  /** Secure PV Access: the keychain's password (else EPICS_PVA_TLS_KEYCHAIN_PWD_FILE's content, else ""). */
+  pvaTlsKeychainPassword?: string;
+  /** Secure PV Access: refuse servers that answer with plain TCP (default false: use them). */
+  pvaTlsRequired?: boolean;
 }
 
 export function num(v: string | undefined, fallback: number): number {

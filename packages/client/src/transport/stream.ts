@@ -4,9 +4,16 @@
 // protocol), and closing exactly once.
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import tls, { type ConnectionOptions } from 'node:tls';
 import { hostPort } from './addresses.js';
 
-export type CloseReason = 'closed' | 'connect-failed' | 'disconnected' | 'protocol' | 'unresponsive';
+export type CloseReason = 'closed' | 'connect-failed' | 'disconnected' | 'protocol' | 'unresponsive' | 'tls';
+
+/** Codes of Node's TLS errors: a handshake or certificate failure rather than a lost connection. */
+function isTlsFailure(err: NodeJS.ErrnoException): boolean {
+  const code = err.code ?? '';
+  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || /CERT|_SIGNATURE|ISSUER|SELF_SIGNED/.test(code);
+}
 
 /** Milliseconds to wait for an echo reply before the connection is declared unresponsive (libca: 5 s). */
 const ECHO_TIMEOUT_MS = 5000;
@@ -17,6 +24,8 @@ export abstract class StreamConnection {
   /** True once the socket connected. */
   connected = false;
   private readonly socket: net.Socket;
+  /** The TLS error code that closed the connection (a failed handshake, a refused certificate). */
+  tlsCode: string | undefined;
   /** The reused buffer of ordinary reads. */
   private readonly chunk = new Uint8Array(READ_CHUNK);
   private flushScheduled = false;
@@ -30,22 +39,32 @@ export abstract class StreamConnection {
     readonly port: number,
     private readonly connTimeoutMs: number,
     private readonly echoName: string,
+    /** Speak TLS with these settings (Secure PV Access). */
+    readonly secure?: ConnectionOptions,
   ) {
     this.key = hostPort(host, port); // [ip6]:port for IPv6 (node:net takes the host without brackets)
-    this.socket = net.connect({
-      host,
-      port,
-      noDelay: true,
-      // (The socket asks for its first buffer here, before the protocol's constructor has run.)
-      onread: { buffer: () => (this.connected ? this.directTarget() : undefined) ?? this.chunk, callback: (n, buf) => this.onRead(n, buf) },
-    });
-    this.socket.on('connect', () => {
+    // (The socket asks for its first buffer here, before the protocol's constructor has run.)
+    const onread = {
+      buffer: () => (this.connected ? this.directTarget() : undefined) ?? this.chunk,
+      callback: (n: number, buf: Uint8Array) => this.onRead(n, buf),
+    };
+    // A TLS socket takes `onread` as a plain one does (Node's types leave it out of tls.connect's options).
+    const secureOptions: ConnectionOptions & { onread?: typeof onread } = { ...secure, host, port, onread };
+    this.socket = secure ? tls.connect(secureOptions) : net.connect({ host, port, noDelay: true, onread });
+    if (secure) this.socket.setNoDelay(true);
+    this.socket.on(secure ? 'secureConnect' : 'connect', () => {
       this.connected = true;
       this.lastRx = performance.now();
       this.armWatchdog();
       this.socketConnected();
     });
-    this.socket.on('error', (err) => this.fail(this.connected ? 'disconnected' : 'connect-failed', err.message));
+    this.socket.on('error', (err) => {
+      if (secure && isTlsFailure(err)) {
+        this.tlsCode = (err as NodeJS.ErrnoException).code;
+        return this.fail('tls', err.message);
+      }
+      this.fail(this.connected ? 'disconnected' : 'connect-failed', err.message);
+    });
     this.socket.on('close', () => this.fail(this.connected ? 'disconnected' : 'connect-failed', 'connection closed by the server'));
   }
 
@@ -67,6 +86,13 @@ export abstract class StreamConnection {
   protected abstract ended(reason: CloseReason, detail: string): void;
   /** The socket connected. */
   protected socketConnected(): void {}
+
+  /** Over TLS: the common name of the server's certificate, once connected. */
+  get peerName(): string | undefined {
+    if (!(this.socket instanceof tls.TLSSocket)) return undefined;
+    const subject = this.socket.getPeerCertificate()?.subject as Record<string, string> | undefined;
+    return subject?.CN;
+  }
 
   /** The address the socket connected to (the host's, resolved), or undefined before it connected. */
   get remoteAddress(): string | undefined {

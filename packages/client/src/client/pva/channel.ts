@@ -6,6 +6,7 @@ import type { Status } from '../../pva/status.js';
 import type { PvaCircuit } from '../../transport/pva/tcp.js';
 import type { PvaSearchTarget } from '../../transport/pva/udp.js';
 import { ChannelLife, type ChannelOwner } from '../channel-life.js';
+import type { TlsError } from '../errors.js';
 
 export interface PvaConnectWaiter {
   channelConnected(ch: PvaChannel): void;
@@ -37,6 +38,13 @@ export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements Session
   /** SessionChannel: the server refused the channel; search again after a pause. */
   onCreateFailed(status: Status): void {
     this.lastFailure = status.message || 'refused';
+    this.backOff();
+    this.disconnected();
+  }
+
+  /** A server answered that this channel cannot use (TLS needed or not offered): search again after a pause. */
+  refused(e: TlsError): void {
+    this.tlsFailure = e;
     this.backOff();
     this.disconnected();
   }

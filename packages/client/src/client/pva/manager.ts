@@ -12,6 +12,27 @@ import { ChannelCache, type ManagerStats } from '../channel-cache.js';
 import type { NameServers } from '../../transport/name-servers.js';
 import { pvaNameServers } from '../../transport/pva/name-servers.js';
 import { PvaChannel } from './channel.js';
+import { KeychainError } from '../../transport/keychain.js';
+import { loadPvaTls, type PvaTls } from '../../transport/pva/tls.js';
+import { TlsError, tlsErrorOf } from '../errors.js';
+
+/** One PV Access connection as Context.stats() shows it. */
+export interface PvaConnectionStats {
+  /** "host:port" of the server. */
+  server: string;
+  /** Over TLS (Secure PV Access). */
+  tls: boolean;
+  /** How this client identified itself: "x509" (its certificate), "ca" (user name) or "anonymous"; absent before validation. */
+  identity?: string;
+  /** With x509: the common name of this client's certificate, the name the server knows it by. */
+  as?: string;
+  /** Over TLS: the common name of the server's certificate. */
+  peer?: string;
+}
+
+export interface PvaManagerStats extends ManagerStats {
+  connections: PvaConnectionStats[];
+}
 
 const log = getLogger('pva.context');
 
@@ -20,12 +41,21 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
   /** The name servers (EPICS_PVA_NAME_SERVERS), connected with the first search. */
   private readonly nameServers: NameServers<PvaCircuit>;
   private nextCid = 1;
+  /** The TLS settings from the keychain (Secure PV Access), when one is configured. */
+  private readonly tls: PvaTls | undefined;
 
+  /** Throws TlsError (ERR_EPICS_TLS_KEYCHAIN) when the configured keychain cannot be read. */
   constructor(readonly config: PvaConfig) {
     super();
+    try {
+      this.tls = config.tls ? loadPvaTls(config.tls) : undefined;
+    } catch (err) {
+      if (err instanceof KeychainError) throw new TlsError('ERR_EPICS_TLS_KEYCHAIN', err.message);
+      throw err;
+    }
     this.nameServers = pvaNameServers(
       config,
-      (found, ids, address, port, host) => this.udp?.found(found, ids, address, port, host),
+      (found, ids, address, port, host, protocol) => this.udp?.found(found, ids, address, port, host, protocol),
       () => this.udp?.searchAgain(),
     );
   }
@@ -51,7 +81,7 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
     if (!this.udp) {
       const udp = new PvaSearcher(
         this.config,
-        (t, host, port) => this.onFound(t, host, port),
+        (t, host, port, tls) => this.onFound(t, host, port, tls),
         (bytes) => this.nameServers.search(bytes, 1),
       );
       this.udp = udp;
@@ -72,25 +102,40 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
     return this.udp;
   }
 
-  private onFound(t: PvaSearchTarget, host: string, port: number): void {
+  private onFound(t: PvaSearchTarget, host: string, port: number, tls: boolean): void {
     const ch = t as PvaChannel;
     if (ch.state !== 'searching' || this.isClosed) return;
-    const key = hostPort(host, port);
+    const server = hostPort(host, port);
+    if (!tls && this.config.tls?.required) {
+      const e = new TlsError('ERR_EPICS_TLS_REQUIRED', `TLS is required and the server answered with plain TCP only (${server})`);
+      return ch.refused(e);
+    }
+    if (tls && !this.tls)
+      return ch.refused(new TlsError('ERR_EPICS_TLS', `the server answered with TLS, which was not offered (${server})`));
+    // A server's TLS and TCP ports differ; the key tells them apart anyway.
+    const key = tls ? `tls ${server}` : server;
     let c = this.circuits.get(key);
     if (!c) {
-      c = new PvaCircuit(host, port, this.config, {
-        onReady: () => {},
-        onClose: (pc, reason, detail) => this.onCircuitClose(pc, reason, detail),
-      });
+      c = new PvaCircuit(
+        host,
+        port,
+        this.config,
+        {
+          onReady: () => {},
+          onClose: (pc, reason, detail) => this.onCircuitClose(key, pc, reason, detail),
+        },
+        tls ? this.tls : undefined,
+      );
       this.circuits.set(key, c);
     }
     ch.found(c);
   }
 
-  private onCircuitClose(c: PvaCircuit, reason: CloseReason, detail: string): void {
-    if (this.circuits.get(c.key) === c) this.circuits.delete(c.key);
-    if (reason !== 'closed') log.info({ server: c.key, reason, detail }, 'PVA connection closed');
-    this.connectionLost(c.key, reason, detail, (r) => c.session.close(r));
+  private onCircuitClose(key: string, c: PvaCircuit, reason: CloseReason, detail: string): void {
+    if (this.circuits.get(key) === c) this.circuits.delete(key);
+    if (reason !== 'closed') log.info({ server: c.key, reason, detail, tls: c.tlsSettings !== undefined }, 'PVA connection closed');
+    const tlsFailure = reason === 'tls' ? tlsErrorOf(c.tlsCode, detail, c.key, c.tlsSettings?.identity !== undefined) : undefined;
+    this.connectionLost(c.key, reason, detail, (r) => c.session.close(r), tlsFailure);
   }
 
   close(): void {
@@ -101,7 +146,16 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
     this.nameServers.close();
   }
 
-  stats(): ManagerStats {
-    return this.statsWith(this.circuits.size, this.nameServers.stats());
+  stats(): PvaManagerStats {
+    const connections = [...this.circuits.values()].map((c) => {
+      const out: PvaConnectionStats = { server: c.key, tls: c.tlsSettings !== undefined };
+      const identity = c.session.authMethod;
+      if (identity !== undefined) out.identity = identity;
+      if (identity === 'x509' && c.tlsSettings?.identity !== undefined) out.as = c.tlsSettings.identity;
+      const peer = c.peerName;
+      if (peer !== undefined) out.peer = peer;
+      return out;
+    });
+    return { ...this.statsWith(this.circuits.size, this.nameServers.stats()), connections };
   }
 }

@@ -1,6 +1,8 @@
 // The monitor of one PV Access channel: a pipelined MONITOR (INIT with the queue size, START,
 // an ack for every half queue consumed), made again after each reconnect; updates become
-// PvaReadings delivered with the connection events to a callback or the bounded queue.
+// PvaReadings delivered with the connection events to a callback or the bounded queue. A server
+// that ignores a pipelined INIT (Phoebus core-pva's answers only a plain one) is found out by an
+// echo sent after it, and gets plain MONITORs from then on.
 import { Cmd } from '../../pva/constants.js';
 import type { BitSet } from '../../pva/bitset.js';
 import { buildPvRequest, parsePvRequest, type PvRequestOptions } from '../../pva/pvrequest.js';
@@ -39,6 +41,9 @@ export interface PvaMonitorOptions {
 
 const requests = new Map<string, Typed>();
 
+/** How long a pipelined MONITOR INIT waits for its reply before the server is asked, by an echo, whether it ignored it. */
+const PIPELINE_PROBE_MS = 1000;
+
 function monitorRequest(req: PvaRequest | undefined, pipelineSize: number): Typed {
   if (typeof req === 'string' || req === undefined) {
     const key = `${pipelineSize} ${req ?? ''}`;
@@ -59,12 +64,18 @@ function buildMonitorRequest(req: PvaRequest | undefined, pipelineSize: number):
   } catch (e) {
     throw new BadArgumentError(`bad pvRequest '${String(req)}': ${(e as Error).message}`);
   }
-  return buildPvRequest({ ...o, record: { ...o.record, queueSize: pipelineSize, pipeline: 'true' } });
+  return pipelineSize ? buildPvRequest({ ...o, record: { ...o.record, queueSize: pipelineSize, pipeline: 'true' } }) : buildPvRequest(o);
 }
 
 export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implements OpHandler {
   private readonly request: Typed;
   private readonly pipelineSize: number;
+  /** The request without pipelining, made when a server needs it. */
+  private plainRequest: Typed | undefined;
+  private readonly pvRequest: PvaRequest | undefined;
+  /** This subscription is pipelined (acks go to the server). */
+  private pipelined = false;
+  private probe: NodeJS.Timeout | undefined;
   private session: ClientSession | undefined;
   private requestId = 0;
   private type: StructureDesc | undefined;
@@ -85,6 +96,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     super(mgr.acquire(name), callback, log);
     this.pipelineSize = pipelineSize;
     this.request = request;
+    this.pvRequest = opts.request;
     if (opts.reuseArrays && callback) {
       this.lastBuffers = new Set();
       this.nowBuffers = new Set();
@@ -103,14 +115,50 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     if (this.closed || this.requestId || !ch.connected) return;
     this.stopTimer();
     this.emit({ kind: 'connected', name: ch.name, server: ch.transport!.key });
-    this.session = ch.transport!.session;
+    this.subscribe();
+  }
+
+  /** MONITOR INIT on the connected channel: pipelined unless its server ignores that. */
+  private subscribe(): void {
+    const ch = this.ch;
+    const t = ch.transport!;
+    this.session = t.session;
     this.type = undefined;
     this.unacked = 0;
+    this.pipelined = !t.pipelineIgnored;
+    if (!this.pipelined) {
+      this.plainRequest ??= monitorRequest(this.pvRequest, 0);
+      this.requestId = this.session.init(Cmd.MONITOR, ch.sid, this.plainRequest, this);
+      return;
+    }
     this.requestId = this.session.init(Cmd.MONITOR, ch.sid, this.request, this, this.pipelineSize);
+    this.armProbe();
+  }
+
+  /** No INIT reply yet after a while: ask the server (by an echo) whether it ignored the pipelined INIT. */
+  private armProbe(): void {
+    clearTimeout(this.probe);
+    const id = this.requestId;
+    this.probe = setTimeout(() => {
+      if (this.closed || this.requestId !== id || this.type) return;
+      if (!this.session!.probeInit(id)) this.armProbe();
+    }, PIPELINE_PROBE_MS);
+    this.probe.unref();
+  }
+
+  /** The server answered an echo sent after the pipelined INIT, not the INIT: ask again, plainly. */
+  onInitIgnored(): void {
+    const t = this.ch.transport;
+    if (this.closed || !t) return;
+    log.info({ server: t.key, pv: this.ch.name }, 'the server ignores pipelined monitors: plain monitors on this connection');
+    t.pipelineIgnored = true;
+    this.session!.destroy(this.requestId);
+    this.subscribe();
   }
 
   private onDisconnected(): void {
     if (this.closed) return;
+    clearTimeout(this.probe);
     this.requestId = 0;
     this.type = undefined;
     this.emit({ kind: 'disconnected', name: this.ch.name });
@@ -121,6 +169,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
       this.requestId = 0;
       return this.fail(remoteError(this.ch.name, status));
     }
+    clearTimeout(this.probe);
     this.type = type as StructureDesc;
     this.session!.monitorStart(this.requestId);
   }
@@ -132,7 +181,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     // rest with the last one, which it never changes): the reading may keep it.
     this.emit(new PvaReading(this.type, value));
     if (this.lastBuffers) this.recycle(value);
-    if (++this.unacked >= this.pipelineSize >> 1 && this.requestId) {
+    if (this.pipelined && ++this.unacked >= this.pipelineSize >> 1 && this.requestId) {
       this.session!.monitorAck(this.requestId, this.unacked);
       this.unacked = 0;
     }
@@ -169,6 +218,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   }
 
   protected release(): void {
+    clearTimeout(this.probe);
     this.unlisten();
     if (this.requestId) this.session?.destroy(this.requestId);
     this.requestId = 0;

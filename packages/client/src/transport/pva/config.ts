@@ -22,6 +22,30 @@ export interface PvaConfig {
   maxSearchPeriodMs: number;
   user: string;
   host: string;
+  /** Secure PV Access, when a keychain is configured. */
+  tls: PvaTlsConfig | undefined;
+}
+
+/** Secure PV Access settings; the keychain is read when the first PV Access connection needs it. */
+export interface PvaTlsConfig {
+  keychain: string;
+  /** The password, or the file holding it (pvxs's EPICS_PVA_TLS_KEYCHAIN_PWD_FILE). */
+  password: string | { file: string };
+  /** Servers that answer with plain TCP are not used. */
+  required: boolean;
+}
+
+/** EPICS_PVA_TLS_KEYCHAIN ("path", or core-pva's "path;password") and the options that override it. */
+export function resolvePvaTls(opts: ContextOptions, env: Record<string, string | undefined>): PvaTlsConfig | undefined {
+  const setting = opts.pvaTlsKeychain ?? env.EPICS_PVA_TLS_KEYCHAIN ?? '';
+  if (setting === false || setting.trim() === '') return undefined;
+  const sep = setting.indexOf(';');
+  const keychain = sep > 0 ? setting.slice(0, sep) : setting;
+  const pwdFile = env.EPICS_PVA_TLS_KEYCHAIN_PWD_FILE;
+  const password =
+    opts.pvaTlsKeychainPassword ??
+    (sep > 0 ? setting.slice(sep + 1) : pwdFile !== undefined && pwdFile.trim() !== '' ? { file: pwdFile } : '');
+  return { keychain: keychain.trim(), password, required: opts.pvaTlsRequired ?? false };
 }
 
 const ANY4: PvaAddress = { family: 4, host: '0.0.0.0', port: 0, multicast: false };
@@ -122,5 +146,6 @@ export function resolvePvaConfig(opts: ContextOptions = {}, ifaces?: Ifaces): Pv
     maxSearchPeriodMs: 1000 * Math.max(60, opts.maxSearchPeriod ?? num(env.EPICS_CA_MAX_SEARCH_PERIOD, 300)),
     user: opts.clientName ?? userName(),
     host: opts.hostName ?? os.hostname(),
+    tls: resolvePvaTls(opts, env),
   };
 }

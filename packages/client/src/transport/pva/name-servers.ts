@@ -8,9 +8,9 @@ import { PvaCircuit } from './tcp.js';
 
 /**
  * A name server's reply: `found` or not, for `ids`, the server at `address` (16 bytes; :: or
- * 0.0.0.0: `host`, the name server's own) and `port` (0: the name server's).
+ * 0.0.0.0: `host`, the name server's own) and `port` (0: the name server's), over `protocol`.
  */
-export type PvaNameServerReply = (found: boolean, ids: number[], address: Uint8Array, port: number, host: string) => void;
+export type PvaNameServerReply = (found: boolean, ids: number[], address: Uint8Array, port: number, host: string, protocol: string) => void;
 
 /** The PVA name servers of `config`; `onReady`: one (re)connected and takes searches. */
 export function pvaNameServers(config: PvaConfig, reply: PvaNameServerReply, onReady: () => void): NameServers<PvaCircuit> {
@@ -25,7 +25,7 @@ export function pvaNameServers(config: PvaConfig, reply: PvaNameServerReply, onR
         onClose: (_c, reason, detail) => link.closed(reason, detail),
         searchResponse: (m) => {
           if (m.found) link.answered();
-          reply(m.found, m.ids, m.address, m.port || port, host);
+          reply(m.found, m.ids, m.address, m.port || port, host, m.protocol);
         },
       });
     },

@@ -7,6 +7,7 @@ import type { Status } from '../../pva/status.js';
 import type { PvaConfig } from './config.js';
 import { BufferPool } from '../buffer-pool.js';
 import { StreamConnection, type CloseReason } from '../stream.js';
+import type { PvaTls } from './tls.js';
 
 /** Largest message (joined segments included) accepted from a server. */
 const MAX_MESSAGE = 256 * 1024 * 1024;
@@ -19,6 +20,8 @@ export interface PvaCircuitHandlers {
 
 export class PvaCircuit extends StreamConnection {
   readonly session: ClientSession;
+  /** The server ignored a pipelined MONITOR (core-pva's does): this connection's monitors go plain. */
+  pipelineIgnored = false;
   private readonly framer: Framer;
   /** Large message buffers handed back by their consumer, reused for the next large message. */
   private readonly pool = new BufferPool();
@@ -28,15 +31,17 @@ export class PvaCircuit extends StreamConnection {
     port: number,
     config: PvaConfig,
     private readonly handlers: PvaCircuitHandlers,
+    /** Secure PV Access: connect over TLS with these settings. */
+    readonly tlsSettings?: PvaTls,
   ) {
-    super(host, port, config.connTimeoutMs, 'echo');
+    super(host, port, config.connTimeoutMs, 'echo', tlsSettings?.options);
     const events: SessionEvents = {
       wantFlush: () => this.scheduleFlush(),
       protocolError: (reason) => this.fail('protocol', reason),
       validated: (status) => this.onValidated(status),
     };
     if (handlers.searchResponse) events.searchResponse = handlers.searchResponse;
-    this.session = new ClientSession(events, config.user, config.host);
+    this.session = new ClientSession(events, config.user, config.host, tlsSettings?.identity !== undefined);
     this.framer = new Framer(
       (h, p, owned) => this.session.receive(h, p, owned),
       (reason) => this.fail('protocol', reason),

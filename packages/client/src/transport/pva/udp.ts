@@ -15,8 +15,8 @@ import { SearchScheduler, type SearchState } from '../search-scheduler.js';
 /** A name being searched for; the searcher keeps its state on the target. */
 export type PvaSearchTarget = SearchState;
 
-/** A server answered for `target` at host:port. */
-export type PvaFoundHandler = (target: PvaSearchTarget, host: string, port: number) => void;
+/** A server answered for `target` at host:port, over TLS when `tls` (its reply said "tls"). */
+export type PvaFoundHandler = (target: PvaSearchTarget, host: string, port: number, tls: boolean) => void;
 
 /** Datagram size on loopback (pvxs servers read up to 64 KB) and elsewhere (the Ethernet MTU). */
 const LOOPBACK_DATAGRAM = 8192;
@@ -79,7 +79,9 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
     w.raw(new Uint8Array(16)); // reply address: any (the server replies to the datagram's source)
     const portAt = w.length;
     w.u16(0); // the port of the socket each copy goes out of
-    w.size(1);
+    // The protocols this client speaks: "tls" first when it has a keychain (Secure PV Access).
+    w.size(this.config.tls ? 2 : 1);
+    if (this.config.tls) w.string('tls');
     w.string('tcp');
     const countAt = w.length;
     w.u16(0);
@@ -149,7 +151,7 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
       if (end > msg.length) return;
       if (h.command === Cmd.SEARCH_RESPONSE) {
         const m = decodeMessage(h, msg.subarray(pos + HEADER_SIZE, end));
-        if (m.type === 'SearchResponse') this.found(m.found, m.ids, m.address, m.port, from);
+        if (m.type === 'SearchResponse') this.found(m.found, m.ids, m.address, m.port, from, m.protocol);
       }
       pos = end;
     }
@@ -157,14 +159,15 @@ export class PvaSearcher extends SearchScheduler<PvaSearchTarget> {
 
   /**
    * A search reply (UDP, or TCP from a name server whose host is `from`): the server's address,
-   * or for :: and 0.0.0.0 the reply's source (an IPv6 link-local one keeps its %zone).
+   * or for :: and 0.0.0.0 the reply's source (an IPv6 link-local one keeps its %zone), and the
+   * protocol to reach it with ("tcp", or "tls" when this client offered it).
    */
-  found(found: boolean, ids: number[], address: Uint8Array, port: number, from: string): void {
-    if (!found || this.closed) return;
+  found(found: boolean, ids: number[], address: Uint8Array, port: number, from: string, protocol: string): void {
+    if (!found || this.closed || (protocol !== 'tcp' && protocol !== 'tls')) return;
     const host = addressOf(address) ?? from;
     for (const id of ids) {
       const t = this.answered(id);
-      if (t) this.onFound(t, host, port);
+      if (t) this.onFound(t, host, port, protocol === 'tls');
     }
   }
 }

@@ -1,0 +1,143 @@
+// Secure PV Access against an independent implementation: core-pva's PVAServer (Phoebus, Java)
+// with keychains made by keytool. Get, put and monitor over TLS as "ca" and as "x509" (the
+// server says whom it saw), and each refusal with its code: a server signed by another
+// authority, an expired server certificate, a server that requires a client certificate, a
+// server without TLS where TLS is required. core-pva's own client is the reference in each case.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Context, type ContextOptions } from '../../src/index.js';
+import { KEYCHAIN_PASSWORD, makeKeychains, type Keychains } from '../../../epicsperf/src/toolchains/keychains.js';
+import { corePvaGet, javaReady, startTlsServer, type TlsServer } from '../helpers/tls-server.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'epics-tls-'));
+let kc: Keychains;
+const servers: TlsServer[] = [];
+const contexts: Context[] = [];
+
+beforeAll(async () => {
+  const why = await javaReady();
+  if (why) throw new Error(`the Java runners (core-pva's server) cannot be built: ${why}`);
+  kc = makeKeychains(dir);
+}, 180_000);
+
+afterAll(async () => {
+  for (const c of contexts) c.close();
+  await Promise.all(servers.map((s) => s.stop()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function server(keychain: string | undefined, options = ''): Promise<TlsServer> {
+  const s = await startTlsServer(keychain, options);
+  servers.push(s);
+  return s;
+}
+
+/** A PV Access context on `s` with client keychain `keychain` ("" for none). */
+function client(s: TlsServer, keychain: string, more: ContextOptions = {}): Context<'pva'> {
+  const ctx = new Context({
+    protocol: 'pva',
+    env: { ...s.clientEnv, EPICS_PVA_TLS_KEYCHAIN: keychain ? `${keychain};${KEYCHAIN_PASSWORD}` : '' },
+    ...more,
+  });
+  contexts.push(ctx);
+  return ctx;
+}
+
+/**
+ * core-pva's client reading TLS:DOUBLE with `keychain`: true when it could (given 10 s, or 4 s
+ * where it is `expected` to fail). Run with no Context of this client open: both bind the
+ * server's UDP port, and a unicast search reaches only one socket.
+ */
+function ref(s: TlsServer, keychain: string, expected = true): boolean {
+  for (const c of contexts.splice(0)) c.close();
+  const r = corePvaGet(s, keychain ? `${keychain};${KEYCHAIN_PASSWORD}` : '', 'TLS:DOUBLE', expected ? 10 : 4);
+  if (!r.ok) process.stderr.write(`core-pva's client: ${r.output.split('\n').slice(-3).join(' | ')}\n`);
+  return r.ok;
+}
+
+describe('Secure PV Access against core-pva', () => {
+  it('get, put and monitor over TLS with the "ca" identity (a keychain of the authority only)', async () => {
+    const s = await server(kc.server);
+    const ctx = client(s, kc.trust);
+    await ctx.put('TLS:DOUBLE', 2.5, { timeout: 5000 });
+    expect((await ctx.get('TLS:DOUBLE', { timeout: 5000 })).value).toBe(2.5);
+    const seen: number[] = [];
+    const m = ctx.monitor('TLS:COUNTER', {}, (e) => {
+      if (e.kind === 'update') seen.push(e.value as number);
+    });
+    await waitUntil(() => seen.length >= 3, 5000);
+    m.close();
+    expect(seen[2]! > seen[0]!).toBe(true);
+    await ctx.put('TLS:WHOAMI', 'x', { timeout: 5000 });
+    expect((await ctx.get('TLS:WHOAMI')).value).toBe(`ca/${userInfo().username}`);
+    expect(ctx.stats().pva?.connections).toEqual([
+      { server: expect.stringMatching(/^127\.0\.0\.1:\d+$/), tls: true, identity: 'ca', peer: 'tls-server' },
+    ]);
+    expect(ref(s, kc.trust)).toBe(true);
+  }, 60_000);
+
+  it('the "x509" identity with a client certificate: the server names the client by its common name', async () => {
+    const s = await server(kc.server);
+    const ctx = client(s, kc.client);
+    await ctx.put('TLS:WHOAMI', 'x', { timeout: 5000 });
+    expect((await ctx.get('TLS:WHOAMI')).value).toBe('x509/Fred F.');
+    expect(ctx.stats().pva?.connections[0]).toMatchObject({ tls: true, identity: 'x509', as: 'Fred F.', peer: 'tls-server' });
+    expect(ref(s, kc.client)).toBe(true);
+  }, 60_000);
+
+  it('a server whose certificate another authority signed is refused: ERR_EPICS_TLS_UNTRUSTED', async () => {
+    const s = await server(kc.rogueServer);
+    await expect(client(s, kc.trust).get('TLS:DOUBLE', { timeout: 2000 })).rejects.toMatchObject({ code: 'ERR_EPICS_TLS_UNTRUSTED' });
+    expect(ref(s, kc.trust, false)).toBe(false);
+  }, 60_000);
+
+  it('a server with an expired certificate is refused: ERR_EPICS_TLS_EXPIRED', async () => {
+    const s = await server(kc.expiredServer);
+    await expect(client(s, kc.trust).get('TLS:DOUBLE', { timeout: 2000 })).rejects.toMatchObject({ code: 'ERR_EPICS_TLS_EXPIRED' });
+    expect(ref(s, kc.trust, false)).toBe(false);
+  }, 60_000);
+
+  it('client_cert=require: refused without a client certificate (ERR_EPICS_TLS_CERT_REQUIRED), served with one', async () => {
+    const s = await server(kc.server, 'client_cert=require');
+    await expect(client(s, kc.trust).get('TLS:DOUBLE', { timeout: 2000 })).rejects.toMatchObject({ code: 'ERR_EPICS_TLS_CERT_REQUIRED' });
+    expect(ref(s, kc.trust, false)).toBe(false);
+    expect((await client(s, kc.client).get('TLS:DOUBLE', { timeout: 5000 })).value).toBeTypeOf('number');
+    expect(ref(s, kc.client)).toBe(true);
+  }, 60_000);
+
+  it('a server without TLS is reached over TCP, or refused when TLS is required (ERR_EPICS_TLS_REQUIRED)', async () => {
+    const s = await server(undefined);
+    const ctx = client(s, kc.trust);
+    expect((await ctx.get('TLS:DOUBLE', { timeout: 5000 })).value).toBeTypeOf('number');
+    expect(ctx.stats().pva?.connections[0]).toMatchObject({ tls: false, identity: 'ca' });
+    expect(ref(s, kc.trust)).toBe(true);
+    await expect(client(s, kc.trust, { pvaTlsRequired: true }).get('TLS:DOUBLE', { timeout: 2000 })).rejects.toMatchObject({
+      code: 'ERR_EPICS_TLS_REQUIRED',
+    });
+  }, 60_000);
+
+  it('a keychain that cannot be read fails the PV Access call with ERR_EPICS_TLS_KEYCHAIN, naming the file', async () => {
+    const s = servers[0] ?? (await server(kc.server));
+    const wrong = new Context({ protocol: 'pva', env: { ...s.clientEnv, EPICS_PVA_TLS_KEYCHAIN: `${kc.trust};not-the-password` } });
+    contexts.push(wrong);
+    await expect(wrong.get('TLS:DOUBLE', { timeout: 1000 })).rejects.toMatchObject({
+      code: 'ERR_EPICS_TLS_KEYCHAIN',
+      message: expect.stringContaining('wrong password'),
+    });
+    const missing = client(s, join(dir, 'nothing.p12'));
+    await expect(missing.get('TLS:DOUBLE', { timeout: 1000 })).rejects.toMatchObject({
+      code: 'ERR_EPICS_TLS_KEYCHAIN',
+      message: expect.stringContaining('ENOENT'),
+    });
+  }, 60_000);
+});
+
+async function waitUntil(cond: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
