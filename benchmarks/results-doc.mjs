@@ -217,25 +217,21 @@ function columnIndex(header, name) {
   return header.findIndex((h) => h === base && ++seen === nth);
 }
 
-function cell(run, n, rowKey, column, directive) {
-  const t = table(run, n, directive);
-  const col = columnIndex(t.header, column);
-  if (col < 0) throw new Error(`${directive}: no column "${column}" in table ${n} of ${run.name}.md (${t.header.join(' | ')})`);
-  const key = rowKey.split('/');
-  const rows = t.rows.filter((r) => key.every((k, i) => r[i] === k));
-  if (rows.length !== 1) throw new Error(`${directive}: ${rows.length} rows of table ${n} of ${run.name}.md start with ${key.join(' | ')}`);
-  return rows[0][col];
-}
-
-/** The figures of one column over the rows that start with `rowKey` (a client's repeats). */
-function rowFigures(run, n, rowKey, name, directive) {
+/** The cells of column `name` of table `n`: of the rows that start with `rowKey` (cells joined by /), or of every row. */
+function cellsOf(run, n, rowKey, name, directive) {
   const t = table(run, n, directive);
   const col = columnIndex(t.header, name);
-  if (col < 0) throw new Error(`${directive}: no column "${name}" in table ${n} of ${run.name}.md`);
-  const key = rowKey.split('/');
-  const rows = t.rows.filter((r) => key.every((k, i) => r[i] === k));
-  if (rows.length === 0) throw new Error(`${directive}: no row of table ${n} of ${run.name}.md starts with ${key.join(' | ')}`);
-  return rows.map((r) => figure(r[col]));
+  if (col < 0) throw new Error(`${directive}: no column "${name}" in table ${n} of ${run.name}.md (${t.header.join(' | ')})`);
+  const key = rowKey?.split('/');
+  const cells = t.rows.filter((r) => !key || key.every((k, i) => r[i] === k)).map((r) => r[col]);
+  if (key && cells.length === 0) throw new Error(`${directive}: no row of table ${n} of ${run.name}.md starts with ${key.join(' | ')}`);
+  return cells;
+}
+
+function cell(run, n, rowKey, name, directive) {
+  const cells = cellsOf(run, n, rowKey, name, directive);
+  if (cells.length !== 1) throw new Error(`${directive}: ${cells.length} rows of table ${n} of ${run.name}.md start with ${rowKey.split('/').join(' | ')}`);
+  return cells[0];
 }
 
 /** The leading figure of a cell ("1,234.5 (1,200-1,300)" gives 1234.5). */
@@ -245,15 +241,10 @@ function figure(text) {
   return Number(m[0].replace(/,/g, ''));
 }
 
-/** The figures of one column of a table, over the rows that have one. */
-function column(run, n, name, directive) {
-  const t = table(run, n, directive);
-  const col = columnIndex(t.header, name);
-  if (col < 0) throw new Error(`${directive}: no column "${name}" in table ${n} of ${run.name}.md`);
-  return t.rows
-    .map((r) => r[col])
-    .filter((c) => /^-?[\d,.]+/.test(c ?? ''))
-    .map(figure);
+/** The figures of one column of a table: of the rows that start with `rowKey` (each must have one), or of every row that has one. */
+function column(run, n, rowKey, name, directive) {
+  const cells = cellsOf(run, n, rowKey, name, directive);
+  return (rowKey ? cells : cells.filter((c) => /^-?[\d,.]+/.test(c ?? ''))).map(figure);
 }
 
 function jsonValue(run, path, directive) {
@@ -327,9 +318,9 @@ export function fill(root, template, where) {
       out = md.tables.map(renderTable).join('\n\n');
     } else if (kind === 'table' && a.length === 2) out = renderTable(table(get(a[0]), Number(a[1]), directive));
     else if (kind === 'cell' && a.length === 4) out = cell(get(a[0]), Number(a[1]), a[2], a[3], directive);
-    else if (kind === 'column' && a.length === 4) out = rowFigures(get(a[0]), Number(a[1]), a[2], a[3], directive);
+    else if (kind === 'column' && a.length === 4) out = column(get(a[0]), Number(a[1]), a[2], a[3], directive);
     else if (kind === 'json' && a.length === 2) out = jsonValue(get(a[0]), a[1], directive);
-    else if (kind === 'column' && a.length === 3) out = column(get(a[0]), Number(a[1]), a[2], directive);
+    else if (kind === 'column' && a.length === 3) out = column(get(a[0]), Number(a[1]), undefined, a[2], directive);
     else if (kind === 'ratio' && a.length === 5) {
       const [x, y] = [a[2], a[3]].map((row) => figure(cell(get(a[0]), Number(a[1]), row, a[4], directive)));
       out = (x / y).toFixed(2);

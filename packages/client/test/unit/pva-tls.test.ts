@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tlsErrorOf } from '../../src/client/errors.js';
-import { Cmd, emptyHeader, encodeMessages, OK, readHeader, structure, Sub, type Message, type PvaHeader } from '../../src/pva/index.js';
-import { ClientSession, type OpHandler } from '../../src/pva/session.js';
+import { Cmd, emptyHeader, encodeMessages, OK, readHeader, structure, Sub } from '../../src/pva/index.js';
+import type { OpHandler } from '../../src/pva/session.js';
+import { session } from '../helpers/pva-session.js';
 import { KeychainError, readKeychain } from '../../src/transport/keychain.js';
 import { resolvePvaConfig } from '../../src/transport/pva/config.js';
 import { loadPvaTls } from '../../src/transport/pva/tls.js';
@@ -165,33 +166,6 @@ describe("Node's TLS errors by what they mean", () => {
   });
 });
 
-function session(x509: boolean) {
-  const s = new ClientSession({ wantFlush: () => {}, protocolError: () => {}, validated: () => {} }, 'alice', 'host1', x509);
-  const feed = (...m: Message[]): void => {
-    const bytes = encodeMessages(m);
-    let pos = 0;
-    while (pos < bytes.length) {
-      const h: PvaHeader = emptyHeader();
-      readHeader(bytes, pos, h);
-      const size = h.flags & 1 ? 0 : h.payloadSize;
-      s.receive(h, bytes.subarray(pos + 8, pos + 8 + size));
-      pos += 8 + size;
-    }
-  };
-  const types = (): string[] => {
-    const b = s.take();
-    const out: string[] = [];
-    for (let pos = 0; b && pos < b.length; ) {
-      const h = emptyHeader();
-      readHeader(b, pos, h);
-      out.push(`${h.command}`);
-      pos += 8 + (h.flags & 1 ? 0 : h.payloadSize);
-    }
-    return out;
-  };
-  return { s, feed, types };
-}
-
 describe('the session over TLS', () => {
   it('identifies as "x509" where the server offers it and the client has a certificate, else as "ca"', () => {
     for (const [x509, methods, expected] of [
@@ -211,12 +185,12 @@ describe('the session over TLS', () => {
       { type: 'ConnectionValidationRequest', bufferSize: 65536, registrySize: 32767, authMethods: ['ca'] },
       { type: 'ConnectionValidated', status: OK },
     );
-    t.types();
+    t.sent();
     let ignored = 0;
     const h: OpHandler = { onInit: () => {}, onFail: () => {}, onInitIgnored: () => ignored++ };
     const id = t.s.init(Cmd.MONITOR, 7, { type: structure('', {}), value: {} }, h, 16);
     expect(t.s.probeInit(id)).toBe(true);
-    expect(t.types()).toEqual([String(Cmd.MONITOR), String(Cmd.ECHO)]);
+    expect(t.sent().map((m) => m.type)).toEqual(['OpInitRequest', 'EchoRequest']);
     t.feed({ type: 'EchoResponse', payload: new Uint8Array(0) });
     expect(ignored).toBe(1);
     // answered in time: no probe result
