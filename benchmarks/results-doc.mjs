@@ -230,7 +230,8 @@ function cellsOf(run, n, rowKey, name, directive) {
 
 function cell(run, n, rowKey, name, directive) {
   const cells = cellsOf(run, n, rowKey, name, directive);
-  if (cells.length !== 1) throw new Error(`${directive}: ${cells.length} rows of table ${n} of ${run.name}.md start with ${rowKey.split('/').join(' | ')}`);
+  if (cells.length !== 1)
+    throw new Error(`${directive}: ${cells.length} rows of table ${n} of ${run.name}.md start with ${rowKey.split('/').join(' | ')}`);
   return cells[0];
 }
 
