@@ -39,7 +39,10 @@ export interface OpHandler {
   onUpdate?(value: PvStructure, changed: BitSet, overrun: BitSet | undefined): void;
   /** The server ended the monitor (its last message). */
   onFinish?(status: Status): void;
-  /** The server answered an echo sent after this INIT (probeInit) and not the INIT: it ignored it. */
+  /**
+   * The server answered an echo sent after a pipelined monitor INIT (probeInit) and not the INIT:
+   * it ignores them, this one too (sent or still queued: every such INIT of the connection hears it at once).
+   */
   onInitIgnored?(): void;
   onFail(reason: PvaFailReason): void;
 }

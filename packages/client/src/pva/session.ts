@@ -27,6 +27,8 @@ interface OpEntry {
   op: Operation | undefined;
   /** The server destroys the request after its reply (an execution with the DESTROY bit). */
   last?: boolean;
+  /** A monitor INIT with the pipeline bit. */
+  pipelined?: boolean;
 }
 
 /** The buffer size and introspection registry size this client announces. */
@@ -336,6 +338,7 @@ export class ClientSession {
   init(command: number, sid: number, pvRequest: Typed, handler: OpHandler, queueSize?: number): number {
     const id = this.newRequest(handler, command, sid);
     const pipeline = command === Cmd.MONITOR && queueSize !== undefined;
+    if (pipeline) this.ops.get(id)!.pipelined = true;
     const m: Message = {
       type: 'OpInitRequest',
       command,
@@ -452,10 +455,20 @@ export class ClientSession {
     const answered = this.fence.echoes.answered;
     const due = this.probes.filter((p) => p.echo <= answered);
     this.probes = this.probes.filter((p) => p.echo > answered);
-    for (const p of due) {
-      const e = this.ops.get(p.id);
-      if (e && !e.op) e.handler.onInitIgnored?.();
-    }
+    if (
+      !due.some((p) => {
+        const e = this.ops.get(p.id);
+        return e !== undefined && !e.op;
+      })
+    )
+      return;
+    // One pipelined INIT ignored: the server ignores them all. Every monitor still waiting for its
+    // INIT's reply hears it now, not each from its own probe (a window of INITs at a time). The
+    // latest first: one still queued is taken out of the queue without releasing a slot, so the
+    // earlier ones' slots go to the plain INITs that replace them.
+    const waiting = [...this.ops].filter(([, e]) => e.pipelined && !e.op).sort(([a], [b]) => b - a);
+    this.probes = [];
+    for (const [id, e] of waiting) if (this.ops.get(id) === e) e.handler.onInitIgnored?.();
   }
 
   /** Application-level echo (the connection watchdog). */

@@ -19,11 +19,11 @@ export async function javaReady(): Promise<string | undefined> {
 }
 
 /**
- * Start the server with keychain `keychain` (none: plain TCP only) and EPICS_PVAS_TLS_OPTIONS
- * `options`. It listens on every interface (core-pva also joins its local multicast group there,
+ * Start the server with keychain `keychain` (none: plain TCP only), EPICS_PVAS_TLS_OPTIONS
+ * `options`, and `counters` PVs TLS:C1 to TLS:C<counters> counting at 10 Hz. It listens on every interface (core-pva also joins its local multicast group there,
  * where a client on the same UDP port forwards unicast searches) and sends nothing but replies.
  */
-export async function startTlsServer(keychain: string | undefined, options = ''): Promise<TlsServer> {
+export async function startTlsServer(keychain: string | undefined, options = '', counters = 0): Promise<TlsServer> {
   const avoid = new Set<number>();
   const udpPort = await freePort({ udp: true, tcp: false }, avoid);
   avoid.add(udpPort);
@@ -31,7 +31,7 @@ export async function startTlsServer(keychain: string | undefined, options = '')
   avoid.add(tcpPort);
   const tlsPort = await freePort({ udp: false, tcp: true }, avoid);
   const { command, args } = javaRunnerCommand('epicsperf.TlsServer');
-  const child: ChildProcess = spawn(command, args, {
+  const child: ChildProcess = spawn(command, [...args, 'TLS:', String(counters)], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',

@@ -207,4 +207,40 @@ describe('the session over TLS', () => {
     t.feed({ type: 'EchoResponse', payload: new Uint8Array(0) });
     expect(ignored).toBe(1);
   });
+
+  it('one ignored pipelined INIT: every pipelined monitor INIT of the connection, sent or queued, hears it at once', () => {
+    const t = session(false);
+    t.feed(
+      { type: 'ConnectionValidationRequest', bufferSize: 65536, registrySize: 32767, authMethods: ['ca'] },
+      { type: 'ConnectionValidated', status: OK },
+    );
+    const request = { type: structure('', {}), value: {} };
+    const heard: number[] = [];
+    const plain = new Set<number>();
+    const monitor = (sid: number): void => {
+      const h: OpHandler = {
+        onInit: () => {},
+        onFail: () => {},
+        onInitIgnored: () => {
+          heard.push(sid);
+          t.s.destroy(id);
+          plain.add(t.s.init(Cmd.MONITOR, sid, request, { onInit: () => {}, onFail: () => {} }));
+        },
+      };
+      const id = t.s.init(Cmd.MONITOR, sid, request, h, 16);
+    };
+    for (let sid = 1; sid <= 100; sid++) monitor(sid);
+    const first = t.sent().filter((m) => m.type === 'OpInitRequest');
+    expect(first).toHaveLength(64); // the window; 36 wait
+    expect(t.s.probeInit(first[0]!.requestId)).toBe(true);
+    t.sent();
+    t.feed({ type: 'EchoResponse', payload: new Uint8Array(0) });
+    expect(heard.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    const after = t.sent();
+    // The 64 sent are destroyed; no pipelined INIT goes out again; the plain INITs fill the window.
+    expect(after.filter((m) => m.type === 'DestroyRequest')).toHaveLength(64);
+    const inits = after.filter((m) => m.type === 'OpInitRequest');
+    expect(inits).toHaveLength(64);
+    expect(inits.every((m) => m.type === 'OpInitRequest' && m.subcommand === Sub.INIT && plain.has(m.requestId))).toBe(true);
+  });
 });
