@@ -150,7 +150,8 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   onInitIgnored(): void {
     const t = this.ch.transport;
     if (this.closed || !t) return;
-    if (!t.pipelineIgnored) log.info({ server: t.key, pv: this.ch.name }, 'the server ignores pipelined monitors: plain monitors on this connection');
+    if (!t.pipelineIgnored)
+      log.info({ server: t.key, pv: this.ch.name }, 'the server ignores pipelined monitors: plain monitors on this connection');
     t.pipelineIgnored = true;
     this.session!.destroy(this.requestId);
     this.subscribe();
