@@ -18,6 +18,8 @@ function isTlsFailure(err: NodeJS.ErrnoException): boolean {
 /** Milliseconds to wait for an echo reply before the connection is declared unresponsive (libca: 5 s). */
 const ECHO_TIMEOUT_MS = 5000;
 const READ_CHUNK = 64 * 1024;
+/** A buffer of gathered TLS records larger than this is not kept after its turn. */
+const HELD_KEEP = 256 * 1024;
 
 export abstract class StreamConnection {
   readonly key: string;
@@ -28,6 +30,12 @@ export abstract class StreamConnection {
   tlsCode: string | undefined;
   /** The reused buffer of ordinary reads. */
   private readonly chunk = new Uint8Array(READ_CHUNK);
+  /**
+   * Over TLS every record is a read of its own (a server that writes each update as a record of
+   * its own: a callback per update). Those reads are gathered here and decoded once a turn.
+   */
+  private held: Uint8Array | undefined;
+  private heldLength = 0;
   private flushScheduled = false;
   private closed = false;
   private lastRx = performance.now();
@@ -45,7 +53,7 @@ export abstract class StreamConnection {
     this.key = hostPort(host, port); // [ip6]:port for IPv6 (node:net takes the host without brackets)
     // (The socket asks for its first buffer here, before the protocol's constructor has run.)
     const onread = {
-      buffer: () => (this.connected ? this.directTarget() : undefined) ?? this.chunk,
+      buffer: () => (this.connected && this.heldLength === 0 ? this.directTarget() : undefined) ?? this.chunk,
       callback: (n: number, buf: Uint8Array) => this.onRead(n, buf),
     };
     // A TLS socket takes `onread` as a plain one does (Node's types leave it out of tls.connect's options).
@@ -118,8 +126,29 @@ export abstract class StreamConnection {
     this.lastRx = performance.now();
     if (this.closed) return false;
     if (buf !== this.chunk) this.commitDirect(n);
+    else if (this.secure) this.hold(buf, n);
     else this.received(n === buf.length ? buf : buf.subarray(0, n), n === buf.length);
     return true;
+  }
+
+  /** Keep a TLS read for the end of the turn (reads land directly again once none is kept). */
+  private hold(buf: Uint8Array, n: number): void {
+    const at = this.heldLength;
+    if (at === 0) setImmediate(() => this.drain());
+    if (!this.held || this.held.length < at + n) {
+      const bigger = new Uint8Array(Math.max(READ_CHUNK, 2 * (at + n)));
+      if (this.held) bigger.set(this.held.subarray(0, at));
+      this.held = bigger;
+    }
+    this.held.set(buf.subarray(0, n), at);
+    this.heldLength = at + n;
+  }
+
+  private drain(): void {
+    const bytes = this.held!.subarray(0, this.heldLength);
+    this.heldLength = 0;
+    if (this.held!.length > HELD_KEEP) this.held = undefined;
+    if (!this.closed) this.received(bytes, false);
   }
 
   /** Write what is queued once the caller's synchronous work is done. */
