@@ -2,7 +2,8 @@
 // these): it validates connections, answers searches over TCP and creates channels, then
 // answers a GET according to the channel's name: normally, after an unknown command, with a
 // truncated payload, with an absurd payload size, with a reference to a type id never defined,
-// cut off half-way (then it closes), or not at all (then it stops answering echoes too).
+// cut off half-way (then it closes), or not at all (then it stops answering echoes too); names
+// ending in ":elsewhere" are found on another port.
 import net from 'node:net';
 import {
   BitSet,
@@ -30,6 +31,8 @@ export class FakePvaServer {
   private readonly server = net.createServer((s) => this.serve(s));
   private readonly sockets = new Set<net.Socket>();
   port = 0;
+  /** Names ending in ":elsewhere" are found on this port of 127.0.0.1 (another server). */
+  elsewhere: number | undefined;
 
   async listen(): Promise<void> {
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
@@ -54,17 +57,25 @@ export class FakePvaServer {
         switch (m.type) {
           case 'ConnectionValidationResponse':
             return send({ type: 'ConnectionValidated', status: OK });
-          case 'SearchRequest':
-            return send({
-              type: 'SearchResponse',
-              guid: new Uint8Array(12),
-              sequenceId: m.sequenceId,
-              address: new Uint8Array(16),
-              port: this.port,
-              protocol: 'tcp',
-              found: true,
-              ids: m.channels.map((c) => c.id),
-            });
+          case 'SearchRequest': {
+            const answer = (port: number, ids: number[]): void =>
+              send({
+                type: 'SearchResponse',
+                guid: new Uint8Array(12),
+                sequenceId: m.sequenceId,
+                address: new Uint8Array(16),
+                port,
+                protocol: 'tcp',
+                found: true,
+                ids,
+              });
+            const away = (c: { name: string }): boolean => c.name.endsWith(':elsewhere') && this.elsewhere !== undefined;
+            const here = m.channels.filter((c) => !away(c)).map((c) => c.id);
+            const there = m.channels.filter(away).map((c) => c.id);
+            if (here.length) answer(this.port, here);
+            if (there.length) answer(this.elsewhere!, there);
+            return;
+          }
           case 'CreateChannelRequest':
             for (const c of m.channels) {
               const sid = 100 + c.id;

@@ -3,7 +3,8 @@
 // and a reference to a type id never defined are protocol errors that close that connection
 // cleanly; a server that cuts off or goes silent gives a disconnect; the context carries on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Context, DisconnectedError, ProtocolError, TimeoutError } from '../../src/index.js';
+import net from 'node:net';
+import { Context, DisconnectedError, EpicsError, ProtocolError, TimeoutError } from '../../src/index.js';
 import { FakePvaServer } from '../helpers/pva-fake-server.js';
 
 const server = new FakePvaServer();
@@ -52,6 +53,26 @@ describe('hostile PVA server', () => {
     // Each cut-off connection is found again and cut off again: disconnected or timed out.
     expect([DisconnectedError, TimeoutError].some((c) => err instanceof c)).toBe(true);
     expect((await ctx.get('FAKE:good', { timeout: 2000 })).value).toBe(42.5);
+  });
+
+  it('a server that closes every connection before validating it is not connected to again at once', async () => {
+    // (pvxs does this to a TLS client without a certificate where it requires one.)
+    let accepted = 0;
+    const closer = net.createServer((s) => {
+      accepted++;
+      s.destroy();
+    });
+    await new Promise<void>((r) => closer.listen(0, '127.0.0.1', r));
+    server.elsewhere = (closer.address() as net.AddressInfo).port;
+    try {
+      await expect(ctx.get('FAKE:elsewhere', { timeout: 2000 })).rejects.toBeInstanceOf(EpicsError);
+      // The pause doubles from 250 ms: a handful in 2 s, where searching again at once made hundreds.
+      expect(accepted).toBeGreaterThan(0);
+      expect(accepted).toBeLessThan(10);
+    } finally {
+      server.elsewhere = undefined;
+      await new Promise<void>((r) => closer.close(() => r()));
+    }
   });
 
   it('a silent server is found out by the echo watchdog (EPICS_PVA_CONN_TMO)', async () => {

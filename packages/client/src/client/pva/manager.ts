@@ -134,7 +134,19 @@ export class PvaManager extends ChannelCache<PvaChannel, PvaSearcher> {
   private onCircuitClose(key: string, c: PvaCircuit, reason: CloseReason, detail: string): void {
     if (this.circuits.get(key) === c) this.circuits.delete(key);
     if (reason !== 'closed') log.info({ server: c.key, reason, detail, tls: c.tlsSettings !== undefined }, 'PVA connection closed');
-    const tlsFailure = reason === 'tls' ? tlsErrorOf(c.tlsCode, detail, c.key, c.tlsSettings?.identity !== undefined) : undefined;
+    let tlsFailure = reason === 'tls' ? tlsErrorOf(c.tlsCode, detail, c.key, c.tlsSettings?.identity !== undefined) : undefined;
+    // A server that closes a connection before validating it is not connected to again at once:
+    // its channels back off as after a failed connect. (A pvxs server that requires a client
+    // certificate accepts the TLS handshake without one, then closes: hundreds of times a second
+    // otherwise.)
+    if (reason === 'disconnected' && !c.session.ready) {
+      reason = 'connect-failed';
+      if (c.tlsSettings && c.tlsSettings.identity === undefined)
+        tlsFailure = new TlsError(
+          'ERR_EPICS_TLS_CERT_REQUIRED',
+          `the server closed the TLS connection before validating it: it may require a client certificate, and the keychain has none (${c.key})`,
+        );
+    }
     this.connectionLost(c.key, reason, detail, (r) => c.session.close(r), tlsFailure);
   }
 
