@@ -11,10 +11,20 @@
 // Each client runs in its own process; its CPU (all threads) is read from /proc over SECONDS after
 // a WARM-second warm-up. Rounds alternate the clients and the transports.
 //
+// The server's CPU (all threads, and its busiest thread) is read over the same window.
+//
 //   node benchmarks/tls-cost.mjs [seconds] [rounds] [elements]     (defaults 10, 2, 10000000)
 //   benchmarks/tls-cost.sh                                           (records benchmarks/results/tls-cost.md)
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+//
+// With --perf, where this client's CPU goes in the monitor workload over TCP and over TLS: `perf
+// record` (cpu-clock) of the client process over the measured window, node with
+// --perf-basic-prof, the samples sorted by where they fall (OpenSSL, Node's streams and TLS, the
+// library's JavaScript, V8, libc, the kernel), as % of a core.
+//
+//   node benchmarks/tls-cost.mjs --perf [seconds] [rounds]          (defaults 20, 2)
+//   benchmarks/tls-perf.sh                                           (records benchmarks/results/tls-perf.md)
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,8 +82,61 @@ function cpuSeconds(pid) {
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
-/** Run one client process; its CPU % and rates over the measured window. */
-function measure(label, command, args, env, seconds) {
+/** CPU seconds of each thread of process `pid`, by thread id. */
+function threadSeconds(pid) {
+  const out = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.set(tid, cpuSeconds(`${pid}/task/${tid}`));
+    } catch {} // a thread that ended
+  }
+  return out;
+}
+
+/** The server's CPU % over a window (all threads) and its busiest thread's. */
+function serverLoad(before, after, s) {
+  let all = 0;
+  let top = 0;
+  for (const [tid, t] of after) {
+    const d = t - (before.get(tid) ?? 0);
+    all += d;
+    top = Math.max(top, d);
+  }
+  return { serverPct: (100 * all) / s, serverThreadPct: (100 * top) / s };
+}
+
+/** Where perf's samples fall, first match wins (symbols of `perf report --sort dso,sym`). */
+const PLACES = [
+  [
+    'OpenSSL',
+    (_dso, sym) => /^(ssl|tls1|tls13|aes|gcm|EVP_|CRYPTO_|OPENSSL|BIO_|ossl|ERR_|OBJ_|WPACKET|PACKET|RECORD_LAYER|bn_|sha)/i.test(sym),
+  ],
+  ["Node's TLS and stream C++", (_dso, sym) => /node::/.test(sym)],
+  ["Node's stream JavaScript", (_dso, sym) => /^JS:.*node:/.test(sym)],
+  ["the library's JavaScript", (_dso, sym) => /^JS:.*packages\/client/.test(sym)],
+  ["the benchmark's callback", (_dso, sym) => /^JS:/.test(sym)],
+  ['libc (malloc, memcpy, strcmp)', (dso) => /libc\.so/.test(dso)],
+  ['kernel', (dso) => /kernel/.test(dso)],
+  ['V8 (builtins, IC, GC, calls into JS)', () => true],
+];
+
+/** % of a core per place in perf data `file` of `seconds` sampled at `hz`. */
+function places(file, seconds, hz) {
+  const out = spawnSync('perf', ['report', '-i', file, '--sort', 'dso,sym', '--stdio', '-n'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const sums = new Map(PLACES.map(([name]) => [name, 0]));
+  for (const line of out.stdout.split('\n')) {
+    const m = /^\s+[\d.]+%\s+(\d+)\s+(.+?)\s+\[[.k]\]\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const [name] = PLACES.find(([, test]) => test(m[2], m[3].trim()));
+    sums.set(name, sums.get(name) + Number(m[1]));
+  }
+  return new Map([...sums].map(([k, n]) => [k, (100 * n) / (seconds * hz)]));
+}
+
+const PERF_HZ = 4999;
+
+/** Run one client process; its CPU % and rates over the measured window, and the server's CPU; `perfFile`: recorded over the window. */
+function measure(label, command, args, env, seconds, serverPid, perfFile) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -89,7 +152,35 @@ function measure(label, command, args, env, seconds) {
         const [what, ...nums] = out.slice(0, nl).trim().split(' ');
         out = out.slice(nl + 1);
         if (what === 'mark')
-          mark = { cpu: cpuSeconds(child.pid), t: performance.now(), updates: Number(nums[0]), elements: Number(nums[1]) };
+          mark = {
+            cpu: cpuSeconds(child.pid),
+            server: threadSeconds(serverPid),
+            t: performance.now(),
+            updates: Number(nums[0]),
+            elements: Number(nums[1]),
+          };
+        if (what === 'mark' && perfFile)
+          spawn(
+            'perf',
+            [
+              'record',
+              '-q',
+              '-e',
+              'cpu-clock',
+              '-F',
+              String(PERF_HZ),
+              '-p',
+              String(child.pid),
+              '-o',
+              perfFile,
+              '--',
+              'sleep',
+              String(seconds),
+            ],
+            {
+              stdio: 'ignore',
+            },
+          );
         if (what === 'end' && mark) {
           const s = (performance.now() - mark.t) / 1000;
           const cpu = cpuSeconds(child.pid) - mark.cpu;
@@ -98,6 +189,7 @@ function measure(label, command, args, env, seconds) {
             updatesPerS: (Number(nums[0]) - mark.updates) / s,
             melPerS: (Number(nums[1]) - mark.elements) / s / 1e6,
             gaps: Number(nums[2]),
+            ...serverLoad(mark.server, threadSeconds(serverPid), s),
           });
         }
       }
@@ -109,7 +201,7 @@ function measure(label, command, args, env, seconds) {
   });
 }
 
-async function main(seconds, rounds, arrayElements) {
+async function main(seconds, rounds, arrayElements, perf = false) {
   const { makeKeychains, KEYCHAIN_PASSWORD } = await import(dist('epicsperf/dist/toolchains/keychains.js'));
   const { buildJavaRunners, javaRunnerCommand } = await import(dist('epicsperf/dist/toolchains/jvm.js'));
   const { freePort } = await import(dist('epicsperf/dist/ioc/ports.js'));
@@ -120,7 +212,7 @@ async function main(seconds, rounds, arrayElements) {
   const rows = [];
   try {
     const kc = makeKeychains(dir);
-    for (const workload of ['monitor', 'array']) {
+    for (const workload of perf ? ['monitor'] : ['monitor', 'array']) {
       const udp = await freePort({ udp: true, tcp: false });
       const tcp = await freePort({ udp: false, tcp: true }, new Set([udp]));
       const tls = await freePort({ udp: false, tcp: true }, new Set([udp, tcp]));
@@ -135,7 +227,7 @@ async function main(seconds, rounds, arrayElements) {
           EPICS_PVAS_TLS_KEYCHAIN: `${kc.server};${KEYCHAIN_PASSWORD}`,
           // core-pva's server sends an update whole from a buffer of this size (8,001,000 bytes by
           // default): a larger array is dropped, so it holds one update here.
-          EPICS_PVA_SEND_BUFFER_SIZE: String(8 * arrayElements + 1_000_000),
+          ...(workload === 'array' ? { EPICS_PVA_SEND_BUFFER_SIZE: String(8 * arrayElements + 1_000_000) } : {}),
         },
         stdio: ['pipe', 'pipe', 'pipe'],
       });
@@ -148,7 +240,7 @@ async function main(seconds, rounds, arrayElements) {
       });
       try {
         for (let r = 0; r < rounds; r++) {
-          for (const client of ['node', 'core-pva']) {
+          for (const client of perf ? ['node'] : ['node', 'core-pva']) {
             for (const transport of ['tcp', 'tls']) {
               const env = {
                 ...process.env,
@@ -160,7 +252,7 @@ async function main(seconds, rounds, arrayElements) {
               const java = javaRunnerCommand('epicsperf.TlsClient');
               const [command, args] =
                 client === 'node'
-                  ? [process.execPath, [self, '--one', workload, String(seconds)]]
+                  ? [process.execPath, [...(perf ? ['--perf-basic-prof'] : []), self, '--one', workload, String(seconds)]]
                   : [
                       java.command,
                       [
@@ -173,7 +265,13 @@ async function main(seconds, rounds, arrayElements) {
                       ],
                     ];
               const label = `${client} over ${transport} (${workload})`;
-              rows.push({ workload, client, transport, ...(await measure(label, command, args, env, seconds)) });
+              const perfFile = perf ? join(dir, `${transport}-${r}.perf`) : undefined;
+              const row = { workload, client, transport, ...(await measure(label, command, args, env, seconds, srv.pid, perfFile)) };
+              if (perfFile) {
+                await new Promise((resolve) => setTimeout(resolve, 1500)); // perf writes its file
+                row.places = places(perfFile, seconds, PERF_HZ);
+              }
+              rows.push(row);
             }
           }
         }
@@ -185,7 +283,29 @@ async function main(seconds, rounds, arrayElements) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  report(rows, seconds, rounds, arrayElements);
+  if (perf) perfReport(rows, seconds, rounds);
+  else report(rows, seconds, rounds, arrayElements);
+}
+
+function perfReport(rows, seconds, rounds) {
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const of = (t) => rows.filter((r) => r.transport === t);
+  console.log(
+    `Where this client's CPU goes, monitor of ${COUNTERS} counters at 10 Hz on one core-pva 5.0.5 server (TlsServer), over TCP and TLS: perf record (cpu-clock, ${PERF_HZ} Hz) of the client over ${seconds} s after ${WARM} s, ${rounds} rounds, median; % of a core\n`,
+  );
+  console.log('| where | TCP | TLS | TLS - TCP |');
+  console.log('|---|---:|---:|---:|');
+  const total = (t) => med(of(t).map((r) => [...r.places.values()].reduce((a, b) => a + b, 0)));
+  for (const [name] of PLACES) {
+    const [a, b] = ['tcp', 'tls'].map((t) => med(of(t).map((r) => r.places.get(name))));
+    console.log(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(b - a).toFixed(2)} |`);
+  }
+  const [a, b] = [total('tcp'), total('tls')];
+  console.log(`| all samples | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(b - a).toFixed(2)} |`);
+  console.log(
+    `| CPU from /proc | ${med(of('tcp').map((r) => r.cpuPct)).toFixed(2)} | ${med(of('tls').map((r) => r.cpuPct)).toFixed(2)} | |`,
+  );
+  console.log('');
 }
 
 function report(rows, seconds, rounds, arrayElements) {
@@ -194,15 +314,17 @@ function report(rows, seconds, rounds, arrayElements) {
     xs.length > 1 ? `${med(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}-${Math.max(...xs).toFixed(d)})` : xs[0].toFixed(d);
   const pick = (w, c, t) => rows.filter((r) => r.workload === w && r.client === c && r.transport === t);
   console.log(
-    `Plain TCP against TLS on one core-pva 5.0.5 server (TlsServer; EPICS_PVA_SEND_BUFFER_SIZE=${8 * arrayElements + 1_000_000} so that it can send the array), ${rounds} rounds of ${seconds} s after ${WARM} s, each client in its own process; median (min-max)\n`,
+    `Plain TCP against TLS on one core-pva 5.0.5 server (TlsServer; for the array EPICS_PVA_SEND_BUFFER_SIZE=${8 * arrayElements + 1_000_000} so that it can send it), ${rounds} rounds of ${seconds} s after ${WARM} s, each client in its own process; median (min-max)\n`,
   );
   for (const [w, title, rate] of [
     ['monitor', `Monitor of ${COUNTERS} counters at 10 Hz`, 'updates/s'],
     ['array', `Monitor of one array of ${arrayElements.toLocaleString('en')} int64 at the server's top rate`, 'M elements/s'],
   ]) {
     console.log(`${title}\n`);
-    console.log(`| client | transport | CPU % of a core | ${rate} | gaps | TLS / TCP CPU | TLS / TCP rate |`);
-    console.log('|---|---|---:|---:|---:|---:|---:|');
+    console.log(
+      `| client | transport | CPU % of a core | ${rate} | gaps | TLS / TCP CPU | TLS / TCP rate | server CPU % | server's busiest thread % |`,
+    );
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const c of ['node', 'core-pva']) {
       for (const t of ['tcp', 'tls']) {
         const rs = pick(w, c, t);
@@ -214,7 +336,13 @@ function report(rows, seconds, rounds, arrayElements) {
           `| ${c === 'node' ? 'epics-client' : 'core-pva'} | ${t.toUpperCase()} | ${cell(
             rs.map((r) => r.cpuPct),
             2,
-          )} | ${cell(rs.map(value), w === 'array' ? 1 : 0)} | ${rs.reduce((a, r) => a + r.gaps, 0)} | ${ratio((r) => r.cpuPct)} | ${ratio(value)} |`,
+          )} | ${cell(rs.map(value), w === 'array' ? 1 : 0)} | ${rs.reduce((a, r) => a + r.gaps, 0)} | ${ratio((r) => r.cpuPct)} | ${ratio(value)} | ${cell(
+            rs.map((r) => r.serverPct),
+            0,
+          )} | ${cell(
+            rs.map((r) => r.serverThreadPct),
+            0,
+          )} |`,
         );
       }
     }
@@ -223,7 +351,10 @@ function report(rows, seconds, rounds, arrayElements) {
 }
 
 if (process.argv[2] === '--one') await one(process.argv[3], Number(process.argv[4]));
-else {
+else if (process.argv[2] === '--perf') {
+  const [seconds = '20', rounds = '2'] = process.argv.slice(3);
+  await main(Number(seconds), Number(rounds), 0, true);
+} else {
   const [seconds = '10', rounds = '2', elements = '10000000'] = process.argv.slice(2);
   await main(Number(seconds), Number(rounds), Number(elements));
 }

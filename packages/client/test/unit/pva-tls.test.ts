@@ -2,7 +2,7 @@
 // older triple-DES ones, a wrong password, a file that is not one), the settings from the
 // environment and the options, the search offering "tls", the x509 identity in the validation,
 // Node's TLS errors by what they mean, and a pipelined MONITOR INIT a server ignores.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -81,6 +81,26 @@ describe('Secure PV Access settings', () => {
       expect(loadPvaTls(cfg).identity).toBe('Fred F.');
     } finally {
       rmSync(dir, { recursive: true });
+    }
+  });
+
+  it('without EPICS_PVA_TLS_KEYCHAIN, the keychain of the well-known folder (XDG_CONFIG_HOME, else HOME/.config), as pvxs and core-pva', () => {
+    const home = mkdtempSync(join(tmpdir(), 'tls-home-'));
+    try {
+      expect(resolvePvaConfig({ env: { HOME: home } }).tls).toBeUndefined();
+      mkdirSync(join(home, '.config/pva/1.3'), { recursive: true });
+      writeFileSync(join(home, '.config/pva/1.3/client.p12'), '');
+      expect(resolvePvaConfig({ env: { HOME: home } }).tls?.keychain).toBe(join(home, '.config/pva/1.3/client.p12'));
+      mkdirSync(join(home, 'xdg/pva/1.5'), { recursive: true });
+      writeFileSync(join(home, 'xdg/pva/1.5/client.p12'), '');
+      expect(resolvePvaConfig({ env: { HOME: home, XDG_CONFIG_HOME: join(home, 'xdg') } }).tls?.keychain).toBe(
+        join(home, 'xdg/pva/1.5/client.p12'),
+      );
+      // Defined, even empty, the variable decides; so does the option.
+      expect(resolvePvaConfig({ env: { HOME: home, EPICS_PVA_TLS_KEYCHAIN: '' } }).tls).toBeUndefined();
+      expect(resolvePvaConfig({ env: { HOME: home }, pvaTlsKeychain: false }).tls).toBeUndefined();
+    } finally {
+      rmSync(home, { recursive: true });
     }
   });
 

@@ -1,7 +1,9 @@
 // PV Access client configuration from the EPICS_PVA_* environment or explicit options: address
 // lists in pvxs's syntax (IPv4, IPv6, multicast; ../addresses.ts), interfaces, name servers, on the
 // broadcast and user-name helpers both protocols use (../config.ts).
+import { existsSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT } from '../../pva/constants.js';
 import { formatPvaAddress, parsePvaAddressList, warnOnce, type PvaAddress } from '../addresses.js';
 import { broadcastAddresses, isNo, num, userName, type ContextOptions, type Ifaces, type SearchDestination } from '../config.js';
@@ -35,9 +37,25 @@ export interface PvaTlsConfig {
   required: boolean;
 }
 
-/** EPICS_PVA_TLS_KEYCHAIN ("path", or core-pva's "path;password") and the options that override it. */
+/** The versions in the well-known keychain folder: core-pva's ("1.5"), then pvxs's TLS branch's. */
+const KEYCHAIN_FOLDERS = ['1.5', '1.3'];
+
+/**
+ * The client keychain where pvxs and core-pva look when EPICS_PVA_TLS_KEYCHAIN is not defined:
+ * `$XDG_CONFIG_HOME/pva/<version>/client.p12` (else `$HOME/.config/...`), if there is one.
+ */
+function wellKnownKeychain(env: Record<string, string | undefined>): string | undefined {
+  const base = env.XDG_CONFIG_HOME?.trim() || (env.HOME?.trim() ? join(env.HOME.trim(), '.config') : undefined);
+  if (!base) return undefined;
+  return KEYCHAIN_FOLDERS.map((v) => join(base, 'pva', v, 'client.p12')).find((f) => existsSync(f));
+}
+
+/**
+ * EPICS_PVA_TLS_KEYCHAIN ("path", or core-pva's "path;password") and the options that override it;
+ * when neither names one, the well-known keychain if it exists. Defined and empty: no TLS.
+ */
 export function resolvePvaTls(opts: ContextOptions, env: Record<string, string | undefined>): PvaTlsConfig | undefined {
-  const setting = opts.pvaTlsKeychain ?? env.EPICS_PVA_TLS_KEYCHAIN ?? '';
+  const setting = opts.pvaTlsKeychain ?? env.EPICS_PVA_TLS_KEYCHAIN ?? wellKnownKeychain(env) ?? '';
   if (setting === false || setting.trim() === '') return undefined;
   const sep = setting.indexOf(';');
   const keychain = sep > 0 ? setting.slice(0, sep) : setting;
