@@ -18,6 +18,8 @@ function isTlsFailure(err: NodeJS.ErrnoException): boolean {
 /** Milliseconds to wait for an echo reply before the connection is declared unresponsive (libca: 5 s). */
 const ECHO_TIMEOUT_MS = 5000;
 const READ_CHUNK = 64 * 1024;
+/** TLS reads shorter than this are gathered for the end of the turn; longer ones are decoded at once. */
+const HOLD_BELOW = 2048;
 /** A buffer of gathered TLS records larger than this is not kept after its turn. */
 const HELD_KEEP = 256 * 1024;
 
@@ -32,10 +34,12 @@ export abstract class StreamConnection {
   private readonly chunk = new Uint8Array(READ_CHUNK);
   /**
    * Over TLS every record is a read of its own (a server that writes each update as a record of
-   * its own: a callback per update). Those reads are gathered here and decoded once a turn.
+   * its own: a callback per update). Short reads are gathered here and decoded once a turn; a
+   * long one (a large message's, read straight into it) first decodes those before it.
    */
   private held: Uint8Array | undefined;
   private heldLength = 0;
+  private drainScheduled = false;
   private flushScheduled = false;
   private closed = false;
   private lastRx = performance.now();
@@ -126,15 +130,24 @@ export abstract class StreamConnection {
     this.lastRx = performance.now();
     if (this.closed) return false;
     if (buf !== this.chunk) this.commitDirect(n);
-    else if (this.secure) this.hold(buf, n);
-    else this.received(n === buf.length ? buf : buf.subarray(0, n), n === buf.length);
+    else if (this.secure && n < HOLD_BELOW) this.hold(buf, n);
+    else {
+      if (this.heldLength) this.drain();
+      this.received(n === buf.length ? buf : buf.subarray(0, n), n === buf.length);
+    }
     return true;
   }
 
   /** Keep a TLS read for the end of the turn (reads land directly again once none is kept). */
   private hold(buf: Uint8Array, n: number): void {
     const at = this.heldLength;
-    if (at === 0) setImmediate(() => this.drain());
+    if (!this.drainScheduled) {
+      this.drainScheduled = true;
+      setImmediate(() => {
+        this.drainScheduled = false;
+        if (this.heldLength) this.drain();
+      });
+    }
     if (!this.held || this.held.length < at + n) {
       const bigger = new Uint8Array(Math.max(READ_CHUNK, 2 * (at + n)));
       if (this.held) bigger.set(this.held.subarray(0, at));
