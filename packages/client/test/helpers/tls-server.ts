@@ -20,8 +20,9 @@ export async function javaReady(): Promise<string | undefined> {
 
 /**
  * Start the server with keychain `keychain` (none: plain TCP only), EPICS_PVAS_TLS_OPTIONS
- * `options`, and `counters` PVs TLS:C1 to TLS:C<counters> counting at 10 Hz. It listens on every interface (core-pva also joins its local multicast group there,
- * where a client on the same UDP port forwards unicast searches) and sends nothing but replies.
+ * `options`, and `counters` PVs TLS:C1 to TLS:C<counters> counting at 10 Hz. It listens on every
+ * interface (core-pva also joins its local multicast group there, where a client on the same UDP
+ * port forwards unicast searches) and sends nothing but replies.
  */
 export async function startTlsServer(keychain: string | undefined, options = '', counters = 0): Promise<TlsServer> {
   const avoid = new Set<number>();

@@ -1,7 +1,8 @@
 // Hostile and broken PV Access servers (a fake on 127.0.0.1, found through
 // EPICS_PVA_NAME_SERVERS): an unknown command is skipped; a truncated message, an absurd size
 // and a reference to a type id never defined are protocol errors that close that connection
-// cleanly; a server that cuts off or goes silent gives a disconnect; the context carries on.
+// cleanly; a server that cuts off or goes silent gives a disconnect; one that closes every
+// connection before validating it is connected to again only after a pause; the context carries on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import net from 'node:net';
 import { Context, DisconnectedError, EpicsError, ProtocolError, TimeoutError } from '../../src/index.js';
