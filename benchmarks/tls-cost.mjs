@@ -352,6 +352,10 @@ function report(rows, seconds, rounds, arrayElements) {
 
 if (process.argv[2] === '--one') await one(process.argv[3], Number(process.argv[4]));
 else if (process.argv[2] === '--perf') {
+  if (spawnSync('perf', ['--version']).status !== 0) {
+    console.error('tls-cost --perf: perf (Debian: linux-perf) is not installed');
+    process.exit(1);
+  }
   const [seconds = '20', rounds = '2'] = process.argv.slice(3);
   await main(Number(seconds), Number(rounds), 0, true);
 } else {
