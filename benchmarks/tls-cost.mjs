@@ -142,6 +142,8 @@ function measure(label, command, args, env, seconds, serverPid, perfFile) {
     let out = '';
     let err = '';
     let mark;
+    let perfDone; // perf record's exit, once it has written its file
+    let ended = false;
     const killer = setTimeout(() => child.kill('SIGKILL'), (WARM + seconds + 60) * 1000);
     child.stderr.on('data', (d) => (err += d));
     child.stdout.on('data', (d) => {
@@ -159,44 +161,29 @@ function measure(label, command, args, env, seconds, serverPid, perfFile) {
             updates: Number(nums[0]),
             elements: Number(nums[1]),
           };
-        if (what === 'mark' && perfFile)
-          spawn(
-            'perf',
-            [
-              'record',
-              '-q',
-              '-e',
-              'cpu-clock',
-              '-F',
-              String(PERF_HZ),
-              '-p',
-              String(child.pid),
-              '-o',
-              perfFile,
-              '--',
-              'sleep',
-              String(seconds),
-            ],
-            {
-              stdio: 'ignore',
-            },
-          );
+        if (what === 'mark' && perfFile) {
+          const args = ['record', '-q', '-e', 'cpu-clock', '-F', String(PERF_HZ), '-p', String(child.pid), '-o', perfFile];
+          const perf = spawn('perf', [...args, '--', 'sleep', String(seconds)], { stdio: 'ignore' });
+          perfDone = new Promise((resolve) => perf.once('exit', resolve));
+        }
         if (what === 'end' && mark) {
           const s = (performance.now() - mark.t) / 1000;
           const cpu = cpuSeconds(child.pid) - mark.cpu;
-          resolve({
+          const figures = {
             cpuPct: (100 * cpu) / s,
             updatesPerS: (Number(nums[0]) - mark.updates) / s,
             melPerS: (Number(nums[1]) - mark.elements) / s / 1e6,
             gaps: Number(nums[2]),
             ...serverLoad(mark.server, threadSeconds(serverPid), s),
-          });
+          };
+          ended = true;
+          Promise.resolve(perfDone).then(() => resolve(figures));
         }
       }
     });
     child.on('exit', (code) => {
       clearTimeout(killer);
-      reject(new Error(`${label} exited ${code} before its figures: ${err.trim().split('\n').slice(-2).join(' | ')}`));
+      if (!ended) reject(new Error(`${label} exited ${code} before its figures: ${err.trim().split('\n').slice(-2).join(' | ')}`));
     });
   });
 }
@@ -267,10 +254,7 @@ async function main(seconds, rounds, arrayElements, perf = false) {
               const label = `${client} over ${transport} (${workload})`;
               const perfFile = perf ? join(dir, `${transport}-${r}.perf`) : undefined;
               const row = { workload, client, transport, ...(await measure(label, command, args, env, seconds, srv.pid, perfFile)) };
-              if (perfFile) {
-                await new Promise((resolve) => setTimeout(resolve, 1500)); // perf writes its file
-                row.places = places(perfFile, seconds, PERF_HZ);
-              }
+              if (perfFile) row.places = places(perfFile, seconds, PERF_HZ);
               rows.push(row);
             }
           }
