@@ -389,6 +389,14 @@ export class ClientSession {
     this.send({ type: 'OpRequest', command: Cmd.GET, sid: e.sid, requestId: id, subcommand: last ? Sub.DESTROY : Sub.EXEC });
   }
 
+  /** Hand an initialised request to another handler (a PUT request kept for the next put). */
+  rebind(id: number, handler: OpHandler): boolean {
+    const e = this.ops.get(id);
+    if (!e?.op) return false;
+    e.handler = handler;
+    return true;
+  }
+
   /** PUT execution of the fields `changed` selects from `value`. */
   put(id: number, changed: BitSet, value: PvStructure): void {
     const e = this.ops.get(id);

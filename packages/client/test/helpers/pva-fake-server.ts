@@ -3,7 +3,8 @@
 // answers a GET according to the channel's name: normally, after an unknown command, with a
 // truncated payload, with an absurd payload size, with a reference to a type id never defined,
 // cut off half-way (then it closes), or not at all (then it stops answering echoes too); names
-// ending in ":elsewhere" are found on another port.
+// ending in ":elsewhere" are found on another port. A PUT to a 'good' channel succeeds; `puts`
+// counts its INITs, executions and DESTROY_REQUESTs.
 import net from 'node:net';
 import {
   BitSet,
@@ -33,6 +34,8 @@ export class FakePvaServer {
   port = 0;
   /** Names ending in ":elsewhere" are found on this port of 127.0.0.1 (another server). */
   elsewhere: number | undefined;
+  /** PUT requests seen, on every connection. */
+  readonly puts = { inits: 0, executions: 0, destroys: 0 };
 
   async listen(): Promise<void> {
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
@@ -45,6 +48,7 @@ export class FakePvaServer {
     sock.on('error', () => {});
     const names = new Map<number, string>(); // sid -> name
     const ops = new Map<number, string>(); // request id -> channel name
+    const putIds = new Set<number>(); // PUT requests not destroyed
     const types = new TypeCache(); // the client's types on this connection (its INITs refer to them by id)
     let silent = false;
     const send = (...m: Message[]): void => {
@@ -86,6 +90,12 @@ export class FakePvaServer {
           case 'OpInitRequest': {
             const mode = (names.get(m.sid) ?? '').split(':')[1] as Mode;
             ops.set(m.requestId, mode);
+            if (m.command === Cmd.PUT) {
+              this.puts.inits++;
+              putIds.add(m.requestId);
+              const init = { type: 'OpInitResponse', command: Cmd.PUT, requestId: m.requestId, subcommand: 0x08 } as const;
+              return send({ ...init, status: OK, valueType: TYPE });
+            }
             return this.init(sock, mode, m.requestId, () => (silent = true));
           }
           case 'OpRequest':
@@ -102,6 +112,12 @@ export class FakePvaServer {
                 value: v,
               });
             }
+            return;
+          case 'PutRequest':
+            this.puts.executions++;
+            return send({ type: 'OpResponse', command: Cmd.PUT, requestId: m.requestId, subcommand: 0, status: OK });
+          case 'DestroyRequest':
+            if (putIds.delete(m.requestId)) this.puts.destroys++;
             return;
           case 'EchoRequest':
             return send({ type: 'EchoResponse', payload: m.payload });

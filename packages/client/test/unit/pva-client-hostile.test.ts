@@ -49,6 +49,30 @@ describe('hostile PVA server', () => {
     expect((await ctx.get('FAKE:good', { timeout: 2000 })).value).toBe(42.5);
   });
 
+  it('puts to one channel execute one kept PUT request; another pvRequest gets its own; closing the context destroys it', async () => {
+    const c = new Context({ env: { EPICS_PVA_NAME_SERVERS: `127.0.0.1:${server.port}`, EPICS_PVA_AUTO_ADDR_LIST: 'NO' }, protocol: 'pva' });
+    const before = { ...server.puts };
+    // What the server has seen once the client's last writes reached it.
+    const seen = async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      const p = server.puts;
+      return { inits: p.inits - before.inits, executions: p.executions - before.executions, destroys: p.destroys - before.destroys };
+    };
+    for (let i = 0; i < 5; i++) await c.put('FAKE:good', i, { timeout: 2000 });
+    expect(await seen()).toEqual({ inits: 1, executions: 5, destroys: 0 });
+    // Two at once: the second INITs its own request, and destroys it after (one is kept).
+    await Promise.all([c.put('FAKE:good', 1, { timeout: 2000 }), c.put('FAKE:good', 2, { timeout: 2000 })]);
+    expect(await seen()).toEqual({ inits: 2, executions: 7, destroys: 1 });
+    // Another pvRequest is not the kept one's.
+    await c.put('FAKE:good', 3, { timeout: 2000, request: 'record[process=true]' });
+    expect(await seen()).toEqual({ inits: 3, executions: 8, destroys: 2 });
+    // A put that does not wait INITs its own request and destroys it; the kept one stays for the next.
+    await c.put('FAKE:good', 4, { timeout: 2000, wait: false });
+    await c.put('FAKE:good', 5, { timeout: 2000 });
+    await c.close();
+    expect(await seen()).toEqual({ inits: 4, executions: 10, destroys: 4 });
+  });
+
   it('a server that cuts off mid-message: the read fails cleanly on its timeout', async () => {
     const err = await ctx.get('FAKE:cutoff', { timeout: 800 }).catch((e: unknown) => e);
     // Each cut-off connection is found again and cut off again: disconnected or timed out.

@@ -67,6 +67,8 @@ class PutOnce extends PvaOperation {
   constructor(
     ch: PvaChannel,
     private readonly request: Typed,
+    /** The pvRequest as written, under which the request may be kept for the next put (undefined: not kept). */
+    private readonly key: string | undefined,
     private readonly value: PvaPutValue,
     private readonly waitDone: boolean,
     private readonly p: Pending<void>,
@@ -81,8 +83,14 @@ class PutOnce extends PvaOperation {
   }
 
   protected issue(): void {
+    const session = this.session!;
+    const kept = this.key === undefined ? 0 : this.ch.takePut(this.key, session, this);
+    if (kept) {
+      this.requestId = kept;
+      return this.initialised(session.typeOf(kept)!);
+    }
     this.type = undefined;
-    this.requestId = this.session!.init(Cmd.PUT, this.ch.sid, this.request, this);
+    this.requestId = session.init(Cmd.PUT, this.ch.sid, this.request, this);
   }
 
   onInit(status: Status, type: FieldDesc | null): void {
@@ -91,6 +99,10 @@ class PutOnce extends PvaOperation {
       return this.failed(remoteError(this.ch.name, status));
     }
     if (type?.kind !== 'structure') return this.failed(new ProtocolError('PUT INIT reply without a structure type', this.ch.name));
+    this.initialised(type);
+  }
+
+  private initialised(type: StructureDesc): void {
     this.type = type;
     const v = type.fields.find((f) => f.name === 'value')?.type;
     if (typeof this.value === 'string' && v?.kind === 'structure' && v.id === 'enum_t') this.session!.putGet(this.requestId);
@@ -115,6 +127,7 @@ class PutOnce extends PvaOperation {
       const e = value.value as PvStructure | undefined;
       return this.send(Array.isArray(e?.choices) ? (e!.choices as string[]) : []);
     }
+    if (this.key !== undefined && this.ch.keepPut(this.key, this.session!, this.requestId)) this.requestId = 0;
     this.p.resolve();
   }
 }
@@ -129,7 +142,10 @@ export interface PvaPutOptions extends CallOptions {
 export function pvaPut(mgr: PvaManager, name: string, value: PvaPutValue, opts: PvaPutOptions): Promise<void> {
   if (value === undefined) throw new BadArgumentError('cannot write undefined', name);
   const request = pvRequestOf(opts.request, '');
-  return run<void>(mgr, name, opts, (ch, p) => new PutOnce(ch, request, value, opts.wait !== false, p));
+  // A put that does not wait for its reply cannot hand its request on: it neither takes nor keeps one.
+  const wait = opts.wait !== false;
+  const key = wait && (typeof opts.request === 'string' || opts.request === undefined) ? (opts.request ?? '') : undefined;
+  return run<void>(mgr, name, opts, (ch, p) => new PutOnce(ch, request, key, value, wait, p));
 }
 
 class GetFieldOnce extends PvaOperation {

@@ -1,24 +1,30 @@
-// The put-driven workloads as this project's Node client runs them: array-put (arrays put as fast
-// as the client can, with or without completion) and latency (put an array, wait for its own
-// monitor update, per size). Samples in the runner layout (docs/runners.md).
-import type { Context, MonitorEvent, Monitor } from 'epics-client';
+// The put-driven workloads as this project's Node client runs them, over CA (`node`) or PV Access
+// (`node-pva`): array-put (arrays put as fast as the client can, with or without completion; over
+// PV Access with only) and latency (put an array, wait for its own monitor update, per size).
+// Samples in the runner layout (docs/runners.md).
+import type { Context, MonitorEvent, Monitor, PvaReading, TimeReading } from 'epics-client';
 import { SampleStore } from '../samples.js';
 import { monoSeconds, nowSeconds } from '../../runner/protocol.js';
 import type { RunnerArgs } from './args.js';
 import { putValue } from './put-values.js';
 
 type Events = (event: Record<string, unknown>) => void;
+type AnyContext = Context<'ca' | 'pva'>;
+type Update = MonitorEvent<TimeReading | PvaReading> & { kind: 'update' };
 
 /** array-put: arrays of `elements`, every element of put k equal to k (as the IOC expects). */
-export async function arrayPut(ctx: Context, args: RunnerArgs, events: Events): Promise<SampleStore> {
+export async function arrayPut(ctx: AnyContext, args: RunnerArgs, events: Events): Promise<SampleStore> {
+  const pva = ctx.protocol === 'pva';
   const store = new SampleStore(1, args.samples);
   const name = args.names[0]!;
   const wait = args.flags['no-callback'] !== true;
+  // As c-pvxs and p4p: a PV Access put always has a reply, so a run without completion is not one.
+  if (pva && !wait) throw new Error('PV Access has no put without a reply (epics-client)');
   const buf = new Float64Array(args.elements);
-  await ctx.get(name, { count: 1 });
+  await ctx.get(name, pva ? {} : { count: 1 });
   events({ ev: 'connected', count: 1 });
   for (let k = 1; k <= args.samples; k++) {
-    buf.fill(putValue(k, args.type, 'CA'));
+    buf.fill(putValue(k, args.type, pva ? 'PVA' : 'CA'));
     const t0 = nowSeconds();
     let status = 0;
     try {
@@ -37,11 +43,16 @@ export async function arrayPut(ctx: Context, args: RunnerArgs, events: Events): 
  * client's own monitor update carrying it. Per round one sample: pv = size index, value = round
  * trip (s, from before the put to the callback), IOC time = the update's timestamp, receive time.
  */
-export async function latency(ctx: Context, args: RunnerArgs, events: Events): Promise<{ store: SampleStore; monitor: Monitor }> {
+export async function latency(
+  ctx: AnyContext,
+  args: RunnerArgs,
+  events: Events,
+): Promise<{ store: SampleStore; monitor: Monitor<TimeReading | PvaReading> }> {
+  const pva = ctx.protocol === 'pva';
   const sizes = args.sizes;
   const store = new SampleStore(sizes.length, args.samples);
   const name = args.names[0]!;
-  let waiting: { value: number; size: number; resolve: (e: MonitorEvent & { kind: 'update' }) => void } | undefined;
+  let waiting: { value: number; size: number; resolve: (e: Update) => void } | undefined;
   let first: (() => void) | undefined;
   const firstUpdate = new Promise<void>((resolve) => (first = resolve));
   const monitor = ctx.monitor(name, {}, (e) => {
@@ -66,11 +77,15 @@ export async function latency(ctx: Context, args: RunnerArgs, events: Events): P
     for (let round = -WARMUP; round < args.samples; round++) {
       const value = (counter++ % 250) + 1;
       buf.fill(value);
-      const got = new Promise<MonitorEvent & { kind: 'update' }>((resolve) => (waiting = { value, size, resolve }));
+      const got = new Promise<Update>((resolve) => (waiting = { value, size, resolve }));
       const t0 = monoSeconds();
-      await ctx.put(name, buf, { wait: false });
-      const e = await got;
+      // CA: a plain WRITE. PV Access: a put (which always has a reply) whose reply may come
+      // before or after the update; the round trip ends at the update, and the put is settled
+      // before the next one.
+      const put = ctx.put(name, buf, { wait: pva });
+      const e = await Promise.race([got, put.then(() => got)]);
       const t1 = monoSeconds();
+      await put;
       const recv = nowSeconds();
       if (round < 0) continue;
       const v = e.value as ArrayLike<number> | number;

@@ -32,20 +32,13 @@ export class NodeWorkload {
   start(): void {
     if (this.args.workload === 'snapshot') void this.snapshot();
     else if (this.args.workload === 'array') this.array();
-    else if (this.args.workload === 'array-put')
-      void this.put(arrayPut(this.caContext(), this.args, this.events).then((store) => ({ store })));
-    else if (this.args.workload === 'latency') void this.put(latency(this.caContext(), this.args, this.events));
+    else if (this.args.workload === 'array-put') void this.put(arrayPut(this.ctx, this.args, this.events).then((store) => ({ store })));
+    else if (this.args.workload === 'latency') void this.put(latency(this.ctx, this.args, this.events));
     else this.monitor();
   }
 
-  /** The put-driven workloads are Channel Access ones (node-pva does not list them). */
-  private caContext(): Context<'ca'> {
-    if (this.request !== undefined) throw new Error(`${this.args.workload} runs over Channel Access only`);
-    return this.ctx as Context<'ca'>;
-  }
-
   /** A put-driven workload: keep its samples (and monitor); a failure ends the runner with its reason. */
-  private async put(run: Promise<{ store: SampleStore; monitor?: Monitor }>): Promise<void> {
+  private async put(run: Promise<{ store: SampleStore; monitor?: Monitor<TimeReading | PvaReading> }>): Promise<void> {
     try {
       const r = await run;
       this.store = r.store;
