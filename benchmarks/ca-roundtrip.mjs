@@ -5,17 +5,20 @@
 //           EVENT_ADD, then WRITE and wait for the update): Node's own floor on this host;
 //   lib     epics-client's Context: put(wait: false) and its monitor callback, as the
 //           latency workload's node runner does; then the same put warm, in a loop of puts;
-//   phases  the same with timestamps at put(), at the write's scheduling, at the end-of-turn
-//           flush, at the socket write, at the read and at the monitor callback (node:net's
-//           connect and setImmediate wrapped to take them; a little slower than lib).
+//   phases  the same with timestamps at put(), at the write's scheduling, at the flush, at the
+//           socket write, at the read and at the monitor callback (node:net's connect and the
+//           connection's scheduleFlush and flush wrapped to take them; a little slower than lib).
 //
 //   benchmarks/ca-roundtrip.sh                       (starts the IOC, records benchmarks/results/ca-roundtrip*.md)
 //   node benchmarks/ca-roundtrip.mjs ENV_FILE [processes] [rounds]   (an IOC started with --latency-elements)
+//   node benchmarks/ca-roundtrip.mjs ENV_FILE processes rounds DIST_A DIST_B
+//           (two builds of the library, each a client's dist directory: raw, A and B in turn)
 //
 // Prints the median over the processes of each process's p50 (µs), with min-max.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MODES = { raw, lib, phases };
@@ -131,8 +134,11 @@ async function raw(pv, rounds) {
 
 // ---- epics-client ---------------------------------------------------------------------------
 
+/** The library's entry point: a build's dist directory (CLIENT_DIST), else the package. */
+const entry = () => (process.env.CLIENT_DIST ? `${resolve(process.env.CLIENT_DIST)}/index.js` : 'epics-client');
+
 async function lib(pv, rounds, marks) {
-  const { Context } = await import('epics-client');
+  const { Context } = await import(entry());
   const ctx = new Context();
   let waiting;
   let subscribed;
@@ -163,7 +169,7 @@ async function lib(pv, rounds, marks) {
       const { scheduled, flushed, written, read } = marks;
       for (const [k, x] of Object.entries({
         'put() to the write scheduled': scheduled - t0,
-        'to the end-of-turn flush': flushed - scheduled,
+        'to the flush': flushed - scheduled,
         'to the socket write': written - flushed,
         'socket write to read (kernel, IOC, wake-up)': read - written,
         'read to the monitor callback': callback - read,
@@ -187,16 +193,18 @@ async function lib(pv, rounds, marks) {
   return out;
 }
 
-/** lib with timestamps: node:net's connect and setImmediate wrapped before the library loads. */
+/** lib with timestamps: node:net's connect and the connection's flush wrapped before the library runs. */
 async function phases(pv, rounds) {
   const marks = { scheduled: 0, flushed: 0, written: 0, read: 0 };
-  const immediate = globalThis.setImmediate;
-  globalThis.setImmediate = (f, ...args) => {
-    marks.scheduled = now();
-    return immediate(() => {
-      marks.flushed = now();
-      f(...args);
-    });
+  const { StreamConnection } = await import(new URL('transport/stream.js', import.meta.resolve(entry())).href);
+  const { scheduleFlush, flush } = StreamConnection.prototype;
+  StreamConnection.prototype.scheduleFlush = function (...args) {
+    if (!this.flushScheduled) marks.scheduled = now();
+    return scheduleFlush.apply(this, args);
+  };
+  StreamConnection.prototype.flush = function (...args) {
+    marks.flushed = now();
+    return flush.apply(this, args);
   };
   const connect = net.connect;
   net.connect = (opts, ...rest) => {
@@ -217,8 +225,9 @@ async function phases(pv, rounds) {
   return lib(pv, rounds, marks);
 }
 
-function main(envFile, processes, rounds) {
+function main(envFile, processes, rounds, dists) {
   const self = fileURLToPath(import.meta.url);
+  if (dists) return ab(self, envFile, processes, rounds, dists);
   const rows = { raw: [], lib: [], phases: [] };
   for (let i = 0; i < processes; i++) {
     for (const mode of Object.keys(rows)) {
@@ -246,6 +255,30 @@ function main(envFile, processes, rounds) {
     console.log(`| ${k} | ${cell(rows.phases.map((r) => r[k]))} |`);
 }
 
+/** Two builds in turn (raw, A, B per process round): the round trip and the warm put of each. */
+function ab(self, envFile, processes, rounds, dists) {
+  const rows = { raw: [], A: [], B: [] };
+  for (let i = 0; i < processes; i++) {
+    for (const k of Object.keys(rows)) {
+      const env = k === 'raw' ? process.env : { ...process.env, CLIENT_DIST: dists[k === 'A' ? 0 : 1] };
+      const r = spawnSync(process.execPath, [self, '--one', k === 'raw' ? 'raw' : 'lib', envFile, rounds], { encoding: 'utf8', env });
+      try {
+        rows[k].push(JSON.parse(r.stdout.trim().split('\n').pop()));
+      } catch {
+        console.error(`a ${k} run failed: ${r.stderr.trim()}`);
+      }
+    }
+  }
+  const cell = (xs) => `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)})`;
+  console.log(
+    `${rounds} rounds per process after ${WARMUP} not kept, ${processes} processes of each in turn; A ${dists[0]}, B ${dists[1]}\n`,
+  );
+  console.log('| | round trip p50 µs | a put() in a loop of 20,000, µs |');
+  console.log('|---|---:|---:|');
+  console.log(`| CA on node:net | ${cell(rows.raw.map((r) => r.total))} | |`);
+  for (const k of ['A', 'B']) console.log(`| ${k} | ${cell(rows[k].map((r) => r.total))} | ${cell(rows[k].map((r) => r.warm))} |`);
+}
+
 if (process.argv[2] === '--one') {
   const [, , , mode, envFile, rounds] = process.argv;
   loadEnv(envFile);
@@ -253,10 +286,10 @@ if (process.argv[2] === '--one') {
   console.log(JSON.stringify(Object.fromEntries(Object.entries(parts).map(([k, xs]) => [k, median(xs)]))));
   process.exit(0);
 } else {
-  const [envFile, processes = '7', rounds = '2000'] = process.argv.slice(2);
-  if (!envFile) {
-    console.error('usage: node benchmarks/ca-roundtrip.mjs ENV_FILE [PROCESSES] [ROUNDS]');
+  const [envFile, processes = '7', rounds = '2000', distA, distB] = process.argv.slice(2);
+  if (!envFile || (distA && !distB)) {
+    console.error('usage: node benchmarks/ca-roundtrip.mjs ENV_FILE [PROCESSES] [ROUNDS] [DIST_A DIST_B]');
     process.exit(2);
   }
-  main(envFile, Number(processes), rounds);
+  main(envFile, Number(processes), rounds, distA ? [distA, distB] : undefined);
 }

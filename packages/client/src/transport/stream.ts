@@ -168,7 +168,7 @@ export abstract class StreamConnection {
   protected scheduleFlush(): void {
     if (this.flushScheduled || this.closed) return;
     this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    process.nextTick(() => this.flush());
   }
 
   /** Write now what a scheduled flush would write at the end of the turn. */

@@ -166,6 +166,9 @@ describe('put', () => {
     await expect(ctx.put(K + 'LONG', 1.5)).rejects.toBeInstanceOf(BadArgumentError);
     await expect(ctx.put(K + 'STRING', 'y'.repeat(40))).rejects.toBeInstanceOf(BadArgumentError);
     await expect(ctx.put(K + 'ARR:SHORT', new Array(11).fill(1))).rejects.toThrow(/do not fit/);
+    // The same on a connected channel without waiting (a plain WRITE sent at once): a rejection, not a throw.
+    await expect(ctx.put(K + 'DOUBLE', 'abc', { wait: false })).rejects.toBeInstanceOf(BadArgumentError);
+    await expect(ctx.put(K + 'LONG', 1.5, { wait: false })).rejects.toBeInstanceOf(BadArgumentError);
     expect((await ctx.get(K + 'DOUBLE')).value).toBe(3.14159);
   });
 });

@@ -47,6 +47,12 @@ export class ChannelManager extends ChannelCache<Channel, UdpSearcher> {
     return ch;
   }
 
+  /** The cached channel of `name` when it is connected (no reference taken), for a one-message write. */
+  connectedChannel(name: string): Channel | undefined {
+    const ch = this.isClosed ? undefined : this.channels.get(name);
+    return ch?.connected && ch.transport ? ch : undefined;
+  }
+
   private newChannel(name: string): Channel {
     // One pass over the name: no NUL, and its length on the wire.
     let ascii = true;

@@ -27,15 +27,9 @@ class ChannelWrite extends ChannelOperation implements IoHandler {
   /** ChannelOperation: check access, encode for the native type, send WRITE_NOTIFY (or WRITE). */
   protected send(ch: Channel, circuit: ClientCircuit): number {
     const p = this.p;
-    if (!ch.canWrite) {
-      p.reject(new AccessDeniedError('no write access', ch.name));
-      return 0;
-    }
-    let enc: ReturnType<typeof encodePut>;
-    try {
-      enc = encodePut(ch, this.value);
-    } catch (e) {
-      p.reject(e);
+    const enc = checkedPut(ch, this.value);
+    if (enc instanceof Error) {
+      p.reject(enc);
       return 0;
     }
     if (this.notify) return circuit.write(ch.sid, enc.dbrType, enc.count, enc.payload, this);
@@ -58,6 +52,9 @@ class ChannelWrite extends ChannelOperation implements IoHandler {
 /** Write a PV: WRITE_NOTIFY and wait for completion unless `wait: false` (a plain WRITE). */
 export function writeOnce(mgr: ChannelManager, name: string, value: PutValue, opts: PutOptions): Promise<void> {
   const timeout = checkTimeout(opts.timeout, name);
+  // A plain WRITE on a connected channel is one message and nothing to wait for: no timer, no reference.
+  const now = opts.wait === false && !opts.signal ? mgr.connectedChannel(name) : undefined;
+  if (now) return writeNow(now, value);
   const ch = mgr.acquire(name);
   const p = new Pending<void>(name, timeout, opts.signal, () => ch.timeoutError());
   const w = new ChannelWrite(ch, value, opts.wait !== false, p);
@@ -67,4 +64,22 @@ export function writeOnce(mgr: ChannelManager, name: string, value: PutValue, op
   });
   w.start();
   return p.promise;
+}
+
+/** The value encoded for the channel's native type, or why it cannot be written. */
+function checkedPut(ch: Channel, value: PutValue): ReturnType<typeof encodePut> | Error {
+  if (!ch.canWrite) return new AccessDeniedError('no write access', ch.name);
+  try {
+    return encodePut(ch, value);
+  } catch (e) {
+    return e as Error;
+  }
+}
+
+/** A plain WRITE on a connected channel, sent now. */
+function writeNow(ch: Channel, value: PutValue): Promise<void> {
+  const enc = checkedPut(ch, value);
+  if (enc instanceof Error) return Promise.reject(enc);
+  ch.transport!.circuit.write(ch.sid, enc.dbrType, enc.count, enc.payload);
+  return Promise.resolve();
 }

@@ -1,18 +1,21 @@
-// Two builds of the library side by side on the PV Access snapshot of 10,000 names + 95 missing,
-// alternating run by run against one IOC: names answered within 1 s, the time until all 10,000
-// were answered (with a 5 s timeout), the client's CPU, and the CPU of the IOC's QSRV threads.
+// Two builds of the library side by side on the snapshot of 10,000 names + 95 missing, over PV
+// Access (default) or CA, alternating run by run against one IOC: names answered within 1 s, the
+// time until all 10,000 were answered (with a 5 s timeout), the client's CPU, and the CPU of the
+// IOC's server threads for the protocol (QSRV's PVXTCP, RSRV's CAS-client).
 //
 //   npx epicsperf ioc --records 10000 --rate 1 --array-elements 0 --write-env /tmp/ioc.env &
-//   node benchmarks/pva-snapshot-ab.mjs /tmp/ioc.env <IOC python pid> <dist A> <dist B> [rounds]
+//   node benchmarks/snapshot-ab.mjs /tmp/ioc.env <IOC python pid> <dist A> <dist B> [rounds] [pva|ca]
 // (a dist directory must sit under this checkout's node_modules/ or beside dist/ to find its packages)
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const [envFile, iocPid, distA, distB, roundsArg] = process.argv.slice(2);
-if (process.argv[2] === '--one') await one(process.argv[3], process.argv[4], process.argv[5], Number(process.argv[6]));
-else if (!distB) {
-  console.error('usage: node benchmarks/pva-snapshot-ab.mjs ENV_FILE IOC_PID DIST_A DIST_B [ROUNDS]');
+const [envFile, iocPid, distA, distB, roundsArg, protocolArg = 'pva'] = process.argv.slice(2);
+/** The IOC's server thread of each protocol (its CPU is reported). */
+const SERVER_THREAD = { pva: 'PVXTCP', ca: 'CAS-client' };
+if (process.argv[2] === '--one') await one(process.argv[3], process.argv[4], process.argv[5], Number(process.argv[6]), process.argv[7]);
+else if (!distB || !(protocolArg in SERVER_THREAD)) {
+  console.error('usage: node benchmarks/snapshot-ab.mjs ENV_FILE IOC_PID DIST_A DIST_B [ROUNDS] [pva|ca]');
   process.exit(2);
 } else main();
 
@@ -33,14 +36,14 @@ function threadCpu(pid) {
 }
 
 /** One snapshot in this process (a child of main): prints one JSON line. */
-async function one(dist, env, pid, timeout) {
+async function one(dist, env, pid, timeout, protocol) {
   for (const line of readFileSync(env, 'utf8').trim().split('\n')) {
     const i = line.indexOf('=');
     process.env[line.slice(0, i)] = line.slice(i + 1);
   }
   const { Context } = await import(`${dist}/index.js`);
-  const names = Array.from({ length: 10000 }, (_, i) => `pva://TEST:CALC${i + 1}`);
-  for (let k = 0; k < 95; k++) names.splice(Math.floor(((k + 1) * names.length) / 96), 0, `pva://TEST:MISSING${k + 1}`);
+  const names = Array.from({ length: 10000 }, (_, i) => `${protocol}://TEST:CALC${i + 1}`);
+  for (let k = 0; k < 95; k++) names.splice(Math.floor(((k + 1) * names.length) / 96), 0, `${protocol}://TEST:MISSING${k + 1}`);
   const ctx = new Context();
   const k0 = threadCpu(pid);
   const cpu0 = process.cpuUsage();
@@ -51,7 +54,8 @@ async function one(dist, env, pid, timeout) {
   const cpu = process.cpuUsage(cpu0);
   let last = 0;
   for (const r of res) if (r.ok && r.elapsedMs > last) last = r.elapsedMs;
-  const tcp = (k1.PVXTCP ?? 0) - (k0.PVXTCP ?? 0);
+  const thread = SERVER_THREAD[protocol];
+  const tcp = (k1[thread] ?? 0) - (k0[thread] ?? 0);
   console.log(JSON.stringify({ ok: res.filter((r) => r.ok).length, wall, last, cpu: (cpu.user + cpu.system) / 1e6, tcp }));
   ctx.close();
 }
@@ -66,7 +70,7 @@ function main() {
         ['A', distA],
         ['B', distB],
       ]) {
-        const r = spawnSync(process.execPath, [self, '--one', dist, envFile, iocPid, String(timeout)], { encoding: 'utf8' });
+        const r = spawnSync(process.execPath, [self, '--one', dist, envFile, iocPid, String(timeout), protocolArg], { encoding: 'utf8' });
         const line = r.stdout.trim().split('\n').pop();
         try {
           rows[k][timeout].push(JSON.parse(line));
@@ -89,7 +93,7 @@ function main() {
         `all 10,000 answered after ms ${fmt(b.map((r) => r.last))}, client CPU s ${fmt(
           b.map((r) => r.cpu),
           2,
-        )}, QSRV TCP thread CPU s ${fmt(
+        )}, ${SERVER_THREAD[protocolArg]} thread CPU s ${fmt(
           b.map((r) => r.tcp),
           2,
         )}`,
