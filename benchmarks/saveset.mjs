@@ -2,19 +2,21 @@
 // library (epics-client/saveset, benchmarks/saveset-client.mjs) beside pyepics used the way PSI's
 // snapshot tool uses it (benchmarks/saveset-pyepics.py).
 //
-//   node benchmarks/saveset.mjs [--sizes 1000,10000] [--repeat 3] [--clients node,pyepics] [--timeout 2000] [--out FILE]
+//   node benchmarks/saveset.mjs [--sizes 1000,10000] [--repeat 3] [--clients node,pyepics] [--timeout 2000] [--every 10] [--out FILE]
 //
 // For each size the IOC is started with that many settings. Each repeat runs the clients in turn
 // (node first in odd repeats, pyepics first in even ones), each doing, in a fresh process per
-// operation: save; then this script changes every tenth PV (of every type, with puts of this
-// library); compare-live (each client must find exactly those different); restore (writes with
+// operation: save; then this script changes one PV in `--every` (default 10, of every type; 1:
+// every PV) with puts of this library; compare-live (each client must find exactly those
+// different); restore (writes with
 // completion, then the client's own read-back); this script then reads every PV with the library
 // and fails unless each holds its starting value again.
 //
 // Times are taken inside each process: from before the client creates its Context / PVs to the end
 // of the operation (names and save-set files read and written included), process start and imports
 // excluded; CPU is the process's user + system CPU over the same span. Prints a table and writes
-// JSON (default benchmarks/results/saveset.json) and Markdown beside it.
+// JSON (default benchmarks/results/saveset.json) and Markdown beside it: the operations, the writes
+// of each restore alone (its write phase: the puts and their completions), and the phases.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, tmpdir } from 'node:os';
@@ -31,12 +33,14 @@ const { values: opt } = parseArgs({
     repeat: { type: 'string', default: '3' },
     clients: { type: 'string', default: 'node,node-rewrite,pyepics' },
     timeout: { type: 'string', default: '2000' },
+    every: { type: 'string', default: '10' },
     out: { type: 'string', default: join(HERE, 'results/saveset.json') },
     'client-dist': { type: 'string', default: resolve(HERE, '../packages/client/dist') },
   },
 });
 const CLIENT_DIST = resolve(opt['client-dist']);
-const { startIoc, settingNames, settingValue, SETTING_KINDS } = await import(`${DIST}/ioc/index.js`);
+const { startIoc, settingNames, settingValue } = await import(`${DIST}/ioc/index.js`);
+const { otherValue } = await import('./settings.mjs');
 const { ensurePythonEnv } = await import(`${DIST}/pyenv/index.js`);
 const { Context } = await import(`${CLIENT_DIST}/index.js`);
 
@@ -45,11 +49,12 @@ const repeat = Number(opt.repeat);
 const timeoutMs = Number(opt.timeout);
 const clientNames = opt.clients.split(',');
 const OPS = ['save', 'compare-live', 'restore'];
-const EVERY = 10;
+const EVERY = Number(opt.every);
 const NODE_CLIENTS = ['node', 'node-rewrite'];
 const isNode = (c) => NODE_CLIENTS.includes(c);
 for (const c of clientNames) if (!isNode(c) && c !== 'pyepics') throw new Error(`unknown client ${c}: node, node-rewrite or pyepics`);
-if (sizes.some((n) => !Number.isInteger(n) || n < EVERY) || !(repeat >= 1)) throw new Error('--sizes: integers >= 10; --repeat >= 1');
+if (!Number.isInteger(EVERY) || EVERY < 1) throw new Error('--every: an integer >= 1');
+if (sizes.some((n) => !Number.isInteger(n) || n < 10) || !(repeat >= 1)) throw new Error('--sizes: integers >= 10; --repeat >= 1');
 if (clientNames.some(isNode) && !existsSync(`${CLIENT_DIST}/saveset/index.js`))
   throw new Error(
     `${CLIENT_DIST}/saveset/index.js is missing: build the library with its saveset module (npm run build), or run --clients pyepics`,
@@ -108,26 +113,10 @@ function runOp(client, op, env, namesFile, savedFile) {
 const plainValue = (v) => (typeof v === 'object' && v !== null && typeof v.length === 'number' ? Array.from(v) : v);
 const same = (a, b) => (Array.isArray(b) ? Array.isArray(a) && a.length === b.length && a.every((x, k) => x === b[k]) : a === b);
 
-/** The indices changed before compare and restore: one in ten, of every type in turn. */
+/** The indices changed before compare and restore: one in EVERY, of every type in turn (1: all). */
 function changedIndices(n) {
-  return Array.from({ length: Math.floor(n / EVERY) }, (_, k) => EVERY * k + 1 + (k % 5));
-}
-
-/** A value other than the setting's starting one, of its type. */
-function otherValue(i) {
-  const v = settingValue(i);
-  switch (SETTING_KINDS[i % 5]) {
-    case 'ao':
-      return v + 0.5;
-    case 'longout':
-      return v + 1_000_000;
-    case 'mbbo':
-      return (v + 1) % 4;
-    case 'stringout':
-      return `changed ${i}`;
-    default:
-      return v.map((x) => -x - 1);
-  }
+  if (EVERY === 1) return Array.from({ length: n }, (_, k) => k + 1);
+  return Array.from({ length: Math.floor(n / EVERY) }, (_, k) => EVERY * k + 1 + (k % (EVERY < 5 ? 1 : 5)));
 }
 
 /** Read every setting with the library; the indices (from 1) whose value is not `want(i)`. */
@@ -285,6 +274,19 @@ const table = [
       `| ${opLabel[r.op]} | ${r.size.toLocaleString('en-US')} | ${clientNames.map((c) => fmtS(r[c])).join(' | ')} | ${ratios(r)}${clientNames.map((c) => (r[c] ? r[c].cpuSeconds.toFixed(3) : '-')).join(' | ')} |`,
   ),
 ].join('\n');
+/** A restore's write phase: its puts until every completion came (what a restore writes, alone). */
+const writeSeconds = (c, phases) => (isNode(c) ? phases.restoreWrite : (phases.put ?? 0) + (phases.completion ?? 0));
+const restores = summary.filter((r) => r.op === 'restore');
+const writeHead = `| PVs | changed | ${clientNames.map((c) => `${c} writes s`).join(' | ')} |${clientNames.includes('pyepics') ? nodes.map((c) => ` pyepics / ${c} |`).join('') : ''}`;
+const writeTable = [
+  writeHead,
+  `|---:|---:|${'---:|'.repeat(writeHead.split('|').length - 4)}`,
+  ...restores.map((r) => {
+    const w = Object.fromEntries(clientNames.filter((c) => r[c]).map((c) => [c, writeSeconds(c, r[c].phases)]));
+    const ratio = (c) => (w.pyepics && w[c] ? ` ${(w.pyepics / w[c]).toFixed(1)} |` : ' - |');
+    return `| ${r.size.toLocaleString('en-US')} | ${changedIndices(r.size).length.toLocaleString('en-US')} | ${clientNames.map((c) => (w[c] === undefined ? '-' : w[c].toFixed(3))).join(' | ')} |${clientNames.includes('pyepics') ? nodes.map(ratio).join('') : ''}`;
+  }),
+].join('\n');
 const phaseTable = [
   '| operation | PVs | client | phases, median s | process start to exit, median s |',
   '|---|---:|---|---|---:|',
@@ -300,6 +302,7 @@ const phaseTable = [
   ),
 ].join('\n');
 console.log(table);
+console.log(`\n${writeTable}`);
 console.log(`\nlimits: ${limitsText}`);
 
 const measured =
@@ -330,6 +333,6 @@ const result = {
 writeFileSync(opt.out, JSON.stringify(result, null, 2) + '\n');
 writeFileSync(
   opt.out.replace(/\.json$/, '.md'),
-  `${result.command} (${result.date}, ${result.host}, ${result.cores} cores; ${measured})\n\nSave, compare with live and restore of the IOC's settings, median s of ${repeat} runs:\n\n${table}\n\nPhases inside each process:\n\n${phaseTable}\n`,
+  `${result.command} (${result.date}, ${result.host}, ${result.cores} cores; ${measured})\n\nSave, compare with live and restore of the IOC's settings, median s of ${repeat} runs:\n\n${table}\n\nThe writes of each restore alone (its write phase: every put until its completion came; node writes the PVs that differ, node-rewrite and pyepics every PV), median s:\n\n${writeTable}\n\nPhases inside each process:\n\n${phaseTable}\n`,
 );
 process.exit(0);
