@@ -3,8 +3,8 @@
 // answers a GET according to the channel's name: normally, after an unknown command, with a
 // truncated payload, with an absurd payload size, with a reference to a type id never defined,
 // cut off half-way (then it closes), or not at all (then it stops answering echoes too); names
-// ending in ":elsewhere" are found on another port. A PUT to a 'good' channel succeeds; `puts`
-// counts its INITs, executions and DESTROY_REQUESTs.
+// ending in ":elsewhere" are found on another port. A PUT to a 'good' channel succeeds;
+// `requests` counts the GET and PUT INITs, executions and DESTROY_REQUESTs.
 import net from 'node:net';
 import {
   BitSet,
@@ -35,7 +35,7 @@ export class FakePvaServer {
   /** Names ending in ":elsewhere" are found on this port of 127.0.0.1 (another server). */
   elsewhere: number | undefined;
   /** PUT requests seen, on every connection. */
-  readonly puts = { inits: 0, executions: 0, destroys: 0 };
+  readonly requests = { get: { inits: 0, executions: 0, destroys: 0 }, put: { inits: 0, executions: 0, destroys: 0 } };
 
   async listen(): Promise<void> {
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
@@ -48,7 +48,7 @@ export class FakePvaServer {
     sock.on('error', () => {});
     const names = new Map<number, string>(); // sid -> name
     const ops = new Map<number, string>(); // request id -> channel name
-    const putIds = new Set<number>(); // PUT requests not destroyed
+    const live = new Map<number, 'get' | 'put'>(); // GET and PUT requests the server holds
     const types = new TypeCache(); // the client's types on this connection (its INITs refer to them by id)
     let silent = false;
     const send = (...m: Message[]): void => {
@@ -90,9 +90,12 @@ export class FakePvaServer {
           case 'OpInitRequest': {
             const mode = (names.get(m.sid) ?? '').split(':')[1] as Mode;
             ops.set(m.requestId, mode);
+            const kind = m.command === Cmd.PUT ? 'put' : m.command === Cmd.GET ? 'get' : undefined;
+            if (kind) {
+              this.requests[kind].inits++;
+              live.set(m.requestId, kind);
+            }
             if (m.command === Cmd.PUT) {
-              this.puts.inits++;
-              putIds.add(m.requestId);
               const init = { type: 'OpInitResponse', command: Cmd.PUT, requestId: m.requestId, subcommand: 0x08 } as const;
               return send({ ...init, status: OK, valueType: TYPE });
             }
@@ -100,6 +103,8 @@ export class FakePvaServer {
           }
           case 'OpRequest':
             if (m.command === Cmd.GET) {
+              this.requests.get.executions++;
+              if (m.subcommand & 0x10) live.delete(m.requestId); // DESTROY: the request ends with its reply
               const v = { value: 42.5 };
               send({
                 type: 'DataResponse',
@@ -114,10 +119,13 @@ export class FakePvaServer {
             }
             return;
           case 'PutRequest':
-            this.puts.executions++;
+            this.requests.put.executions++;
             return send({ type: 'OpResponse', command: Cmd.PUT, requestId: m.requestId, subcommand: 0, status: OK });
           case 'DestroyRequest':
-            if (putIds.delete(m.requestId)) this.puts.destroys++;
+            {
+              const kind = live.get(m.requestId);
+              if (kind && live.delete(m.requestId)) this.requests[kind].destroys++;
+            }
             return;
           case 'EchoRequest':
             return send({ type: 'EchoResponse', payload: m.payload });

@@ -51,11 +51,11 @@ describe('hostile PVA server', () => {
 
   it('puts to one channel execute one kept PUT request; another pvRequest gets its own; closing the context destroys it', async () => {
     const c = new Context({ env: { EPICS_PVA_NAME_SERVERS: `127.0.0.1:${server.port}`, EPICS_PVA_AUTO_ADDR_LIST: 'NO' }, protocol: 'pva' });
-    const before = { ...server.puts };
+    const before = { ...server.requests.put };
     // What the server has seen once the client's last writes reached it.
     const seen = async () => {
       await new Promise((r) => setTimeout(r, 50));
-      const p = server.puts;
+      const p = server.requests.put;
       return { inits: p.inits - before.inits, executions: p.executions - before.executions, destroys: p.destroys - before.destroys };
     };
     for (let i = 0; i < 5; i++) await c.put('FAKE:good', i, { timeout: 2000 });
@@ -71,6 +71,25 @@ describe('hostile PVA server', () => {
     await c.put('FAKE:good', 5, { timeout: 2000 });
     await c.close();
     expect(await seen()).toEqual({ inits: 4, executions: 10, destroys: 4 });
+  });
+
+  it('gets: a name read once INITs and ends its request with the reply; from the second get on, one kept GET request', async () => {
+    const c = new Context({ env: { EPICS_PVA_NAME_SERVERS: `127.0.0.1:${server.port}`, EPICS_PVA_AUTO_ADDR_LIST: 'NO' }, protocol: 'pva' });
+    const g = server.requests.get;
+    const before = { ...g };
+    const seen = async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      return { inits: g.inits - before.inits, executions: g.executions - before.executions, destroys: g.destroys - before.destroys };
+    };
+    expect((await c.get('FAKE:good', { timeout: 2000 })).value).toBe(42.5);
+    expect(await seen()).toEqual({ inits: 1, executions: 1, destroys: 0 });
+    for (let i = 0; i < 5; i++) expect((await c.get('FAKE:good', { timeout: 2000 })).value).toBe(42.5);
+    expect(await seen()).toEqual({ inits: 2, executions: 6, destroys: 0 });
+    // A snapshot reads each name once: it keeps nothing.
+    await c.snapshot(['FAKE:good'], { timeout: 2000 });
+    expect(await seen()).toEqual({ inits: 3, executions: 7, destroys: 0 });
+    await c.close();
+    expect(await seen()).toEqual({ inits: 3, executions: 7, destroys: 1 });
   });
 
   it('a server that cuts off mid-message: the read fails cleanly on its timeout', async () => {

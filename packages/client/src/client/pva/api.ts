@@ -21,9 +21,10 @@ class GetOnce extends PvaGet {
   constructor(
     ch: PvaChannel,
     request: Typed,
+    key: string | undefined,
     private readonly p: Pending<PvaReading>,
   ) {
-    super(ch, request);
+    super(ch, request, key);
   }
   protected get settled(): boolean {
     return this.p.done;
@@ -34,6 +35,11 @@ class GetOnce extends PvaGet {
   protected failed(e: EpicsError): void {
     this.p.reject(e);
   }
+}
+
+/** The pvRequest as written, under which a request may be kept for the next call (undefined: not kept). */
+function keyOf(request: PvaRequest | undefined): string | undefined {
+  return typeof request === 'string' || request === undefined ? (request ?? '') : undefined;
 }
 
 /** Run one operation on a name: acquire, start, release on settling. */
@@ -58,7 +64,7 @@ function run<T>(mgr: PvaManager, name: string, opts: CallOptions, make: (ch: Pva
 
 export function pvaGet(mgr: PvaManager, name: string, opts: CallOptions & PvaReadOptions): Promise<PvaReading> {
   const request = pvRequestOf(opts.request, '');
-  return run<PvaReading>(mgr, name, opts, (ch, p) => new GetOnce(ch, request, p));
+  return run<PvaReading>(mgr, name, opts, (ch, p) => new GetOnce(ch, request, keyOf(opts.request), p));
 }
 
 /** A PUT: INIT, (a get-back when an enum is put by name), the put, its completion. */
@@ -84,7 +90,7 @@ class PutOnce extends PvaOperation {
 
   protected issue(): void {
     const session = this.session!;
-    const kept = this.key === undefined ? 0 : this.ch.takePut(this.key, session, this);
+    const kept = this.key === undefined ? 0 : this.ch.takeKept(Cmd.PUT, this.key, session, this);
     if (kept) {
       this.requestId = kept;
       return this.initialised(session.typeOf(kept)!);
@@ -127,7 +133,7 @@ class PutOnce extends PvaOperation {
       const e = value.value as PvStructure | undefined;
       return this.send(Array.isArray(e?.choices) ? (e!.choices as string[]) : []);
     }
-    if (this.key !== undefined && this.ch.keepPut(this.key, this.session!, this.requestId)) this.requestId = 0;
+    if (this.key !== undefined && this.ch.keep(Cmd.PUT, this.key, this.session!, this.requestId)) this.requestId = 0;
     this.p.resolve();
   }
 }
@@ -144,7 +150,7 @@ export function pvaPut(mgr: PvaManager, name: string, value: PvaPutValue, opts: 
   const request = pvRequestOf(opts.request, '');
   // A put that does not wait for its reply cannot hand its request on: it neither takes nor keeps one.
   const wait = opts.wait !== false;
-  const key = wait && (typeof opts.request === 'string' || opts.request === undefined) ? (opts.request ?? '') : undefined;
+  const key = wait ? keyOf(opts.request) : undefined;
   return run<void>(mgr, name, opts, (ch, p) => new PutOnce(ch, request, key, value, wait, p));
 }
 

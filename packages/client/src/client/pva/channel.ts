@@ -14,10 +14,12 @@ export interface PvaConnectWaiter {
   channelClosed(ch: PvaChannel): void;
 }
 
-/** How long a PUT request stays kept on the server without a put (see PvaChannel.keepPut). */
-export const KEPT_PUT_MS = 10_000;
+/** How long a kept request stays on the server unused (see PvaChannel.keep). */
+export const KEPT_REQUEST_MS = 10_000;
 
-interface KeptPut {
+/** A GET or PUT request kept between calls. */
+interface Kept {
+  command: number;
   key: string;
   session: ClientSession;
   id: number;
@@ -27,12 +29,15 @@ interface KeptPut {
 export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements SessionChannel, PvaSearchTarget {
   transport: PvaCircuit | undefined;
   /**
-   * A PUT request kept after a put that succeeded: PV Access lets a request be executed again, so
-   * the next put with the same pvRequest skips the INIT round trip. One per channel; destroyed
-   * after KEPT_PUT_MS unused, with the channel, and forgotten with the connection.
+   * A GET and a PUT request kept after a call that succeeded: PV Access lets a request be
+   * executed again, so the next call of that command with the same pvRequest skips the INIT round
+   * trip. One per command; destroyed after KEPT_REQUEST_MS unused and with the channel, forgotten
+   * with the connection.
    */
-  private kept: KeptPut | undefined;
+  private readonly kept = new Map<number, Kept>();
   private keptTimer: NodeJS.Timeout | undefined;
+  /** A GET completed on this channel: the next one is kept (a name read once is not). */
+  readBefore = false;
 
   constructor(owner: ChannelOwner, cid: number, name: string) {
     super(owner, cid, name);
@@ -71,57 +76,66 @@ export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements Session
     this.disconnected();
   }
 
-  /** The kept PUT request for pvRequest `key` on `session`, now `handler`'s to use and end (0: none). */
-  takePut(key: string, session: ClientSession, handler: OpHandler): number {
-    const k = this.kept;
+  /** The kept `command` request for pvRequest `key` on `session`, now `handler`'s to use and end (0: none). */
+  takeKept(command: number, key: string, session: ClientSession, handler: OpHandler): number {
+    const k = this.kept.get(command);
     if (k?.key !== key || k.session !== session) return 0;
-    this.kept = undefined;
+    this.kept.delete(command);
     return session.rebind(k.id, handler) ? k.id : 0;
   }
 
-  /** Keep PUT request `id` for the next put with pvRequest `key`; false when one is kept already. */
-  keepPut(key: string, session: ClientSession, id: number): boolean {
-    if (this.kept || this.state !== 'connected' || this.transport?.session !== session) return false;
-    const kept: KeptPut = { key, session, id, used: performance.now() };
+  /** Keep request `id` of `command` for the next call with pvRequest `key`; false when one is kept already. */
+  keep(command: number, key: string, session: ClientSession, id: number): boolean {
+    if (this.kept.has(command) || this.state !== 'connected' || this.transport?.session !== session) return false;
+    const kept: Kept = { command, key, session, id, used: performance.now() };
     // While kept, the request's only news is the connection's end.
-    if (!session.rebind(id, { onFail: () => this.kept === kept && (this.kept = undefined) })) return false;
-    this.kept = kept;
-    this.keptTimer ??= setTimeout(() => this.expirePut(), KEPT_PUT_MS).unref();
+    const forget = (): void => {
+      if (this.kept.get(command) === kept) this.kept.delete(command);
+    };
+    if (!session.rebind(id, { onFail: forget })) return false;
+    this.kept.set(command, kept);
+    this.keptTimer ??= setTimeout(() => this.expireKept(), KEPT_REQUEST_MS).unref();
     return true;
   }
 
-  /** One timer per idle period: destroy the kept request once unused for KEPT_PUT_MS. */
-  private expirePut(): void {
+  /** One timer per idle period: destroy the requests unused for KEPT_REQUEST_MS. */
+  private expireKept(): void {
     this.keptTimer = undefined;
-    if (!this.kept) return;
-    const idle = performance.now() - this.kept.used;
-    if (idle >= KEPT_PUT_MS) this.dropPut();
-    else this.keptTimer = setTimeout(() => this.expirePut(), KEPT_PUT_MS - idle).unref();
+    let next = Number.POSITIVE_INFINITY;
+    const t = performance.now();
+    for (const [command, k] of this.kept) {
+      const idle = t - k.used;
+      if (idle < KEPT_REQUEST_MS) next = Math.min(next, KEPT_REQUEST_MS - idle);
+      else {
+        this.kept.delete(command);
+        k.session.destroy(k.id);
+      }
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.keptTimer = setTimeout(() => this.expireKept(), next).unref();
   }
 
-  private dropPut(): void {
-    const k = this.kept;
-    this.kept = undefined;
-    k?.session.destroy(k.id);
+  private dropKept(): void {
+    for (const k of this.kept.values()) k.session.destroy(k.id);
+    this.kept.clear();
     if (this.keptTimer) clearTimeout(this.keptTimer);
     this.keptTimer = undefined;
   }
 
   protected dropConnection(): void {
-    this.dropPut();
+    this.dropKept();
     this.transport = undefined;
   }
 
   /** The manager forgets the channel: tell its connection (and the server), then close. */
   discard(): void {
-    this.dropPut();
+    this.dropKept();
     this.transport?.session.destroyChannel(this, this.state === 'connected' ? this.sid : undefined);
     this.close();
   }
 
   close(): void {
     if (this.state === 'closed') return;
-    this.dropPut();
+    this.dropKept();
     const ws = this.shut();
     this.transport = undefined;
     if (ws) for (const w of ws) w.channelClosed(this);

@@ -88,11 +88,18 @@ export abstract class PvaOperation extends ConnectionWait<PvaChannel> implements
   }
 }
 
-/** A GET: INIT with the pvRequest, execute, then the reply's structure. */
+/**
+ * A GET: INIT with the pvRequest, execute, then the reply's structure. With a `key` (the pvRequest
+ * as written) a channel read before keeps its request for the next GET, which skips the INIT.
+ */
 export abstract class PvaGet extends PvaOperation {
+  /** The request stays on the server after the reply (kept, or destroyed on settling). */
+  private keeping = false;
+
   constructor(
     ch: PvaChannel,
     private readonly request: Typed,
+    private readonly key?: string,
   ) {
     super(ch);
   }
@@ -100,7 +107,15 @@ export abstract class PvaGet extends PvaOperation {
   protected abstract succeeded(type: StructureDesc, value: PvStructure): void;
 
   protected issue(): void {
-    this.requestId = this.session!.init(Cmd.GET, this.ch.sid, this.request, this);
+    const session = this.session!;
+    const kept = this.key === undefined ? 0 : this.ch.takeKept(Cmd.GET, this.key, session, this);
+    this.keeping = kept !== 0 || (this.key !== undefined && this.ch.readBefore);
+    if (kept) {
+      this.requestId = kept;
+      this.type = session.typeOf(kept);
+      return session.get(kept, false);
+    }
+    this.requestId = session.init(Cmd.GET, this.ch.sid, this.request, this);
   }
 
   /** The reply's type (the session forgets a request once its last reply came). */
@@ -112,15 +127,20 @@ export abstract class PvaGet extends PvaOperation {
       return this.failed(remoteError(this.ch.name, status));
     }
     this.type = type as StructureDesc;
-    this.session!.get(this.requestId, true);
+    this.session!.get(this.requestId, !this.keeping);
   }
 
   onReply(status: Status, value: PvStructure | undefined, changed: BitSet | undefined): void {
     const id = this.requestId;
     const type = this.session!.typeOf(id) ?? this.type;
-    this.requestId = 0;
+    // Not kept, the server destroyed the request with its reply; kept, a failure destroys it on settling.
+    if (!this.keeping) this.requestId = 0;
     if (!isSuccess(status)) return this.failed(remoteError(this.ch.name, status));
     if (!value || !type || !changed) return this.failed(new ProtocolError('GET reply without data', this.ch.name));
+    if (this.key !== undefined) {
+      this.ch.readBefore = true;
+      if (this.keeping && this.ch.keep(Cmd.GET, this.key, this.session!, id)) this.requestId = 0;
+    }
     // The value holds every field of the type (defaults where the server marked none), as pvxs gives it.
     this.succeeded(type, value);
   }
