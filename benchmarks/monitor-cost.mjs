@@ -1,0 +1,113 @@
+// The CPU a CA monitor of many counters costs this client, with the library's share apart from the
+// benchmark runner's: fresh processes taken in turn, each monitoring PREFIX:CALC1..N for a
+// measured window after a warm-up, in one of three modes:
+//
+//   library  the library alone: each update's callback counts it;
+//   runner   what the node runner of `bench monitor` and `bench headroom` does per update (its
+//            receive time, the sample store, the checks' status), on top of the library;
+//   build    like library, with another build of the library (a dist directory): an A/B.
+//
+//   npx epicsperf ioc --records 2000 --rate 50 --array-elements 0 --write-env /tmp/ioc.env &
+//   node benchmarks/monitor-cost.mjs ENV_FILE [records] [processes] [seconds] [DIST_B]
+//
+// Prints, per mode, the median over the processes of CPU % of a core, updates/s and CPU µs per
+// update, with min-max.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const WARMUP_S = 2;
+
+async function one(mode, envFile, records, seconds, dist) {
+  for (const line of readFileSync(envFile, 'utf8').trim().split('\n')) {
+    const i = line.indexOf('=');
+    process.env[line.slice(0, i)] = line.slice(i + 1);
+  }
+  const { Context } = await import(`${resolve(dist ?? resolve(HERE, '../packages/client/dist'))}/index.js`);
+  const prefix = process.env.EPICSPERF_PREFIX ?? 'TEST:';
+  const names = Array.from({ length: records }, (_, i) => `${prefix}CALC${i + 1}`);
+  const ctx = new Context();
+  let updates = 0;
+  let onUpdate = () => updates++;
+  if (mode === 'runner') {
+    const { SampleStore } = await import(resolve(HERE, '../packages/epicsperf/dist/bench/samples.js'));
+    const { nowSeconds } = await import(resolve(HERE, '../packages/epicsperf/dist/runner/protocol.js'));
+    const { statusOf } = await import('epics-ops');
+    // As the runner: the first samples of each PV kept (here 100), every update seen.
+    const store = new SampleStore(records, 100);
+    onUpdate = (i, e) => {
+      updates++;
+      const recv = nowSeconds();
+      store.add(i, e.severity, statusOf(e), Number(e.value), e.posixSeconds, recv);
+    };
+  }
+  const monitors = names.map((name, i) =>
+    ctx.monitor(name, { type: 'double' }, (e) => {
+      if (e.kind === 'update') onUpdate(i, e);
+    }),
+  );
+  await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
+  const u0 = updates;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const c = process.cpuUsage(c0);
+  const wall = (performance.now() - t0) / 1000;
+  const n = updates - u0;
+  const cpu = (c.user + c.system) / 1e6;
+  for (const m of monitors) m.close();
+  await ctx.close();
+  console.log(JSON.stringify({ cpuPercent: (100 * cpu) / wall, updatesPerSecond: n / wall, usPerUpdate: (1e6 * cpu) / n }));
+}
+
+function main(envFile, records, processes, seconds, distB) {
+  const self = fileURLToPath(import.meta.url);
+  const modes = distB ? ['library', 'build'] : ['library', 'runner'];
+  const rows = Object.fromEntries(modes.map((m) => [m, []]));
+  for (let i = 0; i < processes; i++) {
+    for (const mode of modes) {
+      const args = [self, '--one', mode, envFile, String(records), String(seconds), ...(mode === 'build' ? [distB] : [])];
+      const r = spawnSync(process.execPath, args, { encoding: 'utf8' });
+      try {
+        rows[mode].push(JSON.parse(r.stdout.trim().split('\n').pop()));
+      } catch {
+        console.error(`a ${mode} run failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      }
+    }
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const cell = (xs, d) => `${med(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}-${Math.max(...xs).toFixed(d)})`;
+  console.log(
+    `${records} monitors, ${processes} processes of each mode in turn, ${seconds} s measured after ${WARMUP_S} s${distB ? `; build: ${distB}` : ''}\n`,
+  );
+  console.log('| mode | CPU % of a core | updates/s | CPU µs per update |');
+  console.log('|---|---:|---:|---:|');
+  for (const m of modes) {
+    const r = rows[m];
+    console.log(
+      `| ${m} | ${cell(
+        r.map((x) => x.cpuPercent),
+        2,
+      )} | ${cell(
+        r.map((x) => x.updatesPerSecond),
+        0,
+      )} | ${cell(
+        r.map((x) => x.usPerUpdate),
+        3,
+      )} |`,
+    );
+  }
+}
+
+if (process.argv[2] === '--one')
+  await one(process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]), process.argv[7]);
+else {
+  const [envFile, records = '2000', processes = '5', seconds = '8', distB] = process.argv.slice(2);
+  if (!envFile) {
+    console.error('usage: node benchmarks/monitor-cost.mjs ENV_FILE [RECORDS] [PROCESSES] [SECONDS] [DIST_B]');
+    process.exit(2);
+  }
+  main(envFile, Number(records), Number(processes), Number(seconds), distB);
+}
