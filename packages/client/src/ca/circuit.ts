@@ -31,6 +31,11 @@ export interface IoHandler {
    * `hostOrder` are as the framer delivered them (see MessageHandler).
    */
   onReply(header: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean): void;
+  /**
+   * EVENT_ADD data read where it lies: `payloadSize` bytes of `bytes` at `offset`, valid during
+   * the call. False: not taken here (it then comes to onReply).
+   */
+  onReplyAt?(header: Header, bytes: Uint8Array, offset: number): boolean;
   onFail(reason: FailReason): void;
 }
 
@@ -172,6 +177,13 @@ export class ClientCircuit {
   /** Forget a subscription without telling the server (its channel is gone). */
   dropSubscription(subid: number): void {
     this.subs.delete(subid);
+  }
+
+  /** A monitor update where it lies in the read (the framer's InPlaceHandler); false: use receive. */
+  receiveAt(h: Header, bytes: Uint8Array, offset: number): boolean {
+    if (this.closed || h.command !== Cmd.EVENT_ADD || h.param1 !== ECA_NORMAL || h.payloadSize === 0) return false;
+    const sub = this.subs.get(h.param2);
+    return sub?.onReplyAt?.(h, bytes, offset) === true;
   }
 
   /** Dispatch one received message. */

@@ -299,24 +299,28 @@ export function decodeDbr<R extends Reading = Reading>(
   payload: Uint8Array,
   options: DecodeOptions | number = 0,
   factory: ReadingFactory<R> = plainReadings as ReadingFactory<R>,
+  /** Where the DBR starts in `payload`, and its length (default: all of `payload`). */
+  base = 0,
+  length = payload.length - base,
 ): R | undefined {
   const flags = typeof options === 'number' ? options : flagsOf(options);
   const l = LAYOUTS[type];
   if (!l) return undefined;
   const native = l.native;
-  const off = l.valueOffset;
-  if (payload.length < off + count * l.elementSize) return undefined;
+  const off = base + l.valueOffset;
+  if (length < l.valueOffset + count * l.elementSize) return undefined;
   const form = l.form;
   let status = 0,
     severity = 0,
     secs = 0,
     nsec = 0;
   if (form !== DbrForm.PLAIN) {
-    status = ((payload[0]! << 24) >> 16) | payload[1]!;
-    severity = ((payload[2]! << 24) >> 16) | payload[3]!;
+    const b = base;
+    status = ((payload[b]! << 24) >> 16) | payload[b + 1]!;
+    severity = ((payload[b + 2]! << 24) >> 16) | payload[b + 3]!;
     if (form === DbrForm.TIME) {
-      secs = ((payload[4]! << 24) | (payload[5]! << 16) | (payload[6]! << 8) | payload[7]!) >>> 0;
-      nsec = ((payload[8]! << 24) | (payload[9]! << 16) | (payload[10]! << 8) | payload[11]!) >>> 0;
+      secs = ((payload[b + 4]! << 24) | (payload[b + 5]! << 16) | (payload[b + 6]! << 8) | payload[b + 7]!) >>> 0;
+      nsec = ((payload[b + 8]! << 24) | (payload[b + 9]! << 16) | (payload[b + 10]! << 8) | payload[b + 11]!) >>> 0;
     }
   }
   const asArray = (flags & DECODE_AS_ARRAY) !== 0;
@@ -336,7 +340,10 @@ export function decodeDbr<R extends Reading = Reading>(
     value = readArray(payload, off, native, count, (flags & DECODE_OWNED) !== 0, (flags & DECODE_HOST_ORDER) !== 0);
   }
   let meta: DbrMetadata | undefined;
-  if (form >= DbrForm.GR) meta = readMetadata(new DataView(payload.buffer, payload.byteOffset, payload.length), payload, native, form);
+  if (form >= DbrForm.GR) {
+    const dbr = payload.subarray(base, base + length);
+    meta = readMetadata(new DataView(dbr.buffer, dbr.byteOffset, dbr.length), dbr, native, form);
+  }
   return factory.makeReading(value, type, count, status, severity, secs, nsec, meta);
 }
 

@@ -15,6 +15,13 @@ import { byteSwap } from './swap.js';
  */
 export type MessageHandler = (header: Header, payload: Uint8Array, owned: boolean, hostOrder: boolean) => void;
 
+/**
+ * Offered first each message that lies whole in the chunk being pushed, at `offset` (its
+ * payloadSize bytes, valid during the call only): true when it was handled there, false to have
+ * it delivered as a view of its own to the MessageHandler. Saves a view per small message.
+ */
+export type InPlaceHandler = (header: Header, chunk: Uint8Array, offset: number) => boolean;
+
 export interface FramerOptions {
   /**
    * Convert the elements of large DBR arrays (EVENT_ADD / READ_NOTIFY payloads that span reads)
@@ -22,6 +29,8 @@ export interface FramerOptions {
    * delivered with `hostOrder` true. Default false.
    */
   swapArrays?: boolean;
+  /** See InPlaceHandler. */
+  inPlace?: InPlaceHandler;
 }
 export type ErrorHandler = (reason: string) => void;
 
@@ -43,6 +52,7 @@ export class Framer {
   private swapEnd = 0;
   private swapped = 0;
   private readonly swapArrays: boolean;
+  private readonly inPlace: InPlaceHandler | undefined;
   /** DataView of the last chunk's buffer (chunks are usually the same reused read buffer). */
   private view: DataView | undefined;
 
@@ -56,6 +66,7 @@ export class Framer {
     options: FramerOptions = {},
   ) {
     this.swapArrays = options.swapArrays === true;
+    this.inPlace = options.inPlace;
   }
 
   private viewOf(chunk: Uint8Array): DataView {
@@ -118,7 +129,7 @@ export class Framer {
     }
     const avail = chunk.length - pos;
     if (avail >= size) {
-      this.onMessage(this.header, chunk.subarray(pos, pos + size), false, false);
+      if (!this.inPlace?.(this.header, chunk, pos)) this.onMessage(this.header, chunk.subarray(pos, pos + size), false, false);
       return pos + size;
     }
     this.partial = this.allocate(size);

@@ -55,6 +55,52 @@ describe('framer', () => {
     }
   });
 
+  it('an InPlaceHandler sees each whole message where it lies; what it declines, and what spans reads, comes as a view', () => {
+    // Every message the in-place handler saw (taking odd-numbered ones), and every one delivered as a view.
+    const seen: string[] = [];
+    const viewed: string[] = [];
+    let n = 0;
+    const framer = new Framer(
+      (_h, p) => viewed.push(hex(p)),
+      () => {},
+      undefined,
+      undefined,
+      {
+        inPlace: (h, chunk, offset) => {
+          seen.push(hex(chunk.subarray(offset, offset + h.payloadSize)));
+          return n++ % 2 === 1;
+        },
+      },
+    );
+    const withPayload = all.filter((b) => b.length > 16 && b.length < 2000);
+    const joined = Buffer.concat(withPayload);
+    framer.push(new Uint8Array(joined.subarray(0, joined.length - 5)));
+    framer.push(new Uint8Array(joined.subarray(joined.length - 5)));
+    const payloads = withPayload.map((b) => hex(b).slice(hex(b).length - 2 * (b.length - 16)));
+    const last = payloads.length - 1;
+    // The last message spans the two reads: never offered in place.
+    expect(seen).toEqual(payloads.slice(0, last));
+    expect(viewed).toEqual([...payloads.slice(0, last).filter((_, i) => i % 2 === 0), payloads[last]]);
+  });
+
+  it('decodeDbr at an offset of a larger buffer reads what it reads alone, for every form of a double and a string', () => {
+    const extras = {
+      status: 3,
+      severity: 2,
+      secondsPastEpoch: 1_000_000_000,
+      nanoseconds: 123_456_789,
+      metadata: { units: 'mm', precision: 3 },
+    };
+    for (const type of [6, 13, 20, 27, 34, 0, 14]) {
+      const { payload, count } = encodeDbr(type, type % 7 === 0 ? 'abc' : 2.5, extras);
+      const big = new Uint8Array(payload.length + 20).fill(0xee);
+      big.set(payload, 7);
+      expect(decodeDbr(type, count, big, 0, undefined, 7, payload.length)).toEqual(decodeDbr(type, count, payload));
+      // Too short for its type at that offset: undefined, as alone.
+      expect(decodeDbr(type, count, big, 0, undefined, 7, 3)).toBeUndefined();
+    }
+  });
+
   it('the whole stream pushed one byte at a time and in 7-byte chunks', () => {
     for (const step of [1, 7, 13]) {
       const { framer, got } = collect();

@@ -12,6 +12,7 @@ import { BadArgumentError, type EpicsError, ProtocolError } from '../errors.js';
 import type { ChannelManager } from './manager.js';
 import type { MonitorCallback, MonitorOptions } from '../monitor.js';
 import type { AnyReading } from './reading.js';
+import { decodeDbr } from '../../ca/dbr.js';
 import { decodeReply, ReadSpec } from './read.js';
 
 const log = getLogger('ca.monitor');
@@ -102,6 +103,15 @@ export class ChannelMonitor extends DeliveringMonitor<AnyReading, Channel> imple
     this.received++;
     this.emit(r as AnyReading);
     if (owned && this.opts.reuseArrays && this.callback) this.sub?.recycle(payload);
+  }
+
+  /** IoHandler: one update decoded where it lies in the read (an undecodable one goes to onReply). */
+  onReplyAt(h: Header, bytes: Uint8Array, offset: number): boolean {
+    const r = decodeDbr(h.dataType, h.dataCount, bytes, this.plan!.decodeFlags, undefined, offset, h.payloadSize);
+    if (!r) return false;
+    this.received++;
+    this.emit(r as AnyReading);
+    return true;
   }
 
   /** IoHandler: the subscription failed. A lost circuit is reported by the channel listener instead. */

@@ -45,7 +45,7 @@ export class TcpCircuit extends StreamConnection {
       (reason) => this.fail('protocol', reason),
       config.maxArrayBytes + 1024,
       (size) => this.allocate(size),
-      { swapArrays: true },
+      { swapArrays: true, inPlace: (h, bytes, offset) => this.circuit.receiveAt(h, bytes, offset) },
     );
     this.circuit.hello(0, config.hostName, config.clientName);
   }
