@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The CPU of a CA monitor at 100,000 updates/s (2,000 counters at 50 Hz), the library's share apart
+# from the benchmark runner's (benchmarks/monitor-cost.mjs), then `bench headroom` at that step for
+# this client and libca in the same session, against the built-in IOC at the EPICS defaults.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=benchmarks/results
+. benchmarks/record.sh
+env=$(mktemp -u /tmp/epicsperf-monitor-cost-XXXXXX.env)
+# the IOC itself, not through npx, so that $! is the process the trap stops
+node packages/epicsperf/bin/epicsperf.js ioc --records 2000 --rate 50 --array-elements 0 --write-env "$env" >/dev/null 2>&1 &
+ioc=$!
+trap 'kill $ioc 2>/dev/null; wait $ioc 2>/dev/null; rm -f "$env"' EXIT
+for _ in $(seq 60); do [ -s "$env" ] && break; sleep 0.5; done
+record monitor-cost node benchmarks/monitor-cost.mjs "$env" 2000 "${PROCESSES:-7}" "${SECONDS_EACH:-6}"
+kill $ioc; wait $ioc 2>/dev/null || true
+record monitor-cost-clients npx epicsperf bench headroom --clients node,c-libca --headroom-steps 2000x50 \
+  --repeat "${REPEAT:-3}" --format markdown --out "$out/monitor-cost-clients.json"
