@@ -80,6 +80,10 @@ const ARRAYS: Partial<Record<ScalarType, ArrayCtor>> = {
   float: Float32Array,
   double: Float64Array,
 };
+/** The typed array of a numeric scalar type (undefined for boolean and string). */
+export function arrayOf(type: ScalarType): ArrayCtor | undefined {
+  return ARRAYS[type];
+}
 const HOST_LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** Arrays from this size up, in a message's own buffer, in host byte order, are views of it. */
 const VIEW_MIN_BYTES = 64 * 1024;

@@ -5,8 +5,8 @@ import { Cmd } from '../../pva/constants.js';
 import { buildPvRequest, type PvRequestOptions } from '../../pva/pvrequest.js';
 import type { ClientSession, PvaFailReason, OpHandler } from '../../pva/session.js';
 import { isSuccess, type Status } from '../../pva/status.js';
-import { bitOffset, formatType, type FieldDesc, type StructureDesc } from '../../pva/types.js';
-import { defaultValue, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
+import { bitOffset, formatType, type FieldDesc, type ScalarType, type StructureDesc } from '../../pva/types.js';
+import { arrayOf, defaultValue, type NumericArray, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
 import { BadArgumentError, type EpicsError, ClosedError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
 import { ConnectionWait } from '../connect-wait.js';
 import type { PvaChannel, PvaConnectWaiter } from './channel.js';
@@ -202,10 +202,39 @@ function coerce(desc: FieldDesc, v: PvValue, name: string, path: string): PvValu
   }
   if (desc.kind === 'scalarArray') {
     if (typeof v !== 'object' || v === null || !('length' in v)) return coerce(desc, [v] as PvValue, name, path);
+    if (ArrayBuffer.isView(v)) {
+      const typed = asTypedArray(desc.type, v as NumericArray, name, path);
+      if (typed) return typed;
+    }
     const el = { kind: 'scalar', type: desc.type } as FieldDesc;
     return Array.from(v as ArrayLike<PvValue>, (x) => coerce(el, x, name, path)) as PvValue;
   }
   return v;
+}
+
+/**
+ * A typed array as a numeric field's elements: itself when it is already of the field's type (the
+ * encoder then writes its bytes at once), else converted, an integer field taking integers only.
+ * Undefined for a boolean or string field.
+ */
+function asTypedArray(type: ScalarType, v: NumericArray, name: string, path: string): NumericArray | undefined {
+  const C = arrayOf(type);
+  if (!C) return undefined;
+  if (v instanceof C) return v;
+  const n = v.length;
+  const out = new C(n) as unknown as { [i: number]: number | bigint };
+  const big = type === 'long' || type === 'ulong';
+  const integer = big || (type !== 'float' && type !== 'double');
+  for (let i = 0; i < n; i++) {
+    const x = v[i]!;
+    if (typeof x === 'bigint') out[i] = big ? x : Number(x);
+    else {
+      if (integer && !Number.isInteger(x))
+        throw new BadArgumentError(`cannot put ${x} to ${path}[${i}] (${type}): not ${Number.isNaN(x) ? 'a number' : 'an integer'}`, name);
+      out[i] = big ? BigInt(x) : x;
+    }
+  }
+  return out as unknown as NumericArray;
 }
 
 /**
