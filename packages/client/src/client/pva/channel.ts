@@ -19,7 +19,6 @@ export const KEPT_REQUEST_MS = 10_000;
 
 /** A GET or PUT request kept between calls. */
 interface Kept {
-  command: number;
   key: string;
   session: ClientSession;
   id: number;
@@ -87,7 +86,7 @@ export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements Session
   /** Keep request `id` of `command` for the next call with pvRequest `key`; false when one is kept already. */
   keep(command: number, key: string, session: ClientSession, id: number): boolean {
     if (this.kept.has(command) || this.state !== 'connected' || this.transport?.session !== session) return false;
-    const kept: Kept = { command, key, session, id, used: performance.now() };
+    const kept: Kept = { key, session, id, used: performance.now() };
     // While kept, the request's only news is the connection's end.
     const forget = (): void => {
       if (this.kept.get(command) === kept) this.kept.delete(command);
