@@ -63,7 +63,8 @@ export interface Typed {
   value: PvValue;
 }
 
-type ArrayCtor = {
+/** The constructor of a numeric typed array (`Float64Array`, `Int32Array`, ...). */
+export type ArrayCtor = {
   new (n: number): NumericArray;
   new (b: ArrayBuffer, offset: number, n: number): NumericArray;
   BYTES_PER_ELEMENT: number;
