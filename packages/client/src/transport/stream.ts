@@ -1,7 +1,7 @@
 // One client TCP connection, whatever its protocol: the socket and its reads (straight into the
 // protocol's own buffer when it asks), one coalesced write per event-loop turn (or sooner, when
-// the protocol flushes its pending writes itself), the echo watchdog (the CONN_TMO of either
-// protocol), and closing exactly once.
+// the protocol flushes its pending writes itself), the limit on connecting and the echo watchdog
+// (the CONN_TMO of either protocol), and closing exactly once.
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls, { type ConnectionOptions } from 'node:tls';
@@ -45,6 +45,9 @@ export abstract class StreamConnection {
   private lastRx = performance.now();
   private echoSentAt = 0;
   private watchdog: NodeJS.Timeout | undefined;
+  /** Gives up a connection (TCP, and TLS's handshake) not made in time. */
+  private connectTimer: NodeJS.Timeout | undefined;
+  private tcpConnected = false;
 
   constructor(
     readonly host: string,
@@ -64,8 +67,10 @@ export abstract class StreamConnection {
     const secureOptions: ConnectionOptions & { onread?: typeof onread } = { ...secure, host, port, onread };
     this.socket = secure ? tls.connect(secureOptions) : net.connect({ host, port, noDelay: true, onread });
     if (secure) this.socket.setNoDelay(true);
+    this.socket.once('connect', () => (this.tcpConnected = true));
     this.socket.on(secure ? 'secureConnect' : 'connect', () => {
       this.connected = true;
+      clearTimeout(this.connectTimer);
       this.lastRx = performance.now();
       this.armWatchdog();
       this.socketConnected();
@@ -78,6 +83,7 @@ export abstract class StreamConnection {
       this.fail(this.connected ? 'disconnected' : 'connect-failed', err.message);
     });
     this.socket.on('close', () => this.fail(this.connected ? 'disconnected' : 'connect-failed', 'connection closed by the server'));
+    this.limitConnect(connTimeoutMs);
   }
 
   // ---- what the protocol provides ----
@@ -111,14 +117,19 @@ export abstract class StreamConnection {
     return this.socket.remoteAddress;
   }
 
-  /** Give up a connection not made within `ms` (a host that does not answer): it fails as connect-failed. */
+  /**
+   * Give up a connection not made within `ms` (CONN_TMO unless a shorter limit is set): a host that
+   * does not answer, or a TLS handshake that does not complete. It fails as connect-failed, and its
+   * channels search again with back-off.
+   */
   limitConnect(ms: number): void {
-    const t = setTimeout(() => {
-      if (!this.connected) this.fail('connect-failed', `no connection within ${ms / 1000} s`);
+    clearTimeout(this.connectTimer);
+    if (this.connected || this.closed) return;
+    this.connectTimer = setTimeout(() => {
+      const what = this.tcpConnected ? 'TLS handshake completed' : 'connection';
+      this.fail('connect-failed', `no ${what} within ${ms / 1000} s`);
     }, ms);
-    t.unref();
-    this.socket.once('connect', () => clearTimeout(t));
-    this.socket.once('close', () => clearTimeout(t));
+    this.connectTimer.unref();
   }
 
   /** False once the connection closed (either side). */
@@ -209,6 +220,7 @@ export abstract class StreamConnection {
     if (this.closed) return;
     this.closed = true;
     this.stopReading();
+    clearTimeout(this.connectTimer);
     if (this.watchdog) clearInterval(this.watchdog);
     this.socket.destroy();
     this.ended(reason, detail);
@@ -220,6 +232,7 @@ export abstract class StreamConnection {
     this.flush();
     this.closed = true;
     this.stopReading();
+    clearTimeout(this.connectTimer);
     if (this.watchdog) clearInterval(this.watchdog);
     this.socket.end();
     setTimeout(() => this.socket.destroy(), 1000).unref();
