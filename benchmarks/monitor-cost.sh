@@ -14,5 +14,6 @@ trap 'kill $ioc 2>/dev/null; wait $ioc 2>/dev/null; rm -f "$env"' EXIT
 for _ in $(seq 60); do [ -s "$env" ] && break; sleep 0.5; done
 record monitor-cost node benchmarks/monitor-cost.mjs "$env" 2000 "${PROCESSES:-7}" "${SECONDS_EACH:-6}"
 kill $ioc; wait $ioc 2>/dev/null || true
+# (a headroom ramp runs once for each client: --repeat does not apply to it)
 record monitor-cost-clients npx epicsperf bench headroom --clients node,c-libca --headroom-steps 2000x50 \
-  --repeat "${REPEAT:-3}" --format markdown --out "$out/monitor-cost-clients.json"
+  --format markdown --out "$out/monitor-cost-clients.json"

@@ -111,6 +111,10 @@ export function register(program: Command): void {
               families.some((w) => w.rowPerClient || (w.serves ? c.workloads.includes(w.serves) : w.clients?.().includes(c.name))),
             )
           : parseClientList(opts.clients, !only || only.rowPerClient || !only.serves ? 'all' : only.serves);
+    if (workloads.headroom && (opts.repeat ?? 1) > 1)
+      process.stderr.write(
+        `epicsperf: headroom: the ramp runs once for each client (--repeat ${opts.repeat} applies to the other workloads)\n`,
+      );
     const deadline = opts.deadline ?? profile.clientDeadlineS;
     const dir = opts.resultsDir ?? resultsDir();
     if (opts.keep) ensureWritable(dir);
