@@ -14,10 +14,11 @@
 // CPU % of a core, updates/s, CPU ms per update. Defaults: 3 rounds of 6 s.
 // (A dist directory must sit under a checkout with node_modules, as this one's dist/ does.)
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readIocEnv } from './ioc-env.mjs';
 
 const WORKLOADS = { capture, 'pva-monitor': pvaMonitor };
 
@@ -37,12 +38,7 @@ if (process.argv[2] === '--one') {
 }
 
 function readEnv(file) {
-  const env = {};
-  for (const line of readFileSync(file, 'utf8').trim().split('\n')) {
-    const i = line.indexOf('=');
-    env[line.slice(0, i)] = line.slice(i + 1);
-  }
-  return { ...process.env, ...env };
+  return { ...process.env, ...readIocEnv(file) };
 }
 
 function cpuPercent(c0, t0) {

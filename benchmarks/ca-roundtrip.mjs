@@ -16,21 +16,14 @@
 //
 // Prints the median over the processes of each process's p50 (µs), with min-max.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadIocEnv } from './ioc-env.mjs';
 
 const MODES = { raw, lib, phases };
 const WARMUP = 300;
 const now = () => Number(process.hrtime.bigint()) / 1e3; // µs
-
-function loadEnv(file) {
-  for (const line of readFileSync(file, 'utf8').trim().split('\n')) {
-    const i = line.indexOf('=');
-    process.env[line.slice(0, i)] = line.slice(i + 1);
-  }
-}
 
 function median(xs) {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -281,7 +274,7 @@ function ab(self, envFile, processes, rounds, dists) {
 
 if (process.argv[2] === '--one') {
   const [, , , mode, envFile, rounds] = process.argv;
-  loadEnv(envFile);
+  loadIocEnv(envFile);
   const parts = await MODES[mode](`${process.env.EPICSPERF_PREFIX ?? 'TEST:'}LATENCY:DOUBLE`, Number(rounds));
   console.log(JSON.stringify(Object.fromEntries(Object.entries(parts).map(([k, xs]) => [k, median(xs)]))));
   process.exit(0);

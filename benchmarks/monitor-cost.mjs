@@ -13,18 +13,15 @@
 // Prints, per mode, the median over the processes of CPU % of a core, updates/s and CPU µs per
 // update, with min-max.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadIocEnv } from './ioc-env.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WARMUP_S = 2;
 
 async function one(mode, envFile, records, seconds, dist) {
-  for (const line of readFileSync(envFile, 'utf8').trim().split('\n')) {
-    const i = line.indexOf('=');
-    process.env[line.slice(0, i)] = line.slice(i + 1);
-  }
+  loadIocEnv(envFile);
   const { Context } = await import(`${resolve(dist ?? resolve(HERE, '../packages/client/dist'))}/index.js`);
   const prefix = process.env.EPICSPERF_PREFIX ?? 'TEST:';
   const names = Array.from({ length: records }, (_, i) => `${prefix}CALC${i + 1}`);

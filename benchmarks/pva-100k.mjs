@@ -10,16 +10,14 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadIocEnv } from './ioc-env.mjs';
 
 const [envFile, iocPid, recordsArg = '2000', secondsArg = '10'] = process.argv.slice(2);
 if (!iocPid) {
   console.error('usage: node benchmarks/pva-100k.mjs ENV_FILE IOC_PID [RECORDS] [SECONDS]');
   process.exit(2);
 }
-for (const line of readFileSync(envFile, 'utf8').trim().split('\n')) {
-  const i = line.indexOf('=');
-  process.env[line.slice(0, i)] = line.slice(i + 1);
-}
+loadIocEnv(envFile);
 const WARMUP_MS = 3000;
 const records = Number(recordsArg);
 const seconds = Number(secondsArg);

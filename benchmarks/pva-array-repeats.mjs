@@ -1,24 +1,13 @@
-// Where a "repeated" update of the PV Access array workload comes from: a monitor of
-// pva://PREFIX:ARRAY (as the node-pva runner opens it: field(value,alarm,timeStamp), reuseArrays)
-// for a while, printing every update whose first element equals the previous update's, with its
-// middle and last elements, whether it is the previous update's array object (the server marked
-// no new value) or a new one, and both IOC timestamps.
-//
-//   npx epicsperf ioc --records 1 --array-elements 10000000 --array-type int64 --array-rate max --write-env /tmp/ioc.env &
-//   node benchmarks/pva-array-repeats.mjs /tmp/ioc.env [seconds]
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadIocEnv } from './ioc-env.mjs';
 
 const [envFile, secondsArg = '60'] = process.argv.slice(2);
 if (!envFile) {
   console.error('usage: node benchmarks/pva-array-repeats.mjs ENV_FILE [SECONDS]');
   process.exit(2);
 }
-for (const line of readFileSync(envFile, 'utf8').trim().split('\n')) {
-  const i = line.indexOf('=');
-  process.env[line.slice(0, i)] = line.slice(i + 1);
-}
+loadIocEnv(envFile);
 const { Context } = await import(resolve(dirname(fileURLToPath(import.meta.url)), '../packages/client/dist/index.js'));
 const ctx = new Context({ protocol: 'pva' });
 const name = `${process.env.EPICSPERF_PREFIX ?? 'TEST:'}ARRAY`;

@@ -10,16 +10,14 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadIocEnv } from './ioc-env.mjs';
 
 const [envFile, rounds = '3', seconds = '8', sizesArg = '16,2,0'] = process.argv.slice(2);
 if (!envFile) {
   console.error('usage: node benchmarks/pva-array-window.mjs ENV_FILE [ROUNDS] [SECONDS] [SIZES]');
   process.exit(2);
 }
-for (const line of readFileSync(envFile, 'utf8').trim().split('\n')) {
-  const i = line.indexOf('=');
-  process.env[line.slice(0, i)] = line.slice(i + 1);
-}
+loadIocEnv(envFile);
 const { Context } = await import(resolve(dirname(fileURLToPath(import.meta.url)), '../packages/client/dist/index.js'));
 const name = `${process.env.EPICSPERF_PREFIX ?? 'TEST:'}ARRAY`;
 const iocPid = Number(execFileSync('pgrep', ['-f', 'epicsperf_runners.ioc'], { encoding: 'utf8' }).split('\n')[0]);

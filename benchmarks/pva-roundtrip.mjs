@@ -7,19 +7,16 @@
 //
 // Prints the median over the processes of each process's p50 (µs), with min-max.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadIocEnv } from './ioc-env.mjs';
 
 const WARMUP = 300;
 const now = () => Number(process.hrtime.bigint()) / 1e3; // µs
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function one(dist, envFile, rounds) {
-  for (const line of readFileSync(envFile, 'utf8').trim().split('\n')) {
-    const i = line.indexOf('=');
-    process.env[line.slice(0, i)] = line.slice(i + 1);
-  }
+  loadIocEnv(envFile);
   const { Context } = await import(`${resolve(dist)}/index.js`);
   const pv = `${process.env.EPICSPERF_PREFIX ?? 'TEST:'}LATENCY:DOUBLE`;
   const ctx = new Context({ protocol: 'pva' });

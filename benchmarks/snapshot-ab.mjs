@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { loadIocEnv } from './ioc-env.mjs';
 
 const [envFile, iocPid, distA, distB, roundsArg, protocolArg = 'pva'] = process.argv.slice(2);
 /** The IOC's server thread of each protocol (its CPU is reported). */
@@ -37,10 +38,7 @@ function threadCpu(pid) {
 
 /** One snapshot in this process (a child of main): prints one JSON line. */
 async function one(dist, env, pid, timeout, protocol) {
-  for (const line of readFileSync(env, 'utf8').trim().split('\n')) {
-    const i = line.indexOf('=');
-    process.env[line.slice(0, i)] = line.slice(i + 1);
-  }
+  loadIocEnv(env);
   const { Context } = await import(`${dist}/index.js`);
   const names = Array.from({ length: 10000 }, (_, i) => `${protocol}://TEST:CALC${i + 1}`);
   for (let k = 0; k < 95; k++) names.splice(Math.floor(((k + 1) * names.length) / 96), 0, `${protocol}://TEST:MISSING${k + 1}`);

@@ -7,8 +7,8 @@
 //
 // Prints the wall ms of reads 1, 2 and 3: the median over the processes (rounds of them), with min-max.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { loadIocEnv } from './ioc-env.mjs';
 
 const [envFile, roundsArg] = process.argv.slice(2);
 if (envFile === '--one') await one(process.argv[3]);
@@ -18,10 +18,7 @@ else if (!envFile) {
 } else main();
 
 async function one(env) {
-  for (const line of readFileSync(env, 'utf8').trim().split('\n')) {
-    const i = line.indexOf('=');
-    process.env[line.slice(0, i)] = line.slice(i + 1);
-  }
+  loadIocEnv(env);
   const { Context } = await import('epics-client');
   const prefix = process.env.EPICSPERF_PREFIX ?? 'TEST';
   const names = Array.from({ length: 97 }, (_, i) => `${prefix}:CALC${i + 1}`);
