@@ -1,3 +1,11 @@
+// Where a "repeated" update of the PV Access array workload comes from: a monitor of
+// pva://PREFIX:ARRAY (as the node-pva runner opens it: field(value,alarm,timeStamp), reuseArrays)
+// for a while, printing every update whose first element equals the previous update's, with its
+// middle and last elements, whether it is the previous update's array object (the server marked
+// no new value) or a new one, and both IOC timestamps.
+//
+//   npx epicsperf ioc --records 1 --array-elements 10000000 --array-type int64 --array-rate max --write-env /tmp/ioc.env &
+//   node benchmarks/pva-array-repeats.mjs /tmp/ioc.env [seconds]
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadIocEnv } from './ioc-env.mjs';
