@@ -4,7 +4,9 @@
 // truncated payload, with an absurd payload size, with a reference to a type id never defined,
 // cut off half-way (then it closes), or not at all (then it stops answering echoes too); names
 // ending in ":elsewhere" are found on another port. A PUT to a 'good' channel succeeds;
-// `requests` counts the GET and PUT INITs, executions and DESTROY_REQUESTs.
+// `requests` counts the GET and PUT INITs, executions and DESTROY_REQUESTs; `monitorInits` keeps
+// what each MONITOR INIT asked for. A MONITOR INIT is answered with a double, or for names ending
+// in ":array" an array of doubles, and sends no update.
 import net from 'node:net';
 import {
   BitSet,
@@ -14,6 +16,7 @@ import {
   HEADER_SIZE,
   OK,
   scalar,
+  scalarArray,
   structure,
   TypeCache,
   Writer,
@@ -22,11 +25,13 @@ import {
 } from '../../src/pva/index.js';
 import { Framer } from '../../src/pva/framer.js';
 import { startMessage } from '../../src/pva/header.js';
+import { monitorOptions } from '../../src/pva/pvrequest.js';
 
 export type Mode = 'good' | 'unknown' | 'truncated' | 'oversized' | 'badref' | 'cutoff' | 'silent';
 export const MODES: Mode[] = ['good', 'unknown', 'truncated', 'oversized', 'badref', 'cutoff', 'silent'];
 
 const TYPE: StructureDesc = structure('epics:nt/NTScalar:1.0', { value: scalar('double') });
+const ARRAY_TYPE: StructureDesc = structure('epics:nt/NTScalarArray:1.0', { value: scalarArray('double') });
 
 export class FakePvaServer {
   private readonly server = net.createServer((s) => this.serve(s));
@@ -36,6 +41,8 @@ export class FakePvaServer {
   elsewhere: number | undefined;
   /** PUT requests seen, on every connection. */
   readonly requests = { get: { inits: 0, executions: 0, destroys: 0 }, put: { inits: 0, executions: 0, destroys: 0 } };
+  /** MONITOR INITs seen: the pvRequest's queue size and pipelining, and the INIT's window (nack). */
+  readonly monitorInits: { name: string; queueSize?: number; pipeline: boolean; window?: number }[] = [];
 
   async listen(): Promise<void> {
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
@@ -94,6 +101,19 @@ export class FakePvaServer {
             if (kind) {
               this.requests[kind].inits++;
               live.set(m.requestId, kind);
+            }
+            if (m.command === Cmd.MONITOR) {
+              const name = names.get(m.sid) ?? '';
+              this.monitorInits.push({ name, ...(m.pvRequest ? monitorOptions(m.pvRequest) : { pipeline: false }), window: m.queueSize });
+              const valueType = name.endsWith(':array') ? ARRAY_TYPE : TYPE;
+              return send({
+                type: 'OpInitResponse',
+                command: Cmd.MONITOR,
+                requestId: m.requestId,
+                subcommand: 0x08,
+                status: OK,
+                valueType,
+              });
             }
             if (m.command === Cmd.PUT) {
               const init = { type: 'OpInitResponse', command: Cmd.PUT, requestId: m.requestId, subcommand: 0x08 } as const;

@@ -5,7 +5,7 @@
 // connection before validating it is connected to again only after a pause; the context carries on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import net from 'node:net';
-import { Context, DisconnectedError, EpicsError, ProtocolError, TimeoutError } from '../../src/index.js';
+import { Context, DisconnectedError, EpicsError, ProtocolError, TimeoutError, type PvaMonitorOptions } from '../../src/index.js';
 import { FakePvaServer } from '../helpers/pva-fake-server.js';
 
 const server = new FakePvaServer();
@@ -90,6 +90,28 @@ describe('hostile PVA server', () => {
     expect(await seen()).toEqual({ inits: 3, executions: 7, destroys: 0 });
     await c.close();
     expect(await seen()).toEqual({ inits: 3, executions: 7, destroys: 1 });
+  });
+
+  it("a pipelined monitor's INIT: a server queue as long as the window, or of 4 for values that hold arrays, or the pvRequest's", async () => {
+    const inits = async (name: string, opts: PvaMonitorOptions, n: number) => {
+      const seen = server.monitorInits.length;
+      const m = ctx.monitor(name, opts, () => {});
+      for (let i = 0; i < 100 && server.monitorInits.length < seen + n; i++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 100)); // and no more
+      m.close();
+      return server.monitorInits.slice(seen).map(({ queueSize, pipeline, window }) => ({ queueSize, pipeline, window }));
+    };
+    expect(await inits('FAKE:good', {}, 1)).toEqual([{ queueSize: 16, pipeline: true, window: 16 }]);
+    // An array: asked again, before START, with the shorter queue and the same window.
+    expect(await inits('FAKE:good:array', {}, 2)).toEqual([
+      { queueSize: 16, pipeline: true, window: 16 },
+      { queueSize: 4, pipeline: true, window: 16 },
+    ]);
+    // The pvRequest's queue, or a window no longer than 4, is kept.
+    expect(await inits('FAKE:good:array', { pipelineSize: 8, request: 'field(value)record[queueSize=10]' }, 1)).toEqual([
+      { queueSize: 10, pipeline: true, window: 8 },
+    ]);
+    expect(await inits('FAKE:good:array', { pipelineSize: 3 }, 1)).toEqual([{ queueSize: 3, pipeline: true, window: 3 }]);
   });
 
   it('a server that cuts off mid-message: the read fails cleanly on its timeout', async () => {

@@ -1,5 +1,6 @@
-// The monitor of one PV Access channel: a pipelined MONITOR (INIT with the queue size, START,
-// an ack for every half queue consumed), made again after each reconnect; updates become
+// The monitor of one PV Access channel: a pipelined MONITOR (INIT with the window and the server's
+// queue, asked again with a shorter queue when the INIT's reply shows values that hold arrays;
+// START; an ack for every half window consumed), made again after each reconnect; updates become
 // PvaReadings delivered with the connection events to a callback or the bounded queue. A server
 // that ignores a pipelined INIT (Phoebus core-pva's answers only a plain one) is found out by an
 // echo sent after it, and gets plain MONITORs from then on.
@@ -41,30 +42,57 @@ export interface PvaMonitorOptions {
 
 const requests = new Map<string, Typed>();
 
+/**
+ * The queue the server keeps for a pipelined monitor whose values hold arrays, unless the
+ * pvRequest names its own (record[queueSize=N]): QSRV's and pvxs's default. Other monitors ask for
+ * a queue as long as their window. QSRV keeps a copy of the value per queued update, and for a
+ * large array a long queue halves the updates it makes (benchmarks/pva-array-window.mjs); for many
+ * small monitors at a high rate it is what keeps updates from being squashed (pva-100k.mjs).
+ */
+const ARRAY_QUEUE = 4;
+
 /** How long a pipelined MONITOR INIT waits for its reply before the server is asked, by an echo, whether it ignored it. */
 const PIPELINE_PROBE_MS = 1000;
 
-function monitorRequest(req: PvaRequest | undefined, pipelineSize: number): Typed {
+/** The pvRequest of a pipelined monitor asking for a server queue of `queue` unless it names its own, or (0) of a plain one. */
+function monitorRequest(req: PvaRequest | undefined, queue: number): Typed {
   if (typeof req === 'string' || req === undefined) {
-    const key = `${pipelineSize} ${req ?? ''}`;
+    const key = `${queue} ${req ?? ''}`;
     let t = requests.get(key);
     if (!t) {
-      t = buildMonitorRequest(req, pipelineSize);
+      t = buildMonitorRequest(parseRequest(req), queue);
       if (requests.size < 64) requests.set(key, t);
     }
     return t;
   }
-  return buildMonitorRequest(req, pipelineSize);
+  return buildMonitorRequest(req, queue);
 }
 
-function buildMonitorRequest(req: PvaRequest | undefined, pipelineSize: number): Typed {
-  let o: PvRequestOptions;
+function parseRequest(req: string | undefined): PvRequestOptions {
   try {
-    o = typeof req === 'string' ? parsePvRequest(req) : (req ?? {});
+    return req === undefined ? {} : parsePvRequest(req);
   } catch (e) {
-    throw new BadArgumentError(`bad pvRequest '${String(req)}': ${(e as Error).message}`);
+    throw new BadArgumentError(`bad pvRequest '${req}': ${(e as Error).message}`);
   }
-  return pipelineSize ? buildPvRequest({ ...o, record: { ...o.record, queueSize: pipelineSize, pipeline: 'true' } }) : buildPvRequest(o);
+}
+
+function buildMonitorRequest(o: PvRequestOptions, queue: number): Typed {
+  return queue ? buildPvRequest({ ...o, record: { queueSize: queue, ...o.record, pipeline: 'true' } }) : buildPvRequest(o);
+}
+
+/** The request for a monitor whose values hold arrays, or null when the pvRequest names its queue or the window is no longer. */
+function arrayRequest(req: PvaRequest | undefined, pipelineSize: number): Typed | null {
+  if (pipelineSize <= ARRAY_QUEUE) return null;
+  const o = typeof req === 'object' ? req : parseRequest(req);
+  return o.record?.queueSize === undefined ? monitorRequest(req, ARRAY_QUEUE) : null;
+}
+
+/** Whether a monitor's values hold arrays: its value field an array or a union (NTNDArray), or a structure of arrays only (NTTable). */
+function holdsArrays(type: FieldDesc | null): boolean {
+  const value = type?.kind === 'structure' ? type.fields.find((f) => f.name === 'value')?.type : undefined;
+  if (!value) return false;
+  if (value.kind === 'structure') return value.fields.length > 0 && value.fields.every((f) => f.type.kind.endsWith('Array'));
+  return value.kind !== 'scalar';
 }
 
 export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implements OpHandler {
@@ -72,6 +100,8 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   private readonly pipelineSize: number;
   /** The request without pipelining, made when a server needs it. */
   private plainRequest: Typed | undefined;
+  /** The request with the shorter server queue, once the values turned out to hold arrays (null: not to be used). */
+  private arraysRequest: Typed | null | undefined;
   private readonly pvRequest: PvaRequest | undefined;
   /** This subscription is pipelined (acks go to the server). */
   private pipelined = false;
@@ -131,7 +161,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
       this.requestId = this.session.init(Cmd.MONITOR, ch.sid, this.plainRequest, this);
       return;
     }
-    this.requestId = this.session.init(Cmd.MONITOR, ch.sid, this.request, this, this.pipelineSize);
+    this.requestId = this.session.init(Cmd.MONITOR, ch.sid, this.arraysRequest ?? this.request, this, this.pipelineSize);
     this.armProbe();
   }
 
@@ -171,6 +201,15 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
       return this.fail(remoteError(this.ch.name, status));
     }
     clearTimeout(this.probe);
+    // Values that hold arrays: INIT again, before START (nothing delivered yet), with the shorter
+    // server queue; from then on, and after a reconnect, the monitor asks for that one at once.
+    if (this.pipelined && this.arraysRequest === undefined && holdsArrays(type)) {
+      this.arraysRequest = arrayRequest(this.pvRequest, this.pipelineSize);
+      if (this.arraysRequest) {
+        this.session!.destroy(this.requestId);
+        return this.subscribe();
+      }
+    }
     this.type = type as StructureDesc;
     this.session!.monitorStart(this.requestId);
   }
