@@ -46,8 +46,8 @@ const requests = new Map<string, Typed>();
  * The queue the server keeps for a pipelined monitor whose values hold arrays, unless the
  * pvRequest names its own (record[queueSize=N]): QSRV's and pvxs's default. Other monitors ask for
  * a queue as long as their window. QSRV keeps a copy of the value per queued update, and for a
- * large array a long queue halves the updates it makes (benchmarks/pva-array-window.mjs); for many
- * small monitors at a high rate it is what keeps updates from being squashed (pva-100k.mjs).
+ * large array a long queue cuts the updates it makes by a third to a half (pva-array-window.mjs);
+ * for many small monitors at a high rate it keeps updates from being squashed (bench headroom).
  */
 const ARRAY_QUEUE = 4;
 
