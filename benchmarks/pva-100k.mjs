@@ -5,16 +5,19 @@
 // the kernel's counters of the connection (ss -tmi on the IOC's end: what limited its sending).
 //
 //   npx epicsperf ioc --records 2000 --rate 50 --array-elements 0 --write-env /tmp/ioc.env &
-//   node benchmarks/pva-100k.mjs /tmp/ioc.env <IOC python pid> [records] [seconds]
+//   node benchmarks/pva-100k.mjs /tmp/ioc.env <IOC python pid> [records] [seconds] [pvRequest]
+//
+// The pvRequest defaults to field(value,alarm,timeStamp), as the node-pva runner asks; e.g.
+// record[queueSize=4]field(value,alarm,timeStamp) asks QSRV for a queue of 4 instead of 16.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadIocEnv } from './ioc-env.mjs';
 
-const [envFile, iocPid, recordsArg = '2000', secondsArg = '10'] = process.argv.slice(2);
+const [envFile, iocPid, recordsArg = '2000', secondsArg = '10', request = 'field(value,alarm,timeStamp)'] = process.argv.slice(2);
 if (!iocPid) {
-  console.error('usage: node benchmarks/pva-100k.mjs ENV_FILE IOC_PID [RECORDS] [SECONDS]');
+  console.error('usage: node benchmarks/pva-100k.mjs ENV_FILE IOC_PID [RECORDS] [SECONDS] [PVREQUEST]');
   process.exit(2);
 }
 loadIocEnv(envFile);
@@ -32,7 +35,7 @@ const ages = [];
 let updates = 0;
 const ctx = new Context({ protocol: 'pva' });
 const monitors = Array.from({ length: records }, (_, i) =>
-  ctx.monitor(`${prefix}CALC${i + 1}`, { request: 'field(value,alarm,timeStamp)' }, (e) => {
+  ctx.monitor(`${prefix}CALC${i + 1}`, { request }, (e) => {
     if (e.kind !== 'update') return;
     if (++updates % 1000 === 0) ages.push(Date.now() / 1000 - e.posixSeconds);
   }),
@@ -58,6 +61,7 @@ console.log(
   JSON.stringify({
     records,
     seconds,
+    request,
     updatesPerSecond: Math.round((updates - start.updates) / s),
     clientCpuPercent: +((cpu.user + cpu.system) / 1e4 / s).toFixed(1),
     eventLoopUtilisation: +performance.eventLoopUtilization(start.elu).utilization.toFixed(2),

@@ -47,7 +47,7 @@ const requests = new Map<string, Typed>();
  * pvRequest names its own (record[queueSize=N]): QSRV's and pvxs's default. Other monitors ask for
  * a queue as long as their window. QSRV keeps a copy of the value per queued update, and for a
  * large array a long queue cuts the updates it makes by a third to a half (pva-array-window.mjs);
- * for many small monitors at a high rate it keeps updates from being squashed (bench headroom).
+ * for many small monitors at a high rate it keeps updates from being squashed (pva-100k.mjs).
  */
 const ARRAY_QUEUE = 4;
 
