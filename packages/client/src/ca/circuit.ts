@@ -3,6 +3,7 @@
 // the transport feeds received messages to receive() and writes out.take() once per tick.
 import { CA_MINOR_PROTOCOL_REVISION, Cmd, ECA_NORMAL } from './constants.js';
 import type { Header } from './header.js';
+import { IdTable } from './id-table.js';
 import { decodeResponse, encodeCreateChan, encodeMessage, encodeReadNotify, type RequestMessage } from './messages.js';
 import { ByteWriter } from '../wire/byte-writer.js';
 
@@ -60,7 +61,7 @@ export class ClientCircuit {
   serverVersion = 0;
   private readonly channels = new Map<number, CircuitChannel>();
   private readonly ios = new Map<number, IoHandler>();
-  private readonly subs = new Map<number, IoHandler>();
+  private readonly subs = new IdTable<IoHandler>();
   private nextIoid = 1;
   /** Set once ioids wrapped around 2^32: from then on, skip ids still pending. */
   private wrapped = false;
@@ -285,7 +286,7 @@ export class ClientCircuit {
 }
 
 /** Remove and return the entry of `key` (undefined when there is none). */
-function take<V>(m: Map<number, V>, key: number): V | undefined {
+function take<V>(m: Map<number, V> | IdTable<V>, key: number): V | undefined {
   const v = m.get(key);
   if (v !== undefined) m.delete(key);
   return v;

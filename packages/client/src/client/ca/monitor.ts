@@ -24,6 +24,8 @@ function maskOf(m: MonitorOptions['mask']): number {
 }
 
 export class ChannelMonitor extends DeliveringMonitor<AnyReading, Channel> implements IoHandler {
+  /** The plan's decodeFlags, here because the update path reads nothing else of the plan. */
+  private decodeFlags = 0;
   private readonly mask: number;
   private readonly spec: ReadSpec;
   private plan: ReadPlan | undefined;
@@ -73,6 +75,7 @@ export class ChannelMonitor extends DeliveringMonitor<AnyReading, Channel> imple
     });
     try {
       this.plan = this.spec.planFor(ch, t.circuit.serverVersion);
+      this.decodeFlags = this.plan.decodeFlags;
     } catch (e) {
       this.fail(e as EpicsError);
       return;
@@ -107,7 +110,7 @@ export class ChannelMonitor extends DeliveringMonitor<AnyReading, Channel> imple
 
   /** IoHandler: one update decoded where it lies in the read (an undecodable one goes to onReply). */
   onReplyAt(h: Header, bytes: Uint8Array, offset: number): boolean {
-    const r = decodeDbr(h.dataType, h.dataCount, bytes, this.plan!.decodeFlags, undefined, offset, h.payloadSize);
+    const r = decodeDbr(h.dataType, h.dataCount, bytes, this.decodeFlags, undefined, offset, h.payloadSize);
     if (!r) return false;
     this.received++;
     this.emit(r as AnyReading);
