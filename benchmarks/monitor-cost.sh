@@ -3,11 +3,13 @@
 # from the benchmark runner's (benchmarks/monitor-cost.mjs), then `bench headroom` at that step for
 # this client and libca in the same session, against the built-in IOC at the EPICS defaults.
 # BEFORE=CHECKOUT (another checkout of this project, after its `npm ci`) adds an A/B of the
-# library: this checkout's against that one's, in turn.
+# library: this checkout's against that one's, in turn, on the IOC and on the update path alone
+# (benchmarks/ca-update-path.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=benchmarks/results
 . benchmarks/record.sh
+record ca-update-path node benchmarks/ca-update-path.mjs 0,16 1500 ${BEFORE:+"$BEFORE/packages/client/dist"} packages/client/dist
 env=$(mktemp -u /tmp/epicsperf-monitor-cost-XXXXXX.env)
 # the IOC itself, not through npx, so that $! is the process the trap stops
 node packages/epicsperf/bin/epicsperf.js ioc --records 2000 --rate 50 --array-elements 0 --write-env "$env" >/dev/null 2>&1 &
