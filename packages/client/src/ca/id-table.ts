@@ -44,12 +44,23 @@ export class IdTable<V> {
 
   delete(id: number): boolean {
     if (!this.map.delete(id)) return false;
+    const capacity = this.mask + 1;
+    // Give back the slots of a table that emptied (grown for many, now holding an eighth).
+    if (capacity > 64 && 8 * this.map.size < capacity) {
+      this.resize(capacityFor(this.map.size));
+      return true;
+    }
     const i = (id & this.mask) << 1;
     if (this.slots[i] === id) {
       this.slots[i] = -1;
       this.slots[i + 1] = undefined;
     }
     return true;
+  }
+
+  /** Slots in the table (for tests). */
+  get capacity(): number {
+    return this.mask + 1;
   }
 
   values(): IterableIterator<V> {

@@ -30,6 +30,16 @@ describe('IdTable', () => {
     }
     expect([...t.values()].sort()).toEqual([...m.values()].sort());
   });
+
+  it('grows with its entries and gives the slots back as they go', () => {
+    const t = new IdTable<number>();
+    for (let id = 1; id <= 10_000; id++) t.set(id, id);
+    expect(t.capacity).toBe(32_768);
+    for (let id = 1; id <= 10_000; id++) if (id % 500 !== 0) t.delete(id);
+    expect(t.size).toBe(20);
+    expect(t.capacity).toBe(128); // shrinks below an eighth full: 20 of 128 stays
+    for (let id = 1; id <= 10_000; id++) expect(t.get(id)).toBe(id % 500 === 0 ? id : undefined);
+  });
 });
 
 describe('the circuit finds subscriptions by id', () => {
