@@ -12,7 +12,7 @@
 //   npx epicsperf ioc --records 2000 --rate 50 --array-elements 0 --write-env /tmp/ioc.env &
 //   node benchmarks/monitor-cost.mjs ENV_FILE [records] [processes] [seconds] [DIST_B]
 //
-// Without DIST_B the modes are library, runner and c-libca; with it, library and build. Prints,
+// Without DIST_B the modes are library, runner and c-libca; with it, library, build and c-libca. Prints,
 // per mode, the median over the processes of CPU % of a core, updates/s and CPU µs per update,
 // with min-max.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -112,7 +112,7 @@ async function libca(envFile, records, seconds) {
 
 function main(envFile, records, processes, seconds, distB) {
   const self = fileURLToPath(import.meta.url);
-  const modes = distB ? ['library', 'build'] : ['library', 'runner', 'c-libca'];
+  const modes = distB ? ['library', 'build', 'c-libca'] : ['library', 'runner', 'c-libca'];
   const rows = Object.fromEntries(modes.map((m) => [m, []]));
   for (let i = 0; i < processes; i++) {
     for (const mode of modes) {
