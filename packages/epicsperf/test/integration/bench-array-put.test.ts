@@ -24,6 +24,17 @@ afterAll(async () => {
 
 const putters = CLIENTS.filter((c) => c.workloads.includes('array-put'));
 
+/**
+ * Clients whose plain puts (CA WRITE, no completion) may reach the IOC out of order, and why. The
+ * workload reports it (the IOC's check names each put that came after a later one); here every put
+ * must still arrive whole, and the order be all the IOC finds.
+ */
+const REORDERS_PLAIN_PUTS: Record<string, string> = {
+  // CATransport.submit sends a WRITE at once when it gets the send lock within 100 ms, else queues
+  // it: on a loaded host a put queued behind a long send is overtaken by the next one.
+  'java-caj': 'CAJ queues a plain WRITE when its send lock is held over 100 ms, and the next one can overtake it',
+};
+
 describe.each(putters.map((c) => [c.name, c] as const))('%s puts int16 arrays', (_name, client) => {
   it('with completion: 20 puts, each received and checked by the IOC', async () => {
     const run = await runArrayPut({
@@ -55,6 +66,11 @@ describe.each(putters.map((c) => [c.name, c] as const))('%s puts int16 arrays', 
     if (client.protocol === 'PVA') {
       expect(run.ok).toBe(false);
       expect(run.error).toMatch(/PV Access has no put without a reply/);
+      return;
+    }
+    if (client.name in REORDERS_PLAIN_PUTS && run.ioc && run.ioc.bad > 0) {
+      expect(run.ioc).toMatchObject({ received: 20, elements: 20 * ELEMENTS });
+      for (const f of run.ioc.findings) expect(f).toMatch(/^put \d+ \(first element \d+\): came after \d+$/);
       return;
     }
     expect(run.error).toBeUndefined();
