@@ -14,7 +14,7 @@ import { corePvaGet, javaReady, startTlsServer, type TlsServer } from '../helper
 const dir = mkdtempSync(join(tmpdir(), 'epics-tls-'));
 let kc: Keychains;
 const servers: TlsServer[] = [];
-const contexts: Context[] = [];
+const contexts: Context<'pva'>[] = [];
 
 beforeAll(async () => {
   const why = await javaReady();
