@@ -126,7 +126,7 @@ describe('requests', () => {
     await expect(ctx.getField(`ca://${K}LONG`)).rejects.toBeInstanceOf(BadArgumentError);
   });
 
-  it('puts: numbers, strings, enums by index and by name, arrays, fields by path; p4p reads them back', async () => {
+  it('puts: numbers, strings, enums by index and by name, arrays, a one-element array to a scalar, fields by path; p4p reads them back', async () => {
     await ctx.put(K + 'LONG', 7);
     await ctx.put(K + 'DOUBLE', '2.5');
     await ctx.put(K + 'STRING', 'from node');
@@ -142,6 +142,8 @@ describe('requests', () => {
     expect(back.get(K + 'ARR:SHORT')!.value).toEqual([1, -2, 3]);
     await ctx.put(K + 'ENUM', { 'value.index': 1 });
     expect((await ctx.get(K + 'ENUM')).value).toBe(1);
+    await ctx.put(K + 'DOUBLE', new Float64Array([6.25]));
+    expect((await ctx.get(K + 'DOUBLE')).value).toBe(6.25);
     await ctx.put(K + 'LONG', 42);
     await ctx.put(K + 'DOUBLE', 3.14159);
     await ctx.put(K + 'STRING', 'hello epics');
@@ -156,6 +158,7 @@ describe('requests', () => {
     await expect(ctx.put(K + 'LONG', 1.5)).rejects.toThrow(/not an integer/);
     await expect(ctx.put(K + 'ENUM', 'Maybe')).rejects.toThrow(/not one of the choices/);
     await expect(ctx.put(K + 'LONG', { nosuch: 1 })).rejects.toThrow(/no field 'nosuch'/);
+    await expect(ctx.put(K + 'LONG', [1, 2])).rejects.toThrow(/an array of 2 elements to a scalar/);
     expect((await ctx.get(K + 'LONG')).value).toBe(42);
   });
 });

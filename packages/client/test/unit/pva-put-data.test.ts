@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { putData } from '../../src/client/pva/ops.js';
 import { BadArgumentError } from '../../src/index.js';
-import { scalarArray, structure, type ScalarType } from '../../src/pva/types.js';
+import { scalar, scalarArray, structure, type ScalarType } from '../../src/pva/types.js';
 
 const type = (t: ScalarType) => structure('epics:nt/NTScalarArray:1.0', { value: scalarArray(t) });
 const put = (t: ScalarType, v: Parameters<typeof putData>[1]) => putData(type(t), v, 'X').value.value;
@@ -33,5 +33,22 @@ describe('putData of a typed array', () => {
   it('a string or boolean field still takes the elements one by one', () => {
     expect(put('string', new Float64Array([1.5]))).toEqual(['1.5']);
     expect(put('boolean', new Uint8Array([0, 2]))).toEqual([false, true]);
+  });
+});
+
+describe('putData of an array to a scalar field', () => {
+  const one = (t: ScalarType, v: Parameters<typeof putData>[1]) =>
+    putData(structure('epics:nt/NTScalar:1.0', { value: scalar(t) }), v, 'X').value.value;
+
+  it('of one element: that element, as a CA put of count 1', () => {
+    expect(one('double', new Float64Array([1.5]))).toBe(1.5);
+    expect(one('int', [7])).toBe(7);
+    expect(one('long', new BigInt64Array([-3n]))).toBe(-3n);
+    expect(one('string', ['on'])).toBe('on');
+  });
+
+  it('of more or fewer elements: refused, saying so', () => {
+    expect(() => one('double', new Float64Array([1, 2]))).toThrow(/value \(double\): an array of 2 elements to a scalar/);
+    expect(() => one('int', [])).toThrow(BadArgumentError);
   });
 });

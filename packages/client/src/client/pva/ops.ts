@@ -167,6 +167,11 @@ function coerce(desc: FieldDesc, v: PvValue, name: string, path: string): PvValu
     throw new BadArgumentError(`cannot put ${String(v)} to ${path} (${formatType(desc)}): ${why}`, name);
   };
   if (desc.kind === 'scalar') {
+    if (typeof v === 'object' && v !== null && (Array.isArray(v) || ArrayBuffer.isView(v))) {
+      // One element is the scalar, as a CA put of count 1; more cannot go to one value.
+      const a = v as ArrayLike<PvValue>;
+      return a.length === 1 ? coerce(desc, a[0]!, name, path) : bad(`an array of ${a.length} elements to a scalar`);
+    }
     const t = desc.type;
     if (t === 'string') return typeof v === 'string' ? v : String(v);
     if (t === 'boolean')
