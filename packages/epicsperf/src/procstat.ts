@@ -3,11 +3,18 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-let clkTck = 100;
-try {
-  clkTck = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-} catch {
-  clkTck = 100;
+let clkTckValue: number | undefined;
+
+/** Clock ticks per second of /proc's CPU times: asked of getconf on first use (not at load), else 100. */
+function clkTck(): number {
+  if (clkTckValue === undefined) {
+    try {
+      clkTckValue = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clkTckValue = 100;
+    }
+  }
+  return clkTckValue;
 }
 
 /** CPU seconds (user + system, all threads) used by a live process; undefined once it is gone. */
@@ -24,9 +31,9 @@ export function cpuSeconds(pid: number, withChildren = false): number | undefine
   let ticks = Number(f[11]) + Number(f[12]);
   if (withChildren) {
     ticks += Number(f[13]) + Number(f[14]);
-    for (const child of childPids(pid)) ticks += (cpuSeconds(child, true) ?? 0) * clkTck;
+    for (const child of childPids(pid)) ticks += (cpuSeconds(child, true) ?? 0) * clkTck();
   }
-  return ticks / clkTck;
+  return ticks / clkTck();
 }
 
 /** Children of a process (those forked by its main thread, which is where Node and Python spawn). */
