@@ -15,7 +15,9 @@ const PYTHON_AND_RUNNERS = ['test/global-setup.ts'];
 
 export default defineConfig({
   // The tool's own imports of the client package (and of epics-ops) resolve to their sources too: one copy of each
-  // class in a test, whichever side made it.
+  // class in a test, whichever side made it. So do the testkit's imports of the tool (epicsperf/dist/..., which
+  // benchmarks run built); tsconfig.json's paths say the same for `npm run typecheck`. The tests import the testkit
+  // itself as epicsperf-testkit/<module>: its package.json's exports point at its sources.
   resolve: {
     alias: [
       { find: /^epics-client$/, replacement: client('index.ts') },
@@ -23,6 +25,7 @@ export default defineConfig({
       { find: /^epics-client\/pva$/, replacement: client('pva/index.ts') },
       { find: /^epics-client\/saveset$/, replacement: client('saveset/index.ts') },
       { find: /^epics-ops$/, replacement: fileURLToPath(new URL('./packages/ops/src/index.ts', import.meta.url)) },
+      { find: /^epicsperf\/dist\/(.+)\.js$/, replacement: fileURLToPath(new URL('./packages/epicsperf/src/', import.meta.url)) + '$1.ts' },
     ],
   },
   test: {

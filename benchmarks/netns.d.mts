@@ -1,4 +1,4 @@
-// Types of benchmarks/netns.mjs, for the tests' rig (test/helpers/netns.ts) built on it.
+// Types of benchmarks/netns.mjs, for the tests' rig (packages/testkit/src/netns.ts) built on it.
 import type { ChildProcess, StdioOptions } from 'node:child_process';
 
 export interface NetHost {

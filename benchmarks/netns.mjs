@@ -1,4 +1,4 @@
-// Namespace hosts for the benchmarks and the tests (test/helpers/netns.ts builds on this): hosts on
+// Namespace hosts for the benchmarks and the tests (packages/testkit/src/netns.ts builds on this): hosts on
 // one bridge (198.18.0.0/24, a default route to a gateway that is not there, as on a real network),
 // or on two bridges (198.18.0.0/24, 198.18.1.0/24) joined by a router that forwards unicast between
 // them. Nothing is connected to the outside. Needs root. Namespaces are named PREFIX-PID-* (epxb for

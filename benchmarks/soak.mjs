@@ -1,8 +1,8 @@
-// The long reconnection soak (packages/epicsperf/src/bench/soak.ts, built into its dist/): monitors over CA and PVA
+// The long reconnection soak (packages/testkit/src/soak.ts, built into its dist/): monitors over CA and PVA
 // while the built-in IOC is stopped and started again, and frozen and thawed, cycle after cycle.
 // Prints a summary and writes benchmarks/results/soak.json (or --out).
 //
-//   npm run build && node --expose-gc benchmarks/soak.mjs --cycles 100 --records 100
+//   npm run build -w epicsperf-testkit && node --expose-gc benchmarks/soak.mjs --cycles 100 --records 100
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -25,7 +25,7 @@ if (typeof globalThis.gc !== 'function') {
   console.error('run with node --expose-gc: the heap is sampled after a full collection');
   process.exit(2);
 }
-const { runSoak } = await import('../packages/epicsperf/dist/bench/soak.js');
+const { runSoak } = await import('../packages/testkit/dist/soak.js');
 
 const kb = (b) => `${(b / 1024).toFixed(2)} KB`;
 const ms = (x) => `${Math.round(x)} ms`;

@@ -14,6 +14,7 @@
 // The server's CPU (all threads, and its busiest thread) is read over the same window.
 //
 //   node benchmarks/tls-cost.mjs [seconds] [rounds] [elements]     (defaults 10, 2, 10000000)
+//   (after npm run build -w epicsperf-testkit: the test keychains, and the packages it builds on)
 //   benchmarks/tls-cost.sh                                           (records benchmarks/results/tls-cost.md)
 //
 // With --perf, where this client's CPU goes in the monitor workload over TCP and over TLS: `perf
@@ -189,7 +190,7 @@ function measure(label, command, args, env, seconds, serverPid, perfFile) {
 }
 
 async function main(seconds, rounds, arrayElements, perf = false) {
-  const { makeKeychains, KEYCHAIN_PASSWORD } = await import(dist('epicsperf/dist/toolchains/keychains.js'));
+  const { makeKeychains, KEYCHAIN_PASSWORD } = await import(dist('testkit/dist/keychains.js'));
   const { buildJavaRunners, javaRunnerCommand } = await import(dist('epicsperf/dist/toolchains/jvm.js'));
   const { freePort } = await import(dist('epicsperf/dist/ioc/ports.js'));
   const built = await buildJavaRunners();

@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=benchmarks/results
 . benchmarks/record.sh
+npm run --silent build -w epicsperf-testkit
 record tls-cost node benchmarks/tls-cost.mjs "${SECONDS_EACH:-10}" "${ROUNDS:-2}" "${ELEMENTS:-10000000}"

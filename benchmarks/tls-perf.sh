@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=benchmarks/results
 . benchmarks/record.sh
+npm run --silent build -w epicsperf-testkit
 record tls-perf node benchmarks/tls-cost.mjs --perf "${SECONDS_EACH:-20}" "${ROUNDS:-2}"

@@ -2,7 +2,7 @@
 // given as JSON in argv[2] (and no EPICS_* of the environment), reading one PV and monitoring
 // another over PV Access, each given argv[3] ms (default 5000). Prints one JSON object of what it saw; the test judges it.
 import { Context } from '../../dist/index.js';
-import { collect, settle } from '../../../../test/helpers/netns-reads.mjs';
+import { collect, settle } from 'epicsperf-testkit/netns-reads';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const TIMEOUT = Number(process.argv[3] ?? 5000);

@@ -3,7 +3,7 @@
 // `monitor NAME`: one JSON line per event ({t, kind, value}) until stdin closes.
 import { createInterface } from 'node:readline';
 import { Context } from '../../dist/index.js';
-import { settle } from '../../../../test/helpers/netns-reads.mjs';
+import { settle } from 'epicsperf-testkit/netns-reads';
 
 const [mode, name, ms] = process.argv.slice(2);
 const ctx = new Context();

@@ -1,6 +1,6 @@
 // Shared helpers of the PV Access client tests: a PVA Context on an IOC's environment (loopback
 // only) and independent readings with p4p from the managed Python environment.
-import { pythonJson } from '../../../../test/helpers/python.js';
+import { pythonJson } from 'epicsperf-testkit/python';
 import { Context } from '../../src/index.js';
 
 export function pvaEnv(env: Readonly<Record<string, string>>): Record<string, string> {

@@ -4,10 +4,10 @@
 // server connection, and the monitor, come back by themselves. pyepics (libca) alike.
 import dgram from 'node:dgram';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startIoc, type Ioc } from '../../../../test/helpers/ioc.js';
+import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import { Context, NotFoundError, type MonitorEvent } from '../../src/index.js';
-import { pythonJson } from '../../../../test/helpers/python.js';
-import { waitFor } from '../../../../test/helpers/client-helpers.js';
+import { pythonJson } from 'epicsperf-testkit/python';
+import { waitFor } from 'epicsperf-testkit/client-helpers';
 
 let ioc: Ioc | undefined;
 

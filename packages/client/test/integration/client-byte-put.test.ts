@@ -1,7 +1,7 @@
 // Byte arrays put to a CHAR waveform of the real IOC (the copy-once path of encodeDbr): every byte
 // arrives as it was, from a Uint8Array, a Buffer, a view into a larger buffer and an Int8Array.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc, ensurePythonEnv } from '../../../../test/helpers/ioc.js';
+import { startIoc, type Ioc, ensurePythonEnv } from 'epicsperf-testkit/ioc';
 import { Context } from '../../src/client/context.js';
 
 const N = 100_000;

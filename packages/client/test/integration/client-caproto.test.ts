@@ -2,9 +2,9 @@
 // metadata and monitors cross-checked with pyepics reading the same server.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensurePythonEnv, pythonModule, freePort } from '../../../../test/helpers/ioc.js';
+import { ensurePythonEnv, pythonModule, freePort } from 'epicsperf-testkit/ioc';
 import type { Context, Reading } from '../../src/index.js';
-import { contextFor, pyepicsRead, waitFor } from '../../../../test/helpers/client-helpers.js';
+import { contextFor, pyepicsRead, waitFor } from 'epicsperf-testkit/client-helpers';
 
 let child: ChildProcess | undefined;
 let env: Record<string, string>;

@@ -4,7 +4,7 @@
 // changing a client's rights reaches a monitor's stream as events no full queue drops. The IOC's
 // settings records answer with their types and values, and its read-only record refuses a put.
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { settingNames, settingValue, startIoc, type Ioc } from '../../../../test/helpers/ioc.js';
+import { settingNames, settingValue, startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import {
   AccessDeniedError,
   type ChannelInfo,
@@ -15,8 +15,8 @@ import {
   NotFoundError,
   type TimeReading,
 } from '../../src/index.js';
-import { contextFor, pyepicsRead, setGate, waitFor } from '../../../../test/helpers/client-helpers.js';
-import { pythonJson } from '../../../../test/helpers/python.js';
+import { contextFor, pyepicsRead, setGate, waitFor } from 'epicsperf-testkit/client-helpers';
+import { pythonJson } from 'epicsperf-testkit/python';
 
 let ioc: Ioc;
 let ctx: Context;

@@ -1,7 +1,7 @@
 // The client against the built-in IOC (EPICS base's RSRV): every correctness PV cross-checked
 // with pyepics, puts, monitors in both forms, snapshot, large arrays and bad calls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../../../../test/helpers/ioc.js';
+import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import {
   BadArgumentError,
   ClosedError,
@@ -11,8 +11,8 @@ import {
   type MonitorEvent,
   type TimeReading,
 } from '../../src/index.js';
-import { contextFor, pyepicsRead, waitFor, type PyReading } from '../../../../test/helpers/client-helpers.js';
-import { KINDS } from '../../../../test/helpers/kinds.js';
+import { contextFor, pyepicsRead, waitFor, type PyReading } from 'epicsperf-testkit/client-helpers';
+import { KINDS } from 'epicsperf-testkit/kinds';
 
 let ioc: Ioc;
 let ctx: Context;

@@ -2,9 +2,9 @@
 // monitor reports the gap (disconnected, then connected) and resumes with fresh updates, at once
 // after a long outage too (the restarted IOC's beacons restart the search).
 import { afterAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc, freePort } from '../../../../test/helpers/ioc.js';
+import { startIoc, type Ioc, freePort } from 'epicsperf-testkit/ioc';
 import { DisconnectedError, NotFoundError, type MonitorEvent } from '../../src/index.js';
-import { contextFor, waitFor } from '../../../../test/helpers/client-helpers.js';
+import { contextFor, waitFor } from 'epicsperf-testkit/client-helpers';
 
 let ioc: Ioc | undefined;
 

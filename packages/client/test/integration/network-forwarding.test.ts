@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ensurePythonEnv } from '../../../../test/helpers/ioc.js';
-import { cleanEnv, Rig, type Host } from '../../../../test/helpers/netns.js';
+import { ensurePythonEnv } from 'epicsperf-testkit/ioc';
+import { cleanEnv, Rig, type Host } from 'epicsperf-testkit/netns';
 import { Client, sleep, waitFor } from '../helpers/reboot-client.js';
 
 const script = (p: string): string => fileURLToPath(new URL(p, import.meta.url));

@@ -6,7 +6,7 @@
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanEnv, Rig, type Host } from '../../../../test/helpers/netns.js';
+import { cleanEnv, Rig, type Host } from 'epicsperf-testkit/netns';
 
 const CLIENT = fileURLToPath(new URL('../../../../benchmarks/reboot-client.mjs', import.meta.url));
 const DIST = fileURLToPath(new URL('../../dist', import.meta.url));

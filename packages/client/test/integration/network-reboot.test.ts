@@ -6,7 +6,7 @@
 // the bounded search of a lost server's names where they do not (within about a second).
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanEnv, Rig, type Host } from '../../../../test/helpers/netns.js';
+import { cleanEnv, Rig, type Host } from 'epicsperf-testkit/netns';
 import { Client, sleep, waitFor } from '../helpers/reboot-client.js';
 
 const NODE_CLIENT = fileURLToPath(new URL('../../../../benchmarks/reboot-client.mjs', import.meta.url));

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ensurePythonEnv } from '../../../../test/helpers/ioc.js';
-import { cleanEnv, Rig, type Host } from '../../../../test/helpers/netns.js';
+import { ensurePythonEnv } from 'epicsperf-testkit/ioc';
+import { cleanEnv, Rig, type Host } from 'epicsperf-testkit/netns';
 
 const CLIENT_SCRIPT = fileURLToPath(new URL('../helpers/netns-routed-client.mjs', import.meta.url));
 const READ_MS = 4000;

@@ -5,7 +5,7 @@
 // memory of an update the next one replaced is read into again, and every update is whole
 // during its callback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../../../../test/helpers/ioc.js';
+import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import type { Context, MonitorEvent, PvaReading } from '../../src/index.js';
 import { pvaContextFor } from '../helpers/pva-helpers.js';
 

@@ -2,11 +2,11 @@
 // by field with p4p, pvRequest field selection, GET_FIELD, puts, monitors in both forms,
 // snapshots with missing names, names of both protocols in one Context, and bad calls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../../../../test/helpers/ioc.js';
+import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import { BadArgumentError, ClosedError, Context, NotFoundError, PvaReading, type MonitorEvent } from '../../src/index.js';
 import { expectSame, p4pRead, plain, pvaContextFor, pvaEnv, type P4pReading } from '../helpers/pva-helpers.js';
-import { waitFor } from '../../../../test/helpers/client-helpers.js';
-import { KINDS } from '../../../../test/helpers/kinds.js';
+import { waitFor } from 'epicsperf-testkit/client-helpers';
+import { KINDS } from 'epicsperf-testkit/kinds';
 
 let ioc: Ioc;
 let ctx: Context<'pva'>;

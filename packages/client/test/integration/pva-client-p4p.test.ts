@@ -5,9 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killOnExit, freePort, ensurePythonEnv } from '../../../../test/helpers/ioc.js';
+import { killOnExit, freePort, ensurePythonEnv } from 'epicsperf-testkit/ioc';
 import { Context, type PvaReading, type MonitorEvent } from '../../src/index.js';
-import { waitFor } from '../../../../test/helpers/client-helpers.js';
+import { waitFor } from 'epicsperf-testkit/client-helpers';
 import { expectSame, p4pRead, plain, type P4pReading } from '../helpers/pva-helpers.js';
 
 const SCRIPT = fileURLToPath(new URL('../helpers/p4p-server.py', import.meta.url));

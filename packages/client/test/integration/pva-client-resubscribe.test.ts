@@ -3,7 +3,7 @@
 // updates queued when the next monitor's INIT arrives; every new monitor must get updates and
 // no error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../../../../test/helpers/ioc.js';
+import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import type { Context, MonitorEvent, PvaReading } from '../../src/index.js';
 import { pvaContextFor } from '../helpers/pva-helpers.js';
 

@@ -5,9 +5,9 @@
 // IPv4 and an IPv6 multicast group, and p4p reads the same PV through the IPv6 address list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { ensurePythonEnv } from '../../../../test/helpers/ioc.js';
+import { ensurePythonEnv } from 'epicsperf-testkit/ioc';
 import type { DestinationStats } from '../../src/index.js';
-import { cleanEnv, Rig, type Host } from '../../../../test/helpers/netns.js';
+import { cleanEnv, Rig, type Host } from 'epicsperf-testkit/netns';
 
 const CLIENT_SCRIPT = fileURLToPath(new URL('../helpers/netns-pva-client.mjs', import.meta.url));
 const GROUP = '224.0.1.76';

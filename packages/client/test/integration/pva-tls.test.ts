@@ -8,8 +8,8 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Context, type ContextOptions } from '../../src/index.js';
-import { KEYCHAIN_PASSWORD, makeKeychains, type Keychains } from '../../../epicsperf/src/toolchains/keychains.js';
-import { corePvaGet, javaReady, startTlsServer, type TlsServer } from '../helpers/tls-server.js';
+import { KEYCHAIN_PASSWORD, makeKeychains, type Keychains } from 'epicsperf-testkit/keychains';
+import { corePvaGet, javaReady, startTlsServer, type TlsServer } from 'epicsperf-testkit/tls-server';
 
 const dir = mkdtempSync(join(tmpdir(), 'epics-tls-'));
 let kc: Keychains;

@@ -4,10 +4,10 @@
 // and skips what it may not write, and a dry run, a declined confirmation or an interruption
 // writes nothing it does not report.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../../../../test/helpers/ioc.js';
+import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import type { Context } from '../../src/index.js';
 import { compare, compareLive, parseSnapshot, restore, save, writeSnapshot, type SaveSet } from '../../src/saveset/index.js';
-import { contextFor, setGate as gate } from '../../../../test/helpers/client-helpers.js';
+import { contextFor, setGate as gate } from 'epicsperf-testkit/client-helpers';
 
 let ioc: Ioc;
 let ctx: Context;

@@ -6,7 +6,7 @@ import dgram from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BeaconAnomalies } from '../../src/ca/beacon.js';
 import { encode } from '../../src/ca/messages.js';
-import { freePort } from '../../../../test/helpers/ioc.js';
+import { freePort } from 'epicsperf-testkit/ioc';
 import { ipv4Mapped, ipv4Of, SearchFlags } from '../../src/pva/messages-session.js';
 import { decodeMessage, encodeMessages } from '../../src/pva/messages.js';
 import { forwardedForm, readDatagram } from '../../src/pva/forward.js';

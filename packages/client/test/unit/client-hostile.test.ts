@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Context, DisconnectedError, ProtocolError, TimeoutError, type Reading } from '../../src/index.js';
 import { FakeNameServer, FakeTcpServer, type Mode } from '../helpers/ca-fake-server.js';
-import { waitFor } from '../../../../test/helpers/wait.js';
+import { waitFor } from 'epicsperf-testkit/wait';
 
 const modes: Mode[] = ['good', 'truncated', 'absurd', 'unknown', 'silent', 'garbage'];
 const servers = new Map<Mode, FakeTcpServer>();

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Context, type MonitorEvent, type Reading } from '../../src/index.js';
 import { FakeNameServer, FakeTcpServer } from '../helpers/ca-fake-server.js';
-import { waitFor } from '../../../../test/helpers/wait.js';
+import { waitFor } from 'epicsperf-testkit/wait';
 
 const names = new FakeNameServer();
 const server = new FakeTcpServer('good');

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killOnExit } from '../../src/children.js';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
-import { pyepicsRead } from '../../../../test/helpers/client-helpers.js';
+import { pyepicsRead } from 'epicsperf-testkit/client-helpers';
 import { launchBrowser } from '../helpers/browser.js';
 
 const SERVER = fileURLToPath(new URL('../../../../examples/ws-bridge/server.js', import.meta.url));

@@ -1,7 +1,7 @@
 // Reads a capture file back in one JSON shape, independently with h5py (Python) and with h5wasm,
 // so the tests compare both readers against what was written.
 import * as h5wasm from 'h5wasm/node';
-import { pythonJson } from '../../../../test/helpers/python.js';
+import { pythonJson } from 'epicsperf-testkit/python';
 
 export interface DatasetDump {
   dtype: string;

@@ -2,7 +2,7 @@
 // runs on (whatever EPICS_* the test passes), reading, monitoring and snapshotting the built-in
 // IOC's PVs over CA and PVA. Prints one JSON object of what it saw; the test judges it.
 import { Context } from '../../../client/dist/index.js';
-import { collect, settle } from '../../../../test/helpers/netns-reads.mjs';
+import { collect, settle } from 'epicsperf-testkit/netns-reads';
 
 const P = process.argv[2] ?? 'TEST:';
 const TIMEOUT = 5000;

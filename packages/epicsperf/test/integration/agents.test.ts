@@ -8,8 +8,8 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, runCli } from '../../../../test/helpers/cli.js';
-import { cleanEnv, Rig, type Host } from '../../../../test/helpers/netns.js';
+import { BIN, runCli } from 'epicsperf-testkit/cli';
+import { cleanEnv, Rig, type Host } from 'epicsperf-testkit/netns';
 
 const made = Rig.make(4);
 const rig = typeof made === 'string' ? undefined : made;

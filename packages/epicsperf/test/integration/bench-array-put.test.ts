@@ -7,7 +7,7 @@ import { ensurePythonEnv } from '../../src/pyenv/index.js';
 import { CLIENTS } from '../../src/clients/index.js';
 import { runArrayPut } from '../../src/bench/array-put.js';
 import { Context } from '../../../client/src/index.js';
-import { runCli } from '../../../../test/helpers/cli.js';
+import { runCli } from 'epicsperf-testkit/cli';
 import { schemaErrors } from '../helpers/schema.js';
 import type { BenchResults } from '../../src/results/index.js';
 

@@ -13,7 +13,7 @@ import type { Sample } from '../../src/bench/samples.js';
 import { BENCH_FORMAT, type BenchResults, type EnvironmentReport, type HeadroomResults, type MonitorRun } from '../../src/results/index.js';
 import { benchHtml, renderBench } from '../../src/workloads/index.js';
 import { schemaErrors } from '../helpers/schema.js';
-import { runCli } from '../../../../test/helpers/cli.js';
+import { runCli } from 'epicsperf-testkit/cli';
 
 const clients = (...names: string[]) => names.map((n) => findClient(n)!);
 

@@ -7,7 +7,7 @@ import { findClient } from '../../src/clients/index.js';
 import { fitLatency, runLatency } from '../../src/bench/latency.js';
 import type { BenchResults, LatencyPoint } from '../../src/results/index.js';
 import { schemaErrors } from '../helpers/schema.js';
-import { runCli } from '../../../../test/helpers/cli.js';
+import { runCli } from 'epicsperf-testkit/cli';
 
 /** A reference client of each protocol and the Java runners (whose puts and updates are their own). */
 const TIMED = ['node', 'c-pvxs', 'java-caj', 'java-corepva'];

@@ -10,7 +10,7 @@ import { LocalHost } from '../../src/hosts/local-host.js';
 import type { Host, RunnerRequest } from '../../src/hosts/host.js';
 import type { BenchResults } from '../../src/results/index.js';
 import { schemaErrors } from '../helpers/schema.js';
-import { runCli } from '../../../../test/helpers/cli.js';
+import { runCli } from 'epicsperf-testkit/cli';
 
 const node = findClient('node')!;
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeSamples, SAMPLE_BYTES, SampleStore, type Sample } from '../../src/bench/samples.js';
 import { pythonModule } from '../../src/pyenv/index.js';
-import { pythonJson } from '../../../../test/helpers/python.js';
+import { pythonJson } from 'epicsperf-testkit/python';
 
 const T0 = 1_700_000_000.123456;
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
 import { Context } from '../../../client/src/client/context.js';
 import { childPids } from '../../src/procstat.js';
-import { BIN, runCli } from '../../../../test/helpers/cli.js';
+import { BIN, runCli } from 'epicsperf-testkit/cli';
 import { dumpWithH5py, type CaptureDump } from '../helpers/capture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-cli-'));

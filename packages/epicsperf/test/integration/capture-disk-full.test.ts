@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
-import { runCli } from '../../../../test/helpers/cli.js';
+import { runCli } from 'epicsperf-testkit/cli';
 import { dumpWithH5py } from '../helpers/capture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-disk-full-'));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { dumpWithH5py } from '../helpers/capture.js';
-import { pythonJson } from '../../../../test/helpers/python.js';
+import { pythonJson } from 'epicsperf-testkit/python';
 import { ensurePythonEnv, pythonModule } from '../../src/pyenv/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-kill-'));

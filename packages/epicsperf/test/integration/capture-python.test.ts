@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { CaptureWriter } from '../../src/capture/writer.js';
 import { dumpWithH5py, dumpWithH5wasm } from '../helpers/capture.js';
-import { pythonJson } from '../../../../test/helpers/python.js';
+import { pythonJson } from 'epicsperf-testkit/python';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-py-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import type { ThreadedWriter as Threaded } from '../../src/capture/worker.js';
 import { GapDetector, type GapRecord } from '../../src/capture/gaps.js';
 import { pythonModule } from '../../src/pyenv/index.js';
 import { dumpWithH5py, dumpWithH5wasm, type CaptureDump } from '../helpers/capture.js';
-import { pythonJson } from '../../../../test/helpers/python.js';
+import { pythonJson } from 'epicsperf-testkit/python';
 
 const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../../test/helpers/cli.js';
+import { runCli } from 'epicsperf-testkit/cli';
 import { schemaErrors } from '../helpers/schema.js';
 import { PROFILES } from '../../src/bench/profiles.js';
 import { ARRAY_DEFAULTS } from '../../src/workloads/array.js';

@@ -2,8 +2,8 @@
 // IOC: caget's, caput's, camonitor's and cainfo's output layouts and exit codes; puts checked with pyepics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
-import { pyepicsRead } from '../../../../test/helpers/client-helpers.js';
-import { runCli } from '../../../../test/helpers/cli.js';
+import { pyepicsRead } from 'epicsperf-testkit/client-helpers';
+import { runCli } from 'epicsperf-testkit/cli';
 
 let ioc: Ioc;
 let env: Record<string, string>;

@@ -4,7 +4,7 @@
 // nothing thrown, no descriptor left behind. (The heap is checked by benchmarks/soak.mjs, under
 // --expose-gc.)
 import { describe, expect, it } from 'vitest';
-import { runSoak } from '../../src/bench/soak.js';
+import { runSoak } from 'epicsperf-testkit/soak';
 
 describe('reconnection soak (short)', () => {
   it('monitors over both protocols come back, in order, after restarts and freezes, leaving nothing behind', async () => {

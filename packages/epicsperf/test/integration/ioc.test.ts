@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
 import { freePort } from '../../src/ioc/ports.js';
-import { alive, pythonJson, waitGone } from '../../../../test/helpers/python.js';
-import { BIN, runCli } from '../../../../test/helpers/cli.js';
-import { KINDS } from '../../../../test/helpers/kinds.js';
+import { alive, pythonJson, waitGone } from 'epicsperf-testkit/python';
+import { BIN, runCli } from 'epicsperf-testkit/cli';
+import { KINDS } from 'epicsperf-testkit/kinds';
 
 // Waiting with callbacks the way pyepics asks: poll, not sleep. A PV counts as connected
 // before its connection callback (on libca's thread) has made the subscription, and libca sends

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { CLIENTS } from '../../src/clients/index.js';
 import type { DestinationStats } from '../../../client/src/index.js';
-import { BIN } from '../../../../test/helpers/cli.js';
-import { BROADCAST, cleanEnv, Rig, type Host } from '../../../../test/helpers/netns.js';
+import { BIN } from 'epicsperf-testkit/cli';
+import { BROADCAST, cleanEnv, Rig, type Host } from 'epicsperf-testkit/netns';
 
 const CLIENT_SCRIPT = fileURLToPath(new URL('../helpers/netns-client.mjs', import.meta.url));
 

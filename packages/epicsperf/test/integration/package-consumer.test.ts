@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
-import { pyepicsRead } from '../../../../test/helpers/client-helpers.js';
+import { pyepicsRead } from 'epicsperf-testkit/client-helpers';
 import { makeConsumer } from '../helpers/consumer.js';
 
 const TSCONFIG = JSON.stringify({

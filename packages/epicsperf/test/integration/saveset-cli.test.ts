@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
 import type { Context } from '../../../client/src/index.js';
-import { contextFor, setGate } from '../../../../test/helpers/client-helpers.js';
-import { BIN, runCli } from '../../../../test/helpers/cli.js';
+import { contextFor, setGate } from 'epicsperf-testkit/client-helpers';
+import { BIN, runCli } from 'epicsperf-testkit/cli';
 
 let ioc: Ioc;
 let ctx: Context;

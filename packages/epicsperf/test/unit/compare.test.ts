@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { mannWhitneyP, regressions, verdict } from '../../src/report/compare.js';
 import { compareRuns } from '../../src/workloads/index.js';
 import { loadResults } from '../../src/results/store.js';
-import { runCli } from '../../../../test/helpers/cli.js';
+import { runCli } from 'epicsperf-testkit/cli';
 import { schemaErrors } from '../helpers/schema.js';
 
 const F = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'results');

@@ -1,7 +1,7 @@
 // Runs a Python snippet in the managed environment (an independent real client) and parses its JSON.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { ensurePythonEnv } from '../../packages/epicsperf/src/pyenv/index.js';
+import { ensurePythonEnv } from 'epicsperf/dist/pyenv/index.js';
 
 export async function pythonJson<T = unknown>(script: string, args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<T> {
   const python = await ensurePythonEnv();

@@ -8,7 +8,7 @@
 // exits; namespaces left behind by a killed run, by the next rig made.
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cleanEnv, Net, type NetHost } from '../../benchmarks/netns.mjs';
+import { cleanEnv, Net, type NetHost } from '../../../benchmarks/netns.mjs';
 import { BIN } from './cli.js';
 
 export { cleanEnv };

@@ -1,9 +1,9 @@
 // core-pva's PV Access server (epicsperf's Java TlsServer, built with the Java runners) for the
 // Secure PV Access tests, on free ports of this host, and core-pva's own client as the reference.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { buildJavaRunners, javaRunnerCommand } from '../../../epicsperf/src/toolchains/jvm.js';
-import { freePort } from '../../../epicsperf/src/ioc/ports.js';
-import { KEYCHAIN_PASSWORD } from '../../../epicsperf/src/toolchains/keychains.js';
+import { freePort } from 'epicsperf/dist/ioc/ports.js';
+import { buildJavaRunners, javaRunnerCommand } from 'epicsperf/dist/toolchains/jvm.js';
+import { KEYCHAIN_PASSWORD } from './keychains.js';
 
 export interface TlsServer {
   /** The UDP port it takes searches on, the environment a client needs to reach it. */

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../packages/epicsperf/bin/epicsperf.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../epicsperf/bin/epicsperf.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;

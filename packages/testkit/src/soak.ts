@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { Context, type Monitor } from 'epics-client';
-import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
+import { startIoc, type Ioc, type IocOptions } from 'epicsperf/dist/ioc/index.js';
 import { median, MonitorTracker, slope } from './soak-track.js';
 
 export interface SoakOptions {

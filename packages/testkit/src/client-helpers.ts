@@ -1,8 +1,7 @@
 // Shared helpers of the client tests: a Context on an IOC's environment (loopback only), and
 // an independent reading of PVs with pyepics (libca) from the managed Python environment.
 import { pythonJson } from './python.js';
-import { Context } from '../../packages/client/src/index.js';
-import type { ContextOptions } from '../../packages/client/src/index.js';
+import { Context, type ContextOptions } from 'epics-client';
 
 export { waitFor } from './wait.js';
 
