@@ -55,12 +55,63 @@ const BUILT = {
   rust: { dir: rustRunnersDir, error: rustBuildError, build: () => buildRustRunners(rustBinaries()), needs: 'cargo' },
 } as const;
 
-/** Build the Java and Rust runners the clients need (once, on first use); a failure is kept for their rows. */
-export async function buildRunners(clients: readonly ClientSpec[]): Promise<Record<string, { path: string } | { error: string }>> {
-  const out: Record<string, { path: string } | { error: string }> = {};
-  for (const runtime of ['java', 'rust'] as const)
-    if (clients.some((c) => c.runtime === runtime)) out[runtime] = await BUILT[runtime].build();
-  return out;
+type Built = { path: string } | { error: string };
+
+/** Every promise's result, once all have ended; the first that rejected rejects it then. */
+async function allEnded<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  const failure = settled.find((r) => r.status === 'rejected');
+  if (failure) throw (failure as PromiseRejectedResult).reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/** Build the Java and Rust runners the clients need (once, on first use), side by side; a failure is kept for their rows. */
+export async function buildRunners(clients: readonly ClientSpec[]): Promise<Record<string, Built>> {
+  const runtimes = (['java', 'rust'] as const).filter((runtime) => clients.some((c) => c.runtime === runtime));
+  const built = await allEnded<Built[]>(runtimes.map((runtime) => BUILT[runtime].build()));
+  return Object.fromEntries(runtimes.map((runtime, i) => [runtime, built[i]!]));
+}
+
+export interface PrepareOptions {
+  /** The managed Python environment (or EPICSPERF_PYTHON's): wanted, and rebuilt with `force`. */
+  python: boolean | { force: boolean };
+  /** The C runner on libca; the C++ runner on pvxs (both need the Python environment's wheels). */
+  c: boolean;
+  pvxs: boolean;
+  /** The clients whose Java and Rust runners to build. */
+  clients: readonly ClientSpec[];
+}
+
+export interface Prepared {
+  /** The interpreter ('python3' when the environment was not asked for). */
+  python: string;
+  c?: Built;
+  pvxs?: Built;
+  /** The Java and Rust runners, by runtime. */
+  built: Record<string, Built>;
+}
+
+/**
+ * Make the runners ready, the independent builds side by side: the Java and Rust runners from the
+ * start, beside the Python environment; the C and C++ runners together once it is ready. A build
+ * that fails leaves its reason and the others built; an error thrown (the Python environment
+ * cannot be made) is thrown once the other builds have ended.
+ */
+export async function prepareRunners(opts: PrepareOptions): Promise<Prepared> {
+  const others = buildRunners(opts.clients);
+  const native = (async () => {
+    const python = opts.python ? await ensurePythonEnv(typeof opts.python === 'object' ? { force: opts.python.force } : {}) : 'python3';
+    const [c, pvxs] = await allEnded<[Built | undefined, Built | undefined]>([
+      opts.c ? buildCRunner(python) : Promise.resolve(undefined),
+      opts.pvxs ? buildPvxsRunner(python) : Promise.resolve(undefined),
+    ]);
+    return { python, c, pvxs };
+  })();
+  const [{ python, c, pvxs }, built] = await allEnded<[{ python: string; c?: Built; pvxs?: Built }, Record<string, Built>]>([
+    native,
+    others,
+  ]);
+  return { python, built, ...(c && { c }), ...(pvxs && { pvxs }) };
 }
 
 export interface ClientStatus {
@@ -119,15 +170,17 @@ export async function clientStatusList(): Promise<{ report: EnvironmentReport; s
 
 /**
  * Make the asked clients runnable: the managed Python environment for the built-in IOC and the
- * Python runners, and the C runner for the libca clients (each built once, on first use).
+ * Python runners, the C runner for the libca clients, the C++, Java and Rust runners for theirs
+ * (each built once, on first use; side by side, see prepareRunners).
  * `referee`: values will be checked, by the C runner (see bench/snapshot.ts). Returns the Python
  * interpreter. A C runner that cannot be built leaves its rows saying why.
  */
 export async function prepareClients(clients: readonly ClientSpec[], builtinIoc: boolean, referee = false): Promise<string> {
-  const needsPython = builtinIoc || referee || clients.some((c) => c.runtime === 'python' || c.runtime === 'c');
-  const python = needsPython ? await ensurePythonEnv() : 'python3';
-  if (referee || clients.some((c) => c.runtime === 'c' && !usesPvxs(c))) await buildCRunner(python);
-  if (clients.some(usesPvxs)) await buildPvxsRunner(python);
-  await buildRunners(clients);
-  return python;
+  const prepared = await prepareRunners({
+    python: builtinIoc || referee || clients.some((c) => c.runtime === 'python' || c.runtime === 'c'),
+    c: referee || clients.some((c) => c.runtime === 'c' && !usesPvxs(c)),
+    pvxs: clients.some(usesPvxs),
+    clients,
+  });
+  return prepared.python;
 }

@@ -2,11 +2,12 @@
 // reuses, pinned by python/requirements.txt, or an existing interpreter named by EPICSPERF_PYTHON.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { getLogger } from '../log.js';
 import { PythonEnvError } from '../errors.js';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
+import { acquireLock } from '../lock.js';
 
 const log = getLogger('pyenv');
 
@@ -152,7 +153,7 @@ export async function ensurePythonEnv(opts: EnsureOptions = {}): Promise<string>
   const dir = status.dir!;
   mkdirSync(dirname(dir), { recursive: true });
   const lock = `${dir}.lock`;
-  await acquireLock(lock, progress);
+  const release = await acquireLock(lock, () => progress('another epicsperf process is setting up the Python environment; waiting'));
   try {
     const again = pythonEnvStatus(env);
     if (again.ready && !opts.force) return again.python;
@@ -175,50 +176,6 @@ export async function ensurePythonEnv(opts: EnsureOptions = {}): Promise<string>
     progress('Python environment ready');
     return py;
   } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
-async function acquireLock(lock: string, progress: (line: string) => void): Promise<void> {
-  let told = false;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    // A lock whose owner is gone, or older than 30 minutes, is stale.
-    let stale = false;
-    try {
-      const pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
-      stale = !pidAlive(pid);
-    } catch {
-      try {
-        stale = Date.now() - statSync(lock).mtimeMs > 30 * 60_000;
-      } catch {
-        stale = false;
-      }
-    }
-    if (stale) {
-      rmSync(lock, { recursive: true, force: true });
-      continue;
-    }
-    if (!told) {
-      progress('another epicsperf process is setting up the Python environment; waiting');
-      told = true;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    release();
   }
 }

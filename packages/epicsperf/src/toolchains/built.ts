@@ -1,11 +1,15 @@
 // Runners built on first use into EPICSPERF_HOME from sources of the package (a C or C++ program,
 // a folder of Java classes and jars, Rust binaries): rebuilt only when a source or the toolchain
-// changes, built beside their place and renamed into it, a failed build's one-line reason kept.
+// changes, built beside their place and renamed into it, a failed build's one-line reason kept;
+// one process builds while the others wait (a lock beside it), saying on stderr what it builds,
+// why, how far it got and how long it took.
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { basename, delimiter, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { acquireLock } from '../lock.js';
 
 interface Captured {
   code: number | null;
@@ -14,10 +18,14 @@ interface Captured {
   spawnError?: NodeJS.ErrnoException;
 }
 
+/**
+ * Run a command to its end and keep what it prints; `onLine` also sees each line of either
+ * stream as it comes.
+ */
 export function capture(
   command: string,
   args: string[],
-  opts: { cwd?: string | undefined; env?: Record<string, string> | undefined } = {},
+  opts: { cwd?: string | undefined; env?: Record<string, string> | undefined; onLine?: ((line: string) => void) | undefined } = {},
 ): Promise<Captured> {
   return new Promise((resolve) => {
     let stdout = '';
@@ -33,10 +41,32 @@ export function capture(
       resolve({ code: null, stdout, stderr, spawnError: err as NodeJS.ErrnoException });
       return;
     }
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const onLine = opts.onLine;
+    // The part of each stream's last line that has not ended yet.
+    const partial = { stdout: '', stderr: '' };
+    const lines = (stream: 'stdout' | 'stderr', d: string): void => {
+      if (!onLine) return;
+      const parts = (partial[stream] + d).split(/\r?\n|\r/);
+      partial[stream] = parts.pop()!;
+      for (const l of parts) if (l.trim()) onLine(l);
+    };
+    const flush = (): void => {
+      for (const l of [partial.stdout, partial.stderr]) if (onLine && l.trim()) onLine(l);
+      partial.stdout = partial.stderr = '';
+    };
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      lines('stdout', d);
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      lines('stderr', d);
+    });
     child.on('error', (err) => resolve({ code: null, stdout, stderr, spawnError: err }));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      flush();
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -54,8 +84,15 @@ export interface BuildStep {
   args: string[];
   cwd?: string;
   env?: Record<string, string>;
-  /** What the command is, for a reason ('a JDK', 'Maven', 'cargo'). */
+  /** What the command is, for a reason ('JDK', 'Maven', 'cargo'). */
   tool: string;
+  /**
+   * A line the command prints as a progress line ('compiling tokio (57/112)'), or undefined when
+   * it is not one; such lines are never a failure's reason.
+   */
+  progress?: (line: string) => string | undefined;
+  /** Other lines the command prints that are never a failure's reason (its own progress, say). */
+  chatter?: RegExp;
 }
 
 export interface BuildPlan {
@@ -68,10 +105,89 @@ export interface BuildPlan {
   inputs: readonly string[];
   /** Whatever else decides a rebuild (toolchain versions, paths). */
   key: unknown;
-  /** The commands that build it (into `out`), one after another. */
+  /** The commands that build it (into `out`), one after another (asked once per build). */
   steps: (out: string) => BuildStep[];
   /** Done last, on `out`: a reason when it fails. */
   finish?: (out: string) => string | undefined;
+  /** How long a build takes here, for its first line ('about 5 minutes on 2 cores'). */
+  takes?: string;
+}
+
+/** Where a build's lines go and how often. */
+export interface ProgressOptions {
+  /** Each line for a person watching; by default to stderr as `epicsperf setup: <line>`. */
+  progress?: (line: string) => void;
+  /** A line at least this often while a build runs (the tool's progress, else "still building"); 8 s. */
+  heartbeatMs?: number;
+  /** The tool's progress lines at most this often (the latest shown); 2.5 s. */
+  throttleMs?: number;
+  /** How often a waiting process looks at the lock; 500 ms. */
+  pollMs?: number;
+}
+
+const toStderr = (line: string): void => {
+  process.stderr.write(`epicsperf setup: ${line}\n`);
+};
+
+/** A duration as a person reads it: 42s, 4m38s. */
+export function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+/**
+ * How long a build takes on this machine, from what it takes on 2 cores: `parallel` work (a
+ * cargo build) in proportion to the cores, up to 8 ('about 5 minutes on 2 cores').
+ */
+export function takesHere(secondsOn2Cores: number, parallel = false): string {
+  const cores = availableParallelism();
+  const s = parallel ? (secondsOn2Cores * 2) / Math.min(Math.max(cores, 1), 8) : secondsOn2Cores;
+  const about = s < 10 ? 'a few seconds' : s < 90 ? `about ${Math.round(s / 10) * 10} seconds` : `about ${Math.round(s / 60)} minutes`;
+  return `${about} on ${cores} core${cores === 1 ? '' : 's'}`;
+}
+
+/** The lines of one long task: the tool's progress (throttled), a heartbeat when it is silent. */
+export interface Watch {
+  /** A line now. */
+  say(line: string): void;
+  /** A progress line of the tool's: shown now, or (the latest of them) once `throttleMs` has passed. */
+  progress(line: string): void;
+  /** The time since it started, as `duration` writes it. */
+  elapsed(): string;
+  stop(): void;
+}
+
+/** Watch a task that says `still <doing> (1m40s)` when nothing else was said for `heartbeatMs`. */
+export function watch(doing: string, opts: ProgressOptions = {}): Watch {
+  const out = opts.progress ?? toStderr;
+  const heartbeat = opts.heartbeatMs ?? 8000;
+  const throttle = opts.throttleMs ?? 2500;
+  const started = Date.now();
+  let last = started;
+  let pending: string | undefined;
+  const say = (line: string): void => {
+    last = Date.now();
+    pending = undefined;
+    out(line);
+  };
+  const timer = setInterval(
+    () => {
+      const now = Date.now();
+      if (pending !== undefined && now - last >= throttle) say(pending);
+      else if (now - last >= heartbeat) say(`still ${doing} (${duration(now - started)})`);
+    },
+    Math.max(10, Math.min(500, throttle / 4, heartbeat / 4)),
+  );
+  timer.unref();
+  return {
+    say,
+    progress: (line) => {
+      if (Date.now() - last >= throttle) say(line);
+      else pending = line;
+    },
+    elapsed: () => duration(Date.now() - started),
+    stop: () => clearInterval(timer),
+  };
 }
 
 /** Every file under `dir`, sorted, skipping `skip` folders (build output). */
@@ -117,10 +233,16 @@ const COLOUR = /\x1b\[[0-9;]*m/g;
 
 /**
  * The first line a tool prints of its version, or undefined when it does not run; `cwd` where it
- * matters (rustup's proxies pick the toolchain of the folder's rust-toolchain.toml).
+ * matters (rustup's proxies pick the toolchain of the folder's rust-toolchain.toml, and install
+ * it first when it is missing: `onLine` sees what they print meanwhile).
  */
-export async function toolVersion(command: string, args: string[], cwd?: string): Promise<{ version?: string; error?: string }> {
-  const r = await capture(command, args, { cwd });
+export async function toolVersion(
+  command: string,
+  args: string[],
+  cwd?: string,
+  onLine?: (line: string) => void,
+): Promise<{ version?: string; error?: string }> {
+  const r = await capture(command, args, { cwd, onLine });
   if (r.spawnError) return { error: r.spawnError.code === 'ENOENT' ? `${command} not found` : r.spawnError.message };
   const line = (r.stdout + '\n' + r.stderr)
     .replace(COLOUR, '')
@@ -131,45 +253,126 @@ export async function toolVersion(command: string, args: string[], cwd?: string)
   return { version: line };
 }
 
-async function runSteps(plan: BuildPlan, out: string): Promise<string | undefined> {
-  for (const step of plan.steps(out)) {
-    const r = await capture(step.command, step.args, { cwd: step.cwd, env: step.env });
+/** `text` without the lines `step` reads as progress or chatter. */
+function reasonText(text: string, step: BuildStep): string {
+  return text
+    .split('\n')
+    .filter((raw) => {
+      const l = raw.replace(COLOUR, '');
+      return !(step.progress?.(l) !== undefined || step.chatter?.test(l));
+    })
+    .join('\n')
+    .trim();
+}
+
+async function runSteps(plan: BuildPlan, steps: readonly BuildStep[], out: string, w: Watch): Promise<string | undefined> {
+  const name = plan.what.replace(/^the /, '');
+  for (const step of steps) {
+    const onLine = step.progress
+      ? (line: string) => {
+          const p = step.progress!(line.replace(COLOUR, ''));
+          if (p !== undefined) w.progress(`${name}: ${p}`);
+        }
+      : undefined;
+    const r = await capture(step.command, step.args, { cwd: step.cwd, env: step.env, onLine });
     if (r.spawnError)
       return r.spawnError.code === 'ENOENT'
         ? `no ${step.tool} (${step.command} not found)`
         : `cannot run ${step.command}: ${r.spawnError.message}`;
-    if (r.code !== 0) return `${plan.what} did not build (${step.tool}): ${firstError(r.stderr || r.stdout)}`;
+    if (r.code !== 0)
+      return `${plan.what} did not build (${step.tool}): ${firstError(reasonText(r.stderr, step) || reasonText(r.stdout, step))}`;
   }
   return plan.finish?.(out);
+}
+
+/** The hash of a plan's inputs and key. */
+function planHash(plan: BuildPlan): string {
+  const hasher = createHash('sha256');
+  for (const f of plan.inputs) hasher.update(f).update(readFileSync(f));
+  return hasher.update(JSON.stringify(plan.key)).digest('hex');
+}
+
+/** The hash `<path>.sha256` keeps: of the last build tried, good or failed. */
+function keptHash(path: string): string | undefined {
+  try {
+    return readFileSync(path + '.sha256', 'utf8').trim();
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * Build `plan.path` unless the one there was built from the same inputs and key (kept in
  * `<path>.sha256`). Resolves to its path or to a one-line reason, which is also kept in
- * `<path>.error` for `clients` and the bench rows; a failed build leaves nothing to run.
+ * `<path>.error` for `clients` and the bench rows; a failed build leaves nothing to run. One
+ * process (or call) builds at a time, holding `<path>.lock`: one that has to wait says so once,
+ * then takes what the other built, or its failure for the same inputs, and builds only when the
+ * other built something else (other sources) or did not finish.
  */
-export async function buildIfChanged(plan: BuildPlan): Promise<{ path: string } | { error: string }> {
+export async function buildIfChanged(plan: BuildPlan, opts: ProgressOptions = {}): Promise<{ path: string } | { error: string }> {
   const { path } = plan;
-  const hasher = createHash('sha256');
-  for (const f of plan.inputs) hasher.update(f).update(readFileSync(f));
-  const hash = hasher.update(JSON.stringify(plan.key)).digest('hex');
-  try {
-    if (existsSync(path) && readFileSync(path + '.sha256', 'utf8').trim() === hash) return { path };
-  } catch {
-    // no hash file: build
-  }
+  const hash = planHash(plan);
+  if (existsSync(path) && keptHash(path) === hash) return { path };
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = path + '.tmp';
-  rmSync(tmp, { recursive: true, force: true });
-  if (plan.folder) mkdirSync(tmp);
-  const error = plan.inputs.length === 0 ? `${plan.what}: no sources` : await runSteps(plan, tmp);
-  if (error !== undefined) {
-    rmSync(tmp, { recursive: true, force: true });
-    return failed(path, error);
+  let waited = false;
+  const asked = Date.now();
+  const release = await acquireLock(
+    path + '.lock',
+    (pid) => {
+      waited = true;
+      (opts.progress ?? toStderr)(`waiting for ${plan.what}, which process ${pid ?? '(starting)'} is building`);
+    },
+    opts.pollMs,
+  );
+  try {
+    if (existsSync(path) && keptHash(path) === hash) return { path };
+    if (waited && keptHash(path) === hash && failedSince(path, asked)) return { error: buildError(path)! };
+    return await build(plan, hash, opts);
+  } finally {
+    release();
   }
-  rmSync(path, { recursive: true, force: true });
-  renameSync(tmp, path);
-  writeFileSync(path + '.sha256', hash + '\n');
-  rmSync(path + '.error', { force: true });
-  return { path };
+}
+
+/** Whether the build of `path` failed since `since` (ms; a second earlier is allowed for the file system's clock). */
+function failedSince(path: string, since: number): boolean {
+  try {
+    return buildError(path) !== undefined && statSync(path + '.error').mtimeMs >= since - 1000;
+  } catch {
+    return false;
+  }
+}
+
+async function build(plan: BuildPlan, hash: string, opts: ProgressOptions): Promise<{ path: string } | { error: string }> {
+  const { path } = plan;
+  const why =
+    buildError(path) !== undefined
+      ? 'the last build failed'
+      : existsSync(path) || keptHash(path) !== undefined
+        ? 'sources or toolchain changed'
+        : 'first use';
+  const tmp = path + '.tmp';
+  const steps = plan.steps(tmp);
+  const tools = [...new Set(steps.map((s) => basename(s.command)))].join(' and ');
+  const w = watch(`building ${plan.what}`, opts);
+  w.say(`building ${plan.what}${tools ? ` with ${tools}` : ''} (${why}${plan.takes ? `; ${plan.takes}` : ''})`);
+  try {
+    rmSync(tmp, { recursive: true, force: true });
+    if (plan.folder) mkdirSync(tmp);
+    const error = plan.inputs.length === 0 ? `${plan.what}: no sources` : await runSteps(plan, steps, tmp, w);
+    if (error !== undefined) {
+      rmSync(tmp, { recursive: true, force: true });
+      // The hash of what failed: a process that waited for this build takes its failure.
+      writeFileSync(path + '.sha256', hash + '\n');
+      w.say(`could not build ${plan.what} in ${w.elapsed()}: ${error}`);
+      return failed(path, error);
+    }
+    rmSync(path, { recursive: true, force: true });
+    renameSync(tmp, path);
+    writeFileSync(path + '.sha256', hash + '\n');
+    rmSync(path + '.error', { force: true });
+    w.say(`built ${plan.what} in ${w.elapsed()}`);
+    return { path };
+  } finally {
+    w.stop();
+  }
 }

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
 import type { LibraryStatus } from '../results/index.js';
-import { buildError, buildIfChanged, findCommand, listFiles, toolVersion } from './built.js';
+import { buildError, buildIfChanged, capture, findCommand, listFiles, takesHere, toolVersion, watch } from './built.js';
 
 const SOURCES = join(PACKAGE_ROOT, 'rust');
 const MANIFEST = join(SOURCES, 'Cargo.toml');
@@ -44,6 +44,37 @@ export function rustLibraries(): Record<string, string> {
   return out;
 }
 
+/** What rustup says while it installs the toolchain rust-toolchain.toml names, as a progress line. */
+function rustupProgress(line: string): string | undefined {
+  const m = /^info: (?:syncing channel updates for '([^']+)'|(downloading|installing) component '([^']+)')/.exec(line.trim());
+  if (!m) return undefined;
+  return m[1] ? `rustup is installing ${m[1]} (rust/rust-toolchain.toml)` : `rustup ${m[2]} ${m[3]}`;
+}
+
+/** A crate as cargo names it in its lines and its tree: `tokio v1.40.0`. */
+const crateOf = (line: string): string | undefined => /^\s*(?:Compiling )?(\S+ v\S+)/.exec(line)?.[1];
+
+/**
+ * cargo's lines as progress: a crate fetched or compiled, with the count of those compiled of
+ * those this build compiles, which `cargo tree` (started here, about a second) tells.
+ */
+function cargoProgress(command: string, env: Record<string, string>): (line: string) => string | undefined {
+  let total: number | undefined;
+  const tree = ['tree', '--locked', '--edges', 'normal,build', '--prefix', 'none', '--format', '{p}', '--manifest-path', MANIFEST];
+  void capture(command, tree, { cwd: SOURCES, env }).then((r) => {
+    const crates = new Set(r.stdout.split('\n').map(crateOf).filter(Boolean));
+    if (r.code === 0 && crates.size > 0) total = crates.size;
+  });
+  const compiled = new Set<string>();
+  return (line) => {
+    const m = /^\s*(Compiling|Downloaded) (\S+) v(\S+)/.exec(line);
+    if (!m) return rustupProgress(line);
+    if (m[1] === 'Downloaded') return `downloaded ${m[2]} ${m[3]}`;
+    compiled.add(`${m[2]} v${m[3]}`);
+    return `compiling ${m[2]} (${compiled.size}${total ? `/${total}` : ''})`;
+  };
+}
+
 /** cargo and rustc, as `doctor` reports them. */
 export async function rustToolchain(): Promise<Record<string, LibraryStatus>> {
   const c = cargo();
@@ -61,22 +92,33 @@ export async function rustToolchain(): Promise<Record<string, LibraryStatus>> {
  */
 export async function buildRustRunners(binaries: readonly string[]): Promise<{ path: string } | { error: string }> {
   const c = cargo();
-  const version = await toolVersion(c, ['-V'], SOURCES);
+  // rustup installs the toolchain here when it is missing (a minute or two): say so meanwhile.
+  const w = watch('checking the Rust toolchain');
+  const version = await toolVersion(c, ['-V'], SOURCES, (line) => {
+    const p = rustupProgress(line);
+    if (p) w.progress(`Rust toolchain: ${p}`);
+  });
+  w.stop();
   const target = join(epicsperfHome(), 'rust', 'target');
+  // rustup's cargo finds its rustc through PATH.
+  const env = { PATH: [dirname(c), process.env.PATH ?? ''].join(delimiter) };
   return buildIfChanged({
     what: 'the Rust runners',
     path: rustRunnersDir(),
     folder: true,
     inputs: listFiles(SOURCES, ['target']),
     key: { cargo: version.version ?? version.error, binaries },
+    takes: `${takesHere(280, true)}, more when cargo fetches the crates`,
     steps: () => [
       {
         tool: 'cargo',
         command: c,
-        args: ['build', '--release', '--locked', '--quiet', '--manifest-path', MANIFEST, '--target-dir', target],
+        args: ['build', '--release', '--locked', '--manifest-path', MANIFEST, '--target-dir', target],
         cwd: SOURCES,
-        // rustup's cargo finds its rustc through PATH.
-        env: { PATH: [dirname(c), process.env.PATH ?? ''].join(delimiter) },
+        env,
+        progress: cargoProgress(c, env),
+        // Its other lines of progress: what it fetches, what it waits for, when it is done.
+        chatter: /^\s*(Updating|Downloading|Locking|Blocking|Finished|Fresh)\b|^info: /,
       },
     ],
     finish: (out) => {

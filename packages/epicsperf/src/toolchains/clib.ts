@@ -2,7 +2,7 @@
 // the epicscorelibs wheel in the Python environment; rebuilt only when the source or wheel changes.
 import { join } from 'node:path';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
-import { buildIfChanged, capture } from './built.js';
+import { buildIfChanged, capture, takesHere } from './built.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_ca.c');
 /** Included by SOURCE: part of what decides a rebuild. */
@@ -56,6 +56,7 @@ export async function buildCRunner(python: string): Promise<{ path: string } | {
     path: cRunnerPath(),
     inputs: [SOURCE, ...INCLUDED],
     key: { version: libs.version, lib: libs.lib, cc, platform: process.platform },
+    takes: takesHere(5),
     steps: (out) => [
       {
         tool: 'C compiler',

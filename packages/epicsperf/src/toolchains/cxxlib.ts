@@ -3,7 +3,7 @@
 // A build that fails leaves its one-line reason beside the runner's path, for the client's row.
 import { join } from 'node:path';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
-import { buildError, buildIfChanged, capture, failed } from './built.js';
+import { buildError, buildIfChanged, capture, failed, takesHere } from './built.js';
 import { coreLibs, platformIncludes } from './clib.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_pvxs.cpp');
@@ -47,6 +47,7 @@ async function build(python: string): Promise<{ path: string } | { error: string
     path: pvxsRunnerPath(),
     inputs: [SOURCE, ...INCLUDED],
     key: { pvxs: pvxs.version, core: core.version, lib: pvxs.lib, cxx, platform: process.platform },
+    takes: takesHere(10),
     steps: (out) => [
       {
         tool: 'C++ compiler',

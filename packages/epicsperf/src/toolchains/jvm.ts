@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
 import type { LibraryStatus } from '../results/index.js';
-import { buildError, buildIfChanged, findCommand, listFiles, toolVersion } from './built.js';
+import { buildError, buildIfChanged, findCommand, listFiles, takesHere, toolVersion } from './built.js';
 
 const SOURCES = join(PACKAGE_ROOT, 'java');
 const POM = join(SOURCES, 'pom.xml');
@@ -37,6 +37,17 @@ export function javaLibraries(): Record<string, string> {
   return out;
 }
 
+/** Maven's lines as progress: a file fetched into the repository (the count of them). */
+function mavenProgress(): (line: string) => string | undefined {
+  let fetched = 0;
+  return (line) => {
+    const m = /^\[INFO\] Downloaded from [^:]+: \S*\/([^/\s]+)/.exec(line);
+    if (!m) return undefined;
+    fetched += 1;
+    return `fetched ${m[1]} (${fetched} file${fetched === 1 ? '' : 's'})`;
+  };
+}
+
 /** The JDK and Maven, as `doctor` reports them. */
 export async function javaToolchain(): Promise<Record<string, LibraryStatus>> {
   const [java, javac, maven] = await Promise.all([
@@ -62,19 +73,15 @@ export async function buildJavaRunners(): Promise<{ path: string } | { error: st
     folder: true,
     inputs: listFiles(SOURCES, ['target']),
     key: { jdk: jdk.version ?? jdk.error, javac, maven: maven.version ?? maven.error },
+    takes: `${takesHere(50)}, most of it Maven fetching the jars`,
     steps: (out) => [
       {
         tool: 'Maven',
         command: mvn(),
-        args: [
-          '-B',
-          '-q',
-          '-f',
-          POM,
-          `-Dmaven.repo.local=${repo}`,
-          'dependency:copy-dependencies',
-          `-DoutputDirectory=${join(out, 'lib')}`,
-        ],
+        args: ['-B', '-f', POM, `-Dmaven.repo.local=${repo}`, 'dependency:copy-dependencies', `-DoutputDirectory=${join(out, 'lib')}`],
+        progress: mavenProgress(),
+        // Its other lines (what it fetches, copies, the build's summary); a failure's are [ERROR] lines.
+        chatter: /^\[INFO\]/,
       },
       {
         tool: 'JDK',

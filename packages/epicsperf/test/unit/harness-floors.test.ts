@@ -29,6 +29,7 @@ const FLOORS: Record<string, number> = {
   children: 0,
   defaults: 0,
   home: 0,
+  lock: 0,
   procstat: 0,
   // data and formats: result shapes (and their store)
   results: 1,
