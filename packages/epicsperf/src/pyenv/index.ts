@@ -8,6 +8,7 @@ import { getLogger } from '../log.js';
 import { PythonEnvError } from '../errors.js';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
 import { acquireLock } from '../lock.js';
+import { toStderr, watch } from '../progress.js';
 
 const log = getLogger('pyenv');
 
@@ -142,7 +143,7 @@ export interface EnsureOptions {
  */
 export async function ensurePythonEnv(opts: EnsureOptions = {}): Promise<string> {
   const env = opts.env ?? process.env;
-  const progress = opts.progress ?? ((line: string) => process.stderr.write(`epicsperf setup: ${line}\n`));
+  const progress = opts.progress ?? toStderr;
   const status = pythonEnvStatus(env);
   if (status.kind === 'external') {
     if (!status.ready) throw new PythonEnvError(`EPICSPERF_PYTHON=${status.python} does not exist`);
@@ -158,23 +159,29 @@ export async function ensurePythonEnv(opts: EnsureOptions = {}): Promise<string>
     const again = pythonEnvStatus(env);
     if (again.ready && !opts.force) return again.python;
     const base = findBasePython(env);
-    progress(`creating the Python environment in ${dir} (once; later runs reuse it)`);
-    rmSync(dir, { recursive: true, force: true });
-    await run(base, ['-m', 'venv', dir], 'creating the Python virtual environment', (l) => log.debug(l));
-    const py = venvPython(dir);
-    progress('installing the pinned packages of python/requirements.txt (a few minutes on first use)');
-    let lastShown = 0;
-    await runPip(py, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', REQUIREMENTS], (line) => {
-      log.debug(line);
-      const m = /^(Collecting|Installing collected packages|Successfully installed)\s+(.*)$/.exec(line);
-      if (m && (Date.now() - lastShown > 300 || m[1] !== 'Collecting')) {
-        lastShown = Date.now();
-        progress(`${m[1]} ${m[2]!.slice(0, 100)}`);
-      }
-    });
-    writeFileSync(join(dir, MARKER), requirementsHash() + '\n');
-    progress('Python environment ready');
-    return py;
+    // A line at least every 8 s: creating the venv and installing a wheel say nothing for longer.
+    const w = watch('setting up the Python environment', { progress });
+    try {
+      w.say(`creating the Python environment in ${dir} (once; later runs reuse it)`);
+      rmSync(dir, { recursive: true, force: true });
+      await run(base, ['-m', 'venv', dir], 'creating the Python virtual environment', (l) => log.debug(l));
+      const py = venvPython(dir);
+      w.say('installing the pinned packages of python/requirements.txt (a few minutes on first use)');
+      let lastShown = 0;
+      await runPip(py, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', REQUIREMENTS], (line) => {
+        log.debug(line);
+        const m = /^(Collecting|Installing collected packages|Successfully installed)\s+(.*)$/.exec(line);
+        if (m && (Date.now() - lastShown > 300 || m[1] !== 'Collecting')) {
+          lastShown = Date.now();
+          w.say(`${m[1]} ${m[2]!.slice(0, 100)}`);
+        }
+      });
+      writeFileSync(join(dir, MARKER), requirementsHash() + '\n');
+      w.say(`Python environment ready (${w.elapsed()})`);
+      return py;
+    } finally {
+      w.stop();
+    }
   } finally {
     release();
   }

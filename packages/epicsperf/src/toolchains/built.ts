@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { acquireLock } from '../lock.js';
+import { type ProgressOptions, toStderr, type Watch, watch } from '../progress.js';
 
 interface Captured {
   code: number | null;
@@ -113,26 +114,9 @@ export interface BuildPlan {
   takes?: string;
 }
 
-/** Where a build's lines go and how often. */
-export interface ProgressOptions {
-  /** Each line for a person watching; by default to stderr as `epicsperf setup: <line>`. */
-  progress?: (line: string) => void;
-  /** A line at least this often while a build runs (the tool's progress, else "still building"); 8 s. */
-  heartbeatMs?: number;
-  /** The tool's progress lines at most this often (the latest shown); 2.5 s. */
-  throttleMs?: number;
-  /** How often a waiting process looks at the lock; 500 ms. */
+/** Where a build's lines go and how often; and how often a waiting process looks at the lock (500 ms). */
+export interface BuildOptions extends ProgressOptions {
   pollMs?: number;
-}
-
-const toStderr = (line: string): void => {
-  process.stderr.write(`epicsperf setup: ${line}\n`);
-};
-
-/** A duration as a person reads it: 42s, 4m38s. */
-export function duration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
 /**
@@ -144,50 +128,6 @@ export function takesHere(secondsOn2Cores: number, parallel = false): string {
   const s = parallel ? (secondsOn2Cores * 2) / Math.min(Math.max(cores, 1), 8) : secondsOn2Cores;
   const about = s < 10 ? 'a few seconds' : s < 90 ? `about ${Math.round(s / 10) * 10} seconds` : `about ${Math.round(s / 60)} minutes`;
   return `${about} on ${cores} core${cores === 1 ? '' : 's'}`;
-}
-
-/** The lines of one long task: the tool's progress (throttled), a heartbeat when it is silent. */
-export interface Watch {
-  /** A line now. */
-  say(line: string): void;
-  /** A progress line of the tool's: shown now, or (the latest of them) once `throttleMs` has passed. */
-  progress(line: string): void;
-  /** The time since it started, as `duration` writes it. */
-  elapsed(): string;
-  stop(): void;
-}
-
-/** Watch a task that says `still <doing> (1m40s)` when nothing else was said for `heartbeatMs`. */
-export function watch(doing: string, opts: ProgressOptions = {}): Watch {
-  const out = opts.progress ?? toStderr;
-  const heartbeat = opts.heartbeatMs ?? 8000;
-  const throttle = opts.throttleMs ?? 2500;
-  const started = Date.now();
-  let last = started;
-  let pending: string | undefined;
-  const say = (line: string): void => {
-    last = Date.now();
-    pending = undefined;
-    out(line);
-  };
-  const timer = setInterval(
-    () => {
-      const now = Date.now();
-      if (pending !== undefined && now - last >= throttle) say(pending);
-      else if (now - last >= heartbeat) say(`still ${doing} (${duration(now - started)})`);
-    },
-    Math.max(10, Math.min(500, throttle / 4, heartbeat / 4)),
-  );
-  timer.unref();
-  return {
-    say,
-    progress: (line) => {
-      if (Date.now() - last >= throttle) say(line);
-      else pending = line;
-    },
-    elapsed: () => duration(Date.now() - started),
-    stop: () => clearInterval(timer),
-  };
 }
 
 /** Every file under `dir`, sorted, skipping `skip` folders (build output). */
@@ -309,7 +249,7 @@ function keptHash(path: string): string | undefined {
  * then takes what the other built, or its failure for the same inputs, and builds only when the
  * other built something else (other sources) or did not finish.
  */
-export async function buildIfChanged(plan: BuildPlan, opts: ProgressOptions = {}): Promise<{ path: string } | { error: string }> {
+export async function buildIfChanged(plan: BuildPlan, opts: BuildOptions = {}): Promise<{ path: string } | { error: string }> {
   const { path } = plan;
   const hash = planHash(plan);
   if (existsSync(path) && keptHash(path) === hash) return { path };
@@ -342,7 +282,7 @@ function failedSince(path: string, since: number): boolean {
   }
 }
 
-async function build(plan: BuildPlan, hash: string, opts: ProgressOptions): Promise<{ path: string } | { error: string }> {
+async function build(plan: BuildPlan, hash: string, opts: BuildOptions): Promise<{ path: string } | { error: string }> {
   const { path } = plan;
   const why =
     buildError(path) !== undefined

@@ -9,7 +9,8 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
 import type { LibraryStatus } from '../results/index.js';
-import { buildError, buildIfChanged, capture, findCommand, listFiles, takesHere, toolVersion, watch } from './built.js';
+import { watch } from '../progress.js';
+import { buildError, buildIfChanged, capture, findCommand, listFiles, takesHere, toolVersion } from './built.js';
 
 const SOURCES = join(PACKAGE_ROOT, 'rust');
 const MANIFEST = join(SOURCES, 'Cargo.toml');

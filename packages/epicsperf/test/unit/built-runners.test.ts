@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildError, buildIfChanged, type BuildPlan, type ProgressOptions } from '../../src/toolchains/built.js';
+import { buildError, buildIfChanged, type BuildPlan, type BuildOptions } from '../../src/toolchains/built.js';
 import { javaLibraries } from '../../src/toolchains/jvm.js';
 
 let tmp: string;
@@ -27,7 +27,7 @@ function plan(over: Partial<BuildPlan> = {}): BuildPlan {
   };
 }
 /** Progress lines dropped. */
-const quiet: ProgressOptions = { progress: () => {} };
+const quiet: BuildOptions = { progress: () => {} };
 const builds = (): number => (existsSync(join(tmp, 'builds')) ? readFileSync(join(tmp, 'builds'), 'utf8').split('\n').length - 1 : 0);
 
 describe('buildIfChanged', () => {
@@ -90,7 +90,7 @@ const slow = (seconds: number, fail = false): Partial<BuildPlan> => ({
 });
 
 /** Progress options that keep the lines. */
-function lines(over: ProgressOptions = {}): ProgressOptions & { seen: string[] } {
+function lines(over: BuildOptions = {}): BuildOptions & { seen: string[] } {
   const seen: string[] = [];
   return { progress: (l) => seen.push(l), pollMs: 50, ...over, seen };
 }

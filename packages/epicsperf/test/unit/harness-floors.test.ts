@@ -30,6 +30,7 @@ const FLOORS: Record<string, number> = {
   defaults: 0,
   home: 0,
   lock: 0,
+  progress: 0,
   procstat: 0,
   // data and formats: result shapes (and their store)
   results: 1,
