@@ -1,8 +1,10 @@
-// Runs the real epicsperf binary (bin/epicsperf.js on the built dist/).
+// Runs the real binaries as a user does: epicsperf's (bin/epicsperf.js) and epics-ops's
+// (bin/epics-ops.js), each on its package's built dist/.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../epicsperf/bin/epicsperf.js', import.meta.url));
+export const OPS_BIN = fileURLToPath(new URL('../../ops/bin/epics-ops.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -11,13 +13,18 @@ export interface CliResult {
   ms: number;
 }
 
-export function runCli(
-  args: string[],
-  opts: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
-): Promise<CliResult> {
+export interface CliOptions {
+  env?: Record<string, string>;
+  input?: string;
+  timeoutMs?: number;
+  /** The binary to run: BIN (the default) or OPS_BIN. */
+  bin?: string;
+}
+
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   const t0 = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], {
       env: { ...process.env, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
       timeout: opts.timeoutMs ?? 60_000,
@@ -31,3 +38,6 @@ export function runCli(
     child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - t0 }));
   });
 }
+
+/** runCli on epics-ops's binary. */
+export const runOps = (args: string[], opts: Omit<CliOptions, 'bin'> = {}): Promise<CliResult> => runCli(args, { ...opts, bin: OPS_BIN });

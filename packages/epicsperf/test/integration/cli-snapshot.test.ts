@@ -1,5 +1,6 @@
-// The CLI end to end: snapshot of the fixture PV list on the built-in IOC, and bad input.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+// The tool's own command line end to end: snapshot's --ioc builtin and --client on the built-in
+// IOC, monitor and bench, and bad input to them (epics-ops's snapshot: packages/ops/test/integration).
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,53 +49,18 @@ describe('epicsperf snapshot', () => {
     }
   });
 
-  it('over PV Access with --protocol pva, names with pva:// and ca:// alike', async () => {
-    const r = await runCli(['snapshot', '-', '--ioc', 'builtin', '--protocol', 'pva', '--format', 'json'], {
-      input: 'TEST:KIND:LONG\nca://TEST:KIND:STRING\n',
-    });
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { client: string; rows: { name: string; value: unknown }[] };
-    expect(out.client).toBe('epics-client');
-    expect(out.rows.map((x) => [x.name, x.value])).toEqual([
-      ['TEST:KIND:LONG', 42],
-      ['ca://TEST:KIND:STRING', 'hello epics'],
-    ]);
-    expect(schemaErrors('snapshot', out)).toEqual([]);
-  });
-
-  it('writes CSV', async () => {
-    const r = await runCli(['snapshot', '-', '--ioc', 'builtin', '--format', 'csv'], { input: 'TEST:KIND:STRING\nTEST:NOPE\n' });
-    expect(r.code).toBe(1);
-    const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toBe('name,ok,value,severity,status,timestamp,elapsed_ms,error');
-    expect(lines[1]).toMatch(/^TEST:KIND:STRING,true,hello epics,NO_ALARM,NO_ALARM,20\d\d-/);
-    expect(lines[2]).toMatch(/^TEST:NOPE,false,/);
-  });
-
-  it('an unreachable IOC is a result: every PV fails after its timeout, exit 1', async () => {
-    const env = { EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_CA_SERVER_PORT: '9' };
-    const r = await runCli(['snapshot', '-', '--timeout', '500'], { input: 'A:B\nC:D\n', env });
-    expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/0 answered, 2 failed/);
-    expect(r.ms).toBeLessThan(5000);
-  });
-
   const dir = mkdtempSync(join(tmpdir(), 'epicsperf-cli-'));
-  const file = (name: string, text: string) => {
-    const p = join(dir, name);
-    writeFileSync(p, text);
-    return p;
-  };
   it.each([
-    ['an empty PV file', () => ['snapshot', file('empty.txt', '# nothing\n\n')], /has no PV names/],
-    ['an unreadable PV file', () => ['snapshot', join(dir, 'nope.txt')], /cannot read PV list .*no such file/],
-    ['duplicate names', () => ['snapshot', file('dup.txt', 'A:B\nC:D\nA:B\n')], /line 3: duplicate PV name A:B \(first on line 1\)/],
     ['an unknown client', () => ['snapshot', 'fixtures/pvs.txt', '--client', 'nosuch'], /unknown client "nosuch"/],
-    ['a bad timeout', () => ['snapshot', 'fixtures/pvs.txt', '--timeout', 'soon'], /--timeout.*invalid/],
     [
-      'a bad format',
-      () => ['snapshot', 'fixtures/pvs.txt', '--format', 'xml'],
-      /option '--format <format>' argument 'xml' is invalid\. Allowed choices are table, json, csv/,
+      '--save with a benchmark client',
+      () => ['snapshot', 'fixtures/pvs.txt', '--save', join(dir, 'y.snapshot'), '--client', 'pyepics'],
+      /--save reads with epics-client in this process, without --client/,
+    ],
+    [
+      '--save with --check',
+      () => ['snapshot', 'fixtures/pvs.txt', '--save', join(dir, 'z.snapshot'), '--check'],
+      /--save reads on this host, without --hosts or --check/,
     ],
     [
       'a bad IOC choice',

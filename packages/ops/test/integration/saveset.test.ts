@@ -1,4 +1,4 @@
-// `snapshot --save`, `diff` and `restore` end to end on the built-in IOC (with its access
+// epics-ops's `snapshot --save`, `diff` and `restore` end to end on the test IOC (with its access
 // security), over CA and PVA: the file keeps what was read (a missing PV too), diff against the
 // live machine finds exactly what changed, restore off a terminal writes nothing without --yes
 // and puts everything back with it, and bad input gets one line and exit 2.
@@ -7,25 +7,24 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../../src/ioc/index.js';
-import type { Context } from '../../../client/src/index.js';
+import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import { contextFor, setGate } from 'epicsperf-testkit/client-helpers';
-import { BIN, runCli } from 'epicsperf-testkit/cli';
+import { OPS_BIN, runOps } from 'epicsperf-testkit/cli';
 
 let ioc: Ioc;
-let ctx: Context;
+let ctx: ReturnType<typeof contextFor>;
 let dir: string;
 const K = 'TEST:KIND:';
 const errorLines = (stderr: string) =>
   stderr
     .trim()
     .split('\n')
-    .filter((l) => l.startsWith('epicsperf:'));
+    .filter((l) => l.startsWith('epics-ops:'));
 
 beforeAll(async () => {
   ioc = await startIoc({ records: 2, rate: 10, arrayElements: 0, accessSecurity: true });
   ctx = contextFor(ioc.env);
-  dir = mkdtempSync(join(tmpdir(), 'epicsperf-saveset-'));
+  dir = mkdtempSync(join(tmpdir(), 'epics-ops-saveset-'));
 });
 
 afterAll(async () => {
@@ -33,7 +32,7 @@ afterAll(async () => {
   await ioc?.stop();
 });
 
-const cli = (args: string[], input?: string) => runCli(args, { env: ioc.env, input, timeoutMs: 30_000 });
+const cli = (args: string[], input?: string) => runOps(args, { env: ioc.env, input, timeoutMs: 30_000 });
 
 describe.each([
   ['ca', ''],
@@ -193,7 +192,7 @@ describe('files', () => {
     expect((await cli(['snapshot', '-', '--save', file, '--timeout', '1000'], `${K}SLOW\n${K}LONG\n`)).code).toBe(0);
     await Promise.all([ctx.put(K + 'SLOW', 2.5, { timeout: 10_000 }), ctx.put(K + 'LONG', 45)]);
     try {
-      const child = spawn(process.execPath, [BIN, 'restore', file, '--yes', '--timeout', '10000', '--format', 'json'], {
+      const child = spawn(process.execPath, [OPS_BIN, 'restore', file, '--yes', '--timeout', '10000', '--format', 'json'], {
         env: { ...process.env, ...ioc.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -233,7 +232,7 @@ describe('files', () => {
     // script(1) runs the command on a pseudo-terminal: stdin and stdout are a terminal there.
     const onTty = (answer: string) =>
       new Promise<{ code: number | null; out: string }>((resolve) => {
-        const cmd = [process.execPath, BIN, 'restore', file, '--timeout', '1000'].map((a) => `'${a}'`).join(' ');
+        const cmd = [process.execPath, OPS_BIN, 'restore', file, '--timeout', '1000'].map((a) => `'${a}'`).join(' ');
         const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, ...ioc.env }, stdio: ['pipe', 'pipe', 'pipe'] });
         let out = '';
         child.stdout.on('data', (d: Buffer) => {
@@ -276,10 +275,6 @@ describe('files', () => {
       [['diff', 'test/fixtures/saveset/truncated.sav', '--live'], /truncated\.sav.*<END>/],
       [['restore', 'test/fixtures/saveset/psi-bad-value.snap', '--yes'], /psi-bad-value\.snap line \d+: /],
       [['diff', 'test/fixtures/saveset/phoebus-bad-columns.csv', 'test/fixtures/saveset/psi.snap'], /phoebus-bad-columns\.csv line \d+: /],
-      [
-        ['snapshot', '-', '--save', join(dir, 'y.snapshot'), '--client', 'pyepics'],
-        /--save reads with epics-client in this process, without --client/,
-      ],
     ];
     for (const [args, msg] of cases) {
       const r = await cli(args, 'TEST:KIND:LONG\n');

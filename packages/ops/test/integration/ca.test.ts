@@ -1,9 +1,9 @@
-// `epicsperf ca get|put|monitor|info` as a user runs them (the real binary) against the built-in
+// `epics-ops ca get|put|monitor|info` as a user runs them (the real binary) against the test
 // IOC: caget's, caput's, camonitor's and cainfo's output layouts and exit codes; puts checked with pyepics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIoc, type Ioc } from '../../src/ioc/index.js';
+import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import { pyepicsRead } from 'epicsperf-testkit/client-helpers';
-import { runCli } from 'epicsperf-testkit/cli';
+import { runOps } from 'epicsperf-testkit/cli';
 
 let ioc: Ioc;
 let env: Record<string, string>;
@@ -21,7 +21,7 @@ afterAll(async () => {
   await ioc?.stop();
 });
 
-const ca = (...args: string[]): ReturnType<typeof runCli> => runCli(['ca', ...args], { env, timeoutMs: 30_000 });
+const ca = (...args: string[]): ReturnType<typeof runOps> => runOps(['ca', ...args], { env, timeoutMs: 30_000 });
 
 describe('ca get', () => {
   it('name and value per line, enums as their state, arrays as count and elements', async () => {
