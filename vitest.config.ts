@@ -3,14 +3,24 @@ import { defineConfig } from 'vitest/config';
 
 const client = (path: string): string => fileURLToPath(new URL(`./packages/client/src/${path}`, import.meta.url));
 
-// Three tiers, one project each; `vitest run` runs them all, one group after another (unit, then
-// browser, then integration), and `--project <name>` runs one.
+// Four tiers, one project each; `vitest run` runs them all, one group after another (unit; then
+// browser and integration side by side; then measure), and `--project <name>` runs one.
 // - unit: codecs, framers, sessions against the fake servers, fuzz, reports on fixtures. No
 //   Python, no C runner, no IOC, no browser: no global setup, and files in parallel.
 // - browser: pages in headless Chromium (packages/epicsperf/test/helpers/browser.ts).
-// - integration: the built-in IOC, the Python clients and the C runners, one file at a time.
-// Only browser and integration have the global setup that builds the Python environment and
-// the C runners.
+// - integration: the built-in IOC, the real clients, namespace hosts; files that time nothing
+//   tighter than a second, several at once (they mostly wait on processes, timeouts and the network).
+// - measure: the files whose assertions are rates, CPU or capacity (MEASURE below), one at a
+//   time and alone, after the others.
+// browser, integration and measure have the global setup: the Python environment and the C
+// runner on libca (every file needs the IOC, and the C runner referees values); a file that runs
+// other runners builds them first as the CLI does (prepareClients), waiting for a build already
+// under way (`npm test` starts them all in the background: scripts/test.mjs).
+const MEASURE = [
+  'packages/epicsperf/test/integration/bench-headroom.test.ts',
+  'packages/epicsperf/test/integration/bench-latency.test.ts',
+  'packages/epicsperf/test/integration/bench-load.test.ts',
+];
 const PYTHON_AND_RUNNERS = ['test/global-setup.ts'];
 
 export default defineConfig({
@@ -33,7 +43,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     // No test searches the host's own networks: a test that names no address list searches
     // nowhere rather than broadcasting there (packages/epicsperf/test/integration/network.test.ts builds hosts of its own).
-    env: { EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_AUTO_ADDR_LIST: 'NO' },
+    // The Rust runners are built unoptimised for the tests (rust/Cargo.toml's quick profile: a third
+    // of release's build time); the tests check what they do, not their speed.
+    env: { EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_AUTO_ADDR_LIST: 'NO', EPICSPERF_RUST_PROFILE: 'quick' },
     projects: [
       {
         extends: true,
@@ -64,9 +76,19 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['packages/*/test/integration/**/*.test.ts'],
+          exclude: MEASURE,
           globalSetup: PYTHON_AND_RUNNERS,
-          // Integration tests start real IOCs and client processes and measure them; on a
-          // 2-core machine running files one at a time keeps timings meaningful.
+          // Three files at once on two cores: most of a file's time is spent waiting.
+          maxWorkers: 3,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'measure',
+          include: MEASURE,
+          globalSetup: PYTHON_AND_RUNNERS,
           fileParallelism: false,
           sequence: { groupOrder: 2 },
         },

@@ -7,6 +7,7 @@ import dgram from 'node:dgram';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { waitFor } from 'epicsperf-testkit/wait';
 import { ByteWriter, decodeRequest, encodeMessage, type RequestMessage } from '../../src/ca/index.js';
 import { ClientCircuit } from '../../src/ca/circuit.js';
 import { Framer } from '../../src/ca/framer.js';
@@ -126,8 +127,7 @@ describe('the searcher with no UDP destination', () => {
       s.foundOverTcp(1, 0x0a000001, 5064, '198.18.0.2');
       expect(found).toEqual([[1, 0xffffffff, 5064, '198.18.0.1']]);
       // The retry schedule applies over TCP too: B goes out again, A does not.
-      await new Promise((r) => setTimeout(r, 120));
-      expect(sent.length).toBeGreaterThanOrEqual(2);
+      await waitFor(() => sent.length >= 2, 5000, 'a retry over TCP');
       for (const x of sent.slice(1)) expect(x.names).toEqual(['B:LONGER:NAME']);
       expect(s.datagramsSent).toBe(0);
       expect(sockets).not.toHaveBeenCalled();

@@ -10,7 +10,7 @@ import type { EnvironmentReport } from '../results/index.js';
 import { buildCRunner, cRunnerPath } from '../toolchains/clib.js';
 import { buildPvxsRunner, pvxsBuildError, pvxsRunnerPath } from '../toolchains/cxxlib.js';
 import { buildJavaRunners, javaBuildError, javaRunnerCommand, javaRunnersDir } from '../toolchains/jvm.js';
-import { buildRustRunners, rustBuildError, rustRunnerCommand, rustRunnersDir } from '../toolchains/cargo.js';
+import { buildRustRunners, rustBuildError, rustProfile, rustRunnerCommand, rustRunnersDir } from '../toolchains/cargo.js';
 
 import { CLIENTS, findClient, type ClientSpec } from './registry.js';
 
@@ -145,7 +145,9 @@ export function clientStatuses(report: EnvironmentReport): ClientStatus[] {
             built.error() ??
             `the ${spec.runtime === 'java' ? 'Java' : 'Rust'} runners are not built (needs ${built.needs}; run \`npx epicsperf setup\`)`,
         };
-      return { name: spec.name, available: true, version: `${spec.library} ${report.libraries[spec.library]?.version ?? '?'}` };
+      // A Rust build of another profile than release is not what the Rust clients' figures are of: said beside the version.
+      const profile = spec.runtime === 'rust' && rustProfile() !== 'release' ? ` (${rustProfile()} build)` : '';
+      return { name: spec.name, available: true, version: `${spec.library} ${report.libraries[spec.library]?.version ?? '?'}${profile}` };
     }
     if (spec.runtime === 'c') {
       const path = cRunnerPath();

@@ -1,4 +1,5 @@
-// The Rust runners (rust/): built with cargo in release mode from the committed lock file, the
+// The Rust runners (rust/): built with cargo in release mode (or the profile
+// $EPICSPERF_RUST_PROFILE names: the test suite's `quick`) from the committed lock file, the
 // crates fetched from crates.io into cargo's own cache, the build kept in EPICSPERF_HOME; built
 // on first use, again only when a source, the lock file or the toolchain changes. cargo is
 // $CARGO's, else the one on PATH, else rustup's (~/.cargo/bin), which is not always on PATH. It
@@ -16,9 +17,19 @@ const SOURCES = join(PACKAGE_ROOT, 'rust');
 const MANIFEST = join(SOURCES, 'Cargo.toml');
 const LOCK = join(SOURCES, 'Cargo.lock');
 
-/** Where the built Rust runners live (it may not exist yet). */
+/**
+ * The cargo profile of the runners: release, else $EPICSPERF_RUST_PROFILE. The test suite sets
+ * `quick` (rust/Cargo.toml: unoptimised, built in about a third of the time), since it checks
+ * what the runners do, not how fast; a bench row of such a build says so (clientStatuses).
+ */
+export function rustProfile(): string {
+  return process.env.EPICSPERF_RUST_PROFILE || 'release';
+}
+
+/** Where the built Rust runners of `rustProfile()` live (it may not exist yet): a folder per profile. */
 export function rustRunnersDir(): string {
-  return join(epicsperfHome(), 'rust', 'bin');
+  const profile = rustProfile();
+  return join(epicsperfHome(), 'rust', profile === 'release' ? 'bin' : `bin-${profile}`);
 }
 
 function cargo(): string {
@@ -101,6 +112,7 @@ export async function buildRustRunners(binaries: readonly string[]): Promise<{ p
   });
   w.stop();
   const target = join(epicsperfHome(), 'rust', 'target');
+  const profile = rustProfile();
   // rustup's cargo finds its rustc through PATH.
   const env = { PATH: [dirname(c), process.env.PATH ?? ''].join(delimiter) };
   return buildIfChanged({
@@ -108,13 +120,13 @@ export async function buildRustRunners(binaries: readonly string[]): Promise<{ p
     path: rustRunnersDir(),
     folder: true,
     inputs: listFiles(SOURCES, ['target']),
-    key: { cargo: version.version ?? version.error, binaries },
+    key: { cargo: version.version ?? version.error, binaries, profile },
     takes: `${takesHere(280, true)}, more when cargo fetches the crates`,
     steps: () => [
       {
         tool: 'cargo',
         command: c,
-        args: ['build', '--release', '--locked', '--manifest-path', MANIFEST, '--target-dir', target],
+        args: ['build', '--profile', profile, '--locked', '--manifest-path', MANIFEST, '--target-dir', target],
         cwd: SOURCES,
         env,
         progress: cargoProgress(c, env),
@@ -124,7 +136,8 @@ export async function buildRustRunners(binaries: readonly string[]): Promise<{ p
     ],
     finish: (out) => {
       for (const b of binaries) {
-        const built = join(target, 'release', b);
+        // cargo keeps the dev profile's output in debug/, every other in a folder of its name.
+        const built = join(target, profile === 'dev' ? 'debug' : profile, b);
         if (!existsSync(built)) return `the Rust runners did not build ${b}`;
         copyFileSync(built, join(out, b));
       }

@@ -4,14 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
-import { ensurePythonEnv } from '../../src/pyenv/index.js';
 import { Context } from '../../../client/src/client/context.js';
-import { findClient } from '../../src/clients/index.js';
+import { findClient, prepareClients } from '../../src/clients/index.js';
 import { runMonitor } from '../../src/bench/monitor.js';
 
 let python: string;
 beforeAll(async () => {
-  python = await ensurePythonEnv();
+  python = await prepareClients(
+    ['node', 'c-libca', 'pyepics', 'p4p', 'java-caj'].map((n) => findClient(n)!),
+    true,
+  );
 });
 
 describe('skipped updates injected by the IOC', () => {

@@ -3,8 +3,7 @@
 // a reply and say so; the IOC's check catches a short array and one out of order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
-import { ensurePythonEnv } from '../../src/pyenv/index.js';
-import { CLIENTS } from '../../src/clients/index.js';
+import { CLIENTS, prepareClients } from '../../src/clients/index.js';
 import { runArrayPut } from '../../src/bench/array-put.js';
 import { Context } from '../../../client/src/index.js';
 import { runCli } from 'epicsperf-testkit/cli';
@@ -15,7 +14,7 @@ const ELEMENTS = 100_000;
 let python: string;
 let ioc: Ioc;
 beforeAll(async () => {
-  python = await ensurePythonEnv();
+  python = await prepareClients(putters, true);
   ioc = await startIoc({ records: 1, rate: 0, arrayElements: ELEMENTS, arrayRate: 0, arrayType: 'int16', python });
 });
 afterAll(async () => {

@@ -2,13 +2,15 @@
 // element by the runners that read the native type (CA and PVA), and the IOC's own published rate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARRAY_TYPES, startIoc, type Ioc } from '../../src/ioc/index.js';
-import { ensurePythonEnv } from '../../src/pyenv/index.js';
-import { findClient } from '../../src/clients/index.js';
+import { findClient, prepareClients } from '../../src/clients/index.js';
 import { runMonitor } from '../../src/bench/monitor.js';
 
 let python: string;
 beforeAll(async () => {
-  python = await ensurePythonEnv();
+  python = await prepareClients(
+    NATIVE.map((n) => findClient(n)!),
+    true,
+  );
 });
 
 const ELEMENTS = 100_000;

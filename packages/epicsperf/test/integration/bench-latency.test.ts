@@ -2,8 +2,7 @@
 // sane), the byte-array case through the command line, and the fit of fixed cost and MB/s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
-import { ensurePythonEnv } from '../../src/pyenv/index.js';
-import { findClient } from '../../src/clients/index.js';
+import { findClient, prepareClients } from '../../src/clients/index.js';
 import { fitLatency, runLatency } from '../../src/bench/latency.js';
 import type { BenchResults, LatencyPoint } from '../../src/results/index.js';
 import { schemaErrors } from '../helpers/schema.js';
@@ -16,7 +15,10 @@ describe('latency against the built-in IOC', () => {
   let python: string;
   let ioc: Ioc;
   beforeAll(async () => {
-    python = await ensurePythonEnv();
+    python = await prepareClients(
+      TIMED.map((n) => findClient(n)!),
+      true,
+    );
     ioc = await startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: 10_000, python });
   });
   afterAll(async () => {

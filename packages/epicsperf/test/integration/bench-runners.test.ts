@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
-import { ensurePythonEnv } from '../../src/pyenv/index.js';
-import { CLIENTS, clientStatusList, type ClientSpec } from '../../src/clients/index.js';
+import { CLIENTS, clientStatusList, prepareClients, type ClientSpec } from '../../src/clients/index.js';
 import { runSnapshot } from '../../src/bench/snapshot.js';
 import { runMonitor } from '../../src/bench/monitor.js';
 
@@ -15,7 +14,7 @@ let python: string;
 const available = new Map<string, boolean>();
 
 beforeAll(async () => {
-  python = await ensurePythonEnv();
+  python = await prepareClients(CLIENTS, true);
   const { statuses } = await clientStatusList();
   for (const s of statuses) available.set(s.name, s.available);
   ioc = await startIoc({ records: 20, rate: 10, arrayElements: 0 });
