@@ -16,6 +16,8 @@ const client = (path: string): string => fileURLToPath(new URL(`./packages/clien
 // runner on libca (every file needs the IOC, and the C runner referees values); a file that runs
 // other runners builds them first as the CLI does (prepareClients), waiting for a build already
 // under way (`npm test` starts them all in the background: scripts/test.mjs).
+/** Files at once in the browser and integration tiers, on two cores: most of a file's time is spent waiting. */
+const WORKERS = 3;
 const MEASURE = [
   'packages/epicsperf/test/integration/bench-headroom.test.ts',
   'packages/epicsperf/test/integration/bench-latency.test.ts',
@@ -67,7 +69,8 @@ export default defineConfig({
           name: 'browser',
           include: ['packages/*/test/browser/**/*.test.ts'],
           globalSetup: PYTHON_AND_RUNNERS,
-          fileParallelism: false,
+          // Beside the integration files, in the same pool (a group shares its number of workers).
+          maxWorkers: WORKERS,
           sequence: { groupOrder: 1 },
         },
       },
@@ -78,8 +81,7 @@ export default defineConfig({
           include: ['packages/*/test/integration/**/*.test.ts'],
           exclude: MEASURE,
           globalSetup: PYTHON_AND_RUNNERS,
-          // Three files at once on two cores: most of a file's time is spent waiting.
-          maxWorkers: 3,
+          maxWorkers: WORKERS,
           sequence: { groupOrder: 1 },
         },
       },

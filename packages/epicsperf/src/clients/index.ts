@@ -7,6 +7,7 @@ import { PACKAGE_ROOT } from '../home.js';
 import { ensurePythonEnv, pythonEnvStatus, pythonModule } from '../pyenv/index.js';
 import { doctor, packageVersion } from '../doctor.js';
 import type { EnvironmentReport } from '../results/index.js';
+import { stopBuilds } from '../toolchains/built.js';
 import { buildCRunner, cRunnerPath } from '../toolchains/clib.js';
 import { buildPvxsRunner, pvxsBuildError, pvxsRunnerPath } from '../toolchains/cxxlib.js';
 import { buildJavaRunners, javaBuildError, javaRunnerCommand, javaRunnersDir } from '../toolchains/jvm.js';
@@ -57,18 +58,10 @@ const BUILT = {
 
 type Built = { path: string } | { error: string };
 
-/** Every promise's result, once all have ended; the first that rejected rejects it then. */
-async function allEnded<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  const settled = await Promise.allSettled(promises);
-  const failure = settled.find((r) => r.status === 'rejected');
-  if (failure) throw (failure as PromiseRejectedResult).reason;
-  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
-}
-
 /** Build the Java and Rust runners the clients need (once, on first use), side by side; a failure is kept for their rows. */
 export async function buildRunners(clients: readonly ClientSpec[]): Promise<Record<string, Built>> {
   const runtimes = (['java', 'rust'] as const).filter((runtime) => clients.some((c) => c.runtime === runtime));
-  const built = await allEnded<Built[]>(runtimes.map((runtime) => BUILT[runtime].build()));
+  const built = await Promise.all(runtimes.map((runtime) => BUILT[runtime].build()));
   return Object.fromEntries(runtimes.map((runtime, i) => [runtime, built[i]!]));
 }
 
@@ -94,21 +87,24 @@ export interface Prepared {
 /**
  * Make the runners ready, the independent builds side by side: the Java and Rust runners from the
  * start, beside the Python environment; the C and C++ runners together once it is ready. A build
- * that fails leaves its reason and the others built; an error thrown (the Python environment
- * cannot be made) is thrown once the other builds have ended.
+ * that fails leaves its reason and the others built; a Python environment that cannot be made
+ * is thrown at once.
  */
 export async function prepareRunners(opts: PrepareOptions): Promise<Prepared> {
   const others = buildRunners(opts.clients);
-  const native = (async () => {
-    const python = opts.python ? await ensurePythonEnv(typeof opts.python === 'object' ? { force: opts.python.force } : {}) : 'python3';
-    const [c, pvxs] = await allEnded<[Built | undefined, Built | undefined]>([
-      opts.c ? buildCRunner(python) : Promise.resolve(undefined),
-      opts.pvxs ? buildPvxsRunner(python) : Promise.resolve(undefined),
-    ]);
-    return { python, c, pvxs };
-  })();
-  const [{ python, c, pvxs }, built] = await allEnded<[{ python: string; c?: Built; pvxs?: Built }, Record<string, Built>]>([
-    native,
+  // A Python environment that cannot be made is the command's error, said at once: the Java and
+  // Rust builds under way are stopped, not waited for.
+  others.catch(() => undefined);
+  let python = 'python3';
+  try {
+    if (opts.python) python = await ensurePythonEnv(typeof opts.python === 'object' ? { force: opts.python.force } : {});
+  } catch (err) {
+    stopBuilds();
+    throw err;
+  }
+  const [c, pvxs, built] = await Promise.all([
+    opts.c ? buildCRunner(python) : undefined,
+    opts.pvxs ? buildPvxsRunner(python) : undefined,
     others,
   ]);
   return { python, built, ...(c && { c }), ...(pvxs && { pvxs }) };

@@ -3,12 +3,13 @@
 // changes, built beside their place and renamed into it, a failed build's one-line reason kept;
 // one process builds while the others wait (a lock beside it), saying on stderr what it builds,
 // why, how far it got and how long it took.
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { killOnExit } from '../children.js';
 import { acquireLock } from '../lock.js';
 import { type ProgressOptions, toStderr, type Watch, watch } from '../progress.js';
 
@@ -17,6 +18,26 @@ interface Captured {
   stdout: string;
   stderr: string;
   spawnError?: NodeJS.ErrnoException;
+}
+
+/** The build commands running now, each the leader of a process group (its compilers). */
+const running = new Set<ChildProcess>();
+let stopped = false;
+
+/**
+ * Stop every build under way in this process, the compilers they started too, and start no
+ * other, when the command that asked for them has failed: their promises resolve to 'stopped',
+ * leaving no output and no reason kept (the next use builds again).
+ */
+export function stopBuilds(): void {
+  stopped = true;
+  for (const c of running) {
+    try {
+      process.kill(-c.pid!, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
 }
 
 /**
@@ -32,16 +53,27 @@ export function capture(
     let stdout = '';
     let stderr = '';
     let child: ChildProcessByStdio<null, Readable, Readable>;
+    if (stopped) {
+      resolve({ code: null, stdout, stderr, spawnError: Object.assign(new Error('stopped'), { code: 'ESTOPPED' }) });
+      return;
+    }
     try {
       child = spawn(command, args, {
         stdio: ['ignore', 'pipe', 'pipe'],
         cwd: opts.cwd,
         env: opts.env ? { ...process.env, ...opts.env } : process.env,
+        // A process group of its own, so that the compilers a build tool starts end with it.
+        detached: true,
       });
     } catch (err) {
       resolve({ code: null, stdout, stderr, spawnError: err as NodeJS.ErrnoException });
       return;
     }
+    // A build left running by a command that ended (an error elsewhere, a signal) would go on
+    // writing its output: it ends with this process, compilers and all.
+    killOnExit(child, { group: true });
+    running.add(child);
+    child.once('exit', () => running.delete(child));
     const onLine = opts.onLine;
     // The part of each stream's last line that has not ended yet.
     const partial = { stdout: '', stderr: '' };
@@ -283,6 +315,7 @@ function failedSince(path: string, since: number): boolean {
 }
 
 async function build(plan: BuildPlan, hash: string, opts: BuildOptions): Promise<{ path: string } | { error: string }> {
+  if (stopped) return { error: 'stopped' };
   const { path } = plan;
   const why =
     buildError(path) !== undefined
@@ -301,6 +334,7 @@ async function build(plan: BuildPlan, hash: string, opts: BuildOptions): Promise
     const error = plan.inputs.length === 0 ? `${plan.what}: no sources` : await runSteps(plan, steps, tmp, w);
     if (error !== undefined) {
       rmSync(tmp, { recursive: true, force: true });
+      if (stopped) return { error: 'stopped' };
       // The hash of what failed: a process that waited for this build takes its failure.
       writeFileSync(path + '.sha256', hash + '\n');
       w.say(`could not build ${plan.what} in ${w.elapsed()}: ${error}`);
