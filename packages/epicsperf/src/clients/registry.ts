@@ -4,8 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { PACKAGE_ROOT } from '../home.js';
 
-export type Workload = 'snapshot' | 'monitor' | 'array' | 'array-put' | 'latency';
-export const WORKLOADS: readonly Workload[] = ['snapshot', 'monitor', 'array', 'array-put', 'latency'];
+/** The workloads a client's runner may serve (docs/runners.md): what `workloads` declares. */
+export const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency'] as const;
+export type Workload = (typeof WORKLOADS)[number];
+/** What a runner is started for: one of the workloads, or a capture (a client declared `capture`). */
+export const RUNNER_WORKLOADS: readonly string[] = [...WORKLOADS, 'capture'];
 
 /**
  * How a client's runner starts: a Node script of src/bench/runners, a Python module of the
