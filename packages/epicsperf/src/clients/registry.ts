@@ -1,6 +1,6 @@
 // The clients epicsperf measures, as declared once in the package's clients.json (read by the
 // Python runners too): each one's runtime, protocol, workloads, library, description, how its
-// runner starts and whether it captures. Data only; clients/index.ts prepares and starts them.
+// runner starts, whether it captures, and why it serves no other workload when that is by design. Data only; clients/index.ts prepares and starts them.
 import { readFileSync } from 'node:fs';
 import { PACKAGE_ROOT } from '../home.js';
 
@@ -39,6 +39,12 @@ export interface ClientSpec {
   run: RunSpec;
   /** It captures to HDF5 (`epicsperf capture`, `bench capture`). */
   capture?: boolean;
+  /**
+   * Why its runner serves none of the other workloads, when that is by design (a one-shot reader,
+   * a variant of another client for one workload), said in their rows; without it, a workload it
+   * does not serve is one its runner was not written for yet.
+   */
+  unserved?: string;
 }
 
 interface Declarations {
@@ -60,6 +66,8 @@ export function readDeclarations(text = readFileSync(`${PACKAGE_ROOT}/clients.js
     if (!RUNTIMES.includes(c.runtime)) bad(`runtime ${c.runtime}`);
     if (!['CA', 'PVA'].includes(c.protocol)) bad(`protocol ${c.protocol}`);
     for (const w of c.workloads) if (!WORKLOADS.includes(w)) bad(`workload ${w}`);
+    if (c.unserved !== undefined && (typeof c.unserved !== 'string' || !c.unserved || WORKLOADS.every((w) => c.workloads.includes(w))))
+      bad('unserved is a reason, for a client that does not serve every workload');
     if (c.runtime === 'python' && !(c.library in d.pythonLibraries)) bad(`library ${c.library} is not in pythonLibraries`);
     const kinds = RUNTIMES.filter((k) => k in c.run);
     if (kinds.length !== 1) bad(`run names one of ${RUNTIMES.join(', ')}`);
