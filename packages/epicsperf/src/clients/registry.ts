@@ -12,13 +12,15 @@ export const RUNNER_WORKLOADS: readonly string[] = [...WORKLOADS, 'capture'];
 
 /**
  * How a client's runner starts: a Node script of src/bench/runners, a Python module of the
- * runners' package, a C program, the main class of a Java runner of java/, or the binary of a
- * Rust runner of rust/.
+ * runners' package, a compiled program of c/ (named by the library it is built on), the main
+ * class of a Java runner of java/, or the binary of a Rust runner of rust/. The C, C++, Java and
+ * Rust runners are built on first use: clients/index.ts has how, for each name `c` takes, `java`
+ * and `rust`.
  */
 export type RunSpec =
-  | { node: string; args?: string[] /** the C program it runs (caget-procs) */; caget?: 'libca' }
+  | { node: string; args?: string[] /** the compiled program of c/ it runs (caget-procs), as `c` names it */; caget?: string }
   | { python: string }
-  | { c: 'libca' | 'pvxs' }
+  | { c: string }
   | { java: string }
   | { rust: string };
 
@@ -81,6 +83,9 @@ export function readDeclarations(text = readFileSync(`${PACKAGE_ROOT}/clients.js
 const DECLARED = readDeclarations();
 
 export const CLIENTS: readonly ClientSpec[] = DECLARED.clients;
+
+/** The client whose reads are the reference, which checks the others' values (bench/snapshot.ts): the C program on libca. */
+export const REFEREE = 'c-libca';
 export const PYTHON_LIBRARIES: Readonly<Record<string, string>> = DECLARED.pythonLibraries;
 
 export function findClient(name: string): ClientSpec | undefined {
