@@ -15,6 +15,7 @@ export interface Defaults {
   readonly benchArraySamples: number;
   readonly benchArrayRate: number | 'max';
   readonly repeat: number;
+  readonly client: string;
 }
 
 export const DEFAULTS: Defaults = Object.freeze({
@@ -37,4 +38,6 @@ export const DEFAULTS: Defaults = Object.freeze({
   benchArrayRate: 'max',
   /** Runs per client and workload in `bench`. */
   repeat: 3,
+  /** The client the commands run when --client names none: a client of clients.json that serves every workload and captures. */
+  client: 'node',
 });

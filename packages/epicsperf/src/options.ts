@@ -45,8 +45,8 @@ export function iocOption(defaultMode: IocMode): Option {
     });
 }
 
-/** `--client <name>`, `node` by default (`null`: no default, the command tells the option's absence). */
-export const clientOption = (what: string, byDefault: string | null = 'node'): Option => {
+/** `--client <name>`, DEFAULTS.client by default (`null`: no default, the command tells the option's absence). */
+export const clientOption = (what: string, byDefault: string | null = DEFAULTS.client): Option => {
   const o = new Option('--client <name>', `${what} (see \`epicsperf clients\`)`);
   return byDefault === null ? o : o.default(byDefault);
 };

@@ -1,6 +1,6 @@
 """The clients epicsperf measures, as declared once in the package's clients.json, which the
-tool (src/clients/registry.ts) reads too: the Python runners' names and modules, the clients
-that capture, and the libraries the doctor reports."""
+tool (src/clients/registry.ts) reads too: the Python runners' names, modules and workloads, the
+clients that capture, and the libraries the doctor reports."""
 
 from __future__ import annotations
 
@@ -21,6 +21,11 @@ def declarations() -> dict[str, Any]:
 def python_clients() -> dict[str, str]:
     """--client name -> the module of runners/ that runs it, for every Python client."""
     return {c["name"]: c["run"]["python"] for c in declarations()["clients"] if c["runtime"] == "python"}
+
+
+def python_workloads() -> dict[str, list[str]]:
+    """--client name -> the workloads its runner serves, for every Python client."""
+    return {c["name"]: list(c["workloads"]) for c in declarations()["clients"] if c["runtime"] == "python"}
 
 
 def capture_clients(runtime: str = "python") -> list[str]:

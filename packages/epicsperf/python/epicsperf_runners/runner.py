@@ -7,7 +7,8 @@ fd-3 events, the in-memory sample store and the binary sample payload (docs/runn
 
 (with the folder that holds the package, packages/epicsperf/python, on PYTHONPATH).
 Each client is a module of runners/ (named in clients.json) that exposes LIBRARY (the package
-named when it is missing), load() -> version, and Client.
+named when it is missing), load() -> version, and Client; it runs the workloads clients.json
+declares for it, and no other.
 A client that serves the array workload has Client.array(store): see ArrayStore.
 Only the chosen client's library is ever imported (by its load()): some cannot share a process.
 """
@@ -27,7 +28,7 @@ from array import array
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from . import put_workloads, samples
-from .clients import python_clients
+from .clients import python_clients, python_workloads
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 # --client name -> its module of runners/, as clients.json declares it (importing one imports no
 # client library: its load() does)
 CLIENTS = python_clients()
+# --client name -> the workloads clients.json declares for it
+WORKLOADS = python_workloads()
 
 _events: IO[bytes] | None = None
 _events_lock = threading.Lock()
@@ -224,7 +227,7 @@ class ArgumentParser(argparse.ArgumentParser):
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = ArgumentParser(prog="runner.py")
     p.add_argument("--client", required=True, choices=CLIENTS)
-    p.add_argument("workload", choices=("snapshot", "monitor", "array", "array-put", "latency"))
+    p.add_argument("workload")
     p.add_argument("--names", required=True)
     p.add_argument("--timeout-ms", type=float)
     p.add_argument("--samples", type=int)
@@ -234,6 +237,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--no-callback", action="store_true")
     p.add_argument("--sizes")
     args = p.parse_args(argv)
+    if args.workload not in WORKLOADS[args.client]:
+        fail(f"{args.client} does not serve the {args.workload} workload "
+             f"(clients.json: {', '.join(WORKLOADS[args.client])})", 2)
     # The harness passes every value the workload needs: the runners keep no defaults.
     if args.workload == "snapshot" and args.timeout_ms is None:
         fail("snapshot: --timeout-ms N is required", 2)
@@ -302,13 +308,15 @@ def main(argv: list[str]) -> None:
     elif args.workload == "latency":
         store = Store(len(args.sizes), max(1, args.samples), events=False)
         put_workloads.run_latency(client, store, names[0], args.sizes, args.type or "double", emit)
-    else:
+    elif args.workload == "monitor":
         store = Store(len(names), max(1, args.samples))
         if names:
             client.monitor(store)
         else:
             emit({"ev": "connected", "count": 0})
             emit({"ev": "complete"})
+    else:
+        fail(f"the Python runner has no {args.workload} workload", 2)
     if args.workload != "snapshot":
         expect(client, commands, "ship")
         count = store.close()

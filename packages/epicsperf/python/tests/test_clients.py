@@ -1,8 +1,12 @@
 """The Python runners' clients are those clients.json declares (the tool reads the same file),
-and importing a client's module imports no client library: its load() does."""
+each running the workloads declared for it and no other, and importing a client's module imports
+no client library: its load() does."""
 
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from epicsperf_runners import capture_clients, clients, runner
 
@@ -11,6 +15,27 @@ def test_the_runner_and_the_capture_runner_serve_the_declared_clients() -> None:
     assert runner.CLIENTS == clients.python_clients()
     assert sorted(capture_clients.CLIENTS) == sorted(clients.capture_clients("python"))
     assert "pyepics" in runner.CLIENTS and "node" not in runner.CLIENTS
+    declared = {c["name"]: c["workloads"] for c in clients.declarations()["clients"] if c["runtime"] == "python"}
+    assert runner.WORKLOADS == declared
+
+
+def test_the_runner_refuses_a_workload_its_client_does_not_declare(tmp_path: Path) -> None:
+    names = tmp_path / "names"
+    names.write_text("TEST:CALC1\n")
+    read, write = os.pipe()
+    try:
+        # fd 3 carries the runner's events (docs/runners.md); it fails before loading any library.
+        proc = subprocess.run(
+            [sys.executable, "-m", "epicsperf_runners.runner", "--client", "pyepics-nonumpy", "monitor",
+             "--names", str(names), "--samples", "1"],
+            close_fds=False, preexec_fn=lambda: os.dup2(write, 3), capture_output=True, timeout=60, check=False)
+    finally:
+        os.close(write)
+    with os.fdopen(read, "rb") as events:
+        lines = events.read().decode().splitlines()
+    assert proc.returncode == 2
+    assert [json.loads(line) for line in lines] == [
+        {"ev": "error", "message": "pyepics-nonumpy does not serve the monitor workload (clients.json: array)"}]
 
 
 def test_a_client_module_imports_no_client_library() -> None:

@@ -118,9 +118,7 @@ export function fitLatency(points: readonly LatencyPoint[], y: (p: LatencyPoint)
   return { fixedMs: (sy - slope * sx) / sw, mbPerS: 1 / slope / 1000 };
 }
 
-/** Why a client has no latency row. */
+/** Why a client has no latency row: what its declaration says (`unserved`), else that its runner does not put yet. */
 export function whyNoLatency(c: ClientSpec): string {
-  if (c.name === 'caget-procs') return 'a one-shot reader: it neither puts nor monitors';
-  if (c.name.endsWith('-nonumpy')) return 'an array-monitor variant only; its numpy row puts';
-  return `its runner does not put yet (${c.library} can put and monitor; not measured here)`;
+  return c.unserved ?? `its runner does not put yet (${c.library} can put and monitor; not measured here)`;
 }

@@ -2,7 +2,7 @@
 // by the orchestrator from `start` to `done`; each value is then checked against a neutral
 // referee: reads made by the C runner on libca (never by the client being measured).
 import { RunnerError } from '../errors.js';
-import { findClient, type ClientSpec } from '../clients/index.js';
+import { findClient, REFEREE, type ClientSpec } from '../clients/index.js';
 import type { Host } from '../hosts/host.js';
 import { LocalHost } from '../hosts/local-host.js';
 import { runOnce } from '../runner/run.js';
@@ -26,9 +26,6 @@ export interface SnapshotRunOptions {
   clientDeadlineMs?: number;
   onProgress?: (text: string) => void;
 }
-
-/** The client whose reads are the reference: the C program on libca, the reference row. */
-export const REFEREE = 'c-libca';
 
 /**
  * The referee's reads of `names` (one row per name), or why it could not read. After the run

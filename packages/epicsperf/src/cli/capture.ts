@@ -86,7 +86,7 @@ export function register(program: Command): void {
         .argParser(intArg(10, 600_000))
         .default(1000),
     )
-    .addOption(new Option('--client <name>', 'client that monitors and writes').choices(captureClients()).default('node'))
+    .addOption(new Option('--client <name>', 'client that monitors and writes').choices(captureClients()).default(DEFAULTS.client))
     .addOption(iocOption('env'))
     .option('--force', 'replace an existing output file')
     .addOption(formatOption(['table', 'json'] as const))

@@ -7,6 +7,7 @@ import { runLatency } from '../bench/latency.js';
 import { whyNoLatency } from '../bench/latency.js';
 import { latencyTables, latencyTitle } from '../report/latency.js';
 import { UsageError } from '../errors.js';
+import { DEFAULTS } from '../defaults.js';
 import { exitOnSignals, orClose, placement, prepareClients, Progress, type HostOpts } from './common.js';
 import { formatOption, hostsOption, keysOption, placeOption } from '../options.js';
 import { countOption, latencyTypeOption, sizesOption } from '../workloads/latency.js';
@@ -24,7 +25,7 @@ export function register(program: Command): void {
   program
     .command('latency')
     .description("time a put and the client's own monitor update of it, per array size, against the built-in IOC")
-    .option('--client <list>', 'client(s), comma-separated (see `epicsperf clients`)', 'node')
+    .option('--client <list>', 'client(s), comma-separated (see `epicsperf clients`)', DEFAULTS.client)
     .addOption(sizesOption())
     .addOption(latencyTypeOption())
     .addOption(countOption())

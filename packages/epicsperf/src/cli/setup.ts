@@ -10,20 +10,11 @@ export function register(program: Command): void {
     .description('create the managed Python environment (the IOC and the Python clients) and build the C, C++, Java and Rust runners')
     .option('--force', 'rebuild the Python environment even if it is ready')
     .action(async (opts: { force?: boolean }) => {
-      const { python, c, pvxs, built } = await prepareRunners({
-        python: { force: opts.force ?? false },
-        c: true,
-        pvxs: true,
-        clients: CLIENTS,
-      });
+      const { python, built } = await prepareRunners({ python: { force: opts.force ?? false }, clients: CLIENTS });
       const status = pythonEnvStatus();
       process.stdout.write(
         `python environment: ${status.dir ?? python}\ninterpreter: ${python}\n` +
-          (c && 'path' in c ? `C runner (c-libca): ${c.path}\n` : `C runner (c-libca): not built: ${c?.error}\n`) +
-          (pvxs && 'path' in pvxs ? `C++ runner (c-pvxs): ${pvxs.path}\n` : `C++ runner (c-pvxs): not built: ${pvxs?.error}\n`) +
-          Object.entries(built)
-            .map(([runtime, r]) => `${runtime === 'java' ? 'Java' : 'Rust'} runners: ${'path' in r ? r.path : `not built: ${r.error}`}\n`)
-            .join(''),
+          built.map(({ title, result }) => `${title}: ${'path' in result ? result.path : `not built: ${result.error}`}\n`).join(''),
       );
     });
 }

@@ -36,7 +36,7 @@ export function register(program: Command): void {
     .action(async (file: string, opts: Opts) => {
       const format = opts.format;
       const viaRunner = opts.client !== undefined || opts.check === true || opts.hosts !== undefined;
-      const client = parseClient(opts.client ?? 'node', 'snapshot');
+      const client = parseClient(opts.client ?? DEFAULTS.client, 'snapshot');
       const names = readNames(file, opts.macro);
       if (opts.save !== undefined) {
         if (opts.client !== undefined) throw new UsageError(`--save reads with epics-client in this process, without --client`);

@@ -1,21 +1,26 @@
 // The clients epicsperf measures, as declared once in the package's clients.json (read by the
 // Python runners too): each one's runtime, protocol, workloads, library, description, how its
-// runner starts and whether it captures. Data only; clients/index.ts prepares and starts them.
+// runner starts, whether it captures, and why it serves no other workload when that is by design. Data only; clients/index.ts prepares and starts them.
 import { readFileSync } from 'node:fs';
 import { PACKAGE_ROOT } from '../home.js';
 
-export type Workload = 'snapshot' | 'monitor' | 'array' | 'array-put' | 'latency';
-export const WORKLOADS: readonly Workload[] = ['snapshot', 'monitor', 'array', 'array-put', 'latency'];
+/** The workloads a client's runner may serve (docs/runners.md): what `workloads` declares. */
+export const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency'] as const;
+export type Workload = (typeof WORKLOADS)[number];
+/** What a runner is started for: one of the workloads, or a capture (a client declared `capture`). */
+export const RUNNER_WORKLOADS: readonly string[] = [...WORKLOADS, 'capture'];
 
 /**
  * How a client's runner starts: a Node script of src/bench/runners, a Python module of the
- * runners' package, a C program, the main class of a Java runner of java/, or the binary of a
- * Rust runner of rust/.
+ * runners' package, a compiled program of c/ (named by the library it is built on), the main
+ * class of a Java runner of java/, or the binary of a Rust runner of rust/. The C, C++, Java and
+ * Rust runners are built on first use: clients/index.ts has how, for each name `c` takes, `java`
+ * and `rust`.
  */
 export type RunSpec =
-  | { node: string; args?: string[] /** the C program it runs (caget-procs) */; caget?: 'libca' }
+  | { node: string; args?: string[] /** the compiled program of c/ it runs (caget-procs), as `c` names it */; caget?: string }
   | { python: string }
-  | { c: 'libca' | 'pvxs' }
+  | { c: string }
   | { java: string }
   | { rust: string };
 
@@ -36,6 +41,12 @@ export interface ClientSpec {
   run: RunSpec;
   /** It captures to HDF5 (`epicsperf capture`, `bench capture`). */
   capture?: boolean;
+  /**
+   * Why its runner serves none of the other workloads, when that is by design (a one-shot reader,
+   * a variant of another client for one workload), said in their rows; without it, a workload it
+   * does not serve is one its runner was not written for yet.
+   */
+  unserved?: string;
 }
 
 interface Declarations {
@@ -57,6 +68,8 @@ export function readDeclarations(text = readFileSync(`${PACKAGE_ROOT}/clients.js
     if (!RUNTIMES.includes(c.runtime)) bad(`runtime ${c.runtime}`);
     if (!['CA', 'PVA'].includes(c.protocol)) bad(`protocol ${c.protocol}`);
     for (const w of c.workloads) if (!WORKLOADS.includes(w)) bad(`workload ${w}`);
+    if (c.unserved !== undefined && (typeof c.unserved !== 'string' || !c.unserved || WORKLOADS.every((w) => c.workloads.includes(w))))
+      bad('unserved is a reason, for a client that does not serve every workload');
     if (c.runtime === 'python' && !(c.library in d.pythonLibraries)) bad(`library ${c.library} is not in pythonLibraries`);
     const kinds = RUNTIMES.filter((k) => k in c.run);
     if (kinds.length !== 1) bad(`run names one of ${RUNTIMES.join(', ')}`);
@@ -70,6 +83,9 @@ export function readDeclarations(text = readFileSync(`${PACKAGE_ROOT}/clients.js
 const DECLARED = readDeclarations();
 
 export const CLIENTS: readonly ClientSpec[] = DECLARED.clients;
+
+/** The client whose reads are the reference, which checks the others' values (bench/snapshot.ts): the C program on libca. */
+export const REFEREE = 'c-libca';
 export const PYTHON_LIBRARIES: Readonly<Record<string, string>> = DECLARED.pythonLibraries;
 
 export function findClient(name: string): ClientSpec | undefined {

@@ -28,7 +28,7 @@ export class LocalHost implements Host {
     // A name of no client of the registry goes to the Python runner, which says it does not know it.
     const { command, args, env } = runnerCommand({ name: r.client }, this.python ?? 'python3', r.workload);
     const names = writeNamesFile(r.names);
-    const runner = new RunnerProcess(command, [...args, r.workload, '--names', names.path, ...r.args], { ...r.env, ...env });
+    const runner = new RunnerProcess(command, [...args, r.workload, '--names', names.path, ...r.args], { ...r.env, ...env }, r.client);
     void runner.exited.then(() => names.remove());
     return runner;
   }

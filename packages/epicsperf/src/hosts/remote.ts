@@ -30,8 +30,9 @@ class RemoteRunner extends Runner {
   constructor(
     private readonly host: RemoteHost,
     readonly rid: string,
+    client?: string,
   ) {
-    super();
+    super(client);
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
   }
 
@@ -221,7 +222,7 @@ export class RemoteHost implements Host {
 
   startRunner(r: RunnerRequest): Runner {
     const rid = `r${this.nextId++}`;
-    const runner = new RemoteRunner(this, rid);
+    const runner = new RemoteRunner(this, rid, r.client);
     if (this.lostWhy) runner.lost(this.lostWhy);
     else {
       this.runners.set(rid, runner);

@@ -4,6 +4,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { RUNNER_WORKLOADS } from '../clients/registry.js';
 
 /** The wire's version: an agent answers only an orchestrator of the same. */
 export const WIRE_VERSION = 1;
@@ -126,9 +127,6 @@ export function readPublicKey(path: string, what: string): string {
 }
 
 // ---- what an agent may be asked to run ----
-
-/** The runner workloads an agent starts (docs/runners.md). */
-export const RUNNER_WORKLOADS: readonly string[] = ['snapshot', 'monitor', 'array', 'array-put', 'latency', 'capture'];
 
 /** A capture's file on an agent: a plain name, which the agent puts in a folder of its own for
  *  the run and removes with it (the orchestrator keeps the summary, not the file). */

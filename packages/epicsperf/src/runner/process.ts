@@ -30,6 +30,9 @@ export interface RunnerExit {
  * (`exited`), and carry the commands to the process.
  */
 export abstract class Runner {
+  /** `client`: the client it was started for, which its `ready` event must name (none for an IOC's process). */
+  constructor(readonly client?: string) {}
+
   abstract readonly exited: Promise<RunnerExit>;
   /** Reads the process from outside, on the host it runs on. */
   abstract readonly meter: Meter;
@@ -50,8 +53,15 @@ export abstract class Runner {
   abstract kill(): Promise<void>;
 
   protected deliver(event: RunnerEvent): void {
-    if (!this.intercept?.(event)) this.queue.push(event);
+    const e = this.checked(event);
+    if (!this.intercept?.(e)) this.queue.push(e);
     this.wake();
+  }
+
+  /** The event, or an error in its place: a `ready` that names another client than the one started. */
+  private checked(event: RunnerEvent): RunnerEvent {
+    if (event.ev !== 'ready' || this.client === undefined || event.client === this.client) return event;
+    return { ev: 'error', message: `the runner started for ${this.client} said it is ${JSON.stringify(event.client ?? null)} when ready` };
   }
 
   protected stderrLine(line: string): void {
@@ -134,8 +144,8 @@ export class RunnerProcess extends Runner {
   readonly meter: Meter;
   private readonly child: ChildProcess;
 
-  constructor(command: string, args: string[], env: Record<string, string>) {
-    super();
+  constructor(command: string, args: string[], env: Record<string, string>, client?: string) {
+    super(client);
     const sched = schedulingPrefix().argv;
     this.child = spawn(sched[0] ?? command, sched.length ? [...sched.slice(1), command, ...args] : args, {
       env: { ...process.env, ...env },

@@ -2,7 +2,7 @@
 // the epicscorelibs wheel in the Python environment; rebuilt only when the source or wheel changes.
 import { join } from 'node:path';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
-import { buildIfChanged, capture, takesHere } from './built.js';
+import { buildError, buildIfChanged, capture, takesHere } from './built.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_ca.c');
 /** Included by SOURCE: part of what decides a rebuild. */
@@ -11,6 +11,11 @@ const INCLUDED = [join(PACKAGE_ROOT, 'c', 'epicsperf_ca_put.inc.c')];
 /** Where the compiled C runner lives (it may not exist yet). */
 export function cRunnerPath(): string {
   return join(epicsperfHome(), 'bin', 'epicsperf-ca');
+}
+
+/** Why the last build failed (undefined when it did not, or was never tried). */
+export function cBuildError(): string | undefined {
+  return buildError(cRunnerPath());
 }
 
 interface CoreLibs {

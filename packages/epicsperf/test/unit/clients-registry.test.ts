@@ -4,7 +4,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLIENTS, readDeclarations } from '../../src/clients/registry.js';
+import { CLIENTS, findClient, readDeclarations, WORKLOADS, type ClientSpec } from '../../src/clients/registry.js';
+import { whyNoLatency } from '../../src/bench/latency.js';
 import { javaLibraries } from '../../src/toolchains/jvm.js';
 
 const PKG = join(import.meta.dirname, '..', '..');
@@ -71,5 +72,22 @@ describe('the client declarations', () => {
     expect(() => readDeclarations(doc({ ...base, runtime: 'java', run: { python: 'x' } }))).toThrow('runtime java with a python runner');
     expect(() => readDeclarations(doc({ ...base, runtime: 'rust', run: { java: 'X' } }))).toThrow('runtime rust with a java runner');
     expect(() => readDeclarations(doc({ ...base, run: { python: 'x', rust: 'y' } }))).toThrow('run names one of');
+    expect(readDeclarations(doc({ ...base, unserved: 'a one-shot reader' })).clients[0]!.unserved).toBe('a one-shot reader');
+    expect(() => readDeclarations(doc({ ...base, unserved: '' }))).toThrow('client "x": unserved is a reason');
+    expect(() => readDeclarations(doc({ ...base, unserved: true }))).toThrow('client "x": unserved is a reason');
+    expect(() => readDeclarations(doc({ ...base, workloads: WORKLOADS, unserved: 'r' }))).toThrow('does not serve every workload');
+  });
+
+  it("a workload's row for a client that does not serve it says what the declaration does, whatever the client's name", () => {
+    const spec = (over: Partial<ClientSpec>): ClientSpec => ({ ...findClient('caget-procs')!, ...over });
+    expect(whyNoLatency(findClient('caget-procs')!)).toBe('a one-shot reader: it neither puts nor monitors');
+    expect(whyNoLatency(spec({ name: 'another-reader', unserved: 'one read per process' }))).toBe('one read per process');
+    expect(whyNoLatency(spec({ unserved: undefined, library: 'lib' }))).toBe(
+      'its runner does not put yet (lib can put and monitor; not measured here)',
+    );
+    for (const c of CLIENTS.filter((x) => !x.workloads.includes('latency')))
+      expect(whyNoLatency(c), c.name).toBe(
+        c.unserved ?? `its runner does not put yet (${c.library} can put and monitor; not measured here)`,
+      );
   });
 });

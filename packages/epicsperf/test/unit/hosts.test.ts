@@ -8,6 +8,7 @@ import { curveKeyPair } from 'zeromq';
 import { parseHosts, parsePlace } from '../../src/bench/placement.js';
 import { readKeyPair, readPublicKey, refuseRequest, writeKeyPair, z85Decode } from '../../src/hosts/wire.js';
 import { clientLabel, groupByClient } from '../../src/report/table.js';
+import { WORKLOADS } from '../../src/clients/registry.js';
 
 describe('--hosts and --place', () => {
   it('takes name=tcp://ADDR:PORT pairs', () => {
@@ -52,6 +53,13 @@ describe('what an agent runs', () => {
 
   it('a workload of the runners with plain options, EPICS_* variables and PV names', () => {
     expect(refuseRequest(ok)).toBeUndefined();
+  });
+
+  it("every workload the clients' declarations may name, and nothing else", () => {
+    for (const workload of WORKLOADS) expect(refuseRequest({ ...ok, workload }), workload).toBeUndefined();
+    expect(refuseRequest({ ...ok, workload: 'snapshots' })).toBe(
+      `workload snapshots is not one of ${[...WORKLOADS, 'capture'].join(', ')}`,
+    );
   });
 
   it.each([

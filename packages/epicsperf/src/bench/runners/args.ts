@@ -3,11 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fail } from '../../runner/protocol.js';
-
-export const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency'] as const;
+import { WORKLOADS, type Workload } from '../../clients/registry.js';
 
 export interface RunnerArgs {
-  workload: (typeof WORKLOADS)[number];
+  workload: Workload;
   names: string[];
   timeoutMs: number;
   samples: number;
@@ -36,7 +35,7 @@ export function parseRunnerArgs(argv = process.argv.slice(2), extra: Record<stri
     },
   });
   const workload = positionals[0];
-  if (!WORKLOADS.includes(workload as RunnerArgs['workload'])) fail(`unknown workload "${workload ?? ''}"`, 2);
+  if (!WORKLOADS.includes(workload as Workload)) fail(`unknown workload "${workload ?? ''}"`, 2);
   if (!values.names) fail('--names FILE is required', 2);
   // The harness passes every value the workload needs: the runners keep no defaults of their own.
   if (workload === 'snapshot' && values['timeout-ms'] === undefined) fail('snapshot: --timeout-ms N is required', 2);
@@ -49,7 +48,7 @@ export function parseRunnerArgs(argv = process.argv.slice(2), extra: Record<stri
     .map((l) => l.trim())
     .filter(Boolean);
   return {
-    workload: workload as RunnerArgs['workload'],
+    workload: workload as Workload,
     elements: Number(values.elements ?? 0),
     type: (values.type as string | undefined) ?? 'double',
     sizes: ((values.sizes as string | undefined) ?? '').split(',').filter(Boolean).map(Number),
