@@ -21,7 +21,7 @@ const DOCUMENTS = {
 };
 
 /** Draft-07 as the generator writes it, made JSON Schema 2020-12: `definitions` are `$defs`, a
- *  tuple's `items` list is `prefixItems`. */
+ *  tuple's `items` list is `prefixItems` (and `additionalItems` its `items`). */
 function to2020(node) {
   if (Array.isArray(node)) return node.map(to2020);
   if (node === null || typeof node !== 'object') return node;
@@ -30,6 +30,8 @@ function to2020(node) {
     if (k === '$ref' && typeof v === 'string') out.$ref = v.replace(/^#\/definitions\//, '#/$defs/');
     else if (k === 'items' && Array.isArray(v)) out.prefixItems = to2020(v);
     else if (k === 'additionalItems') out.items = to2020(v);
+    // names of fields and definitions, not keywords: only their schemas change
+    else if (k === 'properties' || k === '$defs') out[k] = Object.fromEntries(Object.entries(v).map(([n, d]) => [n, to2020(d)]));
     else out[k] = to2020(v);
   }
   return out;
