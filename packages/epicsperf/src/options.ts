@@ -4,7 +4,7 @@ import { isIPv4 } from 'node:net';
 import { InvalidArgumentError, Option } from 'commander';
 import { intArg, numberArg } from 'epics-ops';
 import { DEFAULTS } from './defaults.js';
-import { ARRAY_TYPES } from './ioc/stats.js';
+import { ARRAY_TYPES } from './results/index.js';
 
 // The numbers, the output format and the per-PV timeout are epics-ops's, as its commands are.
 export { formatOption, intArg, numberArg, timeoutOption } from 'epics-ops';

@@ -7,47 +7,82 @@ import { ALARM_STATUS_NAMES } from 'epics-client/ca';
 /** The format of `snapshot --format json`'s document (schema/snapshot.schema.json of epicsperf). */
 export const SNAPSHOT_FORMAT = 'epicsperf/snapshot@1';
 
+// A whole number: `number` to TypeScript, `integer` in the JSON Schemas that epicsperf generates
+// from these types and its own (scripts/schemas.mjs); inlined there, never a definition of its own.
+/** @internal @asType integer */
+export type Integer = number;
+
+/** One PV's answer. */
 export interface SnapshotRow {
   name: string;
   ok: boolean;
+  /** A number, a string, or an array of numbers. */
   value?: unknown;
-  severity?: number;
-  status?: number;
+  /** Alarm severity: 0 NO_ALARM, 1 MINOR, 2 MAJOR, 3 INVALID. */
+  severity?: Integer;
+  /** Alarm status (the menuAlarmStat index). */
+  status?: Integer;
   /** IOC timestamp, POSIX seconds. */
   timestamp?: number;
+  /** From the start to this PV's result, ms. */
   elapsedMs?: number;
+  /** Why it failed. */
   error?: string;
-  /** Whether the value agrees with what the IOC held around the run (undefined: not checked). */
+  /** Whether the value agrees with what the IOC held around the run, as the referee (the C runner
+   *  on libca) read it (undefined: not checked; the `snapshot` command checks with --check). */
   correct?: boolean;
 }
 
-export interface SnapshotRun {
+/** What a snapshot run and the `snapshot` command's document both say of it. */
+export interface SnapshotOutcome {
   client: string;
   /** The host it ran on (a name of `hosts`), when not the orchestrator's. */
   host?: string;
+  /** Version of the client library. */
   version?: string;
-  ok: boolean;
   error?: string;
-  /** From `start` to `done`, measured by the orchestrator, ms. */
+  /** From `start` to `done` (the last result), measured by the orchestrator, ms. */
   wallMs?: number;
-  answered: number;
-  failed: number;
-  /** Answers that disagree with the IOC (a wrong value, or an answer for a PV that does not exist). */
-  wrong: number;
+  answered: Integer;
+  failed: Integer;
   /** Set when the values could not be checked: why the referee (the C runner on libca) could not read. */
   unchecked?: string;
+}
+
+export interface SnapshotRun extends SnapshotOutcome {
+  ok: boolean;
+  /** Answers that disagree with the IOC (a wrong value, or an answer for a PV that does not exist). */
+  wrong: Integer;
   /** CPU seconds the runner (and its children) used between start and done. */
   cpuS?: number;
   peakRssMb?: number;
+  /** Every PV's answer; in stored bench results only the failed and wrong ones (`rowsKept`). */
   rows: SnapshotRow[];
   /** Set when `rows` holds only (the first 100 of) the failed and wrong PVs (stored bench results). */
   rowsKept?: 'failures';
   /** How many PVs failed or disagreed, per reason (stored bench results). */
-  failureReasons?: Record<string, number>;
+  failureReasons?: Record<string, Integer>;
   /** Elapsed time of the answers, ms (stored bench results, where the rows are dropped). */
   elapsedMs?: { p50: number; p99: number; max: number };
   /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
   stoppedAfterS?: number;
+}
+
+/**
+ * The `snapshot` command's document (`snapshot --format json`).
+ * @title epicsperf snapshot --format json
+ */
+export interface SnapshotDocument extends SnapshotOutcome {
+  schema: typeof SNAPSHOT_FORMAT;
+  /** The timeout of each PV, ms. */
+  timeoutMs: number;
+  /** Answers that disagree with the referee (with --check). */
+  wrong?: Integer;
+  /** One entry per PV, in the order of the list. */
+  rows: (SnapshotRow & {
+    /** The severity's name (NO_ALARM, MINOR, MAJOR, INVALID). */
+    severityName?: string;
+  })[];
 }
 
 /** One answer as a runner ships it (JSON): a row without its name and check, with the error's code. */

@@ -1,7 +1,7 @@
 // Renders one snapshot run (the `snapshot` command): a row per PV and a summary, as a table,
 // CSV or JSON.
 import { ALARM_STATUS_NAMES, SEVERITY_NAMES } from 'epics-client/ca';
-import { SNAPSHOT_FORMAT, type SnapshotRun } from './read.js';
+import { SNAPSHOT_FORMAT, type SnapshotDocument, type SnapshotRun } from './read.js';
 import { csvField, fmt, renderTable } from './table.js';
 
 const sev = (n: number | undefined) => (n === undefined ? '' : (SEVERITY_NAMES[n] ?? String(n)));
@@ -44,35 +44,30 @@ export function snapshotCsv(run: SnapshotRun): string {
 }
 
 export function snapshotJson(run: SnapshotRun, timeoutMs: number): string {
-  return (
-    JSON.stringify(
-      {
-        schema: SNAPSHOT_FORMAT,
-        client: run.client,
-        ...(run.host && { host: run.host }),
-        version: run.version,
-        timeoutMs,
-        wallMs: run.wallMs,
-        answered: run.answered,
-        failed: run.failed,
-        error: run.error,
-        ...(run.rows.some((r) => r.correct !== undefined) && { wrong: run.wrong }),
-        unchecked: run.unchecked,
-        rows: run.rows.map((r) => ({
-          name: r.name,
-          ok: r.ok,
-          value: r.value,
-          severity: r.severity,
-          severityName: r.severity === undefined ? undefined : sev(r.severity),
-          status: r.status,
-          timestamp: r.timestamp,
-          elapsedMs: r.elapsedMs,
-          error: r.error,
-          correct: r.correct,
-        })),
-      },
-      null,
-      2,
-    ) + '\n'
-  );
+  const doc: SnapshotDocument = {
+    schema: SNAPSHOT_FORMAT,
+    client: run.client,
+    ...(run.host && { host: run.host }),
+    version: run.version,
+    timeoutMs,
+    wallMs: run.wallMs,
+    answered: run.answered,
+    failed: run.failed,
+    error: run.error,
+    ...(run.rows.some((r) => r.correct !== undefined) && { wrong: run.wrong }),
+    unchecked: run.unchecked,
+    rows: run.rows.map((r) => ({
+      name: r.name,
+      ok: r.ok,
+      value: r.value,
+      severity: r.severity,
+      severityName: r.severity === undefined ? undefined : sev(r.severity),
+      status: r.status,
+      timestamp: r.timestamp,
+      elapsedMs: r.elapsedMs,
+      error: r.error,
+      correct: r.correct,
+    })),
+  };
+  return JSON.stringify(doc, null, 2) + '\n';
 }

@@ -12,6 +12,7 @@ import { captureSummaryText } from '../report/capture.js';
 import { DEFAULTS } from '../defaults.js';
 import { Progress, prepareClients, target } from './common.js';
 import { captureClients, findClient } from '../clients/index.js';
+import { CAPTURE_FORMAT, type CaptureDocument } from '../results/index.js';
 import {
   arrayElementsOption,
   arrayRateOption,
@@ -23,8 +24,6 @@ import {
   recordsOption,
   type IocMode,
 } from '../options.js';
-
-export const CAPTURE_FORMAT = 'epicsperf/capture@1';
 
 interface Opts {
   out?: string;
@@ -157,8 +156,8 @@ export function register(program: Command): void {
       try {
         const run = await handle.done;
         progress.done();
-        if (opts.format === 'json')
-          process.stdout.write(JSON.stringify({ schema: CAPTURE_FORMAT, options: { ...opts, pvs, out }, run }, null, 2) + '\n');
+        const doc: CaptureDocument = { schema: CAPTURE_FORMAT, options: { ...opts, pvs, out }, run };
+        if (opts.format === 'json') process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
         else process.stdout.write(captureSummaryText(run));
         if (!run.summary) process.stderr.write(`epicsperf: error: ${run.error ?? 'the capture failed'}\n`);
         else if (run.summary.error)

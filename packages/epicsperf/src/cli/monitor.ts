@@ -1,7 +1,7 @@
 // `epicsperf monitor --client NAME`: the EPICSPyClientPerformance workload for one client.
 import type { Command } from 'commander';
 import { runMonitor } from '../bench/monitor.js';
-import { MONITOR_FORMAT } from '../results/index.js';
+import { MONITOR_FORMAT, type MonitorDocument } from '../results/index.js';
 import { counterNames } from '../ioc/index.js';
 import { monitorTable, summarizeMonitor } from '../report/monitor.js';
 import { exitOnSignals, parseClient, orClose, placement, Progress, prepareClients, target, type HostOpts } from './common.js';
@@ -73,7 +73,8 @@ export function register(program: Command): void {
           onProgress: (s) => progress.update(`monitor ${client.name}: ${s}`),
         });
         progress.done();
-        if (format === 'json') process.stdout.write(JSON.stringify({ schema: MONITOR_FORMAT, options: { ...opts }, run }, null, 2) + '\n');
+        const doc: MonitorDocument = { schema: MONITOR_FORMAT, options: { ...opts }, run };
+        if (format === 'json') process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
         else {
           process.stdout.write(monitorTable(summarizeMonitor(new Map([[client.name, [run]]]))));
           for (const f of run.check?.findings ?? []) process.stdout.write(`  ${f}\n`);

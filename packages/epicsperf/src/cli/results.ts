@@ -5,7 +5,7 @@ import { listRuns, resultsDir } from '../results/store.js';
 import { renderTable } from '../report/table.js';
 import { figureText } from '../report/html.js';
 import { rank } from '../report/figures.js';
-import { workloadFigures } from '../workloads/index.js';
+import { ran, workloadFigures } from '../workloads/index.js';
 import type { BenchResults } from '../results/index.js';
 import { formatOption } from '../options.js';
 
@@ -30,29 +30,14 @@ export function register(program: Command): void {
       const rows = runs.map((k) => {
         const r = k.results;
         if (!r) return { file: k.file, date: '', host: '', profile: '', clients: '', workloads: '', headline: k.error ?? '' };
-        const ran = [
-          ...new Set(
-            [
-              ...r.snapshot.flatMap((s) => s.runs),
-              ...(r.monitor?.runs ?? []),
-              ...(r.array?.runs ?? []),
-              ...(r.arrayPut?.runs ?? []),
-              ...(r.latency?.runs ?? []).filter((x) => !x.unsupported),
-              ...(r.capture?.steps.map((x) => x.run) ?? []),
-              ...(r.headroom?.runs.map((x) => x.run) ?? []),
-              ...(r.load?.steps ?? []),
-            ].map((x) => x.client),
-          ),
-        ];
+        const { workloads, clients } = ran(r);
         return {
           file: k.file,
           date: r.startedAt.slice(0, 19).replace('T', ' '),
           host: r.host,
           profile: r.options.profile,
-          clients: `${ran.length}: ${ran.join(',')}`,
-          workloads: [...new Set(workloadFigures(r).map((w) => w.key.replace('snapshot ', '').replace(/^array-put .*/, 'array-put')))].join(
-            ', ',
-          ),
+          clients: `${clients.length}: ${clients.join(',')}`,
+          workloads: workloads.join(', '),
           headline: headline(r),
         };
       });

@@ -13,9 +13,11 @@ import { DEFAULT_REPEATER_PORT as CA_REPEATER_PORT, DEFAULT_SERVER_PORT as CA_PO
 import { DEFAULT_BROADCAST_PORT as PVA_BROADCAST_PORT, DEFAULT_SERVER_PORT as PVA_PORT } from 'epics-client/pva';
 import { IocError } from '../errors.js';
 import { processMeter, type Meter } from '../procstat.js';
-import { ARRAY_TYPES, StatsChannel, type ArrayType, type IocStats } from './stats.js';
+import { ARRAY_TYPES, type ArrayType } from '../results/index.js';
+import { StatsChannel, type IocStats } from './stats.js';
 
-export { ARRAY_TYPES, type ArrayType, type IocStats } from './stats.js';
+export { ARRAY_TYPES, type ArrayType } from '../results/index.js';
+export type { IocStats } from './stats.js';
 
 const log = getLogger('ioc');
 

@@ -3,10 +3,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { IocError } from '../errors.js';
 
-/** Element types of PREFIX:ARRAY (`--array-type`). */
-export const ARRAY_TYPES = ['double', 'float', 'int64', 'int32', 'int16', 'int8'] as const;
-export type ArrayType = (typeof ARRAY_TYPES)[number];
-
 export interface IocStats {
   /** Updates of PREFIX:ARRAY published so far (the last update's number k). */
   arrayUpdates: number;

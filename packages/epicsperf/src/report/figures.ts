@@ -70,6 +70,9 @@ export interface WorkloadView {
   ramp: boolean;
   /** The workload's entries in a run (none when the run did not include it). */
   figures(r: BenchResults): WorkloadFigures[];
+  /** How `epicsperf results` names what a run did of it, when not by its name (once, when it has
+   *  entries): the snapshot names each of its lists. */
+  listed?(r: BenchResults): string[];
   /** Its section of the text report ('' when the run did not include it). */
   text(r: BenchResults, markdown: boolean): string;
   /** The HTML report's parts for one entry of one run, beside the chart of its main figure. */
@@ -89,6 +92,15 @@ export interface HtmlParts {
 /** The entries of a run, every workload in `views` order. */
 export function figuresOf(views: readonly WorkloadView[], r: BenchResults): WorkloadFigures[] {
   return views.flatMap((w) => w.figures(r));
+}
+
+/** What a run did, as `epicsperf results` lists it: each workload it ran (WorkloadView.listed), in
+ *  `views` order, and every client with a figure in it, in the order they first appear. */
+export function ranOf(views: readonly WorkloadView[], r: BenchResults): { workloads: string[]; clients: string[] } {
+  return {
+    workloads: [...new Set(views.flatMap((w) => w.listed?.(r) ?? (w.figures(r).length ? [w.name] : [])))],
+    clients: [...new Set(figuresOf(views, r).flatMap((w) => w.clients.map((c) => c.client)))],
+  };
 }
 
 /** How many times worse than `best` a median is (1 = the best; > 1 worse), whichever way is better. */

@@ -1,19 +1,27 @@
 // The capture result shapes: what a capture runner reports when it stops (CaptureSummary), a
-// capture run seen from the orchestrator (CaptureRun), and the bench's capture workload.
+// capture run seen from the orchestrator (CaptureRun), the `capture` command's document of one,
+// and the bench's capture workload.
+
+/** The format of `capture --format json`'s document, written in its `schema` field. */
+export const CAPTURE_FORMAT = 'epicsperf/capture@1';
+
+// A count: a whole number, never negative (`integer`, `minimum: 0` in the JSON Schema).
+/** @asType integer @minimum 0 */
+type Count = number;
 
 /** One PV of a capture, as the runner counted it. */
 export interface CapturePvSummary {
   name: string;
   /** Updates written to the file. */
-  updates: number;
+  updates: Count;
   /** Bytes of data written for this PV (values and per-update columns). */
-  bytes: number;
+  bytes: Count;
   /** Gap records (places where a checked PV did not step by exactly 1). */
-  gaps: number;
+  gaps: Count;
   /** Updates lost in those gaps. */
   lost: number;
   /** Updates the client library itself dropped (a full queue), when it says so. */
-  overruns: number;
+  overruns: Count;
   /** Whether gaps were looked for on this PV (--gap-check). */
   checked: boolean;
   /** Set when the PV is not in the file: why (never connected, a string PV, ...). */
@@ -26,18 +34,18 @@ export interface CaptureSummary {
   version: string;
   file: string;
   pvs: CapturePvSummary[];
-  updates: number;
+  updates: Count;
   /** Bytes of data handed to the HDF5 library (values and per-update columns). */
-  bytes: number;
+  bytes: Count;
   /** Size of the file when closed. */
-  fileBytes: number;
+  fileBytes: Count;
   /** From the first subscription to the stop, seconds. */
   seconds: number;
-  flushes: number;
+  flushes: Count;
   maxFlushMs: number;
   meanFlushMs: number;
   /** Flushes that took longer than the flush period. */
-  slowFlushes: number;
+  slowFlushes: Count;
   /** Set when the capture stopped on its own: why (a full disk, a write error). */
   error?: string;
 }
@@ -57,13 +65,24 @@ export interface CaptureRun {
   stoppedAfterS?: number;
 }
 
+/**
+ * The `capture` command's document (`capture --format json`).
+ * @title epicsperf capture --format json
+ */
+export interface CaptureDocument {
+  schema: typeof CAPTURE_FORMAT;
+  /** The command's options, by name, with the PVs captured and the file written. */
+  options: Record<string, unknown>;
+  run: CaptureRun;
+}
+
 /** One load step of the bench's capture workload. */
 export interface CaptureStep {
   /** 'scalar': counters at a rate; 'array': the IOC's waveform at a rate. */
   kind: 'scalar' | 'array';
-  pvs: number;
+  pvs: Count;
   /** Elements per update (1 for scalars). */
-  elements: number;
+  elements: Count;
   rateHz: number;
   /** Offered load, updates per second and MB/s of data (values + per-update columns). */
   offeredUpdatesS: number;

@@ -1,11 +1,14 @@
 // The headroom workload's result shapes: scalar monitors at rising (records x rate) steps, each
 // client's runs, the highest step it held with no loss, and what it did past that point; and the
 // two pure readings of them that the reports share (a step's label, a held step's rate).
-import type { MonitorRun } from './monitor.js';
+import type { Integer } from 'epics-ops';
+import type { MonitorRun, StealPercent } from './monitor.js';
 
 /** One load step: `records` counters, each updated at `rateHz`. */
 export interface HeadroomStep {
-  records: number;
+  /** Counters monitored. */
+  records: Integer;
+  /** Each counter's update rate. */
   rateHz: number;
   /** records x rate. */
   offeredUpdatesS: number;
@@ -31,9 +34,9 @@ export interface HeadroomStepResult {
   iocUpdatesS?: number;
   /** The IOC published less than 90% of the offered rate, or used 90% of every core: the step measured the IOC, not the client. */
   iocLimited: boolean;
-  /** Median latency (receive time minus IOC timestamp) over the first and the last quarter of the
-   *  step's updates, ms. */
+  /** Median latency (receive time minus IOC timestamp) over the first quarter of the step's updates, ms. */
   latencyEarlyMs?: number;
+  /** The same over the last quarter, ms. */
   latencyLateMs?: number;
   /** No update lost, latency not growing, every check passed. */
   held: boolean;
@@ -56,7 +59,7 @@ export interface HeadroomResults {
   clients: HeadroomClient[];
   /** The highest rate the IOC published at any step, updates/s. */
   iocMaxUpdatesS?: number;
-  stealPercent?: number | undefined;
+  stealPercent?: StealPercent | undefined;
 }
 
 /** A step as the reports and the progress name it: `1,000 x 10 Hz`. */

@@ -3,24 +3,27 @@
 import type { CaptureBenchResults } from './capture.js';
 import type { HeadroomResults, HeadroomWorkload } from './headroom.js';
 import type { LoadResults, LoadWorkload } from './load.js';
-import type { MonitorRun, Stat } from './monitor.js';
-import type { SnapshotRun } from 'epics-ops';
+import type { MonitorRun, Stat, StealPercent } from './monitor.js';
+import type { Integer, SnapshotRun } from 'epics-ops';
 
 export * from './capture.js';
 export * from './headroom.js';
 export * from './load.js';
 export * from './monitor.js';
-export { SNAPSHOT_FORMAT, type SnapshotRow, type SnapshotRun } from 'epics-ops';
+export { SNAPSHOT_FORMAT, type Integer, type SnapshotDocument, type SnapshotRow, type SnapshotRun } from 'epics-ops';
 
-/** Format versions written in the `schema` field of each JSON output. */
+/** The format of kept runs, `--out` and `bench --format json`, written in their `schema` field. */
 export const BENCH_FORMAT = 'epicsperf/bench@2';
-export const MONITOR_FORMAT = 'epicsperf/monitor@1';
+
+/** Element types of PREFIX:ARRAY (`--array-type`). */
+export const ARRAY_TYPES = ['double', 'float', 'int64', 'int32', 'int16', 'int8'] as const;
+export type ArrayType = (typeof ARRAY_TYPES)[number];
 
 /** The array-put workload: arrays of `elements` put `samples` times per run to PREFIX:ARRAY:PUT. */
 export interface ArrayPutWorkload {
-  elements: number;
-  samples: number;
-  type: string;
+  elements: Integer;
+  samples: Integer;
+  type: ArrayType;
 }
 
 export interface ArrayPutRun {
@@ -33,20 +36,22 @@ export interface ArrayPutRun {
   ok: boolean;
   error?: string;
   /** Puts the client made, and those that failed on its side. */
-  puts: number;
-  failedPuts: number;
+  puts: Integer;
+  failedPuts: Integer;
   /** From the first put's start to the last put's return, as the client saw it. */
   putsPerSecond?: number;
   mElementsPerSecond?: number;
+  /** CPU of the runner process, % of one core, sampled once a second (with the samples). */
   cpuPercent?: Stat & { samples: number[] };
   peakRssMb?: number;
+  /** CPU of the IOC over the same window, % of one core. */
   iocCpuPercent?: Stat;
   /** What the IOC received and checked (every element and the length of each put), counted on its side. */
   ioc?: {
-    received: number;
-    elements: number;
+    received: Integer;
+    elements: Integer;
     /** Puts whose elements, length or order were wrong. */
-    bad: number;
+    bad: Integer;
     findings: string[];
     /** From the first put's arrival to the last's, at the IOC. */
     putsPerSecond: number;
@@ -58,10 +63,10 @@ export interface ArrayPutRun {
 
 /** One array size of a latency run: round trip (put, then the client's own monitor update) and one way. */
 export interface LatencyPoint {
-  elements: number;
-  bytes: number;
+  elements: Integer;
+  bytes: Integer;
   /** Rounds kept (after the warm-up rounds). */
-  updates: number;
+  updates: Integer;
   /** Round trip: from before the put to the client's callback with its value, ms. */
   p50Ms: number;
   p99Ms: number;
@@ -78,7 +83,9 @@ export interface LatencyPoint {
 
 /** Fixed cost and slope of p50 against bytes (least squares), as the ADO bridge study fitted them. */
 export interface LatencyFit {
+  /** Intercept of p50 against bytes, ms. */
   fixedMs: number;
+  /** 1 / slope, MB/s. */
   mbPerS: number;
 }
 
@@ -98,27 +105,30 @@ export interface LatencyRun {
 }
 
 export interface LatencyWorkload {
-  sizes: number[];
+  /** Array sizes, elements. */
+  sizes: Integer[];
   /** 'double' or 'char' (the byte-array case). */
   elementType: string;
-  samplesPerSize: number;
+  /** Rounds per size. */
+  samplesPerSize: Integer;
 }
 
+/** A snapshot workload: `connected` names the IOC serves and `missing` it does not (id `N+M`). */
 export interface SnapshotWorkload {
   id: string;
-  connected: number;
-  missing: number;
+  connected: Integer;
+  missing: Integer;
 }
 
 export interface ArrayWorkload {
   /** Elements of the waveform. */
-  elements: number;
+  elements: Integer;
   /** Updates to receive per run. */
-  samples: number;
+  samples: Integer;
   /** How often the IOC refreshes the waveform: Hz, or 'max' (as fast as it can). */
   rate: number | 'max';
   /** Element type of the waveform (default double). */
-  type?: string;
+  type?: ArrayType;
   /** Every element of every update compared (tests), not only the first, middle and last. */
   checkAll?: boolean;
 }
@@ -145,14 +155,20 @@ export interface BenchRunOptions {
     /** The load workload (src/bench/load.ts): its runners per host at each step, counters, rate and seconds. */
     load?: LoadWorkload | undefined;
   };
-  repeat: number;
+  repeat: Integer;
+  /** The snapshot's timeout per PV, ms. */
   timeoutMs: number;
-  records: number;
-  samples: number;
+  /** The monitor's counters. */
+  records: Integer;
+  /** The monitor's samples per PV. */
+  samples: Integer;
+  /** The monitor's update rate, Hz. */
   rate: number;
   clients: string[];
+  /** How runner processes were scheduled (real-time priority is withheld from every client alike). */
   scheduling: string;
-  /** `quick` (the default: one short run each), `full` (the published workloads) or `custom`. */
+  /** `quick` (the default: one short run each), `full` (--full: the published workloads) or
+   *  `custom` (a profile with its workloads changed by options). */
   profile: 'quick' | 'full' | 'custom';
   /** Deadline of one client on one workload, s (a client past it is stopped; undefined: none). */
   clientDeadlineS?: number | undefined;
@@ -176,30 +192,41 @@ export interface HostRecord {
   runs: string[];
 }
 
+/**
+ * A bench run's results: a kept run, `--out`, `bench --format json`.
+ * @title epicsperf bench results (kept runs, --out, --format json)
+ */
 export interface BenchResults {
   schema: typeof BENCH_FORMAT;
+  /** @format date-time */
   startedAt: string;
   /** From the start to the last result, s. */
   durationS?: number;
   /** The machine's host name. */
   host: string;
+  /** The `epicsperf doctor --format json` report. */
   environment: EnvironmentReport;
   /** A run spread over agents: every host it used (rows then say which host they ran on). */
   hosts?: HostRecord[] | undefined;
   options: BenchRunOptions;
   /** Clients that could not run at all, with the reason. */
   unavailable: { client: string; reason: string }[];
-  /** `stealPercent`: CPU time the hypervisor gave other guests while the workload ran (see stealMeter). */
-  snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: number | undefined }[];
-  monitor?: { runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
-  array?: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: number | undefined } | undefined;
-  arrayPut?: { workload: ArrayPutWorkload; runs: ArrayPutRun[]; stealPercent?: number | undefined } | undefined;
-  latency?: { workload: LatencyWorkload; runs: LatencyRun[]; stealPercent?: number | undefined } | undefined;
+  /** The snapshot workloads, each with its clients' runs. */
+  snapshot: { workload: SnapshotWorkload; runs: SnapshotRun[]; stealPercent?: StealPercent | undefined }[];
+  monitor?: { runs: MonitorRun[]; stealPercent?: StealPercent | undefined } | undefined;
+  array?: { workload: ArrayWorkload; runs: MonitorRun[]; stealPercent?: StealPercent | undefined } | undefined;
+  /** The array-put workload: arrays put to PREFIX:ARRAY:PUT, checked by the IOC. */
+  arrayPut?: { workload: ArrayPutWorkload; runs: ArrayPutRun[]; stealPercent?: StealPercent | undefined } | undefined;
+  /** The latency workload: put an array, wait for the client's own update of it, per size. */
+  latency?: { workload: LatencyWorkload; runs: LatencyRun[]; stealPercent?: StealPercent | undefined } | undefined;
   /** The capture workload: each client's load steps, the disk's rate, the study's figure. */
   capture?: CaptureBenchResults | undefined;
-  /** The headroom workload: each client's steps, its best and what it did past it. */
+  /** The headroom workload: scalar monitors at rising (records x rate) steps until a client gives
+   *  way; each client's steps, its best and what it did past it. */
   headroom?: HeadroomResults | undefined;
-  /** The load workload: each client's steps of N runners per host, and how many clients it served. */
+  /** The load workload: N monitor runners of one client on each host against one IOC, N rising step
+   *  by step until updates are lost, latency grows or a runner fails; each client's steps, and how
+   *  many clients it served. */
   load?: LoadResults | undefined;
 }
 
@@ -212,7 +239,7 @@ export interface EnvironmentReport {
   epicsperf: string;
   node: string;
   os: { platform: string; release: string; arch: string };
-  cpu: { model: string; cores: number };
+  cpu: { model: string; cores: Integer };
   memoryBytes: number;
   python: { executable: string; kind: 'external' | 'managed'; ready: boolean; version?: string; error?: string };
   libraries: Record<string, LibraryStatus>;

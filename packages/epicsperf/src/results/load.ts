@@ -1,13 +1,15 @@
 // The load workload's result shapes: N runners of one client on each of M hosts against one IOC,
 // N rising step by step; per step the aggregate figures, each host's CPU, the IOC's, the fairness
 // between steady PVs and a ramping one, and each runner's outcome; per client how many it served.
+import type { Integer } from 'epics-ops';
+import type { StealPercent } from './monitor.js';
 
 /** What the load workload ran. */
 export interface LoadWorkload {
   /** Runners per host at each step, lowest first. */
-  steps: number[];
+  steps: Integer[];
   /** Counters each load runner monitors (PREFIX:CALC1..N). */
-  records: number;
+  records: Integer;
   /** The counters' update rate, Hz. */
   rateHz: number;
   /** Seconds each step is measured for, after every runner has connected and a one-second warm-up. */
@@ -22,7 +24,7 @@ export interface LoadWorkload {
 export interface LoadHost {
   name: string;
   address: string;
-  cores?: number;
+  cores?: Integer;
 }
 
 /** How one runner did at one step. Every runner monitors the counters; the first on each host (its
@@ -30,7 +32,7 @@ export interface LoadHost {
 export interface LoadRunner {
   host: string;
   /** 1-based, per host. */
-  index: number;
+  index: Integer;
   /** The host's fairness runner: it monitors PREFIX:RAMP too. */
   ramp?: boolean;
   ok: boolean;
@@ -43,19 +45,21 @@ export interface LoadRunner {
   cpuPercent?: number;
   peakRssMb?: number;
   /** Updates it received. */
-  samples?: number;
+  samples?: Integer;
   /** Its counters' updates per second over the window: the sum of each counter's own rate, its
    *  updates received over the IOC time they span. */
   updatesS?: number;
-  /** Counter values it never received (gaps in the counts, from its subscription on), and in how many gaps. */
-  missed?: number;
-  gaps?: number;
+  /** Counter values it never received (gaps in the counts, from its subscription on). */
+  missed?: Integer;
+  /** The gaps they were in. */
+  gaps?: Integer;
   /** Receive time minus IOC timestamp, every update the IOC published in the window, ms. */
   latencyMs?: { p50: number; p99: number };
-  /** A fairness runner: the share of its counters' and of PREFIX:RAMP's updates it received over
-   *  the window, and the rate PREFIX:RAMP was published at by its timestamps (Hz). */
+  /** A fairness runner: the share of its counters' updates it received over the window. */
   steadyFraction?: number;
+  /** A fairness runner: the share of PREFIX:RAMP's updates it received over the window. */
   rampFraction?: number;
+  /** A fairness runner: the rate PREFIX:RAMP was published at by its timestamps, Hz. */
   rampPublishedHz?: number;
 }
 
@@ -65,34 +69,46 @@ export type LoadLimitKind = 'lost' | 'latency' | 'client-cpu' | 'ioc-cpu' | 'fai
 
 export interface LoadStepResult {
   client: string;
-  runnersPerHost: number;
+  runnersPerHost: Integer;
   /** Load runners on every host: runnersPerHost x hosts. */
-  totalClients: number;
+  totalClients: Integer;
   /** totalClients x records x rate. */
   offeredUpdatesS: number;
   /** Updates per second all load runners received together. */
   updatesS: number;
-  /** Counter values the load runners never received, and their share of all updates. */
-  missed: number;
+  /** Counter values the load runners never received. */
+  missed: Integer;
+  /** `missed` over all updates. */
   lossFraction: number;
   /** Pooled over every update of every load runner the IOC published in the window, ms. */
   latencyMs?: { p50: number; p99: number };
-  /** Per host: its load runners' CPU added up (% of one core), how many ran and failed. */
-  hosts: { host: string; cpuPercent: number; runners: number; failed: number; cores?: number }[];
-  /** The IOC's CPU over the window (% of one core) and what it published (counter updates/s, its
-   *  own count). */
+  /** Per host: its load runners' CPU, how many ran and failed. */
+  hosts: {
+    host: string;
+    /** Its load runners' CPU added up, % of one core. */
+    cpuPercent: number;
+    runners: Integer;
+    failed: Integer;
+    cores?: Integer;
+  }[];
+  /** The IOC's CPU over the window, % of one core. */
   iocCpuPercent?: number;
+  /** Counter updates per second the IOC published, by its own count. */
   iocUpdatesS?: number;
-  /** The fairness runners averaged: their counters' and PREFIX:RAMP's delivered fractions, and the
-   *  ratio (ramp / steady: 1 = treated alike, below 1 the ramping PV lost more); the ramp's rate
-   *  by the IOC's own count (else by its timestamps); the seconds of the window their PREFIX:RAMP
-   *  updates span (less than the window when their room for it filled). */
+  /** The fairness runners averaged. */
   fairness?: {
+    /** PREFIX:RAMP's rate asked for, Hz. */
     rampRateHz: number;
+    /** The rate PREFIX:RAMP was published at, by the IOC's own count (else by its timestamps), Hz. */
     rampPublishedHz?: number;
+    /** Seconds of the window the fairness runners' PREFIX:RAMP updates span (less than the window
+     *  when their room for it filled). */
     rampSeconds?: number;
+    /** Their counters' delivered fraction. */
     steadyFraction: number;
+    /** PREFIX:RAMP's delivered fraction. */
     rampFraction: number;
+    /** rampFraction / steadyFraction: 1 = treated alike, below 1 the ramping PV lost more. */
     ratio: number;
   };
   /** Why the step has no fairness figure: the ramp's rate could not be put to the IOC, or reached it too late. */
@@ -109,13 +125,18 @@ export interface LoadStepResult {
 export interface LoadClient {
   client: string;
   /** Load runners at the highest step held (0: not even the first). */
-  served: number;
+  served: Integer;
   /** Runners per host there. */
-  bestRunnersPerHost?: number;
+  bestRunnersPerHost?: Integer;
   /** Updates per second received there. */
   bestUpdatesS?: number;
   /** What stopped it (kind `none`: it held every step, the steps ran out). */
-  limit: { kind: LoadLimitKind; text: string; atRunnersPerHost?: number };
+  limit: {
+    kind: LoadLimitKind;
+    text: string;
+    /** The step that did not hold, runners per host. */
+    atRunnersPerHost?: Integer;
+  };
 }
 
 export interface LoadResults {
@@ -125,7 +146,7 @@ export interface LoadResults {
   iocHost: string;
   steps: LoadStepResult[];
   clients: LoadClient[];
-  stealPercent?: number | undefined;
+  stealPercent?: StealPercent | undefined;
 }
 
 /** A step as the reports and the progress name it: `4 x 2 hosts` or `4 runners`. */

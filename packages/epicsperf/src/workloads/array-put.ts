@@ -22,7 +22,7 @@ export const arrayPut: BenchWorkload = {
   inAll: { quick: false, full: false },
   options: [WAVEFORM_OPTIONS.elements, WAVEFORM_OPTIONS.samples, WAVEFORM_OPTIONS.type],
   ask: (o, profile) => ({
-    arrayPut: { ...waveform(o, ARRAY_DEFAULTS[profile]), type: value<string>(o, 'arrayType') ?? 'double' },
+    arrayPut: { ...waveform(o, ARRAY_DEFAULTS[profile]), type: value<ArrayType>(o, 'arrayType') ?? 'double' },
   }),
   // A step is one client in one mode.
   steps: (w, ready, repeat) => (w.arrayPut ? repeat * MODES.length * serving(ready, 'array-put').length : 0),
@@ -37,7 +37,7 @@ export const arrayPut: BenchWorkload = {
       rate: 0,
       arrayElements: w.elements,
       arrayRate: 0,
-      arrayType: w.type as ArrayType,
+      arrayType: w.type,
     });
     const runs: ArrayPutRun[] = [];
     const steal = stealMeter();

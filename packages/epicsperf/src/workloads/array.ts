@@ -66,7 +66,7 @@ export const array: BenchWorkload = {
     WAVEFORM_OPTIONS.type,
   ],
   ask: (o, profile) => {
-    const type = value<string>(o, 'arrayType');
+    const type = value<ArrayType>(o, 'arrayType');
     return {
       array: {
         ...waveform(o, ARRAY_DEFAULTS[profile]),
@@ -86,7 +86,7 @@ export const array: BenchWorkload = {
       rate: 0,
       arrayElements: aw.elements,
       arrayRate: aw.rate,
-      ...(aw.type && { arrayType: aw.type as ArrayType }),
+      ...(aw.type && { arrayType: aw.type }),
     });
     try {
       const deadline = ctx.deadline(typeof aw.rate === 'number' ? aw.samples / aw.rate : 0);

@@ -1,7 +1,7 @@
 // Every bench workload, in run and report order: a new workload is one module of this folder
 // and one entry here. The reports of runs, bound to the list.
 import type { BenchResults } from '../results/index.js';
-import { figuresOf, type WorkloadFigures } from '../report/figures.js';
+import { figuresOf, ranOf, type WorkloadFigures } from '../report/figures.js';
 import { renderBench as renderWith, renderRuns as renderRunsWith } from '../report/bench.js';
 import { benchHtml as htmlWith } from '../report/html.js';
 import { compareRuns as compareWith, type CompareRow } from '../report/compare.js';
@@ -24,6 +24,7 @@ export function findWorkload(name: string): BenchWorkload | undefined {
 
 /** Each workload's entries in a run, with its main figure per client. */
 export const workloadFigures = (r: BenchResults): WorkloadFigures[] => figuresOf(WORKLOADS, r);
+export const ran = (r: BenchResults): { workloads: string[]; clients: string[] } => ranOf(WORKLOADS, r);
 export const renderBench = (r: BenchResults, markdown: boolean): string => renderWith(WORKLOADS, r, markdown);
 export const renderRuns = (runs: readonly BenchResults[], labels: readonly string[], markdown: boolean): string =>
   renderRunsWith(WORKLOADS, runs, labels, markdown);

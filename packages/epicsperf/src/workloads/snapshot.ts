@@ -145,6 +145,7 @@ export const snapshot: BenchWorkload = {
     }
   },
   figures,
+  listed: (r) => r.snapshot.map((s) => s.workload.id),
   text: (r, markdown) =>
     r.snapshot
       .map(

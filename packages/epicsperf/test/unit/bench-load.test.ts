@@ -7,7 +7,7 @@ import { analyseRunner, judgeLoadStep, loadClient, pooledLatency, type JudgeOpti
 import { latencyGrowthMs, loadWorkload, rampRate } from '../../src/bench/load.js';
 import type { Sample } from '../../src/bench/samples.js';
 import { BENCH_FORMAT, type BenchResults, type LoadResults, type LoadRunner, type LoadStepResult } from '../../src/results/index.js';
-import { benchHtml, compareRuns, renderBench, workloadFigures } from '../../src/workloads/index.js';
+import { benchHtml, compareRuns, ran, renderBench, workloadFigures } from '../../src/workloads/index.js';
 import { parseLoadSteps } from '../../src/workloads/load.js';
 import { schemaErrors } from '../helpers/schema.js';
 
@@ -314,6 +314,7 @@ describe('the load report', () => {
     const bench = benchWith(fixture(2));
     expect(schemaErrors('bench', JSON.parse(JSON.stringify(bench)))).toEqual([]);
     expect(schemaErrors('bench', { ...bench, load: { ...bench.load, steps: [{ client: 'node' }] } })).not.toEqual([]);
+    expect(ran(bench)).toEqual({ workloads: ['load'], clients: ['node', 'pyepics'] });
     const text = renderBench(bench, false);
     expect(text).toMatch(
       /Load: N runners of one client on one host \(N = 1, 2, 4, 8\), each monitoring 1,000 counters at 10 Hz, against one IOC on local, 5 s per step/,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchResults, CaptureBenchResults, CaptureRun, CaptureStep, CaptureStepResult } from '../../src/results/index.js';
 import { captureBenchTable, captureSummaryText } from '../../src/report/capture.js';
-import { benchHtml, compareRuns, renderBench, workloadFigures } from '../../src/workloads/index.js';
+import { benchHtml, compareRuns, ran, renderBench, workloadFigures } from '../../src/workloads/index.js';
 import { rank } from '../../src/report/figures.js';
 import { schemaErrors } from '../helpers/schema.js';
 
@@ -149,6 +149,8 @@ describe('capture reports', () => {
     expect(html).toMatch(/<a href="#w-capture">capture<\/a><div class="unit">highest MB\/s written with zero loss, higher is better/);
     expect(schemaErrors('bench', JSON.parse(JSON.stringify(bench)))).toEqual([]);
     expect(schemaErrors('bench', { ...bench, capture: { ...capture, steps: [{ client: 'node' }] } })).not.toEqual([]);
+    // and `epicsperf results` lists the run by it
+    expect(ran(bench)).toEqual({ workloads: ['capture'], clients: ['node', 'pyepics'] });
   });
 
   it("the capture command's summary and its JSON output", () => {

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WORKLOADS } from '../../src/workloads/index.js';
+import { ran, WORKLOADS } from '../../src/workloads/index.js';
+import { loadResults } from '../../src/results/store.js';
 import { countSteps } from '../../src/workloads/suite.js';
 import { CLIENTS } from '../../src/clients/index.js';
 import type { Workloads } from '../../src/workloads/workload.js';
@@ -14,6 +15,19 @@ const schema = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'sc
 };
 /** The results' entries that are not one workload's. */
 const RUN_ENTRIES = ['schema', 'startedAt', 'durationS', 'host', 'environment', 'hosts', 'options', 'unavailable'];
+const FIXTURES = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'results');
+
+/** Every `client` named anywhere in a run's workload entries, in the order met. */
+function clientsIn(x: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(x)) for (const v of x) clientsIn(v, out);
+  else if (x && typeof x === 'object') {
+    for (const [k, v] of Object.entries(x)) {
+      if (k === 'client' && typeof v === 'string') out.add(v);
+      else clientsIn(v, out);
+    }
+  }
+  return out;
+}
 
 const asked = (profile: 'quick' | 'full') => WORKLOADS.map((w) => ({ w, asked: w.ask({}, profile, true) }));
 
@@ -35,6 +49,15 @@ describe('the workload registry', () => {
     const none: Workloads = { snapshot: [], monitor: false };
     expect(countSteps({ repeat: 3, workloads: none }, CLIENTS)).toBe(0);
     for (const w of WORKLOADS) expect(w.figures({ snapshot: [] } as never)).toEqual([]);
+    expect(ran({ snapshot: [] } as never)).toEqual({ workloads: [], clients: [] });
+  });
+
+  it('`epicsperf results` lists a run by what its workloads report: each one it ran, and every client in them', () => {
+    for (const f of ['run-a.json', 'run-b.json']) {
+      const r = loadResults(join(FIXTURES, f));
+      const entries = Object.fromEntries(Object.entries(r).filter(([k]) => !RUN_ENTRIES.includes(k)));
+      expect(ran(r)).toEqual({ workloads: ['97+15', '1000+95', 'monitor', 'array', 'latency'], clients: [...clientsIn(entries)] });
+    }
   });
 
   it('every workload counts its steps from the clients that serve it, and the ramps run each step once', () => {
