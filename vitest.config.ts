@@ -22,6 +22,7 @@ const MEASURE = [
   'packages/epicsperf/test/integration/bench-headroom.test.ts',
   'packages/epicsperf/test/integration/bench-latency.test.ts',
   'packages/epicsperf/test/integration/bench-load.test.ts',
+  'packages/epicsperf/test/integration/cli-bench-capture.test.ts',
 ];
 const PYTHON_AND_RUNNERS = ['test/global-setup.ts'];
 

@@ -7,9 +7,10 @@ import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_p
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, delimiter, dirname, join } from 'node:path';
+import { basename, delimiter, dirname, join, relative } from 'node:path';
 import type { Readable } from 'node:stream';
 import { killOnExit } from '../children.js';
+import { PACKAGE_ROOT } from '../home.js';
 import { acquireLock } from '../lock.js';
 import { type ProgressOptions, toStderr, type Watch, watch } from '../progress.js';
 
@@ -260,7 +261,9 @@ async function runSteps(plan: BuildPlan, steps: readonly BuildStep[], out: strin
 /** The hash of a plan's inputs and key. */
 function planHash(plan: BuildPlan): string {
   const hasher = createHash('sha256');
-  for (const f of plan.inputs) hasher.update(f).update(readFileSync(f));
+  // Each source by its place in the package, so that another checkout of the same sources (a
+  // clone, a worktree) finds the build current.
+  for (const f of plan.inputs) hasher.update(relative(PACKAGE_ROOT, f)).update(readFileSync(f));
   return hasher.update(JSON.stringify(plan.key)).digest('hex');
 }
 

@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensurePythonEnv } from '../../src/pyenv/index.js';
 import { findClient } from '../../src/clients/index.js';
+import { doctor } from '../../src/doctor.js';
 import { runLoad } from '../../src/bench/load.js';
 import { LocalHost } from '../../src/hosts/local-host.js';
 import type { Host, RunnerRequest } from '../../src/hosts/host.js';
@@ -87,7 +88,8 @@ describe('load against the built-in IOC', () => {
       schema: 'epicsperf/bench@2',
       startedAt: new Date().toISOString(),
       host: 'h',
-      environment: {},
+      // The environment a bench run records (bench: doctor()'s report).
+      environment: await doctor(),
       options: {
         workloads: { snapshot: [], monitor: false, load: r.workload },
         repeat: 1,

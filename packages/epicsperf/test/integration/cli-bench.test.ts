@@ -108,36 +108,6 @@ describe('bench, quick profile', () => {
     expect(r.ms).toBeLessThan(10_000);
   });
 
-  it("bench capture: the full profile's capture load steps, one progress step each, kept with its own section", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'epicsperf-capture-bench-'));
-    const r = await runCli(['bench', 'capture', '--clients', 'node', '--capture-seconds', '1', '--deadline', '60', '--results-dir', dir], {
-      timeoutMs: 240_000,
-    });
-    expect(r.code, r.stderr).toBe(0);
-    const steps = r.stderr.split('\n').filter((l) => /^\[\d+\/\d+\] capture /.test(l));
-    // 11 load steps at most; a kind the client lost updates at is not climbed further
-    expect(steps[0]).toMatch(/^\[1\/11\] capture 1000 counters x 10 Hz · node · run 1\/1: /);
-    const json = r.stderr.match(/results: (.*\.json)\n/)?.[1];
-    const html = r.stderr.match(/report: (.*\.html)\n/)?.[1];
-    const res = JSON.parse(readFileSync(json!, 'utf8')) as BenchResults;
-    expect(schemaErrors('bench', res)).toEqual([]);
-    expect(res.options).toMatchObject({
-      profile: 'custom',
-      workloads: { snapshot: [], monitor: false, capture: { clients: ['node'], seconds: 1, flushMs: 1000 } },
-    });
-    expect(res.options.clientDeadlineS).toBe(60);
-    expect(res.options.clientDeadlineBeyondWork).toBeUndefined();
-    expect(res.snapshot).toEqual([]);
-    const c = res.capture!;
-    expect(c.steps.length).toBe(steps.length);
-    expect(c.steps[0]!.step).toMatchObject({ kind: 'scalar', pvs: 1000, rateHz: 10 });
-    expect(c.clients.map((x) => x.client)).toEqual(['node']);
-    expect(c.diskMBs).toBeGreaterThan(0);
-    const page = readFileSync(html!, 'utf8');
-    expect(page).toMatch(/<a href="#w-capture">capture<\/a>/);
-    expect(page).toMatch(/<section id="w-capture"><h2>Capture to HDF5: /);
-  }, 240_000);
-
   it('a client past its deadline is a row saying so, and the next client still runs', async () => {
     // pyepics reads one name after another: 15 missing names take it 15 s at a 1 s timeout.
     const r = await runCli(
