@@ -32,6 +32,7 @@ const FLOORS: Record<string, number> = {
   lock: 0,
   progress: 0,
   procstat: 0,
+  clock: 0,
   // data and formats: result shapes (and their store)
   results: 1,
   // the Python environment; the reports (pure functions of results); the runners of other

@@ -4,7 +4,7 @@
 // Samples in the runner layout (docs/runners.md).
 import type { Context, MonitorEvent, Monitor, PvaReading, TimeReading } from 'epics-client';
 import { SampleStore } from '../samples.js';
-import { monoSeconds, nowSeconds } from '../../runner/protocol.js';
+import { monoSeconds, nowSeconds } from '../../clock.js';
 import type { RunnerArgs } from './args.js';
 import { putValue } from './put-values.js';
 

@@ -3,7 +3,7 @@
 import { Context, type PvaReading, type SnapshotResult, type TimeReading, type MonitorEvent, type Monitor } from 'epics-client';
 import { shippedRows, statusOf } from 'epics-ops';
 import type { RunnerArgs } from './args.js';
-import { nowSeconds } from '../../runner/protocol.js';
+import { nowSeconds } from '../../clock.js';
 import { SampleStore } from '../samples.js';
 import { arrayPut, latency } from './node-put.js';
 
