@@ -35,7 +35,7 @@ async function one(mode, envFile, records, seconds, dist) {
   let onUpdate = () => updates++;
   if (mode === 'runner') {
     const { SampleStore } = await import(resolve(HERE, '../packages/epicsperf/dist/bench/samples.js'));
-    const { nowSeconds } = await import(resolve(HERE, '../packages/epicsperf/dist/runner/protocol.js'));
+    const { nowSeconds } = await import(resolve(HERE, '../packages/epicsperf/dist/clock.js'));
     const { statusOf } = await import('epics-ops');
     // As the runner: the first samples of each PV kept (here 100), every update seen.
     const store = new SampleStore(records, 100);

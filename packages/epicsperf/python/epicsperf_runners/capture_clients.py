@@ -1,4 +1,4 @@
-"""The client libraries of the Python capture runner (capture_runner.py): each connects to
+"""The client libraries of the Python capture runner (capture_driver.py): each connects to
 every PV, reads its metadata, adds it to the capture session and subscribes, its callbacks
 calling session.on_update(index, value, ioc_time, receive_time, severity, status); start() sets
 subscribed_at (time.monotonic()) to when its monitors began, the start of the capture's time.
@@ -18,7 +18,7 @@ from . import clients
 from .runners.base import ca_status
 
 if TYPE_CHECKING:
-    from .capture_runner import Session
+    from .capture_driver import Session
 
 # Session.on_update: (index, value, IOC time, receive time, severity, status).
 OnUpdate = Callable[[int, Any, float, float, int, int], None]

@@ -1,5 +1,5 @@
 """The capture file of docs/capture-format.md written with h5py, and the gap detector of
-src/capture/gaps.ts: the Python capture runners' storage (capture_runner.py).
+src/capture/gaps.ts: the Python capture runners' storage (capture_driver.py).
 
 Updates wait in per-PV column buffers; flush() writes each as one block per dataset (resize,
 then a write of the new rows), flushes the file and puts HDF5's writes on disk in a safe order

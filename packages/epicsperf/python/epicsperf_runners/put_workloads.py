@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from .runner import Store
+    from .driver import Store
 
 # The callback of latency_monitor: (values, severity, IOC time, receive time).
 OnUpdate = Callable[[Any, int, float, float], None]
-# runner.emit, as the workloads call it.
+# driver.emit, as the workloads call it.
 Emit = Callable[[dict[str, Any]], None]
 
 ROUNDS_NOT_KEPT = 3  # per latency size: the first rounds warm up the code paths

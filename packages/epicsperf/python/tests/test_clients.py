@@ -8,15 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from epicsperf_runners import capture_clients, clients, runner
+from epicsperf_runners import capture_clients, clients, driver
 
 
-def test_the_runner_and_the_capture_runner_serve_the_declared_clients() -> None:
-    assert runner.CLIENTS == clients.python_clients()
+def test_the_driver_and_the_capture_driver_serve_the_declared_clients() -> None:
+    assert driver.CLIENTS == clients.python_clients()
     assert sorted(capture_clients.CLIENTS) == sorted(clients.capture_clients("python"))
-    assert "pyepics" in runner.CLIENTS and "node" not in runner.CLIENTS
+    assert "pyepics" in driver.CLIENTS and "node" not in driver.CLIENTS
     declared = {c["name"]: c["workloads"] for c in clients.declarations()["clients"] if c["runtime"] == "python"}
-    assert runner.WORKLOADS == declared
+    assert driver.WORKLOADS == declared
 
 
 def test_the_runner_refuses_a_workload_its_client_does_not_declare(tmp_path: Path) -> None:
@@ -26,7 +26,7 @@ def test_the_runner_refuses_a_workload_its_client_does_not_declare(tmp_path: Pat
     try:
         # fd 3 carries the runner's events (docs/runners.md); it fails before loading any library.
         proc = subprocess.run(
-            [sys.executable, "-m", "epicsperf_runners.runner", "--client", "pyepics-nonumpy", "monitor",
+            [sys.executable, "-m", "epicsperf_runners.driver", "--client", "pyepics-nonumpy", "monitor",
              "--names", str(names), "--samples", "1"],
             close_fds=False, preexec_fn=lambda: os.dup2(write, 3), capture_output=True, timeout=60, check=False)
     finally:

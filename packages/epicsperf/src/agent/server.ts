@@ -10,7 +10,7 @@ import { Reply, Router } from 'zeromq';
 import { getLogger } from '../log.js';
 import { LocalHost } from '../hosts/local-host.js';
 import { findClient } from '../clients/index.js';
-import type { Runner, RunnerExit } from '../runner/process.js';
+import type { Runner, RunnerExit } from '../launch/process.js';
 import type { Ioc, IocOptions } from '../ioc/index.js';
 import type { Meter } from '../procstat.js';
 import {

@@ -9,7 +9,7 @@ import { stat, type MonitorRun } from '../results/index.js';
 import type { Host } from '../hosts/host.js';
 import { LocalHost } from '../hosts/local-host.js';
 import type { IocStats } from '../ioc/stats.js';
-import { runOnce } from '../runner/run.js';
+import { runOnce } from '../launch/run.js';
 
 export interface MonitorRunOptions {
   /** 'monitor': many counters; 'array': one big waveform (docs/runners.md). Default 'monitor'. */

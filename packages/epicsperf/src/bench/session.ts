@@ -1,7 +1,7 @@
 // One put-driven runner's life as the orchestrator sees it (array-put, latency): spawn, ready,
 // start, connected, the workload's own steps, exit; a failure or its deadline becomes the row's error.
-import type { Runner } from '../runner/process.js';
-import { runOnce } from '../runner/run.js';
+import type { Runner } from '../launch/process.js';
+import { runOnce } from '../launch/run.js';
 import { decodeSamples, type Sample } from './samples.js';
 import type { ClientSpec } from '../clients/index.js';
 import type { Host } from '../hosts/host.js';

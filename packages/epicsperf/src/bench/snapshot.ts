@@ -5,7 +5,7 @@ import { RunnerError } from '../errors.js';
 import { findClient, REFEREE, type ClientSpec } from '../clients/index.js';
 import type { Host } from '../hosts/host.js';
 import { LocalHost } from '../hosts/local-host.js';
-import { runOnce } from '../runner/run.js';
+import { runOnce } from '../launch/run.js';
 import type { SnapshotRow, SnapshotRun } from '../results/index.js';
 import { snapshotRow, type ShippedRow } from 'epics-ops';
 

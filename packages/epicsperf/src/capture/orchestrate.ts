@@ -1,10 +1,10 @@
 // One capture run seen from outside: start the client's capture runner, let it capture until the
 // duration ends or stop() is called, measure its CPU and memory, and collect its summary.
 // capture/'s operation: the `capture` command and the bench's capture workload start captures here
-// (the only module of capture/ that other folders import); it runs the client through runner/.
+// (the only module of capture/ that other folders import); it runs the client through launch/.
 import { LocalHost } from '../hosts/local-host.js';
 import type { Host } from '../hosts/host.js';
-import { runOnce } from '../runner/run.js';
+import { runOnce } from '../launch/run.js';
 import { getLogger } from '../log.js';
 import type { CaptureRun, CaptureSummary } from '../results/capture.js';
 

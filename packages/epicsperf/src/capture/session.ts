@@ -6,7 +6,7 @@ import { NATIVE_TYPE_NAMES } from 'epics-client/ca';
 import type { PvMeta } from './writer.js';
 import type { ThreadedWriter } from './worker.js';
 import { GapDetector } from './gaps.js';
-import { nowSeconds } from '../runner/protocol.js';
+import { nowSeconds } from '../clock.js';
 import type { NativeType } from './columns.js';
 import type { CapturePvSummary, CaptureSummary } from '../results/capture.js';
 

@@ -161,20 +161,20 @@ export function runnerCommand(
   // A name no declaration has goes to the Python driver, which says it does not know it.
   const run = findClient(spec.name)?.run ?? { python: spec.name };
   if (workload === 'capture') {
-    if ('node' in run) return { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist', 'capture', 'runner.js')] };
-    const m = pythonModule('capture_runner');
+    if ('node' in run) return { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist', 'runners', 'node-capture.js')] };
+    const m = pythonModule('capture_driver');
     return { command: python, args: ['-u', ...m.args, '--client', spec.name], env: m.env };
   }
   const built = builtRun(run);
   if (built) return builtRunner(built.runner).command(built.name);
   if ('node' in run) {
-    const script = join(PACKAGE_ROOT, 'dist', 'bench', 'runners', run.node);
+    const script = join(PACKAGE_ROOT, 'dist', 'runners', run.node);
     return {
       command: process.execPath,
       args: [script, ...(run.args ?? []), ...(run.caget ? ['--caget', builtRunner(run.caget).path()] : [])],
     };
   }
-  const m = pythonModule('runner');
+  const m = pythonModule('driver');
   return { command: python, args: ['-u', ...m.args, '--client', spec.name], env: m.env };
 }
 

@@ -11,7 +11,7 @@ export type Workload = (typeof WORKLOADS)[number];
 export const RUNNER_WORKLOADS: readonly string[] = [...WORKLOADS, 'capture'];
 
 /**
- * How a client's runner starts: a Node script of src/bench/runners, a Python module of the
+ * How a client's runner starts: a Node script of src/runners, a Python module of the
  * runners' package, a compiled program of c/ (named by the library it is built on), the main
  * class of a Java runner of java/, or the binary of a Rust runner of rust/. The C, C++, Java and
  * Rust runners are built on first use: clients/index.ts has how, for each name `c` takes, `java`

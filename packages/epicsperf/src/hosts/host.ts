@@ -1,6 +1,6 @@
 // A host the harness runs clients and the IOC on: this one, or another one through its agent
 // (src/hosts/remote.ts). Workloads start runners and IOCs only through this.
-import type { Runner } from '../runner/process.js';
+import type { Runner } from '../launch/process.js';
 import type { Ioc, IocOptions } from '../ioc/index.js';
 import type { EnvironmentReport } from '../results/index.js';
 

@@ -1,8 +1,8 @@
 // This host as a place to run clients and the IOC: runners are child processes, measured here.
 // An agent (src/agent) serves another host with one of these.
 import { hostname } from 'node:os';
-import { RunnerProcess, type Runner } from '../runner/process.js';
-import { writeNamesFile } from '../runner/names.js';
+import { RunnerProcess, type Runner } from '../launch/process.js';
+import { writeNamesFile } from '../launch/names.js';
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
 import { doctor } from '../doctor.js';
 import { LOCAL, type Host, type RunnerRequest } from './host.js';

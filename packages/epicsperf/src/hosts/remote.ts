@@ -4,7 +4,7 @@
 import { Dealer } from 'zeromq';
 import { getLogger } from '../log.js';
 import { RunnerError, UsageError } from '../errors.js';
-import { Runner, type RunnerCommand, type RunnerEvent, type RunnerExit } from '../runner/process.js';
+import { Runner, type RunnerCommand, type RunnerEvent, type RunnerExit } from '../launch/process.js';
 import { counterNames, type Ioc, type IocOptions, type IocStats } from '../ioc/index.js';
 import type { Meter, Reading } from '../procstat.js';
 import type { EnvironmentReport } from '../results/index.js';

@@ -2,7 +2,7 @@
 // built-in IOC, and the results as stored.
 import { hostname } from 'node:os';
 import { Placement } from '../bench/placement.js';
-import { schedulingPrefix } from '../runner/sched.js';
+import { schedulingPrefix } from '../launch/sched.js';
 import { percentile } from '../bench/checks.js';
 import { clientDeadline } from '../bench/profiles.js';
 import { clientStatuses, type ClientSpec } from '../clients/index.js';

@@ -51,7 +51,7 @@ function projectPids(host: Host, only?: string): number[] {
     .filter((pid) => {
       try {
         const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        return /bench\/runners\/|epicsperf_runners/.test(cmd) && (only === undefined || cmd.includes(only));
+        return /dist\/runners\/|epicsperf_runners/.test(cmd) && (only === undefined || cmd.includes(only));
       } catch {
         return false;
       }

@@ -9,7 +9,7 @@ import { whyNoLatency } from '../../src/bench/latency.js';
 import { javaLibraries } from '../../src/toolchains/jvm.js';
 
 const PKG = join(import.meta.dirname, '..', '..');
-const NODE_RUNNERS = join(PKG, 'src', 'bench', 'runners');
+const NODE_RUNNERS = join(PKG, 'src', 'runners');
 const PY_RUNNERS = join(PKG, 'python', 'epicsperf_runners', 'runners');
 const JAVA_SOURCES = join(PKG, 'java', 'src');
 /** The source file of a Java main class (epicsperf.CajRunner -> java/src/epicsperf/CajRunner.java). */
@@ -21,6 +21,7 @@ describe('the client declarations', () => {
     for (const c of CLIENTS) {
       const run = c.run;
       if ('node' in run && !existsSync(join(NODE_RUNNERS, run.node.replace(/\.js$/, '.ts')))) missing.push(`${c.name}: ${run.node}`);
+      if ('node' in run && c.capture && !existsSync(join(NODE_RUNNERS, 'node-capture.ts'))) missing.push(`${c.name}: node-capture.js`);
       if ('python' in run && !existsSync(join(PY_RUNNERS, `${run.python}.py`))) missing.push(`${c.name}: runners/${run.python}.py`);
       if ('c' in run && !existsSync(join(PKG, 'c'))) missing.push(`${c.name}: c/`);
       if ('java' in run && !existsSync(javaSource(run.java))) missing.push(`${c.name}: ${run.java}`);
@@ -34,6 +35,8 @@ describe('the client declarations', () => {
 
   it('every runner has its declaration', () => {
     const declared = new Set(CLIENTS.flatMap((c) => ('node' in c.run ? [c.run.node] : 'python' in c.run ? [`${c.run.python}.py`] : [])));
+    // The Node capture runner serves the Node clients declared `capture`.
+    if (CLIENTS.some((c) => c.capture && 'node' in c.run)) declared.add('node-capture.js');
     // Node runners are the scripts that announce themselves ready; the others are their parts.
     const nodeRunners = readdirSync(NODE_RUNNERS)
       .filter((f) => f.endsWith('.ts') && readFileSync(join(NODE_RUNNERS, f), 'utf8').includes("ev: 'ready'"))

@@ -15,6 +15,8 @@ interface Rules {
   only?: Record<string, (target: string) => boolean>;
   /** A workload reached from another workload's folder only through these modules (its operations). */
   operations?: Record<string, readonly string[]>;
+  /** Units that are programs of their own (the commands, the Node runners): they reach a workload's folder past its operations. */
+  programs?: readonly string[];
   /** Why a bare import (a package) is not allowed, or undefined when it is. */
   bare: (spec: string) => string | undefined;
 }
@@ -32,6 +34,7 @@ const FLOORS: Record<string, number> = {
   lock: 0,
   progress: 0,
   procstat: 0,
+  clock: 0,
   // data and formats: result shapes (and their store)
   results: 1,
   // the Python environment; the reports (pure functions of results); the runners of other
@@ -39,8 +42,9 @@ const FLOORS: Record<string, number> = {
   pyenv: 2,
   report: 2,
   toolchains: 2,
-  // services the workloads use: one runner process, the built-in IOC, the environment report
-  runner: 3,
+  // services the workloads use: runner processes started and run (launch/), the built-in IOC, the
+  // environment report
+  launch: 3,
   ioc: 3,
   doctor: 3,
   // the clients: their declarations (clients.json), how each is prepared and started; the
@@ -52,9 +56,10 @@ const FLOORS: Record<string, number> = {
   capture: 6,
   bench: 7,
   // the agent: another host's runners and IOC, served to an orchestrator; the bench's workloads,
-  // each declared once, and the suite over them
+  // each declared once, and the suite over them; the Node runners (programs of their own)
   agent: 8,
   workloads: 8,
+  runners: 8,
   // the commands
   cli: 9,
 };
@@ -64,6 +69,7 @@ const TOOL: Rules = {
   // report reads results and the floor-0 helpers only
   only: { report: (t) => t === 'results' || FLOORS[t] === 0 },
   operations: { capture: ['capture/orchestrate.ts'] },
+  programs: ['cli', 'runners'],
   bare: (spec) =>
     (spec === 'epics-client' || spec.startsWith('epics-client/')) && !CLIENT_ENTRIES.has(spec)
       ? `the client only through ${[...CLIENT_ENTRIES].join(', ')}`
@@ -109,7 +115,7 @@ const OPS: Rules = {
 };
 
 function checkFloors(files: ReadonlyMap<string, string>, rules: Rules = TOOL): string[] {
-  const { floors: FLOORS, only: ONLY = {}, operations: OPERATIONS = {} } = rules;
+  const { floors: FLOORS, only: ONLY = {}, operations: OPERATIONS = {}, programs: PROGRAMS = [] } = rules;
   const problems: string[] = [];
   const edges = new Map<string, Map<string, string>>();
   const fileEdges = new Map<string, Map<string, string>>();
@@ -141,7 +147,7 @@ function checkFloors(files: ReadonlyMap<string, string>, rules: Rules = TOOL): s
         problems.push(`${file} -> ${target}: ${from} (floor ${ff}) imports ${to} (floor ${ft}), ${ft > ff ? 'upward' : 'sideways'}`);
       else if (ONLY[from] && !ONLY[from]!(to)) problems.push(`${file} -> ${target}: ${from} may not import ${to}`);
       const ops = OPERATIONS[to];
-      if (ops && from !== 'cli' && !ops.includes(target))
+      if (ops && !PROGRAMS.includes(from) && !ops.includes(target))
         problems.push(`${file} -> ${target}: ${to} is reached through ${ops.join(', ')} only`);
     }
   }
@@ -241,14 +247,14 @@ describe("the tool's floors", () => {
   it('finds an upward import, a sideways one, a cycle and a deep client import', () => {
     const problems = checkFloors(
       new Map([
-        ['runner/process.ts', "import { x } from '../bench/suite.js';"],
+        ['launch/process.ts', "import { x } from '../bench/suite.js';"],
         [
           'bench/suite.ts',
-          "import { RunnerProcess } from '../runner/process.js';\nimport { startCapture } from '../capture/orchestrate.js';",
+          "import { RunnerProcess } from '../launch/process.js';\nimport { startCapture } from '../capture/orchestrate.js';",
         ],
         ['capture/orchestrate.ts', "export { y } from '../capture/writer.js';\nimport type { Z } from 'epics-client/ca';"],
         ['capture/writer.ts', "import { Context } from 'epics-client/dist/client/index.js';"],
-        ['ioc/index.ts', "import { RunnerProcess } from '../runner/process.js';"],
+        ['ioc/index.ts', "import { RunnerProcess } from '../launch/process.js';"],
         ['report/html.ts', "import { heldRate } from '../bench/headroom.js';\nimport { z } from '../../../client/src/ca/index.js';"],
         ['bench/capture.ts', "import { ThreadedWriter } from '../capture/worker.js';"],
         ['widgets/x.ts', "import { DEFAULTS } from '../defaults.js';"],
@@ -259,8 +265,8 @@ describe("the tool's floors", () => {
         problems.some((p) => p.includes(text)),
         `${text} in\n${problems.join('\n')}`,
       ).toBe(true);
-    has('runner/process.ts -> bench/suite.ts: runner (floor 3) imports bench (floor 7), upward');
-    has('ioc/index.ts -> runner/process.ts: ioc (floor 3) imports runner (floor 3), sideways');
+    has('launch/process.ts -> bench/suite.ts: launch (floor 3) imports bench (floor 7), upward');
+    has('ioc/index.ts -> launch/process.ts: ioc (floor 3) imports launch (floor 3), sideways');
     has('folder cycle');
     has('capture/writer.ts: imports epics-client/dist/client/index.js');
     has('report/html.ts: imports ../../../client/src/ca/index.js, outside');

@@ -2,7 +2,7 @@
 // started: one that names another fails, killed, and its row says why. Runs small Node processes
 // that speak the runners' protocol on fd 3 (docs/runners.md), nothing else.
 import { describe, expect, it } from 'vitest';
-import { RunnerProcess, type Runner } from '../../src/runner/process.js';
+import { RunnerProcess, type Runner } from '../../src/launch/process.js';
 import { runSession } from '../../src/bench/session.js';
 import { findClient } from '../../src/clients/index.js';
 import { LocalHost } from '../../src/hosts/local-host.js';

@@ -2,7 +2,7 @@
 // followed when it is stepped, as the IOC's timestamps follow it (a backward step of 1.3 ms under
 // a runner once made its one-way times 1.3 ms longer than its round trips).
 import { describe, expect, it } from 'vitest';
-import { WALL_CHECK_MS, WallClock } from '../../src/runner/protocol.js';
+import { WALL_CHECK_MS, WallClock } from '../../src/clock.js';
 
 /** A system whose true wall clock is `origin + mono + step` ms; Date.now() floors it. */
 function system(origin: number) {

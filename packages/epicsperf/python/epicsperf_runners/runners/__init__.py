@@ -1,1 +1,1 @@
-"""One module per EPICS client behind the runner driver (runner.py, its CLIENTS table)."""
+"""One module per EPICS client behind the runner driver (driver.py, its CLIENTS table)."""

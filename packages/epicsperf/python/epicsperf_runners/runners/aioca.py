@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
+    from ..driver import ArrayStore, Store
     from ..put_workloads import OnUpdate
-    from ..runner import ArrayStore, Store
 
 LIBRARY = "aioca"
 aioca: Any = None

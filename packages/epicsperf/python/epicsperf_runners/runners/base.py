@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Union
 if TYPE_CHECKING:
     import queue
 
-    from ..runner import ArrayStore, Store
+    from ..driver import ArrayStore, Store
 
 # A snapshot result entry (ok() or failed()), as JSON.
 Entry = dict[str, Any]

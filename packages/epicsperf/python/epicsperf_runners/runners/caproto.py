@@ -21,8 +21,8 @@ from . import base
 if TYPE_CHECKING:
     import numpy.typing as npt
 
+    from ..driver import ArrayStore, Store
     from ..put_workloads import OnUpdate
-    from ..runner import ArrayStore, Store
 
 LIBRARY = "caproto"
 caproto: Any = None

@@ -14,7 +14,7 @@ from . import pvapy
 from .pvapy import LIBRARY, REQUEST, load  # noqa: F401 - the driver's interface
 
 if TYPE_CHECKING:
-    from ..runner import ArrayStore
+    from ..driver import ArrayStore
 
 NUMPY = False
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 from . import base
 
 if TYPE_CHECKING:
-    from ..runner import ArrayStore, Store
+    from ..driver import ArrayStore, Store
 
 LIBRARY = "pyepics"
 epics: Any = None

@@ -20,7 +20,7 @@ from .pyepics import read_pv, subscribe, wait_polling
 if TYPE_CHECKING:
     import queue
 
-    from ..runner import Store
+    from ..driver import Store
 
 LIBRARY = "pyepics"
 WORKERS = 20

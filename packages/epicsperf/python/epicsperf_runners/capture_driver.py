@@ -1,7 +1,7 @@
 """The capture workload of docs/runners.md for the Python clients: every PV of the list
 monitored with the client library, every update written with h5py (capture_file.py).
 
-    python -m epicsperf_runners.capture_runner --client pyepics capture --names FILE --out PATH --flush-ms N
+    python -m epicsperf_runners.capture_driver --client pyepics capture --names FILE --out PATH --flush-ms N
         [--force] [--gap-check REGEX] [--connect-timeout-ms N] [--options JSON] [--environment JSON]
 
 Commands on stdin: start, stop, exit; `stop`, SIGINT, SIGTERM or the end of stdin write what
@@ -22,18 +22,18 @@ import threading
 import time
 from typing import Any, NoReturn
 
-from . import capture_clients, capture_file, runner  # runner: emit, fail, fd 3
+from . import capture_clients, capture_file, driver  # driver: emit, fail, fd 3
 
 SIZES = {"char": 1, "short": 2, "enum": 2, "long": 4, "float": 4, "double": 8}
 
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        runner.fail(message, 2)
+        driver.fail(message, 2)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    p = Parser(prog="capture_runner.py")
+    p = Parser(prog="capture_driver.py")
     p.add_argument("--client", required=True, choices=sorted(capture_clients.CLIENTS))
     p.add_argument("workload", choices=("capture",))
     p.add_argument("--names", required=True)
@@ -102,15 +102,15 @@ class Session:
         self.max_flush_ms = max(self.max_flush_ms, ms)
         if ms > self.flush_ms:
             self.slow += 1
-            runner.emit({"ev": "warn", "message": f"cannot keep up: a flush took {ms:.0f} ms, "
+            driver.emit({"ev": "warn", "message": f"cannot keep up: a flush took {ms:.0f} ms, "
                                                   f"longer than the flush period of {self.flush_ms:.0f} ms"})
-        runner.emit({"ev": "flush", "updates": updates, "dataBytes": nbytes, "ms": round(ms, 2)})
+        driver.emit({"ev": "flush", "updates": updates, "dataBytes": nbytes, "ms": round(ms, 2)})
         lost = [(i, s["lost"] - self.lost_seen[i]) for i, s in enumerate(self.summary) if s["lost"] > self.lost_seen[i]]
         if lost:
             n = sum(k for _, k in lost)
             where = ", ".join(f"{self.summary[i]['name']} {k}" for i, k in lost[:3])
             more = f", and {len(lost) - 3} more PVs" if len(lost) > 3 else ""
-            runner.emit({"ev": "warn",
+            driver.emit({"ev": "warn",
                          "message": f"cannot keep up: {n} updates lost since the last flush ({where}{more})"})
             for i, _ in lost:
                 self.lost_seen[i] = self.summary[i]["lost"]
@@ -131,7 +131,7 @@ def commands() -> queue.Queue[str]:
 
 
 def main(argv: list[str]) -> None:
-    runner.open_events()
+    driver.open_events()
     args = parse_args(argv)
     try:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file-size limit: EFBIG instead of a kill
@@ -144,20 +144,20 @@ def main(argv: list[str]) -> None:
     try:
         version = client_cls.load()
     except ImportError:
-        runner.fail(f"{client_cls.LIBRARY} is not installed", 3)
-    names = runner.read_names(args.names)
+        driver.fail(f"{client_cls.LIBRARY} is not installed", 3)
+    names = driver.read_names(args.names)
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     try:
         cf = capture_file.CaptureFile(os.path.abspath(args.out), args.force, _tool_version(), json.loads(args.options),
                                       json.loads(args.environment), created)
     except capture_file.CaptureExists as err:
-        runner.fail(str(err), 2)
+        driver.fail(str(err), 2)
     except OSError as err:
-        runner.fail(f"cannot write {os.path.abspath(args.out)}: {err}", 2)
+        driver.fail(f"cannot write {os.path.abspath(args.out)}: {err}", 2)
     session = Session(cf, names, args.gap_check, args.flush_ms)
     client = client_cls(names, session)
     q = commands()
-    runner.emit({"ev": "ready", "client": args.client, "version": str(version)})
+    driver.emit({"ev": "ready", "client": args.client, "version": str(version)})
 
     state = "ready"
     t0: float | None = None
@@ -178,7 +178,7 @@ def main(argv: list[str]) -> None:
             t0 = getattr(client, "subscribed_at", None) or time.monotonic()
             next_flush = time.monotonic() + args.flush_ms / 1000.0
             state = "capturing"
-            runner.emit({"ev": "capturing", "pvs": len(names) - len(missing), "missing": missing[:20],
+            driver.emit({"ev": "capturing", "pvs": len(names) - len(missing), "missing": missing[:20],
                          "missingCount": len(missing)})
         elif cmd in ("stop", "exit", "eof") and state != "stopped":
             seconds = time.monotonic() - t0 if t0 is not None else 0.0
@@ -207,7 +207,7 @@ def main(argv: list[str]) -> None:
                 failure = f"write failed: {' '.join(str(err).split())}"
                 session.stopped = True
                 client.close()
-                runner.emit({"ev": "stopped", "reason": failure})
+                driver.emit({"ev": "stopped", "reason": failure})
             if next_flush < time.monotonic():
                 next_flush = time.monotonic() + args.flush_ms / 1000.0
     sys.stdout.flush()
@@ -228,7 +228,7 @@ def ship(session: Session, client: str, version: object, path: str, seconds: flo
                "slowFlushes": session.slow}
     if failure:
         summary["error"] = failure
-    runner.emit({"ev": "summary"}, json.dumps(summary, separators=(",", ":")).encode())
+    driver.emit({"ev": "summary"}, json.dumps(summary, separators=(",", ":")).encode())
 
 
 def _tool_version() -> str:
@@ -248,4 +248,4 @@ if __name__ == "__main__":
     except SystemExit:
         raise
     except BaseException as err:  # noqa: BLE001 - report any crash as one line
-        runner.fail(f"{type(err).__name__}: {err}")
+        driver.fail(f"{type(err).__name__}: {err}")

@@ -1,9 +1,9 @@
 """The shared driver of the Python runners: argv, the names file, stdin commands,
 fd-3 events, the in-memory sample store and the binary sample payload (docs/runners.md).
 
-    python -m epicsperf_runners.runner --client pyepics snapshot --names FILE [--timeout-ms N]
-    python -m epicsperf_runners.runner --client caproto monitor --names FILE [--samples N]
-    python -m epicsperf_runners.runner --client p4p array --names FILE [--samples N]
+    python -m epicsperf_runners.driver --client pyepics snapshot --names FILE [--timeout-ms N]
+    python -m epicsperf_runners.driver --client caproto monitor --names FILE [--samples N]
+    python -m epicsperf_runners.driver --client p4p array --names FILE [--samples N]
 
 (with the folder that holds the package, packages/epicsperf/python, on PYTHONPATH).
 Each client is a module of runners/ (named in clients.json) that exposes LIBRARY (the package
@@ -77,7 +77,7 @@ def open_events() -> None:
     try:
         _events = os.fdopen(3, "wb", buffering=0)
     except OSError:
-        print("runner.py: fd 3 is not open (the orchestrator opens it)", file=sys.stderr)
+        print("driver.py: fd 3 is not open (the orchestrator opens it)", file=sys.stderr)
         sys.exit(2)
 
 
@@ -225,7 +225,7 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    p = ArgumentParser(prog="runner.py")
+    p = ArgumentParser(prog="driver.py")
     p.add_argument("--client", required=True, choices=CLIENTS)
     p.add_argument("workload")
     p.add_argument("--names", required=True)

@@ -2,8 +2,8 @@
 // workload's options. The harness passes every value; the runners keep no defaults of their own.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { fail } from '../../runner/protocol.js';
-import { WORKLOADS, type Workload } from '../../clients/registry.js';
+import { fail } from './protocol.js';
+import { WORKLOADS, type Workload } from '../clients/registry.js';
 
 export interface RunnerArgs {
   workload: Workload;

@@ -1,7 +1,7 @@
 // Runner `caget-procs` (snapshot only): one c-libca `get` process per PV, all started at once,
 // as the 2012 study's Node variant did with caget. Speaks the runner protocol itself.
 import { spawn } from 'node:child_process';
-import { emit, fail, onCommand } from '../../runner/protocol.js';
+import { emit, fail, onCommand } from './protocol.js';
 import { parseRunnerArgs } from './args.js';
 
 const args = parseRunnerArgs(undefined, { caget: { type: 'string' } });

@@ -9,9 +9,10 @@
 // reported as "not found", a get that resolved to nothing as "timeout".
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { emit, fail, nowSeconds, onCommand } from '../../runner/protocol.js';
+import { emit, fail, onCommand } from './protocol.js';
+import { nowSeconds } from '../clock.js';
 import { parseRunnerArgs, type RunnerArgs } from './args.js';
-import { SampleStore } from '../samples.js';
+import { SampleStore } from '../bench/samples.js';
 
 type Tca = typeof import('epics-tca');
 type TcaContext = InstanceType<Tca['Context']>;

@@ -3,8 +3,8 @@
 import { Context, type PvaReading, type SnapshotResult, type TimeReading, type MonitorEvent, type Monitor } from 'epics-client';
 import { shippedRows, statusOf } from 'epics-ops';
 import type { RunnerArgs } from './args.js';
-import { nowSeconds } from '../../runner/protocol.js';
-import { SampleStore } from '../samples.js';
+import { nowSeconds } from '../clock.js';
+import { SampleStore } from '../bench/samples.js';
 import { arrayPut, latency } from './node-put.js';
 
 export interface Shipment {

@@ -3,8 +3,8 @@
 // PV Access with only) and latency (put an array, wait for its own monitor update, per size).
 // Samples in the runner layout (docs/runners.md).
 import type { Context, MonitorEvent, Monitor, PvaReading, TimeReading } from 'epics-client';
-import { SampleStore } from '../samples.js';
-import { monoSeconds, nowSeconds } from '../../runner/protocol.js';
+import { SampleStore } from '../bench/samples.js';
+import { monoSeconds, nowSeconds } from '../clock.js';
 import type { RunnerArgs } from './args.js';
 import { putValue } from './put-values.js';
 

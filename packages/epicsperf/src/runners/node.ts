@@ -4,7 +4,7 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { emit, fail, onCommand } from '../../runner/protocol.js';
+import { emit, fail, onCommand } from './protocol.js';
 import { parseRunnerArgs, type RunnerArgs } from './args.js';
 import { NodeWorkload, type Shipment } from './node-workload.js';
 
@@ -12,7 +12,7 @@ type ToWorker = { cmd: string };
 type FromWorker = { type: 'event'; event: Record<string, unknown> } | { type: 'ship'; shipment: Shipment } | { type: 'closed' };
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 

@@ -3,11 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { CaptureError } from './writer.js';
-import { ThreadedWriter } from './worker.js';
-import { CaptureSession } from './session.js';
+import { CaptureError } from '../capture/writer.js';
+import { ThreadedWriter } from '../capture/worker.js';
+import { CaptureSession } from '../capture/session.js';
 import { packageVersion } from '../doctor.js';
-import { emit, fail as failRunner } from '../runner/protocol.js';
+import { emit, fail as failRunner } from './protocol.js';
 
 /** A usage or file error (code 2) is the caller's input: the orchestrator says so. */
 function fail(message: string, code = 1): never {
