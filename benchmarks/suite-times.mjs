@@ -55,7 +55,6 @@ for (const x of reports) {
 }
 for (const x of reports) {
   out.push('', `${x.name}, slowest tests:`);
-  for (const t of [...x.tests].sort((a, b) => b.s - a.s).slice(0, slowest))
-    out.push(`- ${t.s.toFixed(1)} s ${t.file}: ${t.title}`);
+  for (const t of [...x.tests].sort((a, b) => b.s - a.s).slice(0, slowest)) out.push(`- ${t.s.toFixed(1)} s ${t.file}: ${t.title}`);
 }
 process.stdout.write(out.join('\n') + '\n');
