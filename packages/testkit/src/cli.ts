@@ -41,3 +41,10 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
 
 /** runCli on epics-ops's binary. */
 export const runOps = (args: string[], opts: Omit<CliOptions, 'bin'> = {}): Promise<CliResult> => runCli(args, { ...opts, bin: OPS_BIN });
+
+/** The lines of `stderr` a program's errors begin with (`epicsperf: ...`, `epics-ops: ...`). */
+export const errorLines = (stderr: string, program = 'epicsperf'): string[] =>
+  stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith(`${program}:`));

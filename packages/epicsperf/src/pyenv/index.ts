@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
+import { killOnExit } from '../children.js';
 import { getLogger } from '../log.js';
 import { PythonEnvError } from '../errors.js';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
@@ -97,6 +98,8 @@ function findBasePython(env: NodeJS.ProcessEnv): string {
 function run(cmd: string, args: string[], what: string, onLine: (line: string) => void): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Stopped with the command (a signal, an error elsewhere): pip and what it started.
+    killOnExit(child, { tree: true });
     const tail: string[] = [];
     const take = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { availableParallelism } from 'node:os';
 import { basename, delimiter, dirname, join, relative } from 'node:path';
 import type { Readable } from 'node:stream';
-import { killOnExit } from '../children.js';
+import { killOnExit, killTree } from '../children.js';
 import { PACKAGE_ROOT } from '../home.js';
 import { acquireLock } from '../lock.js';
 import { type ProgressOptions, toStderr, type Watch, watch } from '../progress.js';
@@ -21,7 +21,7 @@ interface Captured {
   spawnError?: NodeJS.ErrnoException;
 }
 
-/** The build commands running now, each the leader of a process group (its compilers). */
+/** The build commands running now. */
 const running = new Set<ChildProcess>();
 let stopped = false;
 
@@ -32,13 +32,7 @@ let stopped = false;
  */
 export function stopBuilds(): void {
   stopped = true;
-  for (const c of running) {
-    try {
-      process.kill(-c.pid!, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
+  for (const c of running) killTree(c);
 }
 
 /**
@@ -63,8 +57,6 @@ export function capture(
         stdio: ['ignore', 'pipe', 'pipe'],
         cwd: opts.cwd,
         env: opts.env ? { ...process.env, ...opts.env } : process.env,
-        // A process group of its own, so that the compilers a build tool starts end with it.
-        detached: true,
       });
     } catch (err) {
       resolve({ code: null, stdout, stderr, spawnError: err as NodeJS.ErrnoException });
@@ -72,7 +64,7 @@ export function capture(
     }
     // A build left running by a command that ended (an error elsewhere, a signal) would go on
     // writing its output: it ends with this process, compilers and all.
-    killOnExit(child, { group: true });
+    killOnExit(child, { tree: true });
     running.add(child);
     child.once('exit', () => running.delete(child));
     const onLine = opts.onLine;

@@ -4,14 +4,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from 'epicsperf-testkit/cli';
+import { errorLines, runCli } from 'epicsperf-testkit/cli';
 import { schemaErrors } from '../helpers/schema.js';
-
-const oneLineError = (stderr: string) =>
-  stderr
-    .trim()
-    .split('\n')
-    .filter((l) => l.startsWith('epicsperf:'));
 
 describe('epicsperf snapshot', () => {
   it('reads fixtures/pvs.txt on the built-in IOC: 97 answered, 15 failed, in about the timeout', async () => {
@@ -92,7 +86,7 @@ describe('epicsperf snapshot', () => {
   ])('rejects %s with one line and exit 2', async (_what, args, re) => {
     const r = await runCli(args());
     expect(r.code).toBe(2);
-    expect(oneLineError(r.stderr)).toHaveLength(1);
+    expect(errorLines(r.stderr)).toHaveLength(1);
     expect(r.stderr).toMatch(re);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });

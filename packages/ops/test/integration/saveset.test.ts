@@ -9,18 +9,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import { contextFor, setGate } from 'epicsperf-testkit/client-helpers';
-import { OPS_BIN, runOps } from 'epicsperf-testkit/cli';
+import { errorLines, OPS_BIN, runOps } from 'epicsperf-testkit/cli';
 
 let ioc: Ioc;
 let ctx: ReturnType<typeof contextFor>;
 let dir: string;
 const K = 'TEST:KIND:';
-const errorLines = (stderr: string) =>
-  stderr
-    .trim()
-    .split('\n')
-    .filter((l) => l.startsWith('epics-ops:'));
-
 beforeAll(async () => {
   ioc = await startIoc({ records: 2, rate: 10, arrayElements: 0, accessSecurity: true });
   ctx = contextFor(ioc.env);
@@ -104,7 +98,7 @@ describe.each([
 
       const refused = await cli(['restore', file, '--timeout', '1000']);
       expect(refused.code).toBe(1);
-      expect(errorLines(refused.stderr)).toEqual([
+      expect(errorLines(refused.stderr, 'epics-ops')).toEqual([
         expect.stringMatching(/nothing written: not a terminal, and --yes not given \(3 PVs would be written\)/),
       ]);
       expect((await ctx.get(K + 'DOUBLE')).value).toBe(3.2);
@@ -279,7 +273,7 @@ describe('files', () => {
     for (const [args, msg] of cases) {
       const r = await cli(args, 'TEST:KIND:LONG\n');
       expect(r.code, args.join(' ')).toBe(2);
-      expect(errorLines(r.stderr), args.join(' ')).toEqual([expect.stringMatching(msg)]);
+      expect(errorLines(r.stderr, 'epics-ops'), args.join(' ')).toEqual([expect.stringMatching(msg)]);
       expect(r.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
     }
   });

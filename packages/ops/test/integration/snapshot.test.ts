@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
-import { runOps } from 'epicsperf-testkit/cli';
+import { errorLines, runOps } from 'epicsperf-testkit/cli';
 
 let ioc: Ioc;
 
@@ -16,12 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await ioc?.stop();
 });
-
-const oneLineError = (stderr: string) =>
-  stderr
-    .trim()
-    .split('\n')
-    .filter((l) => l.startsWith('epics-ops:'));
 
 describe('epics-ops snapshot', () => {
   it('prints a table with a summary line, and exits 0 when every PV answered', async () => {
@@ -82,7 +76,7 @@ describe('epics-ops snapshot', () => {
   ])('rejects %s with one line and exit 2', async (_what, args, re) => {
     const r = await runOps(args());
     expect(r.code).toBe(2);
-    expect(oneLineError(r.stderr)).toHaveLength(1);
+    expect(errorLines(r.stderr, 'epics-ops')).toHaveLength(1);
     expect(r.stderr).toMatch(re);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
