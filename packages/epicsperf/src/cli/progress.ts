@@ -1,7 +1,9 @@
 // Progress of a bench run on stderr: on a terminal a live line (cli-progress) with the step, the
 // client, the workload, the run, its phase and elapsed time, and an ETA; elsewhere (CI, a log
-// file) one plain line per finished step.
+// file) one plain line per finished step, and an indented `still ...` line when a step has said
+// nothing for 8 s.
 import { SingleBar } from 'cli-progress';
+import { type Watch, watch } from '../progress.js';
 import type { StepEvent } from '../workloads/steps.js';
 
 const clock = (s: number) => (s < 60 ? `${Math.round(s)} s` : `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s`);
@@ -17,8 +19,13 @@ export class BenchProgress {
   /** Seconds from the start to the end of the last finished step. */
   private finishedS = 0;
   private phase = '';
+  /** Off a terminal, the heartbeat of the step under way. */
+  private quiet: Watch | undefined;
 
-  constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {
+  constructor(
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+    private readonly heartbeatMs = 8000,
+  ) {
     this.live = stream.isTTY === true;
   }
 
@@ -36,9 +43,16 @@ export class BenchProgress {
       if (this.live && !this.bar) this.startBar(e.total);
       // the total can shrink while the run goes (capture: a client that lost updates climbs no further)
       else if (this.bar && this.bar.getTotal() !== e.total) this.bar.setTotal(e.total);
+      if (!this.live) {
+        this.quiet?.stop();
+        const what = `running [${e.index}/${e.total}] ${e.workload} · ${e.client} · run ${e.run}/${e.repeat}`;
+        this.quiet = watch(what, { heartbeatMs: this.heartbeatMs, progress: (line) => this.stream.write(`  ${line}\n`) });
+      }
       this.redraw();
       return;
     }
+    this.quiet?.stop();
+    this.quiet = undefined;
     this.finished = e.index;
     this.finishedS = (performance.now() - this.t0) / 1000;
     this.bar?.increment(1, this.payload());
@@ -91,6 +105,8 @@ export class BenchProgress {
   }
 
   done(): void {
+    this.quiet?.stop();
+    this.quiet = undefined;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.bar?.stop();
