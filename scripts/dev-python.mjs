@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { epicsperfHome, PACKAGE_ROOT } from '../packages/epicsperf/dist/home.js';
+import { epicsperfHome } from '../packages/epicsperf/dist/home.js';
+import { PYTHON_DIR } from '../packages/epicsperf/dist/pyenv/index.js';
 
-/** The Python package (packages/epicsperf/python), where its pyproject.toml and tests are. */
-export const PYTHON_DIR = join(PACKAGE_ROOT, 'python');
+export { PYTHON_DIR };
 const REQUIREMENTS = join(PYTHON_DIR, 'requirements-dev.txt');
 const MARKER = 'installed';
 /** The .pth file that puts another interpreter's packages on the dev venv's path. */

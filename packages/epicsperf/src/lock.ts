@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 const held = new Set<string>();
 
 /** Whether a process of this pid runs (one of another user counts). */
-export function pidAlive(pid: number): boolean {
+function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

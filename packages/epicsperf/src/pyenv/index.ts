@@ -170,14 +170,11 @@ export async function ensurePythonEnv(opts: EnsureOptions = {}): Promise<string>
       await run(base, ['-m', 'venv', dir], 'creating the Python virtual environment', (l) => log.debug(l));
       const py = venvPython(dir);
       w.say('installing the pinned packages of python/requirements.txt (a few minutes on first use)');
-      let lastShown = 0;
       await runPip(py, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', REQUIREMENTS], (line) => {
         log.debug(line);
         const m = /^(Collecting|Installing collected packages|Successfully installed)\s+(.*)$/.exec(line);
-        if (m && (Date.now() - lastShown > 300 || m[1] !== 'Collecting')) {
-          lastShown = Date.now();
-          w.say(`${m[1]} ${m[2]!.slice(0, 100)}`);
-        }
+        // The packages fetched as progress (throttled); the install and its end at once.
+        if (m) (m[1] === 'Collecting' ? w.progress : w.say)(`${m[1]} ${m[2]!.slice(0, 100)}`);
       });
       writeFileSync(join(dir, MARKER), requirementsHash() + '\n');
       w.say(`Python environment ready (${w.elapsed()})`);
