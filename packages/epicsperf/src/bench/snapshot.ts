@@ -25,6 +25,10 @@ export interface SnapshotRunOptions {
   /** The client's deadline for the whole run (ms): past it the runner is stopped (ClientDeadline). */
   clientDeadlineMs?: number;
   onProgress?: (text: string) => void;
+  /** The names the referee found unserved on earlier runs against the same IOC: its reads before
+   *  the next run leave them out rather than wait the timeout on them again (a workload's runs
+   *  share one). */
+  unservedNames?: Set<string>;
 }
 
 /**
@@ -72,6 +76,21 @@ function agrees(v: unknown, before: SnapshotRow | undefined, after: SnapshotRow 
   return values.some((x) => norm(x) === norm(v));
 }
 
+/**
+ * The referee's reads before a run, a row per name: names it found unserved on earlier runs
+ * (`o.unservedNames`) are not read again and count as unread, which leaves their check open below as
+ * any unread name does; the names it cannot read now join them.
+ */
+async function readBefore(o: SnapshotRunOptions): Promise<(SnapshotRow | undefined)[] | string> {
+  const unservedNames = o.unservedNames ?? new Set<string>();
+  const names = o.names.filter((n) => !unservedNames.has(n));
+  const reads = await refereeReads(o, names, refereeTimeoutMs(o.timeoutMs, names.length));
+  if (typeof reads === 'string') return reads;
+  const byName = new Map(names.map((n, i) => [n, reads[i]!]));
+  for (const r of reads) if (!r.ok) unservedNames.add(r.name);
+  return o.names.map((n) => byName.get(n));
+}
+
 export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
   const host = o.host ?? new LocalHost(o.python);
   const result: SnapshotRun = {
@@ -84,7 +103,7 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
     ...(o.host && { host: o.host.name }),
   };
   const verify = o.verify ?? true;
-  let before: SnapshotRow[] | undefined;
+  let before: (SnapshotRow | undefined)[] | undefined;
   const runner = host.startRunner({
     client: o.client.name,
     workload: 'snapshot',
@@ -94,10 +113,12 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
   });
   return runOnce(runner, result, { deadlineMs: o.clientDeadlineMs, onProgress: o.onProgress }, async (progress) => {
     progress('starting');
+    // The referee reads while the client starts: both end before the client is told to start.
+    const beforeReads = verify ? readBefore(o) : undefined;
     const ready = await runner.next('ready', o.readyTimeoutMs ?? 60_000, 'ready');
     result.version = typeof ready.version === 'string' ? ready.version : undefined;
-    if (verify) {
-      const reads = await refereeReads(o, o.names, refereeTimeoutMs(o.timeoutMs, o.names.length));
+    if (beforeReads) {
+      const reads = await beforeReads;
       if (typeof reads === 'string') result.unchecked = reads;
       else before = reads;
     }

@@ -121,6 +121,7 @@ export const snapshot: BenchWorkload = {
         const entry: BenchResults['snapshot'][number] = { workload, runs: [] };
         results.snapshot.push(entry);
         const names = snapshotNames(workload);
+        const unservedNames = new Set<string>();
         const steal = stealMeter();
         for (let rep = 1; rep <= ctx.repeat; rep++) {
           for (const client of clients) {
@@ -131,6 +132,7 @@ export const snapshot: BenchWorkload = {
                 env: ioc.env,
                 names,
                 timeoutMs,
+                unservedNames,
                 onProgress: ctx.progress,
                 ...ctx.placement.runOn(client.name),
                 ...ctx.deadline(timeoutMs / 1000),

@@ -190,6 +190,25 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (c
     expect(run.ok).toBe(false);
   });
 
+  it('on runs that share what it found unserved, waits on a missing name once and still catches every wrong answer', async () => {
+    const names = ['TEST:KIND:LONG', 'TEST:CALC2', 'TEST:NOPE'];
+    const unservedNames = new Set<string>();
+    const timed = async () => {
+      const t0 = performance.now();
+      const run = await runSnapshot({ client: spec('liar'), python: liar, env: ioc.env, names, timeoutMs: 1500, unservedNames });
+      return { run, ms: performance.now() - t0 };
+    };
+    const first = await timed();
+    expect([...unservedNames]).toEqual(['TEST:NOPE']);
+    const second = await timed();
+    for (const { run } of [first, second]) {
+      expect(run.unchecked).toBeUndefined();
+      expect(run.rows.map((r) => r.correct)).toEqual([false, false, false]);
+    }
+    // The first run's referee waited its 1.5 s timeout on TEST:NOPE before the run; the second's did not.
+    expect(first.ms - second.ms).toBeGreaterThan(1000);
+  });
+
   it('says the values were not checked when the referee cannot run, and grades nothing', async () => {
     const home = process.env.EPICSPERF_HOME;
     process.env.EPICSPERF_HOME = dir; // no C runner there
