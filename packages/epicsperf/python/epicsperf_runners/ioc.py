@@ -214,15 +214,20 @@ def db_text(args: argparse.Namespace) -> tuple[str, list[tuple[str, str, Sequenc
         else:
             wf(name, "DOUBLE", value, PINI='"YES"')
 
+    # QSRV serves a waveform of one element as a scalar: the arrays below hold at least two, so
+    # that over PV Access too a one-element array is an array whatever other sizes are asked for.
+    def nelm(n: int) -> str:
+        return str(max(n, 2))
+
     # The large array: every element of update k equals k.
     if args.array_elements > 0:
         ftvl = ARRAY_TYPES[args.array_type][0]
-        rec("waveform", P + "ARRAY", FTVL=q(ftvl), NELM=str(args.array_elements))
+        rec("waveform", P + "ARRAY", FTVL=q(ftvl), NELM=nelm(args.array_elements))
         rec("longout", P + "ARRAY:SKIP", VAL="0", PINI='"YES"')
     # The latency workload's targets: a client puts an array and waits for its own update.
     if args.latency_elements > 0:
-        rec("waveform", P + "LATENCY:DOUBLE", FTVL='"DOUBLE"', NELM=str(args.latency_elements))
-        rec("waveform", P + "LATENCY:CHAR", FTVL='"UCHAR"', NELM=str(args.latency_elements))
+        rec("waveform", P + "LATENCY:DOUBLE", FTVL='"DOUBLE"', NELM=nelm(args.latency_elements))
+        rec("waveform", P + "LATENCY:CHAR", FTVL='"UCHAR"', NELM=nelm(args.latency_elements))
     return "".join(out), arrays
 
 

@@ -41,7 +41,7 @@ const fitColumns: Column<FitRow>[] = [
 ];
 
 export function latencyTitle(w: LatencyWorkload): string {
-  return `Latency against payload size: ${w.elementType} arrays of ${w.sizes.map((s) => s.toLocaleString('en-US')).join(', ')} elements, ${w.samplesPerSize} rounds per size`;
+  return `Latency against payload size: ${w.elementType} arrays of ${w.sizes.map((s) => s.toLocaleString('en-US')).join(', ')} ${w.sizes.length === 1 && w.sizes[0] === 1 ? 'element' : 'elements'}, ${w.samplesPerSize} rounds per size`;
 }
 
 /** The per-size table, then the fit per client (every run of a client, in order; runs without a

@@ -10,6 +10,7 @@ import {
   type MonitorRun,
   type SnapshotRun,
 } from '../results/index.js';
+import { plural } from './figures.js';
 
 export const snapshotOutcome = (r: SnapshotRun) =>
   r.wallMs !== undefined && !r.error
@@ -42,5 +43,5 @@ export const arrayPutOutcome = (r: ArrayPutRun): string =>
 export function latencyOutcome(r: LatencyRun): string {
   if (r.error) return r.error;
   const last = r.points[r.points.length - 1];
-  return last ? `p50 ${last.p50Ms.toFixed(3)} ms at ${last.elements.toLocaleString('en-US')} elements` : 'no result';
+  return last ? `p50 ${last.p50Ms.toFixed(3)} ms at ${plural(last.elements, 'element')}` : 'no result';
 }

@@ -6,7 +6,7 @@ import { stealMeter } from '../procstat.js';
 import { intArg } from '../options.js';
 import { DEFAULT_LATENCY_SIZES, LATENCY_TYPES, runLatency, whyNoLatency } from '../bench/latency.js';
 import { latencyOutcome } from '../report/outcomes.js';
-import { figure } from '../report/figures.js';
+import { figure, plural } from '../report/figures.js';
 import { stealNote } from '../report/bench.js';
 import { latencyChart } from '../report/charts.js';
 import { latencyTables, latencyTitle } from '../report/latency.js';
@@ -101,7 +101,7 @@ export const latency: BenchWorkload = {
               ...deadline,
               ...ctx.placement.runOn(client.name),
             });
-          runs.push(await ctx.steps.run(`latency ${w.sizes.length} sizes`, client.name, rep, ctx.repeat, body, latencyOutcome));
+          runs.push(await ctx.steps.run(`latency ${plural(w.sizes.length, 'size')}`, client.name, rep, ctx.repeat, body, latencyOutcome));
         }
       }
     } finally {
