@@ -3,7 +3,8 @@
 // are the trust anchors, as core-pva and pvxs take them. Node's own `pfx` option cannot load a
 // keychain that holds certificates only (a client's "trust store"), so the file is decoded here:
 // DER, the PKCS#12 MAC (the password check), PBES2 (PBKDF2 with AES, what keytool and OpenSSL 3
-// write) and the older PKCS#12 triple-DES encryption.
+// write) and the older PKCS#12 encryption of RFC 7292 appendix C: triple-DES, and RC2 and RC4
+// (rc2.ts, rc4.ts), which OpenSSL 1.1 and `openssl pkcs12 -export -legacy` write.
 import {
   createDecipheriv,
   createHash,
@@ -14,6 +15,8 @@ import {
   X509Certificate,
   type KeyObject,
 } from 'node:crypto';
+import { rc2CbcDecrypt } from './rc2.js';
+import { rc4 } from './rc4.js';
 
 /** What a keychain holds. */
 export interface Keychain {
@@ -108,7 +111,6 @@ const OIDS = {
   x509Certificate: '1.2.840.113549.1.9.22.1',
   pbes2: '1.2.840.113549.1.5.13',
   pbkdf2: '1.2.840.113549.1.5.12',
-  pbeSha3Des: '1.2.840.113549.1.12.1.3',
 };
 
 const DIGESTS: Record<string, string> = {
@@ -127,7 +129,28 @@ const CIPHERS: Record<string, string> = {
   '2.16.840.1.101.3.4.1.22': 'aes-192-cbc',
   '2.16.840.1.101.3.4.1.42': 'aes-256-cbc',
   '1.2.840.113549.3.7': 'des-ede3-cbc',
+  '1.2.840.113549.3.2': 'rc2-cbc', // RFC 8018 appendix B.2.3
 };
+
+/**
+ * RFC 7292 appendix C: the PKCS#12 password-based encryption schemes, each with SHA-1, the
+ * derivation of appendix B.2 and the length of its key in bytes (and, for RC2, as many effective
+ * key bits as the key has).
+ */
+const PKCS12_PBE: Record<string, { cipher: 'rc4' | 'rc2-cbc' | 'des-ede3-cbc' | 'des-ede-cbc'; keyLen: number }> = {
+  '1.2.840.113549.1.12.1.1': { cipher: 'rc4', keyLen: 16 }, // pbeWithSHAAnd128BitRC4
+  '1.2.840.113549.1.12.1.2': { cipher: 'rc4', keyLen: 5 }, // pbeWithSHAAnd40BitRC4
+  '1.2.840.113549.1.12.1.3': { cipher: 'des-ede3-cbc', keyLen: 24 }, // pbeWithSHAAnd3-KeyTripleDES-CBC
+  '1.2.840.113549.1.12.1.4': { cipher: 'des-ede-cbc', keyLen: 16 }, // pbeWithSHAAnd2-KeyTripleDES-CBC
+  '1.2.840.113549.1.12.1.5': { cipher: 'rc2-cbc', keyLen: 16 }, // pbeWithSHAAnd128BitRC2-CBC
+  '1.2.840.113549.1.12.1.6': { cipher: 'rc2-cbc', keyLen: 5 }, // pbeWithSHAAnd40BitRC2-CBC
+};
+
+/** RFC 2268 section 6: the effective key bits of an RC2-CBC parameter's version (the usual ones). */
+function rc2Bits(version: number): number | undefined {
+  if (version >= 256) return version;
+  return { 160: 40, 120: 64, 58: 128 }[version];
+}
 
 /** The password as PKCS#12's own derivation takes it: UTF-16BE with two zero bytes at the end. */
 function bmp(password: string): Buffer {
@@ -166,10 +189,45 @@ function pkcs12Kdf(digest: string, password: Buffer, salt: Uint8Array, iteration
   return Buffer.concat(out).subarray(0, n);
 }
 
-/** Decrypt `data` with the password-based scheme of AlgorithmIdentifier `alg`. */
-function decrypt(alg: Uint8Array, data: Uint8Array, password: string): Buffer {
+/**
+ * `data` decrypted with the CBC mode of `cipher` (a name of node:crypto's, or 'rc2-cbc' with
+ * `bits` effective key bits), its PKCS#7 padding checked and removed: undefined when the
+ * padding is not one, as with a wrong password.
+ */
+function cbc(cipher: string, key: Uint8Array, iv: Uint8Array, data: Uint8Array, bits = 0): Buffer | undefined {
+  const block = iv.length;
+  if (data.length === 0 || data.length % block !== 0) return undefined;
+  let plain: Buffer;
+  if (cipher === 'rc2-cbc') plain = rc2CbcDecrypt(key, bits, iv, data);
+  else {
+    const d = createDecipheriv(cipher, key, iv).setAutoPadding(false);
+    plain = Buffer.concat([d.update(data), d.final()]);
+  }
+  const n = plain[plain.length - 1]!;
+  if (n < 1 || n > block) return undefined;
+  for (let i = plain.length - n; i < plain.length; i++) if (plain[i] !== n) return undefined;
+  return plain.subarray(0, plain.length - n);
+}
+
+/** True when `plain` is one DER SEQUENCE and nothing else, as every encrypted part of a keychain is. */
+function oneSequence(plain: Uint8Array): boolean {
+  try {
+    const all = tlvs(plain);
+    return all.length === 1 && all[0]!.tag === SEQUENCE;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Decrypt `data` with the password-based scheme of AlgorithmIdentifier `alg`. Data that does not
+ * decrypt to a SEQUENCE (bad padding, or RC4's garbage) throws KeychainError `undecryptable`.
+ */
+function decrypt(alg: Uint8Array, data: Uint8Array, password: string, undecryptable: string): Buffer {
   const [algOid, params] = tlvs(alg);
   const name = oid(algOid!.body);
+  let plain: Buffer | undefined;
+  const pbe = PKCS12_PBE[name];
   if (name === OIDS.pbes2) {
     const [kdf, enc] = tlvs(params!.body);
     const [kdfOid, kdfParams] = tlvs(kdf!.body);
@@ -178,24 +236,37 @@ function decrypt(alg: Uint8Array, data: Uint8Array, password: string): Buffer {
     const salt = fields[0]!.body;
     const iterations = int(fields[1]!.body);
     let prf = 'sha1';
-    for (const f of fields.slice(2)) if (f.tag === SEQUENCE) prf = DIGESTS[oid(tlvs(f.body)[0]!.body)] ?? '';
-    const [encOid, iv] = tlvs(enc!.body);
+    let keyLength: number | undefined;
+    for (const f of fields.slice(2)) {
+      if (f.tag === SEQUENCE) prf = DIGESTS[oid(tlvs(f.body)[0]!.body)] ?? '';
+      else if (f.tag === INTEGER) keyLength = int(f.body);
+    }
+    const [encOid, encParams] = tlvs(enc!.body);
     const cipher = CIPHERS[oid(encOid!.body)];
     if (!cipher || !prf) throw new KeychainError('unsupported cipher in PBES2');
-    const keyLen = cipher === 'des-ede3-cbc' ? 24 : Number(/\d+/.exec(cipher.slice(4))![0]) / 8;
-    const key = pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, keyLen, prf);
-    const d = createDecipheriv(cipher, key, iv!.body);
-    return Buffer.concat([d.update(data), d.final()]);
-  }
-  if (name === OIDS.pbeSha3Des) {
+    if (cipher === 'rc2-cbc') {
+      // RC2-CBC-Parameter: the IV alone (32 effective key bits), or a version and the IV.
+      const p = encParams!.tag === OCTETS ? [encParams!] : tlvs(encParams!.body);
+      const bits = p.length > 1 ? rc2Bits(int(p[0]!.body)) : 32;
+      if (bits === undefined) throw new KeychainError('unsupported RC2 version in PBES2');
+      const key = pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, keyLength ?? 16, prf);
+      plain = cbc(cipher, key, p[p.length - 1]!.body, data, bits);
+    } else {
+      const keyLen = cipher === 'des-ede3-cbc' ? 24 : Number(/\d+/.exec(cipher.slice(4))![0]) / 8;
+      const key = pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, keyLen, prf);
+      plain = cbc(cipher, key, encParams!.body, data);
+    }
+  } else if (pbe) {
     const [salt, iter] = tlvs(params!.body);
     const pw = bmp(password);
-    const key = pkcs12Kdf('sha1', pw, salt!.body, int(iter!.body), 1, 24);
-    const iv = pkcs12Kdf('sha1', pw, salt!.body, int(iter!.body), 2, 8);
-    const d = createDecipheriv('des-ede3-cbc', key, iv);
-    return Buffer.concat([d.update(data), d.final()]);
+    const key = pkcs12Kdf('sha1', pw, salt!.body, int(iter!.body), 1, pbe.keyLen);
+    if (pbe.cipher === 'rc4') plain = rc4(key, data);
+    else plain = cbc(pbe.cipher, key, pkcs12Kdf('sha1', pw, salt!.body, int(iter!.body), 2, 8), data, 8 * pbe.keyLen);
+  } else {
+    throw new KeychainError(`unsupported encryption ${name} (export the keychain with AES, e.g. openssl pkcs12 -export without -legacy)`);
   }
-  throw new KeychainError(`unsupported encryption ${name} (export the keychain with AES, e.g. openssl pkcs12 -export without -legacy)`);
+  if (!plain || !oneSequence(plain)) throw new KeychainError(undecryptable);
+  return plain;
 }
 
 // ---- the keychain ---------------------------------------------------------------------------
@@ -230,6 +301,10 @@ export function readKeychain(file: Uint8Array, password: string): Keychain {
       : new KeychainError('not a PKCS#12 keychain');
   }
   if (!macMatches(pfx, authSafe, password)) throw new KeychainError('wrong password (the keychain MAC does not match)');
+  // Without a MAC, the decryption is what finds a wrong password out.
+  const undecryptable = pfx[2]
+    ? 'the keychain contents do not decrypt (a damaged keychain?)'
+    : 'wrong password (the keychain has no MAC, and its contents do not decrypt with this password)';
   const certs: Array<{ cert: X509Certificate; keyId: string | undefined }> = [];
   const keys: Array<{ key: KeyObject; keyId: string | undefined }> = [];
   try {
@@ -243,7 +318,7 @@ export function readKeychain(file: Uint8Array, password: string): Keychain {
         const [, alg, encrypted] = tlvs(encInfo!.body);
         // [0] IMPLICIT OCTET STRING, primitive or (BER) constructed
         const data = encrypted!.tag === 0x80 ? encrypted!.body : Buffer.concat(tlvs(encrypted!.body).map(octets));
-        safeContents = decrypt(alg!.body, data, password);
+        safeContents = decrypt(alg!.body, data, password, undecryptable);
       } else continue;
       for (const bag of tlvs(one(safeContents, SEQUENCE))) {
         const [bagType, value, attrs] = tlvs(bag.body);
@@ -256,7 +331,7 @@ export function readKeychain(file: Uint8Array, password: string): Keychain {
           certs.push({ cert: new X509Certificate(octets(tlvs(certValue!.body)[0]!)), keyId });
         } else if (bagKind === OIDS.shroudedKeyBag) {
           const [alg, data] = tlvs(inner.body);
-          const der = decrypt(alg!.body, data!.body, password);
+          const der = decrypt(alg!.body, data!.body, password, undecryptable);
           keys.push({ key: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }), keyId });
         } else if (bagKind === OIDS.keyBag) {
           keys.push({ key: createPrivateKey({ key: Buffer.from(inner.raw), format: 'der', type: 'pkcs8' }), keyId });

@@ -1,8 +1,11 @@
 // Secure PV Access against an independent implementation: core-pva's PVAServer (Phoebus, Java)
 // with keychains made by keytool. Get, put and monitor over TLS as "ca" and as "x509" (the
-// server says whom it saw), and each refusal with its code: a server signed by another
-// authority, an expired server certificate, a server that requires a client certificate, a
-// server without TLS where TLS is required. core-pva's own client is the reference in each case.
+// server says whom it saw; also with the client keychain written again by `openssl pkcs12
+// -export -legacy`, RC2 and triple-DES), and each refusal with its code: a server signed by
+// another authority, an expired server certificate, a server that requires a client
+// certificate, a server without TLS where TLS is required. core-pva's own client is the
+// reference in each case.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +88,18 @@ describe('Secure PV Access against core-pva', () => {
     expect((await ctx.get('TLS:WHOAMI')).value).toBe('x509/Fred F.');
     expect(ctx.stats().pva?.connections[0]).toMatchObject({ tls: true, identity: 'x509', as: 'Fred F.', peer: 'tls-server' });
     expect(ref(s, kc.client)).toBe(true);
+  }, 60_000);
+
+  it('the same client keychain written by `openssl pkcs12 -export -legacy` (certificates with 40-bit RC2, the key with triple-DES)', async () => {
+    const legacy = join(dir, 'client-legacy.p12');
+    const pem = execFileSync('openssl', ['pkcs12', '-in', kc.client, '-passin', `pass:${KEYCHAIN_PASSWORD}`, '-nodes']);
+    execFileSync('openssl', ['pkcs12', '-export', '-legacy', '-passout', `pass:${KEYCHAIN_PASSWORD}`, '-out', legacy], { input: pem });
+    const s = await server(kc.server);
+    const ctx = client(s, legacy);
+    await ctx.put('TLS:WHOAMI', 'x', { timeout: 5000 });
+    expect((await ctx.get('TLS:WHOAMI')).value).toBe('x509/Fred F.');
+    expect(ctx.stats().pva?.connections[0]).toMatchObject({ tls: true, identity: 'x509', as: 'Fred F.', peer: 'tls-server' });
+    expect(ref(s, legacy)).toBe(true);
   }, 60_000);
 
   it('500 monitors opened at once on core-pva (which ignores pipelined monitors) all start within a few seconds', async () => {

@@ -1,7 +1,8 @@
 // Secure PV Access without a server: the PKCS#12 reader (keytool's PBES2 keychains, OpenSSL's
-// older triple-DES ones, a wrong password, a file that is not one), the settings from the
-// environment and the options, the search offering "tls", the x509 identity in the validation,
-// Node's TLS errors by what they mean, and a pipelined MONITOR INIT a server ignores.
+// older triple-DES and RC2 ones, a wrong password, a file that is not one; keychain-legacy.test.ts
+// has every older scheme), the settings from the environment and the options, the search
+// offering "tls", the x509 identity in the validation, Node's TLS errors by what they mean, and
+// a pipelined MONITOR INIT a server ignores.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,15 @@ describe('PKCS#12 keychains', () => {
     const k = readKeychain(fixture('legacy.p12'), 'legacy1');
     expect(k.cert?.subject).toBe('CN=Fred F.');
     expect(k.cert?.checkPrivateKey(k.key!)).toBe(true);
+  });
+
+  it("openssl pkcs12 -export -legacy (OpenSSL 1.1's default): certificates with 40-bit RC2, the key with triple-DES", () => {
+    const k = readKeychain(fixture('legacy-rc2.p12'), 'legacy1');
+    const des = readKeychain(fixture('legacy.p12'), 'legacy1');
+    expect(k.cert?.raw).toEqual(des.cert?.raw);
+    expect(k.key?.export({ type: 'pkcs8', format: 'der' })).toEqual(des.key?.export({ type: 'pkcs8', format: 'der' }));
+    expect(k.trusted.map((c) => c.subject)).toEqual(['CN=epicsperf test authority']);
+    expect(() => readKeychain(fixture('legacy-rc2.p12'), 'legacy2')).toThrow(/wrong password/);
   });
 
   it('a wrong password and a file that is not a keychain are KeychainErrors saying so', () => {
