@@ -73,7 +73,7 @@ try {
     const samples = Math.ceil(Number(seconds) * Number(rate)) + 100; // more than the run receives
     const runner = host.startRunner({
       client,
-      workload: 'monitor',
+      task: 'monitor',
       names: ioc.counterNames(),
       args: ['--samples', String(samples)],
       env: ioc.env,

@@ -12,7 +12,7 @@
  * issued from its connection callback (DBR_TIME_STRING for string PVs, else
  * DBR_TIME_DOUBLE), each subscription (DBR_TIME_DOUBLE, DBE_VALUE|DBE_ALARM) is queued
  * with its channel. Samples go to one preallocated array; events are written on fd 3.
- * The array workload subscribes to its one waveform from the connection callback
+ * The array task subscribes to its one waveform from the connection callback
  * (its native TIME type, count 0 = the server's current length, DBE_VALUE|DBE_ALARM) and looks
  * at the first, middle and last elements of each update in libca's buffer; libca takes its
  * array size limit from EPICS_CA_MAX_ARRAY_BYTES in the environment.
@@ -552,7 +552,7 @@ static void on_array(struct event_handler_args args) {
 }
 
 /* libca drops an update larger than EPICS_CA_MAX_ARRAY_BYTES (when EPICS_CA_AUTO_ARRAY_BYTES is
- * NO) with only a printed message: the array workload ends with why instead of waiting. */
+ * NO) with only a printed message: the array task ends with why instead of waiting. */
 static int on_ca_message(const char *fmt, va_list ap) {
     char msg[400];
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -664,7 +664,7 @@ int main(int argc, char **argv) {
         if (o.nsizes == 0) fail(2, "latency: --sizes N,N,... is required");
         run_latency(names, n, o.samples, o.sizes, o.nsizes);
     }
-    else fail(2, "unknown workload %s", o.mode);
+    else fail(2, "unknown task %s", o.mode);
     expect_command("exit");
     ca_context_destroy();
     return 0;

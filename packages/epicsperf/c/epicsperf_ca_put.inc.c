@@ -1,4 +1,4 @@
-/* The put-driven workloads of epicsperf-ca (docs/runners.md), included by epicsperf_ca.c:
+/* The put-driven tasks of epicsperf-ca (docs/runners.md), included by epicsperf_ca.c:
  *
  *   epicsperf-ca array-put --names FILE --samples N --elements E --type T [--no-callback]
  *   epicsperf-ca latency --names FILE --samples N --sizes S1,S2,...

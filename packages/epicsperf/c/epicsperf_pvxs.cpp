@@ -10,7 +10,7 @@
  * field(value,alarm,timeStamp) per name, all issued at once, each answered or given up at the
  * timeout. Monitor and array: one subscription per name with the same fields, connection
  * events masked; updates are popped in pvxs's event callback (its worker thread), where the
- * array workload looks at the first, middle and last elements of the received array in its own
+ * array task looks at the first, middle and last elements of the received array in its own
  * type (and every element with --check-all), with no copy. The wheel's libpvxs is built with the
  * old C++ string ABI: compile with -D_GLIBCXX_USE_CXX11_ABI=0 (src/bench/cxxlib.ts does).
  */
@@ -220,7 +220,7 @@ struct Store {
 
     Store(size_t n, long per) : samples(n * size_t(per)), counts(n), count(n), per_pv(per) {}
 
-    /* length: the array's (array workload), -1 for scalars, -2 for the put workloads (which write
+    /* length: the array's (array task), -1 for scalars, -2 for the put tasks (which write
      * their own connected and complete events). */
     void add(size_t i, int severity, int status, double value, double stamp, double received, long length = -1) {
         std::lock_guard<std::mutex> g(lock);
@@ -356,7 +356,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (argc < 2) fail(2, "usage: epicsperf-pvxs snapshot|monitor|array --names FILE");
-    std::string mode = argv[1], names_file;
+    std::string task = argv[1], names_file;
     double timeout_ms = -1;
     long samples = 0;
     bool check_all = false, no_callback = false;
@@ -384,22 +384,22 @@ int main(int argc, char **argv) {
         else fail(2, "unknown argument %s", a.c_str());
     }
     if (names_file.empty()) fail(2, "--names FILE is required");
-    if (mode == "snapshot" && timeout_ms < 0) fail(2, "snapshot: --timeout-ms N is required");
-    if (mode != "snapshot" && samples < 1) fail(2, "%s: --samples N (at least 1) is required", mode.c_str());
+    if (task == "snapshot" && timeout_ms < 0) fail(2, "snapshot: --timeout-ms N is required");
+    if (task != "snapshot" && samples < 1) fail(2, "%s: --samples N (at least 1) is required", task.c_str());
     auto names = read_names(names_file);
     try {
         client::Context ctx = client::Context::fromEnv();
-        if (mode == "snapshot") run_snapshot(ctx, names, timeout_ms);
-        else if (mode == "monitor") run_monitor(ctx, names, samples, false, false);
-        else if (mode == "array") run_monitor(ctx, names, samples, true, check_all);
-        else if (mode == "array-put") {
+        if (task == "snapshot") run_snapshot(ctx, names, timeout_ms);
+        else if (task == "monitor") run_monitor(ctx, names, samples, false, false);
+        else if (task == "array") run_monitor(ctx, names, samples, true, check_all);
+        else if (task == "array-put") {
             if (elements < 1) fail(2, "array-put: --elements N is required");
             run_array_put(ctx, names, samples, elements, type, !no_callback);
-        } else if (mode == "latency") {
+        } else if (task == "latency") {
             if (sizes.empty()) fail(2, "latency: --sizes N,N,... is required");
             run_latency(ctx, names, samples, sizes, type);
         }
-        else fail(2, "unknown workload %s", mode.c_str());
+        else fail(2, "unknown task %s", task.c_str());
         expect_command("exit");
         ctx.close();
     } catch (std::exception &e) {

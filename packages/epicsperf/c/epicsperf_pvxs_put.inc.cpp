@@ -1,4 +1,4 @@
-/* The put-driven workloads of epicsperf-pvxs (docs/runners.md), included by epicsperf_pvxs.cpp:
+/* The put-driven tasks of epicsperf-pvxs (docs/runners.md), included by epicsperf_pvxs.cpp:
  *
  *   epicsperf-pvxs array-put --names FILE --samples N --elements E --type T
  *   epicsperf-pvxs latency --names FILE --samples N --sizes S1,S2,...

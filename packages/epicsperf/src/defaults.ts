@@ -38,6 +38,6 @@ export const DEFAULTS: Defaults = Object.freeze({
   benchArrayRate: 'max',
   /** Runs per client and workload in `bench`. */
   repeat: 3,
-  /** The client the commands run when --client names none: a client of clients.json that serves every workload and captures. */
+  /** The client the commands run when --client names none: a client of clients.json whose runner serves every task and captures. */
   client: 'node',
 });

@@ -1,4 +1,4 @@
-"""The capture workload of docs/runners.md for the Python clients: every PV of the list
+"""The capture task of docs/runners.md for the Python clients: every PV of the list
 monitored with the client library, every update written with h5py (capture_file.py).
 
     python -m epicsperf_runners.capture_driver --client pyepics capture --names FILE --out PATH --flush-ms N
@@ -35,7 +35,7 @@ class Parser(argparse.ArgumentParser):
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = Parser(prog="capture_driver.py")
     p.add_argument("--client", required=True, choices=sorted(capture_clients.CLIENTS))
-    p.add_argument("workload", choices=("capture",))
+    p.add_argument("task", choices=("capture",))
     p.add_argument("--names", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--flush-ms", type=float, required=True)

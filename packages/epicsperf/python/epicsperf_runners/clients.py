@@ -1,5 +1,5 @@
 """The clients epicsperf measures, as declared once in the package's clients.json, which the
-tool (src/clients/registry.ts) reads too: the Python runners' names, modules and workloads, the
+tool (src/clients/registry.ts) reads too: the Python runners' names, modules and tasks, the
 clients that capture, and the libraries the doctor reports."""
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ def python_clients() -> dict[str, str]:
     return {c["name"]: c["run"]["python"] for c in declarations()["clients"] if c["runtime"] == "python"}
 
 
-def python_workloads() -> dict[str, list[str]]:
-    """--client name -> the workloads its runner serves, for every Python client."""
-    return {c["name"]: list(c["workloads"]) for c in declarations()["clients"] if c["runtime"] == "python"}
+def python_tasks() -> dict[str, list[str]]:
+    """--client name -> the tasks its runner serves, for every Python client."""
+    return {c["name"]: list(c["tasks"]) for c in declarations()["clients"] if c["runtime"] == "python"}
 
 
 def capture_clients(runtime: str = "python") -> list[str]:

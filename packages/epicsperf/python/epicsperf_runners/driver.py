@@ -7,9 +7,9 @@ fd-3 events, the in-memory sample store and the binary sample payload (docs/runn
 
 (with the folder that holds the package, packages/epicsperf/python, on PYTHONPATH).
 Each client is a module of runners/ (named in clients.json) that exposes LIBRARY (the package
-named when it is missing), load() -> version, and Client; it runs the workloads clients.json
+named when it is missing), load() -> version, and Client; it runs the tasks clients.json
 declares for it, and no other.
-A client that serves the array workload has Client.array(store): see ArrayStore.
+A client that serves the array task has Client.array(store): see ArrayStore.
 Only the chosen client's library is ever imported (by its load()): some cannot share a process.
 """
 
@@ -27,8 +27,8 @@ import time
 from array import array
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from . import put_workloads, samples
-from .clients import python_clients, python_workloads
+from . import put_tasks, samples
+from .clients import python_clients, python_tasks
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 # --client name -> its module of runners/, as clients.json declares it (importing one imports no
 # client library: its load() does)
 CLIENTS = python_clients()
-# --client name -> the workloads clients.json declares for it
-WORKLOADS = python_workloads()
+# --client name -> the tasks clients.json declares for it
+TASKS = python_tasks()
 
 _events: IO[bytes] | None = None
 _events_lock = threading.Lock()
@@ -87,7 +87,7 @@ class Store:
     add() is called from the client library's callbacks; it writes `connected`
     when every PV has delivered its first update and `complete` when every PV has
     its samples, then ignores further updates. `done` is set on completion.
-    With events=False add() only stores (the put workloads write those events themselves).
+    With events=False add() only stores (the put tasks write those events themselves).
     """
 
     def __init__(self, count: int, samples: int, events: bool = True) -> None:
@@ -153,7 +153,7 @@ class Store:
 
 
 class ArrayStore(Store):
-    """The array workload's store: one PV, one sample per update of a large array.
+    """The array task's store: one PV, one sample per update of a large array.
 
     add_array() takes the update's array as the library gives it (numpy array, list, any
     sequence) and looks at three elements: the first is the value, and the status holds the
@@ -227,7 +227,7 @@ class ArgumentParser(argparse.ArgumentParser):
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = ArgumentParser(prog="driver.py")
     p.add_argument("--client", required=True, choices=CLIENTS)
-    p.add_argument("workload")
+    p.add_argument("task")
     p.add_argument("--names", required=True)
     p.add_argument("--timeout-ms", type=float)
     p.add_argument("--samples", type=int)
@@ -237,17 +237,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--no-callback", action="store_true")
     p.add_argument("--sizes")
     args = p.parse_args(argv)
-    if args.workload not in WORKLOADS[args.client]:
-        fail(f"{args.client} does not serve the {args.workload} workload "
-             f"(clients.json: {', '.join(WORKLOADS[args.client])})", 2)
-    # The harness passes every value the workload needs: the runners keep no defaults.
-    if args.workload == "snapshot" and args.timeout_ms is None:
+    if args.task not in TASKS[args.client]:
+        fail(f"{args.client} does not serve the {args.task} task "
+             f"(clients.json: {', '.join(TASKS[args.client])})", 2)
+    # The harness passes every value the task needs: the runners keep no defaults.
+    if args.task == "snapshot" and args.timeout_ms is None:
         fail("snapshot: --timeout-ms N is required", 2)
-    if args.workload != "snapshot" and args.samples is None:
-        fail(f"{args.workload}: --samples N is required", 2)
-    if args.workload == "array-put" and (args.elements is None or args.type is None):
+    if args.task != "snapshot" and args.samples is None:
+        fail(f"{args.task}: --samples N is required", 2)
+    if args.task == "array-put" and (args.elements is None or args.type is None):
         fail("array-put: --elements N and --type T are required", 2)
-    if args.workload == "latency":
+    if args.task == "latency":
         try:
             args.sizes = [int(s) for s in (args.sizes or "").split(",") if s]
         except ValueError:
@@ -272,12 +272,12 @@ def main(argv: list[str]) -> None:
     except ImportError:
         fail(f"{module.LIBRARY} is not installed", 3)
     names = read_names(args.names)
-    if args.workload == "array":
+    if args.task == "array":
         if not hasattr(module.Client, "array"):
-            fail(f"{args.client} does not serve the array workload", 2)
-    if args.workload in ("array-put", "latency"):
+            fail(f"{args.client} does not serve the array task", 2)
+    if args.task in ("array-put", "latency"):
         if not hasattr(module.Client, "put_array"):
-            fail(f"{args.client} does not serve the {args.workload} workload", 2)
+            fail(f"{args.client} does not serve the {args.task} task", 2)
         if len(names) != 1:
             fail(f"array: --names must hold one name, it holds {len(names)}", 2)
     commands = command_reader()
@@ -289,26 +289,26 @@ def main(argv: list[str]) -> None:
 
     expect(client, commands, "start")
     store: Store
-    if args.workload == "snapshot":
+    if args.task == "snapshot":
         results = client.snapshot(args.timeout_ms / 1000.0, time.time())
         emit({"ev": "done"})
         expect(client, commands, "ship")
         emit({"ev": "results"}, json.dumps(results, separators=(",", ":"),
                                            allow_nan=False).encode())
-    elif args.workload == "array":
+    elif args.task == "array":
         store = ArrayStore(max(1, args.samples), args.check_all)
         client.array(store)
-    elif args.workload == "array-put":
+    elif args.task == "array-put":
         store = Store(1, max(1, args.samples), events=False)
         try:
-            put_workloads.run_array_put(client, store, names[0], args.elements, args.type,
-                                        not args.no_callback, getattr(module, "PROTOCOL", "CA"), emit)
-        except put_workloads.NoPutWithoutCallback as err:
+            put_tasks.run_array_put(client, store, names[0], args.elements, args.type,
+                                    not args.no_callback, getattr(module, "PROTOCOL", "CA"), emit)
+        except put_tasks.NoPutWithoutCallback as err:
             fail(str(err))
-    elif args.workload == "latency":
+    elif args.task == "latency":
         store = Store(len(args.sizes), max(1, args.samples), events=False)
-        put_workloads.run_latency(client, store, names[0], args.sizes, args.type or "double", emit)
-    elif args.workload == "monitor":
+        put_tasks.run_latency(client, store, names[0], args.sizes, args.type or "double", emit)
+    elif args.task == "monitor":
         store = Store(len(names), max(1, args.samples))
         if names:
             client.monitor(store)
@@ -316,8 +316,8 @@ def main(argv: list[str]) -> None:
             emit({"ev": "connected", "count": 0})
             emit({"ev": "complete"})
     else:
-        fail(f"the Python runner has no {args.workload} workload", 2)
-    if args.workload != "snapshot":
+        fail(f"the Python runner has no {args.task} task", 2)
+    if args.task != "snapshot":
         expect(client, commands, "ship")
         count = store.close()
         emit({"ev": "samples", "count": count}, store.pack())

@@ -1,5 +1,5 @@
 """The Python runners' clients are those clients.json declares (the tool reads the same file),
-each running the workloads declared for it and no other, and importing a client's module imports
+each running the tasks declared for it and no other, and importing a client's module imports
 no client library: its load() does."""
 
 import json
@@ -15,11 +15,11 @@ def test_the_driver_and_the_capture_driver_serve_the_declared_clients() -> None:
     assert driver.CLIENTS == clients.python_clients()
     assert sorted(capture_clients.CLIENTS) == sorted(clients.capture_clients("python"))
     assert "pyepics" in driver.CLIENTS and "node" not in driver.CLIENTS
-    declared = {c["name"]: c["workloads"] for c in clients.declarations()["clients"] if c["runtime"] == "python"}
-    assert driver.WORKLOADS == declared
+    declared = {c["name"]: c["tasks"] for c in clients.declarations()["clients"] if c["runtime"] == "python"}
+    assert driver.TASKS == declared
 
 
-def test_the_runner_refuses_a_workload_its_client_does_not_declare(tmp_path: Path) -> None:
+def test_the_runner_refuses_a_task_its_client_does_not_declare(tmp_path: Path) -> None:
     names = tmp_path / "names"
     names.write_text("TEST:CALC1\n")
     read, write = os.pipe()
@@ -35,7 +35,7 @@ def test_the_runner_refuses_a_workload_its_client_does_not_declare(tmp_path: Pat
         lines = events.read().decode().splitlines()
     assert proc.returncode == 2
     assert [json.loads(line) for line in lines] == [
-        {"ev": "error", "message": "pyepics-nonumpy does not serve the monitor workload (clients.json: array)"}]
+        {"ev": "error", "message": "pyepics-nonumpy does not serve the monitor task (clients.json: array)"}]
 
 
 def test_a_client_module_imports_no_client_library() -> None:

@@ -17,7 +17,7 @@ const EVENTS_FD: i32 = 3;
 pub const SAMPLE_BYTES: usize = 32;
 /// Latency rounds per size that are not kept: the first ones warm up the code paths.
 pub const LATENCY_ROUNDS_NOT_KEPT: i64 = 3;
-/// The array workload's status bits (docs/runners.md): middle, last, length, any element.
+/// The array task's status bits (docs/runners.md): middle, last, length, any element.
 pub const BAD_MIDDLE: i16 = 1;
 pub const BAD_LAST: i16 = 2;
 pub const BAD_LENGTH: i16 = 4;
@@ -77,10 +77,10 @@ pub fn elapsed_ms(t0: Instant) -> f64 {
 
 // ---- options and names -------------------------------------------------------------------
 
-/// The command line of a runner: `<workload> --names FILE [options]`.
+/// The command line of a runner: `<task> --names FILE [options]`.
 #[derive(Debug, Default)]
 pub struct Options {
-    pub workload: String,
+    pub task: String,
     pub names: Vec<String>,
     pub timeout_ms: Option<f64>,
     pub samples: usize,
@@ -92,20 +92,20 @@ pub struct Options {
 }
 
 impl Options {
-    /// The process's arguments, checked as far as the workload needs; a bad one fails with code 2.
+    /// The process's arguments, checked as far as the task needs; a bad one fails with code 2.
     pub fn from_args() -> Options {
         let args: Vec<String> = std::env::args().skip(1).collect();
         let mut o = Options {
             element_type: "double".into(),
             ..Options::default()
         };
-        let Some(workload) = args.first() else {
+        let Some(task) = args.first() else {
             fail(
                 2,
                 "usage: <runner> snapshot|monitor|array|array-put|latency --names FILE ...",
             )
         };
-        o.workload = workload.clone();
+        o.task = task.clone();
         let mut names_file = None;
         let mut it = args[1..].iter();
         while let Some(a) = it.next() {
@@ -148,7 +148,7 @@ impl Options {
             .filter(|l| !l.is_empty())
             .map(String::from)
             .collect();
-        match o.workload.as_str() {
+        match o.task.as_str() {
             "snapshot" if o.timeout_ms.is_none() => fail(2, "snapshot: --timeout-ms N is required"),
             "snapshot" => {}
             w if o.samples < 1 => fail(2, format!("{w}: --samples N (at least 1) is required")),
@@ -156,12 +156,12 @@ impl Options {
             "latency" if o.sizes.is_empty() => fail(2, "latency: --sizes N,N,... is required"),
             _ => {}
         }
-        if matches!(o.workload.as_str(), "array" | "array-put" | "latency") && o.names.len() != 1 {
+        if matches!(o.task.as_str(), "array" | "array-put" | "latency") && o.names.len() != 1 {
             fail(
                 2,
                 format!(
                     "{}: --names must hold one name, it holds {}",
-                    o.workload,
+                    o.task,
                     o.names.len()
                 ),
             );
@@ -214,12 +214,12 @@ pub struct Sample {
     pub received: f64,
 }
 
-/// What a sample adds besides itself: the monitor and array workloads write `connected` and
+/// What a sample adds besides itself: the monitor and array tasks write `connected` and
 /// `complete` when the counts reach them, the put-driven ones write their own.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Events {
     Monitor,
-    /// The array workload: `complete` carries the length of the last update.
+    /// The array task: `complete` carries the length of the last update.
     Array {
         elements: usize,
     },
@@ -309,7 +309,7 @@ impl Store {
     }
 }
 
-// ---- the array workload's checks ---------------------------------------------------------
+// ---- the array task's checks -------------------------------------------------------------
 
 /// The first element as a number and the check bits of one update (docs/runners.md): 1 the
 /// middle element differs from the first, 2 the last does, 4 the array is empty, 8 some element
@@ -342,7 +342,7 @@ macro_rules! element {
 }
 element!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 
-/// The array workload's per-update state: the first update's length, against which every
+/// The array task's per-update state: the first update's length, against which every
 /// update's is checked.
 #[derive(Default)]
 pub struct ArrayCheck {

@@ -1,5 +1,5 @@
 // `epicsperf agent`: serves this host to orchestrators over ZeroMQ (docs/agents.md). It starts
-// the project's runners and the built-in IOC here when asked (a client and a workload, never a
+// the project's runners and the built-in IOC here when asked (a client and a task, never a
 // command), relays what they say, and sends their readings taken here. Only orchestrators whose
 // public keys it was given get an answer (CURVE, checked by a ZAP handler); one that stops
 // sending heartbeats has everything it started here killed.
@@ -216,13 +216,13 @@ export class Agent {
     }
     let runner: Runner;
     // A capture writes its file into a folder of this run, removed when the runner ends.
-    const folder = m.workload === 'capture' ? mkdtempSync(join(tmpdir(), 'epicsperf-agent-capture-')) : undefined;
+    const folder = m.task === 'capture' ? mkdtempSync(join(tmpdir(), 'epicsperf-agent-capture-')) : undefined;
     const removeFolder = () => folder && rmSync(folder, { recursive: true, force: true });
     try {
       const args = m.args as string[];
       runner = this.host.startRunner({
         client: String(m.client),
-        workload: String(m.workload),
+        task: String(m.task),
         args: folder ? args.map((a, i) => (args[i - 1] === '--out' ? join(folder, a) : a)) : args,
         names: m.names as string[],
         env: m.env as Record<string, string>,

@@ -29,7 +29,7 @@ export async function runArrayPut(o: ArrayPutRunOptions): Promise<ArrayPutRun> {
   return runSession(
     {
       ...o,
-      workload: 'array-put',
+      task: 'array-put',
       names: [o.name],
       args: ['--samples', String(w.samples), '--elements', String(w.elements), '--type', w.type, ...(o.callback ? [] : ['--no-callback'])],
       beforeStart: () => o.ioc.resetPuts(),

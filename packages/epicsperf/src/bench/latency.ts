@@ -39,7 +39,7 @@ export async function runLatency(o: LatencyRunOptions): Promise<LatencyRun> {
   return runSession(
     {
       ...o,
-      workload: 'latency',
+      task: 'latency',
       names: [latencyRecord(o.prefix, w.elementType)],
       args: ['--samples', String(w.samplesPerSize), '--sizes', w.sizes.join(','), '--type', w.elementType],
     },

@@ -270,7 +270,7 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
       try {
         s.runner = s.host.startRunner({
           client: c.client.name,
-          workload: 'monitor',
+          task: 'monitor',
           names: s.names,
           args: ['--samples', String(s.samples)],
           env: c.ioc.env,

@@ -12,8 +12,8 @@ import type { IocStats } from '../ioc/stats.js';
 import { runOnce } from '../launch/run.js';
 
 export interface MonitorRunOptions {
-  /** 'monitor': many counters; 'array': one big waveform (docs/runners.md). Default 'monitor'. */
-  workload?: 'monitor' | 'array';
+  /** The runner's task: 'monitor', many counters; 'array', one big waveform (docs/runners.md). Default 'monitor'. */
+  task?: 'monitor' | 'array';
   client: ClientSpec;
   python: string;
   /** Where the runner runs (default: here). */
@@ -56,11 +56,11 @@ export const DEFAULT_MAX_RSS_MB = 4096;
 
 export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
   const host = o.host ?? new LocalHost(o.python);
-  const workload = o.workload ?? 'monitor';
-  const extra = workload === 'array' && o.array?.checkAll ? ['--check-all'] : [];
+  const task = o.task ?? 'monitor';
+  const extra = task === 'array' && o.array?.checkAll ? ['--check-all'] : [];
   const runner = host.startRunner({
     client: o.client.name,
-    workload,
+    task,
     names: o.names,
     args: ['--samples', String(o.samples), ...extra],
     env: o.env,
@@ -86,7 +86,7 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
       const ready = await runner.next('ready', 60_000, 'ready');
       result.version = typeof ready.version === 'string' ? ready.version : undefined;
       // The IOC's count before the client subscribes: every update after its first was posted later.
-      const stats0 = workload === 'array' ? await o.array?.iocStats?.() : undefined;
+      const stats0 = task === 'array' ? await o.array?.iocStats?.() : undefined;
       const startedAt = Date.now() / 1000;
       const t0 = performance.now();
       runner.send('start');
@@ -121,7 +121,7 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
       progress('checking');
       const samples = await shipSamples(runner);
       o.onSamples?.(samples);
-      if (workload === 'array') {
+      if (task === 'array') {
         const elements = o.array?.elements ?? Number(complete.elements ?? 0);
         result.array = checkArraySamples(samples, {
           elements,

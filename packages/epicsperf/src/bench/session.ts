@@ -13,8 +13,8 @@ export interface SessionOptions {
   /** Where the runner runs (default: here). */
   host?: Host;
   env: Record<string, string>;
-  /** The runner's workload and its options after `--names FILE`. */
-  workload: string;
+  /** The runner's task and its options after `--names FILE`. */
+  task: string;
   names: readonly string[];
   args: readonly string[];
   /** The client's deadline for the whole run (ms): past it the runner is stopped (ClientDeadline). */
@@ -45,7 +45,7 @@ export interface Session {
  */
 export async function runSession<R extends SessionResult>(o: SessionOptions, result: R, body: (s: Session) => Promise<void>): Promise<R> {
   const host = o.host ?? new LocalHost(o.python);
-  const runner = host.startRunner({ client: o.client.name, workload: o.workload, names: o.names, args: o.args, env: o.env });
+  const runner = host.startRunner({ client: o.client.name, task: o.task, names: o.names, args: o.args, env: o.env });
   if (o.host) result.host = o.host.name;
   return runOnce(runner, result, { deadlineMs: o.clientDeadlineMs, onProgress: o.onProgress }, async (progress) => {
     progress('starting');

@@ -106,7 +106,7 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<SnapshotRun> {
   let before: (SnapshotRow | undefined)[] | undefined;
   const runner = host.startRunner({
     client: o.client.name,
-    workload: 'snapshot',
+    task: 'snapshot',
     names: o.names,
     args: ['--timeout-ms', String(o.timeoutMs)],
     env: o.env,

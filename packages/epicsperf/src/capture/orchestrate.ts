@@ -66,7 +66,7 @@ export function startCapture(o: CaptureRunOptions): CaptureHandle {
 async function run(o: CaptureRunOptions, onStoppable: (f: () => void) => void, stoppedEarly: () => boolean): Promise<CaptureRun> {
   const runner = (o.host ?? new LocalHost(o.python)).startRunner({
     client: o.client,
-    workload: 'capture',
+    task: 'capture',
     names: o.names,
     args: [
       '--out',

@@ -106,9 +106,9 @@ export function register(program: Command): void {
       only?.clients !== undefined
         ? only.clients(opts.clients).map((c) => findClient(c)!)
         : opts.clients === undefined
-          ? // Every client that serves a workload of the run (a workload with a row per client: every client).
+          ? // Every client whose runner serves the task of a workload of the run (a workload with a row per client: every client).
             CLIENTS.filter((c) =>
-              families.some((w) => w.rowPerClient || (w.serves ? c.workloads.includes(w.serves) : w.clients?.().includes(c.name))),
+              families.some((w) => w.rowPerClient || (w.serves ? c.tasks.includes(w.serves) : w.clients?.().includes(c.name))),
             )
           : parseClientList(opts.clients, !only || only.rowPerClient || !only.serves ? 'all' : only.serves);
     if (workloads.headroom && (opts.repeat ?? 1) > 1)

@@ -23,7 +23,7 @@ export function register(program: Command): void {
               reason: r.reason,
               runtime: r.spec.runtime,
               protocol: r.spec.protocol,
-              workloads: r.spec.workloads,
+              tasks: r.spec.tasks,
               description: r.spec.description,
             })),
             null,
@@ -38,7 +38,7 @@ export function register(program: Command): void {
           { header: 'available', get: (r) => (r.available ? 'yes' : 'no') },
           { header: 'version', get: (r) => r.version ?? '' },
           { header: 'runtime', get: (r) => `${r.spec.runtime} ${r.spec.protocol}` },
-          { header: 'workloads', get: (r) => r.spec.workloads.join(',') },
+          { header: 'tasks', get: (r) => r.spec.tasks.join(',') },
           { header: 'description / why missing', get: (r) => (r.available ? r.spec.description : (r.reason ?? '')) },
         ]),
       );

@@ -1,7 +1,7 @@
 // What the measuring commands share: choosing the IOC (built-in or from the environment),
 // resolving clients, a live progress line on stderr, and dying cleanly on Ctrl-C.
 import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
-import { findClient, clientNames, type ClientSpec, type Workload } from '../clients/index.js';
+import { findClient, clientNames, type ClientSpec, type Task } from '../clients/index.js';
 export { prepareClients } from '../clients/index.js';
 import { exitOnSignals as exitOnSignalsAs } from 'epics-ops';
 import { UsageError } from '../errors.js';
@@ -12,14 +12,14 @@ import { Placement } from '../bench/placement.js';
 /** Ctrl-C or a TERM ends the command at once, saying so. */
 export const exitOnSignals = (): void => exitOnSignalsAs('epicsperf');
 
-export function parseClient(name: string, workload: Workload): ClientSpec {
+export function parseClient(name: string, task: Task): ClientSpec {
   const spec = findClient(name);
   if (!spec) throw new UsageError(`unknown client "${name}": choose from ${clientNames().join(', ')}`);
-  if (!spec.workloads.includes(workload)) throw new UsageError(`client ${name} does not run the ${workload} workload`);
+  if (!spec.tasks.includes(task)) throw new UsageError(`client ${name} does not run the ${task} workload`);
   return spec;
 }
 
-export function parseClientList(list: string, workload: Workload | 'all'): ClientSpec[] {
+export function parseClientList(list: string, task: Task | 'all'): ClientSpec[] {
   const names = list
     .split(',')
     .map((s) => s.trim())
@@ -31,7 +31,7 @@ export function parseClientList(list: string, workload: Workload | 'all'): Clien
     seen.add(n);
     const spec = findClient(n);
     if (!spec) throw new UsageError(`unknown client "${n}": choose from ${clientNames().join(', ')}`);
-    if (workload !== 'all' && !spec.workloads.includes(workload)) throw new UsageError(`client ${n} does not run the ${workload} workload`);
+    if (task !== 'all' && !spec.tasks.includes(task)) throw new UsageError(`client ${n} does not run the ${task} workload`);
     return spec;
   });
 }

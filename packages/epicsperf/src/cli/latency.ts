@@ -45,7 +45,7 @@ export function register(program: Command): void {
         });
       if (clients.length === 0) throw new UsageError('--client is empty');
       exitOnSignals();
-      const runnable = clients.filter((c) => c.workloads.includes('latency'));
+      const runnable = clients.filter((c) => c.tasks.includes('latency'));
       const python = await prepareClients(runnable, true);
       const pl = await placement(opts, runnable, python);
       const workload: LatencyWorkload = { sizes: opts.sizes, elementType: opts.type, samplesPerSize: opts.count };
@@ -54,7 +54,7 @@ export function register(program: Command): void {
       const runs: LatencyRun[] = [];
       try {
         for (const client of clients) {
-          if (!client.workloads.includes('latency')) {
+          if (!client.tasks.includes('latency')) {
             runs.push({ client: client.name, ok: false, unsupported: true, error: whyNoLatency(client), points: [] });
             continue;
           }

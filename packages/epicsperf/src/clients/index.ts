@@ -23,7 +23,7 @@ export {
   PYTHON_LIBRARIES,
   REFEREE,
   type ClientSpec,
-  type Workload,
+  type Task,
 } from './registry.js';
 
 type Built = { path: string } | { error: string };
@@ -150,17 +150,17 @@ export function checkBuiltRunners(clients: readonly ClientSpec[]): void {
 checkBuiltRunners(CLIENTS);
 
 /**
- * The command line that starts a client's runner for a workload, and what it adds to the
- * environment. The capture workload has runners of its own (a client declared `capture`).
+ * The command line that starts a client's runner for a task, and what it adds to the
+ * environment. The capture task has runners of its own (a client declared `capture`).
  */
 export function runnerCommand(
   spec: Pick<ClientSpec, 'name'>,
   python: string,
-  workload?: string,
+  task?: string,
 ): { command: string; args: string[]; env?: Record<string, string> } {
   // A name no declaration has goes to the Python driver, which says it does not know it.
   const run = findClient(spec.name)?.run ?? { python: spec.name };
-  if (workload === 'capture') {
+  if (task === 'capture') {
     if ('node' in run) return { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist', 'runners', 'node-capture.js')] };
     const m = pythonModule('capture_driver');
     return { command: python, args: ['-u', ...m.args, '--client', spec.name], env: m.env };

@@ -1,14 +1,14 @@
 // The clients epicsperf measures, as declared once in the package's clients.json (read by the
-// Python runners too): each one's runtime, protocol, workloads, library, description, how its
-// runner starts, whether it captures, and why it serves no other workload when that is by design. Data only; clients/index.ts prepares and starts them.
+// Python runners too): each one's runtime, protocol, tasks, library, description, how its
+// runner starts, whether it captures, and why its runner does none of the other tasks when that is by design. Data only; clients/index.ts prepares and starts them.
 import { readFileSync } from 'node:fs';
 import { PACKAGE_ROOT } from '../home.js';
 
-/** The workloads a client's runner may serve (docs/runners.md): what `workloads` declares. */
-export const WORKLOADS = ['snapshot', 'monitor', 'array', 'array-put', 'latency'] as const;
-export type Workload = (typeof WORKLOADS)[number];
-/** What a runner is started for: one of the workloads, or a capture (a client declared `capture`). */
-export const RUNNER_WORKLOADS: readonly string[] = [...WORKLOADS, 'capture'];
+/** The tasks a client's runner may serve (docs/runners.md): what `tasks` declares. */
+export const TASKS = ['snapshot', 'monitor', 'array', 'array-put', 'latency'] as const;
+export type Task = (typeof TASKS)[number];
+/** What a runner is started for: one of the tasks, or a capture (a client declared `capture`). */
+export const RUNNER_TASKS: readonly string[] = [...TASKS, 'capture'];
 
 /**
  * How a client's runner starts: a Node script of src/runners, a Python module of the
@@ -31,7 +31,7 @@ export interface ClientSpec {
   name: string;
   runtime: Runtime;
   protocol: 'CA' | 'PVA';
-  workloads: Workload[];
+  tasks: Task[];
   description: string;
   /**
    * The library whose version identifies this client: a key of EnvironmentReport.libraries (a
@@ -42,9 +42,9 @@ export interface ClientSpec {
   /** It captures to HDF5 (`epicsperf capture`, `bench capture`). */
   capture?: boolean;
   /**
-   * Why its runner serves none of the other workloads, when that is by design (a one-shot reader,
-   * a variant of another client for one workload), said in their rows; without it, a workload it
-   * does not serve is one its runner was not written for yet.
+   * Why its runner does none of the other tasks, when that is by design (a one-shot reader, a
+   * variant of another client for one task), said in the rows of the bench workloads that need
+   * them; without it, a task it does not serve is one its runner was not written for yet.
    */
   unserved?: string;
 }
@@ -67,9 +67,11 @@ export function readDeclarations(text = readFileSync(`${PACKAGE_ROOT}/clients.js
     names.add(c.name);
     if (!RUNTIMES.includes(c.runtime)) bad(`runtime ${c.runtime}`);
     if (!['CA', 'PVA'].includes(c.protocol)) bad(`protocol ${c.protocol}`);
-    for (const w of c.workloads) if (!WORKLOADS.includes(w)) bad(`workload ${w}`);
-    if (c.unserved !== undefined && (typeof c.unserved !== 'string' || !c.unserved || WORKLOADS.every((w) => c.workloads.includes(w))))
-      bad('unserved is a reason, for a client that does not serve every workload');
+    if ('workloads' in c) bad('"workloads" is now "tasks"');
+    if (!Array.isArray(c.tasks)) bad('tasks is a list of the tasks its runner serves');
+    for (const t of c.tasks) if (!TASKS.includes(t)) bad(`task ${t}`);
+    if (c.unserved !== undefined && (typeof c.unserved !== 'string' || !c.unserved || TASKS.every((t) => c.tasks.includes(t))))
+      bad('unserved is a reason, for a client that does not serve every task');
     if (c.runtime === 'python' && !(c.library in d.pythonLibraries)) bad(`library ${c.library} is not in pythonLibraries`);
     const kinds = RUNTIMES.filter((k) => k in c.run);
     if (kinds.length !== 1) bad(`run names one of ${RUNTIMES.join(', ')}`);

@@ -7,13 +7,13 @@ import type { EnvironmentReport } from '../results/index.js';
 /** The name of the host the orchestrator runs on. */
 export const LOCAL = 'local';
 
-/** A runner to start: one of the project's clients on one workload, never an arbitrary command. */
+/** A runner to start: one of the project's clients on one task, never an arbitrary command. */
 export interface RunnerRequest {
   /** A client's name (clients.json). */
   client: string;
-  /** The runner's workload (docs/runners.md). */
-  workload: string;
-  /** The workload's options after `--names FILE`. */
+  /** The runner's task (docs/runners.md). */
+  task: string;
+  /** The task's options after `--names FILE`. */
   args: readonly string[];
   /** The PVs, handed to the runner as its names file. */
   names: readonly string[];

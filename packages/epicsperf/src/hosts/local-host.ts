@@ -26,9 +26,9 @@ export class LocalHost implements Host {
 
   startRunner(r: RunnerRequest): Runner {
     // A name of no client of the registry goes to the Python runner, which says it does not know it.
-    const { command, args, env } = runnerCommand({ name: r.client }, this.python ?? 'python3', r.workload);
+    const { command, args, env } = runnerCommand({ name: r.client }, this.python ?? 'python3', r.task);
     const names = writeNamesFile(r.names);
-    const runner = new RunnerProcess(command, [...args, r.workload, '--names', names.path, ...r.args], { ...r.env, ...env }, r.client);
+    const runner = new RunnerProcess(command, [...args, r.task, '--names', names.path, ...r.args], { ...r.env, ...env }, r.client);
     void runner.exited.then(() => names.remove());
     return runner;
   }

@@ -226,7 +226,7 @@ export class RemoteHost implements Host {
     if (this.lostWhy) runner.lost(this.lostWhy);
     else {
       this.runners.set(rid, runner);
-      this.post({ t: 'runner', rid, client: r.client, workload: r.workload, args: r.args, names: r.names, env: r.env });
+      this.post({ t: 'runner', rid, client: r.client, task: r.task, args: r.args, names: r.names, env: r.env });
     }
     return runner;
   }

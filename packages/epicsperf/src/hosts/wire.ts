@@ -4,10 +4,10 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { RUNNER_WORKLOADS } from '../clients/registry.js';
+import { RUNNER_TASKS } from '../clients/registry.js';
 
-/** The wire's version: an agent answers only an orchestrator of the same. */
-export const WIRE_VERSION = 1;
+/** The wire's version: an agent answers only an orchestrator of the same (2: a runner request names its `task`). */
+export const WIRE_VERSION = 2;
 /** Both ends send a heartbeat this often (ms)... */
 export const HEARTBEAT_MS = 1000;
 /** ...and give the other up after this long without a word from it (ms). */
@@ -176,18 +176,18 @@ const TOKEN = /^[A-Za-z0-9_.,:=+-]{1,200}$/;
 const EPICS_VAR = /^EPICS_[A-Z0-9_]{1,60}$/;
 
 /**
- * Why a runner request must be refused (undefined: it may run): a workload of the runners, plain
+ * Why a runner request must be refused (undefined: it may run): a task of the runners, plain
  * option tokens (no paths, no spaces; a capture's options each of its kind), EPICS_* variables
  * only, and PV names.
  */
 export function refuseRequest(r: Record<string, unknown>): string | undefined {
-  if (typeof r.workload !== 'string' || !RUNNER_WORKLOADS.includes(r.workload))
-    return `workload ${String(r.workload)} is not one of ${RUNNER_WORKLOADS.join(', ')}`;
-  if (!Array.isArray(r.args) || !r.args.every((a) => typeof a === 'string')) return 'the workload options are not words';
-  if (r.workload === 'capture') {
+  if (typeof r.task !== 'string' || !RUNNER_TASKS.includes(r.task))
+    return `task ${String(r.task)} is not one of ${RUNNER_TASKS.join(', ')}`;
+  if (!Array.isArray(r.args) || !r.args.every((a) => typeof a === 'string')) return 'the task options are not words';
+  if (r.task === 'capture') {
     const why = refuseCaptureArgs(r.args as string[]);
     if (why) return why;
-  } else if (!r.args.every((a) => TOKEN.test(a as string))) return 'the workload options hold more than plain words and numbers';
+  } else if (!r.args.every((a) => TOKEN.test(a as string))) return 'the task options hold more than plain words and numbers';
   if (typeof r.env !== 'object' || r.env === null) return 'no environment';
   for (const [k, v] of Object.entries(r.env as Record<string, unknown>)) {
     if (!EPICS_VAR.test(k) || typeof v !== 'string' || /[\0\n]/.test(v) || v.length > 1000)

@@ -1,12 +1,12 @@
-// The bench runners' command line (docs/runners.md, Start): the workload, the names file and the
-// workload's options. The harness passes every value; the runners keep no defaults of their own.
+// The bench runners' command line (docs/runners.md, Start): the task, the names file and the
+// task's options. The harness passes every value; the runners keep no defaults of their own.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fail } from './protocol.js';
-import { WORKLOADS, type Workload } from '../clients/registry.js';
+import { TASKS, type Task } from '../clients/registry.js';
 
 export interface RunnerArgs {
-  workload: Workload;
+  task: Task;
   names: string[];
   timeoutMs: number;
   samples: number;
@@ -34,21 +34,21 @@ export function parseRunnerArgs(argv = process.argv.slice(2), extra: Record<stri
       ...extra,
     },
   });
-  const workload = positionals[0];
-  if (!WORKLOADS.includes(workload as Workload)) fail(`unknown workload "${workload ?? ''}"`, 2);
+  const task = positionals[0];
+  if (!TASKS.includes(task as Task)) fail(`unknown task "${task ?? ''}"`, 2);
   if (!values.names) fail('--names FILE is required', 2);
-  // The harness passes every value the workload needs: the runners keep no defaults of their own.
-  if (workload === 'snapshot' && values['timeout-ms'] === undefined) fail('snapshot: --timeout-ms N is required', 2);
-  if (workload !== 'snapshot' && values.samples === undefined) fail(`${workload}: --samples N is required`, 2);
-  if (workload === 'array-put' && (values.elements === undefined || values.type === undefined))
+  // The harness passes every value the task needs: the runners keep no defaults of their own.
+  if (task === 'snapshot' && values['timeout-ms'] === undefined) fail('snapshot: --timeout-ms N is required', 2);
+  if (task !== 'snapshot' && values.samples === undefined) fail(`${task}: --samples N is required`, 2);
+  if (task === 'array-put' && (values.elements === undefined || values.type === undefined))
     fail('array-put: --elements N and --type T are required', 2);
-  if (workload === 'latency' && values.sizes === undefined) fail('latency: --sizes N,N,... is required', 2);
+  if (task === 'latency' && values.sizes === undefined) fail('latency: --sizes N,N,... is required', 2);
   const names = readFileSync(values.names as string, 'utf8')
     .split('\n')
     .map((l) => l.trim())
     .filter(Boolean);
   return {
-    workload: workload as Workload,
+    task: task as Task,
     elements: Number(values.elements ?? 0),
     type: (values.type as string | undefined) ?? 'double',
     sizes: ((values.sizes as string | undefined) ?? '').split(',').filter(Boolean).map(Number),

@@ -7,7 +7,7 @@ import { parseRunnerArgs } from './args.js';
 const args = parseRunnerArgs(undefined, { caget: { type: 'string' } });
 const caget = args.flags.caget as string | undefined;
 if (!caget) fail('--caget PATH is required', 2);
-if (args.workload !== 'snapshot') fail('caget-procs runs the snapshot workload only', 2);
+if (args.task !== 'snapshot') fail('caget-procs runs the snapshot task only', 2);
 
 type Row = { ok: true; value: number | number[] | string; elapsedMs: number } | { ok: false; error: string; elapsedMs: number };
 let rows: Row[] = [];

@@ -126,13 +126,13 @@ async function main(): Promise<void> {
   const { tca, version } = await loadTca();
   const ctx = new tca.Context(undefined, LOG_ERROR);
   await ctx.initialize();
-  const store = new SampleStore(args.workload === 'monitor' ? args.names.length : 0, Math.max(1, args.samples));
+  const store = new SampleStore(args.task === 'monitor' ? args.names.length : 0, Math.max(1, args.samples));
   const monitors: TcaMonitor[] = [];
   let results: unknown[] = [];
   emit({ ev: 'ready', client: 'epics-tca', version });
   onCommand((cmd) => {
     if (cmd === 'start') {
-      if (args.workload === 'monitor') monitor(ctx, args, store, monitors);
+      if (args.task === 'monitor') monitor(ctx, args, store, monitors);
       else {
         void snapshot(ctx, args).then((r) => {
           results = r;
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
         });
       }
     } else if (cmd === 'ship') {
-      if (args.workload === 'snapshot') emit({ ev: 'results' }, Buffer.from(JSON.stringify(results)));
+      if (args.task === 'snapshot') emit({ ev: 'results' }, Buffer.from(JSON.stringify(results)));
       else emit({ ev: 'samples', count: store.count }, store.bytes());
     } else if (cmd === 'exit') {
       ctx.destroyHard();

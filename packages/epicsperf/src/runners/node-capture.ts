@@ -1,4 +1,4 @@
-// The capture runner of this project's client (`node`): the capture workload of docs/runners.md,
+// The capture runner of this project's client (`node`): the capture task of docs/runners.md,
 // a CaptureSession writing with h5wasm, stopped by `stop`, SIGINT, SIGTERM or the end of stdin.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -27,7 +27,7 @@ const { values, positionals } = parseArgs({
     environment: { type: 'string' },
   },
 });
-if (positionals[0] !== 'capture') fail(`this runner serves the capture workload only, not "${positionals[0] ?? ''}"`, 2);
+if (positionals[0] !== 'capture') fail(`this runner serves the capture task only, not "${positionals[0] ?? ''}"`, 2);
 if (!values.names || !values.out || !values['flush-ms']) fail('capture: --names, --out and --flush-ms are required', 2);
 const names = readFileSync(values.names, 'utf8')
   .split('\n')

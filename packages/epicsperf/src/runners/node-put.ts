@@ -1,4 +1,4 @@
-// The put-driven workloads as this project's Node client runs them, over CA (`node`) or PV Access
+// The put-driven tasks as this project's Node client runs them, over CA (`node`) or PV Access
 // (`node-pva`): array-put (arrays put as fast as the client can, with or without completion; over
 // PV Access with only) and latency (put an array, wait for its own monitor update, per size).
 // Samples in the runner layout (docs/runners.md).

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { emit, fail, onCommand } from './protocol.js';
 import { parseRunnerArgs, type RunnerArgs } from './args.js';
-import { NodeWorkload, type Shipment } from './node-workload.js';
+import { NodeTask, type Shipment } from './node-task.js';
 
 type ToWorker = { cmd: string };
 type FromWorker = { type: 'event'; event: Record<string, unknown> } | { type: 'ship'; shipment: Shipment } | { type: 'closed' };
@@ -17,14 +17,14 @@ function version(): string {
 }
 
 function inline(args: RunnerArgs): void {
-  const wl = new NodeWorkload(args, (e) => emit(e));
+  const task = new NodeTask(args, (e) => emit(e));
   emit({ ev: 'ready', client: args.flags.pva ? 'node-pva' : 'node', version: version() });
   onCommand((cmd) => {
-    if (cmd === 'start') wl.start();
+    if (cmd === 'start') task.start();
     else if (cmd === 'ship') {
-      const s = wl.ship();
+      const s = task.ship();
       emit(s.event, s.payload);
-    } else if (cmd === 'exit') void wl.close().then(() => process.exit(0));
+    } else if (cmd === 'exit') void task.close().then(() => process.exit(0));
   });
 }
 
@@ -42,13 +42,13 @@ function inWorker(args: RunnerArgs): void {
 
 function workerMain(): void {
   const port = parentPort!;
-  const wl = new NodeWorkload(workerData as RunnerArgs, (event) => port.postMessage({ type: 'event', event } satisfies FromWorker));
+  const task = new NodeTask(workerData as RunnerArgs, (event) => port.postMessage({ type: 'event', event } satisfies FromWorker));
   port.on('message', (m: ToWorker) => {
-    if (m.cmd === 'start') wl.start();
+    if (m.cmd === 'start') task.start();
     else if (m.cmd === 'ship') {
-      const shipment = wl.ship();
+      const shipment = task.ship();
       port.postMessage({ type: 'ship', shipment } satisfies FromWorker, [shipment.payload.buffer as ArrayBuffer]);
-    } else if (m.cmd === 'exit') void wl.close().then(() => port.postMessage({ type: 'closed' } satisfies FromWorker));
+    } else if (m.cmd === 'exit') void task.close().then(() => port.postMessage({ type: 'closed' } satisfies FromWorker));
   });
 }
 

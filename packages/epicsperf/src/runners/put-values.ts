@@ -1,4 +1,4 @@
-// The value every element of put k carries in the array-put workload, per element type and
+// The value every element of put k carries in the array-put task, per element type and
 // protocol: k wrapped to the type, and over CA an int8 as its unsigned byte (DBR_CHAR).
 
 export function putValue(k: number, type: string, protocol: 'CA' | 'PVA'): number {

@@ -82,7 +82,7 @@ export const latency: BenchWorkload = {
     const deadline = ctx.deadline(0);
     // Every client asked for has a row: those that cannot run it say why.
     const cannot: LatencyRun[] = ctx.ready
-      .filter((c) => !c.workloads.includes('latency'))
+      .filter((c) => !c.tasks.includes('latency'))
       .map((c) => ({ client: c.name, ok: false, unsupported: true, error: whyNoLatency(c), points: [] }));
     const ioc = await ctx.placement.startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: Math.max(...w.sizes) });
     const runs: LatencyRun[] = [];

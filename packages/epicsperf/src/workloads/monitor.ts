@@ -24,12 +24,12 @@ export const RECORDS_OPTION = profileOption(recordsOption(), String(DEFAULTS.rec
 export const RATE_OPTION = profileOption(rateOption(), String(DEFAULTS.rate));
 
 /**
- * Every available client that serves `workload`, `ctx.repeat` times in turn, against one running
+ * Every available client that serves `task`, `ctx.repeat` times in turn, against one running
  * IOC; the runs and the host's steal over them.
  */
 export async function repeatMonitor(
   ctx: SuiteContext,
-  workload: 'monitor' | 'array',
+  task: 'monitor' | 'array',
   label: string,
   deadline: { clientDeadlineMs?: number },
   run: Pick<MonitorRunOptions, 'env' | 'names' | 'samples' | 'rate' | 'iocMeter' | 'array'>,
@@ -37,11 +37,11 @@ export async function repeatMonitor(
   const runs: MonitorRun[] = [];
   const steal = stealMeter();
   for (let rep = 1; rep <= ctx.repeat; rep++) {
-    for (const client of serving(ctx.ready, workload)) {
+    for (const client of serving(ctx.ready, task)) {
       const body = () =>
         runMonitor({
           ...run,
-          workload,
+          task,
           client,
           python: ctx.python,
           onProgress: ctx.progress,

@@ -1,10 +1,10 @@
 // What a bench workload declares, once, in its own module of this folder: its name and the
-// clients' workload it needs, its command-line options with each profile's defaults, how many
+// runners' task it needs, its command-line options with each profile's defaults, how many
 // steps it takes, how it runs, and how the reports show it (report/figures.ts WorkloadView).
 // The suite (suite.ts), `epicsperf bench` (its options, help and checks) and the reports loop
 // over the list in index.ts.
 import type { Option } from 'commander';
-import type { ClientSpec, Workload as ClientWorkload } from '../clients/index.js';
+import type { ClientSpec, Task } from '../clients/index.js';
 import type { Placement } from '../bench/placement.js';
 import type { DeadlineFor } from '../bench/profiles.js';
 import type { WorkloadView } from '../report/figures.js';
@@ -39,9 +39,10 @@ export interface SuiteContext {
 }
 
 export interface BenchWorkload extends WorkloadView {
-  /** The clients' workload (clients.json) a client must serve to take part; none for a workload
-   *  that chooses its clients otherwise (`clients`). */
-  serves?: ClientWorkload;
+  /** The task (clients.json `tasks`) a client's runner must serve for the client to take part: the
+   *  task this workload starts runners for; none for a workload that chooses its clients
+   *  otherwise (`clients`). */
+  serves?: Task;
   /** Every client asked for has a row, those that cannot run it saying why. */
   rowPerClient?: boolean;
   /** Whether `bench all` runs it on each profile; a ramp (WorkloadView.ramp) always runs the full
@@ -66,8 +67,8 @@ export interface BenchWorkload extends WorkloadView {
   run(w: Workloads, ctx: SuiteContext, results: BenchResults): Promise<void>;
 }
 
-/** The available clients that serve `w`. */
-export const serving = (ready: readonly ClientSpec[], w: ClientWorkload) => ready.filter((c) => c.workloads.includes(w));
+/** The available clients whose runners serve `task`. */
+export const serving = (ready: readonly ClientSpec[], task: Task) => ready.filter((c) => c.tasks.includes(task));
 
 /** An option's default on each profile, for its help: `quick 30, --full 100`. */
 export function byProfile<D>(defaults: Record<ProfileName, D>, f: (d: D) => unknown): string {

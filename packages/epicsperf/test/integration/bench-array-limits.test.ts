@@ -37,7 +37,7 @@ describe('skipped updates injected by the IOC', () => {
     const injected: Promise<void>[] = [];
     let complete = false;
     const run = await runMonitor({
-      workload: 'array',
+      task: 'array',
       client: findClient(name)!,
       python,
       env: ioc.env,
@@ -91,7 +91,7 @@ describe('an array larger than EPICS_CA_MAX_ARRAY_BYTES', () => {
     async (name) => {
       const t0 = performance.now();
       const run = await runMonitor({
-        workload: 'array',
+        task: 'array',
         client: findClient(name)!,
         python,
         env: { ...ioc.env, EPICS_CA_MAX_ARRAY_BYTES: '16384', EPICS_CA_AUTO_ARRAY_BYTES: 'NO' },

@@ -21,7 +21,7 @@ afterAll(async () => {
   await ioc?.stop();
 });
 
-const putters = CLIENTS.filter((c) => c.workloads.includes('array-put'));
+const putters = CLIENTS.filter((c) => c.tasks.includes('array-put'));
 
 /**
  * Clients whose plain puts (CA WRITE, no completion) may reach the IOC out of order, and why. The

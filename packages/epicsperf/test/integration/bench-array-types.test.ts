@@ -28,7 +28,7 @@ describe.each(ARRAY_TYPES.map((t) => [t] as const))('PREFIX:ARRAY as %s', (type)
 
   it.each(NATIVE)('%s: every element of 4 updates equals the update number', async (name) => {
     const run = await runMonitor({
-      workload: 'array',
+      task: 'array',
       client: findClient(name)!,
       python,
       env: ioc.env,
@@ -61,7 +61,7 @@ describe('int8 update numbers wrap', () => {
     '%s: 400 updates across the wrap (unsigned over CA, signed over PVA), none corrupt or backwards',
     async (name) => {
       const run = await runMonitor({
-        workload: 'array',
+        task: 'array',
         client: findClient(name)!,
         python,
         env: ioc.env,

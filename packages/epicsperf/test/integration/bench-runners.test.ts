@@ -28,7 +28,7 @@ describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (name, clie
     expect(available.get(name)).toBe(true);
   });
 
-  it.skipIf(!client.workloads.includes('snapshot'))(
+  it.skipIf(!client.tasks.includes('snapshot'))(
     'snapshot: 20 counters, a string and an array answer with checked values, 3 missing names fail in about the timeout',
     async () => {
       const names = [
@@ -63,7 +63,7 @@ describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (name, clie
     },
   );
 
-  it.skipIf(!client.workloads.includes('monitor'))('monitor: 20 counters x 10 samples, every sample checked', async () => {
+  it.skipIf(!client.tasks.includes('monitor'))('monitor: 20 counters x 10 samples, every sample checked', async () => {
     const run = await runMonitor({
       client,
       python,
@@ -83,7 +83,7 @@ describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (name, clie
   });
 });
 
-describe('array workload', () => {
+describe('array task', () => {
   let arrayIoc: Ioc;
   beforeAll(async () => {
     arrayIoc = await startIoc({ records: 1, rate: 0, arrayElements: 100_000, arrayRate: 20 });
@@ -92,12 +92,12 @@ describe('array workload', () => {
     await arrayIoc?.stop();
   });
 
-  const arrayClients = CLIENTS.filter((c) => c.workloads.includes('array'));
+  const arrayClients = CLIENTS.filter((c) => c.tasks.includes('array'));
   it.each(arrayClients.map((c) => [c.name, c] as const))(
     '%s: 5 updates of 100,000 elements, every element checked, none corrupt',
     async (_name, client) => {
       const run = await runMonitor({
-        workload: 'array',
+        task: 'array',
         client,
         python,
         env: arrayIoc.env,
@@ -122,7 +122,7 @@ const spec = (name: string): ClientSpec => ({
   name,
   runtime: 'python',
   protocol: 'CA',
-  workloads: ['snapshot'],
+  tasks: ['snapshot'],
   description: 'test',
   library: 'x',
   run: { python: name },

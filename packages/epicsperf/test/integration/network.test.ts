@@ -118,7 +118,7 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
     expect(get.stdout).toMatch(/TEST:KIND:LONG\s+42/);
   });
 
-  const snapshotClients = CLIENTS.filter((c) => c.workloads.includes('snapshot')).map((c) => c.name);
+  const snapshotClients = CLIENTS.filter((c) => c.tasks.includes('snapshot')).map((c) => c.name);
   it.each(snapshotClients)('runner %s: snapshot with --ioc env finds the IOC by broadcast', async (client) => {
     await snapshot(client);
   });

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLIENTS, findClient, readDeclarations, WORKLOADS, type ClientSpec } from '../../src/clients/registry.js';
+import { CLIENTS, findClient, readDeclarations, TASKS, type ClientSpec } from '../../src/clients/registry.js';
 import { whyNoLatency } from '../../src/bench/latency.js';
 import { javaLibraries } from '../../src/toolchains/jvm.js';
 
@@ -61,7 +61,7 @@ describe('the client declarations', () => {
       name: 'x',
       runtime: 'python',
       protocol: 'CA',
-      workloads: ['snapshot'],
+      tasks: ['snapshot'],
       library: 'lib',
       description: 'd',
       run: { python: 'x' },
@@ -69,7 +69,11 @@ describe('the client declarations', () => {
     const doc = (...clients: object[]) => JSON.stringify({ pythonLibraries: { lib: 'lib' }, clients });
     expect(readDeclarations(doc(base)).clients).toHaveLength(1);
     expect(() => readDeclarations(doc(base, base))).toThrow('client "x": declared twice');
-    expect(() => readDeclarations(doc({ ...base, workloads: ['fly'] }))).toThrow('client "x": workload fly');
+    expect(() => readDeclarations(doc({ ...base, tasks: ['fly'] }))).toThrow('client "x": task fly');
+    expect(() => readDeclarations(doc({ ...base, tasks: undefined, workloads: ['snapshot'] }))).toThrow(
+      'client "x": "workloads" is now "tasks"',
+    );
+    expect(() => readDeclarations(doc({ ...base, tasks: 'snapshot' }))).toThrow('client "x": tasks is a list');
     expect(() => readDeclarations(doc({ ...base, library: 'nope' }))).toThrow('library nope is not in pythonLibraries');
     expect(() => readDeclarations(doc({ ...base, run: { node: 'x.js' } }))).toThrow('runtime python with a node runner');
     expect(() => readDeclarations(doc({ ...base, runtime: 'java', run: { python: 'x' } }))).toThrow('runtime java with a python runner');
@@ -78,7 +82,7 @@ describe('the client declarations', () => {
     expect(readDeclarations(doc({ ...base, unserved: 'a one-shot reader' })).clients[0]!.unserved).toBe('a one-shot reader');
     expect(() => readDeclarations(doc({ ...base, unserved: '' }))).toThrow('client "x": unserved is a reason');
     expect(() => readDeclarations(doc({ ...base, unserved: true }))).toThrow('client "x": unserved is a reason');
-    expect(() => readDeclarations(doc({ ...base, workloads: WORKLOADS, unserved: 'r' }))).toThrow('does not serve every workload');
+    expect(() => readDeclarations(doc({ ...base, tasks: TASKS, unserved: 'r' }))).toThrow('does not serve every task');
   });
 
   it("a workload's row for a client that does not serve it says what the declaration does, whatever the client's name", () => {
@@ -88,7 +92,7 @@ describe('the client declarations', () => {
     expect(whyNoLatency(spec({ unserved: undefined, library: 'lib' }))).toBe(
       'its runner does not put yet (lib can put and monitor; not measured here)',
     );
-    for (const c of CLIENTS.filter((x) => !x.workloads.includes('latency')))
+    for (const c of CLIENTS.filter((x) => !x.tasks.includes('latency')))
       expect(whyNoLatency(c), c.name).toBe(
         c.unserved ?? `its runner does not put yet (${c.library} can put and monitor; not measured here)`,
       );

@@ -1,8 +1,8 @@
-// The default client is declared once (DEFAULTS.client): it is a declared client that serves every
-// workload and captures, and the commands that take one --client default to it. Runs nothing.
+// The default client is declared once (DEFAULTS.client): it is a declared client whose runner serves
+// every task and captures, and the commands that take one --client default to it. Runs nothing.
 import { Command, type Option } from 'commander';
 import { describe, expect, it, vi } from 'vitest';
-import { findClient, WORKLOADS } from '../../src/clients/registry.js';
+import { findClient, TASKS } from '../../src/clients/registry.js';
 import { DEFAULTS } from '../../src/defaults.js';
 
 // Another default than the shipped one, so that a command writing its own shows.
@@ -12,11 +12,11 @@ vi.mock(import('../../src/defaults.js'), async (original) => {
 });
 
 describe('the default client', () => {
-  it('is a declared client that serves every workload and captures', async () => {
+  it('is a declared client whose runner serves every task and captures', async () => {
     const { DEFAULTS: shipped } = await vi.importActual<typeof import('../../src/defaults.js')>('../../src/defaults.js');
     const spec = findClient(shipped.client);
     expect(spec, shipped.client).toBeDefined();
-    expect(spec!.workloads).toEqual(expect.arrayContaining([...WORKLOADS]));
+    expect(spec!.tasks).toEqual(expect.arrayContaining([...TASKS]));
     expect(spec!.capture).toBe(true);
   });
 

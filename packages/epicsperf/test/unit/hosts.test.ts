@@ -8,7 +8,7 @@ import { curveKeyPair } from 'zeromq';
 import { parseHosts, parsePlace } from '../../src/bench/placement.js';
 import { readKeyPair, readPublicKey, refuseRequest, writeKeyPair, z85Decode } from '../../src/hosts/wire.js';
 import { clientLabel, groupByClient } from '../../src/report/table.js';
-import { WORKLOADS } from '../../src/clients/registry.js';
+import { TASKS } from '../../src/clients/registry.js';
 
 describe('--hosts and --place', () => {
   it('takes name=tcp://ADDR:PORT pairs', () => {
@@ -45,25 +45,23 @@ describe('--hosts and --place', () => {
 
 describe('what an agent runs', () => {
   const ok = {
-    workload: 'monitor',
+    task: 'monitor',
     args: ['--samples', '10', '--check-all'],
     env: { EPICS_CA_SERVER_PORT: '5064' },
     names: ['TEST:CALC1'],
   };
 
-  it('a workload of the runners with plain options, EPICS_* variables and PV names', () => {
+  it('a task of the runners with plain options, EPICS_* variables and PV names', () => {
     expect(refuseRequest(ok)).toBeUndefined();
   });
 
-  it("every workload the clients' declarations may name, and nothing else", () => {
-    for (const workload of WORKLOADS) expect(refuseRequest({ ...ok, workload }), workload).toBeUndefined();
-    expect(refuseRequest({ ...ok, workload: 'snapshots' })).toBe(
-      `workload snapshots is not one of ${[...WORKLOADS, 'capture'].join(', ')}`,
-    );
+  it("every task the clients' declarations may name, and nothing else", () => {
+    for (const task of TASKS) expect(refuseRequest({ ...ok, task }), task).toBeUndefined();
+    expect(refuseRequest({ ...ok, task: 'snapshots' })).toBe(`task snapshots is not one of ${[...TASKS, 'capture'].join(', ')}`);
   });
 
   it.each([
-    [{ workload: 'sh' }, /workload sh/],
+    [{ task: 'sh' }, /task sh/],
     [{ args: ['--names', '/etc/passwd'] }, /plain words/],
     [{ args: ['--x; rm -rf /'] }, /plain words/],
     [{ env: { LD_PRELOAD: '/tmp/x.so' } }, /EPICS_\* variables only, not LD_PRELOAD/],
@@ -73,7 +71,7 @@ describe('what an agent runs', () => {
     expect(refuseRequest({ ...ok, ...change })).toMatch(why);
   });
 
-  const capture = (args: string[]) => ({ ...ok, workload: 'capture', args });
+  const capture = (args: string[]) => ({ ...ok, task: 'capture', args });
   it("takes a capture's options, each of its kind: a plain file name, numbers, a regular expression, JSON objects", () => {
     const args = ['--out', 'node.h5', '--flush-ms', '1000', '--gap-check', '(^|:)(CALC\\d+|ARRAY)$', '--connect-timeout-ms', '30000'];
     expect(refuseRequest(capture([...args, '--options', '{"seconds": 5}', '--environment', '{}', '--force']))).toBeUndefined();

@@ -39,7 +39,7 @@ function hostSaying(says: string): Host {
 
 const session = (host: Host) =>
   runSession(
-    { client: findClient('node-worker')!, python: 'python3', host, env: {}, workload: 'latency', names: ['X'], args: [] },
+    { client: findClient('node-worker')!, python: 'python3', host, env: {}, task: 'latency', names: ['X'], args: [] },
     { ok: false } as { ok: boolean; version?: string; error?: string },
     async () => {},
   );
@@ -63,7 +63,7 @@ describe("the runner's ready event", () => {
   });
 
   it('is checked for the client each host starts', async () => {
-    const runner = new LocalHost('python3').startRunner({ client: 'node', workload: 'snapshot', names: [], args: [], env: {} });
+    const runner = new LocalHost('python3').startRunner({ client: 'node', task: 'snapshot', names: [], args: [], env: {} });
     expect(runner.client).toBe('node');
     await runner.kill();
     // A process that stands for no client (an IOC's) is not checked.

@@ -42,7 +42,7 @@ import gov.aps.jca.event.MonitorListener;
  * <li>array: addMonitor of the native TIME type with count 0 (the server's current length); the
  * listener looks at three elements of the array CAJ decoded the update into. CAJ drops the
  * connection for an update larger than EPICS_CA_MAX_ARRAY_BYTES (with a log line only): the
- * workload then fails with that reason.</li>
+ * task then fails with that reason.</li>
  * <li>array-put: put(array, PutListener) awaiting each completion (WRITE_NOTIFY), or put(array)
  * (WRITE) with --no-callback, in the channel's native type, flushed at once.</li>
  * <li>latency: put(array) without completion, then its own monitor update.</li>
@@ -65,13 +65,13 @@ public final class CajRunner {
         } catch (CAException e) {
             fail(1, "cannot create a CAJ context: " + e);
         }
-        switch (args.workload) {
+        switch (args.task) {
             case "snapshot" -> snapshot(context, args, version);
             case "monitor" -> monitor(context, args, version);
             case "array" -> array(context, args, version);
             case "array-put" -> arrayPut(context, args, version);
             case "latency" -> latency(context, args, version);
-            default -> fail(2, "unknown workload " + args.workload);
+            default -> fail(2, "unknown task " + args.task);
         }
         Protocol.expect("exit");
         context.destroy();

@@ -73,13 +73,13 @@ public final class CorePvaRunner {
         } catch (Exception e) {
             fail(1, "cannot create a PVAClient: " + e);
         }
-        switch (args.workload) {
+        switch (args.task) {
             case "snapshot" -> snapshot(client, args, version);
             case "monitor" -> monitor(client, args, version);
             case "array" -> array(client, args, version);
             case "array-put" -> arrayPut(client, args, version);
             case "latency" -> latency(client, args, version);
-            default -> fail(2, "unknown workload " + args.workload);
+            default -> fail(2, "unknown task " + args.task);
         }
         Protocol.expect("exit");
         for (PVAChannel channel : OPEN) channel.close();

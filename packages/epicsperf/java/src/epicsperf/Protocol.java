@@ -37,7 +37,7 @@ final class Protocol {
     // ---- arguments ---------------------------------------------------------------------------
 
     static final class Args {
-        String workload;
+        String task;
         List<String> names = List.of();
         double timeoutMs = -1;
         int samples;
@@ -51,7 +51,7 @@ final class Protocol {
     static Args parse(String[] argv) {
         if (argv.length < 1) fail(2, "usage: <runner> snapshot|monitor|array|array-put|latency --names FILE ...");
         Args a = new Args();
-        a.workload = argv[0];
+        a.task = argv[0];
         String namesFile = null;
         for (int i = 1; i < argv.length; i++) {
             String s = argv[i];
@@ -80,10 +80,10 @@ final class Protocol {
             }
         }
         if (namesFile == null) fail(2, "--names FILE is required");
-        if (a.workload.equals("snapshot") && a.timeoutMs < 0) fail(2, "snapshot: --timeout-ms N is required");
-        if (!a.workload.equals("snapshot") && a.samples < 1) fail(2, a.workload + ": --samples N (at least 1) is required");
-        if (a.workload.equals("array-put") && a.elements < 1) fail(2, "array-put: --elements N is required");
-        if (a.workload.equals("latency") && a.sizes.length == 0) fail(2, "latency: --sizes N,N,... is required");
+        if (a.task.equals("snapshot") && a.timeoutMs < 0) fail(2, "snapshot: --timeout-ms N is required");
+        if (!a.task.equals("snapshot") && a.samples < 1) fail(2, a.task + ": --samples N (at least 1) is required");
+        if (a.task.equals("array-put") && a.elements < 1) fail(2, "array-put: --elements N is required");
+        if (a.task.equals("latency") && a.sizes.length == 0) fail(2, "latency: --sizes N,N,... is required");
         try {
             List<String> names = new ArrayList<>();
             for (String line : Files.readAllLines(Path.of(namesFile), StandardCharsets.UTF_8))
@@ -92,8 +92,8 @@ final class Protocol {
         } catch (IOException e) {
             fail(2, "cannot read --names " + namesFile + ": " + e.getMessage());
         }
-        boolean one = a.workload.equals("array") || a.workload.equals("array-put") || a.workload.equals("latency");
-        if (one && a.names.size() != 1) fail(2, a.workload + ": --names must hold one name, it holds " + a.names.size());
+        boolean one = a.task.equals("array") || a.task.equals("array-put") || a.task.equals("latency");
+        if (one && a.names.size() != 1) fail(2, a.task + ": --names must hold one name, it holds " + a.names.size());
         return a;
     }
 
@@ -268,7 +268,7 @@ final class Protocol {
      * The first `perPv` updates of each PV, in preallocated arrays. add() is called from the
      * library's callbacks; it writes `connected` when every PV has its first update and `complete`
      * when every PV has its samples, then ignores further updates (with events=false it only
-     * stores: the put workloads write those events themselves).
+     * stores: the put tasks write those events themselves).
      */
     static final class Samples {
         final int count;
@@ -283,7 +283,7 @@ final class Protocol {
         private int started;
         private int finished;
         private boolean closed;
-        /** The array workload: the length of the last update, for `complete`. */
+        /** The array task: the length of the last update, for `complete`. */
         volatile int elements = -1;
 
         Samples(int count, int perPv, boolean events) {
@@ -338,10 +338,10 @@ final class Protocol {
         }
     }
 
-    // ---- the array workload's checks ---------------------------------------------------------
+    // ---- the array task's checks -------------------------------------------------------------
 
     /**
-     * The checks of one subscription's updates (docs/runners.md, the array workload): the first,
+     * The checks of one subscription's updates (docs/runners.md, the array task): the first,
      * middle and last elements in the array's own type (every element with --check-all), and the
      * length against the first update's. Called from one callback thread at a time.
      */
@@ -441,7 +441,7 @@ final class Protocol {
         }
     }
 
-    /** The first element of an array as a number (NaN when empty): the latency workload's match. */
+    /** The first element of an array as a number (NaN when empty): the latency task's match. */
     static double firstElement(Object a, boolean unsigned) {
         if (length(a) == 0) return Double.NaN;
         if (a instanceof double[] d) return d[0];
@@ -457,7 +457,7 @@ final class Protocol {
         return a == null ? 0 : java.lang.reflect.Array.getLength(a);
     }
 
-    // ---- the put workloads -------------------------------------------------------------------
+    // ---- the put tasks -----------------------------------------------------------------------
 
     /** A primitive array of n elements of a type of docs/runners.md (double, float, int64, int32, int16, int8, char). */
     static Object newArray(String type, int n) {
@@ -482,7 +482,7 @@ final class Protocol {
         else throw new IllegalArgumentException("not a numeric array: " + a);
     }
 
-    /** One put of the array-put workload: every element equal to k; throws when the client reports a failure. */
+    /** One put of the array-put task: every element equal to k; throws when the client reports a failure. */
     interface ArrayPut {
         void put(long k) throws Exception;
     }
@@ -507,13 +507,13 @@ final class Protocol {
     /** Rounds per latency size that are not kept: they warm up the code paths. */
     static final int LATENCY_ROUNDS_NOT_KEPT = 3;
 
-    /** One put of the latency workload: the array of the size filled with value; a future to await after its update, or null. */
+    /** One put of the latency task: the array of the size filled with value; a future to await after its update, or null. */
     interface LatencyPut {
         CompletableFuture<?> put(int sizeIndex, int value) throws Exception;
     }
 
     /**
-     * The latency workload: the runner's monitor callback calls update(); run() puts per size and
+     * The latency task: the runner's monitor callback calls update(); run() puts per size and
      * waits for the update whose first element is the value put.
      */
     static final class Latency {

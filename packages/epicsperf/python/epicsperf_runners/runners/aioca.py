@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..driver import ArrayStore, Store
-    from ..put_workloads import OnUpdate
+    from ..put_tasks import OnUpdate
 
 LIBRARY = "aioca"
 aioca: Any = None
@@ -73,7 +73,7 @@ class Client(base.Client):
     def wait_command(self, commands: queue.Queue[str]) -> str:
         return self.loop.run_until_complete(self.loop.run_in_executor(None, commands.get))
 
-    # array-put and latency (put_workloads.py): caput of a numpy array (wait=True for the
+    # array-put and latency (put_tasks.py): caput of a numpy array (wait=True for the
     # completion) run on the loop; camonitor for the client's own updates, whose callbacks run
     # only while the loop does: wait_event runs it until the driver's event is set.
     def put_connect(self, name: str) -> None:

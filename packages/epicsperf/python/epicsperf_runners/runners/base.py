@@ -96,7 +96,7 @@ def catools_updates(store: Store) -> Callable[[Any, int], None]:
 
 
 def catools_array_updates(store: ArrayStore) -> Callable[[Any], None]:
-    """The same for the one waveform of the array workload."""
+    """The same for the one waveform of the array task."""
     add = store.add_array
     now = time.time
 
@@ -129,7 +129,7 @@ class Client:
         Returns once subscribed; the driver then waits for `ship`."""
         raise NotImplementedError
 
-    # A client that serves the array workload defines array(store): subscribe to the one
+    # A client that serves the array task defines array(store): subscribe to the one
     # name, whole array, TIME form, DBE_VALUE|DBE_ALARM; its callback calls
     # store.add_array(severity, values, timestamp, now) with the array as the library gives
     # it. Returns once subscribed.

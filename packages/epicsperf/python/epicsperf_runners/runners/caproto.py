@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..driver import ArrayStore, Store
-    from ..put_workloads import OnUpdate
+    from ..put_tasks import OnUpdate
 
 LIBRARY = "caproto"
 caproto: Any = None
@@ -143,7 +143,7 @@ class Client(base.Client):
         self.keep.append((sub, on_update))
         sub.add_callback(on_update)
 
-    # array-put and latency (put_workloads.py): pv.write of a numpy array (wait=True for the
+    # array-put and latency (put_tasks.py): pv.write of a numpy array (wait=True for the
     # completion); a subscription with a callback for the client's own updates.
     def put_connect(self, name: str) -> None:
         self.put_pv, = self.ctx.get_pvs(name, timeout=60.0)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..driver import ArrayStore, Store
-    from ..put_workloads import OnUpdate
+    from ..put_tasks import OnUpdate
 
 LIBRARY = "cothread"
 cothread: Any = None
@@ -74,7 +74,7 @@ class Client(base.Client):
         command: str = self.inbox.Wait()
         return command
 
-    # array-put and latency (put_workloads.py): caput of a numpy array (wait=True for the
+    # array-put and latency (put_tasks.py): caput of a numpy array (wait=True for the
     # completion); camonitor for the client's own updates, whose callbacks run on the main
     # thread's cothread scheduler: wait_event yields to it until the driver's event is set.
     def put_connect(self, name: str) -> None:

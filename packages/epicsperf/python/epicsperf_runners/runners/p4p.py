@@ -14,14 +14,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import put_workloads
+from .. import put_tasks
 from . import base
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..driver import ArrayStore, Store
-    from ..put_workloads import OnUpdate
+    from ..put_tasks import OnUpdate
 
 PROTOCOL = "PVA"
 
@@ -122,7 +122,7 @@ class Client(base.Client):
 
         self.subscriptions = [self.ctx.monitor(self.names[0], on_update, notify_disconnect=False)]
 
-    # array-put and latency (put_workloads.py): ctx.put of a numpy array (a PVA put always has a
+    # array-put and latency (put_tasks.py): ctx.put of a numpy array (a PVA put always has a
     # reply, so there is no put without completion); ctx.monitor for the client's own updates.
     def put_connect(self, name: str) -> None:
         self.put_name = name
@@ -130,7 +130,7 @@ class Client(base.Client):
 
     def put_array(self, values: npt.NDArray[Any], callback: bool) -> None:
         if not callback and self.put_name is not None and not self.latency_mode:
-            raise put_workloads.NoPutWithoutCallback("PV Access has no put without a reply (p4p)")
+            raise put_tasks.NoPutWithoutCallback("PV Access has no put without a reply (p4p)")
         self.ctx.put(self.put_name, values, timeout=60, get=False)
 
     def latency_monitor(self, name: str, on_update: OnUpdate) -> None:

@@ -17,14 +17,14 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import put_workloads
+from .. import put_tasks
 from . import base
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..driver import ArrayStore, Store
-    from ..put_workloads import OnUpdate
+    from ..put_tasks import OnUpdate
 
 PROTOCOL = "PVA"
 
@@ -139,7 +139,7 @@ class Client(base.Client):
         self.channels.append(channel)
         channel.monitor(on_update, REQUEST)
 
-    # array-put and latency (put_workloads.py): the value field of a PvObject set from the numpy
+    # array-put and latency (put_tasks.py): the value field of a PvObject set from the numpy
     # array and Channel.put (a PVA put always has a reply); channel.monitor for the client's own
     # updates.
     def put_connect(self, name: str) -> None:
@@ -149,7 +149,7 @@ class Client(base.Client):
 
     def put_array(self, values: npt.NDArray[Any], callback: bool) -> None:
         if not callback and not self.latency_mode:
-            raise put_workloads.NoPutWithoutCallback("PV Access has no put without a reply (pvapy)")
+            raise put_tasks.NoPutWithoutCallback("PV Access has no put without a reply (pvapy)")
         self.put_object["value"] = values
         self.put_channel.put(self.put_object, "field(value)")
 

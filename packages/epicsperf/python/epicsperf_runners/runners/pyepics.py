@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..driver import ArrayStore, Store
-    from ..put_workloads import OnUpdate
+    from ..put_tasks import OnUpdate
 
 LIBRARY = "pyepics"
 epics: Any = None
@@ -131,7 +131,7 @@ class Client(base.Client):
         watch_array_limit(self.names[0], store)
         self.pvs = [subscribe_array(self.names[0], store)]
 
-    # array-put and latency (put_workloads.py): PV.put of a numpy array, with wait=True for the
+    # array-put and latency (put_tasks.py): PV.put of a numpy array, with wait=True for the
     # put-callback; a PV object with a monitor callback for the client's own updates.
     def put_connect(self, name: str) -> None:
         self.put_pv = epics.PV(name)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..driver import ArrayStore, Store
-    from ..put_workloads import OnUpdate
+    from ..put_tasks import OnUpdate
 
 LIBRARY = "repics"
 repics: Any = None
@@ -65,7 +65,7 @@ class Client(base.Client):
         self.subscriptions = [ca.camonitor(self.names[0], base.catools_array_updates(store), count=0,
                                            mask=ca.DBE_VALUE | ca.DBE_ALARM)]
 
-    # array-put and latency (put_workloads.py): callbacks run on repics' dispatcher thread, so the
+    # array-put and latency (put_tasks.py): callbacks run on repics' dispatcher thread, so the
     # driver's threading.Event waits need no loop of the runner's own.
     def put_connect(self, name: str) -> None:
         self.put_name = name

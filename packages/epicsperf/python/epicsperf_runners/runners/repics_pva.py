@@ -22,14 +22,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import put_workloads
+from .. import put_tasks
 from . import base
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..driver import ArrayStore, Store
-    from ..put_workloads import OnUpdate
+    from ..put_tasks import OnUpdate
 
 PROTOCOL = "PVA"
 
@@ -107,14 +107,14 @@ class Client(base.Client):
 
         self.subscriptions = [self.ctx.monitor(self.names[0], on_update)]
 
-    # array-put and latency (put_workloads.py): callbacks run on repics' dispatcher thread.
+    # array-put and latency (put_tasks.py): callbacks run on repics' dispatcher thread.
     def put_connect(self, name: str) -> None:
         self.put_name = name
         self.ctx.connect(name, timeout=10)
 
     def put_array(self, values: npt.NDArray[Any], callback: bool) -> None:
         if not callback and not self.latency_mode:
-            raise put_workloads.NoPutWithoutCallback("PV Access has no put without a reply (repics)")
+            raise put_tasks.NoPutWithoutCallback("PV Access has no put without a reply (repics)")
         self.ctx.put(self.put_name, values, timeout=60, get=False)
 
     def latency_monitor(self, name: str, on_update: OnUpdate) -> None:

@@ -11,7 +11,7 @@
 //! per PV a task that waits for its connection and reads its native TIME type, all joined, each
 //! under its own deadline. Monitor and array: a subscription per PV (native TIME type, the
 //! server's current length, DBE_VALUE|DBE_ALARM), its updates taken by a task with
-//! MonitorHandle::recv. The array workload looks at three elements of the decoded array (every
+//! MonitorHandle::recv. The array task looks at three elements of the decoded array (every
 //! one with --check-all). array-put puts in the channel's native type, with put_with_timeout
 //! (WRITE_NOTIFY) or put_no_callback (WRITE); latency puts with put_no_callback and awaits its own
 //! update on the subscription.
@@ -42,13 +42,13 @@ async fn main() {
         .await
         .unwrap_or_else(|e| fail(1, format!("cannot create a CA client: {e}")));
     emit_ready(CLIENT, VERSION);
-    match o.workload.as_str() {
+    match o.task.as_str() {
         "snapshot" => snapshot(&client, &o, &mut commands).await,
         "monitor" => monitor(&client, &o, &mut commands).await,
         "array" => array(&client, &o, &mut commands).await,
         "array-put" => array_put(&client, &o, &mut commands).await,
         "latency" => latency(&client, &o, &mut commands).await,
-        w => fail(2, format!("unknown workload {w}")),
+        w => fail(2, format!("unknown task {w}")),
     }
     commands.expect("exit").await;
     client.shutdown().await;

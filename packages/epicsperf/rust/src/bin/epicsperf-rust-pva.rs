@@ -10,7 +10,7 @@
 //! One PvaClient from the EPICS_PVA_* environment. Snapshot: pvget_fields of value, alarm and
 //! timeStamp per name, all joined, each under its own timeout. Monitor and array: pvmonitor_handle
 //! per name (the whole structure, as the library requests it), whose callback runs on the
-//! library's task and stores the update; the array workload looks at three elements of the
+//! library's task and stores the update; the array task looks at three elements of the
 //! received typed array (every one with --check-all), which the library decodes without a copy
 //! of its own beyond the wire buffer. array-put: pvput_pv_field of a typed array, awaiting the
 //! put's reply (PV Access has no put without one, so --no-callback fails saying so). latency:
@@ -40,13 +40,13 @@ async fn main() {
     let timeout = Duration::from_secs_f64(o.timeout_ms.map_or(60.0, |ms| ms / 1000.0));
     let client = PvaClient::builder().timeout(timeout).build();
     emit_ready(CLIENT, epics_pva_rs::VERSION);
-    match o.workload.as_str() {
+    match o.task.as_str() {
         "snapshot" => snapshot(&client, &o, timeout, &mut commands).await,
         "monitor" => monitor(&client, &o, &mut commands).await,
         "array" => array(&client, &o, &mut commands).await,
         "array-put" => array_put(&client, &o, &mut commands).await,
         "latency" => latency(&client, &o, &mut commands).await,
-        w => fail(2, format!("unknown workload {w}")),
+        w => fail(2, format!("unknown task {w}")),
     }
     commands.expect("exit").await;
     client.close();
@@ -341,7 +341,7 @@ async fn array_put(client: &PvaClient, o: &Options, commands: &mut Commands) {
     store.ship();
 }
 
-/// One update as the latency workload needs it: first element, length, severity, IOC time,
+/// One update as the latency task needs it: first element, length, severity, IOC time,
 /// receive time.
 type Update = (f64, usize, i16, f64, f64);
 

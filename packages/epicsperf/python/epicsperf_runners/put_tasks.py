@@ -1,4 +1,4 @@
-"""The put-driven workloads of the Python runners (docs/runners.md): array-put and latency.
+"""The put-driven tasks of the Python runners (docs/runners.md): array-put and latency.
 
 A client module that serves them gives its Client three methods:
   put_connect(name)                   connect the channel (blocking), before the clock starts;
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # The callback of latency_monitor: (values, severity, IOC time, receive time).
 OnUpdate = Callable[[Any, int, float, float], None]
-# driver.emit, as the workloads call it.
+# driver.emit, as the tasks call it.
 Emit = Callable[[dict[str, Any]], None]
 
 ROUNDS_NOT_KEPT = 3  # per latency size: the first rounds warm up the code paths
@@ -34,7 +34,7 @@ class NoPutWithoutCallback(Exception):
 
 
 class PutClient(Protocol):
-    """What the put workloads call of a client module's Client."""
+    """What the put tasks call of a client module's Client."""
 
     def put_connect(self, name: str) -> None: ...
 

@@ -1,4 +1,4 @@
-// The workloads as this project's Node client runs them (snapshot, monitor, array), over CA or
+// The tasks as this project's Node client runs them (snapshot, monitor, array), over CA or
 // (--pva) PV Access, independent of whether they run on the main thread or inside a worker thread.
 import { Context, type PvaReading, type SnapshotResult, type TimeReading, type MonitorEvent, type Monitor } from 'epics-client';
 import { shippedRows, statusOf } from 'epics-ops';
@@ -12,7 +12,7 @@ export interface Shipment {
   payload: Uint8Array;
 }
 
-export class NodeWorkload {
+export class NodeTask {
   private readonly ctx: Context<'ca' | 'pva'>;
   /** PV Access: the fields the monitors ask for. */
   private readonly request: string | undefined;
@@ -30,21 +30,21 @@ export class NodeWorkload {
   }
 
   start(): void {
-    if (this.args.workload === 'snapshot') void this.snapshot();
-    else if (this.args.workload === 'array') this.array();
-    else if (this.args.workload === 'array-put') void this.put(arrayPut(this.ctx, this.args, this.events).then((store) => ({ store })));
-    else if (this.args.workload === 'latency') void this.put(latency(this.ctx, this.args, this.events));
+    if (this.args.task === 'snapshot') void this.snapshot();
+    else if (this.args.task === 'array') this.array();
+    else if (this.args.task === 'array-put') void this.put(arrayPut(this.ctx, this.args, this.events).then((store) => ({ store })));
+    else if (this.args.task === 'latency') void this.put(latency(this.ctx, this.args, this.events));
     else this.monitor();
   }
 
-  /** A put-driven workload: keep its samples (and monitor); a failure ends the runner with its reason. */
+  /** A put-driven task: keep its samples (and monitor); a failure ends the runner with its reason. */
   private async put(run: Promise<{ store: SampleStore; monitor?: Monitor<TimeReading | PvaReading> }>): Promise<void> {
     try {
       const r = await run;
       this.store = r.store;
       if (r.monitor) this.monitors.push(r.monitor);
     } catch (err) {
-      this.events({ ev: 'error', message: `${this.args.workload}: ${(err as Error).message}` });
+      this.events({ ev: 'error', message: `${this.args.task}: ${(err as Error).message}` });
     }
   }
 
@@ -115,7 +115,7 @@ export class NodeWorkload {
   }
 
   ship(): Shipment {
-    if (this.args.workload === 'snapshot') {
+    if (this.args.task === 'snapshot') {
       return { event: { ev: 'results' }, payload: this.snapshotJson ?? new Uint8Array(0) };
     }
     for (const m of this.monitors) m.close();
