@@ -83,7 +83,9 @@ export abstract class ChannelLife<W extends { channelConnected(ch: never): void 
 
   /** Listen to connection changes; returns the remover. */
   listen(l: ConnectionListener): () => void {
-    (this.listeners ??= []).push(l);
+    // Most channels have one listener: an array made with it holds one slot, not push's seventeen.
+    if (this.listeners) this.listeners.push(l);
+    else this.listeners = [l];
     return () => this.unlisten(l);
   }
 

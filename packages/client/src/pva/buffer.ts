@@ -133,6 +133,7 @@ export class Reader {
     const b = this.bytes;
     const start = this.pos;
     this.pos += n;
+    if (n <= SHORT_STRING) return shortString(b, start, n);
     if (n < 64) {
       let s = '';
       for (let i = start; i < start + n; i++) {
@@ -144,6 +145,39 @@ export class Reader {
     }
     return utf8Decoder.decode(b.subarray(start, start + n));
   }
+}
+
+/** Strings up to this many bytes are read through SHORT_STRINGS. */
+const SHORT_STRING = 16;
+/**
+ * The last short ASCII string read into each of 512 slots (by a hash of its bytes): an alarm
+ * message ("HIGH", "NO_ALARM") or an enum choice read again is the same string, not a new one
+ * kept per monitor.
+ */
+const SHORT_STRINGS: (string | undefined)[] = new Array(512).fill(undefined);
+
+function shortString(b: Uint8Array, start: number, n: number): string {
+  let h = n;
+  for (let i = start; i < start + n; i++) {
+    const c = b[i]!;
+    if (c > 127) return utf8Decoder.decode(b.subarray(start, start + n));
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  const slot = h & 511;
+  const hit = SHORT_STRINGS[slot];
+  if (hit !== undefined && hit.length === n) {
+    let same = true;
+    for (let k = 0; k < n; k++)
+      if (hit.charCodeAt(k) !== b[start + k]) {
+        same = false;
+        break;
+      }
+    if (same) return hit;
+  }
+  let s = '';
+  for (let i = start; i < start + n; i++) s += String.fromCharCode(b[i]!);
+  SHORT_STRINGS[slot] = s;
+  return s;
 }
 
 export class Writer extends ByteWriter {

@@ -1,9 +1,10 @@
 // The channel creates of one PV Access connection waiting to be sent: batched to the end of the
-// turn's writes, and held back while CREATES_IN_FLIGHT creates are unanswered.
+// turn's writes, held back while CREATES_IN_FLIGHT creates are unanswered, and sent in the order
+// the channels were made (their cids), not the order their servers answered the searches: a
+// snapshot's names are then created, initialised and read in the order asked, a name whose
+// search was answered late going ahead of later names still waiting.
 import type { ChannelName } from './messages.js';
 
-/** Channels named in one CREATE_CHANNEL request (pvxs takes many; other servers only one). */
-const MAX_CREATES = 1;
 /**
  * Creates sent and not yet answered, at most. A pvxs server (QSRV) handles all it has read
  * before it writes a reply, so 10,000 creates sent at once hold back every reply, and every
@@ -14,28 +15,54 @@ const MAX_CREATES = 1;
 const CREATES_IN_FLIGHT = 500;
 
 export class CreateQueue {
-  private list: ChannelName[] = [];
-  private head = 0;
+  /** A binary min-heap by cid. */
+  private heap: ChannelName[] = [];
   private inFlight = 0;
 
   /** Creates wait to be sent. */
   get waiting(): boolean {
-    return this.list.length > this.head;
+    return this.heap.length > 0;
   }
 
   push(c: ChannelName): void {
-    this.list.push(c);
+    const h = this.heap;
+    let i = h.length;
+    h.push(c);
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (h[up]!.id <= c.id) break;
+      h[i] = h[up]!;
+      i = up;
+    }
+    h[i] = c;
   }
 
-  /** The requests that may go out now (each a CREATE_CHANNEL's channels). */
+  private pop(): ChannelName {
+    const h = this.heap;
+    const top = h[0]!;
+    const last = h.pop()!;
+    const n = h.length;
+    if (n === 0) return top;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && h[c + 1]!.id < h[c]!.id) c++;
+      if (h[c]!.id >= last.id) break;
+      h[i] = h[c]!;
+      i = c;
+    }
+    h[i] = last;
+    return top;
+  }
+
+  /** The requests that may go out now (each a CREATE_CHANNEL's channels: one, as every server takes). */
   take(): ChannelName[][] {
-    const list = this.list;
-    const end = Math.min(list.length, this.head + Math.max(0, CREATES_IN_FLIGHT - this.inFlight));
     const out: ChannelName[][] = [];
-    for (let i = this.head; i < end; i += MAX_CREATES) out.push(list.slice(i, Math.min(end, i + MAX_CREATES)));
-    this.inFlight += end - this.head;
-    this.head = end;
-    if (end === list.length) this.clear(false);
+    while (this.heap.length > 0 && this.inFlight < CREATES_IN_FLIGHT) {
+      out.push([this.pop()]);
+      this.inFlight++;
+    }
     return out;
   }
 
@@ -45,10 +72,9 @@ export class CreateQueue {
     return this.waiting;
   }
 
-  /** Forget the queue (and, with `inFlight`, the creates sent: the connection is gone). */
-  clear(inFlight = true): void {
-    this.list = [];
-    this.head = 0;
-    if (inFlight) this.inFlight = 0;
+  /** Forget the queue and the creates sent: the connection is gone. */
+  clear(): void {
+    this.heap = [];
+    this.inFlight = 0;
   }
 }

@@ -15,6 +15,11 @@ export class InitWindow {
   private readonly queued = new Set<number>();
   private readonly inFlight = new Set<number>();
 
+  /** INITs waiting for a slot. */
+  get queuedCount(): number {
+    return this.queued.size;
+  }
+
   /** INIT `id` (message `m`) may go out now: true (it counts as in flight), or it waits. */
   admit(id: number, m: Message): boolean {
     if (this.inFlight.size < INITS_IN_FLIGHT && this.queued.size === 0) {

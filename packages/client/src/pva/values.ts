@@ -111,6 +111,23 @@ export function defaultValue(desc: FieldDesc): PvValue {
   return defaultOf(desc, 0);
 }
 
+const shared = new WeakMap<FieldDesc, PvValue>();
+
+/**
+ * The default value of a type, made once per type object and shared: what decoding starts from
+ * (a decoded value shares what its sender did not mark, and nothing changes it). 100,000
+ * monitors of QSRV's NTScalar (one interned type) share one display, control and valueAlarm
+ * that their updates never mark, rather than each holding its own.
+ */
+export function sharedDefault(desc: FieldDesc): PvValue {
+  let v = shared.get(desc);
+  if (v === undefined) {
+    v = defaultValue(desc);
+    shared.set(desc, v);
+  }
+  return v;
+}
+
 function defaultOf(desc: FieldDesc, depth: number): PvValue {
   if (depth > MAX_TYPE_DEPTH) throw new DecodeError('type nesting too deep');
   if (--defaultFieldsLeft < 0) throw new DecodeError(`type has more than ${MAX_DEFAULT_FIELDS} fields`);
@@ -127,7 +144,9 @@ function defaultOf(desc: FieldDesc, depth: number): PvValue {
       return desc.type === 'string' ? new Array<string>(n).fill('') : new Array<boolean>(n).fill(false);
     }
     case 'structure': {
-      const o: PvStructure = {};
+      // Made with every key at once (JSON.parse sizes the object for them), so that the fields
+      // sit in the object itself and its copies keep them there.
+      const o = JSON.parse(`{${desc.fields.map((f) => `${JSON.stringify(f.name)}:null`).join(',')}}`) as PvStructure;
       for (const f of desc.fields) setField(o, f.name, defaultOf(f.type, depth + 1));
       return o;
     }
@@ -214,7 +233,9 @@ export function decodeValue(r: Reader, desc: FieldDesc, cache: TypeCache | undef
       return readArray(r, desc.type, n);
     }
     case 'structure': {
-      const o: PvStructure = {};
+      // A copy of the type's default has every field in place (in the object itself, not in a
+      // property array added field by field): what decodeUpdate's copies of it keep too.
+      const o: PvStructure = { ...(sharedDefault(desc) as PvStructure) };
       for (const f of desc.fields) setField(o, f.name, decodeValue(r, f.type, cache, depth + 1));
       return o;
     }
@@ -329,7 +350,7 @@ export function encodeValue(w: Writer, desc: FieldDesc, v: PvValue, registry?: T
     case 'structure': {
       if (typeof v !== 'object' || v === null || isArrayLike(v)) bad(desc, v);
       const o = v as PvStructure;
-      for (const f of desc.fields) encodeValue(w, f.type, o[f.name] ?? defaultValue(f.type), registry);
+      for (const f of desc.fields) encodeValue(w, f.type, o[f.name] ?? sharedDefault(f.type), registry);
       return;
     }
     case 'union':
@@ -362,7 +383,7 @@ function encodeUnion(w: Writer, desc: UnionDesc, v: PvUnion): void {
   const i = desc.fields.findIndex((f) => f.name === v.field);
   if (i < 0) throw new TypeError(`union has no member ${v.field}`);
   w.size(i);
-  encodeValue(w, desc.fields[i]!.type, v.value ?? defaultValue(desc.fields[i]!.type));
+  encodeValue(w, desc.fields[i]!.type, v.value ?? sharedDefault(desc.fields[i]!.type));
 }
 
 function encodeAny(w: Writer, v: PvAny, registry?: TypeRegistry): void {
@@ -371,7 +392,7 @@ function encodeAny(w: Writer, v: PvAny, registry?: TypeRegistry): void {
     return;
   }
   encodeType(w, v.type, registry);
-  encodeValue(w, v.type, v.value ?? defaultValue(v.type), registry);
+  encodeValue(w, v.type, v.value ?? sharedDefault(v.type), registry);
 }
 
 /**
@@ -397,7 +418,7 @@ function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: Bi
   let off = base + 1;
   desc.fields.forEach((f, i) => {
     const span = spans[i]!;
-    const v = value[f.name] ?? defaultValue(f.type);
+    const v = value[f.name] ?? sharedDefault(f.type);
     if (bits.get(off)) encodeValue(w, f.type, v, registry);
     else if (span > 1 && bits.anyIn(off + 1, off + span)) partialOut(w, f.type as StructureDesc, v as PvStructure, bits, off, registry);
     off += span;
@@ -422,7 +443,7 @@ export function decodeUpdate(
   cache: TypeCache | undefined,
 ): PvStructure {
   if (bits.get(0)) return decodeValue(r, desc, cache) as PvStructure;
-  return updateInto(r, desc, prev ?? (defaultValue(desc) as PvStructure), bits, 0, cache, 0);
+  return updateInto(r, desc, prev ?? (sharedDefault(desc) as PvStructure), bits, 0, cache, 0);
 }
 
 function updateInto(
@@ -448,7 +469,7 @@ function updateInto(
       setField(
         out,
         f.name,
-        updateInto(r, f.type as StructureDesc, isStruct(sub) ? sub : (defaultValue(f.type) as PvStructure), bits, off, cache, depth + 1),
+        updateInto(r, f.type as StructureDesc, isStruct(sub) ? sub : (sharedDefault(f.type) as PvStructure), bits, off, cache, depth + 1),
       );
     }
     off += span;

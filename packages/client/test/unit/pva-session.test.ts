@@ -146,6 +146,64 @@ describe('client session', () => {
     expect(t.errors).toEqual([]);
   });
 
+  it('creates go out in the order the channels were made, whatever order they came in, and wait while 256 INITs wait', () => {
+    const t = ready();
+    const log: string[] = [];
+    // Channels found in another order than made (a search answered late): 3 comes after 7.
+    for (const cid of [1, 2, 7, 3, 5]) t.s.createChannel(chan(cid, `PV:${cid}`, log));
+    const creates = (ms: Message[]) =>
+      ms.filter((m) => m.type === 'CreateChannelRequest').map((m) => (m as { channels: { id: number }[] }).channels[0]!.id);
+    expect(creates(t.sent())).toEqual([1, 2, 3, 5, 7]);
+    // 64 INITs in flight and 256 more waiting for a slot: the next creates wait too.
+    const req = { type: structure('', {}), value: {} };
+    const h: OpHandler = { onFail: () => {}, onInit: () => {} };
+    const ids = Array.from({ length: 64 + 256 }, () => t.s.init(Cmd.GET, 77, req, h));
+    t.sent();
+    for (const cid of [9, 8]) t.s.createChannel(chan(cid, `PV:${cid}`, log));
+    expect(creates(t.sent())).toEqual([]);
+    // One INIT answered: one more goes out, and 255 wait: the creates go, in order.
+    t.feed({ type: 'OpInitResponse', command: Cmd.GET, requestId: ids[0]!, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    expect(creates(t.sent())).toEqual([8, 9]);
+  });
+
+  it('monitor STARTs wait while channels are being set up (creates or INITs waiting), then all go', () => {
+    const t = ready();
+    const req = { type: structure('', {}), value: {} };
+    const h: OpHandler = { onFail: () => {}, onInit: () => {} };
+    const starts = (ms: Message[]) => ms.filter((m) => m.type === 'OpRequest' && m.subcommand === Sub.START).map((m) => (m as { requestId: number }).requestId);
+    // One monitor alone starts at once.
+    const one = t.s.init(Cmd.MONITOR, 77, req, h, 4);
+    t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: one, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+    t.s.monitorStart(one);
+    expect(starts(t.sent())).toEqual([one]);
+    // 100 at once: 64 INITs go out, 36 wait. The answered ones do not start while any waits.
+    const ids = Array.from({ length: 100 }, () => t.s.init(Cmd.MONITOR, 77, req, h, 4));
+    t.sent();
+    const answer = (id: number) => {
+      t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: id, subcommand: Sub.INIT, status: OK, valueType: TYPE });
+      t.s.monitorStart(id);
+    };
+    for (const id of ids.slice(0, 35)) answer(id);
+    expect(starts(t.sent())).toEqual([]);
+    t.s.destroy(ids[10]!); // cancelled while held: its START never goes out
+    // The 36th answer sends the last INIT that waited: the STARTs held go, and its own.
+    answer(ids[35]!);
+    expect(starts(t.sent())).toEqual(ids.slice(0, 36).filter((_, i) => i !== 10));
+    // From then on each answered INIT starts at once.
+    answer(ids[36]!);
+    expect(starts(t.sent())).toEqual([ids[36]]);
+    // A channel create waiting (a window of creates full) holds STARTs too.
+    const log: string[] = [];
+    for (let cid = 1; cid <= 501; cid++) t.s.createChannel(chan(cid, `PV:${cid}`, log));
+    t.sent();
+    answer(ids[37]!);
+    expect(starts(t.sent())).toEqual([]);
+    t.feed({ type: 'CreateChannelResponse', cid: 1, sid: 1, status: OK });
+    expect(t.sent().map((m) => m.type)).toEqual(['CreateChannelRequest']);
+    t.feed({ type: 'CreateChannelResponse', cid: 2, sid: 2, status: OK });
+    expect(starts(t.sent())).toEqual([ids[37]]);
+  });
+
   it('INITs send their pvRequest type in full once per connection, then by its id', () => {
     const req = { type: structure('', { field: structure('', { value: structure('', {}) }) }), value: {} };
     const h: OpHandler = { onFail: () => {} };

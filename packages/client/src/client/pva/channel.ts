@@ -31,9 +31,9 @@ export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements Session
    * A GET and a PUT request kept after a call that succeeded: PV Access lets a request be
    * executed again, so the next call of that command with the same pvRequest skips the INIT round
    * trip. One per command; destroyed after KEPT_REQUEST_MS unused and with the channel, forgotten
-   * with the connection.
+   * with the connection. Made on the first one kept (a monitored channel never keeps any).
    */
-  private readonly kept = new Map<number, Kept>();
+  private kept: Map<number, Kept> | undefined;
   private keptTimer: NodeJS.Timeout | undefined;
   /** A GET completed on this channel: the next one is kept (a name read once is not). */
   readBefore = false;
@@ -77,22 +77,22 @@ export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements Session
 
   /** The kept `command` request for pvRequest `key` on `session`, now `handler`'s to use and end (0: none). */
   takeKept(command: number, key: string, session: ClientSession, handler: OpHandler): number {
-    const k = this.kept.get(command);
+    const k = this.kept?.get(command);
     if (k?.key !== key || k.session !== session) return 0;
-    this.kept.delete(command);
+    this.kept!.delete(command);
     return session.rebind(k.id, handler) ? k.id : 0;
   }
 
   /** Keep request `id` of `command` for the next call with pvRequest `key`; false when one is kept already. */
   keep(command: number, key: string, session: ClientSession, id: number): boolean {
-    if (this.kept.has(command) || this.state !== 'connected' || this.transport?.session !== session) return false;
+    if (this.kept?.has(command) || this.state !== 'connected' || this.transport?.session !== session) return false;
     const kept: Kept = { key, session, id, used: performance.now() };
     // While kept, the request's only news is the connection's end.
     const forget = (): void => {
-      if (this.kept.get(command) === kept) this.kept.delete(command);
+      if (this.kept?.get(command) === kept) this.kept.delete(command);
     };
     if (!session.rebind(id, { onFail: forget })) return false;
-    this.kept.set(command, kept);
+    (this.kept ??= new Map()).set(command, kept);
     this.keptTimer ??= setTimeout(() => this.expireKept(), KEPT_REQUEST_MS).unref();
     return true;
   }
@@ -100,13 +100,15 @@ export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements Session
   /** One timer per idle period: destroy the requests unused for KEPT_REQUEST_MS. */
   private expireKept(): void {
     this.keptTimer = undefined;
+    const kept = this.kept;
+    if (!kept) return;
     let next = Number.POSITIVE_INFINITY;
     const t = performance.now();
-    for (const [command, k] of this.kept) {
+    for (const [command, k] of kept) {
       const idle = t - k.used;
       if (idle < KEPT_REQUEST_MS) next = Math.min(next, KEPT_REQUEST_MS - idle);
       else {
-        this.kept.delete(command);
+        kept.delete(command);
         k.session.destroy(k.id);
       }
     }
@@ -114,8 +116,8 @@ export class PvaChannel extends ChannelLife<PvaConnectWaiter> implements Session
   }
 
   private dropKept(): void {
-    for (const k of this.kept.values()) k.session.destroy(k.id);
-    this.kept.clear();
+    if (this.kept) for (const k of this.kept.values()) k.session.destroy(k.id);
+    this.kept = undefined;
     if (this.keptTimer) clearTimeout(this.keptTimer);
     this.keptTimer = undefined;
   }

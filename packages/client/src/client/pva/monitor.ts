@@ -201,6 +201,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
       return this.fail(remoteError(this.ch.name, status));
     }
     clearTimeout(this.probe);
+    this.probe = undefined;
     // Values that hold arrays: INIT again, before START (nothing delivered yet), with the shorter
     // server queue; from then on, and after a reconnect, the monitor asks for that one at once.
     if (this.pipelined && this.arraysRequest === undefined && holdsArrays(type)) {
