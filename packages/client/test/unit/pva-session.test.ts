@@ -170,7 +170,8 @@ describe('client session', () => {
     const t = ready();
     const req = { type: structure('', {}), value: {} };
     const h: OpHandler = { onFail: () => {}, onInit: () => {} };
-    const starts = (ms: Message[]) => ms.filter((m) => m.type === 'OpRequest' && m.subcommand === Sub.START).map((m) => (m as { requestId: number }).requestId);
+    const starts = (ms: Message[]) =>
+      ms.filter((m) => m.type === 'OpRequest' && m.subcommand === Sub.START).map((m) => (m as { requestId: number }).requestId);
     // One monitor alone starts at once.
     const one = t.s.init(Cmd.MONITOR, 77, req, h, 4);
     t.feed({ type: 'OpInitResponse', command: Cmd.MONITOR, requestId: one, subcommand: Sub.INIT, status: OK, valueType: TYPE });
