@@ -131,6 +131,9 @@ export class Context<P extends Protocol = 'ca'> {
     opts?: MonitorOptions & PvaMonitorOptions,
     callback?: MonitorCallback<never>,
   ): Monitor<AnyReading> | Monitor<PvaReading> {
+    // A callback passed as the options would make an iterator that nobody reads.
+    if (typeof opts === 'function')
+      throw new BadArgumentError('the callback is the third argument: monitor(name, options, callback)', name);
     const [proto, bare] = splitName(name, this.protocol);
     if (proto === 'pva') return new PvaMonitor(this.#pvaManager(), bare, opts ?? {}, callback as MonitorCallback<PvaReading> | undefined);
     return new ChannelMonitor(this.#ca, bare, opts ?? {}, callback as MonitorCallback<AnyReading> | undefined);

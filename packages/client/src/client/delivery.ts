@@ -40,6 +40,11 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
 
   /** Subscribe (again) on the connected channel. */
   protected abstract onConnected(): void;
+  /**
+   * An update left the monitor: its callback returned, the iterator took it, or the full queue
+   * dropped it. Where the server waits for acknowledgements (PV Access), this is when they go.
+   */
+  protected consumed(): void {}
   /** Undo what the subclass holds (listener, subscription, channel): called once, by close(). */
   protected abstract release(): void;
 
@@ -73,6 +78,11 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
     return this.queue?.overruns ?? 0;
   }
 
+  /** Updates waiting in the iterator's queue. */
+  protected get queuedUpdates(): number {
+    return this.queue?.values ?? 0;
+  }
+
   get updates(): number {
     return this.received;
   }
@@ -83,21 +93,24 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
 
   protected emit(ev: MonitorEvent<R>): void {
     if (this.closed) return;
+    const update = ev.kind === 'update';
     if (this.callback) {
       try {
         this.callback(ev);
       } catch (e) {
         this.log.warn({ pv: this.ch.name, err: (e as Error)?.message }, 'monitor callback threw');
       }
+      if (update) this.consumed();
       return;
     }
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
       w({ value: ev, done: false });
+      if (update) this.consumed();
       return;
     }
-    this.queue!.push(ev);
+    if (this.queue!.push(ev)) this.consumed();
   }
 
   protected fail(err: EpicsError): void {
@@ -127,7 +140,11 @@ export abstract class DeliveringMonitor<R extends QueuedEvent, C extends Monitor
     if (!q) throw new BadArgumentError('this monitor delivers to a callback; it is not iterable', this.ch.name);
     return {
       next: (): Promise<IteratorResult<MonitorEvent<R>>> => {
-        if (q.length > 0) return Promise.resolve({ value: q.shift()!, done: false });
+        if (q.length > 0) {
+          const ev = q.shift()!;
+          if (ev.kind === 'update') this.consumed();
+          return Promise.resolve({ value: ev, done: false });
+        }
         if (this.closed) return Promise.resolve({ value: undefined, done: true });
         return new Promise((res) => (this.waiter = res));
       },

@@ -9,6 +9,8 @@ export interface QueuedEvent {
 export class EventQueue<E extends QueuedEvent> {
   /** Values dropped to make room. */
   overruns = 0;
+  /** Values queued now (the rest are connection and error events). */
+  values = 0;
   private ring: Array<E | undefined>;
   private head = 0;
   private size = 0;
@@ -21,11 +23,18 @@ export class EventQueue<E extends QueuedEvent> {
     return this.size;
   }
 
-  push(ev: E): void {
-    if (this.size >= this.limit && this.dropOldestValue()) this.overruns++;
+  /** Queue `ev`; true when the oldest value was dropped to make room. */
+  push(ev: E): boolean {
+    const dropped = this.size >= this.limit && this.dropOldestValue();
+    if (dropped) {
+      this.overruns++;
+      this.values--;
+    }
+    if (ev.kind === 'update') this.values++;
     if (this.size === this.ring.length) this.grow();
     this.ring[(this.head + this.size) % this.ring.length] = ev;
     this.size++;
+    return dropped;
   }
 
   shift(): E | undefined {
@@ -34,6 +43,7 @@ export class EventQueue<E extends QueuedEvent> {
     this.ring[this.head] = undefined;
     this.head = (this.head + 1) % this.ring.length;
     this.size--;
+    if (ev!.kind === 'update') this.values--;
     return ev;
   }
 

@@ -6,9 +6,9 @@ export class BitSet {
   /** 32-bit words, least significant first. */
   private words: number[];
 
-  constructor(bits: Iterable<number> = []) {
+  constructor(bits?: Iterable<number>) {
     this.words = [];
-    for (const b of bits) this.set(b);
+    if (bits) for (const b of bits) this.set(b);
   }
 
   static of(...bits: number[]): BitSet {
@@ -44,6 +44,13 @@ export class BitSet {
       this.words[k] = (this.words[k]! | other.words[k]!) >>> 0;
     }
     return this;
+  }
+
+  /** The set bits as a string, the same for equal sets (trailing empty words aside). */
+  key(): string {
+    let n = this.words.length;
+    while (n > 0 && this.words[n - 1] === 0) n--;
+    return n === 1 ? String(this.words[0]) : this.words.slice(0, n).join(',');
   }
 
   /** True when any bit in [from, to) is set. */
@@ -98,10 +105,19 @@ export class BitSet {
     r.need(n);
     if (n > 1 << 22) throw new DecodeError('bitset too large');
     const bs = new BitSet();
-    const words = new Array<number>((n + 3) >> 2).fill(0);
+    if (n === 0) return bs;
     const bytes = r.bytes;
-    const whole = n & ~7;
     let pos = r.pos;
+    if (n <= 4) {
+      // Up to 32 bits (a monitor update's usual): one word.
+      let w = 0;
+      for (let i = 0; i < n; i++) w |= bytes[pos + i]! << (i * 8);
+      r.pos = pos + n;
+      bs.words.push(w >>> 0);
+      return bs;
+    }
+    const words = new Array<number>((n + 3) >> 2).fill(0);
+    const whole = n & ~7;
     for (let i = 0; i < whole; i += 8) {
       // A whole 64-bit word in the message byte order.
       for (let j = 0; j < 8; j++) {

@@ -10,8 +10,23 @@ export class DecodeError extends Error {
 const utf8Decoder = new TextDecoder('utf-8', { fatal: false });
 const utf8Encoder = new TextEncoder();
 
+/** The DataView of the buffer read last: a connection reads many messages out of one buffer. */
+let lastBuffer: ArrayBufferLike | undefined;
+let lastView: DataView | undefined;
+
+function viewOf(buffer: ArrayBufferLike): DataView {
+  if (buffer !== lastBuffer) {
+    lastView = new DataView(buffer);
+    lastBuffer = buffer;
+  }
+  return lastView!;
+}
+
 export class Reader {
-  readonly view: DataView;
+  /** A view of the whole buffer `bytes` is in, shared with the readers of other messages in it. */
+  private readonly view: DataView;
+  /** Where `bytes` starts in it. */
+  private readonly base: number;
   pos: number;
   readonly end: number;
   /**
@@ -26,7 +41,8 @@ export class Reader {
     start = 0,
     end = bytes.length,
   ) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    this.view = viewOf(bytes.buffer);
+    this.base = bytes.byteOffset;
     this.pos = start;
     this.end = end;
   }
@@ -45,56 +61,56 @@ export class Reader {
   }
   i8(): number {
     this.need(1);
-    return this.view.getInt8(this.pos++);
+    return this.view.getInt8(this.base + this.pos++);
   }
   bool(): boolean {
     return this.u8() !== 0;
   }
   u16(): number {
     this.need(2);
-    const v = this.view.getUint16(this.pos, this.littleEndian);
+    const v = this.view.getUint16(this.base + this.pos, this.littleEndian);
     this.pos += 2;
     return v;
   }
   i16(): number {
     this.need(2);
-    const v = this.view.getInt16(this.pos, this.littleEndian);
+    const v = this.view.getInt16(this.base + this.pos, this.littleEndian);
     this.pos += 2;
     return v;
   }
   u32(): number {
     this.need(4);
-    const v = this.view.getUint32(this.pos, this.littleEndian);
+    const v = this.view.getUint32(this.base + this.pos, this.littleEndian);
     this.pos += 4;
     return v;
   }
   i32(): number {
     this.need(4);
-    const v = this.view.getInt32(this.pos, this.littleEndian);
+    const v = this.view.getInt32(this.base + this.pos, this.littleEndian);
     this.pos += 4;
     return v;
   }
   i64(): bigint {
     this.need(8);
-    const v = this.view.getBigInt64(this.pos, this.littleEndian);
+    const v = this.view.getBigInt64(this.base + this.pos, this.littleEndian);
     this.pos += 8;
     return v;
   }
   u64(): bigint {
     this.need(8);
-    const v = this.view.getBigUint64(this.pos, this.littleEndian);
+    const v = this.view.getBigUint64(this.base + this.pos, this.littleEndian);
     this.pos += 8;
     return v;
   }
   f32(): number {
     this.need(4);
-    const v = this.view.getFloat32(this.pos, this.littleEndian);
+    const v = this.view.getFloat32(this.base + this.pos, this.littleEndian);
     this.pos += 4;
     return v;
   }
   f64(): number {
     this.need(8);
-    const v = this.view.getFloat64(this.pos, this.littleEndian);
+    const v = this.view.getFloat64(this.base + this.pos, this.littleEndian);
     this.pos += 8;
     return v;
   }

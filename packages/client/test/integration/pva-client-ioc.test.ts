@@ -198,6 +198,44 @@ describe('monitors', () => {
     expect(got[0]!.raw.timeStamp).not.toBe(got[1]!.raw.timeStamp);
   });
 
+  it("flow control: a slow iterator holds at most its window, the connection's other monitors keep their pace, a fast one gets every update", async () => {
+    // Counters at 10 Hz. The slow consumer takes one update every 400 ms with a window of 4; a
+    // callback monitor on the same connection counts meanwhile; a fast iterator takes them all.
+    const [slowName, otherName, fastName] = ioc.counterNames();
+    const slow = ctx.monitor(slowName!, { pipelineSize: 4 });
+    let other = 0;
+    const o = ctx.monitor(otherName!, {}, (ev) => {
+      if (ev.kind === 'update') other++;
+    });
+    const fast = ctx.monitor(fastName!);
+    const fastValues: number[] = [];
+    const fastDone = (async () => {
+      for await (const ev of fast) {
+        if (ev.kind === 'update') fastValues.push(ev.value as number);
+        if (fastValues.length === 25) break;
+      }
+    })();
+    const taken: number[] = [];
+    let held = 0;
+    for await (const ev of slow) {
+      if (ev.kind !== 'update') continue;
+      taken.push(ev.value as number);
+      // Received and not yet taken, at most: the window (plus the one in hand).
+      held = Math.max(held, slow.updates - taken.length);
+      if (taken.length === 8) break;
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    await fastDone;
+    o.close();
+    // Acknowledged as taken: never more than the window waits here (acknowledged on receipt, the
+    // 3 s would have piled about 20 up), and QSRV squashes the rest into its queue's last slot.
+    expect(held).toBeLessThanOrEqual(4);
+    expect(slow.overruns).toBe(0);
+    for (let i = 1; i < taken.length; i++) expect(taken[i]!).toBeGreaterThan(taken[i - 1]!);
+    expect(other).toBeGreaterThan(20);
+    for (let i = 1; i < fastValues.length; i++) expect(fastValues[i]! - fastValues[i - 1]!).toBe(1);
+  });
+
   it('a missing name with a timeout ends in a not-found error event', async () => {
     const events: MonitorEvent<PvaReading>[] = [];
     const m = ctx.monitor('TEST:NO:SUCH:PV', { timeout: 300 }, (ev) => events.push(ev));
@@ -241,9 +279,11 @@ describe('snapshots and names', () => {
     }
   });
 
-  it('bad calls: empty name, bad timeout, closed context', async () => {
+  it('bad calls: empty name, bad timeout, a callback in place of the options, closed context', async () => {
     await expect(ctx.get('')).rejects.toBeInstanceOf(BadArgumentError);
     await expect(ctx.get(K + 'LONG', { timeout: -1 })).rejects.toBeInstanceOf(BadArgumentError);
+    const callback = (() => {}) as unknown as Parameters<typeof ctx.monitor>[1];
+    expect(() => ctx.monitor(K + 'LONG', callback)).toThrow(/the callback is the third argument/);
     const c = pvaContextFor(ioc.env);
     // Closing fails what is pending at once: a search in progress and a snapshot.
     const pending = c.get('TEST:NOT:THERE', { timeout: 10_000 }).catch((e: unknown) => e);

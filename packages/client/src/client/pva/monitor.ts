@@ -26,9 +26,13 @@ const log = getLogger('pva.monitor');
 export interface PvaMonitorOptions {
   /** The pvRequest, e.g. "field(value,alarm,timeStamp)" (default: every field). */
   request?: PvaRequest;
-  /** Updates the server may send ahead of our acks (pipelining; default 16). */
+  /**
+   * Updates the server may send ahead of our acks (pipelining; default 16): acknowledged as they
+   * are taken (the callback returned, the iterator took one), so that at most this many wait here
+   * for a slow consumer (docs/library.md, flow control).
+   */
   pipelineSize?: number;
-  /** Iterator form: events kept before the oldest update is dropped (default 1000). */
+  /** Iterator form: events kept before the oldest update is dropped (default 1000; the window bounds updates first). */
   queueSize?: number;
   /** Fail with a not-found error if the channel is not connected within this many ms. */
   timeout?: number;
@@ -110,6 +114,8 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   private requestId = 0;
   private type: StructureDesc | undefined;
   private unacked = 0;
+  /** Updates of an earlier subscription still queued when this one was made. */
+  private staleUpdates = 0;
   private readonly unlisten: () => void;
   /** reuseArrays: the large buffers the last update's arrays are views of, and a spare set. */
   private lastBuffers: Set<ArrayBuffer> | undefined;
@@ -155,6 +161,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     this.session = t.session;
     this.type = undefined;
     this.unacked = 0;
+    this.staleUpdates = this.queuedUpdates;
     this.pipelined = !t.pipelineIgnored;
     if (!this.pipelined) {
       this.plainRequest ??= monitorRequest(this.pvRequest, 0);
@@ -222,6 +229,19 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     // rest with the last one, which it never changes): the reading may keep it.
     this.emit(new PvaReading(this.type, value));
     if (this.lastBuffers) this.recycle(value);
+  }
+
+  /**
+   * An update was taken (its callback returned, the iterator took it, or the full queue dropped
+   * it): every half window taken, the server may send that many more. A consumer slower than the
+   * updates closes this monitor's window, and the server keeps the latest value for it (QSRV
+   * squashes its queue) without holding back the connection's other monitors.
+   */
+  protected override consumed(): void {
+    if (this.staleUpdates > 0) {
+      this.staleUpdates--; // queued before the last subscribe: not this subscription's to ack
+      return;
+    }
     if (this.pipelined && ++this.unacked >= this.pipelineSize >> 1 && this.requestId) {
       this.session!.monitorAck(this.requestId, this.unacked);
       this.unacked = 0;
