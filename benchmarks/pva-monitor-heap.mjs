@@ -64,7 +64,9 @@ async function one(envFile, records, protocol, dist) {
 
 function main(envFile, records, protocol, dists) {
   const self = fileURLToPath(import.meta.url);
-  console.log(`${records.toLocaleString('en-US')} ${protocol === 'pva' ? 'PV Access' : 'CA'} monitors, every one updated, after a full GC\n`);
+  console.log(
+    `${records.toLocaleString('en-US')} ${protocol === 'pva' ? 'PV Access' : 'CA'} monitors, every one updated, after a full GC\n`,
+  );
   for (const dist of dists) {
     const res = spawnSync(process.execPath, ['--expose-gc', self, '--one', envFile, String(records), protocol, dist], {
       encoding: 'utf8',

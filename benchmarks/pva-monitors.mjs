@@ -71,16 +71,17 @@ async function one(envFile, records, seconds, protocol, dist) {
 
 function main(envFile, records, seconds, protocols, dists) {
   const self = fileURLToPath(import.meta.url);
-  console.log(`${records.toLocaleString('en-US')} monitors in one Context, opened at once; a ${seconds} s window after the last first update\n`);
+  console.log(
+    `${records.toLocaleString('en-US')} monitors in one Context, opened at once; a ${seconds} s window after the last first update\n`,
+  );
   console.log('| build | protocol | all first updates s | first updates | peak RSS MB | live heap MB | updates/s | CPU µs per update |');
   console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const protocol of protocols)
     for (const dist of dists) {
-      const res = spawnSync(
-        process.execPath,
-        ['--expose-gc', self, '--one', envFile, String(records), String(seconds), protocol, dist],
-        { encoding: 'utf8', maxBuffer: 1 << 24 },
-      );
+      const res = spawnSync(process.execPath, ['--expose-gc', self, '--one', envFile, String(records), String(seconds), protocol, dist], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 24,
+      });
       const commit = spawnSync('git', ['-C', dist, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim() || '?';
       if (res.status !== 0) {
         console.log(`| ${commit} | ${protocol} | failed: ${res.stderr.trim().split('\n').pop()} | | | | | |`);

@@ -225,7 +225,8 @@ export class ClientSession {
       changed = BitSet.decode(r);
       value = decodeUpdate(r, op.type, monitor ? op.value : undefined, changed, this.types);
       // An empty overrun set (the usual) is not made into an object.
-      if (monitor) overrun = r.remaining > 0 && r.bytes[r.pos] === 0 ? (r.pos++, undefined) : BitSet.decode(r);
+      if (monitor && r.remaining > 0 && r.bytes[r.pos] === 0) r.pos++;
+      else if (monitor) overrun = BitSet.decode(r);
     } catch (err) {
       this.events.protocolError(
         `malformed ${monitor ? 'monitor update' : h.command === Cmd.GET ? 'GET reply' : 'PUT get-back'}: ${(err as Error).message}`,
