@@ -12,13 +12,9 @@
 // Defaults: 0,16 MB, 1500 bursts, this checkout's packages/client/dist. Each DIST (a dist
 // directory of a build of the library) is run in a fresh process, in turn, three times; prints
 // the median ns per update of each build at each MB.
-import { spawnSync } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { updatePathMain } from './update-path-ab.mjs';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 const MONITORS = 2000;
-const ROUNDS = 3;
 
 /** QSRV's INIT reply for a monitor of an ai record with field(value,alarm,timeStamp), request id 1. */
 const INIT_REPLY = Buffer.from(
@@ -138,38 +134,4 @@ async function one(dist, mb, bursts) {
   console.log(JSON.stringify({ ns: Number(ns) / (updates - u0), sink: sink > 0 || out !== undefined }));
 }
 
-function main(mbs, bursts, dists) {
-  const self = fileURLToPath(import.meta.url);
-  const rows = dists.map(() => mbs.map(() => []));
-  for (let r = 0; r < ROUNDS; r++)
-    for (let m = 0; m < mbs.length; m++)
-      for (let d = 0; d < dists.length; d++) {
-        const res = spawnSync(process.execPath, [self, '--one', dists[d], String(mbs[m]), String(bursts)], { encoding: 'utf8' });
-        if (res.status !== 0) {
-          console.error(`${dists[d]}: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`);
-          process.exit(1);
-        }
-        rows[d][m].push(JSON.parse(res.stdout.trim().split('\n').pop()).ns);
-      }
-  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  console.log(`${MONITORS} PV Access monitors, ${bursts} bursts of one update each, ${ROUNDS} processes of each build in turn\n`);
-  console.log(`| build | ${mbs.map((mb) => `ns per update, ${mb} MB read between bursts`).join(' | ')} |`);
-  console.log(`|---|${mbs.map(() => '---:').join('|')}|`);
-  for (let d = 0; d < dists.length; d++) {
-    const commit = spawnSync('git', ['-C', dists[d], 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim() || '?';
-    const cells = rows[d].map((xs) => `${med(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`);
-    console.log(`| ${commit} | ${cells.join(' | ')} |`);
-  }
-}
-
-if (process.argv[2] === '--one') await one(process.argv[3], Number(process.argv[4]), Number(process.argv[5]));
-else {
-  const [mbArg = '0,16', burstsArg = '1500', ...dists] = process.argv.slice(2);
-  const mbs = mbArg.split(',').map(Number);
-  const bursts = Number(burstsArg);
-  if (mbs.some((x) => !Number.isFinite(x) || x < 0) || !(bursts > 0)) {
-    console.error('usage: node benchmarks/pva-update-path.mjs [MB,...] [BURSTS] [DIST ...]');
-    process.exit(2);
-  }
-  main(mbs, bursts, dists.length ? dists.map((d) => resolve(d)) : [resolve(HERE, '../packages/client/dist')]);
-}
+await updatePathMain(import.meta.url, (bursts) => `${MONITORS} PV Access monitors, ${bursts} bursts of one update each`, one);
