@@ -46,11 +46,11 @@ export class BitSet {
     return this;
   }
 
-  /** The set bits as a string, the same for equal sets (trailing empty words aside). */
-  key(): string {
+  /** The set bits as a key, the same for equal sets (trailing empty words aside): a number while they fit in 32 bits. */
+  key(): number | string {
     let n = this.words.length;
     while (n > 0 && this.words[n - 1] === 0) n--;
-    return n === 1 ? String(this.words[0]) : this.words.slice(0, n).join(',');
+    return n <= 1 ? (this.words[0] ?? 0) : this.words.slice(0, n).join(',');
   }
 
   /** True when any bit in [from, to) is set. */
@@ -100,11 +100,13 @@ export class BitSet {
     for (let i = whole; i < bytes.length; i++) w.u8(bytes[i]!);
   }
 
-  static decode(r: Reader): BitSet {
+  /** Read a bit set (into `into`, emptied first, when given: a set read for each message need not be a new one). */
+  static decode(r: Reader, into?: BitSet): BitSet {
     const n = r.count();
     r.need(n);
     if (n > 1 << 22) throw new DecodeError('bitset too large');
-    const bs = new BitSet();
+    const bs = into ?? new BitSet();
+    if (into) into.words.length = 0;
     if (n === 0) return bs;
     const bytes = r.bytes;
     let pos = r.pos;

@@ -34,7 +34,8 @@ export interface OpHandler {
   /**
    * One monitor update: a new structure holding every field, the fields it does not mark shared
    * with the previous update's value (which stays as it was). The session keeps it, unchanged, as
-   * the base of the next update; the handler may hand it on but must not change it.
+   * the base of the next update; the handler may hand it on but must not change it. `changed` is
+   * the session's, valid during the call (as in onReply).
    */
   onUpdate?(value: PvStructure, changed: BitSet, overrun: BitSet | undefined): void;
   /** The server ended the monitor (its last message). */

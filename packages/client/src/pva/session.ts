@@ -54,6 +54,8 @@ export class ClientSession {
   private nextRequest = 1;
   /** Monitor INITs wait here while the server still writes out monitors just cancelled. */
   private readonly fence = new CancelFence();
+  /** The changed fields of the data message being read (handlers use them during the call only). */
+  private readonly changed = new BitSet();
   /** INITs wait here while too many are unanswered (./init-window.ts). */
   private readonly inits = new InitWindow();
   /**
@@ -222,7 +224,7 @@ export class ClientSession {
         e.handler.onReply?.(status, undefined, undefined, null);
         return true;
       }
-      changed = BitSet.decode(r);
+      changed = BitSet.decode(r, this.changed);
       value = decodeUpdate(r, op.type, monitor ? op.value : undefined, changed, this.types);
       // An empty overrun set (the usual) is not made into an object.
       if (monitor && r.remaining > 0 && r.bytes[r.pos] === 0) r.pos++;

@@ -486,7 +486,7 @@ export function decodeUpdate(
  */
 type Plan = (r: Reader, prev: PvStructure, cache: TypeCache | undefined) => PvStructure;
 /** Per type: the plans by the marked bits' words; null where no plan can be made. */
-const plans = new WeakMap<StructureDesc, Map<string, Plan | null>>();
+const plans = new WeakMap<StructureDesc, Map<number | string, Plan | null>>();
 /** Sets of marked fields compiled per type, at most (others take the general walk). */
 const PLANS_PER_TYPE = 16;
 /** Fields a compiled plan handles in all, at most. */
