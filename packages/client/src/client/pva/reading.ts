@@ -12,13 +12,20 @@ const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'b
 
 const kinds = new WeakMap<FieldDesc, string>();
 
+/** The last type looked up, and its kind: a monitor's updates come one after another with one type. */
+let lastType: FieldDesc | undefined;
+let lastKind = '';
+
 /** The normative type of a type description ('' for none), looked up once per type. */
 function kindOf(type: FieldDesc): string {
+  if (type === lastType) return lastKind;
   let k = kinds.get(type);
   if (k === undefined) {
     k = type.kind === 'structure' ? (ntName(type.id) ?? '') : '';
     kinds.set(type, k);
   }
+  lastType = type;
+  lastKind = k;
   return k;
 }
 
@@ -62,14 +69,14 @@ export class PvaReading {
       default:
         this.value = isObj(raw) && 'value' in raw ? raw.value! : raw;
     }
-    const alarm = raw.alarm;
-    const ts = raw.timeStamp;
-    this.severity = isObj(alarm) ? num(alarm.severity) : 0;
-    this.status = isObj(alarm) ? num(alarm.status) : 0;
-    this.message = isObj(alarm) && typeof alarm.message === 'string' ? alarm.message : '';
-    this.secondsPastEpoch = isObj(ts) ? num(ts.secondsPastEpoch) : 0;
-    this.nanoseconds = isObj(ts) ? num(ts.nanoseconds) : 0;
-    this.userTag = isObj(ts) ? num(ts.userTag) : 0;
+    const alarm = isObj(raw.alarm) ? raw.alarm : undefined;
+    const ts = isObj(raw.timeStamp) ? raw.timeStamp : undefined;
+    this.severity = alarm ? num(alarm.severity) : 0;
+    this.status = alarm ? num(alarm.status) : 0;
+    this.message = alarm && typeof alarm.message === 'string' ? alarm.message : '';
+    this.secondsPastEpoch = ts ? num(ts.secondsPastEpoch) : 0;
+    this.nanoseconds = ts ? num(ts.nanoseconds) : 0;
+    this.userTag = ts ? num(ts.userTag) : 0;
   }
 
   /** The value in its normative-type shape (kind 'plain' for other structures); made on first use. */
