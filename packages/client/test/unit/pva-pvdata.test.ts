@@ -38,6 +38,7 @@ import {
   type FieldDesc,
   type PvStructure,
   type PvValue,
+  type StructureDesc,
 } from '../../src/pva/index.js';
 import { bytes, headerOf, hex, loadFixture } from '../helpers/pva-fixtures.js';
 
