@@ -34,6 +34,8 @@ export class Reader {
    * native byte order may then be a view of it rather than a copy.
    */
   owned: { shift: number } | undefined = undefined;
+  /** In an owned buffer: where the last array handed out as a view of it ends (bytes before it may be written over). */
+  viewEnd = 0;
 
   constructor(
     readonly bytes: Uint8Array,

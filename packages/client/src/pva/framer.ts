@@ -25,6 +25,17 @@ const EMPTY = new Uint8Array(0);
 export const DEFAULT_MAX_PAYLOAD = 64 * 1024 * 1024;
 /** Messages from this size up get a buffer of their own, and the socket may read into it. */
 const LARGE_MESSAGE = 64 * 1024;
+/**
+ * Bytes of a large message (its header included) gathered before its buffer is chosen: enough for
+ * the allocator to read what the message is (a monitor update's request id and changed bitset).
+ */
+const LARGE_PREFIX = 64;
+
+/**
+ * Gives the buffer of a large message: at least `size` bytes, need not be zeroed. `prefix` holds
+ * the message's first bytes (its header, then the start of its payload), valid during the call.
+ */
+export type LargeAllocator = (size: number, prefix: Uint8Array) => ArrayBuffer;
 
 export class Framer {
   private readonly header: PvaHeader = emptyHeader();
@@ -45,8 +56,8 @@ export class Framer {
     private readonly onError: ErrorHandler,
     /** Largest payload (also of a joined segmented message) accepted. */
     public maxPayload = DEFAULT_MAX_PAYLOAD,
-    /** Allocates the buffer of a large message (at least the size asked; need not be zeroed). */
-    private readonly allocate: (size: number) => ArrayBuffer = (n) => new ArrayBuffer(n),
+    /** Allocates the buffer of a large message. */
+    private readonly allocate: LargeAllocator = (n) => new ArrayBuffer(n),
   ) {}
 
   /** True once a protocol error was reported; later input is ignored. */
@@ -99,6 +110,7 @@ export class Framer {
     if (have < HEADER_SIZE || have >= 1 << 20 || !readHeader(this.pending, 0, h) || isControl(h.flags)) return;
     const whole = HEADER_SIZE + h.payloadSize;
     if (whole <= have || h.payloadSize > this.maxPayload) return;
+    if (whole >= LARGE_MESSAGE && have < LARGE_PREFIX) return; // planned once more bytes came
     if (whole < LARGE_MESSAGE) {
       if (whole > this.pending.length) {
         const nb = new Uint8Array(whole);
@@ -107,7 +119,7 @@ export class Framer {
       }
       return;
     }
-    const nb = new Uint8Array(this.allocate(whole + 8), this.align.shift, whole);
+    const nb = new Uint8Array(this.allocate(whole + 8, this.pending.subarray(0, have)), this.align.shift, whole);
     nb.set(this.pending.subarray(0, have));
     this.pending = nb;
     this.largeEnd = whole;

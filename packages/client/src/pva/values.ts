@@ -206,12 +206,18 @@ function readArray(r: Reader, t: ScalarType, n: number): PvValue {
   const own = r.owned;
   if (own && n * size >= VIEW_MIN_BYTES && (size === 1 || r.littleEndian === HOST_LE)) {
     const at = r.bytes.byteOffset + r.pos;
-    if (at % size === 0) {
-      r.pos += n * size;
-      return new C(r.bytes.buffer as ArrayBuffer, at, n);
+    const off = at % size;
+    // Misaligned: have the next large message start where this array aligns.
+    if (off) own.shift = (own.shift + 8 - (at % 8)) % 8;
+    // This time the elements move back onto the bytes just read (the size before them): no new
+    // memory (unless that would overwrite an earlier array's view, or the payload's start).
+    if (off === 0 || (r.pos >= off && at - off >= r.viewEnd)) {
+      const bytes = n * size;
+      if (off) new Uint8Array(r.bytes.buffer, at - off, bytes + off).copyWithin(0, off);
+      r.pos += bytes;
+      r.viewEnd = at - off + bytes;
+      return new C(r.bytes.buffer as ArrayBuffer, at - off, n);
     }
-    // Misaligned: copy this time, and have the next large message start where this array aligns.
-    own.shift = (own.shift + 8 - (at % 8)) % 8;
   }
   const out = new C(n);
   const src = r.bytes.subarray(r.pos, r.pos + n * size);

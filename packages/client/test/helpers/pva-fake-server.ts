@@ -6,7 +6,9 @@
 // ending in ":elsewhere" are found on another port. A PUT to a 'good' channel succeeds;
 // `requests` counts the GET and PUT INITs, executions and DESTROY_REQUESTs; `monitorInits` keeps
 // what each MONITOR INIT asked for. A MONITOR INIT is answered with a double, or for names ending
-// in ":array" an array of doubles, and sends no update.
+// in ":array" an array of doubles, and sends no update; for names ending in ":updates", an array
+// of doubles with an alarm severity and a second array, and its START is answered with UPDATES
+// (large arrays, each update changing some of the fields).
 import net from 'node:net';
 import {
   BitSet,
@@ -32,6 +34,30 @@ export const MODES: Mode[] = ['good', 'unknown', 'truncated', 'oversized', 'badr
 
 const TYPE: StructureDesc = structure('epics:nt/NTScalar:1.0', { value: scalar('double') });
 const ARRAY_TYPE: StructureDesc = structure('epics:nt/NTScalarArray:1.0', { value: scalarArray('double') });
+/** The type of a ":updates" monitor: bit 1 is the value, 2 the alarm, 3 its severity, 4 a second array. */
+const UPDATES_TYPE: StructureDesc = structure('epics:nt/NTScalarArray:1.0', {
+  value: scalarArray('double'),
+  alarm: structure('alarm_t', { severity: scalar('int') }),
+  other: scalarArray('double'),
+});
+/** Elements of each ":updates" array (1.6 MB: large enough for a buffer of its own, and to be pooled). */
+export const UPDATES_ELEMENTS = 200_000;
+/**
+ * The updates a ":updates" monitor gets on START, with the changed bits: the value v in every
+ * element of the value, o in every element of the other array, the update's index as the severity.
+ */
+export const UPDATES: { v: number; o: number; bits: number[] }[] = [
+  { v: 1, o: 1, bits: [0] },
+  { v: 2, o: 1, bits: [1, 3] },
+  { v: 2, o: 2, bits: [4] },
+  { v: 2, o: 2, bits: [3] },
+  { v: 3, o: 3, bits: [1, 4] },
+  { v: 4, o: 3, bits: [1] },
+  { v: 4, o: 3, bits: [2] },
+  { v: 5, o: 5, bits: [0] },
+  { v: 6, o: 5, bits: [1, 3] },
+  { v: 7, o: 5, bits: [1] },
+];
 
 export class FakePvaServer {
   private readonly server = net.createServer((s) => this.serve(s));
@@ -56,6 +82,7 @@ export class FakePvaServer {
     const names = new Map<number, string>(); // sid -> name
     const ops = new Map<number, string>(); // request id -> channel name
     const live = new Map<number, 'get' | 'put'>(); // GET and PUT requests the server holds
+    const monitors = new Set<number>(); // ":updates" monitors, by request id
     const types = new TypeCache(); // the client's types on this connection (its INITs refer to them by id)
     let silent = false;
     const send = (...m: Message[]): void => {
@@ -105,7 +132,8 @@ export class FakePvaServer {
             if (m.command === Cmd.MONITOR) {
               const name = names.get(m.sid) ?? '';
               this.monitorInits.push({ name, ...(m.pvRequest ? monitorOptions(m.pvRequest) : { pipeline: false }), window: m.queueSize });
-              const valueType = name.endsWith(':array') ? ARRAY_TYPE : TYPE;
+              if (name.endsWith(':updates')) monitors.add(m.requestId);
+              const valueType = name.endsWith(':array') ? ARRAY_TYPE : name.endsWith(':updates') ? UPDATES_TYPE : TYPE;
               return send({
                 type: 'OpInitResponse',
                 command: Cmd.MONITOR,
@@ -122,6 +150,26 @@ export class FakePvaServer {
             return this.init(sock, mode, m.requestId, () => (silent = true));
           }
           case 'OpRequest':
+            if (m.command === Cmd.MONITOR && m.subcommand === 0x44 && monitors.delete(m.requestId)) {
+              send(
+                ...UPDATES.map(({ v, o, bits }, i): Message => {
+                  const value = {
+                    value: new Float64Array(UPDATES_ELEMENTS).fill(v),
+                    alarm: { severity: i },
+                    other: new Float64Array(UPDATES_ELEMENTS).fill(o),
+                  };
+                  return {
+                    type: 'MonitorUpdate',
+                    requestId: m.requestId,
+                    subcommand: 0,
+                    changed: new BitSet(bits),
+                    valueType: UPDATES_TYPE,
+                    value,
+                  };
+                }),
+              );
+              return;
+            }
             if (m.command === Cmd.GET) {
               this.requests.get.executions++;
               if (m.subcommand & 0x10) live.delete(m.requestId); // DESTROY: the request ends with its reply

@@ -176,26 +176,50 @@ describe('pva framer: large messages read straight into their own buffer', () =>
     expect(got[0]!.payload).toBe(hex(big));
   });
 
-  it('a large int64 array in an owned payload is a view of it once aligned, a correct copy before', () => {
+  it('a large int64 array in an owned payload is a view of it: moved onto the bytes before it while misaligned, in place once aligned', () => {
     const values = BigInt64Array.from({ length: 20_000 }, (_, i) => BigInt(i) * 1_000_003n - 5n);
     const w = new Writer(true);
     encodeValue(w, scalarArray('long'), values);
     const body = w.take();
     const hint = { shift: 0 };
-    const decodeAt = (shift: number): { v: BigInt64Array; view: boolean } => {
+    const decodeAt = (shift: number): { v: BigInt64Array; view: boolean; moved: boolean } => {
       // The payload as the framer lays it out: its message starts `shift` bytes into the buffer, after an 8-byte header.
       const buf = new Uint8Array(new ArrayBuffer(body.length + 16), shift, body.length + 8).subarray(8);
       buf.set(body);
       const r = new Reader(buf, true);
       r.owned = hint;
       const v = decodeValue(r, scalarArray('long'), undefined) as BigInt64Array;
-      return { v, view: v.buffer === buf.buffer };
+      expect(r.pos).toBe(body.length);
+      // (the array's bytes follow its 5-byte size)
+      return { v, view: v.buffer === buf.buffer, moved: v.byteOffset !== buf.byteOffset + 5 };
     };
     const first = decodeAt(0);
     expect(Array.from(first.v)).toEqual(Array.from(values));
-    expect(first.view).toBe(false); // the size prefix leaves it misaligned
+    expect(first).toMatchObject({ view: true, moved: true }); // the size prefix leaves it misaligned: no new memory all the same
     const second = decodeAt(hint.shift);
-    expect(second.view).toBe(true);
+    expect(second).toMatchObject({ view: true, moved: false });
     expect(Array.from(second.v)).toEqual(Array.from(values));
+  });
+
+  it('a misaligned array that would move onto an earlier array of the message is a copy; both hold their values', () => {
+    // A byte array, then an int64 array whose elements sit 7 bytes past an 8-byte boundary: moving
+    // them back would reach into the byte array's view.
+    const bytesV = Int8Array.from({ length: 65_541 }, (_, i) => (i * 7) % 127);
+    const longs = BigInt64Array.from({ length: 10_000 }, (_, i) => BigInt(i) - 77n);
+    const w = new Writer(true);
+    encodeValue(w, scalarArray('byte'), bytesV);
+    encodeValue(w, scalarArray('long'), longs);
+    const body = w.take();
+    const buf = new Uint8Array(new ArrayBuffer(body.length + 16), 0, body.length + 8).subarray(8);
+    buf.set(body);
+    const r = new Reader(buf, true);
+    r.owned = { shift: 0 };
+    const a = decodeValue(r, scalarArray('byte'), undefined) as Int8Array;
+    const b = decodeValue(r, scalarArray('long'), undefined) as BigInt64Array;
+    expect((8 + 5 + bytesV.length + 5) % 8).toBe(7);
+    expect(a.buffer).toBe(buf.buffer);
+    expect(b.buffer).not.toBe(buf.buffer);
+    expect(Array.from(a)).toEqual(Array.from(bytesV));
+    expect(Array.from(b)).toEqual(Array.from(longs));
   });
 });

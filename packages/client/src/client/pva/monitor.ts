@@ -10,7 +10,8 @@ import { buildPvRequest, parsePvRequest, type PvRequestOptions } from '../../pva
 import type { ClientSession, OpHandler, PvaFailReason } from '../../pva/session.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import type { FieldDesc, StructureDesc } from '../../pva/types.js';
-import type { PvStructure, PvValue, Typed } from '../../pva/values.js';
+import { largeViews } from '../../pva/update-buffers.js';
+import type { PvStructure, Typed } from '../../pva/values.js';
 import { getLogger } from '../../log.js';
 import { POOLED_MIN } from '../../transport/buffer-pool.js';
 import { DeliveringMonitor } from '../delivery.js';
@@ -117,9 +118,8 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   /** Updates of an earlier subscription still queued when this one was made. */
   private staleUpdates = 0;
   private readonly unlisten: () => void;
-  /** reuseArrays: the large buffers the last update's arrays are views of, and a spare set. */
+  /** reuseArrays: the large buffers the last update's arrays are views of. */
   private lastBuffers: Set<ArrayBuffer> | undefined;
-  private nowBuffers: Set<ArrayBuffer> | undefined;
 
   constructor(
     private readonly mgr: PvaManager,
@@ -133,10 +133,7 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
     this.pipelineSize = pipelineSize;
     this.request = request;
     this.pvRequest = opts.request;
-    if (opts.reuseArrays && callback) {
-      this.lastBuffers = new Set();
-      this.nowBuffers = new Set();
-    }
+    if (opts.reuseArrays && callback) this.lastBuffers = new Set();
     mgr.hold(this);
     this.unlisten = this.ch.listen((change) => (change === 'connected' ? this.onConnected() : this.onDisconnected()));
     this.begin(opts);
@@ -252,18 +249,19 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
    * reuseArrays, after the callback: the memory of the last update's arrays that this update
    * replaced goes back to the connection for its next large message: nothing views it now (the
    * last reading's callback has returned, and this update shares only the arrays it did not replace).
+   * This update's own memory is offered for the next update, which is read into it if it replaces
+   * every array there (src/pva/update-buffers.ts).
    */
   private recycle(value: PvStructure): void {
     const last = this.lastBuffers!;
-    const now = this.nowBuffers!;
-    largeBuffersOf(value, now);
-    if (last.size > 0) {
-      const t = this.ch.transport;
-      for (const b of last) if (!now.has(b)) t?.recycle(b);
-      last.clear();
-    }
-    this.lastBuffers = now;
-    this.nowBuffers = last;
+    const views = largeViews(value, this.type!, POOLED_MIN);
+    const t = this.ch.transport;
+    for (const b of last) if (!views.has(b)) t?.recycle(b);
+    last.clear();
+    for (const b of views.keys()) last.add(b);
+    if (!this.requestId) return; // closed by the callback
+    if (views.size) t?.offerUpdate(this.requestId, views);
+    else t?.withdrawUpdate(this.requestId);
   }
 
   onFinish(status: Status): void {
@@ -281,23 +279,12 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   protected release(): void {
     clearTimeout(this.probe);
     this.unlisten();
-    if (this.requestId) this.session?.destroy(this.requestId);
+    if (this.requestId) {
+      this.session?.destroy(this.requestId);
+      this.ch.transport?.withdrawUpdate(this.requestId);
+    }
     this.requestId = 0;
     this.mgr.unhold(this);
     this.mgr.release(this.ch);
   }
-}
-
-/** The buffers big enough to pool that the typed arrays of a value view, through structures, arrays and unions. */
-function largeBuffersOf(v: PvValue | null, out: Set<ArrayBuffer>): void {
-  if (v === null || typeof v !== 'object') return;
-  if (ArrayBuffer.isView(v)) {
-    if (v.buffer.byteLength >= POOLED_MIN) out.add(v.buffer as ArrayBuffer);
-    return;
-  }
-  if (Array.isArray(v)) {
-    for (const x of v) if (x !== null && typeof x === 'object') largeBuffersOf(x as PvValue, out);
-    return;
-  }
-  for (const x of Object.values(v)) largeBuffersOf(x as PvValue, out);
 }

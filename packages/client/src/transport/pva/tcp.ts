@@ -3,6 +3,7 @@
 // validation handshake; the protocol state is its ClientSession.
 import { Framer } from '../../pva/framer.js';
 import { ClientSession, type SessionEvents } from '../../pva/session.js';
+import { UpdateBuffers, type Views } from '../../pva/update-buffers.js';
 import type { Status } from '../../pva/status.js';
 import type { PvaConfig } from './config.js';
 import { BufferPool } from '../buffer-pool.js';
@@ -25,6 +26,8 @@ export class PvaCircuit extends StreamConnection {
   private readonly framer: Framer;
   /** Large message buffers handed back by their consumer, reused for the next large message. */
   private readonly pool = new BufferPool();
+  /** Buffers of monitors' last updates, each for its monitor's next update if that replaces all it holds. */
+  private readonly updates = new UpdateBuffers();
 
   constructor(
     host: string,
@@ -46,7 +49,7 @@ export class PvaCircuit extends StreamConnection {
       (h, p, owned) => this.session.receive(h, p, owned),
       (reason) => this.fail('protocol', reason),
       MAX_MESSAGE,
-      (size) => this.pool.take(size),
+      (size, prefix) => this.updates.take(size, prefix) ?? this.pool.take(size),
     );
   }
 
@@ -79,6 +82,19 @@ export class PvaCircuit extends StreamConnection {
   /** A large message's buffer that nothing views any more: the next large message is read into it. */
   recycle(buffer: ArrayBuffer): void {
     this.pool.give(buffer);
+  }
+
+  /**
+   * Monitor `requestId`'s last update's large arrays view these buffers (src/pva/update-buffers.ts),
+   * and its callback has returned: its next large update is read into one whose arrays it replaces.
+   */
+  offerUpdate(requestId: number, views: Views): void {
+    this.updates.offer(requestId, views);
+  }
+
+  /** Monitor `requestId` offers no buffer (any more). */
+  withdrawUpdate(requestId: number): void {
+    this.updates.withdraw(requestId);
   }
 
   protected take(): Uint8Array | undefined {
