@@ -379,9 +379,13 @@ export class ClientSession {
   /** INIT `id` is answered or forgotten: the INITs waiting for its slot go out, then the creates or the STARTs held. */
   private initDone(id: number): void {
     for (const m of this.inits.release(id)) this.send(m);
-    if (this.creates.waiting) {
-      if (this.inits.queuedCount === INIT_BACKLOG - 1) this.events.wantFlush();
-    } else this.releaseStarts();
+    this.backlogShrank();
+  }
+
+  /** Fewer INITs wait: the creates held behind them may go, or, with none waiting, the STARTs held. */
+  private backlogShrank(): void {
+    if (!this.creates.waiting) this.releaseStarts();
+    else if (this.inits.queuedCount < INIT_BACKLOG) this.events.wantFlush();
   }
 
   /** Whether channels are still being set up here: creates or INITs waiting. */
@@ -484,7 +488,8 @@ export class ClientSession {
     if (!e) return;
     this.ops.delete(id);
     // Held behind the fence or waiting for a slot, its INIT never went out: nothing to tell the server.
-    if (this.fence.drop(id) || (!e.op && this.inits.unqueue(id))) return;
+    if (this.fence.drop(id)) return;
+    if (!e.op && this.inits.unqueue(id)) return this.backlogShrank();
     if (!e.op) this.initDone(id);
     if (e.command === Cmd.GET_FIELD || this.state !== 'ready') return;
     this.send({ type: 'DestroyRequest', sid: e.sid, requestId: id });

@@ -7,8 +7,9 @@ import { ClientSession } from '../../src/pva/session.js';
 export function session(x509 = false) {
   const errors: string[] = [];
   let validated = 0;
+  let flushes = 0;
   const s = new ClientSession(
-    { wantFlush: () => {}, protocolError: (r) => errors.push(r), validated: () => validated++ },
+    { wantFlush: () => flushes++, protocolError: (r) => errors.push(r), validated: () => validated++ },
     'alice',
     'host1',
     x509,
@@ -38,5 +39,6 @@ export function session(x509 = false) {
     }
     return out;
   };
-  return { s, feed, sent, errors, validated: () => validated };
+  /** `flushes`: how many times the session asked for its bytes to be taken. */
+  return { s, feed, sent, errors, validated: () => validated, flushes: () => flushes };
 }

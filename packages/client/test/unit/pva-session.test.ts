@@ -164,6 +164,14 @@ describe('client session', () => {
     // One INIT answered: one more goes out, and 255 wait: the creates go, in order.
     t.feed({ type: 'OpInitResponse', command: Cmd.GET, requestId: ids[0]!, subcommand: Sub.INIT, status: OK, valueType: TYPE });
     expect(creates(t.sent())).toEqual([8, 9]);
+    // The backlog full again; INITs cancelled while they wait let the creates go as well.
+    const more = Array.from({ length: 1 }, () => t.s.init(Cmd.GET, 77, req, h));
+    t.s.createChannel(chan(10, 'PV:10', log));
+    expect(creates(t.sent())).toEqual([]);
+    const asked = t.flushes();
+    t.s.destroy(more[0]!);
+    expect(t.flushes()).toBeGreaterThan(asked); // the connection is asked to write them
+    expect(creates(t.sent())).toEqual([10]);
   });
 
   it('monitor STARTs wait while channels are being set up (creates or INITs waiting), then all go', () => {
@@ -193,6 +201,13 @@ describe('client session', () => {
     // From then on each answered INIT starts at once.
     answer(ids[36]!);
     expect(starts(t.sent())).toEqual([ids[36]]);
+    // STARTs held while INITs wait go when the waiting INITs are cancelled instead of answered.
+    const waiting = Array.from({ length: 64 }, () => t.s.init(Cmd.GET, 77, req, h));
+    t.sent();
+    answer(ids[38]!); // in flight before: its START is held behind the ones waiting
+    expect(starts(t.sent())).toEqual([]);
+    for (const id of waiting.slice(2)) t.s.destroy(id); // the 62 still waiting
+    expect(starts(t.sent())).toEqual([ids[38]]);
     // A channel create waiting (a window of creates full) holds STARTs too.
     const log: string[] = [];
     for (let cid = 1; cid <= 501; cid++) t.s.createChannel(chan(cid, `PV:${cid}`, log));
