@@ -54,18 +54,22 @@ async function one(dist, mb, bursts) {
     'u',
     'h',
   );
+  // As the connection wires them (the in-place path where the build has one).
   const framer = new Framer(
     (h, p, owned) => session.receive(h, p, owned),
     (r) => {
       throw new Error(r);
     },
+    undefined,
+    undefined,
+    session.receiveAt ? (h, bytes, start, end) => session.receiveAt(h, bytes, start, end) : undefined,
   );
   framer.push(message(1, Buffer.from('00000100ff7f0000000100000009616e6f6e796d6f7573', 'hex')).subarray(0)); // validation request
   framer.push(message(9, Buffer.from('ff', 'hex'))); // validated
   session.take();
   let updates = 0;
   const monitors = [];
-  const transport = { key: 'bench', session, pipelineIgnored: false, recycle() {} };
+  const transport = { key: 'bench', session, pipelineIgnored: false, recycle() {}, offerUpdate() {}, withdrawUpdate() {} };
   for (let i = 1; i <= MONITORS; i++) {
     // The channel and its manager as far as a monitor uses them: connected, sid i.
     const ch = { name: `P${i}`, connected: true, sid: i, transport, listen: () => () => {}, timeoutError: () => new Error('timeout') };

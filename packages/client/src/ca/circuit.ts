@@ -3,7 +3,7 @@
 // the transport feeds received messages to receive() and writes out.take() once per tick.
 import { CA_MINOR_PROTOCOL_REVISION, Cmd, ECA_NORMAL } from './constants.js';
 import type { Header } from './header.js';
-import { IdTable } from './id-table.js';
+import { IdTable } from '../wire/id-table.js';
 import { decodeResponse, encodeCreateChan, encodeMessage, encodeReadNotify, type RequestMessage } from './messages.js';
 import { ByteWriter } from '../wire/byte-writer.js';
 

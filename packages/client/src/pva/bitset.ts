@@ -106,18 +106,19 @@ export class BitSet {
     r.need(n);
     if (n > 1 << 22) throw new DecodeError('bitset too large');
     const bs = into ?? new BitSet();
-    if (into) into.words.length = 0;
-    if (n === 0) return bs;
     const bytes = r.bytes;
     let pos = r.pos;
-    if (n <= 4) {
-      // Up to 32 bits (a monitor update's usual): one word.
+    if (n > 0 && n <= 4) {
+      // Up to 32 bits (a monitor update's usual): one word, in place of the one `into` holds.
       let w = 0;
       for (let i = 0; i < n; i++) w |= bytes[pos + i]! << (i * 8);
       r.pos = pos + n;
-      bs.words.push(w >>> 0);
+      if (bs.words.length !== 1) bs.words.length = 1;
+      bs.words[0] = w >>> 0;
       return bs;
     }
+    if (into) into.words.length = 0;
+    if (n === 0) return bs;
     const words = new Array<number>((n + 3) >> 2).fill(0);
     const whole = n & ~7;
     for (let i = 0; i < whole; i += 8) {

@@ -22,13 +22,23 @@ function viewOf(buffer: ArrayBufferLike): DataView {
   return lastView!;
 }
 
+/** The 64-bit integer read last: its bytes (as two little-endian words), their byte order, and its value. */
+interface Last64 {
+  lo: number;
+  hi: number;
+  le: boolean;
+  v: bigint;
+}
+const last64: Last64 = { lo: 0, hi: 0, le: true, v: 0n };
+const lastU64: Last64 = { lo: 0, hi: 0, le: true, v: 0n };
+
 export class Reader {
   /** A view of the whole buffer `bytes` is in, shared with the readers of other messages in it. */
-  private readonly view: DataView;
+  private view: DataView;
   /** Where `bytes` starts in it. */
-  private readonly base: number;
+  private base: number;
   pos: number;
-  readonly end: number;
+  end: number;
   /**
    * Set when `bytes` is a message's own buffer (see the framer's AlignHint): a large array of
    * native byte order may then be a view of it rather than a copy.
@@ -38,8 +48,8 @@ export class Reader {
   viewEnd = 0;
 
   constructor(
-    readonly bytes: Uint8Array,
-    readonly littleEndian: boolean,
+    public bytes: Uint8Array,
+    public littleEndian: boolean,
     start = 0,
     end = bytes.length,
   ) {
@@ -47,6 +57,21 @@ export class Reader {
     this.base = bytes.byteOffset;
     this.pos = start;
     this.end = end;
+  }
+
+  /** Read bytes [start, end) of `bytes` from now on, as a new reader would (one reader for many messages). */
+  reset(bytes: Uint8Array, littleEndian: boolean, start = 0, end = bytes.length): this {
+    if (bytes !== this.bytes) {
+      this.bytes = bytes;
+      this.view = viewOf(bytes.buffer);
+      this.base = bytes.byteOffset;
+    }
+    this.littleEndian = littleEndian;
+    this.pos = start;
+    this.end = end;
+    this.owned = undefined;
+    this.viewEnd = 0;
+    return this;
   }
 
   get remaining(): number {
@@ -93,15 +118,29 @@ export class Reader {
     return v;
   }
   i64(): bigint {
-    this.need(8);
-    const v = this.view.getBigInt64(this.base + this.pos, this.littleEndian);
-    this.pos += 8;
-    return v;
+    return this.big(last64, true);
   }
   u64(): bigint {
+    return this.big(lastU64, false);
+  }
+  /**
+   * A 64-bit integer: the one read last in the same bytes and byte order when it is that one (a
+   * timestamp's seconds, the same in every update of a second), else a new bigint. Many updates
+   * then share one bigint rather than each allocating its own, which a monitor keeps until its
+   * next update.
+   */
+  private big(last: Last64, signed: boolean): bigint {
     this.need(8);
-    const v = this.view.getBigUint64(this.base + this.pos, this.littleEndian);
+    const at = this.base + this.pos;
+    const lo = this.view.getUint32(at, true);
+    const hi = this.view.getUint32(at + 4, true);
     this.pos += 8;
+    if (lo === last.lo && hi === last.hi && this.littleEndian === last.le) return last.v;
+    const v = signed ? this.view.getBigInt64(at, this.littleEndian) : this.view.getBigUint64(at, this.littleEndian);
+    last.lo = lo;
+    last.hi = hi;
+    last.le = this.littleEndian;
+    last.v = v;
     return v;
   }
   f32(): number {

@@ -19,6 +19,12 @@ export interface AlignHint {
  * reused by the framer, and views of it may be kept.
  */
 export type MessageHandler = (header: PvaHeader, payload: Uint8Array, owned?: AlignHint) => void;
+/**
+ * Offered each whole, unsegmented message in a shared buffer before the MessageHandler, as bytes
+ * [start, end) of `bytes` (valid during the call): true when it took the message, which then
+ * needs no view of its own.
+ */
+export type InPlaceHandler = (header: PvaHeader, bytes: Uint8Array, start: number, end: number) => boolean;
 export type ErrorHandler = (reason: string) => void;
 
 const EMPTY = new Uint8Array(0);
@@ -58,6 +64,7 @@ export class Framer {
     public maxPayload = DEFAULT_MAX_PAYLOAD,
     /** Allocates the buffer of a large message. */
     private readonly allocate: LargeAllocator = (n) => new ArrayBuffer(n),
+    private readonly inPlace?: InPlaceHandler,
   ) {}
 
   /** True once a protocol error was reported; later input is ignored. */
@@ -169,9 +176,10 @@ export class Framer {
         return end;
       }
       if (end - pos - HEADER_SIZE < h.payloadSize) break;
-      const payload = buf.subarray(pos + HEADER_SIZE, pos + HEADER_SIZE + h.payloadSize);
-      pos += HEADER_SIZE + h.payloadSize;
-      this.application(h, payload, owned);
+      const start = pos + HEADER_SIZE;
+      pos = start + h.payloadSize;
+      if (!owned && !this.segHeader && segmentOf(h.flags) === 0 && this.inPlace?.(h, buf, start, pos)) continue;
+      this.application(h, buf.subarray(start, pos), owned);
     }
     return pos;
   }

@@ -4,6 +4,7 @@ export * from './constants.js';
 export { DecodeError, Reader, Writer } from './buffer.js';
 export * from './types.js';
 export * from './values.js';
+export * from './updates.js';
 export { BitSet } from './bitset.js';
 export * from './header.js';
 export * from './status.js';

@@ -8,7 +8,8 @@ import type { DecodeContext, EncodeOptions, Message, Operation, RequestMessage, 
 import { decodeTyped, encodeTyped } from './messages-session.js';
 import { decodeStatus, encodeStatus, isSuccess, OK } from './status.js';
 import { decodeType, encodeType, type StructureDesc } from './types.js';
-import { decodeUpdate, encodePartial, type PvStructure } from './values.js';
+import { decodeUpdate } from './updates.js';
+import { encodePartial, type PvStructure } from './values.js';
 
 const OPS = new Set<number>([Cmd.GET, Cmd.PUT, Cmd.MONITOR, Cmd.PROCESS, Cmd.RPC, Cmd.PUT_GET, Cmd.ARRAY]);
 

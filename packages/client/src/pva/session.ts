@@ -11,20 +11,26 @@ import { Cmd, Flags, Sub } from './constants.js';
 import type { AlignHint } from './framer.js';
 import { isBigEndian, type PvaHeader } from './header.js';
 import { InternedTypes } from './interned-types.js';
-import { decodeMessage, encodeMessage, type EncodeOptions, type Message, type Operation } from './messages.js';
+import { decodeMessage, encodeMessage, type EncodeOptions, type Message } from './messages.js';
 import { decodeStatus, isSuccess, OK, type Status } from './status.js';
 import { scalar, structure, TypeCache, TypeRegistry, type FieldDesc, type StructureDesc } from './types.js';
-import { decodeUpdate, type PvStructure, type Typed } from './values.js';
+import { IdTable } from '../wire/id-table.js';
+import { decodeInto, decodeUpdate, updateBase, type UpdateBase } from './updates.js';
+import type { PvStructure, Typed } from './values.js';
 import type { OpHandler, PvaFailReason, SessionChannel, SessionEvents } from './session-contract.js';
 
 export type { OpHandler, PvaFailReason, SessionChannel, SessionEvents } from './session-contract.js';
+
+/** An operation's data (a monitor update, a GET reply, a PUT reply), which data() decodes. */
+const isData = (h: PvaHeader): boolean =>
+  (h.command === Cmd.MONITOR || h.command === Cmd.GET || h.command === Cmd.PUT) && (h.flags & Flags.CONTROL) === 0;
 
 interface OpEntry {
   handler: OpHandler;
   command: number;
   sid: number;
-  /** The data type once INIT succeeded; a monitor's last value, the base of its next update. */
-  op: Operation | undefined;
+  /** The data type once INIT succeeded; a monitor's fields, the base of its next update. */
+  op: { type: StructureDesc; base?: UpdateBase } | undefined;
   /** The server destroys the request after its reply (an execution with the DESTROY bit). */
   last?: boolean;
   /** A monitor INIT with the pipeline bit. */
@@ -50,7 +56,8 @@ export class ClientSession {
   private readonly channels = new Map<number, SessionChannel>();
   /** Channels waiting for validation before their create request goes out. */
   private early: SessionChannel[] = [];
-  private readonly ops = new Map<number, OpEntry>();
+  private readonly ops = new IdTable<OpEntry>();
+  private readonly reader = new Reader(new Uint8Array(0), true);
   private nextRequest = 1;
   /** Monitor INITs wait here while the server still writes out monitors just cancelled. */
   private readonly fence = new CancelFence();
@@ -114,11 +121,21 @@ export class ClientSession {
     if (empty) this.events.wantFlush();
   }
 
+  /**
+   * A message from the server read where it lies, bytes [start, end) of `bytes` (the framer's
+   * in-place path: no view of it is made): true when taken, false when it is not operation data
+   * (the framer then gives it to receive()).
+   */
+  receiveAt(h: PvaHeader, bytes: Uint8Array, start: number, end: number): boolean {
+    if (this.state === 'closed') return true;
+    return isData(h) && this.data(h, bytes, start, end, undefined);
+  }
+
   /** One framed message from the server. */
   receive(h: PvaHeader, payload: Uint8Array, owned?: AlignHint): void {
     if (this.state === 'closed') return;
-    if ((h.command === Cmd.MONITOR || h.command === Cmd.GET || h.command === Cmd.PUT) && (h.flags & Flags.CONTROL) === 0) {
-      if (this.data(h, payload, owned)) return;
+    if (isData(h)) {
+      if (this.data(h, payload, 0, payload.length, owned)) return;
       // A reply to a request already forgotten (destroyed, or failed): nothing to decode it for.
       // (pvxs may write an empty one after failing an INIT.)
       if (payload.length >= 4 && !this.ops.has(new DataView(payload.buffer, payload.byteOffset, 4).getInt32(0, !isBigEndian(h.flags))))
@@ -197,13 +214,14 @@ export class ClientSession {
 
   /**
    * The one data path of the client: monitor updates, GET replies and PUT get-backs, each decoded
-   * by decodeUpdate into a new structure that holds every field of the type: the server's where it
-   * marked them, else the monitor's last value (shared, never changed) or the type's default.
+   * into a new structure that holds every field of the type: the server's where it marked them,
+   * else the monitor's (its UpdateBase) or the type's default (decodeUpdate).
    * False when the message is not data of an initialised operation (the generic decoder takes it).
    */
-  private data(h: PvaHeader, payload: Uint8Array, owned: AlignHint | undefined): boolean {
-    if (payload.length < 5) return false;
-    const r = new Reader(payload, !isBigEndian(h.flags));
+  private data(h: PvaHeader, bytes: Uint8Array, start: number, end: number, owned: AlignHint | undefined): boolean {
+    if (end - start < 5) return false;
+    // One reader for every message's data: it is done with before a handler runs.
+    const r = this.reader.reset(bytes, !isBigEndian(h.flags), start, end);
     r.owned = owned;
     const id = r.i32();
     const e = this.ops.get(id);
@@ -225,7 +243,9 @@ export class ClientSession {
         return true;
       }
       changed = BitSet.decode(r, this.changed);
-      value = decodeUpdate(r, op.type, monitor ? op.value : undefined, changed, this.types);
+      value = monitor
+        ? decodeInto(r, op.type, (op.base ??= updateBase(op.type)), changed, this.types)
+        : decodeUpdate(r, op.type, undefined, changed, this.types);
       // An empty overrun set (the usual) is not made into an object.
       if (monitor && r.remaining > 0 && r.bytes[r.pos] === 0) r.pos++;
       else if (monitor) overrun = BitSet.decode(r);
@@ -236,7 +256,6 @@ export class ClientSession {
       return true;
     }
     if (monitor) {
-      op.value = value;
       e.handler.onUpdate?.(value, changed, overrun);
     } else e.handler.onReply?.(OK, value, changed, null);
     return true;
@@ -405,7 +424,7 @@ export class ClientSession {
     const e = this.ops.get(id);
     if (!e) return;
     this.initDone(id);
-    if (isSuccess(status) && type?.kind === 'structure') e.op = { type, value: undefined };
+    if (isSuccess(status) && type?.kind === 'structure') e.op = { type };
     else if (isSuccess(status) && e.command !== Cmd.PUT) {
       this.ops.delete(id);
       e.handler.onFail({ kind: 'protocol', message: `INIT reply without a structure type (command ${e.command})` });
@@ -525,7 +544,7 @@ export class ClientSession {
     // INIT's reply hears it now, not each from its own probe (a window of INITs at a time). The
     // latest first: one still queued is taken out of the queue without releasing a slot, so the
     // earlier ones' slots go to the plain INITs that replace them.
-    const waiting = [...this.ops].filter(([, e]) => e.pipelined && !e.op).sort(([a], [b]) => b - a);
+    const waiting = [...this.ops.entries()].filter(([, e]) => e.pipelined && !e.op).sort(([a], [b]) => b - a);
     this.probes = [];
     for (const [id, e] of waiting) if (this.ops.get(id) === e) e.handler.onInitIgnored?.();
   }

@@ -89,7 +89,7 @@ const HOST_LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** Arrays from this size up, in a message's own buffer, in host byte order, are views of it. */
 const VIEW_MIN_BYTES = 64 * 1024;
 
-function setField(obj: PvStructure, name: string, v: PvValue): void {
+export function setField(obj: PvStructure, name: string, v: PvValue): void {
   if (name === '__proto__') Object.defineProperty(obj, name, { value: v, enumerable: true, writable: true, configurable: true });
   else obj[name] = v;
 }
@@ -401,15 +401,6 @@ function encodeAny(w: Writer, v: PvAny, registry?: TypeRegistry): void {
   encodeValue(w, v.type, v.value ?? sharedDefault(v.type), registry);
 }
 
-/**
- * Read the fields `bits` selects into `target` (a full value of `desc`, whose top-level fields are
- * replaced), as GET replies and monitor updates carry them: decodeUpdate, kept for callers that hold
- * one value. A set structure bit means the whole structure follows.
- */
-export function decodePartial(r: Reader, desc: StructureDesc, target: PvStructure, bits: BitSet, cache: TypeCache | undefined): void {
-  Object.assign(target, decodeUpdate(r, desc, target, bits, cache));
-}
-
 /** Write the fields `bits` selects from `value` (the counterpart of decodePartial). */
 export function encodePartial(w: Writer, desc: StructureDesc, value: PvStructure, bits: BitSet, registry?: TypeRegistry): void {
   if (bits.get(0)) {
@@ -432,175 +423,41 @@ function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: Bi
 }
 
 type Copier = (p: PvStructure) => PvStructure;
-const copiers = new WeakMap<StructureDesc, Copier>();
-const spread: Copier = (p) => ({ ...p });
+/** The copiers made, by the key they add (none: undefined) and the type. */
+const copiers = new Map<symbol | undefined, WeakMap<StructureDesc, Copier>>();
 
 /**
  * A function that copies a structure of `desc` (its fields, not what they hold), made once per
- * type: an object literal of the type's field names where code can be generated (a new update of
- * a monitor copies its last value; the literal is several times faster than a spread, and its
- * fields sit in the object), else a spread.
+ * type: an object literal of the type's field names where code can be generated (the literal is
+ * several times faster than a spread, and its fields sit in the object), else a spread. With
+ * `mark`, each copy also has that key, set to null (in the literal: in the object too).
  */
-function copierOf(desc: StructureDesc): Copier {
-  let c = copiers.get(desc);
+export function copierOf(desc: StructureDesc, mark?: symbol): Copier {
+  let byType = copiers.get(mark);
+  if (!byType) copiers.set(mark, (byType = new WeakMap()));
+  let c = byType.get(desc);
   if (!c) {
-    c = makeCopier(desc.fields.map((f) => f.name));
-    copiers.set(desc, c);
+    c = makeCopier(
+      desc.fields.map((f) => f.name),
+      mark,
+    );
+    byType.set(desc, c);
   }
   return c;
 }
 
-function makeCopier(names: string[]): Copier {
+function makeCopier(names: string[], mark: symbol | undefined): Copier {
+  const spread: Copier = mark ? (p) => ({ ...p, [mark]: null }) : (p) => ({ ...p });
   // A literal's "__proto__" key would set the prototype, and a repeated name would differ from a spread's copy.
   if (names.length > 64 || names.includes('__proto__') || new Set(names).size !== names.length) return spread;
-  const keys = names.map((n) => JSON.stringify(n));
+  const fields = names.map((n) => JSON.stringify(n)).map((k) => `${k}: p[${k}]`);
+  if (mark) fields.push('[mark]: null');
   try {
-    return new Function('p', `return {${keys.map((k) => `${k}: p[${k}]`).join(', ')}};`) as Copier;
+    return new Function('mark', `return (p) => ({${fields.join(', ')}});`)(mark) as Copier;
   } catch {
     return spread; // code generation from strings disallowed here
   }
 }
 
-const isStruct = (v: PvValue | undefined): v is PvStructure =>
+export const isStruct = (v: PvValue | undefined): v is PvStructure =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
-
-/**
- * Read the fields `bits` selects into a new structure that holds every field of `desc`, as GET
- * replies and monitor updates carry them: the one decode of the client's data. With `prev` (a
- * monitor's last value, not changed: it and the structures inside it that the update touches are
- * copied, the others shared) an unselected field keeps its value there; without it (a GET reply,
- * a monitor's first update) the type's default. A set structure bit means the whole structure follows.
- */
-export function decodeUpdate(
-  r: Reader,
-  desc: StructureDesc,
-  prev: PvStructure | undefined,
-  bits: BitSet,
-  cache: TypeCache | undefined,
-): PvStructure {
-  if (bits.get(0)) return decodeValue(r, desc, cache) as PvStructure;
-  const base = prev ?? (sharedDefault(desc) as PvStructure);
-  const plan = planOf(desc, bits);
-  return plan ? plan(r, base, cache) : updateInto(r, desc, base, bits, 0, cache, 0);
-}
-
-/**
- * A compiled decodeUpdate for one type and one set of marked fields: a monitor's updates mark the
- * same fields again and again (a counter's: the value and the timestamp's three), so each set gets
- * a function of its own that reads them in order and builds the new structure as object
- * literals (several times faster than the general walk below, which stays for the rest).
- */
-type Plan = (r: Reader, prev: PvStructure, cache: TypeCache | undefined) => PvStructure;
-/** Per type: the plans by the marked bits' words; null where no plan can be made. */
-const plans = new WeakMap<StructureDesc, Map<number | string, Plan | null>>();
-/** Sets of marked fields compiled per type, at most (others take the general walk). */
-const PLANS_PER_TYPE = 16;
-/** Fields a compiled plan handles in all, at most. */
-const PLAN_FIELDS = 256;
-
-const READS: Partial<Record<ScalarType, string>> = {
-  boolean: 'bool',
-  byte: 'i8',
-  ubyte: 'u8',
-  short: 'i16',
-  ushort: 'u16',
-  int: 'i32',
-  uint: 'u32',
-  long: 'i64',
-  ulong: 'u64',
-  float: 'f32',
-  double: 'f64',
-  string: 'string',
-};
-
-function planOf(desc: StructureDesc, bits: BitSet): Plan | undefined {
-  let byBits = plans.get(desc);
-  if (!byBits) plans.set(desc, (byBits = new Map()));
-  const key = bits.key();
-  let plan = byBits.get(key);
-  if (plan === undefined) {
-    if (byBits.size >= PLANS_PER_TYPE) return undefined;
-    plan = compilePlan(desc, bits);
-    byBits.set(key, plan);
-  }
-  return plan ?? undefined;
-}
-
-/** The source of a plan: statements reading the marked fields in order, then the literal of the new value. */
-function compilePlan(desc: StructureDesc, bits: BitSet): Plan | null {
-  const types: FieldDesc[] = [];
-  const lines: string[] = [];
-  let vars = 0;
-  let fields = 0;
-  const build = (d: StructureDesc, base: number, prev: string, depth: number): string | null => {
-    if (depth > MAX_TYPE_DEPTH || (fields += d.fields.length) > PLAN_FIELDS) return null;
-    const names = d.fields.map((f) => f.name);
-    if (names.includes('__proto__') || new Set(names).size !== names.length) return null;
-    const spans = fieldSpans(d);
-    const parts: string[] = [];
-    let off = base + 1;
-    for (let i = 0; i < d.fields.length; i++) {
-      const f = d.fields[i]!;
-      const key = JSON.stringify(f.name);
-      const span = spans[i]!;
-      let expr: string | null = `${prev}[${key}]`;
-      if (bits.get(off)) {
-        const v = `v${vars++}`;
-        const read = f.type.kind === 'scalar' ? READS[f.type.type] : undefined;
-        if (read) lines.push(`const ${v} = r.${read}();`);
-        else lines.push(`const ${v} = decode(r, types[${types.push(f.type) - 1}], cache, ${depth + 1});`);
-        expr = v;
-      } else if (span > 1 && bits.anyIn(off + 1, off + span)) {
-        const sub = `p${vars++}`;
-        lines.push(`const ${sub} = structOr(${prev}[${key}], types[${types.push(f.type) - 1}]);`);
-        expr = build(f.type as StructureDesc, off, sub, depth + 1);
-        if (expr === null) return null;
-      }
-      parts.push(`${key}: ${expr}`);
-      off += span;
-    }
-    return `{${parts.join(', ')}}`;
-  };
-  const literal = build(desc, 0, 'prev', 0);
-  if (literal === null) return null;
-  try {
-    const make = new Function('types', 'decode', 'structOr', `return (r, prev, cache) => {\n${lines.join('\n')}\nreturn ${literal};\n};`);
-    return make(types, decodeValue, structOr) as Plan;
-  } catch {
-    return null; // code generation from strings disallowed here
-  }
-}
-
-/** A structure field of a monitor's last value, or the type's default where it holds none. */
-const structOr = (v: PvValue | undefined, desc: FieldDesc): PvStructure => (isStruct(v) ? v : (sharedDefault(desc) as PvStructure));
-
-function updateInto(
-  r: Reader,
-  desc: StructureDesc,
-  prev: PvStructure,
-  bits: BitSet,
-  base: number,
-  cache: TypeCache | undefined,
-  depth: number,
-): PvStructure {
-  if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
-  const out = copierOf(desc)(prev);
-  const spans = fieldSpans(desc);
-  const fields = desc.fields;
-  let off = base + 1;
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i]!;
-    const span = spans[i]!;
-    if (bits.get(off)) setField(out, f.name, decodeValue(r, f.type, cache, depth + 1));
-    else if (span > 1 && bits.anyIn(off + 1, off + span)) {
-      const sub = prev[f.name];
-      setField(
-        out,
-        f.name,
-        updateInto(r, f.type as StructureDesc, isStruct(sub) ? sub : (sharedDefault(f.type) as PvStructure), bits, off, cache, depth + 1),
-      );
-    }
-    off += span;
-  }
-  return out;
-}

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClientCircuit, type IoHandler } from '../../src/ca/circuit.js';
 import { Framer } from '../../src/ca/framer.js';
-import { IdTable } from '../../src/ca/id-table.js';
+import { IdTable } from '../../src/wire/id-table.js';
 
 describe('IdTable', () => {
   it('answers as a Map through collisions, deletions, growth and clear', () => {

@@ -43,6 +43,44 @@ function msg(flags: number, command: number, payload: Uint8Array): Uint8Array {
 describe('pva framer', () => {
   const all = FIXTURES.flatMap((f) => loadFixture(f).map((m) => m.bytes));
 
+  it('the in-place handler is offered each whole unsegmented message where it lies; what it declines, and segments, go to the handler', () => {
+    const seen: string[] = [];
+    const { got, errors } = collect();
+    const framer = new Framer(
+      (h, p) => got.push({ header: { ...h }, payload: hex(p) }),
+      (r) => errors.push(r),
+      undefined,
+      undefined,
+      (h, b, start, end) => {
+        if (h.command !== 13) return false;
+        expect(end - start).toBe(h.payloadSize);
+        seen.push(hex(b.subarray(start, end)));
+        return true;
+      },
+    );
+    const p = (n: number, v: number) => new Uint8Array(n).fill(v);
+    const stream = concat([
+      msg(0x40, 13, p(5, 1)),
+      msg(0x40, 10, p(3, 2)),
+      msg(0x40, 13, p(6, 3)),
+      msg(0x40 | Flags.SEGMENT_FIRST, 13, p(2, 4)),
+      msg(0x40 | Flags.SEGMENT_LAST, 13, p(2, 5)),
+    ]);
+    // Whole in one chunk, then split in two at every offset (the split message comes whole from the framer's own buffer).
+    for (let cut = 0; cut <= stream.length; cut += cut === 0 ? 1 : 7) {
+      seen.length = 0;
+      got.length = 0;
+      framer.push(stream.subarray(0, cut));
+      framer.push(stream.subarray(cut));
+      expect(errors).toEqual([]);
+      expect(seen).toEqual([hex(p(5, 1)), hex(p(6, 3))]);
+      expect(got.map((g) => [g.header.command, g.payload])).toEqual([
+        [10, hex(p(3, 2))],
+        [13, hex(concat([p(2, 4), p(2, 5)]))],
+      ]);
+    }
+  });
+
   it('every captured message split at every offset gives the same message', () => {
     for (const m of all) {
       const { framer: ref, got: want } = collect();

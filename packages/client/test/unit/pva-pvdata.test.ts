@@ -14,6 +14,7 @@ import {
   decodeMessage,
   decodePartial,
   decodeStatus,
+  decodeInto,
   decodeType,
   decodeUpdate,
   decodeValue,
@@ -26,6 +27,7 @@ import {
   parsePvRequest,
   Reader,
   scalar,
+  updateBase,
   scalarArray,
   structure,
   structureArray,
@@ -149,6 +151,19 @@ describe('values', () => {
     expect(bytes(got).length).toBe(85);
     expect(decodeValue(rd(got), t, undefined)).toEqual(v);
   });
+  it('64-bit integers read one after another: each its own value, signed or not, in either byte order (one bigint for repeats)', () => {
+    const bytes = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 1, 0, 0, 0, 0, 0, 0, 0]);
+    const again = (le: boolean) => new Reader(bytes, le);
+    for (let k = 0; k < 2; k++) {
+      const le = again(true);
+      expect([le.i64(), le.i64()]).toEqual([-(2n ** 56n) - 1n, 1n]);
+      expect(again(true).u64()).toBe(2n ** 64n - 2n ** 56n - 1n);
+      const be = again(false);
+      expect([be.i64(), be.u64()]).toEqual([-2n, 2n ** 56n]);
+      expect(again(false).u64()).toBe(2n ** 64n - 2n);
+    }
+  });
+
   it('64-bit and other numeric arrays are typed arrays, both byte orders', () => {
     const cases: [FieldDesc, PvValue][] = [
       [scalarArray('long'), new BigInt64Array([-1n, 2n ** 62n])],
@@ -480,6 +495,39 @@ describe('monitor updates: every set of marked fields decodes to the last value 
           // What the update does not mark is the last value's own, not a copy.
           if (!bits.anyIn(display, displayEnd)) expect(got.display).toBe(a.display);
         }
+    }
+  });
+
+  it("a monitor's base: 80 updates of random fields (whole structures, the whole value), each as marked on the last, none changed later, unmarked structures shared", () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (const le of [true, false]) {
+      const base = updateBase(type);
+      let want = defaultValue(type) as PvStructure;
+      const given: [PvStructure, PvStructure][] = [];
+      let last: PvStructure | undefined;
+      let lastTouchedDisplay = true;
+      for (let k = 0; k < 80; k++) {
+        const bits = new BitSet();
+        if (random() < 0.1) bits.set(0);
+        else for (let i = 1; i < total; i++) if (random() < 0.25) bits.set(i);
+        if (bits.isEmpty()) bits.set(1);
+        const next = k % 2 ? a : b;
+        want = bits.get(0) ? next : merge(type, want, next, bits, 0);
+        const r = rd(
+          enc((w) => encodePartial(w, type, next, bits), le),
+          le,
+        );
+        const got = decodeInto(r, type, base, bits, undefined);
+        expect(r.remaining).toBe(0);
+        expect(got).toStrictEqual(want);
+        const touchedDisplay = bits.get(0) || bits.anyIn(display, displayEnd);
+        if (last && !touchedDisplay && !lastTouchedDisplay) expect(got.display).toBe(last.display);
+        given.push([got, structuredClone(got)]);
+        last = got;
+        lastTouchedDisplay = touchedDisplay;
+      }
+      for (const [got, copy] of given) expect(got).toStrictEqual(copy);
     }
   });
 

@@ -334,16 +334,25 @@ describe('client session', () => {
       type: 'MonitorUpdate',
       requestId: id,
       subcommand: 0,
+      changed: BitSet.of(1),
+      valueType: TYPE,
+      value: { value: 3, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 0 } },
+    });
+    t.feed({
+      type: 'MonitorUpdate',
+      requestId: id,
+      subcommand: 0,
       changed: BitSet.of(4),
       valueType: TYPE,
       value: { value: 0, timeStamp: { secondsPastEpoch: 0n, nanoseconds: 8 } },
     });
     expect(updates[0]).toStrictEqual(first);
     expect(updates[1]).toStrictEqual({ value: 2, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } });
-    expect(updates[1]!.timeStamp).toBe(updates[0]!.timeStamp); // not marked: shared, not copied
-    expect(updates[2]).toStrictEqual({ value: 2, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 8 } });
-    expect(updates[2]!.timeStamp).not.toBe(updates[1]!.timeStamp); // marked inside: a copy
-    expect(updates[1]!.timeStamp).toStrictEqual({ secondsPastEpoch: 10n, nanoseconds: 5 });
+    expect(updates[2]).toStrictEqual({ value: 3, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 5 } });
+    expect(updates[2]!.timeStamp).toBe(updates[1]!.timeStamp); // not marked since: shared, not copied
+    expect(updates[3]).toStrictEqual({ value: 3, timeStamp: { secondsPastEpoch: 10n, nanoseconds: 8 } });
+    expect(updates[3]!.timeStamp).not.toBe(updates[2]!.timeStamp); // marked inside: a copy
+    expect(updates[2]!.timeStamp).toStrictEqual({ secondsPastEpoch: 10n, nanoseconds: 5 });
   });
 
   it('PUT: the get-back reply is decoded like a GET reply (every field, defaults where none was sent); the completion has no value', () => {

@@ -222,8 +222,8 @@ export class PvaMonitor extends DeliveringMonitor<PvaReading, PvaChannel> implem
   onUpdate(value: PvStructure, _changed: BitSet): void {
     if (this.closed || !this.type) return;
     this.received++;
-    // Each update is a new structure (decodeUpdate copies what an update changes and shares the
-    // rest with the last one, which it never changes): the reading may keep it.
+    // Each update is a new structure (UpdateBase builds what an update changes and shares the
+    // rest with the last one; nothing changes it later): the reading may keep it.
     this.emit(new PvaReading(this.type, value));
     if (this.lastBuffers) this.recycle(value);
   }

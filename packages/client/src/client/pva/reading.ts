@@ -8,7 +8,18 @@ import type { NumericArray, PvStructure, PvValue } from '../../pva/values.js';
 export type PvaValue = number | bigint | string | boolean | NumericArray | string[] | boolean[] | PvValue | null;
 
 const isObj = (v: unknown): v is PvStructure => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
-const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0);
+/** The bigint converted last: updates share their timestamp's seconds (the reader reads one bigint for them). */
+let lastBig = 0n;
+let lastNum = 0;
+const num = (v: unknown): number => {
+  if (typeof v === 'number') return v;
+  if (typeof v !== 'bigint') return 0;
+  if (v !== lastBig) {
+    lastNum = Number(v);
+    lastBig = v;
+  }
+  return lastNum;
+};
 
 const kinds = new WeakMap<FieldDesc, string>();
 

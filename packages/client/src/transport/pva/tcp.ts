@@ -50,6 +50,7 @@ export class PvaCircuit extends StreamConnection {
       (reason) => this.fail('protocol', reason),
       MAX_MESSAGE,
       (size, prefix) => this.updates.take(size, prefix) ?? this.pool.take(size),
+      (h, bytes, start, end) => this.session.receiveAt(h, bytes, start, end),
     );
   }
 

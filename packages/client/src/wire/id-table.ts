@@ -1,5 +1,5 @@
-// The handlers of a circuit by id (subscription ids), found on the hot path through a direct-mapped
-// array in front of a Map. Ids are handed out in increasing order, so the live ones mostly differ
+// Handlers by id (a CA circuit's subscriptions, a PV Access session's requests), found on the hot
+// path through a direct-mapped array in front of a Map. Ids are handed out in increasing order, so the live ones mostly differ
 // in their low bits: looking one up reads one slot of an array (neighbouring ids share its cache
 // lines) where a Map reads a hash bucket and an entry. The Map stays the record; an id whose slot
 // another id holds is found there.
@@ -65,6 +65,10 @@ export class IdTable<V> {
 
   values(): IterableIterator<V> {
     return this.map.values();
+  }
+
+  entries(): IterableIterator<[number, V]> {
+    return this.map.entries();
   }
 
   clear(): void {

@@ -1,0 +1,278 @@
+// Data that marks some of a structure's fields (GET replies, PUT get-backs, monitor updates),
+// decoded into a new value whose unmarked fields come from a base: the type's defaults or a last
+// value left unchanged (decodeUpdate), or a monitor's own copy of its fields, which it changes in
+// place (UpdateBase). Each set of marked fields of a type gets a decoder compiled for it.
+import type { BitSet } from './bitset.js';
+import { DecodeError, type Reader } from './buffer.js';
+import { fieldSpans, MAX_TYPE_DEPTH, type FieldDesc, type ScalarType, type StructureDesc, type TypeCache } from './types.js';
+import { copierOf, decodeValue, isStruct, setField, sharedDefault, type PvStructure, type PvValue } from './values.js';
+
+/**
+ * Read the fields `bits` selects into `target` (a full value of `desc`, whose top-level fields are
+ * replaced), as GET replies and monitor updates carry them: decodeUpdate, kept for callers that hold
+ * one value. A set structure bit means the whole structure follows.
+ */
+export function decodePartial(r: Reader, desc: StructureDesc, target: PvStructure, bits: BitSet, cache: TypeCache | undefined): void {
+  Object.assign(target, decodeUpdate(r, desc, target, bits, cache));
+}
+
+/**
+ * Read the fields `bits` selects into a new structure that holds every field of `desc`, as GET
+ * replies and PUT get-backs carry them. With `prev` (a last value, not changed: it and the
+ * structures inside it that the data touches are copied, the others shared) an unselected field
+ * keeps its value there; without it the type's default. A set structure bit means the whole
+ * structure follows.
+ */
+export function decodeUpdate(
+  r: Reader,
+  desc: StructureDesc,
+  prev: PvStructure | undefined,
+  bits: BitSet,
+  cache: TypeCache | undefined,
+): PvStructure {
+  if (bits.get(0)) return decodeValue(r, desc, cache) as PvStructure;
+  const base = prev ?? (sharedDefault(desc) as PvStructure);
+  const plan = planOf(copyPlans, desc, bits);
+  return plan ? plan(r, base, cache) : copyWalk(r, desc, base, bits, 0, cache, 0);
+}
+
+/**
+ * A monitor's fields between its updates, the base of the next one, which marks only what changed
+ * (updateBase, decodeInto).
+ *
+ * Each update is a new structure that nothing changes later, sharing with the last one the
+ * structures it does not touch. The base is not such a value but a copy of the fields, which each
+ * update changes in place: keeping the last value itself as the base would keep every update's new
+ * objects alive until the next one, a second at 1 Hz, long enough for V8 to move them to its old
+ * generation, which then grows with garbage between its major collections (100,000 monitors of
+ * counters: 420 MB of RSS on a live heap of 127). What a base keeps is made once; an update's new
+ * objects die young unless the application keeps them.
+ *
+ * The structures of the base are made as updates first touch them (until then the base holds the
+ * type's shared default or the value it came with), and each keeps the last value given out for it
+ * while no update touches it, so that unchanged structures stay shared from one update to the next.
+ */
+export type UpdateBase = { readonly [BASE]: true };
+
+/** The key of a base structure's last value given out (null: to be made; absent: the structure is a given value, not yet copied). */
+const SNAP = Symbol('given');
+declare const BASE: unique symbol;
+type Node = PvStructure & { [SNAP]?: PvStructure | null };
+
+/** A new base for a monitor of `desc`: every field its default. */
+export function updateBase(desc: StructureDesc): UpdateBase {
+  return thaw(sharedDefault(desc) as PvStructure, desc) as unknown as UpdateBase;
+}
+
+/** Read an update marking `bits` into `base` (of `desc`): a new value of every field of the type. A set structure bit means the whole structure follows. */
+export function decodeInto(r: Reader, desc: StructureDesc, base: UpdateBase, bits: BitSet, cache: TypeCache | undefined): PvStructure {
+  const top = base as unknown as Node;
+  const plan = planOf(basePlans, desc, bits);
+  return plan ? plan(r, top, cache) : baseWalk(r, desc, top, bits, 0, bits.get(0), cache, 0);
+}
+
+/** A base structure of `desc` from a structure given out (or a default): its fields copied, changed in place from now on. */
+const thaw = (v: PvStructure, desc: StructureDesc): Node => copierOf(desc, SNAP)(v) as Node;
+
+/** The base structure in field `name` of `parent`, copied from the value there on first touch; its last value given out no longer holds. */
+function touch(parent: Node, name: string, desc: FieldDesc): Node {
+  // A base's structure fields hold structures: its own, or given ones (defaults, a value's).
+  const v = parent[name] as Node;
+  if (v[SNAP] !== undefined) {
+    v[SNAP] = null;
+    return v;
+  }
+  const n = thaw(v, desc as StructureDesc);
+  setField(parent, name, n);
+  return n;
+}
+
+/** The value to give for a structure field no update touched: the base's structure as given last, made once while it does not change. */
+function given(v: PvValue, desc: FieldDesc): PvValue {
+  const n = v as Node;
+  const s = n[SNAP];
+  if (s === undefined) return v; // never touched: a given value itself
+  if (s !== null) return s;
+  const d = desc as StructureDesc;
+  const out: PvStructure = {};
+  for (const f of d.fields) setField(out, f.name, f.type.kind === 'structure' ? given(n[f.name]!, f.type) : n[f.name]!);
+  return (n[SNAP] = out);
+}
+
+type Plan<B> = (r: Reader, base: B, cache: TypeCache | undefined) => PvStructure;
+type PlanKind<B> = {
+  /** Per type: the plans by the marked bits' words; null where no plan can be made. */
+  plans: WeakMap<StructureDesc, Map<number | string, Plan<B> | null>>;
+  compile: (desc: StructureDesc, bits: BitSet) => Plan<B> | null;
+  /** The plan found last, for its type and key. */
+  lastDesc?: StructureDesc;
+  lastKey?: number | string;
+  lastPlan?: Plan<B> | undefined;
+};
+/** Sets of marked fields compiled per type, at most (others take the general walk). */
+const PLANS_PER_TYPE = 16;
+/** Fields a compiled plan handles in all, at most. */
+const PLAN_FIELDS = 256;
+
+function planOf<B>(kind: PlanKind<B>, desc: StructureDesc, bits: BitSet): Plan<B> | undefined {
+  const key = bits.key();
+  // Monitors of one type updated one after another mark the same fields.
+  if (desc === kind.lastDesc && key === kind.lastKey) return kind.lastPlan;
+  let byBits = kind.plans.get(desc);
+  if (!byBits) kind.plans.set(desc, (byBits = new Map()));
+  let plan = byBits.get(key);
+  if (plan === undefined) {
+    if (byBits.size >= PLANS_PER_TYPE) return undefined;
+    plan = kind.compile(desc, bits);
+    byBits.set(key, plan);
+  }
+  kind.lastDesc = desc;
+  kind.lastKey = key;
+  kind.lastPlan = plan ?? undefined;
+  return kind.lastPlan;
+}
+
+const READS: Partial<Record<ScalarType, string>> = {
+  boolean: 'bool',
+  byte: 'i8',
+  ubyte: 'u8',
+  short: 'i16',
+  ushort: 'u16',
+  int: 'i32',
+  uint: 'u32',
+  long: 'i64',
+  ulong: 'u64',
+  float: 'f32',
+  double: 'f64',
+  string: 'string',
+};
+
+/**
+ * A compiled decoder for one type and one set of marked fields: a monitor's updates mark the same
+ * fields again and again (a counter's: the value and the timestamp's three), so each set gets a
+ * function of its own that reads them in order, then, on a base, writes them there, and builds
+ * the new structure as object literals (several times faster than the general walks below, which
+ * stay for the rest). On a last value (`onBase` false) a structure marked whole is decoded whole;
+ * on a base its fields are read one by one into the base, as the bytes are the same.
+ */
+function compilePlan<B>(desc: StructureDesc, bits: BitSet, onBase: boolean): Plan<B> | null {
+  const types: FieldDesc[] = [];
+  const reads: string[] = [];
+  const writes: string[] = [];
+  let vars = 0;
+  let fields = 0;
+  const type = (t: FieldDesc) => `types[${types.push(t) - 1}]`;
+  /** The literal of structure `d` (bits from `base + 1`) whose last fields are in `prev`; all: every field marked. */
+  const build = (d: StructureDesc, base: number, prev: string, depth: number, all: boolean): string | null => {
+    if (depth > MAX_TYPE_DEPTH || (fields += d.fields.length) > PLAN_FIELDS) return null;
+    const names = d.fields.map((f) => f.name);
+    if (names.includes('__proto__') || new Set(names).size !== names.length) return null;
+    const spans = fieldSpans(d);
+    const parts: string[] = [];
+    let off = base + 1;
+    for (let i = 0; i < d.fields.length; i++) {
+      const f = d.fields[i]!;
+      const key = JSON.stringify(f.name);
+      const span = spans[i]!;
+      const marked = all || bits.get(off);
+      const struct = f.type.kind === 'structure';
+      let expr: string | null;
+      if (marked && !(onBase && struct)) {
+        const v = `v${vars++}`;
+        const read = f.type.kind === 'scalar' ? READS[f.type.type] : undefined;
+        if (read) reads.push(`const ${v} = r.${read}();`);
+        else reads.push(`const ${v} = decode(r, ${type(f.type)}, cache, ${depth + 1});`);
+        if (onBase) writes.push(`${prev}[${key}] = ${v};`);
+        expr = v;
+      } else if (struct && (marked || (span > 1 && bits.anyIn(off + 1, off + span)))) {
+        const sub = `p${vars++}`;
+        if (onBase) writes.push(`const ${sub} = touch(${prev}, ${key}, ${type(f.type)});`);
+        else reads.push(`const ${sub} = structOr(${prev}[${key}], ${type(f.type)});`);
+        expr = build(f.type as StructureDesc, off, sub, depth + 1, marked);
+        if (expr === null) return null;
+      } else expr = onBase && struct ? `given(${prev}[${key}], ${type(f.type)})` : `${prev}[${key}]`;
+      parts.push(`${key}: ${expr}`);
+      off += span;
+    }
+    return `{${parts.join(', ')}}`;
+  };
+  const literal = build(desc, 0, 'prev', 0, onBase && bits.get(0));
+  if (literal === null) return null;
+  try {
+    const make = new Function(
+      'types',
+      'decode',
+      'structOr',
+      'touch',
+      'given',
+      `return (r, prev, cache) => {\n${reads.join('\n')}\n${writes.join('\n')}\nreturn ${literal};\n};`,
+    );
+    return make(types, decodeValue, structOr, touch, given) as Plan<B>;
+  } catch {
+    return null; // code generation from strings disallowed here
+  }
+}
+
+const copyPlans: PlanKind<PvStructure> = { plans: new WeakMap(), compile: (d, b) => compilePlan(d, b, false) };
+const basePlans: PlanKind<Node> = { plans: new WeakMap(), compile: (d, b) => compilePlan(d, b, true) };
+
+/** A structure field of a last value, or the type's default where it holds none. */
+const structOr = (v: PvValue | undefined, desc: FieldDesc): PvStructure => (isStruct(v) ? v : (sharedDefault(desc) as PvStructure));
+
+/** decodeUpdate beyond the compiled plans: a copy of `prev` with the marked fields read in. */
+function copyWalk(
+  r: Reader,
+  desc: StructureDesc,
+  prev: PvStructure,
+  bits: BitSet,
+  base: number,
+  cache: TypeCache | undefined,
+  depth: number,
+): PvStructure {
+  if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
+  const out = copierOf(desc)(prev);
+  const spans = fieldSpans(desc);
+  const fields = desc.fields;
+  let off = base + 1;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    const span = spans[i]!;
+    if (bits.get(off)) setField(out, f.name, decodeValue(r, f.type, cache, depth + 1));
+    else if (span > 1 && bits.anyIn(off + 1, off + span))
+      setField(out, f.name, copyWalk(r, f.type as StructureDesc, structOr(prev[f.name], f.type), bits, off, cache, depth + 1));
+    off += span;
+  }
+  return out;
+}
+
+/** UpdateBase.decode beyond the compiled plans: the marked fields read into `node` (all: every field marked), and the new value. */
+function baseWalk(
+  r: Reader,
+  desc: StructureDesc,
+  node: Node,
+  bits: BitSet,
+  base: number,
+  all: boolean,
+  cache: TypeCache | undefined,
+  depth: number,
+): PvStructure {
+  if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
+  const out: PvStructure = {};
+  const spans = fieldSpans(desc);
+  const fields = desc.fields;
+  let off = base + 1;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    const span = spans[i]!;
+    const marked = all || bits.get(off);
+    const struct = f.type.kind === 'structure';
+    let v: PvValue;
+    if (marked && !struct) setField(node, f.name, (v = decodeValue(r, f.type, cache, depth + 1)));
+    else if (struct && (marked || (span > 1 && bits.anyIn(off + 1, off + span))))
+      v = baseWalk(r, f.type as StructureDesc, touch(node, f.name, f.type), bits, off, marked, cache, depth + 1);
+    else v = struct ? given(node[f.name]!, f.type) : node[f.name]!;
+    setField(out, f.name, v);
+    off += span;
+  }
+  return out;
+}
