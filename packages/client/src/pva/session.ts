@@ -29,8 +29,10 @@ interface OpEntry {
   handler: OpHandler;
   command: number;
   sid: number;
-  /** The data type once INIT succeeded; a monitor's fields, the base of its next update. */
-  op: { type: StructureDesc; base?: UpdateBase } | undefined;
+  /** The data type once INIT succeeded. */
+  type: StructureDesc | undefined;
+  /** A monitor's fields, the base of its next update. */
+  base: UpdateBase | undefined;
   /** The server destroys the request after its reply (an execution with the DESTROY bit). */
   last?: boolean;
   /** A monitor INIT with the pipeline bit. */
@@ -228,11 +230,11 @@ export class ClientSession {
     if (!e || e.command !== h.command) return false;
     const sub = r.u8();
     if (sub & Sub.INIT) return this.initReply(r, id);
-    const op = e.op;
+    const type = e.type;
     const monitor = h.command === Cmd.MONITOR;
     // A monitor's DESTROY or PROCESS bit is its end; a PUT's reply carries data only for a get-back
     // (GET bit); a GET's DESTROY bit only echoes the request's.
-    if (!op || (monitor && (sub & (Sub.DESTROY | Sub.PROCESS)) !== 0) || (h.command === Cmd.PUT && (sub & Sub.GET) === 0)) return false;
+    if (!type || (monitor && (sub & (Sub.DESTROY | Sub.PROCESS)) !== 0) || (h.command === Cmd.PUT && (sub & Sub.GET) === 0)) return false;
     let changed: BitSet, overrun: BitSet | undefined;
     let value: PvStructure;
     if (e.last) this.ops.delete(id);
@@ -244,8 +246,8 @@ export class ClientSession {
       }
       changed = BitSet.decode(r, this.changed);
       value = monitor
-        ? decodeInto(r, op.type, (op.base ??= updateBase(op.type)), changed, this.types)
-        : decodeUpdate(r, op.type, undefined, changed, this.types);
+        ? decodeInto(r, type, (e.base ??= updateBase(type)), changed, this.types)
+        : decodeUpdate(r, type, undefined, changed, this.types);
       // An empty overrun set (the usual) is not made into an object.
       if (monitor && r.remaining > 0 && r.bytes[r.pos] === 0) r.pos++;
       else if (monitor) overrun = BitSet.decode(r);
@@ -367,7 +369,7 @@ export class ClientSession {
     while (this.ops.has(id)) id = (id + 1) >>> 0 || 1;
     this.nextRequest = (id + 1) >>> 0 || 1;
     // Every field set at once: 100,000 monitors' entries stay small.
-    this.ops.set(id, { handler, command, sid, op: undefined, last: false, pipelined: false });
+    this.ops.set(id, { handler, command, sid, type: undefined, base: undefined, last: false, pipelined: false });
     return id;
   }
 
@@ -424,7 +426,7 @@ export class ClientSession {
     const e = this.ops.get(id);
     if (!e) return;
     this.initDone(id);
-    if (isSuccess(status) && type?.kind === 'structure') e.op = { type };
+    if (isSuccess(status) && type?.kind === 'structure') e.type = type;
     else if (isSuccess(status) && e.command !== Cmd.PUT) {
       this.ops.delete(id);
       e.handler.onFail({ kind: 'protocol', message: `INIT reply without a structure type (command ${e.command})` });
@@ -435,7 +437,7 @@ export class ClientSession {
 
   /** The data type of an initialised operation. */
   typeOf(id: number): StructureDesc | undefined {
-    return this.ops.get(id)?.op?.type;
+    return this.ops.get(id)?.type;
   }
 
   /** GET execution (the reply goes to onReply); `last`: the server destroys the request after replying. */
@@ -449,7 +451,7 @@ export class ClientSession {
   /** Hand an initialised request to another handler (a PUT request kept for the next put). */
   rebind(id: number, handler: OpHandler): boolean {
     const e = this.ops.get(id);
-    if (!e?.op) return false;
+    if (!e?.type) return false;
     e.handler = handler;
     return true;
   }
@@ -457,8 +459,8 @@ export class ClientSession {
   /** PUT execution of the fields `changed` selects from `value`. */
   put(id: number, changed: BitSet, value: PvStructure): void {
     const e = this.ops.get(id);
-    if (!e?.op) return;
-    this.send({ type: 'PutRequest', sid: e.sid, requestId: id, subcommand: Sub.EXEC, changed, valueType: e.op.type, value });
+    if (!e?.type) return;
+    this.send({ type: 'PutRequest', sid: e.sid, requestId: id, subcommand: Sub.EXEC, changed, valueType: e.type, value });
   }
 
   /** A PUT's get-back: the current value, before putting (the reply goes to onReply). */
@@ -508,11 +510,11 @@ export class ClientSession {
     this.ops.delete(id);
     // Held behind the fence or waiting for a slot, its INIT never went out: nothing to tell the server.
     if (this.fence.drop(id)) return;
-    if (!e.op && this.inits.unqueue(id)) return this.backlogShrank();
-    if (!e.op) this.initDone(id);
+    if (!e.type && this.inits.unqueue(id)) return this.backlogShrank();
+    if (!e.type) this.initDone(id);
     if (e.command === Cmd.GET_FIELD || this.state !== 'ready') return;
     this.send({ type: 'DestroyRequest', sid: e.sid, requestId: id });
-    if (e.command === Cmd.MONITOR && e.op) this.fence.cancelled();
+    if (e.command === Cmd.MONITOR && e.type) this.fence.cancelled();
   }
 
   /**
@@ -522,7 +524,7 @@ export class ClientSession {
    */
   probeInit(id: number): boolean {
     const e = this.ops.get(id);
-    if (!e || e.op || this.state !== 'ready' || !this.inits.sent(id)) return false;
+    if (!e || e.type || this.state !== 'ready' || !this.inits.sent(id)) return false;
     this.send({ type: 'EchoRequest', payload: new Uint8Array(0) });
     this.fence.echoSent();
     this.probes.push({ id, echo: this.fence.echoes.sent });
@@ -536,7 +538,7 @@ export class ClientSession {
     if (
       !due.some((p) => {
         const e = this.ops.get(p.id);
-        return e !== undefined && !e.op;
+        return e !== undefined && !e.type;
       })
     )
       return;
@@ -544,7 +546,7 @@ export class ClientSession {
     // INIT's reply hears it now, not each from its own probe (a window of INITs at a time). The
     // latest first: one still queued is taken out of the queue without releasing a slot, so the
     // earlier ones' slots go to the plain INITs that replace them.
-    const waiting = [...this.ops.entries()].filter(([, e]) => e.pipelined && !e.op).sort(([a], [b]) => b - a);
+    const waiting = [...this.ops.entries()].filter(([, e]) => e.pipelined && !e.type).sort(([a], [b]) => b - a);
     this.probes = [];
     for (const [id, e] of waiting) if (this.ops.get(id) === e) e.handler.onInitIgnored?.();
   }

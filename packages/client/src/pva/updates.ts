@@ -48,16 +48,18 @@ export function decodeUpdate(
  * counters: 420 MB of RSS on a live heap of 127). What a base keeps is made once; an update's new
  * objects die young unless the application keeps them.
  *
- * The structures of the base are made as updates first touch them (until then the base holds the
- * type's shared default or the value it came with), and each keeps the last value given out for it
- * while no update touches it, so that unchanged structures stay shared from one update to the next.
+ * The structures of the base are its own from the update that first touches them until one that
+ * does not: then that structure's new value, made from them once, takes their place in the base
+ * (and the next update that touches it copies it again). Until first touched a field holds the
+ * type's shared default. Unchanged structures so stay shared from one update to the next, and a
+ * base holds one object per structure.
  */
 export type UpdateBase = { readonly [BASE]: true };
 
-/** The key of a base structure's last value given out (null: to be made; absent: the structure is a given value, not yet copied). */
-const SNAP = Symbol('given');
+/** The key that marks a base's own structures (given values, which nothing changes, lack it). */
+const OWN = Symbol('own');
 declare const BASE: unique symbol;
-type Node = PvStructure & { [SNAP]?: PvStructure | null };
+type Node = PvStructure & { [OWN]?: true };
 
 /** A new base for a monitor of `desc`: every field its default. */
 export function updateBase(desc: StructureDesc): UpdateBase {
@@ -71,32 +73,29 @@ export function decodeInto(r: Reader, desc: StructureDesc, base: UpdateBase, bit
   return plan ? plan(r, top, cache) : baseWalk(r, desc, top, bits, 0, bits.get(0), cache, 0);
 }
 
-/** A base structure of `desc` from a structure given out (or a default): its fields copied, changed in place from now on. */
-const thaw = (v: PvStructure, desc: StructureDesc): Node => copierOf(desc, SNAP)(v) as Node;
+/** A structure of the base's own, copied from a given value (or a default) of `desc`, to be changed in place. */
+const thaw = (v: PvStructure, desc: StructureDesc): Node => copierOf(desc, OWN)(v) as Node;
 
-/** The base structure in field `name` of `parent`, copied from the value there on first touch; its last value given out no longer holds. */
-function touch(parent: Node, name: string, desc: FieldDesc): Node {
-  // A base's structure fields hold structures: its own, or given ones (defaults, a value's).
-  const v = parent[name] as Node;
-  if (v[SNAP] !== undefined) {
-    v[SNAP] = null;
-    return v;
-  }
+/**
+ * The structure `v` in field `name` of `parent`, which an update touches: the base's own, made
+ * from the given value there if it is not yet. (A base's structure fields always hold structures;
+ * the compiled plans read `v` where the field's name is written out.)
+ */
+function touch(parent: Node, name: string, v: Node, desc: FieldDesc): Node {
+  if (v[OWN]) return v;
   const n = thaw(v, desc as StructureDesc);
   setField(parent, name, n);
   return n;
 }
 
-/** The value to give for a structure field no update touched: the base's structure as given last, made once while it does not change. */
-function given(v: PvValue, desc: FieldDesc): PvValue {
-  const n = v as Node;
-  const s = n[SNAP];
-  if (s === undefined) return v; // never touched: a given value itself
-  if (s !== null) return s;
+/** The value of structure `v` in field `name` of `parent`, which an update does not touch: a given value, made from the base's own once and put in its place. */
+function given(parent: Node, name: string, v: Node, desc: FieldDesc): PvValue {
+  if (!v[OWN]) return v;
   const d = desc as StructureDesc;
-  const out: PvStructure = {};
-  for (const f of d.fields) setField(out, f.name, f.type.kind === 'structure' ? given(n[f.name]!, f.type) : n[f.name]!);
-  return (n[SNAP] = out);
+  const out = copierOf(d)(v);
+  for (const f of d.fields) if (f.type.kind === 'structure') setField(out, f.name, given(v, f.name, v[f.name] as Node, f.type));
+  setField(parent, name, out);
+  return out;
 }
 
 type Plan<B> = (r: Reader, base: B, cache: TypeCache | undefined) => PvStructure;
@@ -186,11 +185,11 @@ function compilePlan<B>(desc: StructureDesc, bits: BitSet, onBase: boolean): Pla
         expr = v;
       } else if (struct && (marked || (span > 1 && bits.anyIn(off + 1, off + span)))) {
         const sub = `p${vars++}`;
-        if (onBase) writes.push(`const ${sub} = touch(${prev}, ${key}, ${type(f.type)});`);
+        if (onBase) writes.push(`const ${sub} = touch(${prev}, ${key}, ${prev}[${key}], ${type(f.type)});`);
         else reads.push(`const ${sub} = structOr(${prev}[${key}], ${type(f.type)});`);
         expr = build(f.type as StructureDesc, off, sub, depth + 1, marked);
         if (expr === null) return null;
-      } else expr = onBase && struct ? `given(${prev}[${key}], ${type(f.type)})` : `${prev}[${key}]`;
+      } else expr = onBase && struct ? `given(${prev}, ${key}, ${prev}[${key}], ${type(f.type)})` : `${prev}[${key}]`;
       parts.push(`${key}: ${expr}`);
       off += span;
     }
@@ -269,8 +268,8 @@ function baseWalk(
     let v: PvValue;
     if (marked && !struct) setField(node, f.name, (v = decodeValue(r, f.type, cache, depth + 1)));
     else if (struct && (marked || (span > 1 && bits.anyIn(off + 1, off + span))))
-      v = baseWalk(r, f.type as StructureDesc, touch(node, f.name, f.type), bits, off, marked, cache, depth + 1);
-    else v = struct ? given(node[f.name]!, f.type) : node[f.name]!;
+      v = baseWalk(r, f.type as StructureDesc, touch(node, f.name, node[f.name] as Node, f.type), bits, off, marked, cache, depth + 1);
+    else v = struct ? given(node, f.name, node[f.name] as Node, f.type) : node[f.name]!;
     setField(out, f.name, v);
     off += span;
   }

@@ -415,6 +415,12 @@ describe('a reply that marks some fields: every field of the type, defaults in t
   });
 });
 
+/** Symbol keys in a value's structures. */
+const symbolsIn = (v: unknown): number =>
+  typeof v === 'object' && v !== null && !ArrayBuffer.isView(v)
+    ? Object.getOwnPropertySymbols(v).length + Object.values(v).reduce((n: number, x) => n + symbolsIn(x), 0)
+    : 0;
+
 describe('monitor updates: every set of marked fields decodes to the last value with those fields replaced', () => {
   // A type with nested structures, scalars of every reader, arrays, a union and a string: the
   // updates' decode is compiled per set of marked fields (16 per type), the others walk the type.
@@ -523,12 +529,51 @@ describe('monitor updates: every set of marked fields decodes to the last value 
         expect(got).toStrictEqual(want);
         const touchedDisplay = bits.get(0) || bits.anyIn(display, displayEnd);
         if (last && !touchedDisplay && !lastTouchedDisplay) expect(got.display).toBe(last.display);
+        expect(symbolsIn(got)).toBe(0); // a base's own structures are never given out
         given.push([got, structuredClone(got)]);
         last = got;
         lastTouchedDisplay = touchedDisplay;
       }
       for (const [got, copy] of given) expect(got).toStrictEqual(copy);
     }
+  });
+
+  it("a monitor's base of a type no plan is compiled for (a field named __proto__): the same values, as own fields", () => {
+    const inner: StructureDesc = {
+      kind: 'structure',
+      id: '',
+      fields: [
+        { name: '__proto__', type: scalar('int') },
+        { name: 'y', type: scalar('int') },
+      ],
+    };
+    const odd = structure('', { s: inner, z: scalar('int') });
+    const base = updateBase(odd);
+    const send = (x: number, y: number, z: number, bits: BitSet) => {
+      const s: PvStructure = { y };
+      Object.defineProperty(s, '__proto__', { value: x, enumerable: true });
+      return decodeInto(rd(enc((w) => encodePartial(w, odd, { s, z }, bits), true), true), odd, base, bits, undefined);
+    };
+    const [xBit, yBit, zBit] = ['s.__proto__', 's.y', 'z'].map((f) => bitOffset(odd, f)!);
+    const seq = [
+      send(1, 2, 3, BitSet.of(0)),
+      send(4, 5, 6, BitSet.of(xBit!)),
+      send(7, 8, 9, BitSet.of(zBit!)),
+      send(10, 11, 12, BitSet.of(yBit!, zBit!)),
+      send(13, 14, 15, BitSet.of(zBit!)),
+    ];
+    const pick = (v: PvStructure) => {
+      const s = v.s as PvStructure;
+      return [Object.getOwnPropertyDescriptor(s, '__proto__')?.value, s.y, v.z, Object.getPrototypeOf(s) === Object.prototype];
+    };
+    expect(seq.map(pick)).toEqual([
+      [1, 2, 3, true],
+      [4, 2, 3, true],
+      [4, 2, 9, true],
+      [4, 11, 12, true],
+      [4, 11, 15, true],
+    ]);
+    expect(seq.reduce((n, v) => n + symbolsIn(v), 0)).toBe(0);
   });
 
   it('a truncated update is a DecodeError, compiled or not', () => {
