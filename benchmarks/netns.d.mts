@@ -20,3 +20,6 @@ export class Net {
 
 /** The process environment without EPICS_*: a host starts from the EPICS defaults. */
 export function cleanEnv(extra?: Record<string, string>): Record<string, string>;
+
+/** Remove the namespaces of `prefix` whose process is gone, and what still runs in them. */
+export function removeStale(prefix: string): void;

@@ -7,8 +7,23 @@ import { execFileSync, spawn } from 'node:child_process';
 
 const ip = (...args) => execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** Remove the namespaces of `prefix` whose process is gone (killed before it could). */
-function removeStale(prefix) {
+/** Kill what runs in namespace `ns`. */
+function killIn(ns) {
+  try {
+    for (const pid of ip('netns', 'pids', ns).split('\n').filter(Boolean)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // exited meanwhile
+      }
+    }
+  } catch {
+    // gone already
+  }
+}
+
+/** Remove the namespaces of `prefix` whose process is gone (killed before it could), and what still runs in them. */
+export function removeStale(prefix) {
   for (const name of ip('netns', 'list')
     .split('\n')
     .map((l) => l.split(' ')[0])) {
@@ -17,10 +32,26 @@ function removeStale(prefix) {
     try {
       process.kill(Number(m[1]), 0);
     } catch (err) {
-      if (err.code === 'ESRCH') ip('netns', 'del', name);
+      if (err.code !== 'ESRCH') continue;
+      killIn(name);
+      ip('netns', 'del', name);
     }
   }
 }
+
+/**
+ * A process started on a host gets SIGKILL when the thread that started it ends (setpriv's
+ * PR_SET_PDEATHSIG, kept across exec): a run killed before it could close its net leaves nothing
+ * running. Without setpriv, close() and the next net's removeStale() are all there is.
+ */
+const PDEATHSIG = (() => {
+  try {
+    execFileSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' });
+    return ['setpriv', '--pdeathsig', 'KILL', '--'];
+  } catch {
+    return [];
+  }
+})();
 
 export class Net {
   hosts = [];
@@ -90,7 +121,7 @@ export class Net {
 
   /** Start `cmd` on `host` with exactly `env`; killed by close(). */
   spawn(host, cmd, args, env, stdio = ['pipe', 'pipe', 'inherit']) {
-    const child = spawn('ip', ['netns', 'exec', host.ns, cmd, ...args], { env, stdio });
+    const child = spawn('ip', ['netns', 'exec', host.ns, ...PDEATHSIG, cmd, ...args], { env, stdio });
     this.#children.add(child);
     child.once('exit', () => this.#children.delete(child));
     return child;
@@ -101,17 +132,7 @@ export class Net {
     for (const c of this.#children) c.kill('SIGKILL');
     this.#children.clear();
     for (const ns of this.#namespaces.splice(0).reverse()) {
-      try {
-        for (const pid of ip('netns', 'pids', ns).split('\n').filter(Boolean)) {
-          try {
-            process.kill(Number(pid), 'SIGKILL');
-          } catch {
-            // exited meanwhile
-          }
-        }
-      } catch {
-        // gone already
-      }
+      killIn(ns);
       try {
         ip('netns', 'del', ns);
       } catch {

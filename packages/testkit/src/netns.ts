@@ -8,10 +8,10 @@
 // exits; namespaces left behind by a killed run, by the next rig made.
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cleanEnv, Net, type NetHost } from '../../../benchmarks/netns.mjs';
+import { cleanEnv, Net, removeStale, type NetHost } from '../../../benchmarks/netns.mjs';
 import { BIN } from './cli.js';
 
-export { cleanEnv };
+export { cleanEnv, removeStale };
 export const SUBNET = '198.18.0';
 export const BROADCAST = `${SUBNET}.255`;
 /** IPv6 addresses of the hosts (addIpv6), in 2001:2::/48. */

@@ -33,7 +33,7 @@ export function decodeUpdate(
   if (bits.get(0)) return decodeValue(r, desc, cache) as PvStructure;
   const base = prev ?? (sharedDefault(desc) as PvStructure);
   const plan = planOf(copyPlans, desc, bits);
-  return plan ? plan(r, base, cache) : copyWalk(r, desc, base, bits, 0, cache, 0);
+  return plan ? plan(r, base, cache) : walk(r, desc, base, bits, 0, false, false, cache, 0);
 }
 
 /**
@@ -70,7 +70,7 @@ export function updateBase(desc: StructureDesc): UpdateBase {
 export function decodeInto(r: Reader, desc: StructureDesc, base: UpdateBase, bits: BitSet, cache: TypeCache | undefined): PvStructure {
   const top = base as unknown as Node;
   const plan = planOf(basePlans, desc, bits);
-  return plan ? plan(r, top, cache) : baseWalk(r, desc, top, bits, 0, bits.get(0), cache, 0);
+  return plan ? plan(r, top, cache) : walk(r, desc, top, bits, 0, bits.get(0), true, cache, 0);
 }
 
 /** A structure of the base's own, copied from a given value (or a default) of `desc`, to be changed in place. */
@@ -150,8 +150,8 @@ const READS: Partial<Record<ScalarType, string>> = {
  * A compiled decoder for one type and one set of marked fields: a monitor's updates mark the same
  * fields again and again (a counter's: the value and the timestamp's three), so each set gets a
  * function of its own that reads them in order, then, on a base, writes them there, and builds
- * the new structure as object literals (several times faster than the general walks below, which
- * stay for the rest). On a last value (`onBase` false) a structure marked whole is decoded whole;
+ * the new structure as object literals (several times faster than the general walk below, which
+ * stays for the rest). On a last value (`onBase` false) a structure marked whole is decoded whole;
  * on a base its fields are read one by one into the base, as the bytes are the same.
  */
 function compilePlan<B>(desc: StructureDesc, bits: BitSet, onBase: boolean): Plan<B> | null {
@@ -218,59 +218,41 @@ const basePlans: PlanKind<Node> = { plans: new WeakMap(), compile: (d, b) => com
 /** A structure field of a last value, or the type's default where it holds none. */
 const structOr = (v: PvValue | undefined, desc: FieldDesc): PvStructure => (isStruct(v) ? v : (sharedDefault(desc) as PvStructure));
 
-/** decodeUpdate beyond the compiled plans: a copy of `prev` with the marked fields read in. */
-function copyWalk(
+/**
+ * The general walk beyond the compiled plans, in the same two ways: on a last value (`onBase`
+ * false), a copy of `prev` with the marked fields read in; on a base, the marked fields read into
+ * `prev` (all: every field marked) and the new value made.
+ */
+function walk(
   r: Reader,
   desc: StructureDesc,
   prev: PvStructure,
   bits: BitSet,
   base: number,
-  cache: TypeCache | undefined,
-  depth: number,
-): PvStructure {
-  if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
-  const out = copierOf(desc)(prev);
-  const spans = fieldSpans(desc);
-  const fields = desc.fields;
-  let off = base + 1;
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i]!;
-    const span = spans[i]!;
-    if (bits.get(off)) setField(out, f.name, decodeValue(r, f.type, cache, depth + 1));
-    else if (span > 1 && bits.anyIn(off + 1, off + span))
-      setField(out, f.name, copyWalk(r, f.type as StructureDesc, structOr(prev[f.name], f.type), bits, off, cache, depth + 1));
-    off += span;
-  }
-  return out;
-}
-
-/** UpdateBase.decode beyond the compiled plans: the marked fields read into `node` (all: every field marked), and the new value. */
-function baseWalk(
-  r: Reader,
-  desc: StructureDesc,
-  node: Node,
-  bits: BitSet,
-  base: number,
   all: boolean,
+  onBase: boolean,
   cache: TypeCache | undefined,
   depth: number,
 ): PvStructure {
   if (depth > MAX_TYPE_DEPTH) throw new DecodeError('value nesting too deep');
-  const out: PvStructure = {};
+  const out = onBase ? {} : copierOf(desc)(prev);
   const spans = fieldSpans(desc);
   const fields = desc.fields;
   let off = base + 1;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
+    const name = f.name;
     const span = spans[i]!;
     const marked = all || bits.get(off);
     const struct = f.type.kind === 'structure';
-    let v: PvValue;
-    if (marked && !struct) setField(node, f.name, (v = decodeValue(r, f.type, cache, depth + 1)));
-    else if (struct && (marked || (span > 1 && bits.anyIn(off + 1, off + span))))
-      v = baseWalk(r, f.type as StructureDesc, touch(node, f.name, node[f.name] as Node, f.type), bits, off, marked, cache, depth + 1);
-    else v = struct ? given(node, f.name, node[f.name] as Node, f.type) : node[f.name]!;
-    setField(out, f.name, v);
+    if (marked && !(onBase && struct)) {
+      const v = decodeValue(r, f.type, cache, depth + 1);
+      if (onBase) setField(prev, name, v);
+      setField(out, name, v);
+    } else if (struct && (marked || (span > 1 && bits.anyIn(off + 1, off + span)))) {
+      const sub = onBase ? touch(prev, name, prev[name] as Node, f.type) : structOr(prev[name], f.type);
+      setField(out, name, walk(r, f.type as StructureDesc, sub, bits, off, marked, onBase, cache, depth + 1));
+    } else if (onBase) setField(out, name, struct ? given(prev, name, prev[name] as Node, f.type) : prev[name]!);
     off += span;
   }
   return out;

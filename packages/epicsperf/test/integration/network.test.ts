@@ -3,11 +3,14 @@
 // this library, the CLI and every client's runner find it by broadcast on the bridge between
 // them. A send the system refuses shows in stats() and the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CLIENTS } from '../../src/clients/index.js';
 import type { DestinationStats } from '../../../client/src/index.js';
 import { BIN } from 'epicsperf-testkit/cli';
-import { BROADCAST, cleanEnv, Rig, type Host } from 'epicsperf-testkit/netns';
+import { BROADCAST, cleanEnv, removeStale, Rig, type Host } from 'epicsperf-testkit/netns';
+import { waitFor } from 'epicsperf-testkit/wait';
 
 const CLIENT_SCRIPT = fileURLToPath(new URL('../helpers/netns-client.mjs', import.meta.url));
 
@@ -24,6 +27,36 @@ interface Seen {
   pvaSnapshot: { name: string; ok: boolean; code?: string }[];
   stats: { searchDestinations: DestinationStats[]; pva: { searchDestinations: DestinationStats[] } };
 }
+
+describe.skipIf(!rig)('namespace hosts of a run that is killed', () => {
+  it('what the run started on a host is killed with it, and the next net removes the namespaces', async () => {
+    // A run of its own, as a bench or a test file is: it makes a net and starts a process there.
+    const netns = fileURLToPath(new URL('../../../../benchmarks/netns.mjs', import.meta.url));
+    const script = `import { Net } from ${JSON.stringify(netns)};
+const net = new Net(1, 'epxk');
+const c = net.spawn(net.hosts[0], 'sleep', ['600'], process.env, 'ignore');
+console.log(JSON.stringify({ pid: c.pid, ns: net.hosts[0].ns }));
+setInterval(() => {}, 1000);`;
+    const run = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const line = await new Promise<string>((resolve) => run.stdout.once('data', (d: Buffer) => resolve(d.toString())));
+    const { pid, ns } = JSON.parse(line) as { pid: number; ns: string };
+    const alive = (p: number) => {
+      try {
+        process.kill(p, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // Once `sleep` runs, what comes before it on the host (ip netns exec, setpriv) is done.
+    const comm = () => readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    await waitFor(() => comm() === 'sleep', 5000, 'the process on the host to start');
+    run.kill('SIGKILL');
+    await waitFor(() => !alive(pid), 5000, 'the process on the host to end with the run');
+    removeStale('epxk');
+    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(ns);
+  });
+});
 
 describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
   let iocHost: Host;
