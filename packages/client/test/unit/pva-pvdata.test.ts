@@ -552,7 +552,8 @@ describe('monitor updates: every set of marked fields decodes to the last value 
     const send = (x: number, y: number, z: number, bits: BitSet) => {
       const s: PvStructure = { y };
       Object.defineProperty(s, '__proto__', { value: x, enumerable: true });
-      return decodeInto(rd(enc((w) => encodePartial(w, odd, { s, z }, bits), true), true), odd, base, bits, undefined);
+      const bytes = enc((w) => encodePartial(w, odd, { s, z }, bits), true);
+      return decodeInto(rd(bytes, true), odd, base, bits, undefined);
     };
     const [xBit, yBit, zBit] = ['s.__proto__', 's.y', 'z'].map((f) => bitOffset(odd, f)!);
     const seq = [
