@@ -11,6 +11,7 @@ import type { DestinationStats } from '../../../client/src/index.js';
 import { BIN } from 'epicsperf-testkit/cli';
 import { BROADCAST, cleanEnv, removeStale, Rig, type Host } from 'epicsperf-testkit/netns';
 import { waitFor } from 'epicsperf-testkit/wait';
+import { alive } from 'epicsperf-testkit/python';
 
 const CLIENT_SCRIPT = fileURLToPath(new URL('../helpers/netns-client.mjs', import.meta.url));
 
@@ -40,14 +41,6 @@ setInterval(() => {}, 1000);`;
     const run = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     const line = await new Promise<string>((resolve) => run.stdout.once('data', (d: Buffer) => resolve(d.toString())));
     const { pid, ns } = JSON.parse(line) as { pid: number; ns: string };
-    const alive = (p: number) => {
-      try {
-        process.kill(p, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     // Once `sleep` runs, what comes before it on the host (ip netns exec, setpriv) is done.
     const comm = () => readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     await waitFor(() => comm() === 'sleep', 5000, 'the process on the host to start');
