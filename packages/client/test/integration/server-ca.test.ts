@@ -1,0 +1,121 @@
+// The CA server in TypeScript, read by this library's own CA client over loopback: get in every
+// form, put (plain and notified, accepted, changed and refused by the app), monitors with their
+// masks, a missing name, and a dynamic name from the source.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Context } from '../../src/index.js';
+import { DbrType } from '../../src/ca/index.js';
+import { Server, type ServedPv } from '../../src/server/index.js';
+import { pythonJson } from 'epicsperf-testkit/python';
+
+let server: Server;
+let ctx: Context;
+let counter: ServedPv;
+
+beforeAll(async () => {
+  server = await Server.start({
+    ca: { port: 0, host: '127.0.0.1', beaconAddresses: [] },
+    source: (name) => (name.startsWith('DYN:') ? { type: DbrType.DOUBLE, value: name.length } : undefined),
+  });
+  counter = server.pv('T:COUNTER', { value: 1.5, metadata: { units: 'mm', precision: 2, upperDisplayLimit: 10 } });
+  server.pv('T:NAME', { value: 'hello' });
+  server.pv('T:MODE', { type: DbrType.ENUM, value: 1, metadata: { enumStrings: ['Off', 'On'] } });
+  server.pv('T:WAVE', { value: new Float64Array([1, 2, 3]), maxCount: 10 });
+  server.pv('T:RO', { value: 7, readOnly: true });
+  const guarded = server.pv('T:GUARDED', { value: 0 });
+  guarded.onPut = async ({ value }) =>
+    Number(value) > 100 ? { accept: false, message: 'too large' } : { accept: true, value: Number(value) * 2 };
+  ctx = new Context({ addrList: ['127.0.0.1'], autoAddrList: false, serverPort: server.caPort, env: {} });
+});
+
+afterAll(async () => {
+  await ctx?.close();
+  await server?.close();
+});
+
+describe('the CA server', () => {
+  it('serves scalars, strings, enums and arrays with their alarm, time and metadata', async () => {
+    const r = await ctx.get('T:COUNTER', { form: 'ctrl' });
+    expect(r.value).toBe(1.5);
+    expect(r.metadata?.units).toBe('mm');
+    expect(r.metadata?.precision).toBe(2);
+    expect(r.metadata?.upperDisplayLimit).toBe(10);
+    expect((await ctx.get('T:NAME')).value).toBe('hello');
+    const mode = await ctx.get('T:MODE', { form: 'ctrl' });
+    expect(mode.value).toBe(1);
+    expect(mode.metadata?.enumStrings).toEqual(['Off', 'On']);
+    expect((await ctx.get('T:MODE', { type: 'string' })).value).toBe('On');
+    expect(Array.from((await ctx.get('T:WAVE')).value as Float64Array)).toEqual([1, 2, 3]);
+    counter.post(2.5, { severity: 1, status: 3, timestamp: new Date('2026-01-02T03:04:05.500Z') });
+    const t = await ctx.get('T:COUNTER', { form: 'time' });
+    expect([t.value, t.severity, t.status]).toEqual([2.5, 1, 3]);
+    expect(t.timestamp?.toISOString()).toBe('2026-01-02T03:04:05.500Z');
+  });
+
+  it('a name it does not have is not found; a source makes names on demand', async () => {
+    await expect(ctx.get('T:MISSING', { timeout: 500 })).rejects.toThrow();
+    expect((await ctx.get('DYN:ABC')).value).toBe(7);
+  });
+
+  it('puts: accepted, changed and refused by the app; read-only refused', async () => {
+    await ctx.put('T:COUNTER', 4.25);
+    expect((await ctx.get('T:COUNTER')).value).toBe(4.25);
+    await ctx.put('T:GUARDED', 21);
+    expect((await ctx.get('T:GUARDED')).value).toBe(42);
+    await expect(ctx.put('T:GUARDED', 1000)).rejects.toThrow();
+    expect((await ctx.get('T:GUARDED')).value).toBe(42);
+    await expect(ctx.put('T:RO', 1)).rejects.toThrow();
+  });
+
+  it('monitors get the current value, then each post', async () => {
+    const seen: number[] = [];
+    const m = ctx.monitor('T:COUNTER', {}, (e) => {
+      if (e.kind === 'update') seen.push(e.value as number);
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    for (const v of [10, 11, 12]) counter.post(v);
+    await new Promise((r) => setTimeout(r, 200));
+    m.close();
+    expect(seen.slice(-3)).toEqual([10, 11, 12]);
+    expect(seen.length).toBe(4);
+  });
+
+  it('libca (pyepics) gets, puts a string, monitors and reads the metadata', async () => {
+    const env = { EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_CA_SERVER_PORT: String(server.caPort) };
+    const ticker = setInterval(() => counter.post((counter.state.value as number) + 1), 50);
+    try {
+      const got = await pythonJson<{
+        name: string;
+        put: number;
+        after: string;
+        wave: number[];
+        units: string;
+        updates: number;
+        steps: boolean;
+      }>(
+        `
+import epics, json, time
+name = epics.caget('T:NAME', timeout=5)
+put = epics.caput('T:NAME', 'from libca', wait=True, timeout=5)
+after = epics.caget('T:NAME', timeout=5, use_monitor=False)
+wave = list(epics.caget('T:WAVE', timeout=5))
+units = epics.PV('T:COUNTER', form='ctrl').get_ctrlvars(timeout=5)['units']
+seen = []
+pv = epics.PV('T:COUNTER', callback=lambda value=None, **k: seen.append(value))
+time.sleep(1.0)
+print(json.dumps(dict(name=name, put=put, after=after, wave=wave, units=units, updates=len(seen), steps=all(b - a == 1 for a, b in zip(seen, seen[1:])))))
+`,
+        [],
+        env,
+      );
+      expect(got.name).toBe('hello');
+      expect(got.put).toBe(1);
+      expect(got.after).toBe('from libca');
+      expect(got.wave).toEqual([1, 2, 3]);
+      expect(got.units).toBe('mm');
+      expect(got.updates).toBeGreaterThan(5);
+      expect(got.steps).toBe(true);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+});
