@@ -41,6 +41,15 @@ export class Server implements PvProvider {
     return pv;
   }
 
+  /** Stop serving a PV: its clients are told the channel is gone. */
+  remove(name: string): boolean {
+    const pv = this.pvs.get(name);
+    if (!pv) return false;
+    this.pvs.delete(name);
+    pv.retire();
+    return true;
+  }
+
   find(name: string): ServedPv | undefined {
     const pv = this.pvs.get(name);
     if (pv || !this.opts.source) return pv;

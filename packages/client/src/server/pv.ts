@@ -11,6 +11,10 @@ export const CHANGE_VALUE = 1;
 export const CHANGE_ARCHIVE = 2;
 export const CHANGE_ALARM = 4;
 export const CHANGE_PROPERTY = 8;
+/** Not a DBE bit: the PV's access changed (read-only set or cleared). */
+export const CHANGE_ACCESS = 0x100;
+/** Not a DBE bit: the PV is no longer served. */
+export const CHANGE_GONE = 0x200;
 
 export interface PvState {
   value: ServedValue;
@@ -30,6 +34,10 @@ export interface PvDefinition {
   metadata?: DbrMetadata;
   /** Puts refused (CA: no write access). */
   readOnly?: boolean;
+  /** Monitor deadband (a record's MDEL): value subscribers get a scalar change larger than this; -1: every post. */
+  valueDeadband?: number;
+  /** Archive deadband (ADEL): the same for archive (DBE_LOG) subscribers. */
+  archiveDeadband?: number;
 }
 
 export interface PostOptions {
@@ -54,7 +62,12 @@ export type PvListener = (pv: ServedPv, changes: number) => void;
 export class ServedPv {
   readonly type: NativeType;
   readonly maxCount: number;
-  readOnly: boolean;
+  private writable: boolean;
+  valueDeadband: number;
+  archiveDeadband: number;
+  /** The values last sent to value and to archive subscribers (deadbands are measured from them). */
+  private lastValue: number | undefined;
+  private lastArchived: number | undefined;
   metadata: DbrMetadata;
   private current: PvState;
   private readonly listeners = new Set<PvListener>();
@@ -66,7 +79,10 @@ export class ServedPv {
   ) {
     this.type = def.type;
     this.maxCount = Math.max(1, Math.floor(def.maxCount ?? countOf(def.value)));
-    this.readOnly = def.readOnly ?? false;
+    this.writable = !(def.readOnly ?? false);
+    this.valueDeadband = def.valueDeadband ?? 0;
+    this.archiveDeadband = def.archiveDeadband ?? 0;
+    if (typeof def.value === 'number') this.lastValue = this.lastArchived = def.value;
     this.metadata = { ...(def.metadata ?? {}) };
     const now = Date.now();
     this.current = {
@@ -76,6 +92,23 @@ export class ServedPv {
       secondsPastEpoch: Math.floor(now / 1000),
       nanoseconds: (now % 1000) * 1e6,
     };
+  }
+
+  get readOnly(): boolean {
+    return !this.writable;
+  }
+
+  /** Allow or refuse puts from now on: clients see their access rights change. */
+  set readOnly(on: boolean) {
+    if (on === !this.writable) return;
+    this.writable = !on;
+    for (const l of this.listeners) l(this, CHANGE_ACCESS);
+  }
+
+  /** The PV is no longer served: its channels are disconnected. */
+  retire(): void {
+    for (const l of [...this.listeners]) l(this, CHANGE_GONE);
+    this.listeners.clear();
   }
 
   get state(): Readonly<PvState> {
@@ -94,10 +127,23 @@ export class ServedPv {
     const t = opts.timestamp === undefined ? Date.now() : typeof opts.timestamp === 'number' ? opts.timestamp : opts.timestamp.getTime();
     const severity = opts.severity ?? 0;
     const status = opts.status ?? 0;
-    let changes = CHANGE_VALUE | CHANGE_ARCHIVE;
+    let changes = 0;
+    if (typeof value === 'number') {
+      // A scalar as a record's monitor() posts it: past the deadband from the last value sent (0: any change; -1: every post).
+      const past = (last: number | undefined, band: number) =>
+        last === undefined || band < 0 || Math.abs(value - last) > band || Number.isNaN(value) !== Number.isNaN(last);
+      if (past(this.lastValue, this.valueDeadband)) {
+        changes |= CHANGE_VALUE;
+        this.lastValue = value;
+      }
+      if (past(this.lastArchived, this.archiveDeadband)) {
+        changes |= CHANGE_ARCHIVE;
+        this.lastArchived = value;
+      }
+    } else changes = CHANGE_VALUE | CHANGE_ARCHIVE;
     if (severity !== this.current.severity || status !== this.current.status) changes |= CHANGE_ALARM;
     this.current = { value, severity, status, secondsPastEpoch: Math.floor(t / 1000), nanoseconds: Math.round((t % 1000) * 1e6) };
-    for (const l of this.listeners) l(this, changes);
+    if (changes) for (const l of this.listeners) l(this, changes);
   }
 
   /** Change the metadata (units, limits, enum choices): subscribers of property changes get it. */

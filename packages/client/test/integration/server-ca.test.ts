@@ -79,6 +79,48 @@ describe('the CA server', () => {
     expect(seen.length).toBe(4);
   });
 
+  it('deadbands: value subscribers get changes past the monitor deadband, archive ones past the archive deadband', async () => {
+    const pv = server.pv('T:BANDED', { value: 0, valueDeadband: 1, archiveDeadband: 5 });
+    const got: Record<string, number[]> = { value: [], archive: [] };
+    const ms = (['value', 'archive'] as const).map((k) =>
+      ctx.monitor('T:BANDED', { mask: k === 'value' ? { value: true } : { log: true } }, (e) => {
+        if (e.kind === 'update') got[k]!.push(e.value as number);
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    for (const v of [0.5, 1.5, 2, 3, 7, 7.5, 13]) pv.post(v);
+    await new Promise((r) => setTimeout(r, 200));
+    for (const m of ms) m.close();
+    expect(got.value).toEqual([0, 1.5, 3, 7, 13]);
+    expect(got.archive).toEqual([0, 7, 13]);
+  });
+
+  it('access rights follow the PV (read-only set and cleared), and a PV no longer served disconnects its channels', async () => {
+    const pv = server.pv('T:LOCKABLE', { value: 1 });
+    const events: string[] = [];
+    const m = ctx.monitor('T:LOCKABLE', {}, (e) => {
+      if (e.kind === 'access') events.push(e.writeAccess ? 'rw' : 'ro');
+      if (e.kind === 'disconnected') events.push('gone');
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    pv.readOnly = true;
+    await new Promise((r) => setTimeout(r, 100));
+    await expect(ctx.put('T:LOCKABLE', 2)).rejects.toThrow(/access/i);
+    pv.readOnly = false;
+    await new Promise((r) => setTimeout(r, 100));
+    await ctx.put('T:LOCKABLE', 3);
+    expect(server.remove('T:LOCKABLE')).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    m.close();
+    expect(events).toEqual(['ro', 'rw', 'gone']);
+  });
+
+  it('a read larger than EPICS_CA_MAX_ARRAY_BYTES is refused, the circuit stays up', async () => {
+    server.pv('T:BIG', { value: new Float64Array(4096) }); // 32 KB, over the 16 KB default
+    await expect(ctx.get('T:BIG', { timeout: 2000 })).rejects.toThrow();
+    expect((await ctx.get('T:NAME')).value).toBeDefined();
+  });
+
   it('libca (pyepics) gets, puts a string, monitors and reads the metadata', async () => {
     const env = { EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_CA_SERVER_PORT: String(server.caPort) };
     const ticker = setInterval(() => counter.post((counter.state.value as number) + 1), 50);

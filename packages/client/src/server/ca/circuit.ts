@@ -16,7 +16,9 @@ import { encodeDbr, type EncodableValue } from '../../ca/dbr-encode.js';
 import { encodeMessage, type RequestMessage, type ResponseMessage } from '../../ca/messages.js';
 import { ByteWriter } from '../../wire/byte-writer.js';
 import { EPICS_EPOCH_OFFSET } from '../../ca/constants.js';
-import type { ServedPv, ServedValue } from '../pv.js';
+import { CHANGE_ACCESS, CHANGE_GONE, type ServedPv, type ServedValue } from '../pv.js';
+
+const rightsOf = (pv: ServedPv): number => CA_ACCESS_READ | (pv.readOnly ? 0 : CA_ACCESS_WRITE);
 
 /** Finds the PV a client names (undefined: this server does not have it). */
 export interface PvProvider {
@@ -28,11 +30,20 @@ export interface CircuitEvents {
   wantFlush(): void;
 }
 
+export interface CircuitOptions {
+  /** The TCP port searches over this circuit are answered with (name-server clients). */
+  port: number;
+  /** Largest DBR payload sent, bytes (EPICS_CA_MAX_ARRAY_BYTES; default 16384). */
+  maxArrayBytes?: number;
+}
+
 interface Channel {
   cid: number;
   sid: number;
   pv: ServedPv;
   subs: Map<number, Subscription>;
+  /** Stops the channel's own listener (access rights, the PV retired). */
+  unlisten: () => void;
 }
 
 interface Subscription {
@@ -56,6 +67,9 @@ export class CaServerCircuit {
   private nextSid = 1;
   /** EVENTS_OFF: subscription updates wait (the latest of each), sent at EVENTS_ON. */
   private eventsOff = false;
+  /** The socket does not take more now: updates wait as under EVENTS_OFF. */
+  private blocked = false;
+  private readonly maxArrayBytes: number;
   private readonly held = new Map<Subscription, Channel>();
   private closed = false;
   readonly peer: Peer;
@@ -64,8 +78,27 @@ export class CaServerCircuit {
     private readonly provider: PvProvider,
     private readonly events: CircuitEvents,
     address: string,
+    private readonly opts: CircuitOptions = { port: 0 },
   ) {
     this.peer = { address, host: address, user: '' };
+    this.maxArrayBytes = opts.maxArrayBytes ?? 16384;
+  }
+
+  /**
+   * The socket's unsent bytes passed the limit (true) or drained (false): meanwhile each
+   * subscription keeps only its latest update, so a client that stops reading holds one update per
+   * subscription here, and the others' circuits are not affected.
+   */
+  setBlocked(on: boolean): void {
+    if (this.blocked === on) return;
+    this.blocked = on;
+    if (!on && !this.eventsOff) this.release();
+  }
+
+  private release(): void {
+    const held = [...this.held];
+    this.held.clear();
+    for (const [sub, ch] of held) this.update(ch, sub);
   }
 
   /** Response bytes to write, or undefined. */
@@ -140,8 +173,12 @@ export class CaServerCircuit {
         return;
       case 'EventsOnRequest':
         this.eventsOff = false;
-        for (const [sub, ch] of this.held) this.update(ch, sub);
-        this.held.clear();
+        if (!this.blocked) this.release();
+        return;
+      case 'SearchRequest':
+        // Over TCP (a client using this server as a name server): answered only for names it has.
+        if (this.provider.find(m.name))
+          this.send({ type: 'SearchResponse', port: this.opts.port, address: 0xffffffff, cid: m.cid, version: CA_MINOR_PROTOCOL_REVISION });
         return;
       default:
         return;
@@ -169,8 +206,16 @@ export class CaServerCircuit {
     const pv = this.provider.find(name);
     if (!pv) return this.send({ type: 'CreateChFailResponse', cid });
     const sid = this.nextSid++;
-    this.channels.set(sid, { cid, sid, pv, subs: new Map() });
-    this.send({ type: 'AccessRightsResponse', cid, rights: CA_ACCESS_READ | (pv.readOnly ? 0 : CA_ACCESS_WRITE) });
+    const ch: Channel = { cid, sid, pv, subs: new Map(), unlisten: () => {} };
+    ch.unlisten = pv.subscribe((_pv, changes) => {
+      if (changes & CHANGE_ACCESS) this.send({ type: 'AccessRightsResponse', cid, rights: rightsOf(pv) });
+      if (changes & CHANGE_GONE) {
+        this.drop(ch);
+        this.send({ type: 'ServerDisconnResponse', cid });
+      }
+    });
+    this.channels.set(sid, ch);
+    this.send({ type: 'AccessRightsResponse', cid, rights: rightsOf(pv) });
     this.send({ type: 'CreateChanResponse', dataType: pv.type, count: pv.maxCount, cid, sid });
   }
 
@@ -181,8 +226,8 @@ export class CaServerCircuit {
     if (old) this.cancel(ch, old);
     const sub: Subscription = { id, dataType, count, mask, unsubscribe: () => {} };
     sub.unsubscribe = ch.pv.subscribe((_pv, changes) => {
-      if ((changes & sub.mask) === 0) return;
-      if (this.eventsOff) this.held.set(sub, ch);
+      if ((changes & sub.mask & 0xff) === 0) return;
+      if (this.eventsOff || this.blocked) this.held.set(sub, ch);
       else this.update(ch, sub);
     });
     ch.subs.set(id, sub);
@@ -218,6 +263,7 @@ export class CaServerCircuit {
 
   private drop(ch: Channel): void {
     for (const sub of [...ch.subs.values()]) this.cancel(ch, sub);
+    ch.unlisten();
     this.channels.delete(ch.sid);
   }
 
@@ -234,6 +280,7 @@ export class CaServerCircuit {
     } catch {
       return { status: Eca.ECA_BADTYPE! };
     }
+    if (l.valueOffset + n * l.elementSize > this.maxArrayBytes) return { status: Eca.ECA_TOLARGE! };
     const { payload, count: c } = encodeDbr(dataType, value, {
       status: s.status,
       severity: s.severity,

@@ -20,6 +20,8 @@ export interface CaServerOptions {
   beaconPeriodS?: number;
   /** Bytes of a circuit's unsent output above which its updates wait (default 4 MB). */
   maxQueuedBytes?: number;
+  /** Largest DBR payload served, bytes (EPICS_CA_MAX_ARRAY_BYTES, default 16384). */
+  maxArrayBytes?: number;
 }
 
 const env = (k: string): string | undefined => {
@@ -33,6 +35,7 @@ export class CaServer {
   private readonly sockets = new Set<net.Socket>();
   private beaconTimer: NodeJS.Timeout | undefined;
   private beaconId = 0;
+  private readonly maxArrayBytes: number;
   private closed = false;
   port = 0;
 
@@ -42,6 +45,7 @@ export class CaServer {
   ) {
     this.tcp = net.createServer((s) => this.accept(s));
     this.udp = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+    this.maxArrayBytes = opts.maxArrayBytes ?? Number(env('EPICS_CA_MAX_ARRAY_BYTES') ?? 16384);
   }
 
   /** Listen on TCP and UDP and start the beacons. */
@@ -78,11 +82,28 @@ export class CaServer {
     if (this.closed) return void s.destroy();
     this.sockets.add(s);
     s.setNoDelay(true);
-    const circuit = new CaServerCircuit(this.provider, { wantFlush: () => setImmediate(flush) }, s.remoteAddress ?? '');
+    const limit = this.opts.maxQueuedBytes ?? 4 * 1024 * 1024;
+    let scheduled = false;
     const flush = () => {
+      scheduled = false;
       const b = circuit.take();
-      if (b && !s.destroyed) s.write(b);
+      if (!b || s.destroyed) return;
+      s.write(b);
+      if (s.writableLength > limit) circuit.setBlocked(true);
     };
+    const circuit = new CaServerCircuit(
+      this.provider,
+      {
+        wantFlush: () => {
+          if (scheduled) return;
+          scheduled = true;
+          setImmediate(flush);
+        },
+      },
+      s.remoteAddress ?? '',
+      { port: this.port, maxArrayBytes: this.maxArrayBytes },
+    );
+    s.on('drain', () => circuit.setBlocked(false));
     const framer = new Framer(
       (h, p) => {
         const m = decodeRequest(h, p);
