@@ -1,6 +1,7 @@
 // A PV server for Node apps (exported as "epics-client/server"): PVs declared by the app or made
-// on demand by a source, served over Channel Access with the client's own protocol codecs.
+// on demand by a source, served over Channel Access and PV Access with the client's own codecs.
 import { CaServer, type CaServerOptions } from './ca/server.js';
+import { PvaServer, type PvaServerOptions } from './pva/server.js';
 import type { PvProvider } from './ca/circuit.js';
 import { nativeTypeOf, ServedPv, type PvDefinition, type ServedValue } from './pv.js';
 
@@ -10,7 +11,10 @@ export { CaServerCircuit } from './ca/circuit.js';
 export type { PvProvider } from './ca/circuit.js';
 
 export interface ServerOptions {
-  ca?: CaServerOptions;
+  /** Channel Access (false: not served). */
+  ca?: CaServerOptions | false;
+  /** PV Access (false: not served). */
+  pva?: PvaServerOptions | false;
   /** Names not declared: a PV made for the name, or undefined (not this server's). */
   source?: (name: string) => ServedPv | PvDefinition | undefined;
 }
@@ -18,19 +22,35 @@ export interface ServerOptions {
 export class Server implements PvProvider {
   private readonly pvs = new Map<string, ServedPv>();
   private ca: CaServer | undefined;
+  private pva: PvaServer | undefined;
 
   private constructor(private readonly opts: ServerOptions) {}
 
   /** Start serving (CA on EPICS_CAS_SERVER_PORT, else 5064, unless options say otherwise). */
   static async start(opts: ServerOptions = {}): Promise<Server> {
     const s = new Server(opts);
-    s.ca = await CaServer.start(s, opts.ca);
+    try {
+      if (opts.ca !== false) s.ca = await CaServer.start(s, opts.ca);
+      if (opts.pva !== false) s.pva = await PvaServer.start(s, opts.pva);
+    } catch (e) {
+      await s.close();
+      throw e;
+    }
     return s;
   }
 
   /** The CA port the server listens on (TCP and UDP). */
   get caPort(): number {
     return this.ca?.port ?? 0;
+  }
+
+  /** The PV Access TCP port and UDP search port. */
+  get pvaPort(): number {
+    return this.pva?.port ?? 0;
+  }
+
+  get pvaUdpPort(): number {
+    return this.pva?.udpPort ?? 0;
   }
 
   /** Declare a PV (its type from the value unless given). */
@@ -61,6 +81,6 @@ export class Server implements PvProvider {
   }
 
   async close(): Promise<void> {
-    await this.ca?.close();
+    await Promise.all([this.ca?.close(), this.pva?.close()]);
   }
 }
