@@ -2,7 +2,7 @@
 // over loopback: NTScalar, NTScalarArray and NTEnum values with alarm and time, puts through the
 // app's handler, pipelined monitors, a missing name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Context, type PvaReading } from '../../src/index.js';
+import { Context } from '../../src/index.js';
 import { DbrType } from '../../src/ca/index.js';
 import { Server, type ServedPv } from '../../src/server/index.js';
 import { pythonJson } from 'epicsperf-testkit/python';
@@ -39,7 +39,7 @@ describe('the PV Access server', () => {
     const r = await ctx.get('P:COUNTER');
     expect([r.value, r.severity, r.status]).toEqual([2.5, 1, 3]);
     expect(r.timestamp.toISOString()).toBe('2026-01-02T03:04:05.500Z');
-    expect(((r as unknown as PvaReading).raw as { display: { units: string } }).display.units).toBe('mm');
+    expect((r.raw as { display: { units: string } }).display.units).toBe('mm');
     expect(Array.from((await ctx.get('P:WAVE')).value as Float64Array)).toEqual([1, 2, 3]);
     expect((await ctx.get('P:MODE')).value).toBe(1);
     expect((await ctx.get('P:NAME')).value).toBe('hello');
