@@ -70,7 +70,7 @@ export class ServedPv {
   private lastArchived: number | undefined;
   metadata: DbrMetadata;
   private current: PvState;
-  private readonly listeners = new Set<PvListener>();
+  private readonly listenerSet = new Set<PvListener>();
   onPut: PutHandler | undefined;
 
   constructor(
@@ -102,13 +102,13 @@ export class ServedPv {
   set readOnly(on: boolean) {
     if (on === !this.writable) return;
     this.writable = !on;
-    for (const l of this.listeners) l(this, CHANGE_ACCESS);
+    for (const l of this.listenerSet) l(this, CHANGE_ACCESS);
   }
 
   /** The PV is no longer served: its channels are disconnected. */
   retire(): void {
-    for (const l of [...this.listeners]) l(this, CHANGE_GONE);
-    this.listeners.clear();
+    for (const l of [...this.listenerSet]) l(this, CHANGE_GONE);
+    this.listenerSet.clear();
   }
 
   get state(): Readonly<PvState> {
@@ -143,18 +143,23 @@ export class ServedPv {
     } else changes = CHANGE_VALUE | CHANGE_ARCHIVE;
     if (severity !== this.current.severity || status !== this.current.status) changes |= CHANGE_ALARM;
     this.current = { value, severity, status, secondsPastEpoch: Math.floor(t / 1000), nanoseconds: Math.round((t % 1000) * 1e6) };
-    if (changes) for (const l of this.listeners) l(this, changes);
+    if (changes) for (const l of this.listenerSet) l(this, changes);
   }
 
   /** Change the metadata (units, limits, enum choices): subscribers of property changes get it. */
   setMetadata(m: DbrMetadata): void {
     this.metadata = { ...this.metadata, ...m };
-    for (const l of this.listeners) l(this, CHANGE_PROPERTY);
+    for (const l of this.listenerSet) l(this, CHANGE_PROPERTY);
+  }
+
+  /** Channels and subscriptions listening to this PV now (for tests of what a server holds). */
+  get listeners(): number {
+    return this.listenerSet.size;
   }
 
   subscribe(l: PvListener): () => void {
-    this.listeners.add(l);
-    return () => this.listeners.delete(l);
+    this.listenerSet.add(l);
+    return () => this.listenerSet.delete(l);
   }
 }
 

@@ -1,6 +1,8 @@
 // The CA server in TypeScript, read by this library's own CA client over loopback: get in every
 // form, put (plain and notified, accepted, changed and refused by the app), monitors with their
 // masks, a missing name, and a dynamic name from the source.
+import diagnostics from 'node:diagnostics_channel';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Context } from '../../src/index.js';
 import { DbrType } from '../../src/ca/index.js';
@@ -119,6 +121,35 @@ describe('the CA server', () => {
     server.pv('T:BIG', { value: new Float64Array(4096) }); // 32 KB, over the 16 KB default
     await expect(ctx.get('T:BIG', { timeout: 2000 })).rejects.toThrow();
     expect((await ctx.get('T:NAME')).value).toBeDefined();
+  });
+
+  it('a malformed message closes that circuit only, with one log line; 200 clients opened and dropped leave nothing held', async () => {
+    const warns: string[] = [];
+    const onWarn = (r: unknown) => warns.push((r as { msg: string }).msg);
+    diagnostics.subscribe('epics-client:log:warn', onWarn);
+    try {
+      const sock = net.connect(server.caPort, '127.0.0.1');
+      await new Promise((r) => sock.once('connect', r));
+      const closed = new Promise((r) => sock.once('close', r));
+      sock.on('error', () => {});
+      // A header whose command is VERSION with an absurd extended payload size.
+      sock.write(Buffer.from('0000ffff0000000000000000000000007fffffff00000000', 'hex'));
+      await closed;
+      expect(warns.filter((w) => /malformed/.test(w))).toHaveLength(1);
+      expect((await ctx.get('T:NAME')).value).toBeDefined();
+    } finally {
+      diagnostics.unsubscribe('epics-client:log:warn', onWarn);
+    }
+    const before = counter.listeners;
+    for (let i = 0; i < 200; i++) {
+      const c = new Context({ addrList: ['127.0.0.1'], autoAddrList: false, serverPort: server.caPort, env: {} });
+      const m = c.monitor('T:COUNTER', {}, () => {});
+      await c.get('T:COUNTER');
+      m.close();
+      await c.close();
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(counter.listeners).toBe(before);
   });
 
   it('libca (pyepics) gets, puts a string, monitors and reads the metadata', async () => {

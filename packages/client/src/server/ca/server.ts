@@ -6,7 +6,10 @@ import net from 'node:net';
 import { DEFAULT_REPEATER_PORT, DEFAULT_SERVER_PORT, DO_REPLY, CA_MINOR_PROTOCOL_REVISION } from '../../ca/constants.js';
 import { Framer } from '../../ca/framer.js';
 import { decodeRequest, encodeMessage } from '../../ca/messages.js';
+import { getLogger } from '../../log.js';
 import { ByteWriter } from '../../wire/byte-writer.js';
+
+const log = getLogger('server.ca');
 import { CaServerCircuit, type PvProvider } from './circuit.js';
 
 export interface CaServerOptions {
@@ -104,16 +107,20 @@ export class CaServer {
       { port: this.port, maxArrayBytes: this.maxArrayBytes },
     );
     s.on('drain', () => circuit.setBlocked(false));
+    const refuse = (reason: string): void => {
+      if (s.destroyed) return;
+      log.warn({ client: `${s.remoteAddress}:${s.remotePort}`, reason }, 'malformed CA message: circuit closed');
+      s.destroy();
+    };
     const framer = new Framer(
       (h, p) => {
         const m = decodeRequest(h, p);
-        if (m.type === 'Invalid') {
-          s.destroy();
-          return;
-        }
+        if (m.type === 'Invalid') return refuse(m.reason);
         circuit.receive(m);
       },
-      () => s.destroy(),
+      refuse,
+      // A request carries at most an array of EPICS_CA_MAX_ARRAY_BYTES (a write) and its DBR header.
+      this.maxArrayBytes + 512,
     );
     s.on('data', (d) => framer.push(d));
     s.on('error', () => {});

@@ -7,8 +7,11 @@ import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT, HEADER_SIZE } from '../../
 import { Framer } from '../../pva/framer.js';
 import { emptyHeader, readHeader } from '../../pva/header.js';
 import { decodeMessage, encodeMessages } from '../../pva/messages.js';
+import { getLogger } from '../../log.js';
 import type { PvProvider } from '../ca/circuit.js';
 import { PvaServerCircuit } from './circuit.js';
+
+const log = getLogger('server.pva');
 
 export interface PvaServerOptions {
   /** TCP port: EPICS_PVAS_SERVER_PORT, else EPICS_PVA_SERVER_PORT, else 5075 (0: any free port). */
@@ -95,12 +98,14 @@ export class PvaServer {
       s.remoteAddress ?? '',
       { port: this.port, guid: this.guid },
     );
-    const framer = new Framer(
-      (h, p) => {
-        if (!circuit.receive(h, p)) s.destroy();
-      },
-      () => s.destroy(),
-    );
+    const refuse = (reason: string): void => {
+      if (s.destroyed) return;
+      log.warn({ client: `${s.remoteAddress}:${s.remotePort}`, reason }, 'malformed PV Access message: connection closed');
+      s.destroy();
+    };
+    const framer = new Framer((h, p) => {
+      if (!circuit.receive(h, p)) refuse(`command ${h.command} could not be decoded`);
+    }, refuse);
     s.on('data', (d) => framer.push(d));
     s.on('error', () => {});
     s.on('close', () => {
