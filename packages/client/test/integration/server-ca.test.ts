@@ -191,4 +191,44 @@ print(json.dumps(dict(name=name, put=put, after=after, wave=wave, units=units, u
       clearInterval(ticker);
     }
   });
+
+  it('caproto (pure Python) gets, puts and monitors', async () => {
+    server.pv('T:CAPROTO:S', { value: 'caproto' });
+    const g = server.pv('T:CAPROTO:G', { value: 0 });
+    g.onPut = ({ value }) => ({ accept: true, value: Number(value) * 2 });
+    const env = { EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_CA_SERVER_PORT: String(server.caPort) };
+    const ticker = setInterval(() => counter.post((counter.state.value as number) + 1), 50);
+    try {
+      const got = await pythonJson<{ name: string; wave: number[]; units: string; after: number; updates: number }>(
+        `
+import json, time
+from caproto.threading.client import Context
+from caproto import ChannelType
+ctx = Context()
+name, wave, counter, guarded = ctx.get_pvs('T:CAPROTO:S', 'T:WAVE', 'T:COUNTER', 'T:CAPROTO:G', timeout=5)
+n = name.read(timeout=5).data[0].decode()
+w = [float(x) for x in wave.read(timeout=5).data]
+units = counter.read(data_type=ChannelType.CTRL_DOUBLE, timeout=5).metadata.units.decode()
+guarded.write([7], wait=True, timeout=5)
+after = float(guarded.read(timeout=5).data[0])
+seen = []
+def on_update(sub, response):  # caproto keeps callbacks by weak reference: a named function
+    seen.append(float(response.data[0]))
+sub = counter.subscribe()
+sub.add_callback(on_update)
+time.sleep(1.0)
+print(json.dumps(dict(name=n, wave=w, units=units, after=after, updates=len(seen))))
+`,
+        [],
+        env,
+      );
+      expect(got.name).toBe('caproto');
+      expect(got.wave).toEqual([1, 2, 3]);
+      expect(got.units).toBe('mm');
+      expect(got.after).toBe(14);
+      expect(got.updates).toBeGreaterThan(5);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
 });
