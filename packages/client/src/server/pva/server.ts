@@ -20,6 +20,10 @@ export interface PvaServerOptions {
   udpPort?: number;
   /** Address to listen on (default all interfaces). */
   host?: string;
+  /** Where beacons go, "host[:port]" (EPICS_PVAS_BEACON_ADDR_LIST, else EPICS_PVA_ADDR_LIST; the port defaults to the broadcast port). */
+  beaconAddresses?: string[];
+  /** Seconds between beacons (EPICS_PVAS_BEACON_PERIOD, default 15). */
+  beaconPeriodS?: number;
 }
 
 const env = (k: string): string | undefined => {
@@ -32,6 +36,8 @@ export class PvaServer {
   private readonly udp: dgram.Socket;
   private readonly sockets = new Set<net.Socket>();
   private closed = false;
+  private beaconTimer: NodeJS.Timeout | undefined;
+  private beaconSequence = 0;
   /** The server's GUID, the same in every search answer. */
   readonly guid = new Uint8Array(randomBytes(12));
   port = 0;
@@ -74,6 +80,39 @@ export class PvaServer {
       });
     });
     this.udpPort = this.udp.address().port;
+    this.startBeacons(udpPort || DEFAULT_BROADCAST_PORT);
+  }
+
+  /** A beacon at once, then every beacon period, to each beacon address. */
+  private startBeacons(broadcastPort: number): void {
+    const list =
+      this.opts.beaconAddresses ?? (env('EPICS_PVAS_BEACON_ADDR_LIST') ?? env('EPICS_PVA_ADDR_LIST') ?? '').split(/\s+/).filter(Boolean);
+    const targets = list.map((a) => {
+      const [host, port] = a.split(':');
+      return { host: host!, port: port ? Number(port) : broadcastPort };
+    });
+    if (!targets.length) return;
+    const period = this.opts.beaconPeriodS ?? Number(env('EPICS_PVAS_BEACON_PERIOD') ?? 15);
+    const send = () => {
+      if (this.closed) return;
+      const b = encodeMessages([
+        {
+          type: 'Beacon',
+          guid: this.guid,
+          flags: 0,
+          sequenceId: this.beaconSequence++ & 0xff,
+          changeCount: 0,
+          address: new Uint8Array(16),
+          port: this.port,
+          protocol: 'tcp',
+          serverStatus: null,
+        },
+      ]);
+      for (const t of targets) this.udp.send(b, t.port, t.host);
+      this.beaconTimer = setTimeout(send, period * 1000);
+      this.beaconTimer.unref();
+    };
+    send();
   }
 
   private accept(s: net.Socket): void {
@@ -144,6 +183,7 @@ export class PvaServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.beaconTimer);
     for (const s of this.sockets) s.destroy();
     this.udp.close();
     await new Promise((r) => this.tcp.close(r));
