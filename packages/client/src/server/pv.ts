@@ -34,6 +34,8 @@ export interface PvDefinition {
   metadata?: DbrMetadata;
   /** Puts refused (CA: no write access). */
   readOnly?: boolean;
+  /** The record type clients are told the PV is (CA's DBR_CLASS_NAME; default by type: ao, longout, mbbo, stringout, waveform). */
+  className?: string;
   /** Monitor deadband (a record's MDEL): value subscribers get a scalar change larger than this; -1: every post. */
   valueDeadband?: number;
   /** Archive deadband (ADEL): the same for archive (DBE_LOG) subscribers. */
@@ -63,6 +65,7 @@ export class ServedPv {
   readonly type: NativeType;
   readonly maxCount: number;
   private writable: boolean;
+  readonly className: string;
   valueDeadband: number;
   archiveDeadband: number;
   /** The values last sent to value and to archive subscribers (deadbands are measured from them). */
@@ -80,6 +83,7 @@ export class ServedPv {
     this.type = def.type;
     this.maxCount = Math.max(1, Math.floor(def.maxCount ?? countOf(def.value)));
     this.writable = !(def.readOnly ?? false);
+    this.className = def.className ?? defaultClass(def.type, this.maxCount);
     this.valueDeadband = def.valueDeadband ?? 0;
     this.archiveDeadband = def.archiveDeadband ?? 0;
     if (typeof def.value === 'number') this.lastValue = this.lastArchived = def.value;
@@ -179,4 +183,13 @@ export function nativeTypeOf(v: ServedValue): NativeType {
   if (v instanceof Uint8Array || v instanceof Int8Array) return DbrType.CHAR;
   if (Array.isArray(v) && typeof v[0] === 'string') return DbrType.STRING;
   return DbrType.DOUBLE;
+}
+
+/** The record type a soft IOC would serve such a PV from. */
+function defaultClass(type: NativeType, maxCount: number): string {
+  if (maxCount > 1) return 'waveform';
+  if (type === DbrType.STRING) return 'stringout';
+  if (type === DbrType.ENUM) return 'mbbo';
+  if (type === DbrType.DOUBLE || type === DbrType.FLOAT) return 'ao';
+  return 'longout';
 }

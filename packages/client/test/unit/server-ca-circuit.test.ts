@@ -2,7 +2,18 @@
 // own decoder. A consumer that stops reading holds one update per subscription; EVENTS_OFF holds
 // them the same way; malformed writes are answered with a status, not a crash.
 import { describe, expect, it } from 'vitest';
-import { DbrType, decodeDbr, decodeResponse, Eca, ECA_NORMAL, encodeDbr, type ResponseMessage } from '../../src/ca/index.js';
+import {
+  DBR_CLASS_NAME,
+  DBR_PUT_ACKS,
+  DBR_STSACK_STRING,
+  DbrType,
+  decodeDbr,
+  decodeResponse,
+  Eca,
+  ECA_NORMAL,
+  encodeDbr,
+  type ResponseMessage,
+} from '../../src/ca/index.js';
 import { Framer } from '../../src/ca/framer.js';
 import { CaServerCircuit } from '../../src/server/ca/circuit.js';
 import { ServedPv } from '../../src/server/pv.js';
@@ -80,5 +91,28 @@ describe('CA server circuit', () => {
       [5, Eca.ECA_BADTYPE],
       [6, ECA_NORMAL],
     ]);
+  });
+
+  it('DBR_CLASS_NAME names a record type, DBR_STSACK_STRING has the alarm and the value as text, alarm acknowledgements are taken', () => {
+    const { c, pv, sid, drain } = rig();
+    pv.post(2.5, { severity: 1, status: 3 });
+    drain();
+    c.receive({ type: 'ReadNotifyRequest', dataType: DBR_CLASS_NAME, count: 1, sid, ioid: 1 });
+    c.receive({ type: 'ReadNotifyRequest', dataType: DBR_STSACK_STRING, count: 1, sid, ioid: 2 });
+    c.receive({
+      type: 'WriteNotifyRequest',
+      dataType: DBR_PUT_ACKS,
+      count: 1,
+      sid,
+      ioid: 3,
+      payload: new Uint8Array([0, 2, 0, 0, 0, 0, 0, 0]),
+    });
+    const out = drain();
+    const reads = out.filter((m) => m.type === 'ReadNotifyResponse') as { payload: Uint8Array; status: number }[];
+    const text = (b: Uint8Array) => new TextDecoder().decode(b.subarray(0, b.indexOf(0)));
+    expect(text(reads[0]!.payload)).toBe('ao');
+    const v = new DataView(reads[1]!.payload.buffer, reads[1]!.payload.byteOffset);
+    expect([v.getInt16(0), v.getInt16(2), text(reads[1]!.payload.subarray(8))]).toEqual([3, 1, '2.5']);
+    expect(out.find((m) => m.type === 'WriteNotifyResponse')).toMatchObject({ status: ECA_NORMAL });
   });
 });

@@ -6,6 +6,10 @@ import {
   CA_ACCESS_READ,
   CA_ACCESS_WRITE,
   CA_MINOR_PROTOCOL_REVISION,
+  DBR_CLASS_NAME,
+  DBR_PUT_ACKS,
+  DBR_PUT_ACKT,
+  DBR_STSACK_STRING,
   DbrType,
   Eca,
   ECA_NORMAL,
@@ -269,6 +273,7 @@ export class CaServerCircuit {
 
   /** The PV's value as DBR `dataType` of `count` elements (0: as many as it holds), or an ECA status. */
   private encode(pv: ServedPv, dataType: number, count: number): { payload: Uint8Array; count: number } | { status: number } {
+    if (dataType === DBR_CLASS_NAME || dataType === DBR_STSACK_STRING) return encodeSpecial(pv, dataType);
     const l = dbrLayout(dataType);
     if (!l) return { status: Eca.ECA_BADTYPE! };
     const s = pv.state;
@@ -299,6 +304,8 @@ export class CaServerCircuit {
         this.send({ type: 'WriteNotifyResponse', dataType, count, status, ioid });
     };
     if (ch.pv.readOnly) return answer(Eca.ECA_NOWTACCESS!);
+    // Alarm acknowledgement (an alarm handler's): this server keeps no unacknowledged alarms.
+    if (dataType === DBR_PUT_ACKT || dataType === DBR_PUT_ACKS) return answer(payload.length >= 2 ? ECA_NORMAL : Eca.ECA_BADTYPE!);
     const r = decodeDbr(dataType, count, padStrings(dataType, count, payload));
     if (!r) return answer(Eca.ECA_BADTYPE!);
     let value: ServedValue;
@@ -324,6 +331,29 @@ export class CaServerCircuit {
         () => answer(Eca.ECA_PUTFAIL!),
       );
   }
+}
+
+/**
+ * DBR_CLASS_NAME (the record type a PV stands for, as RSRV answers: "ao", "stringout", ...) and
+ * DBR_STSACK_STRING (status, severity, the acknowledgement fields, the value as a string).
+ */
+function encodeSpecial(pv: ServedPv, dataType: number): { payload: Uint8Array; count: number } {
+  if (dataType === DBR_CLASS_NAME) {
+    const payload = new Uint8Array(MAX_STRING_SIZE);
+    payload.set(new TextEncoder().encode(pv.className).subarray(0, MAX_STRING_SIZE - 1));
+    return { payload, count: 1 };
+  }
+  const s = pv.state;
+  const payload = new Uint8Array(8 + MAX_STRING_SIZE);
+  const view = new DataView(payload.buffer);
+  view.setInt16(0, s.status);
+  view.setInt16(2, s.severity);
+  // ackt (acknowledge transients) 1, acks (the highest unacknowledged severity) 0: nothing to acknowledge.
+  view.setUint16(4, 1);
+  view.setUint16(6, 0);
+  const text = convert(s.value, pv, DbrType.STRING, 1) as string[];
+  payload.set(new TextEncoder().encode(text[0] ?? '').subarray(0, MAX_STRING_SIZE - 1), 8);
+  return { payload, count: 1 };
 }
 
 /** A write of strings as libca sends it, cut after the last string's NUL: padded to whole strings. */
