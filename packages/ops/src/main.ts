@@ -1,5 +1,5 @@
 // `epics-ops`: the operator's commands on epics-client, in this process: snapshot (and --save),
-// diff, restore, and caget/caput/camonitor/cainfo as `ca get|put|monitor|info`.
+// diff, restore, caget/caput/camonitor/cainfo as `ca get|put|monitor|info`, and serve (a snapshot's PVs published).
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { runProgram } from './cli/exit.js';
@@ -7,6 +7,7 @@ import * as snapshotCmd from './cli/snapshot.js';
 import * as diffCmd from './cli/diff.js';
 import * as restoreCmd from './cli/restore.js';
 import * as caCmd from './cli/ca.js';
+import * as serveCmd from './cli/serve.js';
 
 const NAME = 'epics-ops';
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -18,5 +19,5 @@ program
   .version(version, '-V, --version')
   .exitOverride()
   .configureOutput({ outputError: (str, write) => write(`${NAME}: ${str.trim()}\n`) });
-for (const cmd of [snapshotCmd, diffCmd, restoreCmd, caCmd]) cmd.register(program);
+for (const cmd of [snapshotCmd, diffCmd, restoreCmd, caCmd, serveCmd]) cmd.register(program);
 await runProgram(program, { program: NAME });

@@ -21,7 +21,7 @@ interface Rules {
   bare: (spec: string) => string | undefined;
 }
 
-const CLIENT_ENTRIES = new Set(['epics-client', 'epics-client/ca', 'epics-client/pva', 'epics-client/saveset']);
+const CLIENT_ENTRIES = new Set(['epics-client', 'epics-client/ca', 'epics-client/pva', 'epics-client/saveset', 'epics-client/server']);
 
 /** The tool's floors. */
 const FLOORS: Record<string, number> = {
@@ -76,11 +76,11 @@ const TOOL: Rules = {
       : undefined,
 };
 
-/** The client's floors: the sans-I/O cores, the sockets, the API, the entry point. */
+/** The client's floors: the sans-I/O cores, the sockets, the APIs (the client's and the server's), the entry point. */
 const CLIENT: Rules = {
   // wire: what both protocols' cores share (the byte writer, the retry schedule); the CA and PVA
   // cores on one floor, so neither imports the other.
-  floors: { log: 0, wire: 0, ca: 1, pva: 1, transport: 2, client: 3, index: 4, saveset: 4 },
+  floors: { log: 0, wire: 0, ca: 1, pva: 1, transport: 2, client: 3, server: 3, index: 4, saveset: 4 },
   bare: (spec) => (spec.startsWith('node:') ? undefined : 'the client has no dependency: node:* only'),
 };
 

@@ -1,0 +1,195 @@
+// A process variable a server publishes: its type and element count, its value with alarm and
+// timestamp, display and control metadata, whether puts are allowed and who handles them. The
+// protocol circuits read it and subscribe to its posts; nothing here does I/O.
+import { DbrType, type NativeType } from '../ca/constants.js';
+import type { DbrMetadata } from '../ca/dbr.js';
+
+export type ServedValue = number | string | readonly number[] | readonly string[] | ArrayLike<number>;
+
+/** What a post or a put changed, as CA's DBE mask bits (value, archive, alarm, property). */
+export const CHANGE_VALUE = 1;
+export const CHANGE_ARCHIVE = 2;
+export const CHANGE_ALARM = 4;
+export const CHANGE_PROPERTY = 8;
+/** Not a DBE bit: the PV's access changed (read-only set or cleared). */
+export const CHANGE_ACCESS = 0x100;
+/** Not a DBE bit: the PV is no longer served. */
+export const CHANGE_GONE = 0x200;
+
+export interface PvState {
+  value: ServedValue;
+  severity: number;
+  status: number;
+  /** Seconds and nanoseconds past the POSIX epoch. */
+  secondsPastEpoch: number;
+  nanoseconds: number;
+}
+
+export interface PvDefinition {
+  /** CA native type: the element type of the value. */
+  type: NativeType;
+  /** The largest element count (1 for scalars). */
+  maxCount?: number;
+  value: ServedValue;
+  metadata?: DbrMetadata;
+  /** Puts refused (CA: no write access). */
+  readOnly?: boolean;
+  /** The record type clients are told the PV is (CA's DBR_CLASS_NAME; default by type: ao, longout, mbbo, stringout, waveform). */
+  className?: string;
+  /** Monitor deadband (a record's MDEL): value subscribers get a scalar change larger than this; -1: every post. */
+  valueDeadband?: number;
+  /** Archive deadband (ADEL): the same for archive (DBE_LOG) subscribers. */
+  archiveDeadband?: number;
+}
+
+export interface PostOptions {
+  severity?: number;
+  status?: number;
+  /** The value's time, ms since the POSIX epoch (a Date or a number); the server's clock by default. */
+  timestamp?: Date | number;
+}
+
+/** A put as the app sees it: the value (in the PV's type) and who sent it. */
+export interface PutRequest {
+  value: ServedValue;
+  peer: { host: string; user: string; address: string };
+}
+
+/** The app's answer to a put: accept the value as it is, post another one, or refuse with a message. */
+export type PutOutcome = { accept: true; value?: ServedValue } | { accept: false; message: string };
+export type PutHandler = (put: PutRequest) => PutOutcome | Promise<PutOutcome> | void | Promise<void>;
+
+export type PvListener = (pv: ServedPv, changes: number) => void;
+
+export class ServedPv {
+  readonly type: NativeType;
+  readonly maxCount: number;
+  private writable: boolean;
+  readonly className: string;
+  valueDeadband: number;
+  archiveDeadband: number;
+  /** The values last sent to value and to archive subscribers (deadbands are measured from them). */
+  private lastValue: number | undefined;
+  private lastArchived: number | undefined;
+  metadata: DbrMetadata;
+  private current: PvState;
+  private readonly listenerSet = new Set<PvListener>();
+  onPut: PutHandler | undefined;
+
+  constructor(
+    readonly name: string,
+    def: PvDefinition,
+  ) {
+    this.type = def.type;
+    this.maxCount = Math.max(1, Math.floor(def.maxCount ?? countOf(def.value)));
+    this.writable = !(def.readOnly ?? false);
+    this.className = def.className ?? defaultClass(def.type, this.maxCount);
+    this.valueDeadband = def.valueDeadband ?? 0;
+    this.archiveDeadband = def.archiveDeadband ?? 0;
+    if (typeof def.value === 'number') this.lastValue = this.lastArchived = def.value;
+    this.metadata = { ...(def.metadata ?? {}) };
+    const now = Date.now();
+    this.current = {
+      value: def.value,
+      severity: 0,
+      status: 0,
+      secondsPastEpoch: Math.floor(now / 1000),
+      nanoseconds: (now % 1000) * 1e6,
+    };
+  }
+
+  get readOnly(): boolean {
+    return !this.writable;
+  }
+
+  /** Allow or refuse puts from now on: clients see their access rights change. */
+  set readOnly(on: boolean) {
+    if (on === !this.writable) return;
+    this.writable = !on;
+    for (const l of this.listenerSet) l(this, CHANGE_ACCESS);
+  }
+
+  /** The PV is no longer served: its channels are disconnected. */
+  retire(): void {
+    for (const l of [...this.listenerSet]) l(this, CHANGE_GONE);
+    this.listenerSet.clear();
+  }
+
+  get state(): Readonly<PvState> {
+    return this.current;
+  }
+
+  /** Elements the value holds now. */
+  get count(): number {
+    return countOf(this.current.value);
+  }
+
+  /** Publish a new value (and alarm, and time): every subscriber whose mask takes the change gets it. */
+  post(value: ServedValue, opts: PostOptions = {}): void {
+    const n = countOf(value);
+    if (n > this.maxCount) throw new RangeError(`${this.name}: ${n} elements exceed its ${this.maxCount}`);
+    const t = opts.timestamp === undefined ? Date.now() : typeof opts.timestamp === 'number' ? opts.timestamp : opts.timestamp.getTime();
+    const severity = opts.severity ?? 0;
+    const status = opts.status ?? 0;
+    let changes = 0;
+    if (typeof value === 'number') {
+      // A scalar as a record's monitor() posts it: past the deadband from the last value sent (0: any change; -1: every post).
+      const past = (last: number | undefined, band: number) =>
+        last === undefined || band < 0 || Math.abs(value - last) > band || Number.isNaN(value) !== Number.isNaN(last);
+      if (past(this.lastValue, this.valueDeadband)) {
+        changes |= CHANGE_VALUE;
+        this.lastValue = value;
+      }
+      if (past(this.lastArchived, this.archiveDeadband)) {
+        changes |= CHANGE_ARCHIVE;
+        this.lastArchived = value;
+      }
+    } else changes = CHANGE_VALUE | CHANGE_ARCHIVE;
+    if (severity !== this.current.severity || status !== this.current.status) changes |= CHANGE_ALARM;
+    this.current = { value, severity, status, secondsPastEpoch: Math.floor(t / 1000), nanoseconds: Math.round((t % 1000) * 1e6) };
+    if (changes) for (const l of this.listenerSet) l(this, changes);
+  }
+
+  /** Change the metadata (units, limits, enum choices): subscribers of property changes get it. */
+  setMetadata(m: DbrMetadata): void {
+    this.metadata = { ...this.metadata, ...m };
+    for (const l of this.listenerSet) l(this, CHANGE_PROPERTY);
+  }
+
+  /** Channels and subscriptions listening to this PV now (for tests of what a server holds). */
+  get listeners(): number {
+    return this.listenerSet.size;
+  }
+
+  subscribe(l: PvListener): () => void {
+    this.listenerSet.add(l);
+    return () => this.listenerSet.delete(l);
+  }
+}
+
+function countOf(v: ServedValue): number {
+  if (typeof v === 'number') return 1;
+  if (typeof v === 'string') return 1;
+  return v.length;
+}
+
+/** The CA native type of a JS value a PV is declared with, when the app names none. */
+export function nativeTypeOf(v: ServedValue): NativeType {
+  if (typeof v === 'string') return DbrType.STRING;
+  if (typeof v === 'number') return DbrType.DOUBLE;
+  if (v instanceof Int32Array) return DbrType.LONG;
+  if (v instanceof Int16Array) return DbrType.SHORT;
+  if (v instanceof Float32Array) return DbrType.FLOAT;
+  if (v instanceof Uint8Array || v instanceof Int8Array) return DbrType.CHAR;
+  if (Array.isArray(v) && typeof v[0] === 'string') return DbrType.STRING;
+  return DbrType.DOUBLE;
+}
+
+/** The record type a soft IOC would serve such a PV from. */
+function defaultClass(type: NativeType, maxCount: number): string {
+  if (maxCount > 1) return 'waveform';
+  if (type === DbrType.STRING) return 'stringout';
+  if (type === DbrType.ENUM) return 'mbbo';
+  if (type === DbrType.DOUBLE || type === DbrType.FLOAT) return 'ao';
+  return 'longout';
+}

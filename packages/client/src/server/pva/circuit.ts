@@ -1,0 +1,322 @@
+// The server side of one PV Access connection, without I/O: framed messages in (decoded by the
+// client's own codecs, src/pva/messages.ts), messages out. Connection validation, searches over
+// TCP, channels, GET_FIELD, GET, PUT (through the PV's put handler) and MONITOR with pipelining
+// (a window of updates the client acknowledges; the latest update waits while it is closed).
+import { BitSet } from '../../pva/bitset.js';
+import { Cmd, StatusType } from '../../pva/constants.js';
+import type { PvaHeader } from '../../pva/header.js';
+import type { Message } from '../../pva/message-types.js';
+import { decodeMessage, encodeMessage } from '../../pva/messages.js';
+import { Writer } from '../../pva/buffer.js';
+import { monitorOptions } from '../../pva/pvrequest.js';
+import { OK, type Status } from '../../pva/status.js';
+import { bitOffset, TypeCache, type StructureDesc } from '../../pva/types.js';
+import type { PvStructure } from '../../pva/values.js';
+import type { PvProvider } from '../ca/circuit.js';
+import { CHANGE_ALARM, CHANGE_GONE, CHANGE_VALUE, type ServedPv, type ServedValue } from '../pv.js';
+import { ntTypeOf, ntValueOf, valueFromNt } from './nt.js';
+
+export interface PvaCircuitEvents {
+  wantFlush(): void;
+}
+
+interface Channel {
+  sid: number;
+  cid: number;
+  pv: ServedPv;
+  ops: Set<number>;
+  unlisten: () => void;
+}
+
+interface Op {
+  command: number;
+  channel: Channel;
+  type: StructureDesc;
+  /** MONITOR: started, the updates the client may still take (undefined: not pipelined), an update waiting. */
+  started?: boolean;
+  window?: number;
+  pending?: number;
+  unsubscribe?: () => void;
+}
+
+const SUB_INIT = 0x08;
+const SUB_DESTROY = 0x10;
+const SUB_GET = 0x40;
+const SUB_START = 0x44;
+const SUB_STOP = 0x04;
+
+const error = (message: string): Status => ({ type: StatusType.ERROR, message, callTree: '' });
+
+export class PvaServerCircuit {
+  private readonly out = new Writer(true);
+  private readonly clientTypes = new TypeCache();
+  private readonly channels = new Map<number, Channel>();
+  private readonly ops = new Map<number, Op>();
+  private nextSid = 1;
+  private closed = false;
+  readonly peer: { address: string; host: string; user: string };
+
+  constructor(
+    private readonly provider: PvProvider,
+    private readonly events: PvaCircuitEvents,
+    address: string,
+    private readonly opts: { port: number; guid: Uint8Array },
+  ) {
+    this.peer = { address, host: address, user: '' };
+    this.send({ type: 'SetByteOrder', bigEndian: false });
+    this.send({ type: 'ConnectionValidationRequest', bufferSize: 0x10000, registrySize: 0x7fff, authMethods: ['ca', 'anonymous'] });
+  }
+
+  take(): Uint8Array | undefined {
+    return this.out.length ? this.out.take() : undefined;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const ch of [...this.channels.values()]) this.dropChannel(ch);
+  }
+
+  private send(m: Message): void {
+    if (this.closed) return;
+    const empty = this.out.length === 0;
+    encodeMessage(this.out, m);
+    if (empty) this.events.wantFlush();
+  }
+
+  /** One framed message from the client; false when it cannot be decoded (the caller closes the connection). */
+  receive(h: PvaHeader, payload: Uint8Array): boolean {
+    if (this.closed) return true;
+    const m = decodeMessage(h, payload, {
+      types: this.clientTypes,
+      operation: (id) => {
+        const op = this.ops.get(id);
+        return op ? { type: op.type } : undefined;
+      },
+    });
+    switch (m.type) {
+      case 'Invalid':
+        return false;
+      case 'ConnectionValidationResponse': {
+        const auth = m.authData?.value as { user?: string; host?: string } | undefined;
+        if (typeof auth?.user === 'string') this.peer.user = auth.user;
+        if (typeof auth?.host === 'string') this.peer.host = auth.host;
+        this.send({ type: 'ConnectionValidated', status: OK });
+        return true;
+      }
+      case 'EchoRequest':
+        this.send({ type: 'EchoResponse', payload: m.payload });
+        return true;
+      case 'SearchRequest': {
+        const ids = m.channels.filter((c) => this.provider.find(c.name)).map((c) => c.id);
+        if (ids.length)
+          this.send({
+            type: 'SearchResponse',
+            guid: this.opts.guid,
+            sequenceId: m.sequenceId,
+            address: new Uint8Array(16),
+            port: this.opts.port,
+            protocol: 'tcp',
+            found: true,
+            ids,
+          });
+        return true;
+      }
+      case 'CreateChannelRequest':
+        for (const c of m.channels) this.create(c.name, c.id);
+        return true;
+      case 'DestroyChannelRequest': {
+        const ch = this.channels.get(m.sid);
+        if (ch) this.dropChannel(ch);
+        this.send({ type: 'DestroyChannelResponse', sid: m.sid, cid: m.cid });
+        return true;
+      }
+      case 'GetFieldRequest': {
+        const ch = this.channels.get(m.sid);
+        this.send({
+          type: 'GetFieldResponse',
+          requestId: m.requestId,
+          status: ch ? OK : error('no such channel'),
+          valueType: ch ? ntTypeOf(ch.pv) : null,
+        });
+        return true;
+      }
+      case 'OpInitRequest':
+        this.init(m.command, m.sid, m.requestId, m.pvRequest, m.queueSize);
+        return true;
+      case 'OpRequest':
+        // A PUT with the GET bit fetches the present value (pvxs does, before it builds the put).
+        if (m.command === Cmd.PUT) this.put(m.requestId, m.subcommand, new BitSet(), undefined);
+        else this.execute(m.command, m.requestId, m.subcommand);
+        return true;
+      case 'PutRequest':
+        this.put(m.requestId, m.subcommand, m.changed, m.value);
+        return true;
+      case 'MonitorAck': {
+        const op = this.ops.get(m.requestId);
+        if (op?.window !== undefined) {
+          op.window += m.nfree;
+          if (op.pending && op.started) this.update(m.requestId, op);
+        }
+        return true;
+      }
+      case 'DestroyRequest':
+      case 'CancelRequest':
+        this.dropOp(m.requestId);
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  private create(name: string, cid: number): void {
+    const pv = this.provider.find(name);
+    if (!pv) {
+      this.send({ type: 'CreateChannelResponse', cid, sid: 0, status: error(`no such channel: ${name}`) });
+      return;
+    }
+    const sid = this.nextSid++;
+    const ch: Channel = { sid, cid, pv, ops: new Set(), unlisten: () => {} };
+    ch.unlisten = pv.subscribe((_pv, changes) => {
+      if (changes & CHANGE_GONE) {
+        this.dropChannel(ch);
+        this.send({ type: 'DestroyChannelResponse', sid, cid });
+      }
+    });
+    this.channels.set(sid, ch);
+    this.send({ type: 'CreateChannelResponse', cid, sid, status: OK });
+  }
+
+  private dropChannel(ch: Channel): void {
+    for (const id of [...ch.ops]) this.dropOp(id);
+    ch.unlisten();
+    this.channels.delete(ch.sid);
+  }
+
+  private dropOp(id: number): void {
+    const op = this.ops.get(id);
+    if (!op) return;
+    op.unsubscribe?.();
+    op.channel.ops.delete(id);
+    this.ops.delete(id);
+  }
+
+  private init(
+    command: number,
+    sid: number,
+    requestId: number,
+    pvRequest: { type: unknown; value: unknown } | null,
+    queueSize: number | undefined,
+  ): void {
+    const ch = this.channels.get(sid);
+    const reply = (status: Status, type: StructureDesc | null) =>
+      this.send({ type: 'OpInitResponse', command, requestId, subcommand: SUB_INIT, status, valueType: type });
+    if (!ch) return reply(error('no such channel'), null);
+    if (command !== Cmd.GET && command !== Cmd.PUT && command !== Cmd.MONITOR) return reply(error(`command ${command} not served`), null);
+    const type = ntTypeOf(ch.pv);
+    const op: Op = { command, channel: ch, type };
+    if (command === Cmd.MONITOR) {
+      const pipelined = pvRequest ? monitorOptions(pvRequest as never).pipeline : false;
+      if (pipelined) op.window = Math.max(1, queueSize ?? 4);
+    }
+    this.ops.set(requestId, op);
+    ch.ops.add(requestId);
+    reply(OK, type);
+  }
+
+  private execute(command: number, requestId: number, sub: number): void {
+    const op = this.ops.get(requestId);
+    if (!op) return;
+    if (command === Cmd.GET) {
+      this.send({
+        type: 'DataResponse',
+        command: Cmd.GET,
+        requestId,
+        subcommand: sub & SUB_DESTROY,
+        status: OK,
+        changed: BitSet.of(0),
+        valueType: op.type,
+        value: ntValueOf(op.channel.pv),
+      });
+      if (sub & SUB_DESTROY) this.dropOp(requestId);
+      return;
+    }
+    if (command === Cmd.MONITOR) {
+      if (sub === SUB_START && !op.started) {
+        op.started = true;
+        op.pending = 0xffffffff; // the first update: every field
+        op.unsubscribe ??= op.channel.pv.subscribe((_pv, changes) => {
+          if ((changes & (CHANGE_VALUE | CHANGE_ALARM)) === 0) return;
+          op.pending = (op.pending ?? 0) | changes;
+          if (op.started) this.update(requestId, op);
+        });
+        this.update(requestId, op);
+      } else if (sub === SUB_STOP) op.started = false;
+      if (sub & SUB_DESTROY) this.dropOp(requestId);
+    }
+  }
+
+  /** The pending changes of a started monitor as one update, if its window is open. */
+  private update(requestId: number, op: Op): void {
+    if (!op.pending || (op.window !== undefined && op.window <= 0)) return;
+    const first = op.pending === 0xffffffff;
+    const changes = op.pending;
+    op.pending = 0;
+    if (op.window !== undefined) op.window--;
+    const type = op.type;
+    const changed = first ? BitSet.of(0) : new BitSet();
+    if (!first) {
+      if (changes & CHANGE_VALUE) changed.set(bitOffset(type, 'value')!);
+      if (changes & CHANGE_ALARM) changed.set(bitOffset(type, 'alarm')!);
+      changed.set(bitOffset(type, 'timeStamp')!);
+    }
+    this.send({ type: 'MonitorUpdate', requestId, subcommand: 0, changed, valueType: type, value: ntValueOf(op.channel.pv) });
+  }
+
+  private put(requestId: number, sub: number, changed: BitSet, value: PvStructure | undefined): void {
+    const op = this.ops.get(requestId);
+    if (!op) return;
+    const done = (status: Status) => {
+      this.send({ type: 'OpResponse', command: Cmd.PUT, requestId, subcommand: sub, status });
+      if (sub & SUB_DESTROY) this.dropOp(requestId);
+    };
+    if (sub & SUB_GET) {
+      this.send({
+        type: 'DataResponse',
+        command: Cmd.PUT,
+        requestId,
+        subcommand: sub,
+        status: OK,
+        changed: BitSet.of(0),
+        valueType: op.type,
+        value: ntValueOf(op.channel.pv),
+      });
+      return;
+    }
+    const pv = op.channel.pv;
+    if (pv.readOnly) return done(error('put not allowed'));
+    const valueBit = bitOffset(op.type, 'value')!;
+    if (!value || !(changed.get(0) || changed.get(valueBit) || changed.anyIn(valueBit, valueBit + 3))) return done(OK);
+    let v: ServedValue;
+    try {
+      v = valueFromNt(pv, value.value);
+    } catch (e) {
+      return done(error((e as Error).message));
+    }
+    const handler = pv.onPut;
+    if (!handler) {
+      pv.post(v);
+      return done(OK);
+    }
+    Promise.resolve()
+      .then(() => handler({ value: v, peer: { ...this.peer } }))
+      .then(
+        (outcome) => {
+          if (outcome && !outcome.accept) return done(error(outcome.message));
+          pv.post(outcome?.value ?? v);
+          done(OK);
+        },
+        (e: unknown) => done(error(e instanceof Error ? e.message : String(e))),
+      );
+  }
+}

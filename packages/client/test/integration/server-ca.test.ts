@@ -1,0 +1,234 @@
+// The CA server in TypeScript, read by this library's own CA client over loopback: get in every
+// form, put (plain and notified, accepted, changed and refused by the app), monitors with their
+// masks, a missing name, and a dynamic name from the source.
+import diagnostics from 'node:diagnostics_channel';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Context } from '../../src/index.js';
+import { DbrType } from '../../src/ca/index.js';
+import { Server, type ServedPv } from '../../src/server/index.js';
+import { pythonJson } from 'epicsperf-testkit/python';
+
+let server: Server;
+let ctx: Context;
+let counter: ServedPv;
+
+beforeAll(async () => {
+  server = await Server.start({
+    ca: { port: 0, host: '127.0.0.1', beaconAddresses: [] },
+    source: (name) => (name.startsWith('DYN:') ? { type: DbrType.DOUBLE, value: name.length } : undefined),
+  });
+  counter = server.pv('T:COUNTER', { value: 1.5, metadata: { units: 'mm', precision: 2, upperDisplayLimit: 10 } });
+  server.pv('T:NAME', { value: 'hello' });
+  server.pv('T:MODE', { type: DbrType.ENUM, value: 1, metadata: { enumStrings: ['Off', 'On'] } });
+  server.pv('T:WAVE', { value: new Float64Array([1, 2, 3]), maxCount: 10 });
+  server.pv('T:RO', { value: 7, readOnly: true });
+  const guarded = server.pv('T:GUARDED', { value: 0 });
+  guarded.onPut = async ({ value }) =>
+    Number(value) > 100 ? { accept: false, message: 'too large' } : { accept: true, value: Number(value) * 2 };
+  ctx = new Context({ addrList: ['127.0.0.1'], autoAddrList: false, serverPort: server.caPort, env: {} });
+});
+
+afterAll(async () => {
+  await ctx?.close();
+  await server?.close();
+});
+
+describe('the CA server', () => {
+  it('serves scalars, strings, enums and arrays with their alarm, time and metadata', async () => {
+    const r = await ctx.get('T:COUNTER', { form: 'ctrl' });
+    expect(r.value).toBe(1.5);
+    expect(r.metadata?.units).toBe('mm');
+    expect(r.metadata?.precision).toBe(2);
+    expect(r.metadata?.upperDisplayLimit).toBe(10);
+    expect((await ctx.get('T:NAME')).value).toBe('hello');
+    const mode = await ctx.get('T:MODE', { form: 'ctrl' });
+    expect(mode.value).toBe(1);
+    expect(mode.metadata?.enumStrings).toEqual(['Off', 'On']);
+    expect((await ctx.get('T:MODE', { type: 'string' })).value).toBe('On');
+    expect(Array.from((await ctx.get('T:WAVE')).value as Float64Array)).toEqual([1, 2, 3]);
+    counter.post(2.5, { severity: 1, status: 3, timestamp: new Date('2026-01-02T03:04:05.500Z') });
+    const t = await ctx.get('T:COUNTER', { form: 'time' });
+    expect([t.value, t.severity, t.status]).toEqual([2.5, 1, 3]);
+    expect(t.timestamp?.toISOString()).toBe('2026-01-02T03:04:05.500Z');
+  });
+
+  it('a name it does not have is not found; a source makes names on demand', async () => {
+    await expect(ctx.get('T:MISSING', { timeout: 500 })).rejects.toThrow();
+    expect((await ctx.get('DYN:ABC')).value).toBe(7);
+  });
+
+  it('puts: accepted, changed and refused by the app; read-only refused', async () => {
+    await ctx.put('T:COUNTER', 4.25);
+    expect((await ctx.get('T:COUNTER')).value).toBe(4.25);
+    await ctx.put('T:GUARDED', 21);
+    expect((await ctx.get('T:GUARDED')).value).toBe(42);
+    await expect(ctx.put('T:GUARDED', 1000)).rejects.toThrow();
+    expect((await ctx.get('T:GUARDED')).value).toBe(42);
+    await expect(ctx.put('T:RO', 1)).rejects.toThrow();
+  });
+
+  it('monitors get the current value, then each post', async () => {
+    const seen: number[] = [];
+    const m = ctx.monitor('T:COUNTER', {}, (e) => {
+      if (e.kind === 'update') seen.push(e.value as number);
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    for (const v of [10, 11, 12]) counter.post(v);
+    await new Promise((r) => setTimeout(r, 200));
+    m.close();
+    expect(seen.slice(-3)).toEqual([10, 11, 12]);
+    expect(seen.length).toBe(4);
+  });
+
+  it('deadbands: value subscribers get changes past the monitor deadband, archive ones past the archive deadband', async () => {
+    const pv = server.pv('T:BANDED', { value: 0, valueDeadband: 1, archiveDeadband: 5 });
+    const got: Record<string, number[]> = { value: [], archive: [] };
+    const ms = (['value', 'archive'] as const).map((k) =>
+      ctx.monitor('T:BANDED', { mask: k === 'value' ? { value: true } : { log: true } }, (e) => {
+        if (e.kind === 'update') got[k]!.push(e.value as number);
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    for (const v of [0.5, 1.5, 2, 3, 7, 7.5, 13]) pv.post(v);
+    await new Promise((r) => setTimeout(r, 200));
+    for (const m of ms) m.close();
+    expect(got.value).toEqual([0, 1.5, 3, 7, 13]);
+    expect(got.archive).toEqual([0, 7, 13]);
+  });
+
+  it('access rights follow the PV (read-only set and cleared), and a PV no longer served disconnects its channels', async () => {
+    const pv = server.pv('T:LOCKABLE', { value: 1 });
+    const events: string[] = [];
+    const m = ctx.monitor('T:LOCKABLE', {}, (e) => {
+      if (e.kind === 'access') events.push(e.writeAccess ? 'rw' : 'ro');
+      if (e.kind === 'disconnected') events.push('gone');
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    pv.readOnly = true;
+    await new Promise((r) => setTimeout(r, 100));
+    await expect(ctx.put('T:LOCKABLE', 2)).rejects.toThrow(/access/i);
+    pv.readOnly = false;
+    await new Promise((r) => setTimeout(r, 100));
+    await ctx.put('T:LOCKABLE', 3);
+    expect(server.remove('T:LOCKABLE')).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    m.close();
+    expect(events).toEqual(['ro', 'rw', 'gone']);
+  });
+
+  it('a read larger than EPICS_CA_MAX_ARRAY_BYTES is refused, the circuit stays up', async () => {
+    server.pv('T:BIG', { value: new Float64Array(4096) }); // 32 KB, over the 16 KB default
+    await expect(ctx.get('T:BIG', { timeout: 2000 })).rejects.toThrow();
+    expect((await ctx.get('T:NAME')).value).toBeDefined();
+  });
+
+  it('a malformed message closes that circuit only, with one log line; 200 clients opened and dropped leave nothing held', async () => {
+    const warns: string[] = [];
+    const onWarn = (r: unknown) => warns.push((r as { msg: string }).msg);
+    diagnostics.subscribe('epics-client:log:warn', onWarn);
+    try {
+      const sock = net.connect(server.caPort, '127.0.0.1');
+      await new Promise((r) => sock.once('connect', r));
+      const closed = new Promise((r) => sock.once('close', r));
+      sock.on('error', () => {});
+      // A header whose command is VERSION with an absurd extended payload size.
+      sock.write(Buffer.from('0000ffff0000000000000000000000007fffffff00000000', 'hex'));
+      await closed;
+      expect(warns.filter((w) => /malformed/.test(w))).toHaveLength(1);
+      expect((await ctx.get('T:NAME')).value).toBeDefined();
+    } finally {
+      diagnostics.unsubscribe('epics-client:log:warn', onWarn);
+    }
+    const before = counter.listeners;
+    for (let i = 0; i < 200; i++) {
+      const c = new Context({ addrList: ['127.0.0.1'], autoAddrList: false, serverPort: server.caPort, env: {} });
+      const m = c.monitor('T:COUNTER', {}, () => {});
+      await c.get('T:COUNTER');
+      m.close();
+      await c.close();
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(counter.listeners).toBe(before);
+  });
+
+  it('libca (pyepics) gets, puts a string, monitors and reads the metadata', async () => {
+    const env = { EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_CA_SERVER_PORT: String(server.caPort) };
+    const ticker = setInterval(() => counter.post((counter.state.value as number) + 1), 50);
+    try {
+      const got = await pythonJson<{
+        name: string;
+        put: number;
+        after: string;
+        wave: number[];
+        units: string;
+        updates: number;
+        steps: boolean;
+      }>(
+        `
+import epics, json, time
+name = epics.caget('T:NAME', timeout=5)
+put = epics.caput('T:NAME', 'from libca', wait=True, timeout=5)
+after = epics.caget('T:NAME', timeout=5, use_monitor=False)
+wave = list(epics.caget('T:WAVE', timeout=5))
+units = epics.PV('T:COUNTER', form='ctrl').get_ctrlvars(timeout=5)['units']
+seen = []
+pv = epics.PV('T:COUNTER', callback=lambda value=None, **k: seen.append(value))
+time.sleep(1.0)
+print(json.dumps(dict(name=name, put=put, after=after, wave=wave, units=units, updates=len(seen), steps=all(b - a == 1 for a, b in zip(seen, seen[1:])))))
+`,
+        [],
+        env,
+      );
+      expect(got.name).toBe('hello');
+      expect(got.put).toBe(1);
+      expect(got.after).toBe('from libca');
+      expect(got.wave).toEqual([1, 2, 3]);
+      expect(got.units).toBe('mm');
+      expect(got.updates).toBeGreaterThan(5);
+      expect(got.steps).toBe(true);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+
+  it('caproto (pure Python) gets, puts and monitors', async () => {
+    server.pv('T:CAPROTO:S', { value: 'caproto' });
+    const g = server.pv('T:CAPROTO:G', { value: 0 });
+    g.onPut = ({ value }) => ({ accept: true, value: Number(value) * 2 });
+    const env = { EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_CA_SERVER_PORT: String(server.caPort) };
+    const ticker = setInterval(() => counter.post((counter.state.value as number) + 1), 50);
+    try {
+      const got = await pythonJson<{ name: string; wave: number[]; units: string; after: number; updates: number }>(
+        `
+import json, time
+from caproto.threading.client import Context
+from caproto import ChannelType
+ctx = Context()
+name, wave, counter, guarded = ctx.get_pvs('T:CAPROTO:S', 'T:WAVE', 'T:COUNTER', 'T:CAPROTO:G', timeout=5)
+n = name.read(timeout=5).data[0].decode()
+w = [float(x) for x in wave.read(timeout=5).data]
+units = counter.read(data_type=ChannelType.CTRL_DOUBLE, timeout=5).metadata.units.decode()
+guarded.write([7], wait=True, timeout=5)
+after = float(guarded.read(timeout=5).data[0])
+seen = []
+def on_update(sub, response):  # caproto keeps callbacks by weak reference: a named function
+    seen.append(float(response.data[0]))
+sub = counter.subscribe()
+sub.add_callback(on_update)
+time.sleep(1.0)
+print(json.dumps(dict(name=n, wave=w, units=units, after=after, updates=len(seen))))
+`,
+        [],
+        env,
+      );
+      expect(got.name).toBe('caproto');
+      expect(got.wave).toEqual([1, 2, 3]);
+      expect(got.units).toBe('mm');
+      expect(got.after).toBe(14);
+      expect(got.updates).toBeGreaterThan(5);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+});
