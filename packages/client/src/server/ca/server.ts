@@ -1,16 +1,18 @@
 // The Channel Access server's I/O: a TCP listener whose circuits run CaServerCircuit, a UDP
 // socket on the same port answering searches for the names the provider has (NOT_FOUND only where
 // a search asks for a reply), and beacons to the beacon addresses at the EPICS schedule.
-import dgram from 'node:dgram';
-import net from 'node:net';
+import type dgram from 'node:dgram';
+import type net from 'node:net';
 import { DEFAULT_REPEATER_PORT, DEFAULT_SERVER_PORT, DO_REPLY, CA_MINOR_PROTOCOL_REVISION } from '../../ca/constants.js';
 import { Framer } from '../../ca/framer.js';
 import { decodeRequest, encodeMessage } from '../../ca/messages.js';
 import { getLogger } from '../../log.js';
 import { ByteWriter } from '../../wire/byte-writer.js';
 
-const log = getLogger('server.ca');
+import { addressList, batchedWrites, bindUdp, env, listenTcp, SocketServer, targetsOf } from '../net.js';
 import { CaServerCircuit, type PvProvider } from './circuit.js';
+
+const log = getLogger('server.ca');
 
 export interface CaServerOptions {
   /** TCP and UDP port: EPICS_CAS_SERVER_PORT, else EPICS_CA_SERVER_PORT, else 5064 (0: any free TCP port). */
@@ -27,91 +29,47 @@ export interface CaServerOptions {
   maxArrayBytes?: number;
 }
 
-const env = (k: string): string | undefined => {
-  const v = process.env[k]?.trim();
-  return v ? v : undefined;
-};
-
-export class CaServer {
-  private readonly tcp: net.Server;
-  private readonly udp: dgram.Socket;
-  private readonly sockets = new Set<net.Socket>();
-  private beaconTimer: NodeJS.Timeout | undefined;
+export class CaServer extends SocketServer {
   private beaconId = 0;
   private readonly maxArrayBytes: number;
-  private closed = false;
   port = 0;
 
   private constructor(
     private readonly provider: PvProvider,
     private readonly opts: CaServerOptions,
   ) {
-    this.tcp = net.createServer((s) => this.accept(s));
-    this.udp = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+    super('CA', log);
     this.maxArrayBytes = opts.maxArrayBytes ?? Number(env('EPICS_CA_MAX_ARRAY_BYTES') ?? 16384);
   }
 
   /** Listen on TCP and UDP and start the beacons. */
   static async start(provider: PvProvider, opts: CaServerOptions = {}): Promise<CaServer> {
     const s = new CaServer(provider, opts);
-    await s.listen();
+    await s.open(() => s.listen());
     return s;
   }
 
   private async listen(): Promise<void> {
     const host = this.opts.host ?? '0.0.0.0';
     const wanted = this.opts.port ?? Number(env('EPICS_CAS_SERVER_PORT') ?? env('EPICS_CA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
-    await new Promise<void>((resolve, reject) => {
-      this.tcp.once('error', reject);
-      this.tcp.listen(wanted, host, () => {
-        this.tcp.off('error', reject);
-        resolve();
-      });
-    });
-    this.port = (this.tcp.address() as net.AddressInfo).port;
+    this.port = await listenTcp(this.tcp, wanted, host);
     this.udp.on('message', (msg, rinfo) => this.onSearch(msg, rinfo));
-    this.udp.on('error', () => {});
-    await new Promise<void>((resolve, reject) => {
-      this.udp.once('error', reject);
-      this.udp.bind(this.port, host, () => {
-        this.udp.off('error', reject);
-        resolve();
-      });
-    });
+    await bindUdp(this.udp, this.port, host);
     this.startBeacons();
   }
 
-  private accept(s: net.Socket): void {
-    if (this.closed) return void s.destroy();
-    this.sockets.add(s);
-    s.setNoDelay(true);
-    const limit = this.opts.maxQueuedBytes ?? 4 * 1024 * 1024;
-    let scheduled = false;
-    const flush = () => {
-      scheduled = false;
-      const b = circuit.take();
-      if (!b || s.destroyed) return;
-      s.write(b);
-      if (s.writableLength > limit) circuit.setBlocked(true);
-    };
-    const circuit = new CaServerCircuit(
+  protected serve(s: net.Socket, refuse: (reason: string) => void): () => void {
+    const circuit: CaServerCircuit = new CaServerCircuit(
       this.provider,
       {
-        wantFlush: () => {
-          if (scheduled) return;
-          scheduled = true;
-          setImmediate(flush);
-        },
+        wantFlush: batchedWrites(s, () => circuit.take(), {
+          limit: this.opts.maxQueuedBytes ?? 4 * 1024 * 1024,
+          set: (on) => circuit.setBlocked(on),
+        }),
       },
       s.remoteAddress ?? '',
       { port: this.port, maxArrayBytes: this.maxArrayBytes },
     );
-    s.on('drain', () => circuit.setBlocked(false));
-    const refuse = (reason: string): void => {
-      if (s.destroyed) return;
-      log.warn({ client: `${s.remoteAddress}:${s.remotePort}`, reason }, 'malformed CA message: circuit closed');
-      s.destroy();
-    };
     const framer = new Framer(
       (h, p) => {
         const m = decodeRequest(h, p);
@@ -123,11 +81,7 @@ export class CaServer {
       this.maxArrayBytes + 512,
     );
     s.on('data', (d) => framer.push(d));
-    s.on('error', () => {});
-    s.on('close', () => {
-      this.sockets.delete(s);
-      circuit.close();
-    });
+    return () => circuit.close();
   }
 
   /** A search datagram: a reply naming this server's port for each name it has. */
@@ -160,35 +114,20 @@ export class CaServer {
 
   /** Beacons at 0.02 s doubling up to the beacon period, as RSRV sends them after it starts. */
   private startBeacons(): void {
-    const list =
-      this.opts.beaconAddresses ?? (env('EPICS_CAS_BEACON_ADDR_LIST') ?? env('EPICS_CA_ADDR_LIST') ?? '').split(/\s+/).filter(Boolean);
+    const list = this.opts.beaconAddresses ?? addressList('EPICS_CAS_BEACON_ADDR_LIST', 'EPICS_CA_ADDR_LIST');
     const period = this.opts.beaconPeriodS ?? Number(env('EPICS_CAS_BEACON_PERIOD') ?? 15);
     const repeater = Number(env('EPICS_CA_REPEATER_PORT') ?? DEFAULT_REPEATER_PORT);
-    const targets = list.map((a) => {
-      const [host, port] = a.split(':');
-      return { host: host!, port: port ? Number(port) : repeater };
-    });
-    let delay = 0.02;
-    const send = () => {
-      if (this.closed) return;
-      const w = new ByteWriter();
-      encodeMessage(w, { type: 'Beacon', version: CA_MINOR_PROTOCOL_REVISION, port: this.port, beaconId: this.beaconId++, address: 0 });
-      const b = w.take();
-      for (const t of targets) this.udp.send(b, t.port, t.host);
-      delay = Math.min(delay * 2, period);
-      this.beaconTimer = setTimeout(send, delay * 1000);
-      this.beaconTimer.unref();
-    };
-    if (targets.length) send();
-  }
-
-  /** Stop: circuits closed (clients see the disconnect), sockets released. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    clearTimeout(this.beaconTimer);
-    for (const s of this.sockets) s.destroy();
-    this.udp.close();
-    await new Promise((r) => this.tcp.close(r));
+    const targets = targetsOf(list, repeater);
+    if (!targets.length) return;
+    let delay = 0.01;
+    this.beacons(
+      () => {
+        const w = new ByteWriter();
+        encodeMessage(w, { type: 'Beacon', version: CA_MINOR_PROTOCOL_REVISION, port: this.port, beaconId: this.beaconId++, address: 0 });
+        const b = w.take();
+        for (const t of targets) this.udp.send(b, t.port, t.host);
+      },
+      () => (delay = Math.min(delay * 2, period)),
+    );
   }
 }

@@ -1,14 +1,15 @@
 // The PV Access server's I/O: a TCP listener whose connections run PvaServerCircuit, and a UDP
 // socket on the broadcast port answering searches for the names the provider has.
 import { randomBytes } from 'node:crypto';
-import dgram from 'node:dgram';
-import net from 'node:net';
+import type dgram from 'node:dgram';
+import type net from 'node:net';
 import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT, HEADER_SIZE } from '../../pva/constants.js';
 import { Framer } from '../../pva/framer.js';
 import { emptyHeader, readHeader } from '../../pva/header.js';
 import { decodeMessage, encodeMessages } from '../../pva/messages.js';
 import { getLogger } from '../../log.js';
 import type { PvProvider } from '../ca/circuit.js';
+import { addressList, batchedWrites, bindUdp, env, listenTcp, SocketServer, targetsOf } from '../net.js';
 import { PvaServerCircuit } from './circuit.js';
 
 const log = getLogger('server.pva');
@@ -26,17 +27,7 @@ export interface PvaServerOptions {
   beaconPeriodS?: number;
 }
 
-const env = (k: string): string | undefined => {
-  const v = process.env[k]?.trim();
-  return v ? v : undefined;
-};
-
-export class PvaServer {
-  private readonly tcp: net.Server;
-  private readonly udp: dgram.Socket;
-  private readonly sockets = new Set<net.Socket>();
-  private closed = false;
-  private beaconTimer: NodeJS.Timeout | undefined;
+export class PvaServer extends SocketServer {
   private beaconSequence = 0;
   /** The server's GUID, the same in every search answer. */
   readonly guid = new Uint8Array(randomBytes(12));
@@ -47,110 +38,65 @@ export class PvaServer {
     private readonly provider: PvProvider,
     private readonly opts: PvaServerOptions,
   ) {
-    this.tcp = net.createServer((s) => this.accept(s));
-    this.udp = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+    super('PV Access', log);
   }
 
   static async start(provider: PvProvider, opts: PvaServerOptions = {}): Promise<PvaServer> {
     const s = new PvaServer(provider, opts);
-    await s.listen();
+    await s.open(() => s.listen());
     return s;
   }
 
   private async listen(): Promise<void> {
     const host = this.opts.host ?? '0.0.0.0';
     const port = this.opts.port ?? Number(env('EPICS_PVAS_SERVER_PORT') ?? env('EPICS_PVA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
-    await new Promise<void>((resolve, reject) => {
-      this.tcp.once('error', reject);
-      this.tcp.listen(port, host, () => {
-        this.tcp.off('error', reject);
-        resolve();
-      });
-    });
-    this.port = (this.tcp.address() as net.AddressInfo).port;
+    this.port = await listenTcp(this.tcp, port, host);
     const udpPort =
       this.opts.udpPort ?? Number(env('EPICS_PVAS_BROADCAST_PORT') ?? env('EPICS_PVA_BROADCAST_PORT') ?? DEFAULT_BROADCAST_PORT);
     this.udp.on('message', (msg, rinfo) => this.onSearch(msg, rinfo));
-    this.udp.on('error', () => {});
-    await new Promise<void>((resolve, reject) => {
-      this.udp.once('error', reject);
-      this.udp.bind(udpPort, host, () => {
-        this.udp.off('error', reject);
-        resolve();
-      });
-    });
-    this.udpPort = this.udp.address().port;
+    this.udpPort = await bindUdp(this.udp, udpPort, host);
     this.startBeacons(udpPort || DEFAULT_BROADCAST_PORT);
   }
 
-  /** A beacon at once, then every beacon period, to each beacon address. */
-  private startBeacons(broadcastPort: number): void {
-    const list =
-      this.opts.beaconAddresses ?? (env('EPICS_PVAS_BEACON_ADDR_LIST') ?? env('EPICS_PVA_ADDR_LIST') ?? '').split(/\s+/).filter(Boolean);
-    const targets = list.map((a) => {
-      const [host, port] = a.split(':');
-      return { host: host!, port: port ? Number(port) : broadcastPort };
-    });
-    if (!targets.length) return;
-    const period = this.opts.beaconPeriodS ?? Number(env('EPICS_PVAS_BEACON_PERIOD') ?? 15);
-    const send = () => {
-      if (this.closed) return;
-      const b = encodeMessages([
-        {
-          type: 'Beacon',
-          guid: this.guid,
-          flags: 0,
-          sequenceId: this.beaconSequence++ & 0xff,
-          changeCount: 0,
-          address: new Uint8Array(16),
-          port: this.port,
-          protocol: 'tcp',
-          serverStatus: null,
-        },
-      ]);
-      for (const t of targets) this.udp.send(b, t.port, t.host);
-      this.beaconTimer = setTimeout(send, period * 1000);
-      this.beaconTimer.unref();
-    };
-    send();
-  }
-
-  private accept(s: net.Socket): void {
-    if (this.closed) return void s.destroy();
-    this.sockets.add(s);
-    s.setNoDelay(true);
-    let scheduled = false;
-    const flush = () => {
-      scheduled = false;
-      const b = circuit.take();
-      if (b && !s.destroyed) s.write(b);
-    };
-    const circuit = new PvaServerCircuit(
+  protected serve(s: net.Socket, refuse: (reason: string) => void): () => void {
+    const circuit: PvaServerCircuit = new PvaServerCircuit(
       this.provider,
-      {
-        wantFlush: () => {
-          if (scheduled) return;
-          scheduled = true;
-          setImmediate(flush);
-        },
-      },
+      { wantFlush: batchedWrites(s, () => circuit.take()) },
       s.remoteAddress ?? '',
       { port: this.port, guid: this.guid },
     );
-    const refuse = (reason: string): void => {
-      if (s.destroyed) return;
-      log.warn({ client: `${s.remoteAddress}:${s.remotePort}`, reason }, 'malformed PV Access message: connection closed');
-      s.destroy();
-    };
     const framer = new Framer((h, p) => {
       if (!circuit.receive(h, p)) refuse(`command ${h.command} could not be decoded`);
     }, refuse);
     s.on('data', (d) => framer.push(d));
-    s.on('error', () => {});
-    s.on('close', () => {
-      this.sockets.delete(s);
-      circuit.close();
-    });
+    return () => circuit.close();
+  }
+
+  /** A beacon at once, then every beacon period, to each beacon address. */
+  private startBeacons(broadcastPort: number): void {
+    const list = this.opts.beaconAddresses ?? addressList('EPICS_PVAS_BEACON_ADDR_LIST', 'EPICS_PVA_ADDR_LIST');
+    const targets = targetsOf(list, broadcastPort);
+    if (!targets.length) return;
+    const period = this.opts.beaconPeriodS ?? Number(env('EPICS_PVAS_BEACON_PERIOD') ?? 15);
+    this.beacons(
+      () => {
+        const b = encodeMessages([
+          {
+            type: 'Beacon',
+            guid: this.guid,
+            flags: 0,
+            sequenceId: this.beaconSequence++ & 0xff,
+            changeCount: 0,
+            address: new Uint8Array(16),
+            port: this.port,
+            protocol: 'tcp',
+            serverStatus: null,
+          },
+        ]);
+        for (const t of targets) this.udp.send(b, t.port, t.host);
+      },
+      () => period,
+    );
   }
 
   /** A search datagram: one answer naming this server's TCP port for the names it has. */
@@ -178,14 +124,5 @@ export class PvaServer {
       ]);
       this.udp.send(reply, m.responsePort || rinfo.port, to);
     }
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    clearTimeout(this.beaconTimer);
-    for (const s of this.sockets) s.destroy();
-    this.udp.close();
-    await new Promise((r) => this.tcp.close(r));
   }
 }

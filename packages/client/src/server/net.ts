@@ -1,0 +1,144 @@
+// What both protocols' servers do with sockets: the environment's settings, a TCP listener and a
+// UDP socket (a bind error is the start's error), the connections (a malformed message closes one,
+// with one warning), beacons, and a connection's writes batched per turn with a bound on what
+// waits unsent.
+import dgram from 'node:dgram';
+import net from 'node:net';
+import type { Logger } from '../log.js';
+
+export const env = (k: string): string | undefined => {
+  const v = process.env[k]?.trim();
+  return v ? v : undefined;
+};
+
+/** The address list in the first of these variables that is set ("a b:port ..."), or none. */
+export function addressList(...keys: string[]): string[] {
+  for (const k of keys) {
+    const v = env(k);
+    if (v) return v.split(/\s+/);
+  }
+  return [];
+}
+
+/** Listen on `port` (0: any free one) of `host`; resolves to the port. */
+export function listenTcp(server: net.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as net.AddressInfo).port);
+    });
+  });
+}
+
+/** Bind `port` (0: any free one) of `host`; resolves to the port. */
+export function bindUdp(socket: dgram.Socket, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(port, host, () => {
+      socket.off('error', reject);
+      socket.on('error', () => {});
+      resolve(socket.address().port);
+    });
+  });
+}
+
+/** "host[:port]" entries of an address list, the port `defaultPort` where none is given. */
+export function targetsOf(list: string[], defaultPort: number): { host: string; port: number }[] {
+  return list.map((a) => {
+    const [host, port] = a.split(':');
+    return { host: host!, port: port ? Number(port) : defaultPort };
+  });
+}
+
+/**
+ * The wantFlush of a connection's circuit: what it has to send goes out once per turn (the
+ * updates of one turn in one write). With `blocked`, told when more than `limit` bytes wait unsent
+ * (true) and when they have drained (false).
+ */
+export function batchedWrites(
+  s: net.Socket,
+  take: () => Uint8Array | undefined,
+  blocked?: { limit: number; set: (on: boolean) => void },
+): () => void {
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    const b = take();
+    if (!b || s.destroyed) return;
+    s.write(b);
+    if (blocked && s.writableLength > blocked.limit) blocked.set(true);
+  };
+  if (blocked) s.on('drain', () => blocked.set(false));
+  return () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+}
+
+/** A TCP listener, a UDP socket, the connections and the beacons of one protocol's server. */
+export abstract class SocketServer {
+  protected readonly tcp = net.createServer((s) => this.connection(s));
+  protected readonly udp = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+  private readonly sockets = new Set<net.Socket>();
+  private beaconTimer: NodeJS.Timeout | undefined;
+  protected closed = false;
+
+  constructor(
+    /** The protocol, as the warnings name it. */
+    private readonly protocol: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** Serve one connection; `refuse` closes it (a malformed message). Returns what to do when it ends. */
+  protected abstract serve(s: net.Socket, refuse: (reason: string) => void): () => void;
+
+  private connection(s: net.Socket): void {
+    if (this.closed) return void s.destroy();
+    this.sockets.add(s);
+    s.setNoDelay(true);
+    s.on('error', () => {});
+    const refuse = (reason: string): void => {
+      if (s.destroyed) return;
+      this.log.warn({ client: `${s.remoteAddress}:${s.remotePort}`, reason }, `malformed ${this.protocol} message: connection closed`);
+      s.destroy();
+    };
+    const end = this.serve(s, refuse);
+    s.on('close', () => {
+      this.sockets.delete(s);
+      end();
+    });
+  }
+
+  /** Run `listen` (bind the sockets, start the beacons); if it fails, nothing is left open. */
+  protected async open(listen: () => Promise<void>): Promise<void> {
+    try {
+      await listen();
+    } catch (e) {
+      await this.close();
+      throw e;
+    }
+  }
+
+  /** Send a beacon now with `send`, then again after each of `next()` seconds, until closed. */
+  protected beacons(send: () => void, next: () => number): void {
+    const tick = (): void => {
+      if (this.closed) return;
+      send();
+      this.beaconTimer = setTimeout(tick, next() * 1000);
+      this.beaconTimer.unref();
+    };
+    tick();
+  }
+
+  /** Stop: connections closed (clients see the disconnect), sockets released. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.beaconTimer);
+    for (const s of this.sockets) s.destroy();
+    this.udp.close();
+    await new Promise((r) => this.tcp.close(r));
+  }
+}
