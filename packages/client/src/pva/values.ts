@@ -422,7 +422,8 @@ function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: Bi
   });
 }
 
-type Copier = (p: PvStructure) => PvStructure;
+/** Copies a structure: a new object with the same fields (see {@link copierOf}). */
+export type Copier = (p: PvStructure) => PvStructure;
 /** The copiers made, by the key they add (none: undefined) and the type. */
 const copiers = new Map<symbol | undefined, WeakMap<StructureDesc, Copier>>();
 
