@@ -4,7 +4,7 @@ import { isIPv4 } from 'node:net';
 import { InvalidArgumentError, Option } from 'commander';
 import { intArg, numberArg } from 'epics-ops';
 import { DEFAULTS } from './defaults.js';
-import { ARRAY_TYPES } from './results/index.js';
+import { ARRAY_TYPES, IOC_SERVERS } from './results/index.js';
 
 // The numbers, the output format and the per-PV timeout are epics-ops's, as its commands are.
 export { formatOption, intArg, numberArg, timeoutOption } from 'epics-ops';
@@ -69,6 +69,15 @@ export const arrayTypeOption = (help: string): Option =>
   new Option('--array-type <type>', help).choices([...ARRAY_TYPES]).default('double');
 export const arrayRateOption = (defaultValue: number | 'max', allowZero: boolean, help: string): Option =>
   new Option('--array-rate <hz>', help).argParser(rateOrMax(allowZero)).default(defaultValue);
+
+/** The built-in IOC's server. */
+export const serverOption = (): Option =>
+  new Option(
+    '--server <server>',
+    "the built-in IOC's server: softioc (EPICS base's RSRV and QSRV) or node (this project's server, epics-client/server, the same PVs)",
+  )
+    .choices(IOC_SERVERS)
+    .default('softioc');
 
 /** Where clients and the IOC run: other hosts through their agents (docs/agents.md). */
 export const hostsOption = (): Option =>

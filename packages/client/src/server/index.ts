@@ -6,7 +6,7 @@ import type { PvProvider } from './ca/circuit.js';
 import { nativeTypeOf, ServedPv, type PvDefinition, type ServedValue } from './pv.js';
 
 export { ServedPv, nativeTypeOf } from './pv.js';
-export type { PostOptions, PutHandler, PutOutcome, PutRequest, PvDefinition, PvListener, PvState, ServedValue } from './pv.js';
+export type { Alarm, PostOptions, PutHandler, PutOutcome, PutRequest, PvDefinition, PvListener, PvState, ServedValue } from './pv.js';
 export { CaServerCircuit } from './ca/circuit.js';
 export type { CircuitEvents, CircuitOptions, Peer, PvProvider } from './ca/circuit.js';
 export type { CaServerOptions } from './ca/server.js';

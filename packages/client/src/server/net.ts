@@ -31,11 +31,14 @@ export function listenTcp(server: net.Server, port: number, host: string): Promi
   });
 }
 
-/** Bind `port` (0: any free one) of `host`; resolves to the port. */
+/**
+ * Bind the UDP `port` (0: any free one) for a server on `host`; resolves to the port. A socket
+ * bound to one address gets no broadcasts, so beyond loopback the socket takes every interface's.
+ */
 export function bindUdp(socket: dgram.Socket, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind(port, host, () => {
+    socket.bind(port, host.startsWith('127.') ? host : '0.0.0.0', () => {
       socket.off('error', reject);
       socket.on('error', () => {});
       resolve(socket.address().port);

@@ -3,8 +3,16 @@
 // protocol circuits read it and subscribe to its posts; nothing here does I/O.
 import { DbrType, type NativeType } from '../ca/constants.js';
 import type { DbrMetadata } from '../ca/dbr.js';
+import type { ScalarType } from '../pva/types.js';
 
-export type ServedValue = number | string | readonly number[] | readonly string[] | ArrayLike<number>;
+/** A PV's value: a number or string, or an array (a BigInt64Array for 64-bit integers over PV Access). */
+export type ServedValue = number | string | readonly number[] | readonly string[] | ArrayLike<number> | BigInt64Array;
+
+/** An alarm: severity (0 none, 1 minor, 2 major, 3 invalid) and status (EPICS alarm conditions, as CA's). */
+export interface Alarm {
+  severity: number;
+  status: number;
+}
 
 /** What a post or a put changed, as CA's DBE mask bits (value, archive, alarm, property). */
 export const CHANGE_VALUE = 1;
@@ -40,6 +48,10 @@ export interface PvDefinition {
   valueDeadband?: number;
   /** Archive deadband (ADEL): the same for archive (DBE_LOG) subscribers. */
   archiveDeadband?: number;
+  /** The element type over PV Access, where it is not CA's (64-bit integers: 'long', served as doubles over CA; signed bytes: 'byte'). */
+  pvaElement?: ScalarType;
+  /** The alarm of a value posted (or put) without one, as a record's alarm limits give it; none: no alarm. */
+  alarm?: (value: ServedValue) => Alarm | undefined;
 }
 
 export interface PostOptions {
@@ -66,6 +78,8 @@ export class ServedPv {
   readonly maxCount: number;
   private writable: boolean;
   readonly className: string;
+  readonly pvaElement: ScalarType | undefined;
+  private readonly alarmOf: PvDefinition['alarm'];
   valueDeadband: number;
   archiveDeadband: number;
   /** The values last sent to value and to archive subscribers (deadbands are measured from them). */
@@ -86,13 +100,24 @@ export class ServedPv {
     this.className = def.className ?? defaultClass(def.type, this.maxCount);
     this.valueDeadband = def.valueDeadband ?? 0;
     this.archiveDeadband = def.archiveDeadband ?? 0;
+    this.pvaElement = def.pvaElement;
+    this.alarmOf = def.alarm;
     if (typeof def.value === 'number') this.lastValue = this.lastArchived = def.value;
-    this.metadata = { ...(def.metadata ?? {}) };
+    // Alarm limits not given are NaN for floating-point values (as a record's are), else 0.
+    const unset = def.type === DbrType.DOUBLE || def.type === DbrType.FLOAT ? NaN : 0;
+    this.metadata = {
+      upperAlarmLimit: unset,
+      upperWarningLimit: unset,
+      lowerWarningLimit: unset,
+      lowerAlarmLimit: unset,
+      ...(def.metadata ?? {}),
+    };
     const now = Date.now();
+    const alarm = def.alarm?.(def.value);
     this.current = {
       value: def.value,
-      severity: 0,
-      status: 0,
+      severity: alarm?.severity ?? 0,
+      status: alarm?.status ?? 0,
       secondsPastEpoch: Math.floor(now / 1000),
       nanoseconds: (now % 1000) * 1e6,
     };
@@ -129,8 +154,9 @@ export class ServedPv {
     const n = countOf(value);
     if (n > this.maxCount) throw new RangeError(`${this.name}: ${n} elements exceed its ${this.maxCount}`);
     const t = opts.timestamp === undefined ? Date.now() : typeof opts.timestamp === 'number' ? opts.timestamp : opts.timestamp.getTime();
-    const severity = opts.severity ?? 0;
-    const status = opts.status ?? 0;
+    const rule = opts.severity === undefined && this.alarmOf ? this.alarmOf(value) : undefined;
+    const severity = opts.severity ?? rule?.severity ?? 0;
+    const status = opts.status ?? rule?.status ?? 0;
     let changes = 0;
     if (typeof value === 'number') {
       // A scalar as a record's monitor() posts it: past the deadband from the last value sent (0: any change; -1: every post).

@@ -2,7 +2,7 @@
 // updates, falls behind (its latency grows through the step), is killed for its memory or fails;
 // the IOC's own published rate at each step says where the IOC, not the client, was the limit.
 import { availableParallelism } from 'node:os';
-import { startIoc, type Ioc, type IocStats } from '../ioc/index.js';
+import { startIoc, type Ioc, type IocServer, type IocStats } from '../ioc/index.js';
 import { percentile } from './checks.js';
 import type { ClientSpec } from '../clients/index.js';
 import { DEFAULT_MAX_RSS_MB, MEMORY_KILL, runMonitor } from './monitor.js';
@@ -45,6 +45,8 @@ const BEHIND_MS = 250;
 export interface HeadroomOptions {
   clients: readonly ClientSpec[];
   python: string;
+  /** The built-in IOC's server (default softioc). */
+  server?: IocServer;
   workload: HeadroomWorkload;
   /** Kill a runner whose resident memory passes this many MiB (default DEFAULT_MAX_RSS_MB). */
   maxRssMb?: number;
@@ -67,7 +69,7 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
     held: (r) => r.held,
     ...(o.onSkip && { onSkip: o.onSkip }),
     open: async (step) => {
-      const ioc = await startIoc({ records: step.records, rate: step.rateHz, arrayElements: 0 });
+      const ioc = await startIoc({ records: step.records, rate: step.rateHz, arrayElements: 0, ...(o.server && { server: o.server }) });
       await firstTick(ioc);
       const names = ioc.counterNames();
       return {

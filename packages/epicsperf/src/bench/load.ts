@@ -10,7 +10,7 @@ import type { Runner } from '../launch/process.js';
 import { ClientDeadline } from '../launch/deadline.js';
 import { failureOf } from '../launch/run.js';
 import { LOCAL, type Host } from '../hosts/host.js';
-import type { Ioc, IocStats } from '../ioc/index.js';
+import type { Ioc, IocServer, IocStats } from '../ioc/index.js';
 import type { ClientSpec } from '../clients/index.js';
 import { LocalHost } from '../hosts/local-host.js';
 import { shipSamples } from './session.js';
@@ -68,6 +68,8 @@ export interface LoadOptions {
   /** Runners per host at each step, lowest first (default LOAD_STEPS). */
   steps?: readonly number[];
   records: number;
+  /** The built-in IOC's server (default softioc). */
+  server?: IocServer;
   rate: number;
   /** Seconds each step is measured for, after every runner has connected and the warm-up (default LOAD_SECONDS). */
   stepSeconds?: number;
@@ -112,7 +114,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadResults> {
   // Runners elsewhere reach the IOC over the network: it then serves every interface.
   const elsewhere = hosts.some((h) => h.name !== iocHost.name);
   progress('starting the IOC');
-  const ioc = await iocHost.startIoc({ records: o.records, rate: o.rate, arrayElements: 0, ...(elsewhere && { listen: '0.0.0.0' }) });
+  const ioc = await iocHost.startIoc({
+    records: o.records,
+    rate: o.rate,
+    arrayElements: 0,
+    ...(o.server && { server: o.server }),
+    ...(elsewhere && { listen: '0.0.0.0' }),
+  });
   const putter = o.setRampRate ? undefined : rampPutter(ioc, iocHost);
   const setRamp = o.setRampRate ?? ((_: Ioc, hz: number) => putter!.put(hz));
   const results: LoadStepResult[] = [];

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { LOCAL, type Host } from '../hosts/host.js';
 import { RemoteHost } from '../hosts/remote.js';
 import { checkKeyName, ORCHESTRATOR_KEY, readKeyPair, readPublicKey } from '../hosts/wire.js';
-import type { Ioc, IocOptions } from '../ioc/index.js';
+import type { Ioc, IocOptions, IocServer } from '../ioc/index.js';
 import type { HostRecord } from '../results/index.js';
 import { LocalHost } from '../hosts/local-host.js';
 
@@ -68,12 +68,14 @@ export class Placement {
     readonly iocHost: Host,
     /** Whether anything runs elsewhere (then the IOC serves every interface). */
     readonly spread: boolean,
+    /** The built-in IOC's server. */
+    readonly server: IocServer,
   ) {}
 
   /** Everything here (no --hosts). */
-  static local(python: string): Placement {
+  static local(python: string, server: IocServer = 'softioc'): Placement {
     const here = new LocalHost(python);
-    return new Placement([here], new Map(), here, false);
+    return new Placement([here], new Map(), here, false, server);
   }
 
   /**
@@ -86,6 +88,7 @@ export class Placement {
     keys?: string | undefined;
     clients: readonly string[];
     python: string;
+    server?: IocServer | undefined;
   }): Promise<Placement> {
     const specs = parseHosts(o.hosts);
     const place = parsePlace(
@@ -114,7 +117,7 @@ export class Placement {
       clientHost.set(c, where ? byName.get(where)! : remote[k++ % remote.length]!);
     }
     const ioc = byName.get(place.get('ioc') ?? LOCAL)!;
-    return new Placement([here, ...remote], clientHost, ioc, true);
+    return new Placement([here, ...remote], clientHost, ioc, true, o.server ?? 'softioc');
   }
 
   /** Where a client runs. */
@@ -143,7 +146,7 @@ export class Placement {
 
   /** Start the IOC where it is placed; when anything runs elsewhere, it serves every interface. */
   startIoc(options: IocOptions): Promise<Ioc> {
-    return this.iocHost.startIoc(this.spread ? { ...options, listen: '0.0.0.0' } : options);
+    return this.iocHost.startIoc({ server: this.server, ...options, ...(this.spread && { listen: '0.0.0.0' }) });
   }
 
   /** Every host used, with its environment report, for the results. */

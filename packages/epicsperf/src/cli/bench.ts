@@ -12,7 +12,7 @@ import { writeAtomic } from 'epics-ops';
 import { ensureWritable, keepRun, resultsDir } from '../results/store.js';
 import { exitOnSignals, parseClientList, placement, prepareClients, type HostOpts } from './common.js';
 import { BenchProgress } from './progress.js';
-import { formatOption, hostsOption, intArg, keysOption, placeOption } from '../options.js';
+import { formatOption, hostsOption, intArg, keysOption, placeOption, serverOption } from '../options.js';
 import { UsageError } from '../errors.js';
 
 interface Opts extends HostOpts {
@@ -45,6 +45,7 @@ export function register(program: Command): void {
   const options = workloadOptions();
   const command = program
     .command('bench')
+    .addOption(serverOption())
     .addOption(hostsOption())
     .addOption(placeOption())
     .addOption(keysOption())

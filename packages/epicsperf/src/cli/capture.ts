@@ -23,7 +23,9 @@ import {
   rateOption,
   recordsOption,
   type IocMode,
+  serverOption,
 } from '../options.js';
+import type { IocServer } from '../ioc/index.js';
 
 interface Opts {
   out?: string;
@@ -31,6 +33,7 @@ interface Opts {
   flushPeriod: number;
   client: string;
   ioc: IocMode;
+  server: IocServer;
   force?: boolean;
   format: 'table' | 'json';
   gapCheck: string;
@@ -87,6 +90,7 @@ export function register(program: Command): void {
     )
     .addOption(new Option('--client <name>', 'client that monitors and writes').choices(captureClients()).default(DEFAULTS.client))
     .addOption(iocOption('env'))
+    .addOption(serverOption())
     .option('--force', 'replace an existing output file')
     .addOption(formatOption(['table', 'json'] as const))
     .option('--gap-check <regex>', 'PVs that count up by 1 per update, checked for lost updates ("" = none)', DEFAULT_GAP_CHECK)
@@ -111,6 +115,7 @@ export function register(program: Command): void {
         rate: opts.rate,
         arrayElements: opts.arrayElements,
         arrayRate: opts.arrayRate,
+        server: opts.server,
       });
       const progress = new Progress();
       const fileOptions = {

@@ -1,6 +1,6 @@
 // What the measuring commands share: choosing the IOC (built-in or from the environment),
 // resolving clients, a live progress line on stderr, and dying cleanly on Ctrl-C.
-import { startIoc, type Ioc, type IocOptions } from '../ioc/index.js';
+import { startIoc, type Ioc, type IocOptions, type IocServer } from '../ioc/index.js';
 import { findClient, clientNames, type ClientSpec, type Task } from '../clients/index.js';
 export { prepareClients } from '../clients/index.js';
 import { exitOnSignals as exitOnSignalsAs } from 'epics-ops';
@@ -87,6 +87,8 @@ export class Progress {
 
 /** The options every command that can run elsewhere takes (options.ts: hostsOption, placeOption, keysOption). */
 export interface HostOpts {
+  /** The built-in IOC's server (serverOption). */
+  server?: IocServer;
   hosts?: string;
   place?: string;
   keys?: string;
@@ -99,9 +101,16 @@ export interface HostOpts {
 export async function placement(o: HostOpts, clients: readonly ClientSpec[], python: string, referee = false): Promise<Placement> {
   if (o.hosts === undefined) {
     if (o.place !== undefined) throw new UsageError('--place needs --hosts');
-    return Placement.local(python);
+    return Placement.local(python, o.server);
   }
-  const pl = await Placement.connect({ hosts: o.hosts, place: o.place, keys: o.keys, clients: clients.map((c) => c.name), python });
+  const pl = await Placement.connect({
+    hosts: o.hosts,
+    place: o.place,
+    keys: o.keys,
+    clients: clients.map((c) => c.name),
+    python,
+    server: o.server,
+  });
   try {
     await pl.prepare(
       clients.map((c) => c.name),

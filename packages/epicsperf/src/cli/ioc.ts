@@ -1,7 +1,7 @@
 // `epicsperf ioc`: run the built-in IOC in the foreground until SIGINT/SIGTERM.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { startIoc, type ArrayType } from '../ioc/index.js';
+import { startIoc, type ArrayType, type IocServer } from '../ioc/index.js';
 import { DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
 import {
@@ -15,6 +15,7 @@ import {
   prefixOption,
   rateOption,
   recordsOption,
+  serverOption,
 } from '../options.js';
 
 interface IocCliOptions {
@@ -25,6 +26,7 @@ interface IocCliOptions {
   arrayElements: number;
   arrayRate: number | 'max';
   arrayType: ArrayType;
+  server: IocServer;
   settings: number;
   latencyElements: number;
   caPort?: number;
@@ -38,7 +40,8 @@ interface IocCliOptions {
 export function register(program: Command): void {
   program
     .command('ioc')
-    .description("run the built-in EPICS IOC (EPICS base's RSRV and QSRV) until Ctrl-C")
+    .description("run the built-in EPICS IOC (EPICS base's RSRV and QSRV, or --server node) until Ctrl-C")
+    .addOption(serverOption())
     .addOption(recordsOption(1_000_000))
     .addOption(rateOption(true))
     .addOption(prefixOption())
@@ -86,6 +89,7 @@ export function register(program: Command): void {
         arrayElements: opts.arrayElements,
         arrayRate: opts.arrayRate,
         arrayType: opts.arrayType,
+        server: opts.server,
         settings: opts.settings,
         latencyElements: opts.latencyElements,
         ...(opts.caPort !== undefined && { caPort: opts.caPort }),

@@ -9,7 +9,7 @@ import { latencyTables, latencyTitle } from '../report/latency.js';
 import { UsageError } from '../errors.js';
 import { DEFAULTS } from '../defaults.js';
 import { exitOnSignals, orClose, placement, prepareClients, Progress, type HostOpts } from './common.js';
-import { formatOption, hostsOption, keysOption, placeOption } from '../options.js';
+import { formatOption, hostsOption, keysOption, placeOption, serverOption } from '../options.js';
 import { countOption, latencyTypeOption, sizesOption } from '../workloads/latency.js';
 import type { LatencyRun, LatencyWorkload } from '../results/index.js';
 
@@ -30,6 +30,7 @@ export function register(program: Command): void {
     .addOption(latencyTypeOption())
     .addOption(countOption())
     .addOption(formatOption(['table', 'json'] as const))
+    .addOption(serverOption())
     .addOption(hostsOption())
     .addOption(placeOption())
     .addOption(keysOption())

@@ -9,6 +9,7 @@ import {
   clientOption,
   formatOption,
   hostsOption,
+  type IocMode,
   iocOption,
   keysOption,
   nameStyleOption,
@@ -17,7 +18,7 @@ import {
   rateOption,
   recordsOption,
   samplesOption,
-  type IocMode,
+  serverOption,
 } from '../options.js';
 
 interface Opts extends HostOpts {
@@ -45,6 +46,7 @@ export function register(program: Command): void {
     .addOption(iocOption('builtin'))
     .addOption(prefixOption())
     .addOption(nameStyleOption())
+    .addOption(serverOption())
     .addOption(hostsOption())
     .addOption(placeOption())
     .addOption(keysOption())

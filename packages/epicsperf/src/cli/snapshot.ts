@@ -17,7 +17,7 @@ import { DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
 import { runSnapshot } from '../bench/snapshot.js';
 import { exitOnSignals, parseClient, orClose, placement, Progress, prepareClients, target, type HostOpts } from './common.js';
-import { clientOption, hostsOption, iocOption, keysOption, placeOption, type IocMode } from '../options.js';
+import { clientOption, hostsOption, type IocMode, iocOption, keysOption, placeOption, serverOption } from '../options.js';
 
 interface Opts extends HostOpts, SnapshotOpts {
   client?: string;
@@ -30,6 +30,7 @@ export function register(program: Command): void {
     .addOption(clientOption('read with this benchmark client in a process of its own (default: epics-client in this process)', null))
     .addOption(iocOption('env'))
     .option('--check', 'check each value against reads made before and after')
+    .addOption(serverOption())
     .addOption(hostsOption())
     .addOption(placeOption())
     .addOption(keysOption())

@@ -252,6 +252,7 @@ export class RemoteHost implements Host {
       caPort: Number(a.caPort),
       pvaPort: Number(a.pvaPort),
       prefix,
+      server: options.server ?? 'softioc',
       pid: Number(a.pid),
       meter: proc.meter,
       counterNames: () => counterNames(prefix, nameStyle, records),

@@ -3,6 +3,7 @@
 // and stop it; it dies with us.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { isIPv4 } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { getLogger } from '../log.js';
 import { killOnExit } from '../children.js';
 import { ensurePythonEnv, pythonModule } from '../pyenv/index.js';
@@ -13,10 +14,10 @@ import { DEFAULT_REPEATER_PORT as CA_REPEATER_PORT, DEFAULT_SERVER_PORT as CA_PO
 import { DEFAULT_BROADCAST_PORT as PVA_BROADCAST_PORT, DEFAULT_SERVER_PORT as PVA_PORT } from 'epics-client/pva';
 import { IocError } from '../errors.js';
 import { processMeter, type Meter } from '../procstat.js';
-import { ARRAY_TYPES, type ArrayType } from '../results/index.js';
+import { ARRAY_TYPES, IOC_SERVERS, type ArrayType, type IocServer } from '../results/index.js';
 import { StatsChannel, type IocStats } from './stats.js';
 
-export { ARRAY_TYPES, type ArrayType } from '../results/index.js';
+export { ARRAY_TYPES, IOC_SERVERS, type ArrayType, type IocServer } from '../results/index.js';
 export type { IocStats } from './stats.js';
 
 const log = getLogger('ioc');
@@ -65,6 +66,12 @@ export interface IocOptions {
    * (for tests of access-rights changes), PREFIX:KIND:LOCKED never (off by default).
    */
   accessSecurity?: boolean;
+  /**
+   * The server that serves the IOC's PVs: 'softioc' (default), EPICS base's RSRV and QSRV, or
+   * 'node', this project's server (epics-client/server) in a Node process of its own, serving the
+   * same PVs with the same behaviour.
+   */
+  server?: IocServer;
 }
 
 export interface Ioc {
@@ -73,6 +80,8 @@ export interface Ioc {
   readonly caPort: number;
   readonly pvaPort: number;
   readonly prefix: string;
+  /** The server it runs on. */
+  readonly server: IocServer;
   /** The IOC's process id on the host it runs on. */
   readonly pid: number;
   /** Reads the IOC's process from outside, on its host. */
@@ -140,6 +149,8 @@ function validate(o: IocOptions): void {
     throw new IocError(`arrayRate must be a number >= 0 or 'max', got ${o.arrayRate}`);
   if (o.arrayType !== undefined && !ARRAY_TYPES.includes(o.arrayType))
     throw new IocError(`arrayType must be one of ${ARRAY_TYPES.join(', ')}, got ${String(o.arrayType)}`);
+  if (o.server !== undefined && !IOC_SERVERS.includes(o.server))
+    throw new IocError(`server must be one of ${IOC_SERVERS.join(', ')}, got ${String(o.server)}`);
   if (o.prefix !== undefined && !/^[A-Za-z0-9_:.-]*$/.test(o.prefix))
     throw new IocError(`prefix may hold letters, digits and _ : . - only, got "${o.prefix}"`);
 }
@@ -147,7 +158,7 @@ function validate(o: IocOptions): void {
 /** Start the built-in IOC. Resolves once a real CA client has read a PV from it. */
 export async function startIoc(options: IocOptions = {}): Promise<Ioc> {
   validate(options);
-  const python = options.python ?? (await ensurePythonEnv());
+  const command = options.server === 'node' ? process.execPath : (options.python ?? (await ensurePythonEnv()));
   if (options.listen !== undefined && !options.listen.startsWith('127.')) {
     // Clients elsewhere look on the EPICS default ports unless told otherwise.
     options = {
@@ -168,7 +179,7 @@ export async function startIoc(options: IocOptions = {}): Promise<Ioc> {
   // A free port can be taken between our check and the IOC's bind; retry with new ones.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launch(python, options);
+      return await launch(command, options);
     } catch (err) {
       const retry = err instanceof PortRaceError && options.caPort === undefined && options.pvaPort === undefined;
       if (!retry || attempt >= 3) throw err instanceof PortRaceError ? new IocError(err.message) : err;
@@ -179,10 +190,15 @@ export async function startIoc(options: IocOptions = {}): Promise<Ioc> {
 
 class PortRaceError extends Error {}
 
+/** The Node server's program, built (from src/ as from dist/, the build's). */
+const NODE_SERVER = fileURLToPath(
+  new URL(import.meta.url.includes('/dist/') ? './node-server.js' : '../../dist/ioc/node-server.js', import.meta.url),
+);
+
 /** The port after `p` (before it at the top of the range). */
 const beside = (p: number): number => (p < 65535 ? p + 1 : p - 1);
 
-async function launch(python: string, o: IocOptions): Promise<Ioc> {
+async function launch(command: string, o: IocOptions): Promise<Ioc> {
   const prefix = o.prefix ?? DEFAULTS.prefix;
   const records = o.records ?? DEFAULTS.records;
   const nameStyle = o.nameStyle ?? DEFAULTS.nameStyle;
@@ -204,8 +220,10 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
   const listen = o.listen ?? '127.0.0.1';
   const pvaBroadcastPort = o.pvaBroadcastPort ?? pva.neighbour ?? (await freePort({ tcp: false, udp: true }, taken));
   const repeaterPort = !listen.startsWith('127.') ? CA_REPEATER_PORT : (ca.neighbour ?? (await freePort({ tcp: false, udp: true }, taken)));
-  const module = pythonModule('ioc');
+  const server = o.server ?? 'softioc';
+  const module = server === 'node' ? { args: [NODE_SERVER], env: {} } : pythonModule('ioc');
   const args = [
+    ...(server === 'node' ? [] : ['-u']),
     ...module.args,
     '--watch-stdin',
     '--records',
@@ -238,8 +256,8 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
     listen,
     ...(o.accessSecurity ? ['--access-security'] : []),
   ];
-  log.debug({ python, args }, 'starting IOC');
-  const child = spawn(python, ['-u', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...module.env } });
+  log.debug({ command, args }, 'starting IOC');
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...module.env } });
   // A parent killed outright is covered in the IOC itself (PR_SET_PDEATHSIG and stdin EOF).
   killOnExit(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -279,6 +297,7 @@ async function launch(python: string, o: IocOptions): Promise<Ioc> {
       caPort,
       pvaPort,
       prefix,
+      server,
       pid: child.pid!,
       meter: processMeter(child.pid!),
       exited,

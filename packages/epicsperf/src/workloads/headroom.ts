@@ -41,6 +41,7 @@ export const headroom: BenchWorkload = {
     results.headroom = await runHeadroom({
       clients: serving(ctx.ready, 'monitor'),
       python: ctx.python,
+      server: ctx.placement.server,
       workload: w.headroom,
       onProgress: ctx.progress,
       ...ctx.deadline(w.headroom.seconds),

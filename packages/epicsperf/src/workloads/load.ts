@@ -60,6 +60,7 @@ export const load: BenchWorkload = {
       iocHost: pl.iocHost,
       steps: lw.steps,
       records: lw.records,
+      server: pl.server,
       rate: lw.rateHz,
       stepSeconds: lw.seconds,
       onProgress: ctx.progress,

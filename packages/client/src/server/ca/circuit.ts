@@ -391,6 +391,9 @@ function convert(v: ServedValue, pv: ServedPv, native: number, n: number): Encod
 
 /** A written value in the PV's own type. */
 function fromWire(v: unknown, pv: ServedPv): ServedValue {
+  // Numbers in a typed array (a view of the message): copied as they are.
+  if (ArrayBuffer.isView(v) && pv.type !== DbrType.STRING && pv.type !== DbrType.ENUM && pv.maxCount > 1)
+    return (v as Float64Array).slice();
   const list: unknown[] = typeof v === 'number' || typeof v === 'string' ? [v] : Array.from(v as ArrayLike<unknown>);
   const choices = pv.metadata.enumStrings;
   const conv = list.map((x) => {

@@ -17,7 +17,7 @@ const log = getLogger('server.ca');
 export interface CaServerOptions {
   /** TCP and UDP port: EPICS_CAS_SERVER_PORT, else EPICS_CA_SERVER_PORT, else 5064 (0: any free TCP port). */
   port?: number;
-  /** Address to listen on (default all interfaces). */
+  /** Address to listen on (EPICS_CAS_INTF_ADDR_LIST's first, else all interfaces). */
   host?: string;
   /** Where beacons go (EPICS_CAS_BEACON_ADDR_LIST, else EPICS_CA_ADDR_LIST); port EPICS_CA_REPEATER_PORT. */
   beaconAddresses?: string[];
@@ -50,7 +50,7 @@ export class CaServer extends SocketServer {
   }
 
   private async listen(): Promise<void> {
-    const host = this.opts.host ?? '0.0.0.0';
+    const host = this.opts.host ?? addressList('EPICS_CAS_INTF_ADDR_LIST')[0] ?? '0.0.0.0';
     const wanted = this.opts.port ?? Number(env('EPICS_CAS_SERVER_PORT') ?? env('EPICS_CA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
     this.port = await listenTcp(this.tcp, wanted, host);
     this.udp.on('message', (msg, rinfo) => this.onSearch(msg, rinfo));

@@ -1,6 +1,7 @@
-// A served PV as PV Access sees it: NTScalar, NTScalarArray or NTEnum with alarm, timeStamp,
-// display and control, the type made once per PV shape, the value made from the PV's state.
-import { DbrType } from '../../ca/constants.js';
+// A served PV as PV Access sees it: NTScalar, NTScalarArray or NTEnum with the fields QSRV gives
+// a record's (alarm, timeStamp, display, control, valueAlarm), the type made once per PV shape,
+// the value made from the PV's state.
+import { ALARM_STATUS_NAMES, DbrType } from '../../ca/constants.js';
 import { scalar, scalarArray, structure, type ScalarType, type StructureDesc } from '../../pva/types.js';
 import type { PvStructure, PvValue } from '../../pva/values.js';
 import type { ServedPv, ServedValue } from '../pv.js';
@@ -17,66 +18,137 @@ const ELEMENT: Record<number, ScalarType> = {
 
 const ALARM = structure('alarm_t', { severity: scalar('int'), status: scalar('int'), message: scalar('string') });
 const TIME = structure('time_t', { secondsPastEpoch: scalar('long'), nanoseconds: scalar('int'), userTag: scalar('int') });
-const DISPLAY = structure('display_t', {
-  limitLow: scalar('double'),
-  limitHigh: scalar('double'),
-  description: scalar('string'),
-  units: scalar('string'),
-  precision: scalar('int'),
-});
-const CONTROL = structure('control_t', { limitLow: scalar('double'), limitHigh: scalar('double'), minStep: scalar('double') });
+/** display.form, as QSRV declares it. */
+const FORM = structure('enum_t', { index: scalar('int'), choices: scalarArray('string') });
+const FORMS = ['Default', 'String', 'Binary', 'Decimal', 'Hex', 'Exponential', 'Engineering'];
 
 const types = new Map<string, StructureDesc>();
 
-/** The PV's normative type: NTEnum for enums, NTScalarArray for arrays, else NTScalar. */
+/** The PV's element type over PV Access. */
+const elementOf = (pv: ServedPv): ScalarType => pv.pvaElement ?? ELEMENT[pv.type] ?? 'double';
+
+/**
+ * The PV's normative type, field for field as QSRV gives a record's: NTEnum for enums;
+ * NTScalar or NTScalarArray with display (for numbers: limits of the value's type, precision,
+ * form) and, for numbers, control and valueAlarm.
+ */
 export function ntTypeOf(pv: ServedPv): StructureDesc {
-  const key = pv.type === DbrType.ENUM ? 'enum' : `${pv.type}:${pv.maxCount > 1 ? 'a' : 's'}`;
+  const el = elementOf(pv);
+  const array = pv.maxCount > 1;
+  const key = pv.type === DbrType.ENUM ? 'enum' : `${el}:${array ? 'a' : 's'}`;
   let t = types.get(key);
-  if (!t) {
-    if (pv.type === DbrType.ENUM)
-      t = structure('epics:nt/NTEnum:1.0', {
-        value: structure('enum_t', { index: scalar('int'), choices: scalarArray('string') }),
+  if (t) return t;
+  if (pv.type === DbrType.ENUM)
+    t = structure('epics:nt/NTEnum:1.0', {
+      value: structure('enum_t', { index: scalar('int'), choices: scalarArray('string') }),
+      alarm: ALARM,
+      timeStamp: TIME,
+      display: structure('structure', { description: scalar('string') }),
+    });
+  else {
+    const id = array ? 'epics:nt/NTScalarArray:1.0' : 'epics:nt/NTScalar:1.0';
+    const value = array ? scalarArray(el) : scalar(el);
+    if (el === 'string')
+      t = structure(id, {
+        value,
         alarm: ALARM,
         timeStamp: TIME,
+        display: structure('structure', { description: scalar('string'), units: scalar('string') }),
       });
     else {
-      const el = ELEMENT[pv.type] ?? 'double';
-      const array = pv.maxCount > 1;
-      t = structure(array ? 'epics:nt/NTScalarArray:1.0' : 'epics:nt/NTScalar:1.0', {
-        value: array ? scalarArray(el) : scalar(el),
+      const T = scalar(el);
+      t = structure(id, {
+        value,
         alarm: ALARM,
         timeStamp: TIME,
-        display: DISPLAY,
-        control: CONTROL,
+        display: structure('structure', {
+          limitLow: T,
+          limitHigh: T,
+          description: scalar('string'),
+          units: scalar('string'),
+          precision: scalar('int'),
+          form: FORM,
+        }),
+        control: structure('structure', { limitLow: T, limitHigh: T, minStep: T }),
+        valueAlarm: structure('structure', {
+          active: scalar('boolean'),
+          lowAlarmLimit: T,
+          lowWarningLimit: T,
+          highWarningLimit: T,
+          highAlarmLimit: T,
+          lowAlarmSeverity: scalar('int'),
+          lowWarningSeverity: scalar('int'),
+          highWarningSeverity: scalar('int'),
+          highAlarmSeverity: scalar('int'),
+          hysteresis: scalar('double'),
+        }),
       });
     }
-    types.set(key, t);
   }
+  types.set(key, t);
   return t;
+}
+
+/** CA alarm conditions as PV Access alarm statuses (DEVICE, DRIVER, RECORD, DB), as QSRV maps them. */
+function pvaStatus(caStatus: number): number {
+  if (caStatus === 0) return 0;
+  if (caStatus <= 8 || caStatus === 11) return 1;
+  if (caStatus <= 10 || caStatus === 17) return 2;
+  if (caStatus <= 16) return 3;
+  if (caStatus <= 21) return 4;
+  return 6;
+}
+
+/** The PV's alarm: the status as QSRV maps it, the message the CA condition's name. */
+export function ntAlarm(severity: number, status: number): { severity: number; status: number; message: string } {
+  return { severity, status: pvaStatus(status), message: status ? (ALARM_STATUS_NAMES[status] ?? '') : '' };
 }
 
 /** The PV's state as a value of its normative type. */
 export function ntValueOf(pv: ServedPv): PvStructure {
   const s = pv.state;
   const m = pv.metadata;
-  const alarm = { severity: s.severity, status: s.status, message: '' };
+  const alarm = ntAlarm(s.severity, s.status);
   const timeStamp = { secondsPastEpoch: BigInt(s.secondsPastEpoch), nanoseconds: s.nanoseconds, userTag: 0 };
   if (pv.type === DbrType.ENUM) {
     const index = typeof s.value === 'number' ? s.value : Number((s.value as ArrayLike<number>)[0] ?? 0);
-    return { value: { index, choices: [...(m.enumStrings ?? [])] }, alarm, timeStamp };
+    return { value: { index, choices: [...(m.enumStrings ?? [])] }, alarm, timeStamp, display: { description: '' } };
   }
+  const el = elementOf(pv);
+  const value = pvValue(s.value, pv.maxCount > 1);
+  if (el === 'string') return { value, alarm, timeStamp, display: { description: '', units: m.units ?? '' } };
+  // Limits in the value's type. QSRV gives a waveform's alarm limits as 0 where RSRV gives NaN.
+  const big = el === 'long' || el === 'ulong';
+  const T = (v: number | undefined): number | bigint => {
+    const x = v ?? 0;
+    return big ? BigInt(Number.isFinite(x) ? Math.trunc(x) : 0) : x;
+  };
+  const A = pv.className === 'waveform' ? (v: number | undefined) => T(Number.isNaN(v) ? 0 : v) : T;
   return {
-    value: pvValue(s.value, pv.maxCount > 1),
+    value,
     alarm,
     timeStamp,
     display: {
-      limitLow: m.lowerDisplayLimit ?? 0,
-      limitHigh: m.upperDisplayLimit ?? 0,
+      limitLow: T(m.lowerDisplayLimit),
+      limitHigh: T(m.upperDisplayLimit),
       description: '',
       units: m.units ?? '',
       precision: m.precision ?? 0,
+      form: { index: 0, choices: FORMS },
     },
-    control: { limitLow: m.lowerControlLimit ?? 0, limitHigh: m.upperControlLimit ?? 0, minStep: 0 },
+    control: { limitLow: T(m.lowerControlLimit), limitHigh: T(m.upperControlLimit), minStep: T(0) },
+    valueAlarm: {
+      active: false,
+      lowAlarmLimit: A(m.lowerAlarmLimit),
+      lowWarningLimit: A(m.lowerWarningLimit),
+      highWarningLimit: A(m.upperWarningLimit),
+      highAlarmLimit: A(m.upperAlarmLimit),
+      lowAlarmSeverity: 0,
+      lowWarningSeverity: 0,
+      highWarningSeverity: 0,
+      highAlarmSeverity: 0,
+      hysteresis: 0,
+    },
   };
 }
 
@@ -95,6 +167,11 @@ export function valueFromNt(pv: ServedPv, v: PvValue | undefined): ServedValue {
     return index;
   }
   if (pv.maxCount > 1) {
+    if (ArrayBuffer.isView(v) && pv.type !== DbrType.STRING) {
+      const n = (v as Float64Array).length;
+      if (n > pv.maxCount) throw new RangeError(`${n} elements exceed ${pv.maxCount}`);
+      return (v as Float64Array).slice();
+    }
     const list = typeof v === 'object' && v !== null && 'length' in v ? Array.from(v as ArrayLike<number | string | bigint>) : [v];
     if (list.length > pv.maxCount) throw new RangeError(`${list.length} elements exceed ${pv.maxCount}`);
     return pv.type === DbrType.STRING ? list.map(String) : list.map(Number);

@@ -19,7 +19,7 @@ export interface PvaServerOptions {
   port?: number;
   /** UDP search port: EPICS_PVAS_BROADCAST_PORT, else EPICS_PVA_BROADCAST_PORT, else 5076 (0: any free port). */
   udpPort?: number;
-  /** Address to listen on (default all interfaces). */
+  /** Address to listen on (EPICS_PVAS_INTF_ADDR_LIST's first, else all interfaces). */
   host?: string;
   /** Where beacons go, "host[:port]" (EPICS_PVAS_BEACON_ADDR_LIST, else EPICS_PVA_ADDR_LIST; the port defaults to the broadcast port). */
   beaconAddresses?: string[];
@@ -48,7 +48,7 @@ export class PvaServer extends SocketServer {
   }
 
   private async listen(): Promise<void> {
-    const host = this.opts.host ?? '0.0.0.0';
+    const host = this.opts.host ?? addressList('EPICS_PVAS_INTF_ADDR_LIST')[0] ?? '0.0.0.0';
     const port = this.opts.port ?? Number(env('EPICS_PVAS_SERVER_PORT') ?? env('EPICS_PVA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
     this.port = await listenTcp(this.tcp, port, host);
     const udpPort =
