@@ -37,7 +37,9 @@ describe('the PV Access server', () => {
   it('serves NTScalar, NTScalarArray and NTEnum with alarm, time and display', async () => {
     counter.post(2.5, { severity: 1, status: 3, timestamp: new Date('2026-01-02T03:04:05.500Z') });
     const r = await ctx.get('P:COUNTER');
-    expect([r.value, r.severity, r.status]).toEqual([2.5, 1, 3]);
+    // CA's HIHI (3) as QSRV gives it: status DEVICE (1), the condition's name as the message.
+    expect([r.value, r.severity, r.status]).toEqual([2.5, 1, 1]);
+    expect((r.raw as { alarm: { message: string } }).alarm.message).toBe('HIHI');
     expect(r.timestamp.toISOString()).toBe('2026-01-02T03:04:05.500Z');
     expect((r.raw as { display: { units: string } }).display.units).toBe('mm');
     expect(Array.from((await ctx.get('P:WAVE')).value as Float64Array)).toEqual([1, 2, 3]);

@@ -1,12 +1,13 @@
 // The PV Access server's I/O: a TCP listener whose connections run PvaServerCircuit, and a UDP
 // socket on the broadcast port answering searches for the names the provider has.
 import { randomBytes } from 'node:crypto';
-import type dgram from 'node:dgram';
+import dgram from 'node:dgram';
 import type net from 'node:net';
 import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT, HEADER_SIZE } from '../../pva/constants.js';
 import { Framer } from '../../pva/framer.js';
 import { emptyHeader, readHeader } from '../../pva/header.js';
 import { decodeMessage, encodeMessages } from '../../pva/messages.js';
+import { forwardedForm, LOCAL_MCAST_GROUP } from '../../pva/forward.js';
 import { getLogger } from '../../log.js';
 import type { PvProvider } from '../ca/circuit.js';
 import { addressList, batchedWrites, bindUdp, env, listenTcp, SocketServer, targetsOf } from '../net.js';
@@ -33,6 +34,7 @@ export class PvaServer extends SocketServer {
   readonly guid = new Uint8Array(randomBytes(12));
   port = 0;
   udpPort = 0;
+  private local: dgram.Socket | undefined;
 
   private constructor(
     private readonly provider: PvProvider,
@@ -53,9 +55,51 @@ export class PvaServer extends SocketServer {
     this.port = await listenTcp(this.tcp, port, host);
     const udpPort =
       this.opts.udpPort ?? Number(env('EPICS_PVAS_BROADCAST_PORT') ?? env('EPICS_PVA_BROADCAST_PORT') ?? DEFAULT_BROADCAST_PORT);
-    this.udp.on('message', (msg, rinfo) => this.onSearch(msg, rinfo));
+    // Bound to one address, the socket hears unicast searches only, which the host's other PVA
+    // processes sharing the port may be waiting for: each goes to the local group and is answered
+    // from there (pvxs's local forwarding), as are those another process received.
+    const unicast = host !== '0.0.0.0';
+    this.udp.on('message', (msg, rinfo) => {
+      if (!(unicast && this.forward(msg, host, rinfo.address))) this.onSearch(msg, rinfo);
+    });
     this.udpPort = await bindUdp(this.udp, udpPort, host);
+    await this.joinLocalGroup(this.udpPort);
     this.startBeacons(udpPort || DEFAULT_BROADCAST_PORT);
+  }
+
+  /** Hear the local group 224.0.0.128 on loopback; without it (no multicast there) unicast searches are answered where they arrive. */
+  private async joinLocalGroup(port: number): Promise<void> {
+    const s = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+    s.on('error', () => {});
+    s.on('message', (msg, rinfo) => this.onSearch(msg, rinfo));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.bind(port, LOCAL_MCAST_GROUP, () => resolve());
+      });
+      s.addMembership(LOCAL_MCAST_GROUP, '127.0.0.1');
+      s.setMulticastInterface('127.0.0.1');
+      s.setMulticastTTL(1);
+      s.setMulticastLoopback(true);
+      this.local = s;
+    } catch (err) {
+      log.debug({ err: (err as Error).message }, 'cannot join the local PVA multicast group');
+      s.close();
+    }
+  }
+
+  /** Pass a unicast datagram on to the local group (true), or not (false: answer it here). */
+  private forward(msg: Buffer, dest: string, from: string): boolean {
+    const out = this.local && forwardedForm(msg, dest, from);
+    if (!out) return false;
+    this.local!.send(out, this.udpPort, LOCAL_MCAST_GROUP);
+    return true;
+  }
+
+  override async close(): Promise<void> {
+    this.local?.close();
+    this.local = undefined;
+    await super.close();
   }
 
   protected serve(s: net.Socket, refuse: (reason: string) => void): () => void {
