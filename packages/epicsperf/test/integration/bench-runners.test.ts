@@ -1,6 +1,6 @@
-// Every client's runner against the built-in IOC at a small size, on both of its servers (softioc,
-// and this project's server with --server node): a snapshot with missing names, a monitor whose
-// every sample is checked, arrays checked element by element; plus runners that crash or hang.
+// Every client's runner against the built-in IOC (softioc) at a small size (helpers/runner-checks.ts:
+// a snapshot with missing names, a monitor whose every sample is checked, arrays checked element
+// by element); plus runners that crash or hang, and the snapshot referee.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
 import { CLIENTS, clientStatusList, prepareClients, type ClientSpec } from '../../src/clients/index.js';
 import { runSnapshot } from '../../src/bench/snapshot.js';
-import { runMonitor } from '../../src/bench/monitor.js';
+import { runnerChecks } from '../helpers/runner-checks.js';
 
 let ioc: Ioc;
 let python: string;
@@ -28,105 +28,7 @@ it.each(CLIENTS.map((c) => c.name))('runner %s is available here', (name) => {
   expect(available.get(name)).toBe(true);
 });
 
-describe.each(['softioc', 'node'] as const)('on %s', (server) => {
-  let ioc: Ioc;
-  beforeAll(async () => {
-    ioc = await startIoc({ records: 20, rate: 10, arrayElements: 0, server });
-  });
-  afterAll(async () => {
-    await ioc?.stop();
-  });
-
-  describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (_name, client) => {
-    it.skipIf(!client.tasks.includes('snapshot'))(
-      'snapshot: 20 counters, a string and an array answer with checked values, 3 missing names fail in about the timeout',
-      async () => {
-        const names = [
-          ...ioc.counterNames().slice(0, 10),
-          'TEST:NOPE1',
-          ...ioc.counterNames().slice(10),
-          'TEST:NOPE2',
-          'TEST:NOPE3',
-          'TEST:KIND:STRING',
-          'TEST:KIND:ARR:DOUBLE',
-        ];
-        const run = await runSnapshot({ client, python, env: ioc.env, names, timeoutMs: 1000 });
-        expect(run.error).toBeUndefined();
-        expect(run.answered).toBe(22);
-        expect(run.failed).toBe(3);
-        expect(run.wrong).toBe(0);
-        expect(run.rows.filter((r) => !r.ok).map((r) => r.name)).toEqual(['TEST:NOPE1', 'TEST:NOPE2', 'TEST:NOPE3']);
-        const counters = run.rows.filter((x) => x.ok && x.name.startsWith('TEST:CALC'));
-        expect(counters).toHaveLength(20);
-        for (const r of counters) {
-          expect(typeof r.value).toBe('number');
-          expect(r.correct).toBe(true);
-          if (r.severity !== undefined) expect(r.severity).toBe(1);
-        }
-        const byName = new Map(run.rows.map((r) => [r.name, r]));
-        expect(byName.get('TEST:KIND:STRING')!.value).toBe('hello epics');
-        expect(byName.get('TEST:KIND:ARR:DOUBLE')!.value).toEqual([0, 1.25, 2.5, 3.75, 5, 6.25, 7.5, 8.75, 10, 11.25]);
-        expect(run.wallMs!).toBeGreaterThan(900);
-        // Bounded, not timed: a missing name must not hold the batch far past its 1 s timeout (a
-        // loaded 2-core machine took 6 s for caget-procs and 8.8 s for pyepics once; a hang is 30 s).
-        expect(run.wallMs!).toBeLessThan(12_000);
-      },
-    );
-
-    it.skipIf(!client.tasks.includes('monitor'))('monitor: 20 counters x 10 samples, every sample checked', async () => {
-      const run = await runMonitor({
-        client,
-        python,
-        env: ioc.env,
-        names: ioc.counterNames(),
-        samples: 10,
-        rate: 10,
-        iocMeter: ioc.meter,
-        warmupMs: 200,
-      });
-      expect(run.error).toBeUndefined();
-      expect(run.check!.samples).toBe(200);
-      expect(run.check!.ok).toBe(true);
-      expect(run.connectMs!).toBeGreaterThan(0);
-      expect(run.peakRssMb!).toBeGreaterThan(1);
-      expect(run.cpuPercent?.samples.length ?? 0).toBeGreaterThanOrEqual(1);
-    });
-  });
-
-  describe('array task', () => {
-    let arrayIoc: Ioc;
-    beforeAll(async () => {
-      arrayIoc = await startIoc({ records: 1, rate: 0, arrayElements: 100_000, arrayRate: 20, server });
-    });
-    afterAll(async () => {
-      await arrayIoc?.stop();
-    });
-
-    const arrayClients = CLIENTS.filter((c) => c.tasks.includes('array'));
-    it.each(arrayClients.map((c) => [c.name, c] as const))(
-      '%s: 5 updates of 100,000 elements, every element checked, none corrupt',
-      async (_name, client) => {
-        const run = await runMonitor({
-          task: 'array',
-          client,
-          python,
-          env: arrayIoc.env,
-          names: [arrayIoc.prefix + 'ARRAY'],
-          samples: 5,
-          rate: 20,
-          warmupMs: 200,
-          array: { elements: 100_000, checkAll: true, iocStats: () => arrayIoc.stats() },
-        });
-        expect(run.error).toBeUndefined();
-        expect(run.ok).toBe(true);
-        expect(run.array!.updates).toBe(5);
-        expect(run.array!.elements).toBe(100_000);
-        expect(run.array!.corrupt).toBe(0);
-        expect(run.array!.server!.updatesPerSecond).toBeGreaterThan(0);
-      },
-    );
-  });
-});
+runnerChecks('softioc', () => python);
 
 /** A client no declaration has, run as the Python driver would run it (it says it does not know it). */
 const spec = (name: string): ClientSpec => ({
