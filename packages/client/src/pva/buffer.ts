@@ -241,6 +241,8 @@ export class Writer extends ByteWriter {
   constructor(
     public littleEndian = true,
     initial = 1024,
+    /** Hold large array payloads by reference rather than copy them (a server's posted values: they are not changed after). */
+    private readonly byReference = false,
   ) {
     super(initial);
   }
@@ -296,6 +298,7 @@ export class Writer extends ByteWriter {
   }
 
   raw(b: Uint8Array): void {
+    if (this.byReference && this.external(b)) return;
     const o = this.reserve(b.length);
     this.bytes.set(b, o);
   }

@@ -51,5 +51,5 @@ export function startMessage(w: Writer, command: number, flags: number, size = 0
 
 /** Patch the payload size of the message started at `off` to cover everything written since. */
 export function finishMessage(w: Writer, off: number): void {
-  w.dataView.setUint32(off + 4, w.length - off - HEADER_SIZE, w.littleEndian);
+  w.dataView.setUint32(off + 4, w.length + w.externalSince(off) - off - HEADER_SIZE, w.littleEndian);
 }

@@ -95,7 +95,7 @@ export function encodeMessage(w: Writer, m: Message, opts: EncodeOptions = {}): 
   try {
     if (!encodeSession(w, m, opts)) encodeOp(w, m, opts);
   } catch (e) {
-    w.length = start;
+    w.truncate(start);
     throw e;
   }
   finishMessage(w, off);

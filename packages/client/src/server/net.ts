@@ -61,7 +61,7 @@ export function targetsOf(list: string[], defaultPort: number): { host: string; 
  */
 export function batchedWrites(
   s: net.Socket,
-  take: () => Uint8Array | undefined,
+  take: () => Uint8Array | Uint8Array[] | undefined,
   blocked?: { limit: number; set: (on: boolean) => void },
 ): () => void {
   let scheduled = false;
@@ -69,7 +69,12 @@ export function batchedWrites(
     scheduled = false;
     const b = take();
     if (!b || s.destroyed) return;
-    s.write(b);
+    if (b instanceof Uint8Array) s.write(b);
+    else {
+      s.cork();
+      for (const c of b) s.write(c);
+      s.uncork();
+    }
     if (blocked && s.writableLength > blocked.limit) blocked.set(true);
   };
   if (blocked) s.on('drain', () => blocked.set(false));

@@ -149,7 +149,11 @@ export class ServedPv {
     return countOf(this.current.value);
   }
 
-  /** Publish a new value (and alarm, and time): every subscriber whose mask takes the change gets it. */
+  /**
+   * Publish a new value (and alarm, and time): every subscriber whose mask takes the change gets
+   * it. A typed array is sent from its own memory, not copied: post a new array for a new value
+   * rather than changing one already posted.
+   */
   post(value: ServedValue, opts: PostOptions = {}): void {
     const n = countOf(value);
     if (n > this.maxCount) throw new RangeError(`${this.name}: ${n} elements exceed its ${this.maxCount}`);

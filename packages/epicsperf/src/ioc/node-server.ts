@@ -4,6 +4,7 @@
 // `stats` / `reset-puts` questions on stdin. Run as a process of its own (startIoc with
 // server 'node'), so that its CPU and memory are measured as the C IOC's are.
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { DbrType, type DbrMetadata, type NativeType } from 'epics-client/ca';
 import { Server, type Alarm, type PvDefinition, type ServedPv, type ServedValue } from 'epics-client/server';
 import type { ScalarType } from 'epics-client/pva';
@@ -20,14 +21,31 @@ const LOW = 6;
 type Elements = Float64Array | Float32Array | Int32Array | Int16Array | Int8Array | BigInt64Array;
 
 /** --array-type: the CA native type (int64 goes as doubles, as RSRV sends it), the PVA element, the array kind. */
-const ARRAY_TYPES: Record<string, { ca: NativeType; pva: ScalarType; make: (n: number) => Elements }> = {
-  double: { ca: DbrType.DOUBLE, pva: 'double', make: (n) => new Float64Array(n) },
-  float: { ca: DbrType.FLOAT, pva: 'float', make: (n) => new Float32Array(n) },
-  int64: { ca: DbrType.DOUBLE, pva: 'long', make: (n) => new BigInt64Array(n) },
-  int32: { ca: DbrType.LONG, pva: 'int', make: (n) => new Int32Array(n) },
-  int16: { ca: DbrType.SHORT, pva: 'short', make: (n) => new Int16Array(n) },
-  int8: { ca: DbrType.CHAR, pva: 'byte', make: (n) => new Int8Array(n) },
+type ElementsClass = { new (n: number): Elements; new (b: ArrayBuffer): Elements; readonly name: string };
+const ARRAY_TYPES: Record<string, { ca: NativeType; pva: ScalarType; of: ElementsClass }> = {
+  double: { ca: DbrType.DOUBLE, pva: 'double', of: Float64Array },
+  float: { ca: DbrType.FLOAT, pva: 'float', of: Float32Array },
+  int64: { ca: DbrType.DOUBLE, pva: 'long', of: BigInt64Array },
+  int32: { ca: DbrType.LONG, pva: 'int', of: Int32Array },
+  int16: { ca: DbrType.SHORT, pva: 'short', of: Int16Array },
+  int8: { ca: DbrType.CHAR, pva: 'byte', of: Int8Array },
 };
+
+/**
+ * The array's updates are made on a thread of their own, as the C IOC's updater thread makes
+ * them (the main thread only posts them): asked for update k, it answers with an array of the
+ * type whose every element is k (wrapped), set first and copied in doubling runs.
+ */
+const FILLER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Elements = globalThis[workerData.type];
+parentPort.on('message', (k) => {
+  const a = new Elements(workerData.elements);
+  if (a.length) a[0] = Elements === BigInt64Array ? BigInt(k) : k;
+  for (let n = 1; n < a.length; n *= 2) a.copyWithin(n, 0, Math.min(n, a.length - n));
+  parentPort.postMessage(a.buffer, [a.buffer]);
+});
+`;
 
 const SETTING_KINDS = ['ao', 'longout', 'mbbo', 'stringout', 'waveform'] as const;
 const SETTING_STATES = ['Off', 'On', 'Standby', 'Fault'];
@@ -394,33 +412,43 @@ async function main(): Promise<void> {
   const t = o.arrayType;
   const atLeast2 = (n: number) => Math.max(n, 2);
   if (o.arrayElements > 0) {
-    const array = wf(`${P}ARRAY`, t.ca, t.make(0), {}, { maxCount: atLeast2(o.arrayElements), pvaElement: t.pva });
+    const array = wf(`${P}ARRAY`, t.ca, new t.of(0), {}, { maxCount: atLeast2(o.arrayElements), pvaElement: t.pva });
     const arraySkip = pv(`${P}ARRAY:SKIP`, { type: DbrType.LONG, value: 0, className: 'longout' });
-    const put = wf(`${P}ARRAY:PUT`, t.ca, t.make(0), {}, { maxCount: o.arrayElements, pvaElement: t.pva });
+    const put = wf(`${P}ARRAY:PUT`, t.ca, new t.of(0), {}, { maxCount: o.arrayElements, pvaElement: t.pva });
     const check = putChecker(o, stats);
     put.onPut = (p) => {
       check(p.value);
       return { accept: true };
     };
+    // A new array per update (clients still sending the last one keep theirs), one asked for at a
+    // time: at 'max' the next as soon as one is posted, else at the rate (a tick while one is
+    // being made is let go, as a late C IOC's would be).
+    const filler = new Worker(FILLER, { eval: true, workerData: { type: t.of.name, elements: o.arrayElements } });
+    filler.unref();
     let k = 0;
-    const publish = (): void => {
-      k += 1 + Math.max(0, Number(arraySkip.state.value));
-      if (Number(arraySkip.state.value) > 0) arraySkip.post(0);
-      // A new array per update: clients still sending the last one keep theirs.
-      const values = t.make(o.arrayElements);
-      if (values instanceof BigInt64Array) values.fill(BigInt(k));
-      else values.fill(k);
-      array.post(values);
+    let making = false;
+    const ask = (): void => {
+      if (making) return;
+      making = true;
+      const skip = Number(arraySkip.state.value);
+      k += 1 + Math.max(0, skip);
+      if (skip > 0) arraySkip.post(0);
+      filler.postMessage(k);
+    };
+    let first: () => void = () => {};
+    filler.on('message', (buffer: ArrayBuffer) => {
+      making = false;
+      array.post(new t.of(buffer));
       stats.arrayUpdates++;
       stats.arrayTime = Date.now() / 1000;
-    };
-    if (o.arrayRate === 'max') {
-      const loop = (): void => {
-        publish();
-        setImmediate(loop);
-      };
-      loop();
-    } else if (o.arrayRate > 0) every(() => o.arrayRate as number, publish);
+      first();
+      if (o.arrayRate === 'max') ask();
+    });
+    if (o.arrayRate === 'max') ask();
+    else if (o.arrayRate > 0) every(() => o.arrayRate as number, ask);
+    // Ready once the first update is out, as the C IOC's updater has published before it is.
+    if (o.arrayRate === 'max' || o.arrayRate > 0) await new Promise<void>((resolve) => (first = resolve));
+    first = () => {};
   }
   if (o.latencyElements > 0) {
     const n = atLeast2(o.latencyElements);

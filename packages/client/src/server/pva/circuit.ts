@@ -48,12 +48,16 @@ const SUB_STOP = 0x04;
 const error = (message: string): Status => ({ type: StatusType.ERROR, message, callTree: '' });
 
 export class PvaServerCircuit {
-  private readonly out = new Writer(true);
+  /** Posted arrays are written from the app's memory, not copied (ServedPv: a posted value is not changed after). */
+  private readonly out = new Writer(true, 1024, true);
   private readonly clientTypes = new TypeCache();
   private readonly channels = new Map<number, Channel>();
   private readonly ops = new Map<number, Op>();
   private nextSid = 1;
   private closed = false;
+  /** The socket's unsent bytes are past the limit: updates wait (the latest changes of each monitor), in `held`. */
+  private blocked = false;
+  private readonly held = new Set<number>();
   readonly peer: { address: string; host: string; user: string };
 
   constructor(
@@ -67,8 +71,26 @@ export class PvaServerCircuit {
     this.send({ type: 'ConnectionValidationRequest', bufferSize: 0x10000, registrySize: 0x7fff, authMethods: ['ca', 'anonymous'] });
   }
 
-  take(): Uint8Array | undefined {
-    return this.out.length ? this.out.take() : undefined;
+  /** What to write, in order (large arrays as they are), or undefined. */
+  take(): Uint8Array[] | undefined {
+    return this.out.length ? this.out.takeChunks() : undefined;
+  }
+
+  /**
+   * The socket's unsent bytes passed the limit (true) or drained (false): meanwhile each monitor
+   * keeps only its latest changes, encoded when the socket takes more, so that a client that stops
+   * reading holds nothing but its monitors' state here and the other circuits are not affected.
+   */
+  setBlocked(on: boolean): void {
+    if (this.blocked === on) return;
+    this.blocked = on;
+    if (on) return;
+    const held = [...this.held];
+    this.held.clear();
+    for (const id of held) {
+      const op = this.ops.get(id);
+      if (op?.started) this.update(id, op);
+    }
   }
 
   close(): void {
@@ -259,6 +281,10 @@ export class PvaServerCircuit {
   /** The pending changes of a started monitor as one update, if its window is open. */
   private update(requestId: number, op: Op): void {
     if (!op.pending || (op.window !== undefined && op.window <= 0)) return;
+    if (this.blocked) {
+      this.held.add(requestId);
+      return;
+    }
     const first = op.pending === 0xffffffff;
     const changes = op.pending;
     op.pending = 0;

@@ -26,6 +26,8 @@ export interface PvaServerOptions {
   beaconAddresses?: string[];
   /** Seconds between beacons (EPICS_PVAS_BEACON_PERIOD, default 15). */
   beaconPeriodS?: number;
+  /** Bytes of a connection's unsent output above which its monitors' updates wait (default 4 MB). */
+  maxQueuedBytes?: number;
 }
 
 export class PvaServer extends SocketServer {
@@ -105,7 +107,12 @@ export class PvaServer extends SocketServer {
   protected serve(s: net.Socket, refuse: (reason: string) => void): () => void {
     const circuit: PvaServerCircuit = new PvaServerCircuit(
       this.provider,
-      { wantFlush: batchedWrites(s, () => circuit.take()) },
+      {
+        wantFlush: batchedWrites(s, () => circuit.take(), {
+          limit: this.opts.maxQueuedBytes ?? 4 * 1024 * 1024,
+          set: (on) => circuit.setBlocked(on),
+        }),
+      },
       s.remoteAddress ?? '',
       { port: this.port, guid: this.guid },
     );

@@ -1,0 +1,76 @@
+// A writer that holds large arrays by reference (the server's) writes the same bytes as one that
+// copies them: messages around, between and after such arrays, sizes in the headers counting
+// them, a message that fails to encode forgotten with the arrays it had taken.
+import { describe, expect, it } from 'vitest';
+import { BitSet, encodeMessage, scalar, scalarArray, structure, Writer, type Message } from '../../src/pva/index.js';
+
+const TYPE = structure('epics:nt/NTScalarArray:1.0', { value: scalarArray('double'), n: scalar('int') });
+const update = (requestId: number, value: Float64Array): Message => ({
+  type: 'MonitorUpdate',
+  requestId,
+  subcommand: 0,
+  changed: BitSet.of(0),
+  valueType: TYPE,
+  value: { value, n: value.length },
+});
+
+function bytesOf(chunks: Uint8Array[]): number[] {
+  return chunks.flatMap((c) => Array.from(c));
+}
+
+describe('a writer holding large arrays by reference', () => {
+  const big = Float64Array.from({ length: 20_000 }, (_, i) => i * 0.5);
+  const small = Float64Array.from([1, 2, 3]);
+  const messages = [update(1, small), update(2, big), update(3, big), update(4, small)];
+
+  it('takes the same bytes as a copying writer, the arrays not copied', () => {
+    const copying = new Writer(true);
+    const holding = new Writer(true, 1024, true);
+    for (const m of messages) {
+      encodeMessage(copying, m);
+      encodeMessage(holding, m);
+    }
+    const want = Array.from(copying.take());
+    const chunks = holding.takeChunks();
+    expect(bytesOf(chunks)).toEqual(want);
+    // The big array's bytes are its own memory, twice.
+    expect(chunks.filter((c) => c.buffer === big.buffer)).toHaveLength(2);
+    expect(holding.length).toBe(0);
+    expect(holding.takeChunks()).toEqual([new Uint8Array(0)]);
+  });
+
+  it('take() joins them into one array of its own', () => {
+    const holding = new Writer(true, 1024, true);
+    const copying = new Writer(true);
+    for (const m of messages) {
+      encodeMessage(holding, m);
+      encodeMessage(copying, m);
+    }
+    const one = holding.take();
+    expect(one.buffer).not.toBe(big.buffer);
+    expect(Array.from(one)).toEqual(Array.from(copying.take()));
+  });
+
+  it('a message that fails to encode leaves nothing, the arrays it had taken included', () => {
+    const holding = new Writer(true, 1024, true);
+    encodeMessage(holding, update(1, small));
+    const bad: Message = { ...update(2, big), value: { value: big, n: 'not a number' as unknown as number } };
+    expect(() => encodeMessage(holding, bad)).toThrow(TypeError);
+    const copying = new Writer(true);
+    encodeMessage(copying, update(1, small));
+    expect(bytesOf(holding.takeChunks())).toEqual(Array.from(copying.take()));
+  });
+
+  it('a copying writer (the client) never holds one: a put sends what the array held when it was encoded', () => {
+    const w = new Writer(true);
+    const a = Float64Array.from({ length: 20_000 }, () => 7);
+    encodeMessage(w, update(1, a));
+    a.fill(8);
+    const out = w.takeChunks();
+    expect(out).toHaveLength(1);
+    expect(out[0]!.buffer).not.toBe(a.buffer);
+    const hex = Buffer.from(out[0]!).toString('hex');
+    expect(hex).toContain(Buffer.from(new Float64Array([7, 7]).buffer).toString('hex'));
+    expect(hex).not.toContain(Buffer.from(new Float64Array([8]).buffer).toString('hex'));
+  });
+});
