@@ -142,7 +142,7 @@ for (const server of SERVERS) {
     String(ARRAY_SAMPLES),
   ]);
   const run = r.array.runs[0];
-  arrayRows.push({ ...run.array, server, error: run.error });
+  arrayRows.push({ ...run.array, name: server, error: run.error });
 }
 
 // 3. NAMES PVs served: a PVA snapshot of all of them from a fresh server, by this client and by c-pvxs.
@@ -251,7 +251,7 @@ say('| server | M elements/s received | server M elements/s | skipped | repeated
 say('|---|---:|---:|---:|---:|---:|');
 for (const r of arrayRows)
   say(
-    `| ${r.server} | ${f1(r.mElementsPerSecond)} | ${f1(r.server?.mElementsPerSecond)} | ${r.skipped ?? '-'} | ${r.repeats ?? '-'} | ${r.corrupt ?? '-'} |`,
+    `| ${r.name} | ${f1(r.mElementsPerSecond)} | ${f1(r.server?.mElementsPerSecond)} | ${r.skipped ?? '-'} | ${r.repeats ?? '-'} | ${r.corrupt ?? '-'} |`,
   );
 say();
 say(`### ${NAMES.toLocaleString('en')} PVs: a PVA snapshot of every one from a fresh server (60 s timeout each)`);

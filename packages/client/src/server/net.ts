@@ -4,7 +4,9 @@
 // waits unsent.
 import dgram from 'node:dgram';
 import net from 'node:net';
+import os from 'node:os';
 import type { Logger } from '../log.js';
+import { broadcastAddresses, type Ifaces } from '../transport/config.js';
 
 export const env = (k: string): string | undefined => {
   const v = process.env[k]?.trim();
@@ -18,6 +20,22 @@ export function addressList(...keys: string[]): string[] {
     if (v) return v.split(/\s+/);
   }
   return [];
+}
+
+/**
+ * Where a server's beacons go, as RSRV and pvxs choose: `given` (the app's) alone, else the
+ * `listKeys` variable's list and, unless the `autoKeys` variable says NO, the broadcast
+ * addresses of the interfaces the server is on (`host`: 0.0.0.0 every one; loopback none).
+ */
+export function beaconList(given: string[] | undefined, host: string, listKeys: string[], autoKeys: string[]): string[] {
+  if (given) return given;
+  const list = addressList(...listKeys);
+  const auto = autoKeys.map(env).find((v) => v !== undefined) ?? 'YES';
+  if (auto.toUpperCase() === 'NO') return list;
+  const mine: Ifaces = {};
+  for (const [name, addrs] of Object.entries(os.networkInterfaces() as Ifaces))
+    mine[name] = addrs?.filter((a) => host === '0.0.0.0' || a.address === host);
+  return [...list, ...broadcastAddresses(mine)];
 }
 
 /** Listen on `port` (0: any free one) of `host`; resolves to the port. */

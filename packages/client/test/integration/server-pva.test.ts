@@ -103,4 +103,37 @@ c.close()
       clearInterval(ticker);
     }
   });
+
+  it('pvRequest field selection: p4p gets and monitors the fields asked for only; a selection of nothing is an error', async () => {
+    const env = { EPICS_PVA_ADDR_LIST: `127.0.0.1:${server.pvaUdpPort}`, EPICS_PVA_AUTO_ADDR_LIST: 'NO' };
+    const got = await pythonJson<{ value: string[]; units: string[]; monitored: string[]; empty: string }>(
+      `
+import json, time
+from p4p.client.thread import Context
+c = Context('pva', nt=False)
+value = c.get('P:COUNTER', request='field(value,alarm)', timeout=5)
+units = c.get('P:COUNTER', request='field(display.units)', timeout=5)
+seen = []
+sub = c.monitor('P:COUNTER', lambda x: seen.append(x), request='field(value)')
+time.sleep(0.5)
+sub.close()
+try:
+    c.get('P:COUNTER', request='field(nothing)', timeout=5)
+    empty = 'answered'
+except Exception as e:
+    empty = str(e)
+print(json.dumps(dict(value=list(value.keys()), units=list(units.display.keys()), monitored=list(seen[0].keys()) if seen else [], empty=empty)))
+c.close()
+`,
+      [],
+      env,
+    );
+    expect(got.value).toEqual(['value', 'alarm']);
+    expect(got.units).toEqual(['units']);
+    expect(got.monitored).toEqual(['value']);
+    expect(got.empty).toMatch(/Empty field selection/);
+    // This library's client, with the same selection.
+    const r = await ctx.get('P:COUNTER', { request: 'field(value,alarm)' });
+    expect(Object.keys(r.raw as object)).toEqual(['value', 'alarm']);
+  });
 });

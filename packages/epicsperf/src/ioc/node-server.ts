@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { DbrType, type DbrMetadata, type NativeType } from 'epics-client/ca';
 import { Server, type Alarm, type PvDefinition, type ServedPv, type ServedValue } from 'epics-client/server';
 import type { ScalarType } from 'epics-client/pva';
+import { counterName, SETTING_KINDS, SETTING_STATES, settingValue } from './index.js';
 
 /** The highest rate PREFIX:RAMP is processed at (Hz): a put above it is clipped (the ao's DRVH). */
 const RAMP_MAX_HZ = 5000;
@@ -46,9 +47,6 @@ parentPort.on('message', (k) => {
   parentPort.postMessage(a.buffer, [a.buffer]);
 });
 `;
-
-const SETTING_KINDS = ['ao', 'longout', 'mbbo', 'stringout', 'waveform'] as const;
-const SETTING_STATES = ['Off', 'On', 'Standby', 'Fault'];
 
 function options() {
   const { values } = parseArgs({
@@ -119,25 +117,6 @@ const clipped = (lo: number, hi: number) => (put: { value: ServedValue }) => ({
   accept: true as const,
   value: Math.min(hi, Math.max(lo, Number(put.value))),
 });
-
-function counterName(o: Options, i: number): string {
-  return o.padded ? `${o.prefix}CALC${String(i).padStart(5, '0')}` : `${o.prefix}CALC${i}`;
-}
-
-function settingValue(i: number): ServedValue {
-  switch (SETTING_KINDS[i % 5]) {
-    case 'ao':
-      return 1 + i * 0.001;
-    case 'longout':
-      return i;
-    case 'mbbo':
-      return i % 4;
-    case 'stringout':
-      return `set ${i}`;
-    default:
-      return Float64Array.from({ length: 16 }, (_, k) => i + k * 0.25);
-  }
-}
 
 class Stats {
   arrayUpdates = 0;
@@ -270,7 +249,15 @@ async function main(): Promise<void> {
   const first = o.padded ? 0 : 1;
   const counters: ServedPv[] = [];
   for (let i = first; i < first + o.records; i++)
-    counters.push(pv(counterName(o, i), { type: DbrType.DOUBLE, value: 1, className: 'calc', metadata: calcMetadata, alarm: alwaysMinor }));
+    counters.push(
+      pv(counterName(o.prefix, o.padded ? 'padded' : 'plain', i), {
+        type: DbrType.DOUBLE,
+        value: 1,
+        className: 'calc',
+        metadata: calcMetadata,
+        alarm: alwaysMinor,
+      }),
+    );
   let count = 1;
   if (o.rate > 0)
     every(
@@ -403,7 +390,7 @@ async function main(): Promise<void> {
     const kind = SETTING_KINDS[i % 5];
     if (kind === 'ao') pv(name, { type: DbrType.DOUBLE, value, metadata: { precision: 3, units: 'mm' } });
     else if (kind === 'longout') pv(name, { type: DbrType.LONG, value });
-    else if (kind === 'mbbo') pv(name, { type: DbrType.ENUM, value, metadata: { enumStrings: SETTING_STATES } });
+    else if (kind === 'mbbo') pv(name, { type: DbrType.ENUM, value, metadata: { enumStrings: [...SETTING_STATES] } });
     else if (kind === 'stringout') pv(name, { type: DbrType.STRING, value });
     else wf(name, DbrType.DOUBLE, value);
   }

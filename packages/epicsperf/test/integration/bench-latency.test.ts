@@ -42,8 +42,9 @@ describe('latency against the built-in IOC', () => {
       // The IOC stamps the update after the put left the client and before the callback (one host):
       // each one-way time lies inside its round trip. The one-way time reads the wall clock and the
       // round trip the monotonic one (the runner's timeOrigin + now()), which can differ by tens of
-      // microseconds: a loaded run once had medians of 0.366 one way and 0.349 ms round trip.
-      expect(p.oneWayP50Ms!).toBeGreaterThan(0);
+      // microseconds either way: a loaded run once had medians of 0.366 one way and 0.349 ms round
+      // trip, another a one-way median of -0.024 ms.
+      expect(p.oneWayP50Ms!).toBeGreaterThan(-0.1);
       expect(p.oneWayP50Ms!).toBeLessThanOrEqual(p.p50Ms + 0.1);
       expect(p.p50Ms).toBeLessThan(1000);
     }

@@ -37,7 +37,14 @@ describe('epics-ops serve', () => {
       }),
     );
     const child = spawn(process.execPath, [OPS_BIN, 'serve', file, '--save', '--ca-port', '0', '--pva-port', '0'], {
-      env: { ...process.env, EPICS_PVAS_BROADCAST_PORT: '0', EPICS_CAS_BEACON_ADDR_LIST: '', EPICS_CA_ADDR_LIST: '' },
+      env: {
+        ...process.env,
+        EPICS_PVAS_BROADCAST_PORT: '0',
+        EPICS_CAS_BEACON_ADDR_LIST: '',
+        EPICS_CA_ADDR_LIST: '',
+        EPICS_CAS_AUTO_BEACON_ADDR_LIST: 'NO',
+        EPICS_PVAS_AUTO_BEACON_ADDR_LIST: 'NO',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';

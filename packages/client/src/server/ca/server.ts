@@ -9,7 +9,7 @@ import { decodeRequest, encodeMessage } from '../../ca/messages.js';
 import { getLogger } from '../../log.js';
 import { ByteWriter } from '../../wire/byte-writer.js';
 
-import { addressList, batchedWrites, bindUdp, env, listenTcp, SocketServer, targetsOf } from '../net.js';
+import { addressList, batchedWrites, beaconList, bindUdp, env, listenTcp, SocketServer, targetsOf } from '../net.js';
 import { CaServerCircuit, type PvProvider } from './circuit.js';
 
 const log = getLogger('server.ca');
@@ -19,7 +19,11 @@ export interface CaServerOptions {
   port?: number;
   /** Address to listen on (EPICS_CAS_INTF_ADDR_LIST's first, else all interfaces). */
   host?: string;
-  /** Where beacons go (EPICS_CAS_BEACON_ADDR_LIST, else EPICS_CA_ADDR_LIST); port EPICS_CA_REPEATER_PORT. */
+  /**
+   * Where beacons go (default EPICS_CAS_BEACON_ADDR_LIST, else EPICS_CA_ADDR_LIST, and the
+   * broadcast addresses of the interfaces served unless EPICS_CAS_AUTO_BEACON_ADDR_LIST, else
+   * EPICS_CA_AUTO_ADDR_LIST, is NO); port EPICS_CA_REPEATER_PORT.
+   */
   beaconAddresses?: string[];
   /** The longest time between beacons, s (EPICS_CAS_BEACON_PERIOD, default 15). */
   beaconPeriodS?: number;
@@ -31,6 +35,7 @@ export interface CaServerOptions {
 
 export class CaServer extends SocketServer {
   private beaconId = 0;
+  private host = '0.0.0.0';
   private readonly maxArrayBytes: number;
   port = 0;
 
@@ -50,7 +55,7 @@ export class CaServer extends SocketServer {
   }
 
   private async listen(): Promise<void> {
-    const host = this.opts.host ?? addressList('EPICS_CAS_INTF_ADDR_LIST')[0] ?? '0.0.0.0';
+    const host = (this.host = this.opts.host ?? addressList('EPICS_CAS_INTF_ADDR_LIST')[0] ?? '0.0.0.0');
     const wanted = this.opts.port ?? Number(env('EPICS_CAS_SERVER_PORT') ?? env('EPICS_CA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
     this.port = await listenTcp(this.tcp, wanted, host);
     this.udp.on('message', (msg, rinfo) => this.onSearch(msg, rinfo));
@@ -114,7 +119,12 @@ export class CaServer extends SocketServer {
 
   /** Beacons at 0.02 s doubling up to the beacon period, as RSRV sends them after it starts. */
   private startBeacons(): void {
-    const list = this.opts.beaconAddresses ?? addressList('EPICS_CAS_BEACON_ADDR_LIST', 'EPICS_CA_ADDR_LIST');
+    const list = beaconList(
+      this.opts.beaconAddresses,
+      this.host,
+      ['EPICS_CAS_BEACON_ADDR_LIST', 'EPICS_CA_ADDR_LIST'],
+      ['EPICS_CAS_AUTO_BEACON_ADDR_LIST', 'EPICS_CA_AUTO_ADDR_LIST'],
+    );
     const period = this.opts.beaconPeriodS ?? Number(env('EPICS_CAS_BEACON_PERIOD') ?? 15);
     const repeater = Number(env('EPICS_CA_REPEATER_PORT') ?? DEFAULT_REPEATER_PORT);
     const targets = targetsOf(list, repeater);

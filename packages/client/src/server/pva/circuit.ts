@@ -14,7 +14,7 @@ import { bitOffset, TypeCache, type StructureDesc } from '../../pva/types.js';
 import type { PvStructure } from '../../pva/values.js';
 import type { PvProvider } from '../ca/circuit.js';
 import { CHANGE_ALARM, CHANGE_GONE, CHANGE_VALUE, type ServedPv, type ServedValue } from '../pv.js';
-import { ntTypeOf, ntValueOf, valueFromNt } from './nt.js';
+import { ntTypeOf, ntValueOf, selectFields, valueFromNt } from './nt.js';
 
 export interface PvaCircuitEvents {
   wantFlush(): void;
@@ -235,7 +235,9 @@ export class PvaServerCircuit {
       this.send({ type: 'OpInitResponse', command, requestId, subcommand: SUB_INIT, status, valueType: type });
     if (!ch) return reply(error('no such channel'), null);
     if (command !== Cmd.GET && command !== Cmd.PUT && command !== Cmd.MONITOR) return reply(error(`command ${command} not served`), null);
-    const type = ntTypeOf(ch.pv);
+    const field = (pvRequest?.value as { field?: unknown } | undefined)?.field;
+    const type = selectFields(ntTypeOf(ch.pv), field);
+    if (!type) return reply(error('Empty field selection'), null);
     const op: Op = { command, channel: ch, type };
     if (command === Cmd.MONITOR) {
       const pipelined = pvRequest ? monitorOptions(pvRequest as never).pipeline : false;
@@ -288,14 +290,20 @@ export class PvaServerCircuit {
     const first = op.pending === 0xffffffff;
     const changes = op.pending;
     op.pending = 0;
-    if (op.window !== undefined) op.window--;
     const type = op.type;
     const changed = first ? BitSet.of(0) : new BitSet();
     if (!first) {
-      if (changes & CHANGE_VALUE) changed.set(bitOffset(type, 'value')!);
-      if (changes & CHANGE_ALARM) changed.set(bitOffset(type, 'alarm')!);
-      changed.set(bitOffset(type, 'timeStamp')!);
+      // The fields of the request's selection that changed (none: no update).
+      const mark = (name: string) => {
+        const bit = bitOffset(type, name);
+        if (bit !== undefined) changed.set(bit);
+      };
+      if (changes & CHANGE_VALUE) mark('value');
+      if (changes & CHANGE_ALARM) mark('alarm');
+      mark('timeStamp');
+      if (changed.isEmpty()) return;
     }
+    if (op.window !== undefined) op.window--;
     this.send({ type: 'MonitorUpdate', requestId, subcommand: 0, changed, valueType: type, value: ntValueOf(op.channel.pv) });
   }
 
@@ -321,8 +329,9 @@ export class PvaServerCircuit {
     }
     const pv = op.channel.pv;
     if (pv.readOnly) return done(error('put not allowed'));
-    const valueBit = bitOffset(op.type, 'value')!;
-    if (!value || !(changed.get(0) || changed.get(valueBit) || changed.anyIn(valueBit, valueBit + 3))) return done(OK);
+    const valueBit = bitOffset(op.type, 'value');
+    if (!value || valueBit === undefined || !(changed.get(0) || changed.get(valueBit) || changed.anyIn(valueBit, valueBit + 3)))
+      return done(OK);
     let v: ServedValue;
     try {
       v = valueFromNt(pv, value.value);

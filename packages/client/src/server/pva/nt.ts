@@ -2,7 +2,7 @@
 // a record's (alarm, timeStamp, display, control, valueAlarm), the type made once per PV shape,
 // the value made from the PV's state.
 import { ALARM_STATUS_NAMES, DbrType } from '../../ca/constants.js';
-import { scalar, scalarArray, structure, type ScalarType, type StructureDesc } from '../../pva/types.js';
+import { scalar, scalarArray, structure, type FieldDesc, type ScalarType, type StructureDesc } from '../../pva/types.js';
 import type { PvStructure, PvValue } from '../../pva/values.js';
 import type { ServedPv, ServedValue } from '../pv.js';
 
@@ -87,6 +87,32 @@ export function ntTypeOf(pv: ServedPv): StructureDesc {
   }
   types.set(key, t);
   return t;
+}
+
+const selections = new WeakMap<StructureDesc, Map<string, StructureDesc | undefined>>();
+
+/**
+ * The part of `desc` a pvRequest's `field` selects, as pvxs serves it: none (or an empty one)
+ * selects every field, `field(value,alarm)` those two, `field(display.units)` a structure with
+ * only that member; names the type lacks are left out, and a selection of nothing is undefined
+ * (an error for the request). Made once per type and selection.
+ */
+export function selectFields(desc: StructureDesc, field: unknown): StructureDesc | undefined {
+  if (!field || typeof field !== 'object' || Object.keys(field).length === 0) return desc;
+  let byKey = selections.get(desc);
+  if (!byKey) selections.set(desc, (byKey = new Map()));
+  const key = JSON.stringify(field);
+  if (byKey.has(key)) return byKey.get(key);
+  const fields: Record<string, FieldDesc> = {};
+  for (const f of desc.fields) {
+    const sub = (field as Record<string, unknown>)[f.name];
+    if (sub === undefined) continue;
+    const part = f.type.kind === 'structure' ? selectFields(f.type, sub) : f.type;
+    if (part) fields[f.name] = part;
+  }
+  const out = Object.keys(fields).length ? structure(desc.id, fields) : undefined;
+  byKey.set(key, out);
+  return out;
 }
 
 /** CA alarm conditions as PV Access alarm statuses (DEVICE, DRIVER, RECORD, DB), as QSRV maps them. */

@@ -8,9 +8,10 @@ import { Framer } from '../../pva/framer.js';
 import { emptyHeader, readHeader } from '../../pva/header.js';
 import { decodeMessage, encodeMessages } from '../../pva/messages.js';
 import { forwardedForm, LOCAL_MCAST_GROUP } from '../../pva/forward.js';
+import { joinLocalGroup } from '../../transport/pva/beacons.js';
 import { getLogger } from '../../log.js';
 import type { PvProvider } from '../ca/circuit.js';
-import { addressList, batchedWrites, bindUdp, env, listenTcp, SocketServer, targetsOf } from '../net.js';
+import { addressList, batchedWrites, beaconList, bindUdp, env, listenTcp, SocketServer, targetsOf } from '../net.js';
 import { PvaServerCircuit } from './circuit.js';
 
 const log = getLogger('server.pva');
@@ -22,7 +23,11 @@ export interface PvaServerOptions {
   udpPort?: number;
   /** Address to listen on (EPICS_PVAS_INTF_ADDR_LIST's first, else all interfaces). */
   host?: string;
-  /** Where beacons go, "host[:port]" (EPICS_PVAS_BEACON_ADDR_LIST, else EPICS_PVA_ADDR_LIST; the port defaults to the broadcast port). */
+  /**
+   * Where beacons go, "host[:port]" (default EPICS_PVAS_BEACON_ADDR_LIST, else EPICS_PVA_ADDR_LIST,
+   * and the broadcast addresses of the interfaces served unless EPICS_PVAS_AUTO_BEACON_ADDR_LIST,
+   * else EPICS_PVA_AUTO_ADDR_LIST, is NO; the port defaults to the broadcast port).
+   */
   beaconAddresses?: string[];
   /** Seconds between beacons (EPICS_PVAS_BEACON_PERIOD, default 15). */
   beaconPeriodS?: number;
@@ -32,6 +37,7 @@ export interface PvaServerOptions {
 
 export class PvaServer extends SocketServer {
   private beaconSequence = 0;
+  private host = '0.0.0.0';
   /** The server's GUID, the same in every search answer. */
   readonly guid = new Uint8Array(randomBytes(12));
   port = 0;
@@ -52,7 +58,7 @@ export class PvaServer extends SocketServer {
   }
 
   private async listen(): Promise<void> {
-    const host = this.opts.host ?? addressList('EPICS_PVAS_INTF_ADDR_LIST')[0] ?? '0.0.0.0';
+    const host = (this.host = this.opts.host ?? addressList('EPICS_PVAS_INTF_ADDR_LIST')[0] ?? '0.0.0.0');
     const port = this.opts.port ?? Number(env('EPICS_PVAS_SERVER_PORT') ?? env('EPICS_PVA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
     this.port = await listenTcp(this.tcp, port, host);
     const udpPort =
@@ -79,10 +85,7 @@ export class PvaServer extends SocketServer {
         s.once('error', reject);
         s.bind(port, LOCAL_MCAST_GROUP, () => resolve());
       });
-      s.addMembership(LOCAL_MCAST_GROUP, '127.0.0.1');
-      s.setMulticastInterface('127.0.0.1');
-      s.setMulticastTTL(1);
-      s.setMulticastLoopback(true);
+      joinLocalGroup(s);
       this.local = s;
     } catch (err) {
       log.debug({ err: (err as Error).message }, 'cannot join the local PVA multicast group');
@@ -125,7 +128,12 @@ export class PvaServer extends SocketServer {
 
   /** A beacon at once, then every beacon period, to each beacon address. */
   private startBeacons(broadcastPort: number): void {
-    const list = this.opts.beaconAddresses ?? addressList('EPICS_PVAS_BEACON_ADDR_LIST', 'EPICS_PVA_ADDR_LIST');
+    const list = beaconList(
+      this.opts.beaconAddresses,
+      this.host,
+      ['EPICS_PVAS_BEACON_ADDR_LIST', 'EPICS_PVA_ADDR_LIST'],
+      ['EPICS_PVAS_AUTO_BEACON_ADDR_LIST', 'EPICS_PVA_AUTO_ADDR_LIST'],
+    );
     const targets = targetsOf(list, broadcastPort);
     if (!targets.length) return;
     const period = this.opts.beaconPeriodS ?? Number(env('EPICS_PVAS_BEACON_PERIOD') ?? 15);

@@ -79,6 +79,14 @@ export function beaconBindings(
   return out;
 }
 
+/** Join a socket bound to the local group's address to that group, on loopback, and send there (throws where it cannot). */
+export function joinLocalGroup(s: dgram.Socket): void {
+  s.addMembership(LOCAL_MCAST_GROUP, '127.0.0.1');
+  s.setMulticastInterface('127.0.0.1');
+  s.setMulticastTTL(1);
+  s.setMulticastLoopback(true);
+}
+
 export class PvaBeacons {
   private readonly socks: dgram.Socket[] = [];
   private local: dgram.Socket | undefined;
@@ -108,10 +116,7 @@ export class PvaBeacons {
       try {
         if (role === 'group') s.addMembership(host.split('%')[0]!, join);
         if (role !== 'local') return;
-        s.addMembership(LOCAL_MCAST_GROUP, '127.0.0.1');
-        s.setMulticastInterface('127.0.0.1');
-        s.setMulticastTTL(1);
-        s.setMulticastLoopback(true);
+        joinLocalGroup(s);
         this.local = s;
       } catch (err) {
         log.debug(
