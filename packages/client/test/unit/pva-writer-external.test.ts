@@ -5,13 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { BitSet, encodeMessage, scalar, scalarArray, structure, Writer, type Message } from '../../src/pva/index.js';
 
 const TYPE = structure('epics:nt/NTScalarArray:1.0', { value: scalarArray('double'), n: scalar('int') });
-const update = (requestId: number, value: Float64Array): Message => ({
+const update = (requestId: number, value: Float64Array, n: unknown = value.length): Message => ({
   type: 'MonitorUpdate',
   requestId,
   subcommand: 0,
   changed: BitSet.of(0),
   valueType: TYPE,
-  value: { value, n: value.length },
+  value: { value, n: n as number },
 });
 
 function bytesOf(chunks: Uint8Array[]): number[] {
@@ -54,7 +54,7 @@ describe('a writer holding large arrays by reference', () => {
   it('a message that fails to encode leaves nothing, the arrays it had taken included', () => {
     const holding = new Writer(true, 1024, true);
     encodeMessage(holding, update(1, small));
-    const bad: Message = { ...update(2, big), value: { value: big, n: 'not a number' as unknown as number } };
+    const bad = update(2, big, 'not a number');
     expect(() => encodeMessage(holding, bad)).toThrow(TypeError);
     const copying = new Writer(true);
     encodeMessage(copying, update(1, small));
