@@ -231,7 +231,7 @@ for (const server of SERVERS) {
 }
 
 say(
-  `### Serving ${(RECORDS * RATE).toLocaleString('en')} updates/s to one client (${RECORDS} counters at ${RATE} Hz, ${SAMPLES} samples each, every sample checked)`,
+  `Serving ${(RECORDS * RATE).toLocaleString('en')} updates/s to one client (${RECORDS} counters at ${RATE} Hz, ${SAMPLES} samples each, every sample checked)`,
 );
 say();
 say('| protocol | server | client | server CPU % of a core | updates/s | checks | missed | connect ms | latency p50 ms |');
@@ -240,12 +240,8 @@ for (const r of monitorRows)
   say(
     `| ${r.protocol} | ${r.server} | ${r.client} | ${f1(r.cpu)} | ${Math.round(r.ups ?? 0)} | ${r.ok ? 'ok' : 'failed'} | ${r.missed ?? '-'} | ${Math.round(r.connect ?? 0)} | ${f1(r.p50)} |`,
   );
-for (const p of ['CA', 'PVA']) {
-  const [c, nd] = SERVERS.map((s) => monitorRows.find((r) => r.protocol === p && r.server === s));
-  if (c?.cpu && nd?.cpu) say(`\n${p}: the Node server's CPU is ${(nd.cpu / c.cpu).toFixed(2)}x ${p === 'CA' ? 'RSRV' : 'QSRV'}'s.`);
-}
 say();
-say(`### A ${ELEMENTS.toLocaleString('en')}-element int64 array to c-pvxs (as fast as the server makes it, ${ARRAY_SAMPLES} updates)`);
+say(`A ${ELEMENTS.toLocaleString('en')}-element int64 array to c-pvxs (as fast as the server makes it, ${ARRAY_SAMPLES} updates)`);
 say();
 say('| server | M elements/s received | server M elements/s | skipped | repeated | corrupt |');
 say('|---|---:|---:|---:|---:|---:|');
@@ -254,7 +250,7 @@ for (const r of arrayRows)
     `| ${r.name} | ${f1(r.mElementsPerSecond)} | ${f1(r.server?.mElementsPerSecond)} | ${r.skipped ?? '-'} | ${r.repeats ?? '-'} | ${r.corrupt ?? '-'} |`,
   );
 say();
-say(`### ${NAMES.toLocaleString('en')} PVs: a PVA snapshot of every one from a fresh server (60 s timeout each)`);
+say(`${NAMES.toLocaleString('en')} PVs: a PVA snapshot of every one from a fresh server (60 s timeout each)`);
 say();
 say('| client | server | answered | wall s | server CPU s | server peak RSS MB |');
 say('|---|---|---:|---:|---:|---:|');
@@ -262,7 +258,7 @@ for (const r of snapshotRows)
   say(`| ${r.client} | ${r.server} | ${r.answered} | ${f1(r.wallMs / 1000)} | ${f1(r.cpuS)} | ${Math.round(r.peakMb)} |`);
 say();
 say(
-  `### ${CLIENTS} clients (this client's Contexts, a circuit each) monitoring ${PER_CLIENT} counters each at ${MANY_RATE} Hz, ${MANY_S} s`,
+  `${CLIENTS} clients (this client's Contexts, a circuit each) monitoring ${PER_CLIENT} counters each at ${MANY_RATE} Hz, ${MANY_S} s`,
 );
 say();
 say('| server | monitors with updates | connected in s | updates received | expected | gaps | server CPU % | server peak RSS MB |');

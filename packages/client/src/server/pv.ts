@@ -112,7 +112,7 @@ export class ServedPv {
       lowerAlarmLimit: unset,
       ...(def.metadata ?? {}),
     };
-    const now = Date.now();
+    const now = clock();
     const alarm = def.alarm?.(def.value);
     this.current = {
       value: def.value,
@@ -157,7 +157,7 @@ export class ServedPv {
   post(value: ServedValue, opts: PostOptions = {}): void {
     const n = countOf(value);
     if (n > this.maxCount) throw new RangeError(`${this.name}: ${n} elements exceed its ${this.maxCount}`);
-    const t = opts.timestamp === undefined ? Date.now() : typeof opts.timestamp === 'number' ? opts.timestamp : opts.timestamp.getTime();
+    const t = opts.timestamp === undefined ? clock() : typeof opts.timestamp === 'number' ? opts.timestamp : opts.timestamp.getTime();
     const rule = opts.severity === undefined && this.alarmOf ? this.alarmOf(value) : undefined;
     const severity = opts.severity ?? rule?.severity ?? 0;
     const status = opts.status ?? rule?.status ?? 0;
@@ -196,6 +196,9 @@ export class ServedPv {
     return () => this.listenerSet.delete(l);
   }
 }
+
+/** The server's clock, ms since the POSIX epoch to the microsecond (Date.now() has whole milliseconds). */
+const clock = (): number => performance.timeOrigin + performance.now();
 
 function countOf(v: ServedValue): number {
   if (typeof v === 'number') return 1;

@@ -5,19 +5,21 @@
 // server 'node'), so that its CPU and memory are measured as the C IOC's are.
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { DbrType, type DbrMetadata, type NativeType } from 'epics-client/ca';
+import { ALARM_STATUS_NAMES, DbrType, type DbrMetadata, type NativeType } from 'epics-client/ca';
 import { Server, type Alarm, type PvDefinition, type ServedPv, type ServedValue } from 'epics-client/server';
 import type { ScalarType } from 'epics-client/pva';
-import { counterName, SETTING_KINDS, SETTING_STATES, settingValue } from './index.js';
+import { counterNames, SETTING_KINDS, SETTING_STATES, settingValue } from './index.js';
 
 /** The highest rate PREFIX:RAMP is processed at (Hz): a put above it is clipped (the ao's DRVH). */
 const RAMP_MAX_HZ = 5000;
-const MINOR = 1;
-const MAJOR = 2;
-const HIHI = 3;
-const HIGH = 4;
-const LOLO = 5;
-const LOW = 6;
+const [MINOR, MAJOR, INVALID] = [1, 2, 3];
+const [HIHI, HIGH, LOLO, LOW, UDF] = (['HIHI', 'HIGH', 'LOLO', 'LOW', 'UDF'] as const).map((n) => ALARM_STATUS_NAMES.indexOf(n)) as [
+  number,
+  number,
+  number,
+  number,
+  number,
+];
 
 type Elements = Float64Array | Float32Array | Int32Array | Int16Array | Int8Array | BigInt64Array;
 
@@ -74,7 +76,7 @@ function options() {
     records: num('records'),
     rate: num('rate'),
     prefix: values.prefix ?? 'TEST:',
-    padded: values['name-style'] === 'padded',
+    nameStyle: values['name-style'] === 'padded' ? ('padded' as const) : ('plain' as const),
     arrayElements: num('array-elements'),
     arrayRate: values['array-rate'] === 'max' ? ('max' as const) : num('array-rate'),
     arrayType: ARRAY_TYPES[values['array-type'] ?? 'double'] ?? ARRAY_TYPES.double!,
@@ -108,9 +110,6 @@ function limits(l: { hihi?: [number, number]; high?: [number, number]; low?: [nu
 /** HIGH=0 with HSV=MINOR, as the counters and the ramp have: every value MINOR. */
 const alwaysMinor = limits({ high: [0, MINOR] });
 const calcMetadata: DbrMetadata = { precision: 0, upperWarningLimit: 0 };
-/** A record never processed, or holding NaN: UDF, INVALID. */
-const UDF = 17;
-const INVALID = 3;
 
 /** A put clipped to the drive limits, as an ao or a longout clips it. */
 const clipped = (lo: number, hi: number) => (put: { value: ServedValue }) => ({
@@ -246,18 +245,9 @@ async function main(): Promise<void> {
 
   // Counters (calc records: VAL+1+B at every tick, PINI: 1 at start, MINOR through HIGH=0).
   const skip = pv(`${P}SKIP`, { type: DbrType.LONG, value: 0, className: 'longout' });
-  const first = o.padded ? 0 : 1;
-  const counters: ServedPv[] = [];
-  for (let i = first; i < first + o.records; i++)
-    counters.push(
-      pv(counterName(o.prefix, o.padded ? 'padded' : 'plain', i), {
-        type: DbrType.DOUBLE,
-        value: 1,
-        className: 'calc',
-        metadata: calcMetadata,
-        alarm: alwaysMinor,
-      }),
-    );
+  const counters = counterNames(o.prefix, o.nameStyle, o.records).map((name) =>
+    pv(name, { type: DbrType.DOUBLE, value: 1, className: 'calc', metadata: calcMetadata, alarm: alwaysMinor }),
+  );
   let count = 1;
   if (o.rate > 0)
     every(

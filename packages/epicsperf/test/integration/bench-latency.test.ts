@@ -1,5 +1,6 @@
-// The latency workload: a few clients on two sizes against the built-in IOC (points present and
-// sane), the byte-array case through the command line, and the fit of fixed cost and MB/s.
+// The latency workload: a few clients on two sizes against the built-in IOC on both its servers
+// (points present and sane: each put and its own update, over CA and PVA), the byte-array case
+// through the command line, and the fit of fixed cost and MB/s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
 import { findClient, prepareClients } from '../../src/clients/index.js';
@@ -11,7 +12,7 @@ import { runCli } from 'epicsperf-testkit/cli';
 /** A reference client of each protocol and the Java runners (whose puts and updates are their own). */
 const TIMED = ['node', 'c-pvxs', 'java-caj', 'java-corepva'];
 
-describe('latency against the built-in IOC', () => {
+describe.each(['softioc', 'node'] as const)('latency against the built-in IOC on %s', (server) => {
   let python: string;
   let ioc: Ioc;
   beforeAll(async () => {
@@ -19,7 +20,7 @@ describe('latency against the built-in IOC', () => {
       TIMED.map((n) => findClient(n)!),
       true,
     );
-    ioc = await startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: 10_000, python });
+    ioc = await startIoc({ records: 1, rate: 0, arrayElements: 0, latencyElements: 10_000, python, server });
   });
   afterAll(async () => {
     await ioc?.stop();
