@@ -52,7 +52,8 @@ export function decodeOpRequest(r: Reader, h: PvaHeader, ctx: DecodeContext): Re
     return { type: 'OpInitRequest', command, sid, requestId, subcommand, pvRequest };
   }
   if (command === Cmd.MONITOR && subcommand & Sub.PIPELINE) return { type: 'MonitorAck', sid, requestId, nfree: r.i32() };
-  if (command === Cmd.PUT && !(subcommand & (Sub.GET | Sub.DESTROY))) {
+  // A put's data, also with DESTROY (a last put, as core-pva sends one: put and destroy in one).
+  if (command === Cmd.PUT && !(subcommand & Sub.GET) && (!(subcommand & Sub.DESTROY) || r.remaining > 0)) {
     return { type: 'PutRequest', sid, requestId, subcommand, ...readData(r, ctx.operation?.(requestId), ctx) };
   }
   return { type: 'OpRequest', command, sid, requestId, subcommand };

@@ -256,6 +256,24 @@ describe('every message both ways, both byte orders', () => {
     }
   });
 
+  it('a last PUT (DESTROY with data, as core-pva sends it) keeps its data; DESTROY alone carries none', () => {
+    const type = find('get', 'OpInitResponse')[0]!.valueType as StructureDesc;
+    const last: Message = {
+      type: 'PutRequest',
+      sid: 1,
+      requestId: 2,
+      subcommand: Sub.DESTROY,
+      changed: BitSet.of(1),
+      valueType: type,
+      value: { value: 7 },
+    };
+    const b = encodeMessages([last]);
+    const d = decodeMessage(headerOf(b), b.subarray(8), { operation: () => ({ type }) });
+    expect(d).toMatchObject({ type: 'PutRequest', subcommand: Sub.DESTROY, value: { value: 7 } });
+    const alone = encodeMessages([{ type: 'OpRequest', command: Cmd.PUT, sid: 1, requestId: 2, subcommand: Sub.DESTROY }]);
+    expect(decodeMessage(headerOf(alone), alone.subarray(8))).toMatchObject({ type: 'OpRequest', subcommand: Sub.DESTROY });
+  });
+
   it('data for a request no longer tracked is skipped, not an error', () => {
     const b = loadFixture('get').find((m) => m.dir === 's2c' && m.bytes[3] === Cmd.GET && m.bytes[12] === 0)!.bytes;
     const d = decodeMessage(headerOf(b), b.subarray(8));
