@@ -257,9 +257,7 @@ say('|---|---|---:|---:|---:|---:|');
 for (const r of snapshotRows)
   say(`| ${r.client} | ${r.server} | ${r.answered} | ${f1(r.wallMs / 1000)} | ${f1(r.cpuS)} | ${Math.round(r.peakMb)} |`);
 say();
-say(
-  `${CLIENTS} clients (this client's Contexts, a circuit each) monitoring ${PER_CLIENT} counters each at ${MANY_RATE} Hz, ${MANY_S} s`,
-);
+say(`${CLIENTS} clients (this client's Contexts, a circuit each) monitoring ${PER_CLIENT} counters each at ${MANY_RATE} Hz, ${MANY_S} s`);
 say();
 say('| server | monitors with updates | connected in s | updates received | expected | gaps | server CPU % | server peak RSS MB |');
 say('|---|---:|---:|---:|---:|---:|---:|---:|');
