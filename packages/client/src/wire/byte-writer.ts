@@ -36,8 +36,8 @@ export class ByteWriter {
   }
 
   /**
-   * Append `b` by reference when it is large (the caller does not change it until it is written),
-   * else copy it. Returns false when copied.
+   * Append `b` by reference when it is large (the caller does not change it until it is written);
+   * false, with nothing done, when it is small (the caller copies it).
    */
   external(b: Uint8Array): boolean {
     if (b.length < EXTERNAL_MIN) return false;

@@ -63,10 +63,10 @@ export class PvaServer extends SocketServer {
     this.port = await listenTcp(this.tcp, port, host);
     const udpPort =
       this.opts.udpPort ?? Number(env('EPICS_PVAS_BROADCAST_PORT') ?? env('EPICS_PVA_BROADCAST_PORT') ?? DEFAULT_BROADCAST_PORT);
-    // Bound to one address, the socket hears unicast searches only, which the host's other PVA
-    // processes sharing the port may be waiting for: each goes to the local group and is answered
-    // from there (pvxs's local forwarding), as are those another process received.
-    const unicast = host !== '0.0.0.0';
+    // Bound to a loopback address, the socket hears unicast searches only, which the host's other
+    // PVA processes sharing the port may be waiting for: each goes to the local group and is
+    // answered from there (pvxs's local forwarding), as are those another process received.
+    const unicast = host.startsWith('127.');
     this.udp.on('message', (msg, rinfo) => {
       if (!(unicast && this.forward(msg, host, rinfo.address))) this.onSearch(msg, rinfo);
     });
