@@ -19,7 +19,8 @@ beforeAll(async () => {
   const { statuses } = await clientStatusList();
   for (const s of statuses) available.set(s.name, s.available);
   ioc = await startIoc({ records: 20, rate: 10, arrayElements: 0 });
-});
+  // The runners build on first use (minutes for the Rust ones): the hook waits for them.
+}, 600_000);
 afterAll(async () => {
   await ioc?.stop();
 });

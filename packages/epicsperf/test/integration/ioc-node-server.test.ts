@@ -3,14 +3,12 @@
 // Access answers the same on both, field by field (value, type, count, alarm, display and control
 // metadata, enum strings, normative type), timestamps and the counters' moving values aside. The
 // behaviours the workloads rely on (puts clipped to the drive limits, a put completing late, the
-// access gate, gaps, stats) behave alike, and every client's array puts reach it whole.
+// access gate, gaps, stats) behave alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
 import { pythonJson } from 'epicsperf-testkit/python';
 import { pyepicsRead, type PyReading } from 'epicsperf-testkit/client-helpers';
 import { KINDS } from 'epicsperf-testkit/kinds';
-import { CLIENTS, prepareClients } from '../../src/clients/index.js';
-import { runArrayPut } from '../../src/bench/array-put.js';
 
 const P = 'TEST:';
 const options = { records: 3, rate: 10, arrayElements: 16, arrayRate: 2, latencyElements: 8, settings: 10, accessSecurity: true } as const;
@@ -185,31 +183,4 @@ print('{}')
     },
     30_000,
   );
-});
-
-describe('every putting client puts arrays to the Node server', () => {
-  const putters = CLIENTS.filter((x) => x.tasks.includes('array-put'));
-  let python: string;
-  let arrays: Ioc;
-  beforeAll(async () => {
-    python = await prepareClients(putters, true);
-    arrays = await startIoc({ records: 1, rate: 0, arrayElements: 10_000, arrayRate: 0, arrayType: 'int16', server: 'node', python });
-  }, 120_000);
-  afterAll(async () => {
-    await arrays?.stop();
-  });
-
-  it.each(putters.map((x) => [x.name, x] as const))('%s: 5 puts with completion, each checked by the server', async (_name, client) => {
-    const run = await runArrayPut({
-      client,
-      python,
-      env: arrays.env,
-      name: 'TEST:ARRAY:PUT',
-      workload: { elements: 10_000, samples: 5, type: 'int16' },
-      callback: true,
-      ioc: arrays,
-    });
-    expect(run.error).toBeUndefined();
-    expect(run.ioc).toMatchObject({ received: 5, elements: 50_000, bad: 0 });
-  });
 });

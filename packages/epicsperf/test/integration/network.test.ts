@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CLIENTS } from '../../src/clients/index.js';
+import { CLIENTS, prepareClients } from '../../src/clients/index.js';
 import type { DestinationStats } from '../../../client/src/index.js';
 import { BIN } from 'epicsperf-testkit/cli';
 import { BROADCAST, cleanEnv, removeStale, Rig, type Host } from 'epicsperf-testkit/netns';
@@ -44,7 +44,10 @@ setInterval(() => {}, 1000);`;
     // Once `sleep` runs, what comes before it on the host (ip netns exec, setpriv) is done.
     const comm = () => readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     await waitFor(() => comm() === 'sleep', 5000, 'the process on the host to start');
+    const ended = new Promise((resolve) => run.once('exit', resolve));
     run.kill('SIGKILL');
+    // Reaped: a zombie's pid would still look alive to the next net, which keeps its namespaces.
+    await ended;
     await waitFor(() => !alive(pid), 5000, 'the process on the host to end with the run');
     removeStale('epxk');
     expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(ns);
@@ -59,12 +62,14 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
 
   beforeAll(async () => {
     [iocHost, clientHost] = rig!.hosts as [Host, Host];
+    // The runners built (on first use, minutes for the Rust ones) before any test times them.
+    await prepareClients(CLIENTS, true);
     const { out } = await rig!.startIoc(iocHost);
     // Clients elsewhere need nothing but the EPICS defaults: no address list in what it prints.
     expect(out).toMatch(/^EPICS_CA_SERVER_PORT=5064$/m);
     expect(out).toMatch(/^EPICS_PVA_BROADCAST_PORT=5076$/m);
     expect(out).not.toMatch(/ADDR_LIST/);
-  });
+  }, 600_000);
 
   afterAll(() => rig?.close());
 
