@@ -172,6 +172,7 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
     ]);
   }, 150_000);
 
+  // Its load steps each start an IOC on another host: 36 s on an idle 2-core machine, more beside the suite.
   it('a capture on an agent: its load steps run there against the IOC on another host, the summary comes back, the file goes', async () => {
     const leftovers = () => readdirSync(tmpdir()).filter((f) => f.startsWith('epicsperf-agent-capture-'));
     const before = leftovers();
@@ -196,7 +197,7 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
     expect(first.run.summary!.updates).toBeGreaterThan(5000);
     expect(res.capture.diskError).toMatch(/node writes on another host's disk/);
     expect(leftovers()).toEqual(before);
-  });
+  }, 150_000);
 
   it('an orchestrator whose key the agents do not trust gets nothing', async () => {
     const other = mkdtempSync(join(tmpdir(), 'epicsperf-keys-'));
