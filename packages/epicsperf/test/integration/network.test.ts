@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { CLIENTS, prepareClients } from '../../src/clients/index.js';
 import type { DestinationStats } from '../../../client/src/index.js';
 import { BIN } from 'epicsperf-testkit/cli';
+import { expectHostMonitor } from '../helpers/host-monitor.js';
 import { BROADCAST, cleanEnv, removeStale, Rig, type Host } from 'epicsperf-testkit/netns';
 import { waitFor } from 'epicsperf-testkit/wait';
 import { alive } from 'epicsperf-testkit/python';
@@ -156,24 +157,6 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
 
   const monitorClients = ['node', 'node-pva', 'c-libca', 'c-pvxs', 'pyepics', 'p4p'];
   it.each(monitorClients)('runner %s: monitor with --ioc env, every sample checked', async (client) => {
-    const r = await epicsperf([
-      'monitor',
-      '--client',
-      client,
-      '--ioc',
-      'env',
-      '--records',
-      '5',
-      '--samples',
-      '5',
-      '--rate',
-      '10',
-      '--format',
-      'json',
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { run: { ok: boolean; check: { samples: number; missedValues: number } } };
-    expect(out.run.ok, r.stderr).toBe(true);
-    expect(out.run.check).toMatchObject({ samples: 25, missedValues: 0 });
+    await expectHostMonitor(epicsperf, client);
   });
 });
