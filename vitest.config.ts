@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 
 const client = (path: string): string => fileURLToPath(new URL(`./packages/client/src/${path}`, import.meta.url));
@@ -25,6 +26,34 @@ const MEASURE = [
   'packages/epicsperf/test/integration/cli-bench-capture.test.ts',
 ];
 const PYTHON_AND_RUNNERS = ['test/global-setup.ts'];
+/**
+ * The integration files that run every client's runner, the Rust ones included: their first build
+ * (`npm test` starts it in the background) is the longest, minutes on a fresh machine. They run
+ * after the project's other files, so that the workers run those meanwhile instead of holding a
+ * file that waits.
+ */
+const AFTER_FIRST_BUILDS = [
+  'packages/epicsperf/test/integration/bench-runners.test.ts',
+  'packages/epicsperf/test/integration/bench-runners-node.test.ts',
+  'packages/epicsperf/test/integration/network.test.ts',
+];
+
+/** vitest's order (larger files first), with each project's AFTER_FIRST_BUILDS files at its end. */
+class FirstBuildsLast extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const late = (f: TestSpecification): boolean => AFTER_FIRST_BUILDS.some((p) => f.moduleId.endsWith(p));
+    const out: TestSpecification[] = [];
+    for (let i = 0; i < sorted.length; ) {
+      let j = i;
+      while (j < sorted.length && sorted[j]!.project === sorted[i]!.project) j++;
+      const block = sorted.slice(i, j);
+      out.push(...block.filter((f) => !late(f)), ...block.filter(late));
+      i = j;
+    }
+    return out;
+  }
+}
 
 export default defineConfig({
   // The tool's own imports of the client package (and of epics-ops) resolve to their sources too: one copy of each
@@ -42,6 +71,7 @@ export default defineConfig({
     ],
   },
   test: {
+    sequence: { sequencer: FirstBuildsLast },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // No test searches the host's own networks: a test that names no address list searches
