@@ -2,7 +2,7 @@
 // options, configuration and result types, and its error classes. The codecs are in ./ca and ./pva.
 export { Context, type Protocol, type ProtocolReading } from './client/context.js';
 export { PvaReading, type PvaValue } from './client/pva/reading.js';
-export type { PvaReadOptions, PvaPutOptions } from './client/pva/api.js';
+export type { PvaReadOptions, PvaPutOptions, PvaRpcOptions, RpcArgument } from './client/pva/api.js';
 export type { PvaMonitorOptions } from './client/pva/monitor.js';
 export type { PvaSnapshotOptions } from './client/pva/snapshot.js';
 export type { PvaPutValue, PvaRequest } from './client/pva/ops.js';

@@ -14,7 +14,16 @@ import type { ManagerStats } from './channel-cache.js';
 import { ChannelManager } from './ca/manager.js';
 import type { Monitor, MonitorCallback, MonitorOptions } from './monitor.js';
 import type { CallOptions, GetOptions, PutOptions, PutValue } from './options.js';
-import { pvaGet, pvaGetField, pvaPut, type PvaPutOptions, type PvaReadOptions } from './pva/api.js';
+import {
+  pvaGet,
+  pvaGetField,
+  pvaPut,
+  pvaRpc,
+  type PvaPutOptions,
+  type PvaReadOptions,
+  type PvaRpcOptions,
+  type RpcArgument,
+} from './pva/api.js';
 import { PvaManager, type PvaManagerStats } from './pva/manager.js';
 import { PvaMonitor, type PvaMonitorOptions } from './pva/monitor.js';
 import type { PvaPutValue } from './pva/ops.js';
@@ -192,6 +201,17 @@ export class Context<P extends Protocol = 'ca'> {
     const [proto, bare] = splitName(name, this.protocol);
     if (proto !== 'pva') throw new BadArgumentError('getField is a PV Access operation: use a pva:// name or a PVA context', name);
     return pvaGetField(this.#pvaManager(), bare, field, opts);
+  }
+
+  /**
+   * PV Access RPC: the server's handler is called with the argument (a plain object, its type
+   * inferred: numbers as doubles, bigints as longs, typed arrays as their own type; or a typed
+   * structure) and its result comes back as a reading (undefined when it sends none).
+   */
+  async rpc(name: string, argument?: RpcArgument, opts: PvaRpcOptions = {}): Promise<PvaReading | undefined> {
+    const [proto, bare] = splitName(name, this.protocol);
+    if (proto !== 'pva') throw new BadArgumentError('rpc is a PV Access operation: use a pva:// name or a PVA context', name);
+    return pvaRpc(this.#pvaManager(), bare, argument, opts);
   }
 
   /** Close every connection and socket of both protocols and fail whatever is pending. */

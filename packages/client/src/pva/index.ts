@@ -12,3 +12,4 @@ export * from './messages.js';
 export { addressOf, decodeTyped, encodeTyped, ipv4Mapped, ipv4Of, SearchFlags } from './messages-session.js';
 export * from './pvrequest.js';
 export * from './nt.js';
+export { isTyped, typedOf } from './infer.js';

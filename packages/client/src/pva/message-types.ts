@@ -59,6 +59,8 @@ export type RequestMessage =
       value?: PvStructure;
     }
   | { type: 'MonitorAck'; sid: number; requestId: number; nfree: number }
+  /** An RPC execution: its argument, a whole typed value (null: none). */
+  | { type: 'RpcRequest'; sid: number; requestId: number; subcommand: number; argument: Typed | null }
   | { type: 'GetFieldRequest'; sid: number; requestId: number; field: string }
   | { type: 'DestroyRequest'; sid: number; requestId: number }
   | { type: 'CancelRequest'; sid: number; requestId: number };
@@ -105,6 +107,8 @@ export type ResponseMessage =
       value?: PvStructure;
     }
   | { type: 'OpResponse'; command: number; requestId: number; subcommand: number; status: Status }
+  /** An RPC reply: its status and, on success, the result, a whole typed value (null: none). */
+  | { type: 'RpcResponse'; requestId: number; subcommand: number; status: Status; result: Typed | null }
   | {
       type: 'MonitorUpdate';
       requestId: number;

@@ -1,5 +1,6 @@
 // Operation messages: GET, PUT, MONITOR (INIT with pvRequest, execution, data replies with
-// bitsets, monitor updates and acks), GET_FIELD, destroy and cancel of a request.
+// bitsets, monitor updates and acks), RPC (an argument and a result, each a whole typed value),
+// GET_FIELD, destroy and cancel of a request.
 import { BitSet } from './bitset.js';
 import type { Reader, Writer } from './buffer.js';
 import { Cmd, Sub } from './constants.js';
@@ -52,6 +53,8 @@ export function decodeOpRequest(r: Reader, h: PvaHeader, ctx: DecodeContext): Re
     return { type: 'OpInitRequest', command, sid, requestId, subcommand, pvRequest };
   }
   if (command === Cmd.MONITOR && subcommand & Sub.PIPELINE) return { type: 'MonitorAck', sid, requestId, nfree: r.i32() };
+  if (command === Cmd.RPC)
+    return { type: 'RpcRequest', sid, requestId, subcommand, argument: r.remaining > 0 ? decodeTyped(r, ctx) : null };
   // A put's data, also with DESTROY (a last put, as core-pva sends one: put and destroy in one).
   if (command === Cmd.PUT && !(subcommand & Sub.GET) && (!(subcommand & Sub.DESTROY) || r.remaining > 0)) {
     return { type: 'PutRequest', sid, requestId, subcommand, ...readData(r, ctx.operation?.(requestId), ctx) };
@@ -83,6 +86,14 @@ export function decodeOpResponse(r: Reader, h: PvaHeader, ctx: DecodeContext): R
     return { type: 'MonitorUpdate', requestId, subcommand, ...data, overrun: BitSet.decode(r) };
   }
   const status = decodeStatus(r);
+  if (command === Cmd.RPC)
+    return {
+      type: 'RpcResponse',
+      requestId,
+      subcommand,
+      status,
+      result: isSuccess(status) && r.remaining > 0 ? decodeTyped(r, ctx) : null,
+    };
   const hasData = isSuccess(status) && (command === Cmd.GET || (command === Cmd.PUT && (subcommand & Sub.GET) !== 0));
   if (!hasData) return { type: 'OpResponse', command, requestId, subcommand, status };
   return { type: 'DataResponse', command, requestId, subcommand, status, ...readData(r, ctx.operation?.(requestId), ctx) };
@@ -125,6 +136,12 @@ export function encodeOp(w: Writer, m: Message, opts: EncodeOptions): boolean {
       w.u8(m.subcommand);
       writeData(w, m.changed, m.valueType, m.value, opts);
       return true;
+    case 'RpcRequest':
+      w.i32(m.sid);
+      w.i32(m.requestId);
+      w.u8(m.subcommand);
+      encodeTyped(w, m.argument, opts);
+      return true;
     case 'MonitorAck':
       w.i32(m.sid);
       w.i32(m.requestId);
@@ -158,6 +175,12 @@ export function encodeOp(w: Writer, m: Message, opts: EncodeOptions): boolean {
       w.i32(m.requestId);
       w.u8(m.subcommand);
       encodeStatus(w, m.status);
+      return true;
+    case 'RpcResponse':
+      w.i32(m.requestId);
+      w.u8(m.subcommand);
+      encodeStatus(w, m.status);
+      if (isSuccess(m.status)) encodeTyped(w, m.result, opts);
       return true;
     case 'MonitorUpdate':
       w.i32(m.requestId);

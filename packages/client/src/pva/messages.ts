@@ -21,24 +21,27 @@ export type {
   UnknownMessage,
 } from './message-types.js';
 
-const RESPONSES = new Set<string>([
-  'SetByteOrder',
-  'ControlEchoResponse',
-  'ConnectionValidationRequest',
-  'ConnectionValidated',
-  'SearchResponse',
-  'Beacon',
-  'EchoResponse',
-  'CreateChannelResponse',
-  'DestroyChannelResponse',
-  'AclChange',
-  'OpInitResponse',
-  'DataResponse',
-  'OpResponse',
-  'MonitorUpdate',
-  'GetFieldResponse',
-  'ServerMessage',
-]);
+/** The messages a server sends (the SERVER flag): every response type, so that a new one cannot be left out. */
+const FROM_SERVER: Record<ResponseMessage['type'] | 'SetByteOrder' | 'ControlEchoResponse', true> = {
+  SetByteOrder: true,
+  ControlEchoResponse: true,
+  ConnectionValidationRequest: true,
+  ConnectionValidated: true,
+  SearchResponse: true,
+  Beacon: true,
+  EchoResponse: true,
+  CreateChannelResponse: true,
+  DestroyChannelResponse: true,
+  AclChange: true,
+  OpInitResponse: true,
+  DataResponse: true,
+  OpResponse: true,
+  RpcResponse: true,
+  MonitorUpdate: true,
+  GetFieldResponse: true,
+  ServerMessage: true,
+};
+const RESPONSES = new Set<string>(Object.keys(FROM_SERVER));
 
 function decodeControl(h: PvaHeader): ControlMessage {
   const data = h.payloadSize;
@@ -130,6 +133,9 @@ function commandOf(m: RequestMessage | ResponseMessage): number {
     case 'MonitorAck':
     case 'MonitorUpdate':
       return Cmd.MONITOR;
+    case 'RpcRequest':
+    case 'RpcResponse':
+      return Cmd.RPC;
     case 'GetFieldRequest':
     case 'GetFieldResponse':
       return Cmd.GET_FIELD;

@@ -196,6 +196,13 @@ export class ClientSession {
         } else e.handler.onReply?.(m.status, undefined, undefined, null);
         return;
       }
+      case 'RpcResponse': {
+        const e = this.ops.get(m.requestId);
+        if (!e) return;
+        if (e.last) this.ops.delete(m.requestId);
+        e.handler.onReply?.(m.status, m.result?.value as PvStructure | undefined, undefined, m.result?.type ?? null);
+        return;
+      }
       case 'MonitorUpdate':
         return; // an update before the monitor's type is known: nothing to decode it with
       case 'GetFieldResponse': {
@@ -427,7 +434,8 @@ export class ClientSession {
     if (!e) return;
     this.initDone(id);
     if (isSuccess(status) && type?.kind === 'structure') e.type = type;
-    else if (isSuccess(status) && e.command !== Cmd.PUT) {
+    // An RPC's INIT reply has no type: each reply carries its own.
+    else if (isSuccess(status) && e.command !== Cmd.PUT && e.command !== Cmd.RPC) {
       this.ops.delete(id);
       e.handler.onFail({ kind: 'protocol', message: `INIT reply without a structure type (command ${e.command})` });
       return;
@@ -446,6 +454,14 @@ export class ClientSession {
     if (!e) return;
     e.last = last;
     this.send({ type: 'OpRequest', command: Cmd.GET, sid: e.sid, requestId: id, subcommand: last ? Sub.DESTROY : Sub.EXEC });
+  }
+
+  /** RPC execution with its argument (the reply goes to onReply: the result's value and type); `last` as get's. */
+  rpc(id: number, argument: Typed | null, last = false): void {
+    const e = this.ops.get(id);
+    if (!e) return;
+    e.last = last;
+    this.send({ type: 'RpcRequest', sid: e.sid, requestId: id, subcommand: last ? Sub.DESTROY : Sub.EXEC, argument });
   }
 
   /** Hand an initialised request to another handler (a PUT request kept for the next put). */

@@ -1,12 +1,39 @@
 // A PV server for Node apps (exported as "epics-client/server"): PVs declared by the app or made
-// on demand by a source, served over Channel Access and PV Access with the client's own codecs.
+// on demand by a source, served over Channel Access and PV Access with the client's own codecs;
+// structures (NTTable, any structure) and RPC services over PV Access only.
 import { CaServer, type CaServerOptions } from './ca/server.js';
 import { PvaServer, type PvaServerOptions } from './pva/server.js';
 import type { PvProvider } from './ca/circuit.js';
+import type { PvaProvider, PvaServed } from './pva/circuit.js';
 import { nativeTypeOf, ServedPv, type PvDefinition, type ServedValue } from './pv.js';
+import { ServedStructure, type RpcHandler, type StructureDefinition } from './structure.js';
 
 export { ServedPv, nativeTypeOf } from './pv.js';
-export type { Alarm, PostOptions, PutHandler, PutOutcome, PutRequest, PvDefinition, PvListener, PvState, ServedValue } from './pv.js';
+export type {
+  Alarm,
+  Caller,
+  PostOptions,
+  PutHandler,
+  PutOutcome,
+  PutRequest,
+  PvDefinition,
+  PvListener,
+  PvState,
+  ServedValue,
+} from './pv.js';
+export { ServedStructure } from './structure.js';
+export type {
+  RpcCall,
+  RpcHandler,
+  RpcResult,
+  StructureDefinition,
+  StructureFields,
+  StructureListener,
+  StructurePut,
+  StructurePutHandler,
+  StructurePutOutcome,
+} from './structure.js';
+export type { PvaProvider, PvaServed } from './pva/circuit.js';
 export { CaServerCircuit } from './ca/circuit.js';
 export type { CircuitEvents, CircuitOptions, Peer, PvProvider } from './ca/circuit.js';
 export type { CaServerOptions } from './ca/server.js';
@@ -17,12 +44,12 @@ export interface ServerOptions {
   ca?: CaServerOptions | false;
   /** PV Access (false: not served). */
   pva?: PvaServerOptions | false;
-  /** Names not declared: a PV made for the name, or undefined (not this server's). */
-  source?: (name: string) => ServedPv | PvDefinition | undefined;
+  /** Names not declared: a PV (or a structure, served over PV Access only) made for the name, or undefined (not this server's). */
+  source?: (name: string) => ServedPv | ServedStructure | PvDefinition | undefined;
 }
 
-export class Server implements PvProvider {
-  private readonly pvs = new Map<string, ServedPv>();
+export class Server implements PvProvider, PvaProvider {
+  private readonly pvs = new Map<string, PvaServed>();
   private ca: CaServer | undefined;
   private pva: PvaServer | undefined;
 
@@ -63,6 +90,22 @@ export class Server implements PvProvider {
     return pv;
   }
 
+  /**
+   * Declare a structure served over PV Access only: an NTTable (`id: 'epics:nt/NTTable:1.0'`,
+   * `value: { labels, value: { column: [...] } }`) or any structure, with a put and an RPC handler.
+   */
+  structure(name: string, def: StructureDefinition): ServedStructure {
+    if (this.pvs.has(name)) throw new Error(`${name} is already served`);
+    const s = new ServedStructure(name, def);
+    this.pvs.set(name, s);
+    return s;
+  }
+
+  /** Declare an RPC service over PV Access: a channel with no value whose calls go to `handler`. */
+  rpc(name: string, handler: RpcHandler): ServedStructure {
+    return this.structure(name, { onRpc: handler });
+  }
+
   /** Stop serving a PV: its clients are told the channel is gone. */
   remove(name: string): boolean {
     const pv = this.pvs.get(name);
@@ -72,12 +115,19 @@ export class Server implements PvProvider {
     return true;
   }
 
+  /** The PV of a name over Channel Access (a structure is not one). */
   find(name: string): ServedPv | undefined {
+    const pv = this.findPva(name);
+    return pv instanceof ServedPv ? pv : undefined;
+  }
+
+  /** The PV or structure of a name over PV Access: declared, else made by the source. */
+  findPva(name: string): PvaServed | undefined {
     const pv = this.pvs.get(name);
     if (pv || !this.opts.source) return pv;
     const made = this.opts.source(name);
     if (!made) return undefined;
-    const p = made instanceof ServedPv ? made : new ServedPv(name, made);
+    const p = made instanceof ServedPv || made instanceof ServedStructure ? made : new ServedPv(name, made);
     this.pvs.set(name, p);
     return p;
   }

@@ -61,10 +61,17 @@ export interface PostOptions {
   timestamp?: Date | number;
 }
 
+/** Who sent a put or an RPC call: the client's host and user as it says them, and its address. */
+export interface Caller {
+  host: string;
+  user: string;
+  address: string;
+}
+
 /** A put as the app sees it: the value (in the PV's type) and who sent it. */
 export interface PutRequest {
   value: ServedValue;
-  peer: { host: string; user: string; address: string };
+  peer: Caller;
 }
 
 /** The app's answer to a put: accept the value as it is, post another one, or refuse with a message. */
@@ -198,7 +205,7 @@ export class ServedPv {
 }
 
 /** The server's clock, ms since the POSIX epoch to the microsecond (Date.now() has whole milliseconds). */
-const clock = (): number => performance.timeOrigin + performance.now();
+export const clock = (): number => performance.timeOrigin + performance.now();
 
 function countOf(v: ServedValue): number {
   if (typeof v === 'number') return 1;

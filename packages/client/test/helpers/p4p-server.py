@@ -1,6 +1,6 @@
 """A pvxs server started by p4p, for the PV Access client tests: the types QSRV does not serve
-(every scalar type incl. 64-bit, NTTable, unions, variant unions, structure arrays, NTNDArray)
-and a counter. Binds to 127.0.0.1 on the ports given; prints "ready" once serving; exits when
+(every scalar type incl. 64-bit, NTTable, unions, variant unions, structure arrays, NTNDArray),
+a counter and an RPC handler. Binds to 127.0.0.1 on the ports given; prints "ready" once serving; exits when
 its stdin closes."""
 import sys
 import threading
@@ -22,6 +22,19 @@ class Echo:
     def put(self, pv, op):
         pv.post(op.value())
         op.done()
+
+
+class Adder:
+    """RPC: the sum of the argument's a and b, or the error of a call without them."""
+
+    def rpc(self, pv, op):
+        try:
+            v = op.value()
+            total = float(v.a) + float(v.b)
+        except Exception as e:  # noqa: BLE001 - any bad argument is the call's error
+            op.done(error="a and b are needed: %s" % e)
+            return
+        op.done(Value(Type([("sum", "d")]), {"sum": total}))
 
 
 def shared(**kw):
@@ -58,6 +71,7 @@ image = np.arange(12, dtype=np.uint16).reshape(3, 4)
 pvs[P + "IMAGE"] = shared(nt=NTNDArray(), initial=image)
 counter = shared(nt=NTScalar("l"), initial=0)
 pvs[P + "COUNT"] = counter
+pvs[P + "ADD"] = SharedPV(handler=Adder(), nt=NTScalar("d"), initial=0)
 
 server = Server(providers=[pvs], useenv=False, conf={
     "EPICS_PVAS_INTF_ADDR_LIST": "127.0.0.1",

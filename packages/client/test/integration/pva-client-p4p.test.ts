@@ -1,6 +1,6 @@
 // The PV Access client against a pvxs server started by p4p, for what QSRV does not serve: every
 // scalar type and array of it (64-bit as bigint / BigInt64Array), NTTable, unions, variant
-// unions, structure arrays, NTNDArray; search through EPICS_PVA_NAME_SERVERS; reconnection with
+// unions, structure arrays, NTNDArray; RPC; search through EPICS_PVA_NAME_SERVERS; reconnection with
 // re-subscription when the server goes away and comes back.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -151,6 +151,12 @@ describe('types QSRV does not serve', () => {
 });
 
 describe('search and reconnection', () => {
+  it('RPC: a pvxs handler gets the argument and its result comes back; its error fails the call', async () => {
+    const r = await ctx.rpc('P4P:ADD', { a: 1.5, b: 2 });
+    expect(r?.raw).toEqual({ sum: 3.5 });
+    await expect(ctx.rpc('P4P:ADD', { x: 1 })).rejects.toThrow(/a and b are needed/);
+  });
+
   it('finds names through EPICS_PVA_NAME_SERVERS alone (TCP search)', async () => {
     const c = new Context({
       env: { EPICS_PVA_ADDR_LIST: '', EPICS_PVA_AUTO_ADDR_LIST: 'NO', EPICS_PVA_NAME_SERVERS: `127.0.0.1:${tcp}` },

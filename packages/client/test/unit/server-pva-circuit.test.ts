@@ -11,7 +11,7 @@ import { DbrType } from '../../src/ca/index.js';
 
 function rig() {
   const pv = new ServedPv('A', { type: DbrType.DOUBLE, value: 0 });
-  const c = new PvaServerCircuit({ find: (n) => (n === 'A' ? pv : undefined) }, { wantFlush() {} }, '127.0.0.1', {
+  const c = new PvaServerCircuit({ findPva: (n) => (n === 'A' ? pv : undefined) }, { wantFlush() {} }, '127.0.0.1', {
     port: 5075,
     guid: new Uint8Array(12),
   });

@@ -1,8 +1,9 @@
-// get, put and GET_FIELD over PV Access for the Context: each call acquires the channel, runs one
-// operation against its own timeout and signal, and releases the channel when it settles.
+// get, put, GET_FIELD and RPC over PV Access for the Context: each call acquires the channel, runs
+// one operation against its own timeout and signal, and releases the channel when it settles.
 import { Cmd } from '../../pva/constants.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import type { FieldDesc, StructureDesc } from '../../pva/types.js';
+import { typedOf } from '../../pva/infer.js';
 import type { PvStructure, Typed } from '../../pva/values.js';
 import { BadArgumentError, type EpicsError, ProtocolError } from '../errors.js';
 import type { CallOptions } from '../options.js';
@@ -189,4 +190,63 @@ class GetFieldOnce extends PvaOperation {
 /** GET_FIELD: the channel's type description (or one field's, by dotted path). */
 export function pvaGetField(mgr: PvaManager, name: string, field: string, opts: CallOptions): Promise<FieldDesc> {
   return run<FieldDesc>(mgr, name, opts, (ch, p) => new GetFieldOnce(ch, field, p));
+}
+
+/** RPC: INIT with the pvRequest, one execution with the argument (destroyed with its reply), the server's result. */
+/** An RPC's argument: a plain object (its type inferred: numbers as doubles, ...) or a typed structure. */
+export type RpcArgument = Record<string, unknown> | Typed;
+
+export interface PvaRpcOptions extends CallOptions {
+  /** The pvRequest of the RPC's INIT (default: empty). */
+  request?: PvaRequest;
+}
+
+class RpcOnce extends PvaOperation {
+  constructor(
+    ch: PvaChannel,
+    private readonly request: Typed,
+    private readonly argument: Typed,
+    private readonly p: Pending<PvaReading | undefined>,
+  ) {
+    super(ch);
+  }
+  protected get settled(): boolean {
+    return this.p.done;
+  }
+  protected failed(e: EpicsError): void {
+    this.p.reject(e);
+  }
+  protected issue(): void {
+    this.requestId = this.session!.init(Cmd.RPC, this.ch.sid, this.request, this);
+  }
+  onInit(status: Status): void {
+    if (!isSuccess(status)) {
+      this.requestId = 0;
+      return this.failed(remoteError(this.ch.name, status));
+    }
+    this.session!.rpc(this.requestId, this.argument, true);
+  }
+  onReply(status: Status, value: PvStructure | undefined, _c: unknown, type: FieldDesc | null): void {
+    this.requestId = 0;
+    if (!isSuccess(status)) return this.failed(remoteError(this.ch.name, status));
+    if (!type) return this.p.resolve(undefined);
+    if (type.kind !== 'structure' || !value) return this.failed(new ProtocolError('RPC reply that is not a structure', this.ch.name));
+    this.p.resolve(new PvaReading(type, value));
+  }
+}
+
+export function pvaRpc(
+  mgr: PvaManager,
+  name: string,
+  argument: RpcArgument | undefined,
+  opts: PvaRpcOptions,
+): Promise<PvaReading | undefined> {
+  let arg: Typed;
+  try {
+    arg = typedOf(argument ?? {});
+  } catch (e) {
+    throw new BadArgumentError(`bad RPC argument: ${(e as Error).message}`, name);
+  }
+  const request = pvRequestOf(opts.request, '');
+  return run<PvaReading | undefined>(mgr, name, opts, (ch, p) => new RpcOnce(ch, request, arg, p));
 }

@@ -6,7 +6,7 @@ import { buildPvRequest, type PvRequestOptions } from '../../pva/pvrequest.js';
 import type { ClientSession, PvaFailReason, OpHandler } from '../../pva/session.js';
 import { isSuccess, type Status } from '../../pva/status.js';
 import { bitOffset, formatType, type FieldDesc, type ScalarType, type StructureDesc } from '../../pva/types.js';
-import { arrayOf, defaultValue, type NumericArray, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
+import { arrayOf, defaultValue, setField, type NumericArray, type PvStructure, type PvValue, type Typed } from '../../pva/values.js';
 import { BadArgumentError, type EpicsError, ClosedError, DisconnectedError, ProtocolError, RemoteError } from '../errors.js';
 import { ConnectionWait } from '../connect-wait.js';
 import type { PvaChannel, PvaConnectWaiter } from './channel.js';
@@ -214,6 +214,16 @@ function coerce(desc: FieldDesc, v: PvValue, name: string, path: string): PvValu
     const el = { kind: 'scalar', type: desc.type } as FieldDesc;
     return Array.from(v as ArrayLike<PvValue>, (x) => coerce(el, x, name, path)) as PvValue;
   }
+  if (desc.kind === 'structure' && typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v)) {
+    // A structure given whole: its members converted, those not given at their defaults.
+    const out = defaultValue(desc) as PvStructure;
+    for (const [k, x] of Object.entries(v as PvStructure)) {
+      const f = desc.fields.find((m) => m.name === k);
+      if (!f) bad(`no field '${k}'`);
+      setField(out, k, coerce(f!.type, x, name, `${path}.${k}`));
+    }
+    return out;
+  }
   return v;
 }
 
@@ -244,21 +254,25 @@ function asTypedArray(type: ScalarType, v: NumericArray, name: string, path: str
 
 /**
  * The structure and changed bits of a put: a plain value goes to `value` (an NTEnum's index,
- * or its choice by name when `enumChoices` are known), an object's keys are field paths.
+ * or its choice by name when `enumChoices` are known), an object's keys are field paths. On a
+ * `base` (a server's present value) the fields given replace its own, which is not changed;
+ * `paths` are the fields given, as written.
  */
 export function putData(
   type: StructureDesc,
   v: PvaPutValue,
   name: string,
   enumChoices?: string[],
-): { value: PvStructure; changed: BitSet } {
-  const value = defaultValue(type) as PvStructure;
+  base?: PvStructure,
+): { value: PvStructure; changed: BitSet; paths: string[] } {
+  const value = base ? { ...base } : (defaultValue(type) as PvStructure);
   const changed = new BitSet();
+  const paths: string[] = [];
   const plain = typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v);
   const entries: [string, PvValue][] = plain ? [['value', v as PvValue]] : Object.entries(v as Record<string, PvValue>);
   for (let [path, x] of entries) {
     let desc = fieldOf(type, path);
-    if (desc?.kind === 'structure' && desc.id === 'enum_t' && path === 'value') {
+    if (desc?.kind === 'structure' && desc.id === 'enum_t' && path === 'value' && (typeof x !== 'object' || x === null)) {
       if (typeof x === 'string') {
         const i = enumChoices?.indexOf(x) ?? -1;
         if (i < 0) throw new BadArgumentError(`'${x}' is not one of the choices ${JSON.stringify(enumChoices ?? [])}`, name);
@@ -270,11 +284,13 @@ export function putData(
     if (!desc) throw new BadArgumentError(`the channel's structure has no field '${path}'`, name);
     const bit = bitOffset(type, path)!;
     changed.set(bit);
+    paths.push(path);
     const parts = path.split('.');
     let obj = value;
-    for (const p of parts.slice(0, -1)) obj = obj[p] as PvStructure;
+    // The structures on the path are copies: a base's own are left as they were.
+    for (const p of parts.slice(0, -1)) obj = obj[p] = { ...(obj[p] as PvStructure) };
     obj[parts[parts.length - 1]!] = coerce(desc, x, name, path);
   }
   if (changed.isEmpty()) throw new BadArgumentError('nothing to put', name);
-  return { value, changed };
+  return { value, changed, paths };
 }

@@ -1,7 +1,8 @@
 // The server side of one PV Access connection, without I/O: framed messages in (decoded by the
 // client's own codecs, src/pva/messages.ts), messages out. Connection validation, searches over
-// TCP, channels, GET_FIELD, GET, PUT (through the PV's put handler) and MONITOR with pipelining
-// (a window of updates the client acknowledges; the latest update waits while it is closed).
+// TCP, channels, GET_FIELD, GET, PUT (through the PV's put handler), MONITOR with pipelining
+// (a window of updates the client acknowledges; the latest update waits while it is closed) and
+// RPC (through the channel's handler). A channel serves a CA PV as its normative type, or a structure.
 import { BitSet } from '../../pva/bitset.js';
 import { Cmd, StatusType } from '../../pva/constants.js';
 import type { PvaHeader } from '../../pva/header.js';
@@ -10,11 +11,29 @@ import { decodeMessage, encodeMessage } from '../../pva/messages.js';
 import { Writer } from '../../pva/buffer.js';
 import { monitorOptions } from '../../pva/pvrequest.js';
 import { OK, type Status } from '../../pva/status.js';
-import { bitOffset, TypeCache, type StructureDesc } from '../../pva/types.js';
+import { bitCount, bitOffset, TypeCache, type StructureDesc } from '../../pva/types.js';
 import type { PvStructure } from '../../pva/values.js';
-import type { PvProvider } from '../ca/circuit.js';
-import { CHANGE_ALARM, CHANGE_GONE, CHANGE_VALUE, type ServedPv, type ServedValue } from '../pv.js';
+import { putData } from '../../client/pva/ops.js';
+import { CHANGE_ALARM, CHANGE_GONE, CHANGE_VALUE, ServedPv, type Caller, type ServedValue } from '../pv.js';
+import { ServedStructure, type RpcResult } from '../structure.js';
+import { typedOf } from '../../pva/infer.js';
 import { ntTypeOf, ntValueOf, selectFields, valueFromNt } from './nt.js';
+
+/** What a PV Access channel serves: a CA PV (as its normative type) or a structure (or an RPC service). */
+export type PvaServed = ServedPv | ServedStructure;
+
+/** The names a PV Access server serves. */
+export interface PvaProvider {
+  findPva(name: string): PvaServed | undefined;
+}
+
+/** The type a channel's GET, PUT and MONITOR see (undefined: an RPC service). */
+const servedType = (pv: PvaServed): StructureDesc | undefined => (pv instanceof ServedPv ? ntTypeOf(pv) : pv.type);
+const servedValue = (pv: PvaServed): PvStructure => (pv instanceof ServedPv ? ntValueOf(pv) : pv.value);
+/** The fields of a CA PV's normative type a post changes. */
+const VALUE_PATHS = ['value', 'timeStamp'];
+const ALARM_PATHS = ['alarm', 'timeStamp'];
+const BOTH_PATHS = ['value', 'alarm', 'timeStamp'];
 
 export interface PvaCircuitEvents {
   wantFlush(): void;
@@ -23,7 +42,7 @@ export interface PvaCircuitEvents {
 interface Channel {
   sid: number;
   cid: number;
-  pv: ServedPv;
+  pv: PvaServed;
   ops: Set<number>;
   unlisten: () => void;
 }
@@ -31,11 +50,12 @@ interface Channel {
 interface Op {
   command: number;
   channel: Channel;
-  type: StructureDesc;
-  /** MONITOR: started, the updates the client may still take (undefined: not pipelined), an update waiting. */
+  /** The data type (selected fields); none for RPC. */
+  type?: StructureDesc;
+  /** MONITOR: started, the updates the client may still take (undefined: not pipelined), the fields changed since the last update ('all': the first). */
   started?: boolean;
   window?: number;
-  pending?: number;
+  pending?: Set<string> | 'all';
   unsubscribe?: () => void;
 }
 
@@ -58,10 +78,10 @@ export class PvaServerCircuit {
   /** The socket's unsent bytes are past the limit: updates wait (the latest changes of each monitor), in `held`. */
   private blocked = false;
   private readonly held = new Set<number>();
-  readonly peer: { address: string; host: string; user: string };
+  readonly peer: Caller;
 
   constructor(
-    private readonly provider: PvProvider,
+    private readonly provider: PvaProvider,
     private readonly events: PvaCircuitEvents,
     address: string,
     private readonly opts: { port: number; guid: Uint8Array },
@@ -113,7 +133,7 @@ export class PvaServerCircuit {
       types: this.clientTypes,
       operation: (id) => {
         const op = this.ops.get(id);
-        return op ? { type: op.type } : undefined;
+        return op?.type ? { type: op.type } : undefined;
       },
     });
     switch (m.type) {
@@ -130,7 +150,7 @@ export class PvaServerCircuit {
         this.send({ type: 'EchoResponse', payload: m.payload });
         return true;
       case 'SearchRequest': {
-        const ids = m.channels.filter((c) => this.provider.find(c.name)).map((c) => c.id);
+        const ids = m.channels.filter((c) => this.provider.findPva(c.name)).map((c) => c.id);
         if (ids.length)
           this.send({
             type: 'SearchResponse',
@@ -155,11 +175,12 @@ export class PvaServerCircuit {
       }
       case 'GetFieldRequest': {
         const ch = this.channels.get(m.sid);
+        const type = ch && servedType(ch.pv);
         this.send({
           type: 'GetFieldResponse',
           requestId: m.requestId,
-          status: ch ? OK : error('no such channel'),
-          valueType: ch ? ntTypeOf(ch.pv) : null,
+          status: type ? OK : error(ch ? `${ch.pv.name} serves RPC only` : 'no such channel'),
+          valueType: type ?? null,
         });
         return true;
       }
@@ -174,11 +195,14 @@ export class PvaServerCircuit {
       case 'PutRequest':
         this.put(m.requestId, m.subcommand, m.changed, m.value);
         return true;
+      case 'RpcRequest':
+        this.rpc(m.requestId, m.subcommand, m.argument);
+        return true;
       case 'MonitorAck': {
         const op = this.ops.get(m.requestId);
         if (op?.window !== undefined) {
           op.window += m.nfree;
-          if (op.pending && op.started) this.update(m.requestId, op);
+          if (op.started) this.update(m.requestId, op);
         }
         return true;
       }
@@ -192,14 +216,14 @@ export class PvaServerCircuit {
   }
 
   private create(name: string, cid: number): void {
-    const pv = this.provider.find(name);
+    const pv = this.provider.findPva(name);
     if (!pv) {
       this.send({ type: 'CreateChannelResponse', cid, sid: 0, status: error(`no such channel: ${name}`) });
       return;
     }
     const sid = this.nextSid++;
     const ch: Channel = { sid, cid, pv, ops: new Set(), unlisten: () => {} };
-    ch.unlisten = pv.subscribe((_pv, changes) => {
+    ch.unlisten = pv.subscribe((_pv: unknown, changes: number) => {
       if (changes & CHANGE_GONE) {
         this.dropChannel(ch);
         this.send({ type: 'DestroyChannelResponse', sid, cid });
@@ -234,9 +258,17 @@ export class PvaServerCircuit {
     const reply = (status: Status, type: StructureDesc | null) =>
       this.send({ type: 'OpInitResponse', command, requestId, subcommand: SUB_INIT, status, valueType: type });
     if (!ch) return reply(error('no such channel'), null);
+    if (command === Cmd.RPC) {
+      if (!(ch.pv instanceof ServedStructure && ch.pv.onRpc)) return reply(error(`${ch.pv.name} serves no RPC`), null);
+      this.ops.set(requestId, { command, channel: ch });
+      ch.ops.add(requestId);
+      return reply(OK, null);
+    }
     if (command !== Cmd.GET && command !== Cmd.PUT && command !== Cmd.MONITOR) return reply(error(`command ${command} not served`), null);
+    const whole = servedType(ch.pv);
+    if (!whole) return reply(error(`${ch.pv.name} serves RPC only`), null);
     const field = (pvRequest?.value as { field?: unknown } | undefined)?.field;
-    const type = selectFields(ntTypeOf(ch.pv), field);
+    const type = selectFields(whole, field);
     if (!type) return reply(error('Empty field selection'), null);
     const op: Op = { command, channel: ch, type };
     if (command === Cmd.MONITOR) {
@@ -260,7 +292,7 @@ export class PvaServerCircuit {
         status: OK,
         changed: BitSet.of(0),
         valueType: op.type,
-        value: ntValueOf(op.channel.pv),
+        value: servedValue(op.channel.pv),
       });
       if (sub & SUB_DESTROY) this.dropOp(requestId);
       return;
@@ -268,10 +300,14 @@ export class PvaServerCircuit {
     if (command === Cmd.MONITOR) {
       if (sub === SUB_START && !op.started) {
         op.started = true;
-        op.pending = 0xffffffff; // the first update: every field
-        op.unsubscribe ??= op.channel.pv.subscribe((_pv, changes) => {
+        op.pending = 'all'; // the first update: every field
+        op.unsubscribe ??= op.channel.pv.subscribe((_pv: unknown, changes: number, paths?: readonly string[]) => {
           if ((changes & (CHANGE_VALUE | CHANGE_ALARM)) === 0) return;
-          op.pending = (op.pending ?? 0) | changes;
+          const changed = paths ?? (changes & CHANGE_ALARM ? (changes & CHANGE_VALUE ? BOTH_PATHS : ALARM_PATHS) : VALUE_PATHS);
+          if (op.pending !== 'all') {
+            op.pending ??= new Set();
+            for (const p of changed) op.pending.add(p);
+          }
           if (op.started) this.update(requestId, op);
         });
         this.update(requestId, op);
@@ -287,24 +323,20 @@ export class PvaServerCircuit {
       this.held.add(requestId);
       return;
     }
-    const first = op.pending === 0xffffffff;
-    const changes = op.pending;
-    op.pending = 0;
-    const type = op.type;
-    const changed = first ? BitSet.of(0) : new BitSet();
-    if (!first) {
+    const pending = op.pending;
+    op.pending = undefined;
+    const type = op.type!;
+    const changed = pending === 'all' ? BitSet.of(0) : new BitSet();
+    if (pending !== 'all') {
       // The fields of the request's selection that changed (none: no update).
-      const mark = (name: string) => {
+      for (const name of pending) {
         const bit = bitOffset(type, name);
         if (bit !== undefined) changed.set(bit);
-      };
-      if (changes & CHANGE_VALUE) mark('value');
-      if (changes & CHANGE_ALARM) mark('alarm');
-      mark('timeStamp');
+      }
       if (changed.isEmpty()) return;
     }
     if (op.window !== undefined) op.window--;
-    this.send({ type: 'MonitorUpdate', requestId, subcommand: 0, changed, valueType: type, value: ntValueOf(op.channel.pv) });
+    this.send({ type: 'MonitorUpdate', requestId, subcommand: 0, changed, valueType: type, value: servedValue(op.channel.pv) });
   }
 
   private put(requestId: number, sub: number, changed: BitSet, value: PvStructure | undefined): void {
@@ -314,6 +346,7 @@ export class PvaServerCircuit {
       this.send({ type: 'OpResponse', command: Cmd.PUT, requestId, subcommand: sub, status });
       if (sub & SUB_DESTROY) this.dropOp(requestId);
     };
+    const type = op.type!;
     if (sub & SUB_GET) {
       this.send({
         type: 'DataResponse',
@@ -322,14 +355,15 @@ export class PvaServerCircuit {
         subcommand: sub,
         status: OK,
         changed: BitSet.of(0),
-        valueType: op.type,
-        value: ntValueOf(op.channel.pv),
+        valueType: type,
+        value: servedValue(op.channel.pv),
       });
       return;
     }
     const pv = op.channel.pv;
     if (pv.readOnly) return done(error('put not allowed'));
-    const valueBit = bitOffset(op.type, 'value');
+    if (pv instanceof ServedStructure) return this.putStructure(pv, type, changed, value, done);
+    const valueBit = bitOffset(type, 'value');
     if (!value || valueBit === undefined || !(changed.get(0) || changed.get(valueBit) || changed.anyIn(valueBit, valueBit + 3)))
       return done(OK);
     let v: ServedValue;
@@ -343,15 +377,95 @@ export class PvaServerCircuit {
       pv.post(v);
       return done(OK);
     }
-    Promise.resolve()
-      .then(() => handler({ value: v, peer: { ...this.peer } }))
-      .then(
-        (outcome) => {
-          if (outcome && !outcome.accept) return done(error(outcome.message));
-          pv.post(outcome?.value ?? v);
-          done(OK);
-        },
-        (e: unknown) => done(error(e instanceof Error ? e.message : String(e))),
-      );
+    settle(
+      () => handler({ value: v, peer: { ...this.peer } }),
+      (outcome) => {
+        if (outcome && !outcome.accept) return done(error(outcome.message));
+        pv.post(outcome?.value ?? v);
+        done(OK);
+      },
+      done,
+    );
   }
+
+  /** A put to a structure: the fields the client marked, on the structure's present value, through its handler. */
+  private putStructure(
+    pv: ServedStructure,
+    type: StructureDesc,
+    changed: BitSet,
+    value: PvStructure | undefined,
+    done: (s: Status) => void,
+  ): void {
+    const paths = value ? changedPaths(type, changed) : [];
+    if (!paths.length) return done(OK);
+    const fields: Record<string, unknown> = {};
+    for (const p of paths) fields[p] = p.split('.').reduce<unknown>((o, k) => (o as PvStructure)[k], value);
+    let merged: PvStructure;
+    try {
+      merged = putData(pv.type!, fields as never, pv.name, undefined, pv.value).value;
+    } catch (e) {
+      return done(error((e as Error).message));
+    }
+    const handler = pv.onPut;
+    if (!handler) {
+      pv.post(fields);
+      return done(OK);
+    }
+    settle(
+      () => handler({ value: merged, changed: paths, peer: { ...this.peer } }),
+      (outcome) => {
+        if (outcome && !outcome.accept) return done(error(outcome.message));
+        pv.post(outcome?.fields ?? fields);
+        done(OK);
+      },
+      done,
+    );
+  }
+
+  /** An RPC call: the handler's result (or its error) is the reply. */
+  private rpc(requestId: number, sub: number, argument: { type: unknown; value: unknown } | null): void {
+    const op = this.ops.get(requestId);
+    if (!op || op.command !== Cmd.RPC) return;
+    const pv = op.channel.pv as ServedStructure;
+    const reply = (status: Status, result: RpcResult) => {
+      let typed = null;
+      if (result !== undefined)
+        try {
+          typed = typedOf(result);
+        } catch (e) {
+          status = error(`bad RPC result: ${(e as Error).message}`);
+        }
+      this.send({ type: 'RpcResponse', requestId, subcommand: sub, status, result: typed });
+      if (sub & SUB_DESTROY) this.dropOp(requestId);
+    };
+    settle(
+      () => pv.onRpc!({ argument: argument as never, peer: { ...this.peer } }),
+      (result) => reply(OK, result),
+      (status) => reply(status, undefined),
+    );
+  }
+}
+
+/** Run an app's handler (sync or async): its result to `ok`, a throw or rejection to `fail` as an error status. */
+function settle<T>(run: () => T | Promise<T>, ok: (v: T) => void, fail: (s: Status) => void): void {
+  Promise.resolve()
+    .then(run)
+    .then(ok, (e: unknown) => fail(error(e instanceof Error ? e.message : String(e))));
+}
+
+/** The fields a put marks, by path: a marked structure whole, else its marked members. */
+function changedPaths(type: StructureDesc, bits: BitSet): string[] {
+  const out: string[] = [];
+  if (bits.get(0)) return type.fields.map((f) => f.name);
+  const walk = (t: StructureDesc, at: number, prefix: string): void => {
+    let bit = at + 1;
+    for (const f of t.fields) {
+      const n = f.type.kind === 'structure' ? bitCount(f.type) : 1;
+      if (bits.get(bit)) out.push(prefix + f.name);
+      else if (f.type.kind === 'structure' && bits.anyIn(bit, bit + n)) walk(f.type, bit, `${prefix}${f.name}.`);
+      bit += n;
+    }
+  };
+  walk(type, 0, '');
+  return out;
 }

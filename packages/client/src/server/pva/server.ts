@@ -10,7 +10,7 @@ import { decodeMessage, encodeMessages } from '../../pva/messages.js';
 import { forwardedForm, LOCAL_MCAST_GROUP } from '../../pva/forward.js';
 import { joinLocalGroup } from '../../transport/pva/beacons.js';
 import { getLogger } from '../../log.js';
-import type { PvProvider } from '../ca/circuit.js';
+import type { PvaProvider } from './circuit.js';
 import { addressList, batchedWrites, beaconList, bindUdp, env, listenTcp, SocketServer, targetsOf } from '../net.js';
 import { PvaServerCircuit } from './circuit.js';
 
@@ -45,13 +45,13 @@ export class PvaServer extends SocketServer {
   private local: dgram.Socket | undefined;
 
   private constructor(
-    private readonly provider: PvProvider,
+    private readonly provider: PvaProvider,
     private readonly opts: PvaServerOptions,
   ) {
     super('PV Access', log);
   }
 
-  static async start(provider: PvProvider, opts: PvaServerOptions = {}): Promise<PvaServer> {
+  static async start(provider: PvaProvider, opts: PvaServerOptions = {}): Promise<PvaServer> {
     const s = new PvaServer(provider, opts);
     await s.open(() => s.listen());
     return s;
@@ -166,7 +166,7 @@ export class PvaServer extends SocketServer {
       if (!readHeader(bytes, pos, h) || pos + HEADER_SIZE + h.payloadSize > bytes.length) return;
       const m = decodeMessage(h, bytes.subarray(pos + HEADER_SIZE, pos + HEADER_SIZE + h.payloadSize));
       if (m.type !== 'SearchRequest') continue;
-      const ids = m.channels.filter((c) => this.provider.find(c.name)).map((c) => c.id);
+      const ids = m.channels.filter((c) => this.provider.findPva(c.name)).map((c) => c.id);
       if (!ids.length) continue;
       const to = m.responseAddress.slice(12).some((b) => b !== 0) ? m.responseAddress.slice(12).join('.') : rinfo.address;
       const reply = encodeMessages([
