@@ -1,6 +1,6 @@
 // core-pva's PV Access server (epicsperf's Java TlsServer, built with the Java runners) for the
 // Secure PV Access tests, on free ports of this host, and core-pva's own client as the reference.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from 'epicsperf/dist/ioc/ports.js';
 import { buildJavaRunners, javaRunnerCommand } from 'epicsperf/dist/toolchains/jvm.js';
 import { KEYCHAIN_PASSWORD } from './keychains.js';
@@ -79,14 +79,30 @@ export async function startTlsServer(keychain: string | undefined, options = '',
   };
 }
 
-/** core-pva's own client (PVAClientMain get, waiting up to `waitS`) with `keychain` ("" for none): its output, and whether it read the PV. */
-export function corePvaGet(server: TlsServer, keychain: string, pv: string, waitS: number): { ok: boolean; output: string } {
+/**
+ * core-pva's own client (PVAClientMain get, waiting up to `waitS`) with `keychain` ("" for none): its
+ * output, and whether it read the PV. Asynchronous: a server in the calling process keeps serving.
+ */
+export function corePvaGet(
+  server: Pick<TlsServer, 'clientEnv'>,
+  keychain: string,
+  pv: string,
+  waitS: number,
+): Promise<{ ok: boolean; output: string }> {
   const { command, args } = javaRunnerCommand('org.epics.pva.client.PVAClientMain');
-  const r = spawnSync(command, [...args, 'get', '-w', String(waitS), pv], {
+  const child = spawn(command, [...args, 'get', '-w', String(waitS), pv], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...server.clientEnv, EPICS_PVA_TLS_KEYCHAIN: keychain },
-    encoding: 'utf8',
-    timeout: 30_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const output = `${r.stdout}${r.stderr}`;
-  return { ok: r.stdout.split('\n').some((l) => l.startsWith(`${pv} = `)), output };
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const t = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.once('close', () => {
+      clearTimeout(t);
+      resolve({ ok: stdout.split('\n').some((l) => l.startsWith(`${pv} = `)), output: `${stdout}${stderr}` });
+    }),
+  );
 }

@@ -37,7 +37,7 @@ export type { PvaProvider, PvaServed } from './pva/circuit.js';
 export { CaServerCircuit } from './ca/circuit.js';
 export type { CircuitEvents, CircuitOptions, Peer, PvProvider } from './ca/circuit.js';
 export type { CaServerOptions } from './ca/server.js';
-export type { PvaServerOptions } from './pva/server.js';
+export type { PvaServerOptions, PvaServerTls } from './pva/server.js';
 
 export interface ServerOptions {
   /** Channel Access (false: not served). */
@@ -80,6 +80,11 @@ export class Server implements PvProvider, PvaProvider {
 
   get pvaUdpPort(): number {
     return this.pva?.udpPort ?? 0;
+  }
+
+  /** The Secure PV Access (TLS) port; 0 without TLS. */
+  get pvaTlsPort(): number {
+    return this.pva?.tlsPort ?? 0;
   }
 
   /** Declare a PV (its type from the value unless given). */

@@ -120,7 +120,7 @@ export abstract class SocketServer {
   /** Serve one connection; `refuse` closes it (a malformed message). Returns what to do when it ends. */
   protected abstract serve(s: net.Socket, refuse: (reason: string) => void): () => void;
 
-  private connection(s: net.Socket): void {
+  protected connection(s: net.Socket): void {
     if (this.closed) return void s.destroy();
     this.sockets.add(s);
     s.setNoDelay(true);
@@ -165,6 +165,9 @@ export abstract class SocketServer {
     clearTimeout(this.beaconTimer);
     for (const s of this.sockets) s.destroy();
     this.udp.close();
-    await new Promise((r) => this.tcp.close(r));
+    await Promise.all([this.tcp, ...this.moreListeners].map((l) => new Promise((r) => l.close(r))));
   }
+
+  /** Listeners beyond `tcp` (the TLS one), closed with it. */
+  protected readonly moreListeners: net.Server[] = [];
 }

@@ -61,11 +61,18 @@ export interface PostOptions {
   timestamp?: Date | number;
 }
 
-/** Who sent a put or an RPC call: the client's host and user as it says them, and its address. */
+/**
+ * Who sent a put or an RPC call: the client's host and user as it says them (with PV Access's
+ * "x509", the common name of its certificate, which TLS checked), and its address.
+ */
 export interface Caller {
   host: string;
   user: string;
   address: string;
+  /** PV Access: how the client identified itself ("ca", "x509" or "anonymous"). */
+  method?: string;
+  /** PV Access: the connection is TLS. */
+  tls?: boolean;
 }
 
 /** A put as the app sees it: the value (in the PV's type) and who sent it. */

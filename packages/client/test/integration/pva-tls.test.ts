@@ -53,9 +53,9 @@ function client(s: TlsServer, keychain: string, more: ContextOptions = {}): Cont
  * where it is `expected` to fail). Run with no Context of this client open: both bind the
  * server's UDP port, and a unicast search reaches only one socket.
  */
-function ref(s: TlsServer, keychain: string, expected = true): boolean {
+async function ref(s: TlsServer, keychain: string, expected = true): Promise<boolean> {
   for (const c of contexts.splice(0)) c.close();
-  const r = corePvaGet(s, keychain ? `${keychain};${KEYCHAIN_PASSWORD}` : '', 'TLS:DOUBLE', expected ? 10 : 4);
+  const r = await corePvaGet(s, keychain ? `${keychain};${KEYCHAIN_PASSWORD}` : '', 'TLS:DOUBLE', expected ? 10 : 4);
   if (!r.ok) process.stderr.write(`core-pva's client: ${r.output.split('\n').slice(-3).join(' | ')}\n`);
   return r.ok;
 }
@@ -78,7 +78,7 @@ describe('Secure PV Access against core-pva', () => {
     expect(ctx.stats().pva?.connections).toEqual([
       { server: expect.stringMatching(/^127\.0\.0\.1:\d+$/), tls: true, identity: 'ca', peer: 'tls-server' },
     ]);
-    expect(ref(s, kc.trust)).toBe(true);
+    expect(await ref(s, kc.trust)).toBe(true);
   }, 60_000);
 
   it('the "x509" identity with a client certificate: the server names the client by its common name', async () => {
@@ -87,7 +87,7 @@ describe('Secure PV Access against core-pva', () => {
     await ctx.put('TLS:WHOAMI', 'x', { timeout: 5000 });
     expect((await ctx.get('TLS:WHOAMI')).value).toBe('x509/Fred F.');
     expect(ctx.stats().pva?.connections[0]).toMatchObject({ tls: true, identity: 'x509', as: 'Fred F.', peer: 'tls-server' });
-    expect(ref(s, kc.client)).toBe(true);
+    expect(await ref(s, kc.client)).toBe(true);
   }, 60_000);
 
   it('the same client keychain written by `openssl pkcs12 -export -legacy` (certificates with 40-bit RC2, the key with triple-DES)', async () => {
@@ -99,7 +99,7 @@ describe('Secure PV Access against core-pva', () => {
     await ctx.put('TLS:WHOAMI', 'x', { timeout: 5000 });
     expect((await ctx.get('TLS:WHOAMI')).value).toBe('x509/Fred F.');
     expect(ctx.stats().pva?.connections[0]).toMatchObject({ tls: true, identity: 'x509', as: 'Fred F.', peer: 'tls-server' });
-    expect(ref(s, legacy)).toBe(true);
+    expect(await ref(s, legacy)).toBe(true);
   }, 60_000);
 
   it('500 monitors opened at once on core-pva (which ignores pipelined monitors) all start within a few seconds', async () => {
@@ -126,13 +126,13 @@ describe('Secure PV Access against core-pva', () => {
   it('a server whose certificate another authority signed is refused: ERR_EPICS_TLS_UNTRUSTED', async () => {
     const s = await server(kc.rogueServer);
     await expect(client(s, kc.trust).get('TLS:DOUBLE', { timeout: 2000 })).rejects.toMatchObject({ code: 'ERR_EPICS_TLS_UNTRUSTED' });
-    expect(ref(s, kc.trust, false)).toBe(false);
+    expect(await ref(s, kc.trust, false)).toBe(false);
   }, 60_000);
 
   it('a server with an expired certificate is refused: ERR_EPICS_TLS_EXPIRED', async () => {
     const s = await server(kc.expiredServer);
     await expect(client(s, kc.trust).get('TLS:DOUBLE', { timeout: 2000 })).rejects.toMatchObject({ code: 'ERR_EPICS_TLS_EXPIRED' });
-    expect(ref(s, kc.trust, false)).toBe(false);
+    expect(await ref(s, kc.trust, false)).toBe(false);
   }, 60_000);
 
   it('client_cert=require: served with a client certificate, refused without one (ERR_EPICS_TLS_CERT_REQUIRED)', async () => {
@@ -142,9 +142,9 @@ describe('Secure PV Access against core-pva', () => {
     // connections and never completes a handshake: refused first, this test failed one run in ten.
     const s = await server(kc.server, 'client_cert=require');
     expect((await client(s, kc.client).get('TLS:DOUBLE', { timeout: 5000 })).value).toBeTypeOf('number');
-    expect(ref(s, kc.client)).toBe(true);
+    expect(await ref(s, kc.client)).toBe(true);
     await expect(client(s, kc.trust).get('TLS:DOUBLE', { timeout: 2000 })).rejects.toMatchObject({ code: 'ERR_EPICS_TLS_CERT_REQUIRED' });
-    expect(ref(s, kc.trust, false)).toBe(false);
+    expect(await ref(s, kc.trust, false)).toBe(false);
   }, 60_000);
 
   it('a server without TLS is reached over TCP, or refused when TLS is required (ERR_EPICS_TLS_REQUIRED)', async () => {
@@ -152,7 +152,7 @@ describe('Secure PV Access against core-pva', () => {
     const ctx = client(s, kc.trust);
     expect((await ctx.get('TLS:DOUBLE', { timeout: 5000 })).value).toBeTypeOf('number');
     expect(ctx.stats().pva?.connections[0]).toMatchObject({ tls: false, identity: 'ca' });
-    expect(ref(s, kc.trust)).toBe(true);
+    expect(await ref(s, kc.trust)).toBe(true);
     await expect(client(s, kc.trust, { pvaTlsRequired: true }).get('TLS:DOUBLE', { timeout: 2000 })).rejects.toMatchObject({
       code: 'ERR_EPICS_TLS_REQUIRED',
     });

@@ -14,6 +14,7 @@ function rig() {
   const c = new PvaServerCircuit({ findPva: (n) => (n === 'A' ? pv : undefined) }, { wantFlush() {} }, '127.0.0.1', {
     port: 5075,
     guid: new Uint8Array(12),
+    address: new Uint8Array(16),
   });
   const feed = (m: Message) => {
     const bytes = encodeMessages([m]);

@@ -84,11 +84,22 @@ export class PvaServerCircuit {
     private readonly provider: PvaProvider,
     private readonly events: PvaCircuitEvents,
     address: string,
-    private readonly opts: { port: number; guid: Uint8Array },
+    private readonly opts: {
+      port: number;
+      guid: Uint8Array;
+      /** The server's address in search replies, IPv4-mapped (::ffff:0.0.0.0 where it serves every interface: the client uses the reply's source). */
+      address: Uint8Array;
+      /** The server's TLS port, for searches over TCP that offer "tls". */
+      tlsPort?: number;
+      /** A TLS connection: the common name of the client's certificate, when TLS verified one. */
+      tls?: { certName: string | undefined };
+    },
   ) {
-    this.peer = { address, host: address, user: '' };
+    this.peer = { address, host: address, user: '', tls: opts.tls !== undefined };
     this.send({ type: 'SetByteOrder', bigEndian: false });
-    this.send({ type: 'ConnectionValidationRequest', bufferSize: 0x10000, registrySize: 0x7fff, authMethods: ['ca', 'anonymous'] });
+    // "x509" where TLS verified a client certificate: the client is then known by its name.
+    const methods = opts.tls?.certName !== undefined ? ['x509', 'ca', 'anonymous'] : ['ca', 'anonymous'];
+    this.send({ type: 'ConnectionValidationRequest', bufferSize: 0x10000, registrySize: 0x7fff, authMethods: methods });
   }
 
   /** What to write, in order (large arrays as they are), or undefined. */
@@ -141,7 +152,15 @@ export class PvaServerCircuit {
         return false;
       case 'ConnectionValidationResponse': {
         const auth = m.authData?.value as { user?: string; host?: string } | undefined;
-        if (typeof auth?.user === 'string') this.peer.user = auth.user;
+        this.peer.method = m.authMethod || 'anonymous';
+        if (m.authMethod === 'x509') {
+          const name = this.opts.tls?.certName;
+          if (name === undefined) {
+            this.send({ type: 'ConnectionValidated', status: error('x509 needs a client certificate TLS verified') });
+            return true;
+          }
+          this.peer.user = name;
+        } else if (m.authMethod === 'ca' && typeof auth?.user === 'string') this.peer.user = auth.user;
         if (typeof auth?.host === 'string') this.peer.host = auth.host;
         this.send({ type: 'ConnectionValidated', status: OK });
         return true;
@@ -151,14 +170,15 @@ export class PvaServerCircuit {
         return true;
       case 'SearchRequest': {
         const ids = m.channels.filter((c) => this.provider.findPva(c.name)).map((c) => c.id);
+        const tls = this.opts.tlsPort !== undefined && m.protocols.includes('tls');
         if (ids.length)
           this.send({
             type: 'SearchResponse',
             guid: this.opts.guid,
             sequenceId: m.sequenceId,
-            address: new Uint8Array(16),
-            port: this.opts.port,
-            protocol: 'tcp',
+            address: this.opts.address,
+            port: tls ? this.opts.tlsPort! : this.opts.port,
+            protocol: tls ? 'tls' : 'tcp',
             found: true,
             ids,
           });

@@ -1,12 +1,17 @@
-// The PV Access server's I/O: a TCP listener whose connections run PvaServerCircuit, and a UDP
-// socket on the broadcast port answering searches for the names the provider has.
+// The PV Access server's I/O: a TCP listener whose connections run PvaServerCircuit, with a TLS
+// one beside it when the server has a keychain (Secure PV Access), and a UDP socket on the
+// broadcast port answering searches for the names the provider has.
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import type net from 'node:net';
+import tls from 'node:tls';
+import { KeychainError, readKeychain } from '../../transport/keychain.js';
 import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT, HEADER_SIZE } from '../../pva/constants.js';
 import { Framer } from '../../pva/framer.js';
 import { emptyHeader, readHeader } from '../../pva/header.js';
 import { decodeMessage, encodeMessages } from '../../pva/messages.js';
+import { ipv4Mapped } from '../../pva/messages-session.js';
 import { forwardedForm, LOCAL_MCAST_GROUP } from '../../pva/forward.js';
 import { joinLocalGroup } from '../../transport/pva/beacons.js';
 import { getLogger } from '../../log.js';
@@ -33,6 +38,60 @@ export interface PvaServerOptions {
   beaconPeriodS?: number;
   /** Bytes of a connection's unsent output above which its monitors' updates wait (default 4 MB). */
   maxQueuedBytes?: number;
+  /**
+   * Secure PV Access: the server's keychain (default EPICS_PVAS_TLS_KEYCHAIN, "path" or core-pva's
+   * "path;password", the password else in EPICS_PVAS_TLS_KEYCHAIN_PWD_FILE), on its own TCP port
+   * (EPICS_PVAS_TLS_PORT, default 5076). false: none.
+   */
+  tls?: PvaServerTls | false;
+}
+
+export interface PvaServerTls {
+  /** A PKCS#12 file holding the server's key and certificate, and the authorities client certificates are checked against. */
+  keychain: string;
+  password?: string;
+  /** Client certificates: asked for and checked when given (optional, the default), required, or not asked for (EPICS_PVAS_TLS_OPTIONS client_cert=...). */
+  clientCert?: 'optional' | 'require' | 'none';
+  port?: number;
+}
+
+/** The TLS settings of the environment, as pvxs and core-pva read them; undefined: none. */
+function tlsFromEnv(): PvaServerTls | undefined {
+  const setting = env('EPICS_PVAS_TLS_KEYCHAIN');
+  if (!setting) return undefined;
+  const sep = setting.indexOf(';');
+  const pwdFile = env('EPICS_PVAS_TLS_KEYCHAIN_PWD_FILE');
+  let password = sep > 0 ? setting.slice(sep + 1) : '';
+  if (sep < 0 && pwdFile) password = readFileSync(pwdFile, 'utf8').replace(/\r?\n$/, '');
+  const cert = /client_cert=(\w+)/.exec(env('EPICS_PVAS_TLS_OPTIONS') ?? '')?.[1];
+  const port = env('EPICS_PVAS_TLS_PORT');
+  return {
+    keychain: sep > 0 ? setting.slice(0, sep) : setting,
+    password,
+    clientCert: cert === 'require' ? 'require' : cert === 'none' ? 'none' : 'optional',
+    ...(port ? { port: Number(port) } : {}),
+  };
+}
+
+/** The TLS server options of a keychain: its key and certificate, its other certificates the authorities of clients. */
+function tlsOptions(t: PvaServerTls): tls.TlsOptions {
+  let k: ReturnType<typeof readKeychain>;
+  try {
+    k = readKeychain(readFileSync(t.keychain), t.password ?? '');
+  } catch (err) {
+    const why = err instanceof KeychainError ? err.message : ((err as NodeJS.ErrnoException).code ?? (err as Error).message);
+    throw new KeychainError(`server keychain ${t.keychain}: ${why}`);
+  }
+  if (!k.key || !k.cert) throw new KeychainError(`server keychain ${t.keychain}: holds no key and certificate of its own`);
+  const ask = (t.clientCert ?? 'optional') !== 'none';
+  return {
+    key: k.key.export({ format: 'pem', type: 'pkcs8' }),
+    cert: k.cert.toString(),
+    ca: k.trusted.map((c) => c.toString()),
+    minVersion: 'TLSv1.2',
+    requestCert: ask,
+    rejectUnauthorized: t.clientCert === 'require',
+  };
 }
 
 export class PvaServer extends SocketServer {
@@ -42,6 +101,8 @@ export class PvaServer extends SocketServer {
   readonly guid = new Uint8Array(randomBytes(12));
   port = 0;
   udpPort = 0;
+  /** The TLS port; undefined without TLS. */
+  tlsPort: number | undefined;
   private local: dgram.Socket | undefined;
 
   private constructor(
@@ -61,6 +122,15 @@ export class PvaServer extends SocketServer {
     const host = (this.host = this.opts.host ?? addressList('EPICS_PVAS_INTF_ADDR_LIST')[0] ?? '0.0.0.0');
     const port = this.opts.port ?? Number(env('EPICS_PVAS_SERVER_PORT') ?? env('EPICS_PVA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
     this.port = await listenTcp(this.tcp, port, host);
+    const t = this.opts.tls === false ? undefined : (this.opts.tls ?? tlsFromEnv());
+    if (t) {
+      const secure = tls.createServer(tlsOptions(t), (s) => this.connection(s));
+      // A handshake that fails (a client that does not trust this server) is that client's.
+      secure.on('tlsClientError', (err) => log.debug({ err: err.message }, 'TLS handshake failed'));
+      this.moreListeners.push(secure);
+      const tlsPort = t.port ?? Number(env('EPICS_PVAS_TLS_PORT') ?? DEFAULT_TLS_PORT);
+      this.tlsPort = await listenTcp(secure, tlsPort, host);
+    }
     const udpPort =
       this.opts.udpPort ?? Number(env('EPICS_PVAS_BROADCAST_PORT') ?? env('EPICS_PVA_BROADCAST_PORT') ?? DEFAULT_BROADCAST_PORT);
     // Bound to a loopback address, the socket hears unicast searches only, which the host's other
@@ -117,7 +187,13 @@ export class PvaServer extends SocketServer {
         }),
       },
       s.remoteAddress ?? '',
-      { port: this.port, guid: this.guid },
+      {
+        port: this.port,
+        guid: this.guid,
+        address: ipv4Mapped(this.host),
+        ...(this.tlsPort !== undefined ? { tlsPort: this.tlsPort } : {}),
+        ...(s instanceof tls.TLSSocket ? { tls: { certName: s.authorized ? certName(s) : undefined } } : {}),
+      },
     );
     const framer = new Framer((h, p) => {
       if (!circuit.receive(h, p)) refuse(`command ${h.command} could not be decoded`);
@@ -146,7 +222,7 @@ export class PvaServer extends SocketServer {
             flags: 0,
             sequenceId: this.beaconSequence++ & 0xff,
             changeCount: 0,
-            address: new Uint8Array(16),
+            address: ipv4Mapped(this.host),
             port: this.port,
             protocol: 'tcp',
             serverStatus: null,
@@ -169,14 +245,16 @@ export class PvaServer extends SocketServer {
       const ids = m.channels.filter((c) => this.provider.findPva(c.name)).map((c) => c.id);
       if (!ids.length) continue;
       const to = m.responseAddress.slice(12).some((b) => b !== 0) ? m.responseAddress.slice(12).join('.') : rinfo.address;
+      // A client that offers TLS is sent to the TLS port, as pvxs does.
+      const secure = this.tlsPort !== undefined && m.protocols.includes('tls');
       const reply = encodeMessages([
         {
           type: 'SearchResponse',
           guid: this.guid,
           sequenceId: m.sequenceId,
-          address: new Uint8Array(16),
-          port: this.port,
-          protocol: 'tcp',
+          address: ipv4Mapped(this.host),
+          port: secure ? this.tlsPort! : this.port,
+          protocol: secure ? 'tls' : 'tcp',
           found: true,
           ids,
         },
@@ -184,4 +262,13 @@ export class PvaServer extends SocketServer {
       this.udp.send(reply, m.responsePort || rinfo.port, to);
     }
   }
+}
+
+/** The TLS default port of pvxs and core-pva (TCP, the number of the UDP search port). */
+const DEFAULT_TLS_PORT = 5076;
+
+/** The common name of a TLS connection's client certificate. */
+function certName(s: tls.TLSSocket): string | undefined {
+  const cn = s.getPeerCertificate()?.subject?.CN;
+  return Array.isArray(cn) ? cn[0] : cn;
 }
