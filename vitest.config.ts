@@ -27,12 +27,13 @@ const MEASURE = [
 ];
 const PYTHON_AND_RUNNERS = ['test/global-setup.ts'];
 /**
- * The integration files that run every client's runner, the Rust ones included: their first build
+ * The integration files that run every client's runner (or every putter), the Rust ones included: their first build
  * (`npm test` starts it in the background) is the longest, minutes on a fresh machine. They run
  * after the project's other files, so that the workers run those meanwhile instead of holding a
  * file that waits.
  */
 const AFTER_FIRST_BUILDS = [
+  'packages/epicsperf/test/integration/bench-array-put.test.ts',
   'packages/epicsperf/test/integration/bench-runners.test.ts',
   'packages/epicsperf/test/integration/bench-runners-node.test.ts',
   'packages/epicsperf/test/integration/network.test.ts',

@@ -14,9 +14,10 @@ const ELEMENTS = 100_000;
 let python: string;
 let ioc: Ioc;
 beforeAll(async () => {
+  // The runners build on first use (minutes for the Rust ones): the hook waits for them.
   python = await prepareClients(putters, true);
   ioc = await startIoc({ records: 1, rate: 0, arrayElements: ELEMENTS, arrayRate: 0, arrayType: 'int16', python });
-});
+}, 600_000);
 afterAll(async () => {
   await ioc?.stop();
 });
