@@ -42,6 +42,8 @@ export interface PvDefinition {
   metadata?: DbrMetadata;
   /** Puts refused (CA: no write access). */
   readOnly?: boolean;
+  /** Each client's access, by who it is (default: write, or read for a read-only PV). */
+  access?: AccessRule;
   /** The record type clients are told the PV is (CA's DBR_CLASS_NAME; default by type: ao, longout, mbbo, stringout, waveform). */
   className?: string;
   /** Monitor deadband (a record's MDEL): value subscribers get a scalar change larger than this; -1: every post. */
@@ -75,6 +77,22 @@ export interface Caller {
   tls?: boolean;
 }
 
+/** What a client may do with a PV: read and write it, read it only, or neither. */
+export type Access = 'write' | 'read' | 'none';
+
+/**
+ * An app's access rule: a client's access to a PV from who it is (over CA the host and user it
+ * names; over PV Access also how it identified itself, and with "x509" its certificate's name).
+ * Asked when a channel opens, when a CA client names itself again, and after `refreshAccess()`.
+ */
+export type AccessRule = (peer: Caller) => Access;
+
+/** The access of `peer` by `rule` (write by default), a read-only PV's at most read. */
+export function accessFor(rule: AccessRule | undefined, readOnly: boolean, peer: Caller): Access {
+  const a = rule?.(peer) ?? 'write';
+  return readOnly && a === 'write' ? 'read' : a;
+}
+
 /** A put as the app sees it: the value (in the PV's type) and who sent it. */
 export interface PutRequest {
   value: ServedValue;
@@ -103,6 +121,8 @@ export class ServedPv {
   private current: PvState;
   private readonly listenerSet = new Set<PvListener>();
   onPut: PutHandler | undefined;
+  /** The app's access rule (see refreshAccess). */
+  access: AccessRule | undefined;
 
   constructor(
     readonly name: string,
@@ -116,6 +136,7 @@ export class ServedPv {
     this.archiveDeadband = def.archiveDeadband ?? 0;
     this.pvaElement = def.pvaElement;
     this.alarmOf = def.alarm;
+    this.access = def.access;
     if (typeof def.value === 'number') this.lastValue = this.lastArchived = def.value;
     // Alarm limits not given are NaN for floating-point values (as a record's are), else 0.
     const unset = def.type === DbrType.DOUBLE || def.type === DbrType.FLOAT ? NaN : 0;
@@ -145,6 +166,16 @@ export class ServedPv {
   set readOnly(on: boolean) {
     if (on === !this.writable) return;
     this.writable = !on;
+    for (const l of this.listenerSet) l(this, CHANGE_ACCESS);
+  }
+
+  /** A client's access now: the rule's, at most read while the PV is read-only. */
+  accessFor(peer: Caller): Access {
+    return accessFor(this.access, !this.writable, peer);
+  }
+
+  /** Ask the access rule again for every client (its answers changed): CA clients see their rights change. */
+  refreshAccess(): void {
     for (const l of this.listenerSet) l(this, CHANGE_ACCESS);
   }
 

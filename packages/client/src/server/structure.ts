@@ -5,7 +5,7 @@ import { putData } from '../client/pva/ops.js';
 import { typedOf } from '../pva/infer.js';
 import type { StructureDesc } from '../pva/types.js';
 import type { PvStructure, Typed } from '../pva/values.js';
-import { CHANGE_ACCESS, CHANGE_GONE, CHANGE_VALUE, clock, type Caller } from './pv.js';
+import { type Access, type AccessRule, accessFor, CHANGE_ACCESS, CHANGE_GONE, CHANGE_VALUE, clock, type Caller } from './pv.js';
 
 /** Fields by path ("value", "alarm.severity", "value.column"), plain values converted to the field's type. */
 export type StructureFields = Record<string, unknown>;
@@ -38,6 +38,8 @@ export interface StructureDefinition {
   id?: string;
   /** Puts refused. */
   readOnly?: boolean;
+  /** Each client's access, by who it is (as a PV's). */
+  access?: AccessRule;
   onPut?: StructurePutHandler;
   onRpc?: RpcHandler;
 }
@@ -50,6 +52,7 @@ export class ServedStructure {
   readOnly: boolean;
   onPut: StructurePutHandler | undefined;
   onRpc: RpcHandler | undefined;
+  access: AccessRule | undefined;
   private current: PvStructure;
   private readonly timeStamped: boolean;
   private readonly listenerSet = new Set<StructureListener>();
@@ -61,6 +64,7 @@ export class ServedStructure {
     this.readOnly = def.readOnly ?? false;
     this.onPut = def.onPut;
     this.onRpc = def.onRpc;
+    this.access = def.access;
     if (def.value === undefined) {
       this.type = undefined;
       this.current = {};
@@ -105,6 +109,11 @@ export class ServedStructure {
     if (on === this.readOnly) return;
     this.readOnly = on;
     for (const l of this.listenerSet) l(this, CHANGE_ACCESS, []);
+  }
+
+  /** A client's access now (as a PV's). */
+  accessFor(peer: Caller): Access {
+    return accessFor(this.access, this.readOnly, peer);
   }
 
   /** No longer served: its channels are disconnected. */

@@ -117,6 +117,39 @@ describe('the CA server', () => {
     expect(events).toEqual(['ro', 'rw', 'gone']);
   });
 
+  it('an access rule by who the client says it is: write, read only, none; asked again after refreshAccess()', async () => {
+    let viewerMay: 'read' | 'write' = 'read';
+    const pv = server.pv('T:RULED', {
+      value: 1,
+      access: (peer) => (peer.host === 'console-1' ? 'write' : peer.host === 'viewer' ? viewerMay : 'none'),
+    });
+    const as = (hostName: string) =>
+      new Context({ addrList: ['127.0.0.1'], autoAddrList: false, serverPort: server.caPort, env: {}, hostName });
+    const [console1, viewer, other] = [as('console-1'), as('viewer'), as('other')];
+    try {
+      await console1.put('T:RULED', 2);
+      expect((await viewer.get('T:RULED')).value).toBe(2);
+      await expect(viewer.put('T:RULED', 3)).rejects.toThrow(/access/i);
+      expect(await viewer.info('T:RULED')).toMatchObject({ readAccess: true, writeAccess: false });
+      expect(await other.info('T:RULED')).toMatchObject({ readAccess: false, writeAccess: false });
+      await expect(other.get('T:RULED', { timeout: 2000 })).rejects.toThrow(/read access/i);
+      const events: boolean[] = [];
+      const m = viewer.monitor('T:RULED', {}, (e) => {
+        if (e.kind === 'access') events.push(e.writeAccess);
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      viewerMay = 'write';
+      pv.refreshAccess();
+      await new Promise((r) => setTimeout(r, 200));
+      m.close();
+      expect(events).toEqual([true]);
+      await viewer.put('T:RULED', 4);
+      expect(pv.state.value).toBe(4);
+    } finally {
+      await Promise.all([console1, viewer, other].map((c) => c.close()));
+    }
+  });
+
   it('a read larger than EPICS_CA_MAX_ARRAY_BYTES is refused, the circuit stays up', async () => {
     server.pv('T:BIG', { value: new Float64Array(4096) }); // 32 KB, over the 16 KB default
     await expect(ctx.get('T:BIG', { timeout: 2000 })).rejects.toThrow();

@@ -44,6 +44,8 @@ async function serve(clientCert: 'optional' | 'require' = 'optional'): Promise<S
   servers.push(server);
   const callers: Caller[] = [];
   const pv = server.pv('TLS:DOUBLE', { value: 1.5 });
+  // Written only by a client TLS knows by its certificate.
+  server.pv('TLS:GUARDED', { value: 0, access: (peer) => (peer.method === 'x509' ? 'write' : 'read') });
   pv.onPut = ({ peer }) => {
     callers.push(peer);
   };
@@ -92,6 +94,7 @@ describe('the PV Access server over TLS', () => {
     expect(ctx.stats().pva?.connections).toEqual([
       { server: `127.0.0.1:${s.server.pvaTlsPort}`, tls: true, identity: 'ca', peer: 'tls-server' },
     ]);
+    await expect(ctx.put('TLS:GUARDED', 1, { timeout: 5000 })).rejects.toThrow(/put not allowed/);
     expect(await ref(s, kc.trust)).toBe(true);
     // Without a keychain: plain TCP, to the TCP port.
     const plain = client(s, '');
@@ -104,6 +107,8 @@ describe('the PV Access server over TLS', () => {
     const ctx = client(s, kc.client);
     await ctx.put('TLS:DOUBLE', 4, { timeout: 5000 });
     expect(s.callers.at(-1)).toMatchObject({ tls: true, method: 'x509', user: 'Fred F.' });
+    await ctx.put('TLS:GUARDED', 1, { timeout: 5000 });
+    expect((await ctx.get('TLS:GUARDED')).value).toBe(1);
     expect(ctx.stats().pva?.connections[0]).toMatchObject({ tls: true, identity: 'x509', as: 'Fred F.' });
     expect(await ref(s, kc.client)).toBe(true);
   }, 60_000);

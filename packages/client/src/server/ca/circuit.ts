@@ -22,7 +22,11 @@ import { ByteWriter } from '../../wire/byte-writer.js';
 import { EPICS_EPOCH_OFFSET } from '../../ca/constants.js';
 import { CHANGE_ACCESS, CHANGE_GONE, type ServedPv, type ServedValue } from '../pv.js';
 
-const rightsOf = (pv: ServedPv): number => CA_ACCESS_READ | (pv.readOnly ? 0 : CA_ACCESS_WRITE);
+/** CA access rights of a client to a PV, from the PV's access rule. */
+function rightsOf(pv: ServedPv, peer: Peer): number {
+  const a = pv.accessFor(peer);
+  return (a === 'none' ? 0 : CA_ACCESS_READ) | (a === 'write' ? CA_ACCESS_WRITE : 0);
+}
 
 /** Finds the PV a client names (undefined: this server does not have it). */
 export interface PvProvider {
@@ -46,6 +50,8 @@ interface Channel {
   sid: number;
   pv: ServedPv;
   subs: Map<number, Subscription>;
+  /** The access rights the client was last told. */
+  rights: number;
   /** Stops the channel's own listener (access rights, the PV retired). */
   unlisten: () => void;
 }
@@ -118,16 +124,16 @@ export class CaServerCircuit {
         return this.send({ type: 'VersionResponse', version: CA_MINOR_PROTOCOL_REVISION, priority: 0, sequence: 0 });
       case 'ClientNameRequest':
         this.peer.user = m.name;
-        return;
+        return this.recheckAccess();
       case 'HostNameRequest':
         this.peer.host = m.name;
-        return;
+        return this.recheckAccess();
       case 'CreateChanRequest':
         return this.create(m.name, m.cid);
       case 'ReadNotifyRequest': {
         const ch = this.channels.get(m.sid);
         if (!ch) return;
-        const r = this.encode(ch.pv, m.dataType, m.count);
+        const r = ch.rights & CA_ACCESS_READ ? this.encode(ch.pv, m.dataType, m.count) : { status: Eca.ECA_NORDACCESS! };
         if ('status' in r)
           return this.send({
             type: 'ReadNotifyResponse',
@@ -210,17 +216,30 @@ export class CaServerCircuit {
     const pv = this.provider.find(name);
     if (!pv) return this.send({ type: 'CreateChFailResponse', cid });
     const sid = this.nextSid++;
-    const ch: Channel = { cid, sid, pv, subs: new Map(), unlisten: () => {} };
+    const ch: Channel = { cid, sid, pv, subs: new Map(), rights: rightsOf(pv, this.peer), unlisten: () => {} };
     ch.unlisten = pv.subscribe((_pv, changes) => {
-      if (changes & CHANGE_ACCESS) this.send({ type: 'AccessRightsResponse', cid, rights: rightsOf(pv) });
+      if (changes & CHANGE_ACCESS) this.recheck(ch);
       if (changes & CHANGE_GONE) {
         this.drop(ch);
         this.send({ type: 'ServerDisconnResponse', cid });
       }
     });
     this.channels.set(sid, ch);
-    this.send({ type: 'AccessRightsResponse', cid, rights: rightsOf(pv) });
+    this.send({ type: 'AccessRightsResponse', cid, rights: ch.rights });
     this.send({ type: 'CreateChanResponse', dataType: pv.type, count: pv.maxCount, cid, sid });
+  }
+
+  /** The client named itself again: its rights on every channel, asked again. */
+  private recheckAccess(): void {
+    for (const ch of this.channels.values()) this.recheck(ch);
+  }
+
+  /** Tell the client its rights on a channel when they changed. */
+  private recheck(ch: Channel): void {
+    const rights = rightsOf(ch.pv, this.peer);
+    if (rights === ch.rights) return;
+    ch.rights = rights;
+    this.send({ type: 'AccessRightsResponse', cid: ch.cid, rights });
   }
 
   private subscribe(sid: number, id: number, dataType: number, count: number, mask: number): void {
@@ -230,7 +249,8 @@ export class CaServerCircuit {
     if (old) this.cancel(ch, old);
     const sub: Subscription = { id, dataType, count, mask, unsubscribe: () => {} };
     sub.unsubscribe = ch.pv.subscribe((_pv, changes) => {
-      if ((changes & sub.mask & 0xff) === 0) return;
+      // Without read access the subscription's first answer said so; nothing more until it is back.
+      if ((changes & sub.mask & 0xff) === 0 || !(ch.rights & CA_ACCESS_READ)) return;
       if (this.eventsOff || this.blocked) this.held.set(sub, ch);
       else this.update(ch, sub);
     });
@@ -239,7 +259,7 @@ export class CaServerCircuit {
   }
 
   private update(ch: Channel, sub: Subscription): void {
-    const r = this.encode(ch.pv, sub.dataType, sub.count);
+    const r = ch.rights & CA_ACCESS_READ ? this.encode(ch.pv, sub.dataType, sub.count) : { status: Eca.ECA_NORDACCESS! };
     if ('status' in r)
       return this.send({
         type: 'EventAddResponse',
@@ -303,7 +323,7 @@ export class CaServerCircuit {
       if (ioid !== undefined && !this.closed && this.channels.has(sid))
         this.send({ type: 'WriteNotifyResponse', dataType, count, status, ioid });
     };
-    if (ch.pv.readOnly) return answer(Eca.ECA_NOWTACCESS!);
+    if (!(ch.rights & CA_ACCESS_WRITE)) return answer(Eca.ECA_NOWTACCESS!);
     // Alarm acknowledgement (an alarm handler's): this server keeps no unacknowledged alarms.
     if (dataType === DBR_PUT_ACKT || dataType === DBR_PUT_ACKS) return answer(payload.length >= 2 ? ECA_NORMAL : Eca.ECA_BADTYPE!);
     const r = decodeDbr(dataType, count, padStrings(dataType, count, payload));

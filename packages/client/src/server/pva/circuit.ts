@@ -287,6 +287,7 @@ export class PvaServerCircuit {
     if (command !== Cmd.GET && command !== Cmd.PUT && command !== Cmd.MONITOR) return reply(error(`command ${command} not served`), null);
     const whole = servedType(ch.pv);
     if (!whole) return reply(error(`${ch.pv.name} serves RPC only`), null);
+    if (ch.pv.accessFor(this.peer) === 'none') return reply(error('read access denied'), null);
     const field = (pvRequest?.value as { field?: unknown } | undefined)?.field;
     const type = selectFields(whole, field);
     if (!type) return reply(error('Empty field selection'), null);
@@ -381,7 +382,7 @@ export class PvaServerCircuit {
       return;
     }
     const pv = op.channel.pv;
-    if (pv.readOnly) return done(error('put not allowed'));
+    if (pv.accessFor(this.peer) !== 'write') return done(error('put not allowed'));
     if (pv instanceof ServedStructure) return this.putStructure(pv, type, changed, value, done);
     const valueBit = bitOffset(type, 'value');
     if (!value || valueBit === undefined || !(changed.get(0) || changed.get(valueBit) || changed.anyIn(valueBit, valueBit + 3)))
