@@ -10,6 +10,8 @@ import { ServedStructure, type RpcHandler, type StructureDefinition } from './st
 
 export { ServedPv, nativeTypeOf } from './pv.js';
 export type {
+  Access,
+  AccessRule,
   Alarm,
   Caller,
   PostOptions,
