@@ -68,17 +68,11 @@ export function pvaGet(mgr: PvaManager, name: string, opts: CallOptions & PvaRea
   return run<PvaReading>(mgr, name, opts, (ch, p) => new GetOnce(ch, request, keyOf(opts.request), p));
 }
 
-/** A PUT: INIT, (a get-back when an enum is put by name), the put, its completion. */
-class PutOnce extends PvaOperation {
-  private type: StructureDesc | undefined;
+/** An operation whose end settles one call's Pending. */
+abstract class OnceOperation<T> extends PvaOperation {
   constructor(
     ch: PvaChannel,
-    private readonly request: Typed,
-    /** The pvRequest as written, under which the request may be kept for the next put (undefined: not kept). */
-    private readonly key: string | undefined,
-    private readonly value: PvaPutValue,
-    private readonly waitDone: boolean,
-    private readonly p: Pending<void>,
+    protected readonly p: Pending<T>,
   ) {
     super(ch);
   }
@@ -87,6 +81,22 @@ class PutOnce extends PvaOperation {
   }
   protected failed(e: EpicsError): void {
     this.p.reject(e);
+  }
+}
+
+/** A PUT: INIT, (a get-back when an enum is put by name), the put, its completion. */
+class PutOnce extends OnceOperation<void> {
+  private type: StructureDesc | undefined;
+  constructor(
+    ch: PvaChannel,
+    private readonly request: Typed,
+    /** The pvRequest as written, under which the request may be kept for the next put (undefined: not kept). */
+    private readonly key: string | undefined,
+    private readonly value: PvaPutValue,
+    private readonly waitDone: boolean,
+    p: Pending<void>,
+  ) {
+    super(ch, p);
   }
 
   protected issue(): void {
@@ -155,19 +165,13 @@ export function pvaPut(mgr: PvaManager, name: string, value: PvaPutValue, opts: 
   return run<void>(mgr, name, opts, (ch, p) => new PutOnce(ch, request, key, value, wait, p));
 }
 
-class GetFieldOnce extends PvaOperation {
+class GetFieldOnce extends OnceOperation<FieldDesc> {
   constructor(
     ch: PvaChannel,
     private readonly field: string,
-    private readonly p: Pending<FieldDesc>,
+    p: Pending<FieldDesc>,
   ) {
-    super(ch);
-  }
-  protected get settled(): boolean {
-    return this.p.done;
-  }
-  protected failed(e: EpicsError): void {
-    this.p.reject(e);
+    super(ch, p);
   }
   protected issue(): void {
     this.requestId = this.session!.getField(this.ch.sid, this.field, this);
@@ -201,20 +205,14 @@ export interface PvaRpcOptions extends CallOptions {
   request?: PvaRequest;
 }
 
-class RpcOnce extends PvaOperation {
+class RpcOnce extends OnceOperation<PvaReading | undefined> {
   constructor(
     ch: PvaChannel,
     private readonly request: Typed,
     private readonly argument: Typed,
-    private readonly p: Pending<PvaReading | undefined>,
+    p: Pending<PvaReading | undefined>,
   ) {
-    super(ch);
-  }
-  protected get settled(): boolean {
-    return this.p.done;
-  }
-  protected failed(e: EpicsError): void {
-    this.p.reject(e);
+    super(ch, p);
   }
   protected issue(): void {
     this.requestId = this.session!.init(Cmd.RPC, this.ch.sid, this.request, this);
