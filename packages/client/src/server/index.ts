@@ -37,7 +37,7 @@ export type {
 } from './structure.js';
 export type { PvaProvider, PvaServed } from './pva/circuit.js';
 export { CaServerCircuit } from './ca/circuit.js';
-export type { CircuitEvents, CircuitOptions, Peer, PvProvider } from './ca/circuit.js';
+export type { CircuitEvents, CircuitOptions, PvProvider } from './ca/circuit.js';
 export type { CaServerOptions } from './ca/server.js';
 export type { PvaServerOptions, PvaServerTls } from './pva/server.js';
 

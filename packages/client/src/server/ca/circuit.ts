@@ -20,10 +20,10 @@ import { encodeDbr, type EncodableValue } from '../../ca/dbr-encode.js';
 import { encodeMessage, type RequestMessage, type ResponseMessage } from '../../ca/messages.js';
 import { ByteWriter } from '../../wire/byte-writer.js';
 import { EPICS_EPOCH_OFFSET } from '../../ca/constants.js';
-import { CHANGE_ACCESS, CHANGE_GONE, type ServedPv, type ServedValue } from '../pv.js';
+import { type Caller, CHANGE_ACCESS, CHANGE_GONE, type ServedPv, type ServedValue } from '../pv.js';
 
 /** CA access rights of a client to a PV, from the PV's access rule. */
-function rightsOf(pv: ServedPv, peer: Peer): number {
+function rightsOf(pv: ServedPv, peer: Caller): number {
   const a = pv.accessFor(peer);
   return (a === 'none' ? 0 : CA_ACCESS_READ) | (a === 'write' ? CA_ACCESS_WRITE : 0);
 }
@@ -64,13 +64,6 @@ interface Subscription {
   unsubscribe: () => void;
 }
 
-/** The peer as requests name it. */
-export interface Peer {
-  address: string;
-  host: string;
-  user: string;
-}
-
 export class CaServerCircuit {
   private readonly out = new ByteWriter();
   private readonly channels = new Map<number, Channel>();
@@ -82,7 +75,7 @@ export class CaServerCircuit {
   private readonly maxArrayBytes: number;
   private readonly held = new Map<Subscription, Channel>();
   private closed = false;
-  readonly peer: Peer;
+  readonly peer: Caller;
 
   constructor(
     private readonly provider: PvProvider,

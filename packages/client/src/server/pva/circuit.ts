@@ -52,10 +52,11 @@ interface Op {
   channel: Channel;
   /** The data type (selected fields); none for RPC. */
   type?: StructureDesc;
-  /** MONITOR: started, the updates the client may still take (undefined: not pipelined), the fields changed since the last update ('all': the first). */
+  /** MONITOR: started, the updates the client may still take (undefined: not pipelined), the fields changed since the last update (all of them: the first). */
   started?: boolean;
   window?: number;
-  pending?: Set<string> | 'all';
+  all?: boolean;
+  pending?: Set<string>;
   unsubscribe?: () => void;
 }
 
@@ -321,14 +322,12 @@ export class PvaServerCircuit {
     if (command === Cmd.MONITOR) {
       if (sub === SUB_START && !op.started) {
         op.started = true;
-        op.pending = 'all'; // the first update: every field
+        op.all = true; // the first update: every field
+        op.pending ??= new Set();
         op.unsubscribe ??= op.channel.pv.subscribe((_pv: unknown, changes: number, paths?: readonly string[]) => {
           if ((changes & (CHANGE_VALUE | CHANGE_ALARM)) === 0) return;
           const changed = paths ?? (changes & CHANGE_ALARM ? (changes & CHANGE_VALUE ? BOTH_PATHS : ALARM_PATHS) : VALUE_PATHS);
-          if (op.pending !== 'all') {
-            op.pending ??= new Set();
-            for (const p of changed) op.pending.add(p);
-          }
+          for (const p of changed) op.pending!.add(p);
           if (op.started) this.update(requestId, op);
         });
         this.update(requestId, op);
@@ -339,23 +338,24 @@ export class PvaServerCircuit {
 
   /** The pending changes of a started monitor as one update, if its window is open. */
   private update(requestId: number, op: Op): void {
-    if (!op.pending || (op.window !== undefined && op.window <= 0)) return;
+    const pending = op.pending!;
+    if (!(op.all || pending.size) || (op.window !== undefined && op.window <= 0)) return;
     if (this.blocked) {
       this.held.add(requestId);
       return;
     }
-    const pending = op.pending;
-    op.pending = undefined;
     const type = op.type!;
-    const changed = pending === 'all' ? BitSet.of(0) : new BitSet();
-    if (pending !== 'all') {
+    const changed = op.all ? BitSet.of(0) : new BitSet();
+    if (!op.all) {
       // The fields of the request's selection that changed (none: no update).
       for (const name of pending) {
         const bit = bitOffset(type, name);
         if (bit !== undefined) changed.set(bit);
       }
-      if (changed.isEmpty()) return;
     }
+    op.all = false;
+    pending.clear();
+    if (changed.isEmpty()) return;
     if (op.window !== undefined) op.window--;
     this.send({ type: 'MonitorUpdate', requestId, subcommand: 0, changed, valueType: type, value: servedValue(op.channel.pv) });
   }

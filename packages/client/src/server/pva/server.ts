@@ -62,14 +62,17 @@ function tlsFromEnv(): PvaServerTls | undefined {
   const sep = setting.indexOf(';');
   const pwdFile = env('EPICS_PVAS_TLS_KEYCHAIN_PWD_FILE');
   let password = sep > 0 ? setting.slice(sep + 1) : '';
-  if (sep < 0 && pwdFile) password = readFileSync(pwdFile, 'utf8').replace(/\r?\n$/, '');
+  if (sep < 0 && pwdFile)
+    try {
+      password = readFileSync(pwdFile, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      throw new KeychainError(`server keychain password file ${pwdFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
   const cert = /client_cert=(\w+)/.exec(env('EPICS_PVAS_TLS_OPTIONS') ?? '')?.[1];
-  const port = env('EPICS_PVAS_TLS_PORT');
   return {
     keychain: sep > 0 ? setting.slice(0, sep) : setting,
     password,
     clientCert: cert === 'require' ? 'require' : cert === 'none' ? 'none' : 'optional',
-    ...(port ? { port: Number(port) } : {}),
   };
 }
 
@@ -101,6 +104,8 @@ export class PvaServer extends SocketServer {
   readonly guid = new Uint8Array(randomBytes(12));
   port = 0;
   udpPort = 0;
+  /** The address search replies give, IPv4-mapped (::ffff:0.0.0.0 for every interface: the reply's source). */
+  private address = ipv4Mapped('0.0.0.0');
   /** The TLS port; undefined without TLS. */
   tlsPort: number | undefined;
   private local: dgram.Socket | undefined;
@@ -120,6 +125,7 @@ export class PvaServer extends SocketServer {
 
   private async listen(): Promise<void> {
     const host = (this.host = this.opts.host ?? addressList('EPICS_PVAS_INTF_ADDR_LIST')[0] ?? '0.0.0.0');
+    this.address = ipv4Mapped(host);
     const port = this.opts.port ?? Number(env('EPICS_PVAS_SERVER_PORT') ?? env('EPICS_PVA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
     this.port = await listenTcp(this.tcp, port, host);
     const t = this.opts.tls === false ? undefined : (this.opts.tls ?? tlsFromEnv());
@@ -190,7 +196,7 @@ export class PvaServer extends SocketServer {
       {
         port: this.port,
         guid: this.guid,
-        address: ipv4Mapped(this.host),
+        address: this.address,
         ...(this.tlsPort !== undefined ? { tlsPort: this.tlsPort } : {}),
         ...(s instanceof tls.TLSSocket ? { tls: { certName: s.authorized ? certName(s) : undefined } } : {}),
       },
@@ -222,7 +228,7 @@ export class PvaServer extends SocketServer {
             flags: 0,
             sequenceId: this.beaconSequence++ & 0xff,
             changeCount: 0,
-            address: ipv4Mapped(this.host),
+            address: this.address,
             port: this.port,
             protocol: 'tcp',
             serverStatus: null,
@@ -252,7 +258,7 @@ export class PvaServer extends SocketServer {
           type: 'SearchResponse',
           guid: this.guid,
           sequenceId: m.sequenceId,
-          address: ipv4Mapped(this.host),
+          address: this.address,
           port: secure ? this.tlsPort! : this.port,
           protocol: secure ? 'tls' : 'tcp',
           found: true,
