@@ -5,14 +5,16 @@ import { defineConfig } from 'vitest/config';
 const client = (path: string): string => fileURLToPath(new URL(`./packages/client/src/${path}`, import.meta.url));
 
 // Four tiers, one project each; `vitest run` runs them all, one group after another (unit; then
-// browser and integration side by side; then measure), and `--project <name>` runs one.
+// measure; then browser and integration side by side), and `--project <name>` runs one.
 // - unit: codecs, framers, sessions against the fake servers, fuzz, reports on fixtures. No
 //   Python, no C runner, no IOC, no browser: no global setup, and files in parallel.
 // - browser: pages in headless Chromium (packages/epicsperf/test/helpers/browser.ts).
 // - integration: the built-in IOC, the real clients, namespace hosts; files that time nothing
 //   tighter than a second, several at once (they mostly wait on processes, timeouts and the network).
 // - measure: the files whose assertions are rates, CPU or capacity (MEASURE below), one at a
-//   time and alone, after the others.
+//   time and with no other test file. They run before the integration files: on a fresh machine
+//   the runners' first builds (`npm test` starts them at a lower priority) take the cores they
+//   leave idle, most of two, where after the integration files nothing else would.
 // browser, integration and measure have the global setup: the Python environment and the C
 // runner on libca (every file needs the IOC, and the C runner referees values); a file that runs
 // other runners builds them first as the CLI does (prepareClients), waiting for a build already
@@ -103,7 +105,7 @@ export default defineConfig({
           globalSetup: PYTHON_AND_RUNNERS,
           // Beside the integration files, in the same pool (a group shares its number of workers).
           maxWorkers: WORKERS,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -114,7 +116,7 @@ export default defineConfig({
           exclude: MEASURE,
           globalSetup: PYTHON_AND_RUNNERS,
           maxWorkers: WORKERS,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -124,7 +126,7 @@ export default defineConfig({
           include: MEASURE,
           globalSetup: PYTHON_AND_RUNNERS,
           fileParallelism: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -5,7 +5,8 @@ export { PvaReading, type PvaValue } from './client/pva/reading.js';
 export type { PvaReadOptions, PvaPutOptions, PvaRpcOptions, RpcArgument } from './client/pva/api.js';
 export type { PvaMonitorOptions } from './client/pva/monitor.js';
 export type { PvaSnapshotOptions } from './client/pva/snapshot.js';
-export type { PvaPutValue, PvaRequest } from './client/pva/ops.js';
+export type { PvaRequest } from './client/pva/ops.js';
+export type { PvaPutValue } from './pva/fields.js';
 export type { NTValue, Alarm, TimeStamp, Display, Control } from './pva/nt.js';
 export type { NumericArray, PvStructure, PvUnion, PvAny, PvValue } from './pva/values.js';
 export type {

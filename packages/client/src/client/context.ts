@@ -26,7 +26,7 @@ import {
 } from './pva/api.js';
 import { PvaManager, type PvaManagerStats } from './pva/manager.js';
 import { PvaMonitor, type PvaMonitorOptions } from './pva/monitor.js';
-import type { PvaPutValue } from './pva/ops.js';
+import type { PvaPutValue } from '../pva/fields.js';
 import type { PvaReading } from './pva/reading.js';
 import { runPvaSnapshot, type PvaSnapshotOptions } from './pva/snapshot.js';
 import { readOnce } from './ca/read.js';

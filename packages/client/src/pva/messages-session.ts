@@ -207,6 +207,22 @@ export function encodeSession(w: Writer, m: Message, opts: EncodeOptions): boole
 /** Search flags. */
 export const SearchFlags = { REPLY_REQUIRED: 0x01, UNICAST: 0x80 } as const;
 
+/** The 16 bytes of an IPv6 address ("::", "2001:2::1", "fe80::1%eth0"), or of an IPv4 one IPv4-mapped. */
+export function addressBytes(ip: string): Uint8Array {
+  if (!ip.includes(':')) return ipv4Mapped(ip);
+  const [head, tail] = ip.split('%')[0]!.split('::') as [string, string | undefined];
+  const words = (p: string | undefined): number[] => (p ? p.split(':').map((w) => Number.parseInt(w, 16) || 0) : []);
+  const a = words(head);
+  const b = words(tail);
+  const all = tail === undefined ? a : [...a, ...new Array<number>(8 - a.length - b.length).fill(0), ...b];
+  const out = new Uint8Array(16);
+  all.slice(0, 8).forEach((w, i) => {
+    out[2 * i] = w >> 8;
+    out[2 * i + 1] = w & 0xff;
+  });
+  return out;
+}
+
 /** The 16-byte IPv4-mapped IPv6 form of a dotted IPv4 address ("0.0.0.0" gives ::ffff:0.0.0.0). */
 export function ipv4Mapped(ip: string): Uint8Array {
   const out = new Uint8Array(16);

@@ -5,7 +5,7 @@
 import { splitName, type Context, type Protocol } from '../client/context.js';
 import { AccessDeniedError, EpicsError, RemoteError } from '../client/errors.js';
 import type { PutValue } from '../client/options.js';
-import type { PvaPutValue } from '../client/pva/ops.js';
+import type { PvaPutValue } from '../pva/fields.js';
 import { comparePv, type CompareOptions, toleranceFor } from './compare.js';
 import { save, withLiveStates } from './save.js';
 import type { SavedPv, SavedValue, SaveSet } from './types.js';

@@ -39,10 +39,10 @@ export function beaconList(given: string[] | undefined, host: string, listKeys: 
 }
 
 /** Listen on `port` (0: any free one) of `host`; resolves to the port. */
-export function listenTcp(server: net.Server, port: number, host: string): Promise<number> {
+export function listenTcp(server: net.Server, port: number, host: string, ipv6Only = false): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, ipv6Only }, () => {
       server.off('error', reject);
       resolve((server.address() as net.AddressInfo).port);
     });
@@ -56,7 +56,8 @@ export function listenTcp(server: net.Server, port: number, host: string): Promi
 export function bindUdp(socket: dgram.Socket, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind(port, host.startsWith('127.') ? host : '0.0.0.0', () => {
+    // (IPv6 has no broadcast: an IPv6 socket is bound to the address given.)
+    socket.bind(port, host.startsWith('127.') || host.includes(':') ? host : '0.0.0.0', () => {
       socket.off('error', reject);
       socket.on('error', () => {});
       resolve(socket.address().port);
@@ -164,10 +165,16 @@ export abstract class SocketServer {
     this.closed = true;
     clearTimeout(this.beaconTimer);
     for (const s of this.sockets) s.destroy();
-    this.udp.close();
+    for (const u of [this.udp, ...this.moreUdp])
+      try {
+        u.close();
+      } catch {
+        // never bound
+      }
     await Promise.all([this.tcp, ...this.moreListeners].map((l) => new Promise((r) => l.close(r))));
   }
 
-  /** Listeners beyond `tcp` (the TLS one), closed with it. */
+  /** Listeners beyond `tcp` (more addresses, TLS) and sockets beyond `udp`, closed with them. */
   protected readonly moreListeners: net.Server[] = [];
+  protected readonly moreUdp: dgram.Socket[] = [];
 }

@@ -1,7 +1,7 @@
 // A structure a server publishes over PV Access only: an NTTable, or any structure of the app's,
 // with posts of the fields that changed; or an RPC service (a channel with a handler and no value).
 // Puts and RPC calls go to the app's handlers with who sent them. Nothing here does I/O.
-import { putData } from '../client/pva/ops.js';
+import { putData } from '../pva/fields.js';
 import { typedOf } from '../pva/infer.js';
 import type { StructureDesc } from '../pva/types.js';
 import type { PvStructure, Typed } from '../pva/values.js';
@@ -74,7 +74,7 @@ export class ServedStructure {
     const t = typedOf(def.value, def.id ?? 'structure');
     // Plain values are converted to the field types (e.g. number arrays to the column's typed arrays).
     this.type = t.type;
-    this.current = t.type.fields.length ? putData(t.type, t.value, name).value : t.value;
+    this.current = t.type.fields.length ? putData(t.type, t.value).value : t.value;
     const ts = t.type.fields.find((f) => f.name === 'timeStamp')?.type;
     this.timeStamped = ts?.kind === 'structure' && ts.fields.some((f) => f.name === 'secondsPastEpoch');
     // Stamped now unless the app gave a time.
@@ -94,7 +94,7 @@ export class ServedStructure {
    */
   post(fields: StructureFields | number | string | ArrayLike<unknown>, opts: { timestamp?: Date | number } = {}): void {
     if (!this.type) throw new TypeError(`${this.name} serves RPC only: it has no value to post`);
-    const { value, paths } = putData(this.type, fields as never, this.name, undefined, this.current);
+    const { value, paths } = putData(this.type, fields as never, undefined, this.current);
     if (this.timeStamped && !paths.some((p) => p === 'timeStamp' || p.startsWith('timeStamp.'))) {
       const t = opts.timestamp === undefined ? clock() : typeof opts.timestamp === 'number' ? opts.timestamp : opts.timestamp.getTime();
       value.timeStamp = stamp(value, t);

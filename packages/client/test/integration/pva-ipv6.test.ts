@@ -2,7 +2,9 @@
 // serving IPv4 and IPv6 and listening for searches to a multicast group (EPICS_PVAS_INTF_ADDR_LIST,
 // which `epicsperf ioc --listen 0.0.0.0` passes through to the IOC); on the other host, this
 // library reads and monitors a PV found through an IPv6 address list, an IPv6 name server, an
-// IPv4 and an IPv6 multicast group, and p4p reads the same PV through the IPv6 address list.
+// IPv4 and an IPv6 multicast group, and p4p reads the same PV through the IPv6 address list. The
+// same with the IOC on this project's server (`--server node`), which reads the list as pvxs does.
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { ensurePythonEnv } from 'epicsperf-testkit/ioc';
@@ -23,24 +25,35 @@ interface Seen {
   stats: { pva: { searchDestinations: DestinationStats[] } };
 }
 
-describe.skipIf(!rig)('PV Access over IPv6 and multicast, on namespace hosts', () => {
-  let iocHost: Host;
-  let clientHost: Host;
-  let ioc6 = '';
+let iocHost: Host;
+let clientHost: Host;
+let ioc6 = '';
+
+beforeAll(() => {
+  if (!rig) return;
+  [iocHost, clientHost] = rig.hosts as [Host, Host];
+  ioc6 = rig.addIpv6(iocHost, 1);
+  rig.addIpv6(clientHost, 2);
+});
+
+afterAll(() => rig?.close());
+
+describe.skipIf(!rig).each(['softioc', 'node'])('PV Access over IPv6 and multicast, on namespace hosts, the IOC on %s', (server) => {
+  let ioc: ChildProcess | undefined;
 
   beforeAll(async () => {
-    [iocHost, clientHost] = rig!.hosts as [Host, Host];
-    ioc6 = rig!.addIpv6(iocHost, 1);
-    rig!.addIpv6(clientHost, 2);
     // What a site does for pvxs: [::] beside 0.0.0.0 for IPv6 (searches on UDP [::]:5076, TCP on
     // [::]:5075), and the multicast group, which the server joins (on the interface of its route:
     // "GROUP@eth0" would also have pvxs bind TCP to eth0's address, which the [::] wildcard holds).
     const env = cleanEnv({ EPICS_PVAS_INTF_ADDR_LIST: `0.0.0.0 [::] ${GROUP} [${GROUP6}]` });
-    const { out } = await rig!.startIoc(iocHost, env);
+    const { child, out } = await rig!.startIoc(iocHost, env, ['--server', server]);
+    ioc = child;
     expect(out).toMatch(/^EPICS_PVA_SERVER_PORT=5075$/m);
   });
 
-  afterAll(() => rig?.close());
+  afterAll(async () => {
+    if (ioc) await rig!.killIoc(iocHost, ioc);
+  });
 
   /** The library on the client host with `options` (no EPICS_* from the environment). */
   const library = async (options: Record<string, unknown>, timeoutMs = 5000): Promise<Seen> => {

@@ -2,12 +2,11 @@
 // (its bytes are then written at once), else converted element by element, an integer field
 // taking integers only; the error names the element.
 import { describe, expect, it } from 'vitest';
-import { putData } from '../../src/client/pva/ops.js';
-import { BadArgumentError } from '../../src/index.js';
+import { FieldError, putData } from '../../src/pva/fields.js';
 import { scalar, scalarArray, structure, type ScalarType } from '../../src/pva/types.js';
 
 const type = (t: ScalarType) => structure('epics:nt/NTScalarArray:1.0', { value: scalarArray(t) });
-const put = (t: ScalarType, v: Parameters<typeof putData>[1]) => putData(type(t), v, 'X').value.value;
+const put = (t: ScalarType, v: Parameters<typeof putData>[1]) => putData(type(t), v).value.value;
 
 describe('putData of a typed array', () => {
   it('of the field type: the same array', () => {
@@ -25,7 +24,7 @@ describe('putData of a typed array', () => {
   });
 
   it('a fraction or NaN to an integer field is refused, naming the element', () => {
-    expect(() => put('int', new Float64Array([1, 2.5]))).toThrow(BadArgumentError);
+    expect(() => put('int', new Float64Array([1, 2.5]))).toThrow(FieldError);
     expect(() => put('int', new Float64Array([1, 2.5]))).toThrow(/value\[1\] \(int\): not an integer/);
     expect(() => put('short', new Float32Array([Number.NaN]))).toThrow(/value\[0\] \(short\): not a number/);
   });
@@ -38,7 +37,7 @@ describe('putData of a typed array', () => {
 
 describe('putData of an array to a scalar field', () => {
   const one = (t: ScalarType, v: Parameters<typeof putData>[1]) =>
-    putData(structure('epics:nt/NTScalar:1.0', { value: scalar(t) }), v, 'X').value.value;
+    putData(structure('epics:nt/NTScalar:1.0', { value: scalar(t) }), v).value.value;
 
   it('of one element: that element, as a CA put of count 1', () => {
     expect(one('double', new Float64Array([1.5]))).toBe(1.5);
@@ -49,6 +48,6 @@ describe('putData of an array to a scalar field', () => {
 
   it('of more or fewer elements: refused, saying so', () => {
     expect(() => one('double', new Float64Array([1, 2]))).toThrow(/value \(double\): an array of 2 elements to a scalar/);
-    expect(() => one('int', [])).toThrow(BadArgumentError);
+    expect(() => one('int', [])).toThrow(FieldError);
   });
 });

@@ -10,7 +10,8 @@ import type { CallOptions } from '../options.js';
 import { checkTimeout, Pending } from '../pending.js';
 import type { PvaChannel } from './channel.js';
 import type { PvaManager } from './manager.js';
-import { fieldOf, PvaGet, PvaOperation, putData, pvRequestOf, remoteError, type PvaPutValue, type PvaRequest } from './ops.js';
+import { FieldError, fieldAtPath, putData, type PvaPutValue } from '../../pva/fields.js';
+import { PvaGet, PvaOperation, pvRequestOf, remoteError, type PvaRequest } from './ops.js';
 import { PvaReading } from './reading.js';
 
 export interface PvaReadOptions {
@@ -129,9 +130,9 @@ class PutOnce extends OnceOperation<void> {
   private send(choices?: string[]): void {
     let data: ReturnType<typeof putData>;
     try {
-      data = putData(this.type!, this.value, this.ch.name, choices);
+      data = putData(this.type!, this.value, choices);
     } catch (e) {
-      return this.failed(e as EpicsError);
+      return this.failed(e instanceof FieldError ? new BadArgumentError(e.message, this.ch.name) : (e as EpicsError));
     }
     this.session!.put(this.requestId, data.changed, data.value);
     if (!this.waitDone) this.p.resolve();
@@ -182,7 +183,7 @@ class GetFieldOnce extends OnceOperation<FieldDesc> {
     if (!type) return this.failed(new ProtocolError('GET_FIELD reply without a type', this.ch.name));
     // Servers may answer with the whole type (pvxs does): then the field is looked up here.
     if (this.field && type.kind === 'structure') {
-      const sub = fieldOf(type, this.field);
+      const sub = fieldAtPath(type, this.field);
       if (sub) return this.p.resolve(sub);
       const whole = type.id.startsWith('epics:nt/') || type.fields.some((f) => f.name === 'value');
       if (whole) return this.failed(new BadArgumentError(`the channel's structure has no field '${this.field}'`, this.ch.name));

@@ -13,7 +13,7 @@ import { monitorOptions } from '../../pva/pvrequest.js';
 import { OK, type Status } from '../../pva/status.js';
 import { bitCount, bitOffset, TypeCache, type StructureDesc } from '../../pva/types.js';
 import type { PvStructure } from '../../pva/values.js';
-import { putData } from '../../client/pva/ops.js';
+import { putData } from '../../pva/fields.js';
 import { CHANGE_ALARM, CHANGE_GONE, CHANGE_VALUE, ServedPv, type Caller, type ServedValue } from '../pv.js';
 import { ServedStructure, type RpcResult } from '../structure.js';
 import { typedOf } from '../../pva/infer.js';
@@ -423,7 +423,7 @@ export class PvaServerCircuit {
     for (const p of paths) fields[p] = p.split('.').reduce<unknown>((o, k) => (o as PvStructure)[k], value);
     let merged: PvStructure;
     try {
-      merged = putData(pv.type!, fields as never, pv.name, undefined, pv.value).value;
+      merged = putData(pv.type!, fields as never, undefined, pv.value).value;
     } catch (e) {
       return done(error((e as Error).message));
     }

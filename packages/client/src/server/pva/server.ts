@@ -4,14 +4,16 @@
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import type net from 'node:net';
+import net from 'node:net';
+import { networkInterfaces } from 'node:os';
 import tls from 'node:tls';
 import { KeychainError, readKeychain } from '../../transport/keychain.js';
 import { DEFAULT_BROADCAST_PORT, DEFAULT_SERVER_PORT, HEADER_SIZE } from '../../pva/constants.js';
 import { Framer } from '../../pva/framer.js';
 import { emptyHeader, readHeader } from '../../pva/header.js';
 import { decodeMessage, encodeMessages } from '../../pva/messages.js';
-import { ipv4Mapped } from '../../pva/messages-session.js';
+import { addressBytes, addressOf, ipv4Mapped } from '../../pva/messages-session.js';
+import { multicastInterface, parsePvaAddressList, type PvaAddress } from '../../transport/addresses.js';
 import { forwardedForm, LOCAL_MCAST_GROUP } from '../../pva/forward.js';
 import { joinLocalGroup } from '../../transport/pva/beacons.js';
 import { getLogger } from '../../log.js';
@@ -124,31 +126,72 @@ export class PvaServer extends SocketServer {
   }
 
   private async listen(): Promise<void> {
-    const host = (this.host = this.opts.host ?? addressList('EPICS_PVAS_INTF_ADDR_LIST')[0] ?? '0.0.0.0');
+    // EPICS_PVAS_INTF_ADDR_LIST as pvxs reads it: addresses to serve on ("0.0.0.0", "[::]", one
+    // interface's), IPv4 and IPv6 apart, and multicast groups to hear searches on.
+    const list = this.opts.host !== undefined ? [this.opts.host] : addressList('EPICS_PVAS_INTF_ADDR_LIST');
+    const entries = parsePvaAddressList(list, 0, 'EPICS_PVAS_INTF_ADDR_LIST');
+    const served = entries.filter((a) => !a.multicast);
+    if (!served.length) served.push({ family: 4, host: '0.0.0.0', port: 0, multicast: false });
+    const host = (this.host = served.find((a) => a.family === 4)?.host ?? '0.0.0.0');
     this.address = ipv4Mapped(host);
-    const port = this.opts.port ?? Number(env('EPICS_PVAS_SERVER_PORT') ?? env('EPICS_PVA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
-    this.port = await listenTcp(this.tcp, port, host);
+    let port = this.opts.port ?? Number(env('EPICS_PVAS_SERVER_PORT') ?? env('EPICS_PVA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
+    let udpPort =
+      this.opts.udpPort ?? Number(env('EPICS_PVAS_BROADCAST_PORT') ?? env('EPICS_PVA_BROADCAST_PORT') ?? DEFAULT_BROADCAST_PORT);
+    const broadcastPort = udpPort || DEFAULT_BROADCAST_PORT;
+    let first = true;
+    for (const a of served) {
+      // The first IPv4 address on the base's sockets, the others on sockets of their own (IPv6 ones IPv6 only, as pvxs's).
+      const primary = first && a.family === 4;
+      const tcp = primary ? this.tcp : net.createServer((c) => this.connection(c));
+      if (!primary) this.moreListeners.push(tcp);
+      port = this.port = await listenTcp(tcp, port, a.host, a.family === 6);
+      const udp = primary
+        ? this.udp
+        : dgram.createSocket({ type: a.family === 6 ? 'udp6' : 'udp4', reuseAddr: true, ipv6Only: a.family === 6 });
+      if (!primary) this.moreUdp.push(udp);
+      const address = a.family === 4 ? ipv4Mapped(a.host) : addressBytes(a.host);
+      // Bound to a loopback address, the socket hears unicast searches only, which the host's other
+      // PVA processes sharing the port may be waiting for: each goes to the local group and is
+      // answered from there (pvxs's local forwarding), as are those another process received.
+      const loopback = a.host.startsWith('127.');
+      udp.on('message', (msg, rinfo) => {
+        if (!(loopback && this.forward(msg, a.host, rinfo.address))) this.onSearch(msg, rinfo, udp, address);
+      });
+      udpPort = await bindUdp(udp, udpPort, a.host);
+      if (primary) this.udpPort = udpPort;
+      first = false;
+    }
+    if (!this.udpPort) this.udpPort = udpPort;
+    for (const g of entries.filter((a) => a.multicast)) this.joinGroup(g);
     const t = this.opts.tls === false ? undefined : (this.opts.tls ?? tlsFromEnv());
     if (t) {
-      const secure = tls.createServer(tlsOptions(t), (s) => this.connection(s));
+      const secure = tls.createServer(tlsOptions(t), (c) => this.connection(c));
       // A handshake that fails (a client that does not trust this server) is that client's.
       secure.on('tlsClientError', (err) => log.debug({ err: err.message }, 'TLS handshake failed'));
       this.moreListeners.push(secure);
       const tlsPort = t.port ?? Number(env('EPICS_PVAS_TLS_PORT') ?? DEFAULT_TLS_PORT);
       this.tlsPort = await listenTcp(secure, tlsPort, host);
     }
-    const udpPort =
-      this.opts.udpPort ?? Number(env('EPICS_PVAS_BROADCAST_PORT') ?? env('EPICS_PVA_BROADCAST_PORT') ?? DEFAULT_BROADCAST_PORT);
-    // Bound to a loopback address, the socket hears unicast searches only, which the host's other
-    // PVA processes sharing the port may be waiting for: each goes to the local group and is
-    // answered from there (pvxs's local forwarding), as are those another process received.
-    const unicast = host.startsWith('127.');
-    this.udp.on('message', (msg, rinfo) => {
-      if (!(unicast && this.forward(msg, host, rinfo.address))) this.onSearch(msg, rinfo);
-    });
-    this.udpPort = await bindUdp(this.udp, udpPort, host);
     await this.joinLocalGroup(this.udpPort);
-    this.startBeacons(udpPort || DEFAULT_BROADCAST_PORT);
+    this.startBeacons(broadcastPort);
+  }
+
+  /** Hear searches sent to a multicast group, on the served socket of its family (on its interface, else the route's). */
+  private joinGroup(g: PvaAddress): void {
+    const udp = [this.udp, ...this.moreUdp].find((u) => {
+      try {
+        return u.address().family === (g.family === 6 ? 'IPv6' : 'IPv4');
+      } catch {
+        return false; // not bound
+      }
+    });
+    const iface = g.iface === undefined ? undefined : multicastInterface(g.family, g.iface, networkInterfaces());
+    try {
+      if (!udp) throw new Error(`no IPv${g.family} address is served`);
+      udp.addMembership(g.host, iface);
+    } catch (err) {
+      log.warn({ group: g.host, err: (err as Error).message }, 'cannot join a multicast group of EPICS_PVAS_INTF_ADDR_LIST');
+    }
   }
 
   /** Hear the local group 224.0.0.128 on loopback; without it (no multicast there) unicast searches are answered where they arrive. */
@@ -240,8 +283,8 @@ export class PvaServer extends SocketServer {
     );
   }
 
-  /** A search datagram: one answer naming this server's TCP port for the names it has. */
-  private onSearch(msg: Buffer, rinfo: dgram.RemoteInfo): void {
+  /** A search datagram: one answer naming this server's TCP port for the names it has, from the socket it came to. */
+  private onSearch(msg: Buffer, rinfo: dgram.RemoteInfo, udp = this.udp, address = this.address): void {
     const bytes = new Uint8Array(msg.buffer, msg.byteOffset, msg.length);
     const h = emptyHeader();
     for (let pos = 0; pos + HEADER_SIZE <= bytes.length; pos += HEADER_SIZE + h.payloadSize) {
@@ -250,7 +293,7 @@ export class PvaServer extends SocketServer {
       if (m.type !== 'SearchRequest') continue;
       const ids = m.channels.filter((c) => this.provider.findPva(c.name)).map((c) => c.id);
       if (!ids.length) continue;
-      const to = m.responseAddress.slice(12).some((b) => b !== 0) ? m.responseAddress.slice(12).join('.') : rinfo.address;
+      const to = addressOf(m.responseAddress) ?? rinfo.address;
       // A client that offers TLS is sent to the TLS port, as pvxs does.
       const secure = this.tlsPort !== undefined && m.protocols.includes('tls');
       const reply = encodeMessages([
@@ -258,14 +301,14 @@ export class PvaServer extends SocketServer {
           type: 'SearchResponse',
           guid: this.guid,
           sequenceId: m.sequenceId,
-          address: this.address,
+          address,
           port: secure ? this.tlsPort! : this.port,
           protocol: secure ? 'tls' : 'tcp',
           found: true,
           ids,
         },
       ]);
-      this.udp.send(reply, m.responsePort || rinfo.port, to);
+      udp.send(reply, m.responsePort || rinfo.port, to);
     }
   }
 }
