@@ -116,6 +116,8 @@ export default defineConfig({
           exclude: MEASURE,
           globalSetup: PYTHON_AND_RUNNERS,
           maxWorkers: WORKERS,
+          // Tests marked concurrent (the runner checks), two at a time in a file.
+          maxConcurrency: 2,
           sequence: { groupOrder: 2 },
         },
       },

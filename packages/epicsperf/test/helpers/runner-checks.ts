@@ -1,7 +1,8 @@
 // The checks every client's runner passes against the built-in IOC on one of its servers, at a
 // small size: a snapshot with missing names, a monitor whose every sample is checked, arrays
 // checked element by element (bench-runners.test.ts on softioc, bench-runners-node.test.ts on
-// this project's server).
+// this project's server). The clients' checks run two at a time (the integration project's
+// maxConcurrency): each is mostly a runner starting and a timeout waited out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc, type IocServer } from '../../src/ioc/index.js';
 import { CLIENTS } from '../../src/clients/index.js';
@@ -18,7 +19,7 @@ export function runnerChecks(server: IocServer, python: () => string): void {
       await ioc?.stop();
     });
 
-    describe.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (_name, client) => {
+    describe.concurrent.each(CLIENTS.map((c) => [c.name, c] as const))('runner %s', (_name, client) => {
       it.skipIf(!client.tasks.includes('snapshot'))(
         'snapshot: 20 counters, a string and an array answer with checked values, 3 missing names fail in about the timeout',
         async () => {
@@ -84,7 +85,7 @@ export function runnerChecks(server: IocServer, python: () => string): void {
       });
 
       const arrayClients = CLIENTS.filter((c) => c.tasks.includes('array'));
-      it.each(arrayClients.map((c) => [c.name, c] as const))(
+      it.concurrent.each(arrayClients.map((c) => [c.name, c] as const))(
         '%s: 5 updates of 100,000 elements, every element checked, none corrupt',
         async (_name, client) => {
           const run = await runMonitor({
