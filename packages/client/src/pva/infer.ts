@@ -3,6 +3,7 @@
 // bigints longs, typed arrays their own element type, plain arrays of numbers double arrays,
 // objects structures; an `alarm` or `timeStamp` object is the normative types' alarm_t and time_t.
 // A value already typed ({ type, value }) is taken as it is.
+import { ALARM_T as ALARM, TIME_T as TIME } from './nt.js';
 import { scalar, scalarArray, structure, type FieldDesc, type ScalarType, type StructureDesc } from './types.js';
 import { setField, type PvStructure, type PvValue, type Typed } from './values.js';
 
@@ -27,9 +28,6 @@ const TYPED_ARRAYS: [new (n: number) => ArrayLike<unknown>, ScalarType][] = [
   [BigInt64Array, 'long'],
   [BigUint64Array, 'ulong'],
 ];
-
-const ALARM = structure('alarm_t', { severity: scalar('int'), status: scalar('int'), message: scalar('string') });
-const TIME = structure('time_t', { secondsPastEpoch: scalar('long'), nanoseconds: scalar('int'), userTag: scalar('int') });
 
 /** An alarm_t or time_t field given as a plain object: the standard type, the members not given at 0 (or ""). */
 function standard(key: string, v: unknown): { type: FieldDesc; value: PvValue } | undefined {

@@ -1,7 +1,12 @@
 // Normative types: a decoded value and its type as plain typed JS shapes for NTScalar,
 // NTScalarArray, NTEnum, NTTable and NTNDArray; any other structure comes back as a plain object.
-import type { FieldDesc, StructureDesc } from './types.js';
+import { scalar, structure, type FieldDesc, type StructureDesc } from './types.js';
 import type { NumericArray, PvAny, PvStructure, PvUnion, PvValue } from './values.js';
+
+/** The normative types' alarm_t, as pvxs and QSRV declare it. */
+export const ALARM_T = structure('alarm_t', { severity: scalar('int'), status: scalar('int'), message: scalar('string') });
+/** The normative types' time_t, as pvxs and QSRV declare it. */
+export const TIME_T = structure('time_t', { secondsPastEpoch: scalar('long'), nanoseconds: scalar('int'), userTag: scalar('int') });
 
 export interface Alarm {
   severity: number;

@@ -1,6 +1,7 @@
 // A served PV as PV Access sees it: NTScalar, NTScalarArray or NTEnum with the fields QSRV gives
 // a record's (alarm, timeStamp, display, control, valueAlarm), the type made once per PV shape,
 // the value made from the PV's state.
+import { ALARM_T as ALARM, TIME_T as TIME } from '../../pva/nt.js';
 import { ALARM_STATUS_NAMES, DbrType } from '../../ca/constants.js';
 import { scalar, scalarArray, structure, type FieldDesc, type ScalarType, type StructureDesc } from '../../pva/types.js';
 import type { PvStructure, PvValue } from '../../pva/values.js';
@@ -16,8 +17,6 @@ const ELEMENT: Record<number, ScalarType> = {
   [DbrType.DOUBLE]: 'double',
 };
 
-const ALARM = structure('alarm_t', { severity: scalar('int'), status: scalar('int'), message: scalar('string') });
-const TIME = structure('time_t', { secondsPastEpoch: scalar('long'), nanoseconds: scalar('int'), userTag: scalar('int') });
 /** display.form, as QSRV declares it. */
 const FORM = structure('enum_t', { index: scalar('int'), choices: scalarArray('string') });
 const FORMS = ['Default', 'String', 'Binary', 'Decimal', 'Hex', 'Exponential', 'Engineering'];
