@@ -30,10 +30,6 @@ export interface PvaProvider {
 /** The type a channel's GET, PUT and MONITOR see (undefined: an RPC service). */
 const servedType = (pv: PvaServed): StructureDesc | undefined => (pv instanceof ServedPv ? ntTypeOf(pv) : pv.type);
 const servedValue = (pv: PvaServed): PvStructure => (pv instanceof ServedPv ? ntValueOf(pv) : pv.value);
-/** The fields of a CA PV's normative type a post changes. */
-const VALUE_PATHS = ['value', 'timeStamp'];
-const ALARM_PATHS = ['alarm', 'timeStamp'];
-const BOTH_PATHS = ['value', 'alarm', 'timeStamp'];
 
 export interface PvaCircuitEvents {
   wantFlush(): void;
@@ -52,11 +48,17 @@ interface Op {
   channel: Channel;
   /** The data type (selected fields); none for RPC. */
   type?: StructureDesc;
-  /** MONITOR: started, the updates the client may still take (undefined: not pipelined), the fields changed since the last update (all of them: the first). */
+  /**
+   * MONITOR: started, the updates the client may still take (undefined: not pipelined), and what
+   * changed since the last update: every field (the first), a CA PV's change bits, a structure's paths.
+   */
   started?: boolean;
   window?: number;
   all?: boolean;
-  pending?: Set<string>;
+  changes?: number;
+  paths?: Set<string>;
+  /** The bits of a CA PV's value, alarm and timeStamp in the request's type (where selected). */
+  bits?: { value: number | undefined; alarm: number | undefined; timeStamp: number | undefined };
   unsubscribe?: () => void;
 }
 
@@ -323,11 +325,10 @@ export class PvaServerCircuit {
       if (sub === SUB_START && !op.started) {
         op.started = true;
         op.all = true; // the first update: every field
-        op.pending ??= new Set();
         op.unsubscribe ??= op.channel.pv.subscribe((_pv: unknown, changes: number, paths?: readonly string[]) => {
           if ((changes & (CHANGE_VALUE | CHANGE_ALARM)) === 0) return;
-          const changed = paths ?? (changes & CHANGE_ALARM ? (changes & CHANGE_VALUE ? BOTH_PATHS : ALARM_PATHS) : VALUE_PATHS);
-          for (const p of changed) op.pending!.add(p);
+          if (paths) for (const p of paths) (op.paths ??= new Set()).add(p);
+          else op.changes = (op.changes ?? 0) | changes;
           if (op.started) this.update(requestId, op);
         });
         this.update(requestId, op);
@@ -338,8 +339,7 @@ export class PvaServerCircuit {
 
   /** The pending changes of a started monitor as one update, if its window is open. */
   private update(requestId: number, op: Op): void {
-    const pending = op.pending!;
-    if (!(op.all || pending.size) || (op.window !== undefined && op.window <= 0)) return;
+    if (!(op.all || op.changes || op.paths?.size) || (op.window !== undefined && op.window <= 0)) return;
     if (this.blocked) {
       this.held.add(requestId);
       return;
@@ -348,13 +348,25 @@ export class PvaServerCircuit {
     const changed = op.all ? BitSet.of(0) : new BitSet();
     if (!op.all) {
       // The fields of the request's selection that changed (none: no update).
-      for (const name of pending) {
-        const bit = bitOffset(type, name);
-        if (bit !== undefined) changed.set(bit);
+      if (op.changes) {
+        const b = (op.bits ??= {
+          value: bitOffset(type, 'value'),
+          alarm: bitOffset(type, 'alarm'),
+          timeStamp: bitOffset(type, 'timeStamp'),
+        });
+        if (op.changes & CHANGE_VALUE && b.value !== undefined) changed.set(b.value);
+        if (op.changes & CHANGE_ALARM && b.alarm !== undefined) changed.set(b.alarm);
+        if (b.timeStamp !== undefined) changed.set(b.timeStamp);
       }
+      if (op.paths)
+        for (const name of op.paths) {
+          const bit = bitOffset(type, name);
+          if (bit !== undefined) changed.set(bit);
+        }
     }
     op.all = false;
-    pending.clear();
+    op.changes = 0;
+    op.paths?.clear();
     if (changed.isEmpty()) return;
     if (op.window !== undefined) op.window--;
     this.send({ type: 'MonitorUpdate', requestId, subcommand: 0, changed, valueType: type, value: servedValue(op.channel.pv) });
