@@ -202,7 +202,7 @@ export class ServedPv {
   post(value: ServedValue, opts: PostOptions = {}): void {
     const n = countOf(value);
     if (n > this.maxCount) throw new RangeError(`${this.name}: ${n} elements exceed its ${this.maxCount}`);
-    const t = opts.timestamp === undefined ? clock() : typeof opts.timestamp === 'number' ? opts.timestamp : opts.timestamp.getTime();
+    const t = timeOf(opts.timestamp);
     const rule = opts.severity === undefined && this.alarmOf ? this.alarmOf(value) : undefined;
     const severity = opts.severity ?? rule?.severity ?? 0;
     const status = opts.status ?? rule?.status ?? 0;
@@ -243,7 +243,10 @@ export class ServedPv {
 }
 
 /** The server's clock, ms since the POSIX epoch to the microsecond (Date.now() has whole milliseconds). */
-export const clock = (): number => performance.timeOrigin + performance.now();
+const clock = (): number => performance.timeOrigin + performance.now();
+
+/** A post's time in ms since the POSIX epoch: the one given (a Date or ms), else the server's clock. */
+export const timeOf = (t?: Date | number): number => (t === undefined ? clock() : typeof t === 'number' ? t : t.getTime());
 
 function countOf(v: ServedValue): number {
   if (typeof v === 'number') return 1;

@@ -5,7 +5,7 @@ import { putData } from '../pva/fields.js';
 import { typedOf } from '../pva/infer.js';
 import type { StructureDesc } from '../pva/types.js';
 import type { PvStructure, Typed } from '../pva/values.js';
-import { type Access, type AccessRule, accessFor, CHANGE_ACCESS, CHANGE_GONE, CHANGE_VALUE, clock, type Caller } from './pv.js';
+import { type Access, type AccessRule, accessFor, CHANGE_GONE, CHANGE_VALUE, type Caller, timeOf } from './pv.js';
 
 /** Fields by path ("value", "alarm.severity", "value.column"), plain values converted to the field's type. */
 export type StructureFields = Record<string, unknown>;
@@ -79,7 +79,7 @@ export class ServedStructure {
     this.timeStamped = ts?.kind === 'structure' && ts.fields.some((f) => f.name === 'secondsPastEpoch');
     // Stamped now unless the app gave a time.
     if (this.timeStamped && !(this.current.timeStamp as PvStructure).secondsPastEpoch)
-      this.current.timeStamp = stamp(this.current, clock());
+      this.current.timeStamp = stamp(this.current, timeOf());
   }
 
   /** The structure now (a new object after each post: read it, do not change it). */
@@ -96,19 +96,11 @@ export class ServedStructure {
     if (!this.type) throw new TypeError(`${this.name} serves RPC only: it has no value to post`);
     const { value, paths } = putData(this.type, fields as never, undefined, this.current);
     if (this.timeStamped && !paths.some((p) => p === 'timeStamp' || p.startsWith('timeStamp.'))) {
-      const t = opts.timestamp === undefined ? clock() : typeof opts.timestamp === 'number' ? opts.timestamp : opts.timestamp.getTime();
-      value.timeStamp = stamp(value, t);
+      value.timeStamp = stamp(value, timeOf(opts.timestamp));
       paths.push('timeStamp');
     }
     this.current = value;
     for (const l of this.listenerSet) l(this, CHANGE_VALUE, paths);
-  }
-
-  /** Refuse or allow puts from now on. */
-  setReadOnly(on: boolean): void {
-    if (on === this.readOnly) return;
-    this.readOnly = on;
-    for (const l of this.listenerSet) l(this, CHANGE_ACCESS, []);
   }
 
   /** A client's access now (as a PV's). */
@@ -120,10 +112,6 @@ export class ServedStructure {
   retire(): void {
     for (const l of [...this.listenerSet]) l(this, CHANGE_GONE, []);
     this.listenerSet.clear();
-  }
-
-  get listeners(): number {
-    return this.listenerSet.size;
   }
 
   subscribe(l: StructureListener): () => void {

@@ -405,18 +405,10 @@ export class PvaServerCircuit {
     } catch (e) {
       return done(error((e as Error).message));
     }
-    const handler = pv.onPut;
-    if (!handler) {
-      pv.post(v);
-      return done(OK);
-    }
-    settle(
-      () => handler({ value: v, peer: { ...this.peer } }),
-      (outcome) => {
-        if (outcome && !outcome.accept) return done(error(outcome.message));
-        pv.post(outcome?.value ?? v);
-        done(OK);
-      },
+    putThrough(
+      pv.onPut,
+      () => ({ value: v, peer: { ...this.peer } }),
+      (o) => pv.post((o?.accept ? o.value : undefined) ?? v),
       done,
     );
   }
@@ -439,18 +431,10 @@ export class PvaServerCircuit {
     } catch (e) {
       return done(error((e as Error).message));
     }
-    const handler = pv.onPut;
-    if (!handler) {
-      pv.post(fields);
-      return done(OK);
-    }
-    settle(
-      () => handler({ value: merged, changed: paths, peer: { ...this.peer } }),
-      (outcome) => {
-        if (outcome && !outcome.accept) return done(error(outcome.message));
-        pv.post(outcome?.fields ?? fields);
-        done(OK);
-      },
+    putThrough(
+      pv.onPut,
+      () => ({ value: merged, changed: paths, peer: { ...this.peer } }),
+      (o) => pv.post((o?.accept ? o.fields : undefined) ?? fields),
       done,
     );
   }
@@ -477,6 +461,31 @@ export class PvaServerCircuit {
       (status) => reply(status, undefined),
     );
   }
+}
+
+/**
+ * A put through the app's handler, if there is one: refused with the handler's message, or posted
+ * (`post` is given the handler's outcome, which may name what to post instead); then the reply.
+ */
+function putThrough<R, O extends { accept: true } | { accept: false; message: string }>(
+  handler: ((request: R) => O | Promise<O> | void | Promise<void>) | undefined,
+  request: () => R,
+  post: (outcome: O | undefined) => void,
+  done: (s: Status) => void,
+): void {
+  if (!handler) {
+    post(undefined);
+    return done(OK);
+  }
+  settle(
+    () => handler(request()),
+    (outcome) => {
+      if (outcome && !outcome.accept) return done(error(outcome.message));
+      post(outcome || undefined);
+      done(OK);
+    },
+    done,
+  );
 }
 
 /** Run an app's handler (sync or async): its result to `ok`, a throw or rejection to `fail` as an error status. */
