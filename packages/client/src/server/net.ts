@@ -6,6 +6,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import os from 'node:os';
 import type { Logger } from '../log.js';
+import { isMulticast } from '../transport/addresses.js';
 import { broadcastAddresses, type Ifaces } from '../transport/config.js';
 
 export const env = (k: string): string | undefined => {
@@ -25,17 +26,66 @@ export function addressList(...keys: string[]): string[] {
 /**
  * Where a server's beacons go, as RSRV and pvxs choose: `given` (the app's) alone, else the
  * `listKeys` variable's list and, unless the `autoKeys` variable says NO, the broadcast
- * addresses of the interfaces the server is on (`host`: 0.0.0.0 every one; loopback none).
+ * addresses of the interfaces the server is on (`hosts`: 0.0.0.0 every one; loopback none).
  */
-export function beaconList(given: string[] | undefined, host: string, listKeys: string[], autoKeys: string[]): string[] {
+export function beaconList(given: string[] | undefined, hosts: readonly string[], listKeys: string[], autoKeys: string[]): string[] {
   if (given) return given;
   const list = addressList(...listKeys);
   const auto = autoKeys.map(env).find((v) => v !== undefined) ?? 'YES';
   if (auto.toUpperCase() === 'NO') return list;
   const mine: Ifaces = {};
   for (const [name, addrs] of Object.entries(os.networkInterfaces() as Ifaces))
-    mine[name] = addrs?.filter((a) => host === '0.0.0.0' || a.address === host);
+    mine[name] = addrs?.filter((a) => hosts.includes('0.0.0.0') || hosts.includes(a.address));
   return [...list, ...broadcastAddresses(mine)];
+}
+
+/**
+ * EPICS_CAS_INTF_ADDR_LIST as RSRV reads it: the IPv4 addresses to serve on (ports are ignored;
+ * none: every interface) and the multicast groups to join. A bad entry is warned about and
+ * skipped; 0.0.0.0 beside other addresses is an error, as it is to RSRV.
+ */
+export function interfaceList(list: readonly string[], log?: Logger): { hosts: string[]; groups: string[] } {
+  const hosts: string[] = [];
+  const groups: string[] = [];
+  for (const entry of list) {
+    const host = entry.split(':')[0]!;
+    if (net.isIPv4(host)) (isMulticast(host) ? groups : hosts).includes(host) || (isMulticast(host) ? groups : hosts).push(host);
+    else log?.warn({ entry }, 'not an IPv4 address in EPICS_CAS_INTF_ADDR_LIST: skipped');
+  }
+  if (hosts.includes('0.0.0.0') && hosts.length > 1)
+    throw new Error(`EPICS_CAS_INTF_ADDR_LIST cannot hold 0.0.0.0 and other addresses (${list.join(' ')})`);
+  return { hosts: hosts.length ? hosts : ['0.0.0.0'], groups };
+}
+
+/**
+ * The broadcast address of the interface (loopback included) that `host` is on: the one with that
+ * address, else the one whose subnet holds it (127.0.0.2 is lo's, 127.0.0.1/8); undefined if none.
+ */
+export function broadcastOf(host: string, ifaces: Ifaces): string | undefined {
+  const octets = (a: string) => a.split('.').map(Number);
+  const ip = octets(host);
+  let found: number[] | undefined;
+  for (const list of Object.values(ifaces))
+    for (const a of list ?? []) {
+      if (a.family !== 'IPv4' && a.family !== 4) continue;
+      const mask = octets(a.netmask);
+      const own = octets(a.address);
+      if (a.address === host) found = mask;
+      else if (!found && ip.every((b, i) => (b & mask[i]!) === (own[i]! & mask[i]!))) found = mask;
+    }
+  // (none on a point-to-point link)
+  return found && found[3]! < 254 ? ip.map((b, i) => (b | (~found![i]! & 255)) & 255).join('.') : undefined;
+}
+
+/** Hear the multicast `group` on `udp`, on the interface of `host` (0.0.0.0: the group's route); a failure is logged. */
+export function joinGroup(udp: dgram.Socket, group: string, host: string, log?: Logger): void {
+  try {
+    udp.addMembership(group, host === '0.0.0.0' ? undefined : host);
+  } catch (err) {
+    // (EADDRINUSE: joined on that interface already, for another of its addresses)
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE')
+      log?.warn({ group, host, err: (err as Error).message }, 'cannot join a multicast group of the interface list');
+  }
 }
 
 /** Listen on `port` (0: any free one) of `host`; resolves to the port. */
@@ -51,15 +101,18 @@ export function listenTcp(server: net.Server, port: number, host: string, ipv6On
 
 /**
  * Bind the UDP `port` (0: any free one) for a server on `host`; resolves to the port. A socket
- * bound to one address gets no broadcasts, so beyond loopback the socket takes every interface's.
+ * bound to one address gets no broadcasts, so beyond loopback the socket takes every interface's,
+ * unless `exact` (the caller hears the interface's broadcasts on a socket of their own). An IPv4
+ * socket may send to broadcast addresses (beacons).
  */
-export function bindUdp(socket: dgram.Socket, port: number, host: string): Promise<number> {
+export function bindUdp(socket: dgram.Socket, port: number, host: string, exact = false): Promise<number> {
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
     // (IPv6 has no broadcast: an IPv6 socket is bound to the address given.)
-    socket.bind(port, host.startsWith('127.') || host.includes(':') ? host : '0.0.0.0', () => {
+    socket.bind(port, exact || host.startsWith('127.') || host.includes(':') ? host : '0.0.0.0', () => {
       socket.off('error', reject);
       socket.on('error', () => {});
+      if (!host.includes(':')) socket.setBroadcast(true);
       resolve(socket.address().port);
     });
   });
@@ -177,4 +230,17 @@ export abstract class SocketServer {
   /** Listeners beyond `tcp` (more addresses, TLS) and sockets beyond `udp`, closed with them. */
   protected readonly moreListeners: net.Server[] = [];
   protected readonly moreUdp: dgram.Socket[] = [];
+
+  /** One more TCP listener for connections, closed with the server. */
+  protected moreListener(server: net.Server = net.createServer((s) => this.connection(s))): net.Server {
+    this.moreListeners.push(server);
+    return server;
+  }
+
+  /** One more UDP socket, closed with the server. */
+  protected moreSocket(opts: dgram.SocketOptions = { type: 'udp4', reuseAddr: true }): dgram.Socket {
+    const s = dgram.createSocket(opts);
+    this.moreUdp.push(s);
+    return s;
+  }
 }

@@ -6,12 +6,12 @@ import { decodeResponse, readHeader as readCaHeader, emptyHeader as emptyCaHeade
 import { decodeMessage, emptyHeader, readHeader } from '../../src/pva/index.js';
 import { Server } from '../../src/server/index.js';
 
-async function listener(): Promise<{ port: number; next: () => Promise<Buffer>; close: () => void }> {
+async function listener(host = '127.0.0.1'): Promise<{ port: number; next: () => Promise<Buffer>; close: () => void }> {
   const s = dgram.createSocket('udp4');
   const queue: Buffer[] = [];
   const waiting: ((b: Buffer) => void)[] = [];
   s.on('message', (m) => (waiting.length ? waiting.shift()!(m) : queue.push(m)));
-  await new Promise<void>((r) => s.bind(0, '127.0.0.1', r));
+  await new Promise<void>((r) => s.bind(0, host, r));
   return {
     port: s.address().port,
     next: () => (queue.length ? Promise.resolve(queue.shift()!) : new Promise((r) => waiting.push(r))),
@@ -42,6 +42,25 @@ describe('server beacons', () => {
       readHeader(pvaBytes, 0, ph);
       const m = decodeMessage(ph, pvaBytes.subarray(8, 8 + ph.payloadSize));
       expect(m).toMatchObject({ type: 'Beacon', port: server.pvaPort });
+    } finally {
+      await server.close();
+      ca.close();
+      pva.close();
+    }
+  });
+
+  it('beacons to a broadcast address go out (the socket may broadcast)', async () => {
+    const ca = await listener('127.255.255.255');
+    const pva = await listener('127.255.255.255');
+    const server = await Server.start({
+      ca: { port: 0, host: '127.0.0.1', beaconAddresses: [`127.255.255.255:${ca.port}`] },
+      pva: { port: 0, udpPort: 0, host: '127.0.0.1', beaconAddresses: [`127.255.255.255:${pva.port}`] },
+    });
+    try {
+      const within = <T>(p: Promise<T>) =>
+        Promise.race([p, new Promise<never>((_, no) => setTimeout(() => no(new Error('no beacon in 2 s')), 2000))]);
+      expect((await within(ca.next())).length).toBeGreaterThan(0);
+      expect((await within(pva.next())).length).toBeGreaterThan(0);
     } finally {
       await server.close();
       ca.close();

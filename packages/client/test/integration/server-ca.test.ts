@@ -1,11 +1,12 @@
 // The CA server in TypeScript, read by this library's own CA client over loopback: get in every
 // form, put (plain and notified, accepted, changed and refused by the app), monitors with their
 // masks, a missing name, and a dynamic name from the source.
+import dgram from 'node:dgram';
 import diagnostics from 'node:diagnostics_channel';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Context } from '../../src/index.js';
-import { DbrType } from '../../src/ca/index.js';
+import { ByteWriter, CA_MINOR_PROTOCOL_REVISION, DbrType, DONT_REPLY, encodeMessage } from '../../src/ca/index.js';
 import { Server, type ServedPv } from '../../src/server/index.js';
 import { pythonJson } from 'epicsperf-testkit/python';
 
@@ -263,5 +264,76 @@ print(json.dumps(dict(name=n, wave=w, units=units, after=after, updates=len(seen
     } finally {
       clearInterval(ticker);
     }
+  });
+});
+
+describe('EPICS_CAS_INTF_ADDR_LIST', () => {
+  /** The datagrams that answer one search for T:ON:BOTH sent to `host`:`port` (a group: on loopback), in 300 ms. */
+  async function repliesTo(host: string, port: number): Promise<number> {
+    const w = new ByteWriter();
+    encodeMessage(w, { type: 'VersionRequest', priority: 0, version: CA_MINOR_PROTOCOL_REVISION });
+    encodeMessage(w, { type: 'SearchRequest', name: 'T:ON:BOTH', cid: 1, version: CA_MINOR_PROTOCOL_REVISION, reply: DONT_REPLY });
+    const u = dgram.createSocket('udp4');
+    let n = 0;
+    u.on('message', () => n++);
+    await new Promise<void>((r) => u.bind(0, '127.0.0.1', r));
+    u.setBroadcast(true);
+    u.setMulticastInterface('127.0.0.1');
+    u.send(w.take(), port, host);
+    await new Promise((r) => setTimeout(r, 300));
+    u.close();
+    return n;
+  }
+
+  /** A server started with `list` as its interface list (the variable set only while it starts). */
+  async function serveOn(list: string): Promise<Server> {
+    const before = process.env.EPICS_CAS_INTF_ADDR_LIST;
+    process.env.EPICS_CAS_INTF_ADDR_LIST = list;
+    try {
+      const s = await Server.start({ ca: { port: 0, beaconAddresses: [] }, pva: false });
+      s.pv('T:ON:BOTH', { value: 5 });
+      return s;
+    } finally {
+      if (before === undefined) delete process.env.EPICS_CAS_INTF_ADDR_LIST;
+      else process.env.EPICS_CAS_INTF_ADDR_LIST = before;
+    }
+  }
+
+  it('every address in it is served, its broadcast address heard once, a multicast group joined; other addresses not', async () => {
+    const s = await serveOn('127.0.0.2 127.0.0.3 224.0.2.9');
+    const at = (addr: string) => new Context({ addrList: [addr], autoAddrList: false, serverPort: s.caPort, env: {} });
+    const contexts = ['127.0.0.2', '127.0.0.3', '127.255.255.255', '127.0.0.1'].map(at);
+    try {
+      const [two, three, bcast, other] = contexts as [Context, Context, Context, Context];
+      expect((await two.get('T:ON:BOTH')).value).toBe(5);
+      expect((await three.get('T:ON:BOTH')).value).toBe(5);
+      // Heard on lo's broadcast address (both addresses are lo's: one socket) and on the group,
+      // each search answered once.
+      expect((await bcast.get('T:ON:BOTH')).value).toBe(5);
+      expect(await repliesTo('127.255.255.255', s.caPort)).toBe(1);
+      expect(await repliesTo('224.0.2.9', s.caPort)).toBe(1);
+      await expect(other.get('T:ON:BOTH', { timeout: 500 })).rejects.toThrow();
+      // Its TCP port is not open on an address outside the list.
+      const refused = await new Promise<boolean>((resolve) => {
+        const sock = net.connect(s.caPort, '127.0.0.1');
+        sock.once('connect', () => resolve(sock.destroy() && false));
+        sock.once('error', () => resolve(true));
+      });
+      expect(refused).toBe(true);
+      // libca (pyepics) finds it by its second address.
+      const got = await pythonJson<{ v: number }>(
+        "import epics, json\nprint(json.dumps(dict(v=epics.caget('T:ON:BOTH', timeout=5))))",
+        [],
+        { EPICS_CA_ADDR_LIST: '127.0.0.3', EPICS_CA_AUTO_ADDR_LIST: 'NO', EPICS_CA_SERVER_PORT: String(s.caPort) },
+      );
+      expect(got.v).toBe(5);
+    } finally {
+      await Promise.all(contexts.map((c) => c.close()));
+      await s.close();
+    }
+  });
+
+  it('0.0.0.0 beside another address is refused at start, as RSRV refuses it', async () => {
+    await expect(serveOn('0.0.0.0 127.0.0.2')).rejects.toThrow(/cannot hold 0.0.0.0 and other addresses/);
   });
 });

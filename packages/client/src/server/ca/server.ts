@@ -3,13 +3,27 @@
 // a search asks for a reply), and beacons to the beacon addresses at the EPICS schedule.
 import type dgram from 'node:dgram';
 import type net from 'node:net';
+import os from 'node:os';
 import { DEFAULT_REPEATER_PORT, DEFAULT_SERVER_PORT, DO_REPLY, CA_MINOR_PROTOCOL_REVISION } from '../../ca/constants.js';
 import { Framer } from '../../ca/framer.js';
 import { decodeRequest, encodeMessage } from '../../ca/messages.js';
 import { getLogger } from '../../log.js';
 import { ByteWriter } from '../../wire/byte-writer.js';
 
-import { addressList, batchedWrites, beaconList, bindUdp, env, listenTcp, SocketServer, targetsOf } from '../net.js';
+import type { Ifaces } from '../../transport/config.js';
+import {
+  addressList,
+  batchedWrites,
+  beaconList,
+  bindUdp,
+  broadcastOf,
+  env,
+  interfaceList,
+  joinGroup,
+  listenTcp,
+  SocketServer,
+  targetsOf,
+} from '../net.js';
 import { CaServerCircuit, type PvProvider } from './circuit.js';
 
 const log = getLogger('server.ca');
@@ -17,7 +31,10 @@ const log = getLogger('server.ca');
 export interface CaServerOptions {
   /** TCP and UDP port: EPICS_CAS_SERVER_PORT, else EPICS_CA_SERVER_PORT, else 5064 (0: any free TCP port). */
   port?: number;
-  /** Address to listen on (EPICS_CAS_INTF_ADDR_LIST's first, else all interfaces). */
+  /**
+   * Address to listen on; default EPICS_CAS_INTF_ADDR_LIST, as RSRV reads it (every address in it
+   * served, TCP and UDP, and each multicast group in it joined), else all interfaces.
+   */
   host?: string;
   /**
    * Where beacons go (default EPICS_CAS_BEACON_ADDR_LIST, else EPICS_CA_ADDR_LIST, and the
@@ -35,7 +52,8 @@ export interface CaServerOptions {
 
 export class CaServer extends SocketServer {
   private beaconId = 0;
-  private host = '0.0.0.0';
+  /** The addresses served (0.0.0.0: every interface). */
+  private hosts = ['0.0.0.0'];
   private readonly maxArrayBytes: number;
   port = 0;
 
@@ -55,12 +73,38 @@ export class CaServer extends SocketServer {
   }
 
   private async listen(): Promise<void> {
-    const host = (this.host = this.opts.host ?? addressList('EPICS_CAS_INTF_ADDR_LIST')[0] ?? '0.0.0.0');
-    const wanted = this.opts.port ?? Number(env('EPICS_CAS_SERVER_PORT') ?? env('EPICS_CA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
-    this.port = await listenTcp(this.tcp, wanted, host);
-    this.udp.on('message', (msg, rinfo) => this.onSearch(msg, rinfo));
-    await bindUdp(this.udp, this.port, host);
-    this.startBeacons();
+    const { hosts, groups } = interfaceList(this.opts.host !== undefined ? [this.opts.host] : addressList('EPICS_CAS_INTF_ADDR_LIST'), log);
+    this.hosts = hosts;
+    let port = this.opts.port ?? Number(env('EPICS_CAS_SERVER_PORT') ?? env('EPICS_CA_SERVER_PORT') ?? DEFAULT_SERVER_PORT);
+    // As RSRV: per address a TCP listener and a UDP socket bound to it. A socket bound to one
+    // address hears neither broadcasts nor multicast, so on a given address one socket more per
+    // subnet hears its broadcast address, and one per group the group (joined on each address's
+    // interface); their searches are answered from the first address's socket there.
+    const heard = new Map<string, dgram.Socket>();
+    const hear = async (address: string, answer: dgram.Socket): Promise<dgram.Socket> => {
+      let s = heard.get(address);
+      if (s) return s;
+      s = this.moreSocket();
+      heard.set(address, s);
+      s.on('message', (msg, rinfo) => this.onSearch(msg, rinfo, answer));
+      await bindUdp(s, port, address, true);
+      return s;
+    };
+    for (const [i, host] of hosts.entries()) {
+      const tcp = i === 0 ? this.tcp : this.moreListener();
+      port = this.port = await listenTcp(tcp, port, host);
+      const udp = i === 0 ? this.udp : this.moreSocket();
+      udp.on('message', (msg, rinfo) => this.onSearch(msg, rinfo, udp));
+      await bindUdp(udp, port, host, true);
+      if (host === '0.0.0.0') {
+        for (const g of groups) joinGroup(udp, g, host, log);
+        continue;
+      }
+      const bcast = broadcastOf(host, os.networkInterfaces() as Ifaces);
+      if (bcast !== undefined) await hear(bcast, udp);
+      for (const g of groups) joinGroup(await hear(g, udp), g, host, log);
+    }
+    await this.startBeacons();
   }
 
   protected serve(s: net.Socket, refuse: (reason: string) => void): () => void {
@@ -90,7 +134,7 @@ export class CaServer extends SocketServer {
   }
 
   /** A search datagram: a reply naming this server's port for each name it has. */
-  private onSearch(msg: Buffer, rinfo: dgram.RemoteInfo): void {
+  private onSearch(msg: Buffer, rinfo: dgram.RemoteInfo, udp: dgram.Socket): void {
     const w = new ByteWriter();
     let answered = false;
     const framer = new Framer(
@@ -114,14 +158,14 @@ export class CaServer extends SocketServer {
       () => {},
     );
     framer.push(msg);
-    if (w.length) this.udp.send(w.take(), rinfo.port, rinfo.address);
+    if (w.length) udp.send(w.take(), rinfo.port, rinfo.address);
   }
 
-  /** Beacons at 0.02 s doubling up to the beacon period, as RSRV sends them after it starts. */
-  private startBeacons(): void {
+  /** Beacons at 0.02 s doubling up to the beacon period, as RSRV sends them after it starts, from a socket of their own. */
+  private async startBeacons(): Promise<void> {
     const list = beaconList(
       this.opts.beaconAddresses,
-      this.host,
+      this.hosts,
       ['EPICS_CAS_BEACON_ADDR_LIST', 'EPICS_CA_ADDR_LIST'],
       ['EPICS_CAS_AUTO_BEACON_ADDR_LIST', 'EPICS_CA_AUTO_ADDR_LIST'],
     );
@@ -129,13 +173,15 @@ export class CaServer extends SocketServer {
     const repeater = Number(env('EPICS_CA_REPEATER_PORT') ?? DEFAULT_REPEATER_PORT);
     const targets = targetsOf(list, repeater);
     if (!targets.length) return;
+    const udp = this.moreSocket();
+    await bindUdp(udp, 0, '0.0.0.0');
     let delay = 0.01;
     this.beacons(
       () => {
         const w = new ByteWriter();
         encodeMessage(w, { type: 'Beacon', version: CA_MINOR_PROTOCOL_REVISION, port: this.port, beaconId: this.beaconId++, address: 0 });
         const b = w.take();
-        for (const t of targets) this.udp.send(b, t.port, t.host);
+        for (const t of targets) udp.send(b, t.port, t.host);
       },
       () => (delay = Math.min(delay * 2, period)),
     );

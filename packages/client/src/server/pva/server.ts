@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
+import type net from 'node:net';
 import { networkInterfaces } from 'node:os';
 import tls from 'node:tls';
 import { KeychainError, readKeychain } from '../../transport/keychain.js';
@@ -142,13 +142,11 @@ export class PvaServer extends SocketServer {
     for (const a of served) {
       // The first IPv4 address on the base's sockets, the others on sockets of their own (IPv6 ones IPv6 only, as pvxs's).
       const primary = first && a.family === 4;
-      const tcp = primary ? this.tcp : net.createServer((c) => this.connection(c));
-      if (!primary) this.moreListeners.push(tcp);
+      const tcp = primary ? this.tcp : this.moreListener();
       port = this.port = await listenTcp(tcp, port, a.host, a.family === 6);
       const udp = primary
         ? this.udp
-        : dgram.createSocket({ type: a.family === 6 ? 'udp6' : 'udp4', reuseAddr: true, ipv6Only: a.family === 6 });
-      if (!primary) this.moreUdp.push(udp);
+        : this.moreSocket({ type: a.family === 6 ? 'udp6' : 'udp4', reuseAddr: true, ipv6Only: a.family === 6 });
       const address = a.family === 4 ? ipv4Mapped(a.host) : addressBytes(a.host);
       // Bound to a loopback address, the socket hears unicast searches only, which the host's other
       // PVA processes sharing the port may be waiting for: each goes to the local group and is
@@ -165,10 +163,9 @@ export class PvaServer extends SocketServer {
     for (const g of entries.filter((a) => a.multicast)) this.joinGroup(g);
     const t = this.opts.tls === false ? undefined : (this.opts.tls ?? tlsFromEnv());
     if (t) {
-      const secure = tls.createServer(tlsOptions(t), (c) => this.connection(c));
+      const secure = this.moreListener(tls.createServer(tlsOptions(t), (c) => this.connection(c)));
       // A handshake that fails (a client that does not trust this server) is that client's.
       secure.on('tlsClientError', (err) => log.debug({ err: err.message }, 'TLS handshake failed'));
-      this.moreListeners.push(secure);
       const tlsPort = t.port ?? Number(env('EPICS_PVAS_TLS_PORT') ?? DEFAULT_TLS_PORT);
       this.tlsPort = await listenTcp(secure, tlsPort, host);
     }
@@ -255,7 +252,7 @@ export class PvaServer extends SocketServer {
   private startBeacons(broadcastPort: number): void {
     const list = beaconList(
       this.opts.beaconAddresses,
-      this.host,
+      [this.host],
       ['EPICS_PVAS_BEACON_ADDR_LIST', 'EPICS_PVA_ADDR_LIST'],
       ['EPICS_PVAS_AUTO_BEACON_ADDR_LIST', 'EPICS_PVA_AUTO_ADDR_LIST'],
     );
