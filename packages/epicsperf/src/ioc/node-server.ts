@@ -5,7 +5,7 @@
 // server 'node'), so that its CPU and memory are measured as the C IOC's are.
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { ALARM_STATUS_NAMES, DbrType, type DbrMetadata, type NativeType } from 'epics-client/ca';
+import { ALARM_STATUS_NAMES, DbrType, EPICS_EPOCH_OFFSET, type DbrMetadata, type NativeType } from 'epics-client/ca';
 import { Server, type Alarm, type PvDefinition, type ServedPv, type ServedValue } from 'epics-client/server';
 import type { ScalarType } from 'epics-client/pva';
 import { counterNames, SETTING_KINDS, SETTING_STATES, settingValue } from './index.js';
@@ -13,6 +13,8 @@ import { counterNames, SETTING_KINDS, SETTING_STATES, settingValue } from './ind
 /** The highest rate PREFIX:RAMP is processed at (Hz): a put above it is clipped (the ao's DRVH). */
 const RAMP_MAX_HZ = 5000;
 const [MINOR, MAJOR, INVALID] = [1, 2, 3];
+/** A record's time before it is first processed: 0 past the EPICS epoch (caget prints "<undefined>"). */
+const NEVER = EPICS_EPOCH_OFFSET * 1000;
 const [HIHI, HIGH, LOLO, LOW, UDF] = (['HIHI', 'HIGH', 'LOLO', 'LOW', 'UDF'] as const).map((n) => ALARM_STATUS_NAMES.indexOf(n)) as [
   number,
   number,
@@ -354,8 +356,8 @@ async function main(): Promise<void> {
   // SLOW:DONE) 3 s after, as the ao's forward link to a delaying seq record does in the C IOC.
   const slow = pv(`${K}SLOW`, { type: DbrType.DOUBLE, value: 1, metadata: { precision: 1 } });
   const slowDone = pv(`${K}SLOW:DONE`, { type: DbrType.LONG, value: 0 });
-  // Never processed before a put: UDF, with no severity (the C IOC's records without PINI).
-  for (const p of [slow, slowDone]) p.post(p.state.value, { severity: 0, status: UDF });
+  // Never processed before a put: UDF, with no severity and no time (the C IOC's records without PINI).
+  for (const p of [slow, slowDone]) p.post(p.state.value, { severity: 0, status: UDF, timestamp: NEVER });
   slow.onPut = async (put) => {
     slow.post(put.value);
     await new Promise((r) => setTimeout(r, 3000));
@@ -429,12 +431,12 @@ async function main(): Promise<void> {
   }
   if (o.latencyElements > 0) {
     const n = atLeast2(o.latencyElements);
-    // Never written before the workload's first put: UDF, INVALID.
+    // Never written before the workload's first put: UDF, INVALID, no time.
     for (const p of [
       wf(`${P}LATENCY:DOUBLE`, DbrType.DOUBLE, new Float64Array(0), {}, { maxCount: n }),
       wf(`${P}LATENCY:CHAR`, DbrType.CHAR, new Uint8Array(0), {}, { maxCount: n }),
     ])
-      p.post(p.state.value, { severity: INVALID, status: UDF });
+      p.post(p.state.value, { severity: INVALID, status: UDF, timestamp: NEVER });
   }
 
   const last = counters[counters.length - 1]!;

@@ -4,8 +4,12 @@
 // metadata, enum strings, normative type), timestamps and the counters' moving values aside. The
 // behaviours the workloads rely on (puts clipped to the drive limits, a put completing late, the
 // access gate, gaps, stats) behave alike.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BaseTool, buildBaseTools } from '../../src/toolchains/base-tools.js';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
+import { ensurePythonEnv } from '../../src/pyenv/index.js';
 import { pythonJson } from 'epicsperf-testkit/python';
 import { pyepicsRead, type PyReading } from 'epicsperf-testkit/client-helpers';
 import { KINDS } from 'epicsperf-testkit/kinds';
@@ -100,6 +104,80 @@ describe('every PV reads the same from both servers', () => {
     expect(got!.id).toBe(want!.id);
     expect(got!.type).toBe(want!.type);
     expect(still(name, got!.value!)).toEqual(still(name, want!.value!));
+  });
+});
+
+describe("EPICS base's caget, caput, camonitor and cainfo answer the same from both servers", () => {
+  let tools = '';
+  beforeAll(async () => {
+    const built = await buildBaseTools(await ensurePythonEnv());
+    if ('error' in built) throw new Error(built.error);
+    tools = built.path;
+  }, 120_000);
+
+  /** A tool's output against `ioc`, found by address list; `killAfterMs` stops one that runs on (camonitor). */
+  async function run(ioc: Ioc, tool: BaseTool, args: string[], killAfterMs?: number): Promise<string> {
+    const child = spawn(join(tools, tool), args, {
+      env: { ...process.env, ...ioc.env, EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGINT'), killAfterMs);
+    await new Promise((resolve) => child.once('close', resolve));
+    clearTimeout(timer);
+    return out;
+  }
+  /** Both servers' outputs, without what differs by nature: times, the server's address, moving values. */
+  async function both(tool: BaseTool, args: string[], killAfterMs?: number): Promise<[string, string]> {
+    const outs = await Promise.all([c, node].map((ioc) => run(ioc, tool, args, killAfterMs)));
+    const mask = (o: string) =>
+      o
+        .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+/g, 'TIME')
+        .replace(/(Timestamp:\s+).*/g, '$1TIME')
+        .replace(/(Host:\s+).*/g, '$1HOST')
+        .replace(new RegExp(`^(\\S*(?:${[...MOVING].join('|')})\\S*\\s+(?:TIME )?).*$`, 'gm'), '$1MOVING')
+        .replace(new RegExp(`((?:${[...MOVING].join('|')})\\n(?:.*\\n)*?\\s+Value:\\s+).*`, 'g'), '$1MOVING');
+    return [mask(outs[0]!), mask(outs[1]!)];
+  }
+
+  it('cainfo of every PV: type, count, access', async () => {
+    const [want, got] = await both('cainfo', NAMES);
+    expect(want).toMatch(/Native data type: DBF_DOUBLE/);
+    expect(want).not.toMatch(/not found|timed out/i);
+    expect(got).toBe(want);
+  });
+
+  it('caget of every PV in its CTRL form (value, alarm, units, precision, limits, enum strings), and with time and alarm (-a)', async () => {
+    const info = await run(c, 'cainfo', NAMES);
+    const native = new Map<string, string[]>();
+    for (const m of info.matchAll(/^(\S+)\n(?:.*\n)*?\s+Native data type: DBF_(\w+)/gm)) {
+      const list = native.get(m[2]!) ?? [];
+      list.push(m[1]!);
+      native.set(m[2]!, list);
+    }
+    expect([...native.values()].flat().sort()).toEqual([...NAMES].sort());
+    for (const [type, names] of native) {
+      const [want, got] = await both('caget', ['-d', `DBR_CTRL_${type}`, ...names]);
+      expect(got, type).toBe(want);
+    }
+    const [want, got] = await both('caget', ['-a', ...NAMES]);
+    expect(got).toBe(want);
+  });
+
+  it('caput with completion (-c) prints the old and new value alike; camonitor gets the same first update, then the counter ticking', async () => {
+    const name = `${P}SET:1`;
+    const [before] = await both('caget', ['-t', name]);
+    const [want, got] = await both('caput', ['-c', '-w', '5', name, '7']);
+    expect(want).toMatch(/New : .* 7\b/);
+    expect(got).toBe(want);
+    await both('caput', ['-c', name, before.trim()]);
+    const [m0, m1] = await both('camonitor', [name], 1000);
+    expect(m0.trim().split('\n')).toHaveLength(1);
+    expect(m1).toBe(m0);
+    const ticks = await Promise.all([c, node].map((ioc) => run(ioc, 'camonitor', [`${P}CALC1`], 1500)));
+    for (const t of ticks) expect(t.trim().split('\n').length).toBeGreaterThan(5);
   });
 });
 
