@@ -4,12 +4,9 @@
 // metadata, enum strings, normative type), timestamps and the counters' moving values aside. The
 // behaviours the workloads rely on (puts clipped to the drive limits, a put completing late, the
 // access gate, gaps, stats) behave alike.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BaseTool, buildBaseTools } from '../../src/toolchains/base-tools.js';
+import { type BaseTool, baseTools, runBaseTool } from 'epicsperf-testkit/base-tools';
 import { startIoc, type Ioc } from '../../src/ioc/index.js';
-import { ensurePythonEnv } from '../../src/pyenv/index.js';
 import { pythonJson } from 'epicsperf-testkit/python';
 import { pyepicsRead, type PyReading } from 'epicsperf-testkit/client-helpers';
 import { KINDS } from 'epicsperf-testkit/kinds';
@@ -110,25 +107,12 @@ describe('every PV reads the same from both servers', () => {
 describe("EPICS base's caget, caput, camonitor and cainfo answer the same from both servers", () => {
   let tools = '';
   beforeAll(async () => {
-    const built = await buildBaseTools(await ensurePythonEnv());
-    if ('error' in built) throw new Error(built.error);
-    tools = built.path;
+    tools = await baseTools();
   }, 120_000);
 
   /** A tool's output against `ioc`, found by address list; `killAfterMs` stops one that runs on (camonitor). */
-  async function run(ioc: Ioc, tool: BaseTool, args: string[], killAfterMs?: number): Promise<string> {
-    const child = spawn(join(tools, tool), args, {
-      env: { ...process.env, ...ioc.env, EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGINT'), killAfterMs);
-    await new Promise((resolve) => child.once('close', resolve));
-    clearTimeout(timer);
-    return out;
-  }
+  const run = (ioc: Ioc, tool: BaseTool, args: string[], killAfterMs?: number): Promise<string> =>
+    runBaseTool(tools, tool, args, { ...ioc.env, EPICS_CA_ADDR_LIST: '127.0.0.1', EPICS_CA_AUTO_ADDR_LIST: 'NO' }, killAfterMs);
   /** Both servers' outputs, without what differs by nature: times, the server's address, moving values. */
   async function both(tool: BaseTool, args: string[], killAfterMs?: number): Promise<[string, string]> {
     const outs = await Promise.all([c, node].map((ioc) => run(ioc, tool, args, killAfterMs)));

@@ -35,12 +35,16 @@ export async function connectAll(ctx: Context, names: string[], seconds: number)
   });
 }
 
-/** The read the C tools make for plain output: native type, enums as strings (or numbers with -n). */
-export function readOptionsFor(info: ChannelInfo, o: CommonFlags, form: FormName): GetOptions & { form: FormName } {
+/**
+ * The read the C tools make for plain output: native type, enums as strings (or numbers with -n);
+ * `full` (caget without -c, caput) reads an array's element count, which the server fills past
+ * the current length (zeros), as their ca_array_get does; else the current length (count 0).
+ */
+export function readOptionsFor(info: ChannelInfo, o: CommonFlags, form: FormName, full = false): GetOptions & { form: FormName } {
   let type: NativeTypeName = info.nativeType;
   if (type === 'enum') type = o.n ? 'short' : 'string';
-  const count = o['#'];
-  const longString = o.S === true && info.nativeType === 'char' && (count !== undefined || info.elementCount > 1);
+  const count = o['#'] ?? (full ? info.elementCount : undefined);
+  const longString = o.S === true && info.nativeType === 'char' && (o['#'] !== undefined || info.elementCount > 1);
   return { type, form, count, longString };
 }
 

@@ -41,15 +41,19 @@ function elementText(v: number | string): string {
   return Number.isInteger(v) ? String(v) : fmtG(v);
 }
 
-/** The elements of a reading as text (a float's integral values still print as %g does). */
+/** A DBR_CHAR as the C tools print it: through C's `char`, signed on Linux (200 prints as -56). */
+const signedChar = (x: number): number => (x << 24) >> 24;
+
+/** The elements of a reading as text (a float's integral values still print as %g does; chars signed). */
 export function valueTexts(r: Reading, floating: boolean): string[] {
   const v = r.value;
   if (typeof v === 'string') return [escapeText(v)];
-  if (typeof v === 'number') return [floating ? fmtG(v) : elementText(v)];
+  const char = r.dbrType % 7 === 4;
+  if (typeof v === 'number') return [floating ? fmtG(v) : elementText(char ? signedChar(v) : v)];
   const out: string[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i]!;
-    out.push(typeof x === 'number' && floating ? fmtG(x) : elementText(x));
+    out.push(typeof x === 'number' && floating ? fmtG(x) : elementText(typeof x === 'number' && char ? signedChar(x) : x));
   }
   return out;
 }
@@ -60,10 +64,10 @@ export function isFloating(r: Reading): boolean {
   return native === 2 || native === 6;
 }
 
-/** Local time as the C tools print it: `%Y-%m-%d %H:%M:%S.%06f`. */
+/** Local time as the C tools print it: `%Y-%m-%d %H:%M:%S.%06f`, the microseconds rounded as epicsTime rounds them (never up to the next second). */
 export function timeText(d: Date, nanoseconds?: number): string {
   const p = (n: number, w = 2): string => String(n).padStart(w, '0');
-  const micros = nanoseconds === undefined ? d.getMilliseconds() * 1000 : Math.floor(nanoseconds / 1000);
+  const micros = nanoseconds === undefined ? d.getMilliseconds() * 1000 : Math.floor(Math.min(nanoseconds + 500, 999_999_999) / 1000);
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(micros, 6)}`;
 }
 
@@ -71,7 +75,7 @@ export const statusName = (s: number | undefined): string => ALARM_STATUS_NAMES[
 export const severityName = (s: number | undefined): string => SEVERITY_NAMES[s ?? 0] ?? String(s);
 
 export interface LineStyle {
-  /** Field separator (caget -F); a space pads a scalar's name to 30 columns. */
+  /** Field separator (caget -F); a space pads a scalar's name to 30 columns (nameColumn). */
   separator: string;
   /** Print the element count before the values (an array, or a count was asked for). */
   withCount: boolean;
@@ -87,9 +91,9 @@ export function valuePart(r: Reading, style: LineStyle): string {
   return (style.withCount ? `${r.count}${sep}` : '') + texts.join(sep);
 }
 
-/** The name column: a scalar's name padded to 30 columns when the separator is a space. */
-export function nameColumn(name: string, style: LineStyle): string {
-  return (!style.withCount && style.separator === ' ' ? name.padEnd(30) : name) + style.separator;
+/** The name column: a scalar's name (`count` at most 1, even with -#) padded to 30 columns when the separator is a space, as caget pads it. */
+export function nameColumn(name: string, count: number, style: LineStyle): string {
+  return (count <= 1 && style.separator === ' ' ? name.padEnd(30) : name) + style.separator;
 }
 
 /** camonitor's and caget -a's wide line without the name: timestamp, value, status and severity. */
@@ -120,8 +124,8 @@ export function parseDbrType(text: string): number | undefined {
   return undefined;
 }
 
-function limitLines(m: DbrMetadata, floating: boolean, ctrl: boolean): string[] {
-  const f = (x: number | undefined): string => (floating ? fmtG(x ?? 0) : String(x ?? 0).padStart(8));
+function limitLines(m: DbrMetadata, floating: boolean, ctrl: boolean, char: boolean): string[] {
+  const f = (x: number | undefined): string => (floating ? fmtG(x ?? 0) : String(char ? signedChar(x ?? 0) : (x ?? 0)).padStart(8));
   const lines = [
     `    Lo disp limit:    ${f(m.lowerDisplayLimit)}`,
     `    Hi disp limit:    ${f(m.upperDisplayLimit)}`,
@@ -164,7 +168,7 @@ export function dbrBlock(name: string, info: ChannelInfo, r: Reading, style: Lin
     const floating = native === 2 || native === 6;
     lines.push(...sts, `    Units:            ${m.units ?? ''}`);
     if (floating) lines.push(`    Precision:        ${m.precision ?? 0}`);
-    lines.push(...limitLines(m, floating, form === 4));
+    lines.push(...limitLines(m, floating, form === 4, native === 4));
   }
   return lines.join('\n') + '\n';
 }

@@ -96,7 +96,7 @@ export async function runMonitor(ctx: Context, names: string[], o: MonitorFlags)
     const pv: PvState = { printed: false, prevServer: 0, prevClient: 0 };
     let lastCount = info.elementCount;
     const line = (text: string, count = lastCount): void => {
-      process.stdout.write(`${nameColumn(name, styleOf(o, o['#'] !== undefined || count > 1))}${text}\n`);
+      process.stdout.write(`${nameColumn(name, count, styleOf(o, o['#'] !== undefined || count > 1))}${text}\n`);
     };
     const m = ctx.monitor(name, { ...readOptionsFor(info, o, 'time'), form: 'time', mask }, (ev) => {
       if (ev.kind === 'update') {

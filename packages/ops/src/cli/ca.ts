@@ -51,7 +51,10 @@ export function register(program: Command): void {
     .option('-t', 'terse: the value only')
     .option('-a', 'wide: name, timestamp, value, status, severity')
     .addOption(new Option('-d <type>', 'request this DBR type (name or number) and print every field').argParser(dbrTypeArg))
-    .option('-c', 'asynchronous get (the only kind this client makes; accepted for compatibility)')
+    .option(
+      '-c',
+      "asynchronous get, as caget -c: an array's current length (without it, its element count, filled with zeros past the current length, as caget prints it)",
+    )
     .action((pvs: string[], o: GetFlags) => withContext(name, (ctx) => caget(ctx, pvs, o)));
   commonOptions(
     ca.command('put').description('write a PV and print its old and new value, as caput').argument('<pv>').argument('<value...>'),
@@ -97,9 +100,10 @@ async function caget(ctx: Context, names: string[], o: GetFlags): Promise<number
     let opts: GetOptions;
     if (o.d !== undefined) {
       const native = NATIVE_TYPE_NAMES[o.d % 7]!;
-      opts = { type: native, form: ['plain', 'sts', 'time', 'gr', 'ctrl'][(o.d / 7) | 0] as FormName, count: o['#'] };
+      const count = o['#'] ?? (o.c ? undefined : info.elementCount);
+      opts = { type: native, form: ['plain', 'sts', 'time', 'gr', 'ctrl'][(o.d / 7) | 0] as FormName, count };
       if (o.S && native === 'char') opts.longString = true;
-    } else opts = readOptionsFor(info, o, 'time');
+    } else opts = readOptionsFor(info, o, 'time', !o.c);
     return ctx.get(names[i]!, { ...opts, timeout }).then(
       (r: Reading) => r,
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
@@ -114,15 +118,15 @@ async function caget(ctx: Context, names: string[], o: GetFlags): Promise<number
     if (r instanceof Error) {
       failed++;
       process.stdout.write(
-        o.d !== undefined ? `${name}\n    ${failureText(r)}\n` : `${o.t ? '' : nameColumn(name, styleOf(o, false))}${failureText(r)}\n`,
+        o.d !== undefined ? `${name}\n    ${failureText(r)}\n` : `${o.t ? '' : nameColumn(name, 1, styleOf(o, false))}${failureText(r)}\n`,
       );
       continue;
     }
     const style = styleOf(o, o['#'] !== undefined || r.count > 1);
     if (o.d !== undefined) process.stdout.write(dbrBlock(name, info, r, style, !o.n));
     else if (o.t) process.stdout.write(`${valuePart(r, style)}\n`);
-    else if (o.a) process.stdout.write(`${nameColumn(name, style)}${wideTail(r, timeText(r.timestamp!, r.nanoseconds), style)}\n`);
-    else process.stdout.write(`${nameColumn(name, style)}${valuePart(r, style)}\n`);
+    else if (o.a) process.stdout.write(`${nameColumn(name, r.count, style)}${wideTail(r, timeText(r.timestamp!, r.nanoseconds), style)}\n`);
+    else process.stdout.write(`${nameColumn(name, r.count, style)}${valuePart(r, style)}\n`);
   }
   return failed > 0 ? EXIT_FAILURE : 0;
 }
@@ -133,12 +137,12 @@ async function caput(ctx: Context, name: string, values: string[], o: PutFlags):
   const [info] = await connectAll(ctx, [name], o.w);
   if (!info) return EXIT_FAILURE;
   const timeout = o.w * 1000;
-  const opts = { ...readOptionsFor(info, o, 'time'), timeout };
+  const opts = { ...readOptionsFor(info, o, 'time', true), timeout };
   const show = (label: string, r: Reading): string => {
     const style = styleOf(o, o['#'] !== undefined || r.count > 1);
     if (o.t) return `${valuePart(r, style)}\n`;
     const body = o.l ? wideTail(r, timeText(r.timestamp!, r.nanoseconds), style) : valuePart(r, style);
-    return `${label} : ${nameColumn(name, style)}${body}\n`;
+    return `${label} : ${nameColumn(name, r.count, style)}${body}\n`;
   };
   const old = await ctx.get(name, opts);
   const value = await putValue(ctx, info, values, o);

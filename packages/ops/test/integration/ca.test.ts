@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc } from 'epicsperf-testkit/ioc';
 import { pyepicsRead } from 'epicsperf-testkit/client-helpers';
 import { runOps } from 'epicsperf-testkit/cli';
+import { type BaseTool, baseTools, runBaseTool } from 'epicsperf-testkit/base-tools';
+import { KINDS } from 'epicsperf-testkit/kinds';
 
 let ioc: Ioc;
 let env: Record<string, string>;
@@ -100,6 +102,66 @@ describe('ca get', () => {
   });
 });
 
+describe("the same output as EPICS base's caget, caput, camonitor and cainfo", () => {
+  let tools = '';
+  beforeAll(async () => {
+    tools = await baseTools();
+  }, 120_000);
+  const NAMES = KINDS.map((k) => K + k);
+  /** The C tool's output and this command's (stdout and stderr), the server's host name aside. */
+  async function both(tool: BaseTool, args: string[]): Promise<[string, string]> {
+    const command = tool === 'cainfo' ? 'info' : tool.slice(2);
+    const [want, got] = await Promise.all([runBaseTool(tools, tool, args, env), ca(command, ...args)]);
+    const host = (o: string) => o.replace(/(Host:\s+)\S+/g, '$1HOST');
+    return [host(want), host(got.stdout + got.stderr)];
+  }
+
+  it.each([[], ['-t'], ['-n'], ['-a'], ['-#', '3'], ['-F', ','], ['-a', '-F', ','], ['-S'], ['-c'], ['-d', 'DBR_TIME_STRING']])(
+    'caget %j of every kind of PV',
+    async (...flags) => {
+      const [want, got] = await both('caget', [...(flags as string[]), ...NAMES]);
+      expect(want).toContain('hello epics');
+      expect(got).toBe(want);
+    },
+  );
+
+  it("caget -d in each PV's own CTRL and GR forms", async () => {
+    for (const [type, name] of [
+      ['DBR_CTRL_ENUM', 'ENUM'],
+      ['DBR_GR_FLOAT', 'FLOAT'],
+      ['DBR_CTRL_SHORT', 'ARR:SHORT'],
+      ['DBR_CTRL_CHAR', 'CHARMAX'],
+      ['DBR_STS_LONG', 'LONGMIN'],
+    ]) {
+      const [want, got] = await both('caget', ['-d', type!, K + name]);
+      expect(got).toBe(want);
+    }
+  });
+
+  it('cainfo, camonitor -t n of a PV that holds still, and caput of the value it has', async () => {
+    const [want, got] = await both('cainfo', NAMES);
+    expect(got).toBe(want);
+    for (const args of [
+      ['-t', 'n', `${K}DOUBLE`],
+      ['-t', 'n', `${K}ARR:SHORT`],
+    ]) {
+      const [m0, m1] = await Promise.all([runBaseTool(tools, 'camonitor', args, env, 1000), ca('monitor', '--updates', '1', ...args)]);
+      expect(m1.stdout).toBe(m0);
+    }
+    for (const args of [
+      [`${K}LONG`, '42'],
+      ['-c', `${K}ENUM`, 'On'],
+      ['-t', `${K}FLOAT`, '1.5'],
+      ['-l', `${K}SHORT`, '-1234'],
+      ['-a', `${K}ARR:LONG`, '10', ...Array.from({ length: 10 }, (_, i) => String(i * 100000))],
+    ]) {
+      // (a put processes the record: its time moves)
+      const [want, got] = (await both('caput', args)).map((o) => o.replace(new RegExp(STAMP.source, 'g'), 'TIME'));
+      expect(got, args.join(' ')).toBe(want);
+    }
+  });
+});
+
 describe('ca put', () => {
   it('prints old and new values; the IOC has the new value (read with pyepics)', async () => {
     const r = await ca('put', `${K}LONG`, '7');
@@ -122,7 +184,8 @@ describe('ca put', () => {
     const [ls] = await pyepicsRead(ioc.env, [`${K}LONGSTRING`]);
     expect(ls!.char_value).toBe('a new long string, longer than forty characters of DBR_STRING');
     const a = await ca('put', '-a', '-t', `${K}ARR:DOUBLE`, '3', '1.5', '-2', '1e3');
-    expect(a.stdout).toBe('3 1.5 -2 1000\n');
+    // caput reads back the whole array (its element count), the rest zeros, as EPICS base's caput prints it.
+    expect(a.stdout).toBe('10 1.5 -2 1000 0 0 0 0 0 0 0\n');
     expect((await pyepicsRead(ioc.env, [`${K}ARR:DOUBLE`]))[0]!.value).toEqual([1.5, -2, 1000]);
     expect((await ca('put', '-t', `${K}STRING`, 'two', 'words')).stdout).toBe('two words\n');
     const long = (await ca('put', '-l', `${K}STRING`, 'three')).stdout.split('\n');
