@@ -4,7 +4,8 @@
 // c-pvxs, 100,000 PVs served (peak RSS, and a PVA snapshot of all of them from a fresh server, by
 // this client and by c-pvxs), and many clients of one server (this client's Contexts, one circuit
 // each). Prints Markdown. RECORDS (10000), RATE (10), SAMPLES (50), ELEMENTS (10000000),
-// ARRAY_SAMPLES (20), NAMES (100000), CLIENTS (1000), PER_CLIENT (100), MANY_RATE (1), MANY_S (10).
+// ARRAY_SAMPLES (20), NAMES (100000), CLIENTS (1000), PER_CLIENT (100), MANY_RATES (1,10: a table
+// row per rate and server), MANY_S (10).
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ const ARRAY_SAMPLES = n('ARRAY_SAMPLES', 20);
 const NAMES = n('NAMES', 100_000);
 const CLIENTS = n('CLIENTS', 1000);
 const PER_CLIENT = n('PER_CLIENT', 100);
-const MANY_RATE = n('MANY_RATE', 1);
+const MANY_RATES = (process.env.MANY_RATES ?? '1,10').split(',').map(Number);
 const MANY_S = n('MANY_S', 10);
 const SERVERS = ['softioc', 'node'];
 const tmp = (name) => join(tmpdir(), `epicsperf-server-limits-${process.pid}-${name}`);
@@ -187,48 +188,50 @@ rmSync(list, { force: true });
 
 // 4. Many clients of one server: CLIENTS Contexts (a circuit each) monitoring PER_CLIENT counters each.
 const manyRows = [];
-for (const server of SERVERS) {
-  const i = await ioc(server, ['--records', String(PER_CLIENT), '--rate', String(MANY_RATE), '--array-elements', '0']);
-  const names = Array.from({ length: PER_CLIENT }, (_, k) => `TEST:CALC${k + 1}`);
-  const contexts = Array.from({ length: CLIENTS }, () => new Context({ env: i.env }));
-  let updates = 0;
-  let gaps = 0;
-  const last = new Map();
-  const t0 = performance.now();
-  const subs = contexts.flatMap((ctx, c) =>
-    names.map((name, k) =>
-      ctx.monitor(name, {}, (ev) => {
-        if (ev.kind !== 'update') return;
-        const key = c * PER_CLIENT + k;
-        const prev = last.get(key);
-        if (prev !== undefined && ev.value !== prev + 1) gaps++;
-        last.set(key, ev.value);
-        updates++;
-      }),
-    ),
-  );
-  // Connected: every monitor has its first update.
-  while (last.size < CLIENTS * PER_CLIENT && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 100));
-  const connectS = (performance.now() - t0) / 1000;
-  const before = usage(i.pid);
-  const u0 = updates;
-  await new Promise((r) => setTimeout(r, MANY_S * 1000));
-  const after = usage(i.pid);
-  const got = updates - u0;
-  for (const s of subs) s.close();
-  await Promise.all(contexts.map((c) => c.close()));
-  manyRows.push({
-    server,
-    connected: last.size,
-    connectS,
-    got,
-    expected: CLIENTS * PER_CLIENT * MANY_RATE * MANY_S,
-    gaps,
-    cpu: ((after.cpuS - before.cpuS) / MANY_S) * 100,
-    peakMb: after.peakMb,
-  });
-  await i.stop();
-}
+for (const rate of MANY_RATES)
+  for (const server of SERVERS) {
+    const i = await ioc(server, ['--records', String(PER_CLIENT), '--rate', String(rate), '--array-elements', '0']);
+    const names = Array.from({ length: PER_CLIENT }, (_, k) => `TEST:CALC${k + 1}`);
+    const contexts = Array.from({ length: CLIENTS }, () => new Context({ env: i.env }));
+    let updates = 0;
+    let gaps = 0;
+    const last = new Map();
+    const t0 = performance.now();
+    const subs = contexts.flatMap((ctx, c) =>
+      names.map((name, k) =>
+        ctx.monitor(name, {}, (ev) => {
+          if (ev.kind !== 'update') return;
+          const key = c * PER_CLIENT + k;
+          const prev = last.get(key);
+          if (prev !== undefined && ev.value !== prev + 1) gaps++;
+          last.set(key, ev.value);
+          updates++;
+        }),
+      ),
+    );
+    // Connected: every monitor has its first update.
+    while (last.size < CLIENTS * PER_CLIENT && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 100));
+    const connectS = (performance.now() - t0) / 1000;
+    const before = usage(i.pid);
+    const u0 = updates;
+    await new Promise((r) => setTimeout(r, MANY_S * 1000));
+    const after = usage(i.pid);
+    const got = updates - u0;
+    for (const s of subs) s.close();
+    await Promise.all(contexts.map((c) => c.close()));
+    manyRows.push({
+      rate,
+      server,
+      connected: last.size,
+      connectS,
+      got,
+      expected: CLIENTS * PER_CLIENT * rate * MANY_S,
+      gaps,
+      cpu: ((after.cpuS - before.cpuS) / MANY_S) * 100,
+      peakMb: after.peakMb,
+    });
+    await i.stop();
+  }
 
 say(
   `Serving ${(RECORDS * RATE).toLocaleString('en')} updates/s to one client (${RECORDS} counters at ${RATE} Hz, ${SAMPLES} samples each, every sample checked)`,
@@ -257,13 +260,15 @@ say('|---|---|---:|---:|---:|---:|');
 for (const r of snapshotRows)
   say(`| ${r.client} | ${r.server} | ${r.answered} | ${f1(r.wallMs / 1000)} | ${f1(r.cpuS)} | ${Math.round(r.peakMb)} |`);
 say();
-say(`${CLIENTS} clients (this client's Contexts, a circuit each) monitoring ${PER_CLIENT} counters each at ${MANY_RATE} Hz, ${MANY_S} s`);
+say(`${CLIENTS} clients (this client's Contexts in one process, a circuit each) monitoring ${PER_CLIENT} counters each, ${MANY_S} s`);
 say();
-say('| server | monitors with updates | connected in s | updates received | expected | gaps | server CPU % | server peak RSS MB |');
-say('|---|---:|---:|---:|---:|---:|---:|---:|');
+say(
+  '| rate Hz | server | monitors with updates | connected in s | updates received | expected | gaps | server CPU % | server peak RSS MB |',
+);
+say('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of manyRows)
   say(
-    `| ${r.server} | ${r.connected} | ${f1(r.connectS)} | ${r.got} | ${r.expected} | ${r.gaps} | ${f1(r.cpu)} | ${Math.round(r.peakMb)} |`,
+    `| ${r.rate} | ${r.server} | ${r.connected} | ${f1(r.connectS)} | ${r.got} | ${r.expected} | ${r.gaps} | ${f1(r.cpu)} | ${Math.round(r.peakMb)} |`,
   );
 process.stdout.write(lines.join('\n') + '\n');
 process.exit(0);
