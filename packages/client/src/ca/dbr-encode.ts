@@ -116,7 +116,7 @@ export function encodeDbr(type: number, value: EncodableValue, extras?: EncodeEx
   } else if (native === 4 && isBytes(value)) {
     // Bytes into bytes: one copy (an Int8Array's bytes are its two's complement, as in C).
     payload.set(new Uint8Array(value.buffer, value.byteOffset, count), off);
-  } else {
+  } else if (!copySwapped(payload, off, native, value, count)) {
     const arr = value as ArrayLike<number>;
     const es = ELEMENT_SIZE[native]!;
     const typed = ArrayBuffer.isView(arr); // a typed array holds numbers only
@@ -127,6 +127,31 @@ export function encodeDbr(type: number, value: EncodableValue, extras?: EncodeEx
     }
   }
   return { payload, count };
+}
+
+/** The typed array of each native numeric type's own elements (SHORT, FLOAT, LONG, DOUBLE). */
+type NativeArray = Int16Array | Float32Array | Int32Array | Float64Array;
+const NATIVE_ARRAY: Record<number, new (n: number) => NativeArray> = { 1: Int16Array, 2: Float32Array, 5: Int32Array, 6: Float64Array };
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * An array of the native type's own elements (an Int32Array as DBR_LONG): its bytes copied at
+ * once, then swapped to network order in place, instead of element by element. False for any
+ * other value (the caller converts each element).
+ */
+function copySwapped(payload: Uint8Array, off: number, native: number, value: unknown, count: number): boolean {
+  const kind = NATIVE_ARRAY[native];
+  if (!kind || !(value instanceof kind)) return false;
+  const t = value as NativeArray;
+  const es = t.BYTES_PER_ELEMENT;
+  payload.set(new Uint8Array(t.buffer, t.byteOffset, count * es), off);
+  if (LITTLE_ENDIAN) {
+    const b = Buffer.from(payload.buffer, payload.byteOffset + off, count * es);
+    if (es === 2) b.swap16();
+    else if (es === 4) b.swap32();
+    else b.swap64();
+  }
+  return true;
 }
 
 function writeMetadata(view: DataView, bytes: Uint8Array, native: number, form: number, m: DbrMetadata): void {

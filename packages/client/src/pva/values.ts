@@ -346,7 +346,9 @@ export function encodeValue(w: Writer, desc: FieldDesc, v: PvValue, registry?: T
       if (desc.array !== 'fixed') w.size(arr.length);
       else if (arr.length !== desc.size) throw new TypeError(`fixed array needs ${desc.size} elements, got ${arr.length}`);
       const C = ARRAYS[desc.type];
-      if (C && v instanceof C && (C.BYTES_PER_ELEMENT === 1 || w.littleEndian === HOST_LE)) {
+      // Bytes are copied as they are, whichever byte type holds them (an Int8Array as ubyte: its two's complement, as C does).
+      const bytes = C?.BYTES_PER_ELEMENT === 1 && (v instanceof Int8Array || v instanceof Uint8Array);
+      if (C && (bytes || v instanceof C) && (C.BYTES_PER_ELEMENT === 1 || w.littleEndian === HOST_LE)) {
         w.raw(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
         return;
       }

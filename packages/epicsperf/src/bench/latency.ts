@@ -93,7 +93,7 @@ export function latencyPoints(samples: readonly Sample[], w: LatencyWorkload): L
  * size cannot swamp the fixed cost): the fixed cost in ms and the rate in MB/s. Undefined with
  * fewer than two sizes or a slope that is not positive.
  */
-export function fitLatency(points: readonly LatencyPoint[], y: (p: LatencyPoint) => number | undefined): LatencyFit | undefined {
+export function fitLatency<P extends { bytes: number }>(points: readonly P[], y: (p: P) => number | undefined): LatencyFit | undefined {
   const xy = points
     .map((p) => [p.bytes, y(p)] as const)
     .filter((v): v is readonly [number, number] => v[1] !== undefined && Number.isFinite(v[1]) && v[1] > 0);

@@ -206,7 +206,12 @@ export class RunnerProcess extends Runner {
   }
 
   send(command: RunnerCommand): void {
-    if (!this.ended) this.child.stdin!.write(command + '\n');
+    this.say(command);
+  }
+
+  /** A command line of another protocol's (a server runner's `post ...`). */
+  say(line: string): void {
+    if (!this.ended) this.child.stdin!.write(line + '\n');
   }
 
   async finish(graceMs = 5000): Promise<void> {

@@ -1,12 +1,16 @@
 // The result shapes that the orchestrator produces and the reporters read, and the versions of
 // their JSON formats: data only, so the reports depend on data, not on the code that made it.
 import type { CaptureBenchResults } from './capture.js';
+import type { CrossingResults, CrossingWorkload } from './crossing.js';
+import type { LatencyFit } from './fit.js';
 import type { HeadroomResults, HeadroomWorkload } from './headroom.js';
 import type { LoadResults, LoadWorkload } from './load.js';
 import type { MonitorRun, Stat, StealPercent } from './monitor.js';
 import type { Integer, SnapshotRun } from 'epics-ops';
 
 export * from './capture.js';
+export * from './crossing.js';
+export * from './fit.js';
 export * from './headroom.js';
 export * from './load.js';
 export * from './monitor.js';
@@ -84,14 +88,6 @@ export interface LatencyPoint {
   error?: string;
 }
 
-/** Fixed cost and slope of p50 against bytes (least squares), as the ADO bridge study fitted them. */
-export interface LatencyFit {
-  /** Intercept of p50 against bytes, ms. */
-  fixedMs: number;
-  /** 1 / slope, MB/s. */
-  mbPerS: number;
-}
-
 export interface LatencyRun {
   client: string;
   /** The host it ran on (a name of `hosts`), when not the orchestrator's. */
@@ -157,6 +153,8 @@ export interface BenchRunOptions {
     headroom?: HeadroomWorkload | undefined;
     /** The load workload (src/bench/load.ts): its runners per host at each step, counters, rate and seconds. */
     load?: LoadWorkload | undefined;
+    /** The crossing workload (src/bench/crossing.ts): its servers, payloads, posts and their period. */
+    crossing?: CrossingWorkload | undefined;
   };
   repeat: Integer;
   /** The snapshot's timeout per PV, ms. */
@@ -231,6 +229,8 @@ export interface BenchResults {
    *  by step until updates are lost, latency grows or a runner fails; each client's steps, and how
    *  many clients it served. */
   load?: LoadResults | undefined;
+  /** The crossing workload: each server's posts to a reference client, per protocol and payload. */
+  crossing?: CrossingResults | undefined;
 }
 
 export interface LibraryStatus {

@@ -2,19 +2,13 @@
 // (`node-worker`: the main thread speaks the protocol, the worker does the client work), or with
 // --pva the same client over PV Access (`node-pva`).
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { emit, fail, onCommand } from './protocol.js';
+import { emit, fail, onCommand, packageVersion as version } from './protocol.js';
 import { parseRunnerArgs, type RunnerArgs } from './args.js';
 import { NodeTask, type Shipment } from './node-task.js';
 
 type ToWorker = { cmd: string };
 type FromWorker = { type: 'event'; event: Record<string, unknown> } | { type: 'ship'; shipment: Shipment } | { type: 'closed' };
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 function inline(args: RunnerArgs): void {
   const task = new NodeTask(args, (e) => emit(e));

@@ -1,6 +1,6 @@
 // The runner side of the line protocol (docs/runners.md) for runners written in Node, the bench's
 // and the capture's: events and payloads on fd 3, the error that ends a runner, commands on stdin.
-import { writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 /** Write one event on fd 3, followed by its payload. */
@@ -36,4 +36,10 @@ export function onCommand(handler: (cmd: string) => void): void {
   const rl = createInterface({ input: process.stdin });
   rl.on('line', (line) => handler(line.trim()));
   rl.on('close', () => process.exit(0));
+}
+
+/** The version of this package (and of epics-client, released with it), which a Node runner's `ready` names. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }

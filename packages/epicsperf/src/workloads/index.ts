@@ -15,8 +15,9 @@ import { latency } from './latency.js';
 import { capture } from './capture.js';
 import { headroom } from './headroom.js';
 import { load } from './load.js';
+import { crossing } from './crossing.js';
 
-export const WORKLOADS: readonly BenchWorkload[] = [snapshot, monitor, array, arrayPut, latency, capture, headroom, load];
+export const WORKLOADS: readonly BenchWorkload[] = [snapshot, monitor, array, arrayPut, latency, crossing, capture, headroom, load];
 
 export function findWorkload(name: string): BenchWorkload | undefined {
   return WORKLOADS.find((w) => w.name === name);

@@ -37,9 +37,13 @@ describe('the client declarations', () => {
     const declared = new Set(CLIENTS.flatMap((c) => ('node' in c.run ? [c.run.node] : 'python' in c.run ? [`${c.run.python}.py`] : [])));
     // The Node capture runner serves the Node clients declared `capture`.
     if (CLIENTS.some((c) => c.capture && 'node' in c.run)) declared.add('node-capture.js');
-    // Node runners are the scripts that announce themselves ready; the others are their parts.
+    // Node runners are the scripts that announce themselves ready as a client (a server runner, of
+    // src/servers/, names the server it is); the others are their parts.
     const nodeRunners = readdirSync(NODE_RUNNERS)
-      .filter((f) => f.endsWith('.ts') && readFileSync(join(NODE_RUNNERS, f), 'utf8').includes("ev: 'ready'"))
+      .filter((f) => {
+        const src = f.endsWith('.ts') ? readFileSync(join(NODE_RUNNERS, f), 'utf8') : '';
+        return src.includes("ev: 'ready'") && !src.includes("ev: 'ready', server:");
+      })
       .map((f) => f.replace(/\.ts$/, '.js'));
     const pyRunners = readdirSync(PY_RUNNERS).filter((f) => f.endsWith('.py') && !['__init__.py', 'base.py'].includes(f));
     expect([...nodeRunners, ...pyRunners].filter((f) => !declared.has(f))).toEqual([]);

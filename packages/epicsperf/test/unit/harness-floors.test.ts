@@ -51,6 +51,8 @@ const FLOORS: Record<string, number> = {
   // command-line options the commands and the workloads share
   clients: 4,
   options: 4,
+  // the server runners (the server workloads' apps): their declarations, how each is started
+  servers: 4,
   // hosts as places to run runners; operations on them (bench's capture workload calls capture's)
   hosts: 5,
   capture: 6,

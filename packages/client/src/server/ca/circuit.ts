@@ -382,6 +382,16 @@ function padStrings(dataType: number, count: number, payload: Uint8Array): Uint8
 
 /** The PV's value in the native type a client asked for, `n` elements. */
 function convert(v: ServedValue, pv: ServedPv, native: number, n: number): EncodableValue {
+  // Numbers of a typed array (not 64-bit integers) as they are, zeros past their end: no copy
+  // element by element (a 1 MB array took 28 ms here that way).
+  if (native !== DbrType.STRING && ArrayBuffer.isView(v) && !(v instanceof BigInt64Array)) {
+    const t = v as Float64Array;
+    if (t.length === n) return t;
+    if (t.length > n) return t.subarray(0, n);
+    const out = new (t.constructor as Float64ArrayConstructor)(n);
+    out.set(t);
+    return out;
+  }
   const choices = pv.metadata.enumStrings;
   const list: readonly (number | string)[] =
     typeof v === 'number' || typeof v === 'string' ? [v] : Array.from(v as ArrayLike<number | string>);

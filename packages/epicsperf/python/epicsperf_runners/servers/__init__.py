@@ -1,0 +1,44 @@
+"""One module per server library behind the server runner driver (server_driver.py).
+
+Each module exposes LIBRARY (the package named when it is missing), PROTOCOLS (what it serves,
+"CA" and/or "PVA"), load() -> version, which imports the library (importing the module imports
+none), and Server, which serves the crossing PVs (names()) and posts to them:
+
+    server = Server()
+    server.start(prefix, int32_sizes, byte_sizes)  # returns once serving, on the environment's ports
+    server.post(name, make_value(kind, n, k), t)   # update k, with t as its timestamp
+    server.stop()
+
+The driver makes each value before it reads the clock: the crossing starts at the hand-over.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+# --server name -> its module here (the declarations of src/servers/registry.ts)
+SERVERS = {"softioc": "softioc", "p4p": "p4p", "caproto": "caproto"}
+
+
+def names(prefix: str, int32_sizes: list[int], byte_sizes: list[int]) -> dict[str, tuple[str, int]]:
+    """The PVs a server runner serves: name -> (kind, elements), kind "double", "int32" or "int8"."""
+    pvs = {f"{prefix}CROSS:DOUBLE": ("double", 1)}
+    pvs.update({f"{prefix}CROSS:INT32:{n}": ("int32", n) for n in int32_sizes})
+    pvs.update({f"{prefix}CROSS:BYTES:{n}": ("int8", n) for n in byte_sizes})
+    return pvs
+
+
+def make_value(kind: str, elements: int, k: int) -> Any:
+    """Update k of a PV of that kind: the float k, or a numpy array of `elements` times k."""
+    if kind == "double":
+        return float(k)
+    import numpy
+    return numpy.full(elements, k, dtype=numpy.int32 if kind == "int32" else numpy.int8)
+
+
+class Server(Protocol):
+    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int]) -> None: ...
+
+    def post(self, name: str, value: Any, t: float) -> None: ...
+
+    def stop(self) -> None: ...

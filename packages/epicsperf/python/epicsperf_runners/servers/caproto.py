@@ -1,0 +1,103 @@
+"""caproto's asyncio Channel Access server (pure Python), as caproto_ioc.py runs one, with its
+PVs made for the sizes asked: ChannelDouble, ChannelInteger (DBR_LONG) arrays of int32 and
+ChannelByte (DBR_CHAR, raw bytes, not a string) arrays of int8, in a pvdb served by
+caproto.asyncio.server.Context on an event loop of its own thread. It reads EPICS_CA_SERVER_PORT
+and EPICS_CAS_INTF_ADDR_LIST from the environment. post() hands `await pv.write(value,
+timestamp=t)` to that loop (run_coroutine_threadsafe) and waits for it: the write stores the
+value and queues the subscribers' updates, which the server's tasks send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from typing import Any
+
+from . import names
+
+LIBRARY = "caproto"
+PROTOCOLS = ("CA",)
+caproto: Any = None
+Context: Any = None
+
+
+def load() -> str:
+    global caproto, Context
+    import caproto as lib
+    from caproto.asyncio.server import Context as ctx
+    caproto, Context = lib, ctx
+    version: str = lib.__version__
+    return version
+
+
+class Server:
+    def __init__(self) -> None:
+        self.pvs: dict[str, Any] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.thread: threading.Thread | None = None
+
+    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int]) -> None:
+        import numpy
+        # Beacons as EPICS base's servers send them: to the client address list (loopback here)
+        # unless the server's own lists say otherwise (caproto would broadcast them).
+        env = os.environ
+        if "EPICS_CA_ADDR_LIST" in env:
+            env.setdefault("EPICS_CAS_BEACON_ADDR_LIST", env["EPICS_CA_ADDR_LIST"])
+        if "EPICS_CA_AUTO_ADDR_LIST" in env:
+            env.setdefault("EPICS_CAS_AUTO_BEACON_ADDR_LIST", env["EPICS_CA_AUTO_ADDR_LIST"])
+        if "EPICS_CA_REPEATER_PORT" in env:
+            env.setdefault("EPICS_CAS_BEACON_PORT", env["EPICS_CA_REPEATER_PORT"])
+        # A beacon refused (no repeater listening) is logged with its traceback at every beacon;
+        # EPICS base's servers ignore it, and so does this one.
+        logging.getLogger("caproto.ctx").addFilter(
+            lambda record: not record.getMessage().startswith("Failed to send beacon"))
+        for name, (kind, n) in names(prefix, int32_sizes, byte_sizes).items():
+            if kind == "double":
+                self.pvs[name] = caproto.ChannelDouble(value=0.0)
+            elif kind == "int32":
+                self.pvs[name] = caproto.ChannelInteger(value=numpy.zeros(n, dtype=numpy.int32), max_length=n)
+            else:
+                self.pvs[name] = caproto.ChannelByte(value=numpy.zeros(n, dtype=numpy.int8), max_length=n,
+                                                     strip_null_terminator=False)
+        started = threading.Event()
+        failure: list[BaseException] = []
+        loop = asyncio.new_event_loop()
+        self.loop = loop
+
+        async def on_startup(_async_lib: Any) -> None:
+            """Called once the TCP and UDP sockets are bound and the server's tasks made."""
+            started.set()
+
+        async def serve() -> None:
+            # The context makes its queues in the running loop.
+            await Context(self.pvs).run(startup_hook=on_startup)
+
+        def run() -> None:
+            try:
+                asyncio.set_event_loop(loop)
+                self.task = loop.create_task(serve())
+                loop.run_until_complete(self.task)
+            except BaseException as err:  # noqa: BLE001 - reported by start()
+                failure.append(err)
+            finally:
+                started.set()
+
+        self.thread = threading.Thread(target=run, name="caproto", daemon=True)
+        self.thread.start()
+        started.wait()
+        if failure or not self.thread.is_alive():
+            raise RuntimeError(f"the caproto server stopped: {failure[0] if failure else 'at start'}")
+
+    def post(self, name: str, value: Any, t: float) -> None:
+        assert self.loop is not None
+        asyncio.run_coroutine_threadsafe(self.pvs[name].write(value, timestamp=t), self.loop).result()
+
+    def stop(self) -> None:
+        loop, task = self.loop, self.task
+        if loop is None or task is None or self.thread is None:
+            return
+        loop.call_soon_threadsafe(task.cancel)
+        self.thread.join(1.0)

@@ -1,0 +1,72 @@
+// Server runner `node` (docs/runners.md, Server runners): this project's server (epics-client/server)
+// publishing the crossing PVs over CA and PV Access, posting on command; each post's wall clock is
+// kept, and given as the update's timestamp.
+import { parseArgs } from 'node:util';
+import { DbrType } from 'epics-client/ca';
+import { Server, type ServedPv } from 'epics-client/server';
+import { emit, fail, onCommand, packageVersion } from './protocol.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { prefix: { type: 'string' }, int32: { type: 'string' }, bytes: { type: 'string' } },
+});
+if (positionals[0] !== 'serve') fail(`unknown task "${positionals[0] ?? ''}"`, 2);
+if (values.prefix === undefined) fail('--prefix P is required', 2);
+const sizes = (v: string | undefined): number[] => (v ?? '').split(',').filter(Boolean).map(Number);
+const int32 = sizes(values.int32);
+const bytes = sizes(values.bytes);
+if ([...int32, ...bytes].some((n) => !Number.isInteger(n) || n < 1)) fail('sizes are whole numbers from 1', 2);
+
+/** The wall clock in ms since the epoch, to the microsecond (Date.now() has only milliseconds). */
+const wallMs = (): number => performance.timeOrigin + performance.now();
+
+const P = values.prefix;
+// CA carries the largest array: its bytes and the header.
+const maxArrayBytes = Math.max(16384, 4 * Math.max(0, ...int32, ...bytes) + 4096);
+const server = await Server.start({ ca: { maxArrayBytes }, pva: {} }).catch((e: unknown) => fail(`cannot serve: ${(e as Error).message}`));
+const pvs = new Map<string, { pv: ServedPv; make: (k: number) => number | Int32Array | Int8Array }>();
+pvs.set(`${P}CROSS:DOUBLE`, { pv: server.pv(`${P}CROSS:DOUBLE`, { type: DbrType.DOUBLE, value: 0 }), make: (k) => k });
+for (const n of int32) {
+  const name = `${P}CROSS:INT32:${n}`;
+  pvs.set(name, { pv: server.pv(name, { type: DbrType.LONG, value: new Int32Array(n) }), make: (k) => new Int32Array(n).fill(k) });
+}
+for (const n of bytes) {
+  const name = `${P}CROSS:BYTES:${n}`;
+  pvs.set(name, { pv: server.pv(name, { type: DbrType.CHAR, value: new Int8Array(n) }), make: (k) => new Int8Array(n).fill(k) });
+}
+
+/** (k, wall clock s) of every post since the last ship. */
+let posts: number[] = [];
+
+async function post(name: string, count: number, periodMs: number): Promise<void> {
+  const target = pvs.get(name);
+  if (!target) fail(`no PV ${name} here`, 2);
+  const start = performance.now();
+  for (let k = 1; k <= count; k++) {
+    const wait = start + (k - 1) * periodMs - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    // The value is made before the clock is read: the crossing starts when the app hands it over.
+    const value = target.make(k);
+    const t = wallMs();
+    target.pv.post(value, { timestamp: t });
+    posts.push(k, t / 1000);
+  }
+  emit({ ev: 'posted', name, count });
+}
+
+let queue = Promise.resolve();
+onCommand((line) => {
+  const [cmd, ...rest] = line.split(/\s+/);
+  if (cmd === 'post') {
+    const [name, count, period] = [rest[0] ?? '', Number(rest[1]), Number(rest[2])];
+    if (!(count >= 1 && count <= 127) || !(period >= 0)) fail(`bad post command: ${line}`, 2);
+    queue = queue.then(() => post(name, count, period));
+  } else if (cmd === 'ship')
+    queue = queue.then(() => {
+      emit({ ev: 'posts', count: posts.length / 2 }, new Uint8Array(new Float64Array(posts).buffer));
+      posts = [];
+    });
+  else if (cmd === 'exit') void queue.then(() => server.close()).then(() => process.exit(0));
+  else if (cmd) fail(`unknown command "${cmd}"`, 2);
+});
+emit({ ev: 'ready', server: 'node', version: packageVersion() });

@@ -1,0 +1,120 @@
+// A server runner started here (docs/runners.md, Server runners): its command by runtime (built on
+// first use for C++), free ports on loopback, the environment its clients need, posts on command
+// and the post times shipped back.
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../home.js';
+import { freePort } from '../ioc/ports.js';
+import { RunnerProcess } from '../launch/process.js';
+import { pythonModule } from '../pyenv/index.js';
+import { buildPvxsServer } from '../toolchains/cxxlib.js';
+import { type ServerSpec, findServer } from './registry.js';
+
+export * from './registry.js';
+
+export interface ServedPayloads {
+  /** Prefix of the PV names (`P:CROSS:DOUBLE` ...). */
+  prefix: string;
+  int32: readonly number[];
+  bytes: readonly number[];
+}
+
+export interface RunningServer {
+  spec: ServerSpec;
+  version: string | undefined;
+  /** What a client needs to reach it (loopback address lists, its ports). */
+  clientEnv: Record<string, string>;
+  /** Post `count` updates to `name`, one each `periodMs`; resolves when the last is posted. */
+  post(name: string, count: number, periodMs: number): Promise<void>;
+  /** (k, wall clock s) of each post since the last ship, in order. */
+  ship(): Promise<Map<number, number>>;
+  stop(): Promise<void>;
+}
+
+/** The command of a server's runner, or why it cannot run here (its build failed). */
+async function command(
+  spec: ServerSpec,
+  python: string,
+): Promise<{ command: string; args: string[]; env?: Record<string, string> } | { error: string }> {
+  if (spec.runtime === 'node') return { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist', 'runners', 'node-server.js')] };
+  if (spec.runtime === 'c++') {
+    const built = await buildPvxsServer(python);
+    return 'error' in built ? built : { command: built.path, args: [] };
+  }
+  const m = pythonModule('server_driver');
+  return { command: python, args: ['-u', ...m.args, '--server', spec.name], env: m.env };
+}
+
+/** Start the server `name` serving `payloads` on free loopback ports; rejects with why it cannot. */
+export async function startServer(name: string, python: string, payloads: ServedPayloads): Promise<RunningServer> {
+  const spec = findServer(name);
+  if (!spec) throw new Error(`no server ${name}`);
+  const cmd = await command(spec, python);
+  if ('error' in cmd) throw new Error(cmd.error);
+  const taken = new Set<number>();
+  const port = async (o: { udp: boolean; tcp: boolean }): Promise<number> => {
+    const p = await freePort(o, taken);
+    taken.add(p);
+    return p;
+  };
+  const ca = await port({ udp: true, tcp: true });
+  const repeater = await port({ udp: true, tcp: false });
+  const pva = await port({ udp: false, tcp: true });
+  const broadcast = await port({ udp: true, tcp: false });
+  const largest = Math.max(1, ...payloads.int32, ...payloads.bytes);
+  const clientEnv: Record<string, string> = {
+    EPICS_CA_ADDR_LIST: '127.0.0.1',
+    EPICS_CA_AUTO_ADDR_LIST: 'NO',
+    EPICS_CA_SERVER_PORT: String(ca),
+    EPICS_CA_REPEATER_PORT: String(repeater),
+    EPICS_CA_MAX_ARRAY_BYTES: String(Math.max(16384, 8 * largest + 4096)),
+    EPICS_PVA_ADDR_LIST: '127.0.0.1',
+    EPICS_PVA_AUTO_ADDR_LIST: 'NO',
+    EPICS_PVA_SERVER_PORT: String(pva),
+    EPICS_PVA_BROADCAST_PORT: String(broadcast),
+  };
+  // The server's own: the same ports under each name a server reads, on loopback only.
+  const env = {
+    ...clientEnv,
+    ...cmd.env,
+    EPICS_CAS_INTF_ADDR_LIST: '127.0.0.1',
+    EPICS_CAS_SERVER_PORT: String(ca),
+    EPICS_PVAS_INTF_ADDR_LIST: '127.0.0.1',
+    EPICS_PVAS_SERVER_PORT: String(pva),
+    EPICS_PVAS_BROADCAST_PORT: String(broadcast),
+  };
+  const args = [
+    ...cmd.args,
+    'serve',
+    '--prefix',
+    payloads.prefix,
+    '--int32',
+    payloads.int32.join(','),
+    '--bytes',
+    payloads.bytes.join(','),
+  ];
+  const runner = new RunnerProcess(cmd.command, args, env);
+  const ready = await runner.next('ready', 60_000, 'serving');
+  if (ready.server !== name) {
+    await runner.kill();
+    throw new Error(`the runner started for ${name} said it is ${JSON.stringify(ready.server ?? null)}`);
+  }
+  return {
+    spec,
+    version: typeof ready.version === 'string' ? ready.version : undefined,
+    clientEnv,
+    async post(pv, count, periodMs) {
+      runner.say(`post ${pv} ${count} ${periodMs}`);
+      await runner.next('posted', 30_000 + count * periodMs * 2, `posting to ${pv}`);
+    },
+    async ship() {
+      runner.say('ship');
+      const e = await runner.next('posts', 30_000, 'shipping its post times');
+      const b = e.payload ?? Buffer.alloc(0);
+      const pairs = new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+      const out = new Map<number, number>();
+      for (let i = 0; i + 1 < pairs.length; i += 2) out.set(pairs[i]!, pairs[i + 1]!);
+      return out;
+    },
+    stop: () => runner.finish(),
+  };
+}

@@ -1,0 +1,58 @@
+// The servers the server workloads compare (`bench crossing --servers`): each an app that publishes
+// PVs through one runtime's server API and posts on command, a *server runner*
+// (docs/runners.md, Server runners). One declaration per server; how each starts is in index.ts.
+export type ServerProtocol = 'CA' | 'PVA';
+
+export interface ServerSpec {
+  /** What `--servers` takes, and what its runner's `ready` names. */
+  name: string;
+  runtime: 'node' | 'python' | 'c++';
+  protocols: readonly ServerProtocol[];
+  /** The library its version is of. */
+  library: string;
+  description: string;
+}
+
+export const SERVERS: readonly ServerSpec[] = [
+  {
+    name: 'node',
+    runtime: 'node',
+    protocols: ['CA', 'PVA'],
+    library: 'epics-client',
+    description: "this project's server (epics-client/server), in Node",
+  },
+  {
+    name: 'softioc',
+    runtime: 'python',
+    protocols: ['CA', 'PVA'],
+    library: 'softioc',
+    description: "pythonSoftIOC's builder records set from Python, served by EPICS base's RSRV and QSRV (the built-in IOC's servers)",
+  },
+  {
+    name: 'pvxs',
+    runtime: 'c++',
+    protocols: ['PVA'],
+    library: 'pvxslibs',
+    description: "pvxs's SharedPV in C++, on the wheel's libpvxs",
+  },
+  {
+    name: 'p4p',
+    runtime: 'python',
+    protocols: ['PVA'],
+    library: 'p4p',
+    description: "p4p's SharedPV (Python, on pvxs)",
+  },
+  {
+    name: 'caproto',
+    runtime: 'python',
+    protocols: ['CA'],
+    library: 'caproto',
+    description: "caproto's asyncio server (pure Python)",
+  },
+];
+
+export const SERVER_NAMES = SERVERS.map((s) => s.name);
+
+export function findServer(name: string): ServerSpec | undefined {
+  return SERVERS.find((s) => s.name === name);
+}

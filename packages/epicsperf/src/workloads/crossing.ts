@@ -1,0 +1,165 @@
+// The crossing workload (`bench crossing`): the time from a server app's post to a client's
+// callback, for each server runner (src/servers/) and protocol it serves, a double and arrays of
+// rising size, read by a reference client per protocol (c-libca over CA, c-pvxs over PVA, or
+// those of --clients); bench/crossing.ts measures one server and protocol.
+import { InvalidArgumentError, Option } from 'commander';
+import { CROSSING_PREFIX, runCrossing } from '../bench/crossing.js';
+import { type ClientSpec, findClient } from '../clients/index.js';
+import { UsageError } from '../errors.js';
+import { intArg } from '../options.js';
+import { stealMeter } from '../procstat.js';
+import { stealNote } from '../report/bench.js';
+import { crossingOutcome, crossingTables, crossingTitle } from '../report/crossing.js';
+import { figure } from '../report/figures.js';
+import type { CrossingRun, CrossingWorkload } from '../results/index.js';
+import { SERVER_NAMES, findServer, startServer, type RunningServer } from '../servers/index.js';
+import { type BenchWorkload, type ProfileName, byProfile, profileOption, value } from './workload.js';
+import { parseSizes } from './latency.js';
+
+/** The reference clients, one per protocol, unless --clients names others. */
+export const CROSSING_CLIENTS = ['c-libca', 'c-pvxs'];
+
+/** Each profile's crossing: a double and the study's smallest and largest int arrays, or its range. */
+export const CROSSING_DEFAULTS: Record<ProfileName, Omit<CrossingWorkload, 'servers'>> = {
+  quick: { int32Sizes: [12, 250_000], byteSizes: [], count: 20, periodMs: 20 },
+  full: { int32Sizes: [12, 120, 1200, 12_000, 120_000, 250_000], byteSizes: [1000, 10_000, 100_000, 1_000_000], count: 100, periodMs: 20 },
+};
+
+function parseServers(v: string): string[] {
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (list.length === 0) throw new InvalidArgumentError('give at least one server');
+  for (const s of list) if (!findServer(s)) throw new InvalidArgumentError(`no server "${s}" (servers: ${SERVER_NAMES.join(', ')})`);
+  return [...new Set(list)];
+}
+
+/** A client that can receive every payload: its runner serves the monitor and array tasks. */
+const isReference = (c: ClientSpec): boolean => c.tasks.includes('monitor') && c.tasks.includes('array');
+
+/** The sizes of a list that may be empty ("" for none). */
+const optionalSizes = (v: string): number[] => (v.trim() === '' ? [] : parseSizes(v));
+
+export const crossing: BenchWorkload = {
+  name: 'crossing',
+  ramp: false,
+  inAll: { quick: true, full: true },
+  options: [
+    new Option('--servers <list>', `crossing: servers to compare (default: all, ${SERVER_NAMES.join(',')})`).argParser(parseServers),
+    profileOption(
+      new Option('--crossing-int32 <list>', 'crossing: int32 array sizes, elements').argParser(parseSizes),
+      byProfile(CROSSING_DEFAULTS, (d) => d.int32Sizes.join(',')),
+    ),
+    profileOption(
+      new Option('--crossing-bytes <list>', 'crossing: byte array sizes, elements ("" for none)').argParser(optionalSizes),
+      byProfile(CROSSING_DEFAULTS, (d) => d.byteSizes.join(',') || 'none'),
+    ),
+    profileOption(
+      new Option('--crossing-count <n>', 'crossing: posts per payload').argParser(intArg(1, 127)),
+      byProfile(CROSSING_DEFAULTS, (d) => d.count),
+    ),
+    profileOption(
+      new Option('--crossing-period <ms>', 'crossing: time between two posts, ms').argParser(intArg(1, 10_000)),
+      byProfile(CROSSING_DEFAULTS, (d) => d.periodMs),
+    ),
+  ],
+  ask: (o, profile) => {
+    const d = CROSSING_DEFAULTS[profile];
+    return {
+      crossing: {
+        servers: value<string[]>(o, 'servers') ?? SERVER_NAMES,
+        int32Sizes: value<number[]>(o, 'crossingInt32') ?? d.int32Sizes,
+        byteSizes: value<number[]>(o, 'crossingBytes') ?? d.byteSizes,
+        count: value<number>(o, 'crossingCount') ?? d.count,
+        periodMs: value<number>(o, 'crossingPeriod') ?? d.periodMs,
+      },
+    };
+  },
+  clients(list) {
+    if (list === undefined) return CROSSING_CLIENTS;
+    const names = list
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const n of names) {
+      const c = findClient(n);
+      if (!c) throw new UsageError(`no client "${n}"`);
+      if (!isReference(c)) throw new UsageError(`crossing: ${n} does not run the monitor and array tasks a reference client needs`);
+    }
+    return names;
+  },
+  steps: (w, ready, repeat) => {
+    const c = w.crossing;
+    if (!c) return 0;
+    const protocols = new Set(ready.filter(isReference).map((x) => x.protocol));
+    return repeat * c.servers.reduce((n, s) => n + (findServer(s)?.protocols.filter((p) => protocols.has(p)).length ?? 0), 0);
+  },
+  async run(ws, ctx, results) {
+    const w = ws.crossing;
+    if (!w) return;
+    const runs: CrossingRun[] = [];
+    const steal = stealMeter();
+    // The reference client of each protocol: c-libca or c-pvxs where the run has it, else the
+    // first of the run's clients that speaks it.
+    const speaks = (protocol: 'CA' | 'PVA') => ctx.ready.filter((c) => c.protocol === protocol && isReference(c));
+    const reference = (protocol: 'CA' | 'PVA') => {
+      const all = speaks(protocol);
+      return all.find((c) => CROSSING_CLIENTS.includes(c.name)) ?? all[0];
+    };
+    for (const name of w.servers) {
+      const spec = findServer(name)!;
+      const protocols = spec.protocols.filter((p) => reference(p));
+      if (protocols.length === 0) continue;
+      let server: RunningServer | undefined;
+      let why: string | undefined;
+      try {
+        ctx.progress(`starting the ${name} server`);
+        server = await startServer(name, ctx.python, { prefix: CROSSING_PREFIX, int32: w.int32Sizes, bytes: w.byteSizes });
+      } catch (e) {
+        why = (e as Error).message;
+      }
+      try {
+        for (const protocol of protocols) {
+          const client = reference(protocol)!;
+          const row = (): Promise<CrossingRun> =>
+            server
+              ? runCrossing({ server, protocol, client, python: ctx.python, workload: w, onProgress: ctx.progress })
+              : Promise.resolve({ server: name, protocol, client: client.name, ok: false, unsupported: true, error: why, points: [] });
+          for (let rep = 1; rep <= ctx.repeat; rep++)
+            runs.push(await ctx.steps.run(`crossing ${protocol}`, name, rep, ctx.repeat, row, crossingOutcome));
+        }
+      } finally {
+        await server?.stop();
+      }
+    }
+    results.crossing = { workload: w, runs, stealPercent: steal() };
+  },
+  // The main figure: the median crossing time of one double, per server and protocol.
+  figures: (r) => {
+    const c = r.crossing;
+    if (!c) return [];
+    const runs = c.runs.filter((x) => !x.unsupported);
+    if (runs.length === 0) return [];
+    return [
+      {
+        key: 'crossing',
+        title: crossingTitle(c.workload),
+        figure: "median crossing time of one double (a server app's post to the client's callback)",
+        unit: 'ms',
+        better: 'lower' as const,
+        stealPercent: c.stealPercent,
+        clients: figure<CrossingRun>(
+          runs.map((x) => ({ ...x, client: `${x.server} (${x.protocol})` })),
+          (x) => x.points.find((p) => p.payload === 'double' && p.ok)?.p50Ms,
+          (x) => x.points.filter((p) => !p.ok).map((p) => `${p.payload} ${p.elements.toLocaleString('en-US')}: ${p.error ?? 'failed'}`),
+        ),
+      },
+    ];
+  },
+  text: (r, markdown) =>
+    r.crossing
+      ? `\n${crossingTitle(r.crossing.workload)}${stealNote(r.crossing.stealPercent)}\n\n${crossingTables(r.crossing.runs, markdown)}`
+      : '',
+  html: (r) => Promise.resolve(r.crossing ? { details: { text: crossingTables(r.crossing.runs), open: 'crossing' } } : {}),
+};

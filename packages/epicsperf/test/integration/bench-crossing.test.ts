@@ -1,0 +1,61 @@
+// The crossing workload end to end (`bench crossing`): every server runner (this project's Node
+// server, pythonSoftIOC, pvxs's SharedPV in C++, p4p, caproto) posts a double and small arrays to
+// the reference clients (c-libca over CA, c-pvxs over PVA) on each protocol it serves; every post
+// arrives once, in order, intact, and its crossing time is measured; the JSON fits the schema.
+import { describe, expect, it } from 'vitest';
+import { runCli } from 'epicsperf-testkit/cli';
+import { SERVERS } from '../../src/servers/index.js';
+import type { BenchResults } from '../../src/results/index.js';
+import { schemaErrors } from '../helpers/schema.js';
+
+describe('bench crossing', () => {
+  it('every server, every protocol it serves: each post received once, in order, intact, with its crossing time', async () => {
+    const r = await runCli(
+      [
+        'bench',
+        'crossing',
+        '--crossing-int32',
+        '12,1000',
+        '--crossing-bytes',
+        '100',
+        '--crossing-count',
+        '5',
+        '--crossing-period',
+        '10',
+        '--format',
+        'json',
+        '--no-keep',
+      ],
+      { timeoutMs: 300_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const results = JSON.parse(r.stdout) as BenchResults;
+    expect(schemaErrors('bench', results)).toEqual([]);
+    const runs = results.crossing!.runs;
+    const expected = SERVERS.flatMap((s) => s.protocols.map((p) => `${s.name}/${p}`));
+    expect(runs.map((x) => `${x.server}/${x.protocol}`).sort()).toEqual(expected.sort());
+    for (const run of runs) {
+      const what = `${run.server} over ${run.protocol}`;
+      expect(run.error, what).toBeUndefined();
+      expect(run.client, what).toBe(run.protocol === 'CA' ? 'c-libca' : 'c-pvxs');
+      expect(run.version, what).toBeTruthy();
+      expect(
+        run.points.map((p) => `${p.payload}:${p.elements}`),
+        what,
+      ).toEqual(['double:1', 'int32:12', 'int32:1000', 'bytes:100']);
+      for (const p of run.points) {
+        expect(p.updates, what).toBe(5);
+        // One host, one clock: after the post, and not seconds after it.
+        expect(p.minMs, what).toBeGreaterThan(0);
+        expect(p.maxMs, what).toBeLessThan(1000);
+      }
+    }
+    expect(r.stderr).toMatch(/crossing CA · node/);
+  }, 300_000);
+
+  it('an unknown server is a usage error naming the servers', async () => {
+    const r = await runCli(['bench', 'crossing', '--servers', 'node,nope', '--no-keep']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no server "nope" \(servers: node, softioc/);
+  });
+});
