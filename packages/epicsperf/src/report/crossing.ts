@@ -11,12 +11,10 @@ interface PointRow {
 }
 
 const ms = (v: number | undefined): string => fmt(v, v !== undefined && v < 10 ? 3 : 1);
-const serverLabel = (r: CrossingRun): string => `${r.server}${r.version ? ` ${r.version}` : ''}`;
 
 const pointColumns: Column<PointRow>[] = [
-  { header: 'server', get: (r) => serverLabel(r.run) },
+  { header: 'server', get: (r) => r.run.server },
   { header: 'protocol', get: (r) => r.run.protocol },
-  { header: 'client', get: (r) => r.run.client },
   { header: 'payload', get: (r) => (r.point ? r.point.payload : '-') },
   { header: 'elements', get: (r) => (r.point ? r.point.elements.toLocaleString('en-US') : '-'), align: 'right' },
   { header: 'bytes', get: (r) => (r.point ? r.point.bytes.toLocaleString('en-US') : '-'), align: 'right' },
@@ -25,16 +23,18 @@ const pointColumns: Column<PointRow>[] = [
   { header: 'p99', get: (r) => ms(r.point?.p99Ms), align: 'right' },
   { header: 'min-max', get: (r) => (r.point ? `${ms(r.point.minMs)}-${ms(r.point.maxMs)}` : '-'), align: 'right' },
   { header: 'posts', get: (r) => (r.point ? String(r.point.updates) : '-'), align: 'right' },
+  { header: 'client', get: (r) => r.run.client },
   { header: 'note', get: (r) => r.point?.error ?? (r.point ? '' : (r.run.error ?? 'no result')) },
 ];
 
 const fitColumns: Column<CrossingRun>[] = [
-  { header: 'server', get: serverLabel },
+  { header: 'server', get: (r) => r.server },
   { header: 'protocol', get: (r) => r.protocol },
   { header: 'int32 fixed ms', get: (r) => ms(r.fit?.int32?.fixedMs), align: 'right' },
   { header: 'int32 MB/s', get: (r) => fmt(r.fit?.int32?.mbPerS, 0), align: 'right' },
   { header: 'bytes fixed ms', get: (r) => ms(r.fit?.bytes?.fixedMs), align: 'right' },
   { header: 'bytes MB/s', get: (r) => fmt(r.fit?.bytes?.mbPerS, 0), align: 'right' },
+  { header: 'version', get: (r) => r.version ?? '' },
   { header: 'note', get: (r) => r.error ?? '' },
 ];
 
