@@ -61,7 +61,12 @@ for (const proto of ['CA', 'PVA']) {
     pv.post(++k);
     if (i % 100 === 99) await new Promise((r) => setImmediate(r));
   }
-  rows.push({ proto, gap: 'none (100 a turn; the client in this process too)', sync: ((performance.now() - t0) * 1000) / n, write: undefined });
+  rows.push({
+    proto,
+    gap: 'none (100 a turn; the client in this process too)',
+    sync: ((performance.now() - t0) * 1000) / n,
+    write: undefined,
+  });
   m.close();
   await ctx.close();
   await s.close();
