@@ -1,10 +1,14 @@
 /* epicsperf-pvxs-server: the pvxs server runner (docs/runners.md, "Server runners").
  *
- *   epicsperf-pvxs-server serve --prefix P --int32 N1,N2,... --bytes M1,M2,...
+ *   epicsperf-pvxs-server serve --prefix P --int32 N1,N2,... --bytes M1,M2,... [--latency N]
  *
  * One pvxs server from the EPICS_PVAS_* / EPICS_PVA_* environment (PV Access only), publishing
  * <P>CROSS:DOUBLE (NTScalar double), <P>CROSS:INT32:<n> (NTScalar int32[n]) and
  * <P>CROSS:BYTES:<m> (NTScalar int8[m]), each a read-only server::SharedPV opened at 0.
+ * With --latency N also <P>LATENCY:DOUBLE (NTScalar double[]) and <P>LATENCY:CHAR (NTScalar
+ * int8[]), opened as one element 0, whose SharedPV::onPut handler (on a pvxs server worker)
+ * refuses more than N elements, else stamps the value put with the wall clock, posts it (the
+ * elements put, as many as were put) and then completes the put (ExecOp::reply()).
  * Commands on stdin (post NAME COUNT PERIOD_MS, ship, exit), events on fd 3. Posting runs on the
  * main thread, paced on the monotonic clock from the first post; the wall clock taken just before
  * each SharedPV::post() is both the update's timeStamp and the kept post time. The wheel's libpvxs
@@ -117,12 +121,17 @@ void stamp(Value &v, const struct timespec &ts) {
     v["timeStamp.nanoseconds"] = int32_t(ts.tv_nsec);
 }
 
-Value initial_value(PvKind kind, size_t n) {
+Value initial_value(PvKind kind, size_t n, bool array = false) {
     Value v;
     switch (kind) {
     case PvKind::Double:
-        v = nt::NTScalar{TypeCode::Float64}.create();
-        v["value"] = 0.0;
+        if (array) {
+            v = nt::NTScalar{TypeCode::Float64A}.create();
+            v["value"] = shared_array<const double>(shared_array<double>(n, 0.0).freeze());
+        } else {
+            v = nt::NTScalar{TypeCode::Float64}.create();
+            v["value"] = 0.0;
+        }
         break;
     case PvKind::Int32:
         v = nt::NTScalar{TypeCode::Int32A}.create();
@@ -142,6 +151,7 @@ Value initial_value(PvKind kind, size_t n) {
 struct Runner {
     server::Server srv;
     std::map<std::string, Pv> pvs;
+    std::vector<server::SharedPV> latency; /* the round-trip PVs of --latency */
     std::vector<double> posts; /* (k, wall clock) pairs since the last ship */
 
     void add(const std::string &name, PvKind kind, size_t n) {
@@ -150,6 +160,30 @@ struct Runner {
         pv.shared.open(pv.prototype);
         srv.addPV(name, pv.shared);
         pvs.emplace(name, std::move(pv));
+    }
+
+    /* A round-trip PV of --latency: an array of up to `most` elements (one element 0 at start)
+     * whose puts are posted by the app's put handler. Not a target of `post`. */
+    void add_latency(const std::string &name, PvKind kind, size_t most) {
+        server::SharedPV shared(server::SharedPV::buildMailbox());
+        shared.onPut([most](server::SharedPV &pv, std::unique_ptr<server::ExecOp> &&op, Value &&top) {
+            Value value(top["value"]);
+            if (value.isMarked()) {
+                size_t n = value.as<shared_array<const void>>().size();
+                if (n > most) {
+                    op->error("at most " + std::to_string(most) + " elements");
+                    return;
+                }
+            }
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            stamp(top, now);
+            pv.post(top);
+            op->reply();
+        });
+        shared.open(initial_value(kind, 1, true));
+        srv.addPV(name, shared);
+        latency.push_back(shared);
     }
 
     void post(const std::string &name, long count, double period_ms) {
@@ -229,21 +263,26 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (argc < 2 || std::string(argv[1]) != "serve")
-        fail(2, "usage: epicsperf-pvxs-server serve --prefix P --int32 N1,N2,... --bytes M1,M2,...");
+        fail(2, "usage: epicsperf-pvxs-server serve --prefix P --int32 N1,N2,... --bytes M1,M2,... [--latency N]");
     std::string prefix;
     bool have_prefix = false;
     std::vector<long> int32s, bytes;
+    long latency = 0; /* none */
     for (int i = 2; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--prefix" && i + 1 < argc) { prefix = argv[++i]; have_prefix = true; }
         else if (a == "--int32" && i + 1 < argc) int32s = parse_sizes("--int32", argv[++i]);
         else if (a == "--bytes" && i + 1 < argc) bytes = parse_sizes("--bytes", argv[++i]);
+        else if (a == "--latency" && i + 1 < argc) {
+            latency = parse_long(argv[++i], 1, 100000000L);
+            if (latency < 1) fail(2, "--latency takes a whole number of elements from 1, got '%s'", argv[i]);
+        }
         else fail(2, "unknown argument %s", a.c_str());
     }
     if (!have_prefix) fail(2, "--prefix P is required");
     try {
         server::Config config = server::Config::fromEnv();
-        Runner r{config.build(), {}, {}};
+        Runner r{config.build(), {}, {}, {}};
         /* pvxs falls back to another TCP port when the one asked for is taken: the orchestrator
          * gave this one, so serve on it or not at all. */
         if (config.tcp_port && r.srv.config().tcp_port != config.tcp_port)
@@ -251,11 +290,16 @@ int main(int argc, char **argv) {
         r.add(prefix + "CROSS:DOUBLE", PvKind::Double, 1);
         for (long n : int32s) r.add(prefix + "CROSS:INT32:" + std::to_string(n), PvKind::Int32, size_t(n));
         for (long m : bytes) r.add(prefix + "CROSS:BYTES:" + std::to_string(m), PvKind::Bytes, size_t(m));
+        if (latency > 0) {
+            r.add_latency(prefix + "LATENCY:DOUBLE", PvKind::Double, size_t(latency));
+            r.add_latency(prefix + "LATENCY:CHAR", PvKind::Bytes, size_t(latency));
+        }
         r.srv.start();
         emit("{\"ev\":\"ready\",\"server\":\"pvxs\",\"version\":" + json_string(version_str()) + "}\n");
         serve(r);
         r.srv.stop();
         for (auto &e : r.pvs) e.second.shared.close();
+        for (auto &pv : r.latency) pv.close();
     } catch (std::exception &e) {
         fail(1, "%s", e.what());
     }

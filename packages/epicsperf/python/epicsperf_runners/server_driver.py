@@ -2,6 +2,7 @@
 ready check, stdin commands, the paced posts and their (k, time) payload on fd 3.
 
     python -m epicsperf_runners.server_driver --server softioc serve --prefix P --int32 N,... --bytes M,...
+        [--latency N]
 
 (with the folder that holds the package, packages/epicsperf/python, on PYTHONPATH).
 Each server is a module of servers/ that exposes LIBRARY, PROTOCOLS, load() -> version and
@@ -25,7 +26,7 @@ import time
 from typing import Any, Callable, Optional
 
 from .driver import ArgumentParser, emit, fail, open_events
-from .servers import SERVERS, make_value, names
+from .servers import SERVERS, latency_names, make_value, names
 
 # At most 127 updates a post: k fits an int8.
 MAX_COUNT = 127
@@ -51,7 +52,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--prefix", required=True)
     p.add_argument("--int32", required=True)
     p.add_argument("--bytes", required=True)
+    p.add_argument("--latency", type=int)  # the round-trip PVs' elements; none without it
     args = p.parse_args(argv)
+    if args.latency is None:
+        args.latency = 0
+    elif args.latency < 1:
+        fail(f"--latency takes a whole number of elements from 1, got {args.latency}", 2)
     args.int32 = parse_sizes("--int32", args.int32)
     args.bytes = parse_sizes("--bytes", args.bytes)
     return args
@@ -266,11 +272,11 @@ def main(argv: list[str]) -> None:
     server = module.Server()
     _server.append(server)
     try:
-        server.start(args.prefix, args.int32, args.bytes)
+        server.start(args.prefix, args.int32, args.bytes, args.latency)
     except Exception as err:  # noqa: BLE001 - any library failure ends the runner
         fail(f"{args.server}: cannot serve: {err}")
     for protocol in module.PROTOCOLS:
-        await_answers(protocol, list(pvs))
+        await_answers(protocol, [*pvs, *latency_names(args.prefix, args.latency)])
     emit({"ev": "ready", "server": args.server, "version": str(version)})
 
     posts = Posts()

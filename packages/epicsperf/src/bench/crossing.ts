@@ -7,7 +7,7 @@ import type { ClientSpec } from '../clients/index.js';
 import type { CrossingPayload, CrossingPoint, CrossingRun, CrossingWorkload } from '../results/index.js';
 import type { RunningServer } from '../servers/index.js';
 import { percentile } from './checks.js';
-import { fitLatency } from './latency.js';
+import { fitLatency, runLatency } from './latency.js';
 import type { Sample } from './samples.js';
 import { runSession, shipSamples, type SessionResult } from './session.js';
 
@@ -83,6 +83,23 @@ export async function runCrossing(o: CrossingOptions): Promise<CrossingRun> {
   if (int32 || bytes) run.fit = { ...(int32 && { int32 }), ...(bytes && { bytes }) };
   run.ok = run.points.every((x) => x.ok);
   if (!run.ok) run.error = run.points.find((x) => !x.ok)?.error;
+  if (w.roundTripSizes?.length) {
+    // The round trip through the app: the client's latency task against the server's
+    // P:LATENCY:DOUBLE, whose put handler posts what was put.
+    o.onProgress?.('round trip through the app');
+    const rt = await runLatency({
+      client: o.client,
+      python: o.python,
+      env: o.server.clientEnv,
+      prefix: CROSSING_PREFIX,
+      workload: { sizes: w.roundTripSizes, elementType: 'double', samplesPerSize: w.count },
+    });
+    run.roundTrip = rt.points;
+    if (!rt.ok) {
+      run.ok = false;
+      run.error ??= `round trip: ${rt.error ?? 'failed'}`;
+    }
+  }
   return run;
 }
 

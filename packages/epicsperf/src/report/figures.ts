@@ -32,6 +32,8 @@ export interface WorkloadFigures {
   /** Figures to hold the clients against (the capture's disk rate and the study's), drawn as
    *  lines on the chart; never ranked. */
   references?: { label: string; value: number; to?: number }[];
+  /** Its rows are servers ("node (PVA)"), not clients: `epicsperf results` does not count them among a run's clients. */
+  servers?: true;
 }
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
@@ -99,7 +101,13 @@ export function figuresOf(views: readonly WorkloadView[], r: BenchResults): Work
 export function ranOf(views: readonly WorkloadView[], r: BenchResults): { workloads: string[]; clients: string[] } {
   return {
     workloads: [...new Set(views.flatMap((w) => w.listed?.(r) ?? (w.figures(r).length ? [w.name] : [])))],
-    clients: [...new Set(figuresOf(views, r).flatMap((w) => w.clients.map((c) => c.client)))],
+    clients: [
+      ...new Set(
+        figuresOf(views, r)
+          .filter((w) => !w.servers)
+          .flatMap((w) => w.clients.map((c) => c.client)),
+      ),
+    ],
   };
 }
 

@@ -2,7 +2,7 @@
 // reference client's callback, per server, protocol and payload, with the fixed cost and MB/s
 // fitted through the array sizes, as the ADO bridge study measured it (T5 - T3).
 import type { Integer } from 'epics-ops';
-import type { LatencyFit } from './fit.js';
+import type { LatencyFit, LatencyPoint } from './latency.js';
 import type { StealPercent } from './monitor.js';
 
 export interface CrossingWorkload {
@@ -16,6 +16,9 @@ export interface CrossingWorkload {
   count: Integer;
   /** Time between two posts, ms. */
   periodMs: number;
+  /** Sizes (doubles) of the round trip through the app (a put, the app's handler posting it, the
+   *  client's own update), `count` rounds each; none: not measured. */
+  roundTripSizes?: Integer[];
 }
 
 export type CrossingPayload = 'double' | 'int32' | 'bytes';
@@ -50,6 +53,8 @@ export interface CrossingRun {
   points: CrossingPoint[];
   /** Fixed cost and MB/s through the sizes of each array payload (as `bench latency` fits them). */
   fit?: { int32?: LatencyFit; bytes?: LatencyFit };
+  /** The round trip through the app, per size: the client's `latency` task against the server. */
+  roundTrip?: LatencyPoint[];
 }
 
 export interface CrossingResults {

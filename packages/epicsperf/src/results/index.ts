@@ -2,7 +2,7 @@
 // their JSON formats: data only, so the reports depend on data, not on the code that made it.
 import type { CaptureBenchResults } from './capture.js';
 import type { CrossingResults, CrossingWorkload } from './crossing.js';
-import type { LatencyFit } from './fit.js';
+import type { LatencyFit, LatencyPoint } from './latency.js';
 import type { HeadroomResults, HeadroomWorkload } from './headroom.js';
 import type { LoadResults, LoadWorkload } from './load.js';
 import type { MonitorRun, Stat, StealPercent } from './monitor.js';
@@ -10,7 +10,7 @@ import type { Integer, SnapshotRun } from 'epics-ops';
 
 export * from './capture.js';
 export * from './crossing.js';
-export * from './fit.js';
+export * from './latency.js';
 export * from './headroom.js';
 export * from './load.js';
 export * from './monitor.js';
@@ -66,26 +66,6 @@ export interface ArrayPutRun {
   };
   /** Set when the run passed its per-client deadline and was stopped: seconds from its start. */
   stoppedAfterS?: number;
-}
-
-/** One array size of a latency run: round trip (put, then the client's own monitor update) and one way. */
-export interface LatencyPoint {
-  elements: Integer;
-  bytes: Integer;
-  /** Rounds kept (after the warm-up rounds). */
-  updates: Integer;
-  /** Round trip: from before the put to the client's callback with its value, ms. */
-  p50Ms: number;
-  p99Ms: number;
-  minMs: number;
-  maxMs: number;
-  p90Ms?: number;
-  /** One way: the update's IOC timestamp to the client's callback (one host, one clock), ms. */
-  oneWayP50Ms?: number;
-  oneWayP90Ms?: number;
-  oneWayP99Ms?: number;
-  ok: boolean;
-  error?: string;
 }
 
 export interface LatencyRun {

@@ -8,21 +8,22 @@ import { emit, fail, onCommand, packageVersion } from './protocol.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { prefix: { type: 'string' }, int32: { type: 'string' }, bytes: { type: 'string' } },
+  options: { prefix: { type: 'string' }, int32: { type: 'string' }, bytes: { type: 'string' }, latency: { type: 'string' } },
 });
 if (positionals[0] !== 'serve') fail(`unknown task "${positionals[0] ?? ''}"`, 2);
 if (values.prefix === undefined) fail('--prefix P is required', 2);
 const sizes = (v: string | undefined): number[] => (v ?? '').split(',').filter(Boolean).map(Number);
 const int32 = sizes(values.int32);
 const bytes = sizes(values.bytes);
-if ([...int32, ...bytes].some((n) => !Number.isInteger(n) || n < 1)) fail('sizes are whole numbers from 1', 2);
+const latency = sizes(values.latency);
+if ([...int32, ...bytes, ...latency].some((n) => !Number.isInteger(n) || n < 1)) fail('sizes are whole numbers from 1', 2);
 
 /** The wall clock in ms since the epoch, to the microsecond (Date.now() has only milliseconds). */
 const wallMs = (): number => performance.timeOrigin + performance.now();
 
 const P = values.prefix;
 // CA carries the largest array: its bytes and the header.
-const maxArrayBytes = Math.max(16384, 4 * Math.max(0, ...int32, ...bytes) + 4096);
+const maxArrayBytes = Math.max(16384, 4 * Math.max(0, ...int32, ...bytes) + 8 * Math.max(0, ...latency) + 4096);
 const server = await Server.start({ ca: { maxArrayBytes }, pva: {} }).catch((e: unknown) => fail(`cannot serve: ${(e as Error).message}`));
 const pvs = new Map<string, { pv: ServedPv; make: (k: number) => number | Int32Array | Int8Array }>();
 pvs.set(`${P}CROSS:DOUBLE`, { pv: server.pv(`${P}CROSS:DOUBLE`, { type: DbrType.DOUBLE, value: 0 }), make: (k) => k });
@@ -33,6 +34,16 @@ for (const n of int32) {
 for (const n of bytes) {
   const name = `${P}CROSS:BYTES:${n}`;
   pvs.set(name, { pv: server.pv(name, { type: DbrType.CHAR, value: new Int8Array(n) }), make: (k) => new Int8Array(n).fill(k) });
+}
+
+// The round trip through the app: its put handler posts the elements put, then completes the put.
+for (const [suffix, type, initial] of [
+  ['DOUBLE', DbrType.DOUBLE, new Float64Array(1)],
+  ['CHAR', DbrType.CHAR, new Int8Array(1)],
+] as const) {
+  if (!latency.length) break;
+  const pv = server.pv(`${P}LATENCY:${suffix}`, { type, value: initial, maxCount: latency[0]! });
+  pv.onPut = ({ value }) => ({ accept: true, value });
 }
 
 /** (k, wall clock s) of every post since the last ship. */

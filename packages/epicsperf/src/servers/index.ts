@@ -16,6 +16,8 @@ export interface ServedPayloads {
   prefix: string;
   int32: readonly number[];
   bytes: readonly number[];
+  /** Elements of the round-trip PVs (`P:LATENCY:DOUBLE` and `:CHAR`); none without. */
+  latency?: number;
 }
 
 export interface RunningServer {
@@ -60,7 +62,7 @@ export async function startServer(name: string, python: string, payloads: Served
   const repeater = await port({ udp: true, tcp: false });
   const pva = await port({ udp: false, tcp: true });
   const broadcast = await port({ udp: true, tcp: false });
-  const largest = Math.max(1, ...payloads.int32, ...payloads.bytes);
+  const largest = Math.max(1, ...payloads.int32, ...payloads.bytes, payloads.latency ?? 0);
   const clientEnv: Record<string, string> = {
     EPICS_CA_ADDR_LIST: '127.0.0.1',
     EPICS_CA_AUTO_ADDR_LIST: 'NO',
@@ -91,6 +93,7 @@ export async function startServer(name: string, python: string, payloads: Served
     payloads.int32.join(','),
     '--bytes',
     payloads.bytes.join(','),
+    ...(payloads.latency ? ['--latency', String(payloads.latency)] : []),
   ];
   const runner = new RunnerProcess(cmd.command, args, env);
   const ready = await runner.next('ready', 60_000, 'serving');

@@ -21,8 +21,14 @@ export const CROSSING_CLIENTS = ['c-libca', 'c-pvxs'];
 
 /** Each profile's crossing: a double and the study's smallest and largest int arrays, or its range. */
 export const CROSSING_DEFAULTS: Record<ProfileName, Omit<CrossingWorkload, 'servers'>> = {
-  quick: { int32Sizes: [12, 250_000], byteSizes: [], count: 20, periodMs: 20 },
-  full: { int32Sizes: [12, 120, 1200, 12_000, 120_000, 250_000], byteSizes: [1000, 10_000, 100_000, 1_000_000], count: 100, periodMs: 20 },
+  quick: { int32Sizes: [12, 250_000], byteSizes: [], count: 20, periodMs: 20, roundTripSizes: [1] },
+  full: {
+    int32Sizes: [12, 120, 1200, 12_000, 120_000, 250_000],
+    byteSizes: [1000, 10_000, 100_000, 1_000_000],
+    count: 100,
+    periodMs: 20,
+    roundTripSizes: [1, 1000, 100_000],
+  },
 };
 
 function parseServers(v: string): string[] {
@@ -56,6 +62,13 @@ export const crossing: BenchWorkload = {
       byProfile(CROSSING_DEFAULTS, (d) => d.byteSizes.join(',') || 'none'),
     ),
     profileOption(
+      new Option(
+        '--crossing-roundtrip <list>',
+        'crossing: sizes (doubles) of the round trip through the app\'s put handler ("" for none)',
+      ).argParser(optionalSizes),
+      byProfile(CROSSING_DEFAULTS, (d) => d.roundTripSizes?.join(',') || 'none'),
+    ),
+    profileOption(
       new Option('--crossing-count <n>', 'crossing: posts per payload').argParser(intArg(1, 127)),
       byProfile(CROSSING_DEFAULTS, (d) => d.count),
     ),
@@ -73,6 +86,7 @@ export const crossing: BenchWorkload = {
         byteSizes: value<number[]>(o, 'crossingBytes') ?? d.byteSizes,
         count: value<number>(o, 'crossingCount') ?? d.count,
         periodMs: value<number>(o, 'crossingPeriod') ?? d.periodMs,
+        roundTripSizes: value<number[]>(o, 'crossingRoundtrip') ?? d.roundTripSizes ?? [],
       },
     };
   },
@@ -115,7 +129,12 @@ export const crossing: BenchWorkload = {
       let why: string | undefined;
       try {
         ctx.progress(`starting the ${name} server`);
-        server = await startServer(name, ctx.python, { prefix: CROSSING_PREFIX, int32: w.int32Sizes, bytes: w.byteSizes });
+        server = await startServer(name, ctx.python, {
+          prefix: CROSSING_PREFIX,
+          int32: w.int32Sizes,
+          bytes: w.byteSizes,
+          latency: Math.max(0, ...(w.roundTripSizes ?? [])),
+        });
       } catch (e) {
         why = (e as Error).message;
       }
@@ -148,6 +167,7 @@ export const crossing: BenchWorkload = {
         figure: "median crossing time of one double (a server app's post to the client's callback)",
         unit: 'ms',
         better: 'lower' as const,
+        servers: true as const,
         stealPercent: c.stealPercent,
         clients: figure<CrossingRun>(
           runs.map((x) => ({ ...x, client: `${x.server} (${x.protocol})` })),

@@ -1,7 +1,8 @@
 // The crossing workload end to end (`bench crossing`): every server runner (this project's Node
 // server, pythonSoftIOC, pvxs's SharedPV in C++, p4p, caproto) posts a double and small arrays to
 // the reference clients (c-libca over CA, c-pvxs over PVA) on each protocol it serves; every post
-// arrives once, in order, intact, and its crossing time is measured; the JSON fits the schema.
+// arrives once, in order, intact, and its crossing time is measured; a put goes through each app's
+// put handler and back (the round trip); the JSON fits the schema.
 import { describe, expect, it } from 'vitest';
 import { runCli } from 'epicsperf-testkit/cli';
 import { SERVERS } from '../../src/servers/index.js';
@@ -18,6 +19,8 @@ describe('bench crossing', () => {
         '12,1000',
         '--crossing-bytes',
         '100',
+        '--crossing-roundtrip',
+        '1,100',
         '--crossing-count',
         '5',
         '--crossing-period',
@@ -49,6 +52,16 @@ describe('bench crossing', () => {
         expect(p.minMs, what).toBeGreaterThan(0);
         expect(p.maxMs, what).toBeLessThan(1000);
       }
+    }
+    // The round trip through each app's put handler: every round of every size.
+    for (const run of runs) {
+      expect(
+        run.roundTrip?.map((p) => [p.elements, p.updates, p.ok]),
+        `${run.server} over ${run.protocol}`,
+      ).toEqual([
+        [1, 5, true],
+        [100, 5, true],
+      ]);
     }
     expect(r.stderr).toMatch(/crossing CA · node/);
   }, 300_000);

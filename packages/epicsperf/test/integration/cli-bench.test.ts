@@ -26,19 +26,23 @@ describe('bench, quick profile', () => {
       array: ARRAY_DEFAULTS.quick,
       snapshot: SNAPSHOT_DEFAULTS.quick,
     };
-    // One line per finished step: 2 snapshots, monitor, array and latency, for each of the two clients.
-    const steps = r.stderr.split('\n').filter((l) => /^\[\d+\/10\] /.test(l));
+    // One line per finished step: 2 snapshots, monitor, array and latency, for each of the two
+    // clients, and the crossing of each server of CA (c-libca is the run's reference client of CA).
+    const steps = r.stderr.split('\n').filter((l) => /^\[\d+\/13\] /.test(l));
     expect(steps.map((l) => l.replace(/: .*/, ''))).toEqual([
-      '[1/10] snapshot 97+15 · node · run 1/1',
-      '[2/10] snapshot 97+15 · c-libca · run 1/1',
-      '[3/10] snapshot 1000+95 · node · run 1/1',
-      '[4/10] snapshot 1000+95 · c-libca · run 1/1',
-      `[5/10] monitor ${q.monitor.records}x${q.monitor.samples} · node · run 1/1`,
-      `[6/10] monitor ${q.monitor.records}x${q.monitor.samples} · c-libca · run 1/1`,
-      '[7/10] array 1,000,000 · node · run 1/1',
-      '[8/10] array 1,000,000 · c-libca · run 1/1',
-      `[9/10] latency ${q.latency.sizes.length} sizes · node · run 1/1`,
-      `[10/10] latency ${q.latency.sizes.length} sizes · c-libca · run 1/1`,
+      '[1/13] snapshot 97+15 · node · run 1/1',
+      '[2/13] snapshot 97+15 · c-libca · run 1/1',
+      '[3/13] snapshot 1000+95 · node · run 1/1',
+      '[4/13] snapshot 1000+95 · c-libca · run 1/1',
+      `[5/13] monitor ${q.monitor.records}x${q.monitor.samples} · node · run 1/1`,
+      `[6/13] monitor ${q.monitor.records}x${q.monitor.samples} · c-libca · run 1/1`,
+      '[7/13] array 1,000,000 · node · run 1/1',
+      '[8/13] array 1,000,000 · c-libca · run 1/1',
+      `[9/13] latency ${q.latency.sizes.length} sizes · node · run 1/1`,
+      `[10/13] latency ${q.latency.sizes.length} sizes · c-libca · run 1/1`,
+      '[11/13] crossing CA · node · run 1/1',
+      '[12/13] crossing CA · softioc · run 1/1',
+      '[13/13] crossing CA · caproto · run 1/1',
     ]);
     expect(steps[8]).toMatch(/: p50 [\d.]+ ms at 100,000 elements \(\d+ s; \d+ s in all\)$/);
     expect(steps[2]).toMatch(/: 1000\/1095 answered in [\d.]+ s \(\d+ s; \d+ s in all\)$/);
@@ -87,6 +91,9 @@ describe('bench, quick profile', () => {
       ['node', 'c-libca'].map((c) => [c, true, q.latency.sizes.map(() => q.latency.samplesPerSize)]),
     );
     expect(res.latency!.runs.every((x) => x.fit?.roundTrip !== undefined)).toBe(true);
+    expect(res.crossing!.runs.map((x) => [x.server, x.protocol, x.client, x.ok])).toEqual(
+      ['node', 'softioc', 'caproto'].map((server) => [server, 'CA', 'c-libca', true]),
+    );
     expect(res.arrayPut).toBeUndefined();
     expect(res.durationS).toBeGreaterThan(0);
     const page = readFileSync(html!, 'utf8');
@@ -95,7 +102,7 @@ describe('bench, quick profile', () => {
 
     const list = await runCli(['results', '--results-dir', dir]);
     expect(list.stdout).toMatch(
-      /quick\s+2: node,c-libca\s+97\+15, 1000\+95, monitor, array, latency\s+snapshot 97\+15: (node|c-libca) [\d.]+ s/,
+      /quick\s+2: node,c-libca\s+97\+15, 1000\+95, monitor, array, latency, crossing\s+snapshot 97\+15: (node|c-libca) [\d.]+ s/,
     );
   }, 240_000);
 

@@ -5,11 +5,15 @@ Each module exposes LIBRARY (the package named when it is missing), PROTOCOLS (w
 none), and Server, which serves the crossing PVs (names()) and posts to them:
 
     server = Server()
-    server.start(prefix, int32_sizes, byte_sizes)  # returns once serving, on the environment's ports
+    server.start(prefix, int32_sizes, byte_sizes, latency)  # returns once serving, on the environment's ports
     server.post(name, make_value(kind, n, k), t)   # update k, with t as its timestamp
     server.stop()
 
 The driver makes each value before it reads the clock: the crossing starts at the hand-over.
+
+With latency N (from 1; 0 for none) it also serves the round-trip PVs (latency_names()), each an
+array of up to N elements starting as one element 0, whose puts go through the library's own
+put handler in app code, which posts the elements put (as many as were put) and completes the put.
 """
 
 from __future__ import annotations
@@ -28,6 +32,13 @@ def names(prefix: str, int32_sizes: list[int], byte_sizes: list[int]) -> dict[st
     return pvs
 
 
+def latency_names(prefix: str, latency: int) -> dict[str, str]:
+    """The round-trip PVs of --latency (none for 0): name -> kind, "double" or "int8"."""
+    if latency < 1:
+        return {}
+    return {f"{prefix}LATENCY:DOUBLE": "double", f"{prefix}LATENCY:CHAR": "int8"}
+
+
 def make_value(kind: str, elements: int, k: int) -> Any:
     """Update k of a PV of that kind: the float k, or a numpy array of `elements` times k."""
     if kind == "double":
@@ -37,7 +48,7 @@ def make_value(kind: str, elements: int, k: int) -> Any:
 
 
 class Server(Protocol):
-    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int]) -> None: ...
+    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int) -> None: ...
 
     def post(self, name: str, value: Any, t: float) -> None: ...
 

@@ -5,6 +5,12 @@ caproto.asyncio.server.Context on an event loop of its own thread. It reads EPIC
 and EPICS_CAS_INTF_ADDR_LIST from the environment. post() hands `await pv.write(value,
 timestamp=t)` to that loop (run_coroutine_threadsafe) and waits for it: the write stores the
 value and queues the subscribers' updates, which the server's tasks send.
+
+With --latency N, a PVGroup of prefix <P> adds two pvproperties to the pvdb: LATENCY:DOUBLE
+(ChannelDouble) and LATENCY:CHAR (ChannelByte, DBR_CHAR), each of max_length N, one element 0 at
+start. A client's put goes through the pvproperty's putter (caproto's put handler in app code),
+which returns the value put: caproto then stores it (the elements put, as many as were put),
+stamped with the clock at the write, and queues the subscribers' updates before it answers the put.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import os
 import threading
 from typing import Any
 
-from . import names
+from . import latency_names, names
 
 LIBRARY = "caproto"
 PROTOCOLS = ("CA",)
@@ -39,7 +45,7 @@ class Server:
         self.task: asyncio.Task[Any] | None = None
         self.thread: threading.Thread | None = None
 
-    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int]) -> None:
+    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int) -> None:
         import numpy
         # Beacons as EPICS base's servers send them: to the client address list (loopback here)
         # unless the server's own lists say otherwise (caproto would broadcast them).
@@ -62,6 +68,8 @@ class Server:
             else:
                 self.pvs[name] = caproto.ChannelByte(value=numpy.zeros(n, dtype=numpy.int8), max_length=n,
                                                      strip_null_terminator=False)
+        if latency_names(prefix, latency):
+            self.pvs.update(latency_group(prefix, latency).pvdb)
         started = threading.Event()
         failure: list[BaseException] = []
         loop = asyncio.new_event_loop()
@@ -101,3 +109,22 @@ class Server:
             return
         loop.call_soon_threadsafe(task.cancel)
         self.thread.join(1.0)
+
+
+def latency_group(prefix: str, most: int) -> Any:
+    """The round-trip PVs, a PVGroup whose putters publish the value put (returned, caproto
+    writes it): float is PvpropertyDouble (DBR_DOUBLE), bytes PvpropertyByte (DBR_CHAR)."""
+    import numpy
+    from caproto.server import PVGroup, pvproperty
+
+    async def echo(_group: Any, _instance: Any, value: Any) -> Any:
+        return value
+
+    class Latency(PVGroup):  # type: ignore[misc]
+        double = pvproperty(name="LATENCY:DOUBLE", put=echo, dtype=float,
+                            value=numpy.zeros(1, dtype=numpy.float64), max_length=most)
+        char = pvproperty(name="LATENCY:CHAR", put=echo, dtype=bytes,
+                          value=numpy.zeros(1, dtype=numpy.int8), max_length=most,
+                          strip_null_terminator=False)
+
+    return Latency(prefix)

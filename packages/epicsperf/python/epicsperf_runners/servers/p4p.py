@@ -3,13 +3,19 @@ the double and NTScalarArray of int32 ('ai') or int8 ('ab') for the arrays, serv
 p4p.server.Server from a providers dict, configured from the environment (useenv, its default:
 EPICS_PVAS_* and, in their absence, EPICS_PVA_*). post() is pv.post(value, timestamp=t), which
 pvxs sends to the subscribers from its own threads.
+
+With --latency N, <P>LATENCY:DOUBLE (NTScalarArray 'ad') and <P>LATENCY:CHAR ('ab'), one element 0
+at start, are SharedPVs with a put handler (run on p4p's work queue thread): it posts the value put
+(op.value(), its elements as many as were put, stamped with the wall clock) and then completes the
+put (op.done()); a put of more than N elements fails.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from . import names
+from . import latency_names, names
 
 LIBRARY = "p4p"
 PROTOCOLS = ("PVA",)
@@ -33,9 +39,7 @@ class Server:
         self.pvs: dict[str, Any] = {}
         self.server: Any = None
 
-    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int]) -> None:
-        import time
-
+    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int) -> None:
         import numpy
         now = time.time()  # the initial values' time (without one, 1970)
         for name, (kind, n) in names(prefix, int32_sizes, byte_sizes).items():
@@ -47,6 +51,10 @@ class Server:
             else:
                 self.pvs[name] = SharedPV(nt=NTScalar("ab"), initial=numpy.zeros(n, dtype=numpy.int8),
                                           timestamp=now)
+        for name, kind in latency_names(prefix, latency).items():
+            code, dtype = ("ad", numpy.float64) if kind == "double" else ("ab", numpy.int8)
+            self.pvs[name] = SharedPV(nt=NTScalar(code), initial=numpy.zeros(1, dtype=dtype), timestamp=now,
+                                      handler=EchoPut(latency))
         # Serving once constructed (its sockets bound), on the environment's ports and interfaces.
         self.server = PvaServer(providers=[self.pvs], useenv=True)
 
@@ -56,3 +64,18 @@ class Server:
     def stop(self) -> None:
         if self.server is not None:
             self.server.stop()
+
+
+class EchoPut:
+    """The round-trip PVs' put handler: post the value put, then complete the put."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+
+    def put(self, pv: Any, op: Any) -> None:
+        value = op.value()
+        if len(value) > self.most:
+            op.done(error=f"at most {self.most} elements")
+            return
+        pv.post(value, timestamp=time.time())
+        op.done()

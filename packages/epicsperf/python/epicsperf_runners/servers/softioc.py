@@ -6,6 +6,14 @@ I/O Intr; post() is record.set(value, timestamp=t), which stores the value and a
 process the record (scanIoRequest): the record takes it, with TIME = t, on EPICS's callback
 thread, which posts the monitors. TSE = -2 keeps the time the device support writes (EPICS
 would otherwise stamp the record with its own clock at processing).
+
+With --latency N, <P>LATENCY:DOUBLE (FTVL DOUBLE) and <P>LATENCY:CHAR (FTVL CHAR) are WaveformOut
+records (waveform, Python output device support) of NELM N (2 for N = 1: QSRV would serve one
+element as a scalar), one element 0 at start. A client's put (RSRV's or QSRV's dbPut) writes the
+elements and sets NORD to their count, and processes the record: the device support takes the
+value (always_update: an on_update each put, even of the same value) and the record, stamped with
+the clock (TSE 0), posts VAL and NORD to the monitors before the put completes (not blocking: the
+on_update runs afterwards on the asyncio dispatcher).
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from . import names
+from . import latency_names, names
 
 LIBRARY = "softioc"
 PROTOCOLS = ("CA", "PVA")
@@ -35,14 +43,14 @@ class Server:
     def __init__(self) -> None:
         self.records: dict[str, Any] = {}
 
-    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int]) -> None:
+    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int) -> None:
         import time
 
         import numpy
         pvs = names(prefix, int32_sizes, byte_sizes)
         # RSRV sends no array larger than EPICS_CA_MAX_ARRAY_BYTES (read at iocInit): room for the
         # largest, as ioc.py does.
-        largest = max(4 * n for _, n in pvs.values())
+        largest = max([4 * n for _, n in pvs.values()] + [8 * latency])
         need = max(16384, largest + 4096)
         try:
             have = int(os.environ.get("EPICS_CA_MAX_ARRAY_BYTES", "0"))
@@ -61,6 +69,12 @@ class Server:
                 rec = builder.WaveformIn(name[cut:], initial_value=numpy.zeros(n, dtype=dtype),
                                          length=max(n, 2), datatype=dtype, TSE=-2)
             self.records[name] = rec
+        builder.SetDeviceName(prefix + "LATENCY")
+        cut = len(prefix) + len("LATENCY:")
+        for name, kind in latency_names(prefix, latency).items():
+            ftvl = numpy.float64 if kind == "double" else numpy.int8
+            builder.WaveformOut(name[cut:], initial_value=numpy.zeros(1, dtype=ftvl), length=max(latency, 2),
+                                datatype=ftvl, always_update=True, on_update=self.on_put)
         builder.LoadDatabase()
         # The dispatcher runs out records' callbacks (there are none): asyncio, not cothread.
         softioc.iocInit(asyncio_dispatcher.AsyncioDispatcher())
@@ -68,6 +82,9 @@ class Server:
         now = time.time()
         for name, rec in self.records.items():
             rec.set(rec.get(), timestamp=now)
+
+    def on_put(self, value: Any) -> None:
+        """A round-trip PV's put handler: the record has already posted the value."""
 
     def post(self, name: str, value: Any, t: float) -> None:
         self.records[name].set(value, timestamp=t)
