@@ -23,6 +23,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,48 +43,9 @@ using namespace pvxs;
 
 namespace {
 
-const int EVENTS_FD = 3;
 const long MAX_COUNT = 127; /* so that k fits an int8 */
 
-void write_all(const void *buf, size_t len) {
-    const char *p = static_cast<const char *>(buf);
-    while (len > 0) {
-        ssize_t n = ::write(EVENTS_FD, p, len);
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            _exit(1);
-        }
-        p += n;
-        len -= size_t(n);
-    }
-}
-
-/* Events are written from the main thread only. */
-void emit(const std::string &line, const void *payload = nullptr, size_t len = 0) {
-    write_all(line.data(), line.size());
-    if (payload && len) write_all(payload, len);
-}
-
-std::string json_string(const std::string &s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') { out += '\\'; out += char(c); }
-        else if (c < 0x20) { char b[8]; snprintf(b, sizeof b, "\\u%04x", c); out += b; }
-        else out += char(c);
-    }
-    return out + "\"";
-}
-
-[[noreturn]] void fail(int code, const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    for (char *c = msg; *c; c++) if (*c == '\n') *c = ' ';
-    emit("{\"ev\":\"error\",\"message\":" + json_string(msg) + "}\n");
-    _exit(code);
-}
+#include "epicsperf_events.inc.cpp"
 
 /* A whole decimal number in [lo, hi], else -1. */
 long parse_long(const std::string &s, long lo, long hi) {

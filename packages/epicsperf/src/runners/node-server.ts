@@ -42,7 +42,8 @@ for (const [suffix, type, initial] of [
   ['CHAR', DbrType.CHAR, new Int8Array(1)],
 ] as const) {
   if (!latency.length) break;
-  const pv = server.pv(`${P}LATENCY:${suffix}`, { type, value: initial, maxCount: latency[0]! });
+  // Room for 2 at least: a PV of one element is a scalar over PV Access, and these are arrays.
+  const pv = server.pv(`${P}LATENCY:${suffix}`, { type, value: initial, maxCount: Math.max(2, latency[0]!) });
   pv.onPut = ({ value }) => ({ accept: true, value });
 }
 

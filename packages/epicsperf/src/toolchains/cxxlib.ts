@@ -8,8 +8,10 @@ import { buildError, buildIfChanged, capture, failed, takesHere } from './built.
 import { coreLibs, platformIncludes } from './clib.js';
 
 const SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_pvxs.cpp');
+/** The fd-3 events both programs include. */
+const EVENTS = join(PACKAGE_ROOT, 'c', 'epicsperf_events.inc.cpp');
 /** Included by SOURCE: part of what decides a rebuild. */
-const INCLUDED = [join(PACKAGE_ROOT, 'c', 'epicsperf_pvxs_put.inc.cpp')];
+const INCLUDED = [join(PACKAGE_ROOT, 'c', 'epicsperf_pvxs_put.inc.cpp'), EVENTS];
 const SERVER_SOURCE = join(PACKAGE_ROOT, 'c', 'epicsperf_pvxs_server.cpp');
 
 /** Where the compiled pvxs runner lives (it may not exist yet). */
@@ -123,7 +125,7 @@ export async function buildPvxsServer(python: string): Promise<{ path: string } 
     what: 'the pvxs server runner',
     path: pvxsServerPath(),
     source: SERVER_SOURCE,
-    included: [],
+    included: [EVENTS],
   });
   return 'error' in r ? failed(pvxsServerPath(), r.error) : r;
 }
