@@ -49,8 +49,12 @@ export function interfaceList(list: readonly string[], log?: Logger): { hosts: s
   const groups: string[] = [];
   for (const entry of list) {
     const host = entry.split(':')[0]!;
-    if (net.isIPv4(host)) (isMulticast(host) ? groups : hosts).includes(host) || (isMulticast(host) ? groups : hosts).push(host);
-    else log?.warn({ entry }, 'not an IPv4 address in EPICS_CAS_INTF_ADDR_LIST: skipped');
+    if (!net.isIPv4(host)) {
+      log?.warn({ entry }, 'not an IPv4 address in EPICS_CAS_INTF_ADDR_LIST: skipped');
+      continue;
+    }
+    const into = isMulticast(host) ? groups : hosts;
+    if (!into.includes(host)) into.push(host);
   }
   if (hosts.includes('0.0.0.0') && hosts.length > 1)
     throw new Error(`EPICS_CAS_INTF_ADDR_LIST cannot hold 0.0.0.0 and other addresses (${list.join(' ')})`);

@@ -382,8 +382,8 @@ function padStrings(dataType: number, count: number, payload: Uint8Array): Uint8
 
 /** The PV's value in the native type a client asked for, `n` elements. */
 function convert(v: ServedValue, pv: ServedPv, native: number, n: number): EncodableValue {
-  // Numbers of a typed array (not 64-bit integers) as they are, zeros past their end: no copy
-  // element by element (a 1 MB array took 28 ms here that way).
+  // Numbers of a typed array (not 64-bit integers) as they are, zeros past their end, not copied
+  // element by element into a JavaScript array (docs/results.md, Servers: the crossing time).
   if (native !== DbrType.STRING && ArrayBuffer.isView(v) && !(v instanceof BigInt64Array)) {
     const t = v as Float64Array;
     if (t.length === n) return t;
