@@ -243,9 +243,4 @@ def _tool_version() -> str:
 
 
 if __name__ == "__main__":
-    try:
-        main(sys.argv[1:])
-    except SystemExit:
-        raise
-    except BaseException as err:  # noqa: BLE001 - report any crash as one line
-        driver.fail(f"{type(err).__name__}: {err}")
+    driver.run_main(main)

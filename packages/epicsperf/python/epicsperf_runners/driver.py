@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from array import array
-from typing import IO, TYPE_CHECKING, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, Callable, NoReturn
 
 from . import put_tasks, samples
 from .clients import python_clients, python_tasks
@@ -70,6 +70,16 @@ def fail(message: object, code: int = 1) -> NoReturn:
         emit({"ev": "error", "message": " ".join(str(message).split())})
     finally:
         os._exit(code)
+
+
+def run_main(main: Callable[[list[str]], object]) -> None:
+    """Run a driver's main on this process's arguments; any crash is one error event and exit 1."""
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        raise
+    except BaseException as err:  # noqa: BLE001 - report any crash as one line
+        fail(f"{type(err).__name__}: {err}")
 
 
 def open_events() -> None:
@@ -330,9 +340,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main(sys.argv[1:])
-    except SystemExit:
-        raise
-    except BaseException as err:  # noqa: BLE001 - report any crash as one line
-        fail(f"{type(err).__name__}: {err}")
+    run_main(main)

@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from .driver import ArgumentParser, emit, fail, open_events
+from .driver import ArgumentParser, emit, fail, open_events, run_main
 from .servers import SERVERS, latency_names, make_value, names
 
 # At most 127 updates a post: k fits an int8.
@@ -290,9 +290,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main(sys.argv[1:])
-    except SystemExit:
-        raise
-    except BaseException as err:  # noqa: BLE001 - report any crash as one line
-        fail(f"{type(err).__name__}: {err}")
+    run_main(main)
