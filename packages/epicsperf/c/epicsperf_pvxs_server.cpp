@@ -1,6 +1,7 @@
 /* epicsperf-pvxs-server: the pvxs server runner (docs/runners.md, "Server runners").
  *
  *   epicsperf-pvxs-server serve --prefix P --int32 N1,N2,... --bytes M1,M2,... [--latency N]
+ *       [--counters N] [--counter-rate HZ]
  *
  * One pvxs server from the EPICS_PVAS_* / EPICS_PVA_* environment (PV Access only), publishing
  * <P>CROSS:DOUBLE (NTScalar double), <P>CROSS:INT32:<n> (NTScalar int32[n]) and
@@ -9,23 +10,39 @@
  * int8[]), opened as one element 0, whose SharedPV::onPut handler (on a pvxs server worker)
  * refuses more than N elements, else stamps the value put with the wall clock, posts it (the
  * elements put, as many as were put) and then completes the put (ExecOp::reply()).
- * Commands on stdin (post NAME COUNT PERIOD_MS, ship, exit), events on fd 3. Posting runs on the
- * main thread, paced on the monotonic clock from the first post; the wall clock taken just before
- * each SharedPV::post() is both the update's timeStamp and the kept post time. The wheel's libpvxs
- * is built with the old C++ string ABI: compile with -D_GLIBCXX_USE_CXX11_ABI=0
- * (src/toolchains/cxxlib.ts does).
+ * With --counters N also the counters <P>CALC1..<P>CALCN (NTScalar double with alarm and
+ * timeStamp), read-only SharedPVs opened at 1 with the start time, every value in MINOR alarm
+ * (alarm.severity 1, alarm.status 1 DEVICE, alarm.message "HIGH", as QSRV sends a HIGH alarm).
+ * With --counter-rate HZ > 0 a ticker thread ticks on an absolute schedule on the monotonic
+ * clock, tick j at t0 + j/HZ (a late tick runs at once, none skipped; more than 1 s behind, the
+ * schedule starts again from now): it adds 1 to the common value, reads the wall clock once and
+ * posts every counter in order (a cloneEmpty() with value, alarm and timeStamp, SharedPV::post()),
+ * then counts the tick (ticks, its wall clock, the value) for `stats`.
+ * Commands on stdin (post NAME COUNT PERIOD_MS, ship, stats, exit), events on fd 3 (from either
+ * thread, under a lock). The main thread reads the commands and answers `stats` at once; post and
+ * ship run in order on a poster thread, posting paced on the monotonic clock from the first post;
+ * the wall clock taken just before each SharedPV::post() is both the update's timeStamp and the
+ * kept post time. `exit` (or the end of stdin) lets the poster finish the commands before it,
+ * stops the ticker (at once, also mid-tick) and the server. The wheel's libpvxs is built with the
+ * old C++ string ABI: compile with -D_GLIBCXX_USE_CXX11_ABI=0 (src/toolchains/cxxlib.ts does).
  */
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -44,6 +61,7 @@ using namespace pvxs;
 namespace {
 
 const long MAX_COUNT = 127; /* so that k fits an int8 */
+const long MAX_COUNTERS = 10000000;
 
 #include "epicsperf_events.inc.cpp"
 
@@ -110,11 +128,30 @@ Value initial_value(PvKind kind, size_t n, bool array = false) {
     return v;
 }
 
+double posix_seconds(const struct timespec &ts) {
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
 struct Runner {
     server::Server srv;
     std::map<std::string, Pv> pvs;
     std::vector<server::SharedPV> latency; /* the round-trip PVs of --latency */
-    std::vector<double> posts; /* (k, wall clock) pairs since the last ship */
+    std::vector<double> posts; /* (k, wall clock) pairs since the last ship (the poster's) */
+
+    std::vector<server::SharedPV> counters; /* <P>CALC1..N of --counters */
+    Value counter_prototype; /* for cloneEmpty() */
+    /* The last completed tick, for `stats`. */
+    std::mutex ticked_lock;
+    uint64_t ticks = 0;
+    double tick_time = 0; /* POSIX s, 0 before any tick */
+    double counter_value = 1;
+    /* The ticker of --counter-rate and how it is stopped. */
+    std::thread ticker;
+    std::mutex ticker_lock;
+    std::condition_variable ticker_wake;
+    std::atomic<bool> ticker_stop{false};
+
+    explicit Runner(server::Server &&s) : srv(std::move(s)) {}
 
     void add(const std::string &name, PvKind kind, size_t n) {
         if (pvs.count(name)) return; /* a size given twice */
@@ -148,6 +185,97 @@ struct Runner {
         latency.push_back(shared);
     }
 
+    /* A counter's update: the value, in MINOR alarm (HIGH, as QSRV sends it), stamped. */
+    Value counter_update(double value, const struct timespec &ts) const {
+        Value v = counter_prototype.cloneEmpty();
+        v["value"] = value;
+        v["alarm.severity"] = int32_t(1);
+        v["alarm.status"] = int32_t(1); /* DEVICE */
+        v["alarm.message"] = "HIGH";
+        stamp(v, ts);
+        return v;
+    }
+
+    /* <P>CALC1..<P>CALCn, opened at 1 with the start time as their first timestamp. */
+    void add_counters(const std::string &prefix, long n) {
+        struct timespec start;
+        clock_gettime(CLOCK_REALTIME, &start);
+        counter_prototype = nt::NTScalar{TypeCode::Float64}.create();
+        Value initial = counter_update(1.0, start);
+        counters.reserve(size_t(n));
+        for (long i = 1; i <= n; i++) {
+            server::SharedPV shared(server::SharedPV::buildReadonly());
+            shared.open(initial); /* a clone of it */
+            srv.addPV(prefix + "CALC" + std::to_string(i), shared);
+            counters.push_back(shared);
+        }
+    }
+
+    /* The ticker thread: tick j at t0 + j/hz on the monotonic clock (steady_clock); a late tick
+     * runs at once, none skipped; more than 1 s behind, the schedule starts again from now. */
+    void tick_at(double hz) {
+        typedef std::chrono::steady_clock Clock;
+        Clock::time_point t0 = Clock::now();
+        double value = 1;
+        for (uint64_t j = 1;; j++) {
+            Clock::time_point due = t0 + std::chrono::nanoseconds(int64_t(std::llround(double(j) * 1e9 / hz)));
+            {
+                std::unique_lock<std::mutex> g(ticker_lock);
+                while (!ticker_stop.load() && Clock::now() < due) ticker_wake.wait_until(g, due);
+            }
+            if (ticker_stop.load()) return;
+            if (Clock::now() - due > std::chrono::seconds(1)) { t0 = Clock::now(); j = 0; }
+            value += 1;
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            for (auto &c : counters) {
+                if (ticker_stop.load(std::memory_order_relaxed)) return;
+                c.post(counter_update(value, now));
+            }
+            std::lock_guard<std::mutex> g(ticked_lock);
+            ticks++;
+            tick_time = posix_seconds(now);
+            counter_value = value;
+        }
+    }
+
+    void start_ticker(double hz) {
+        ticker = std::thread([this, hz]() {
+            try {
+                tick_at(hz);
+            } catch (std::exception &e) {
+                fail(1, "%s", e.what());
+            }
+        });
+    }
+
+    void stop_ticker() {
+        {
+            std::lock_guard<std::mutex> g(ticker_lock);
+            ticker_stop = true;
+        }
+        ticker_wake.notify_all();
+        if (ticker.joinable()) ticker.join();
+    }
+
+    /* Answered on the thread reading the commands, whatever the poster and the ticker are doing. */
+    void stats() {
+        uint64_t t;
+        double at, value;
+        {
+            std::lock_guard<std::mutex> g(ticked_lock);
+            t = ticks;
+            at = tick_time;
+            value = counter_value;
+        }
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        char line[256];
+        snprintf(line, sizeof line, "{\"ev\":\"stats\",\"ticks\":%llu,\"tickTime\":%.6f,\"counterValue\":%.17g,\"time\":%.6f}\n",
+                 (unsigned long long)t, at, value, posix_seconds(now));
+        emit(line);
+    }
+
     void post(const std::string &name, long count, double period_ms) {
         auto it = pvs.find(name);
         if (it == pvs.end()) fail(2, "post: no PV named %s", name.c_str());
@@ -178,7 +306,7 @@ struct Runner {
             stamp(v, now);
             pv.shared.post(v);
             posts.push_back(double(k));
-            posts.push_back(double(now.tv_sec) + double(now.tv_nsec) * 1e-9);
+            posts.push_back(posix_seconds(now));
         }
         emit("{\"ev\":\"posted\",\"name\":" + json_string(name) + ",\"count\":" + std::to_string(count) + "}\n");
     }
@@ -192,8 +320,70 @@ struct Runner {
     }
 };
 
-/* Commands until exit or EOF; a bad one is an error (exit 2). */
+/* post and ship, run in the order given on the poster thread, so that `stats` is answered while
+ * a post is under way. */
+struct Job {
+    bool ship;
+    std::string name;
+    long count;
+    double period_ms;
+};
+
+struct Poster {
+    Runner &r;
+    std::mutex lock;
+    std::condition_variable wake;
+    std::deque<Job> jobs;
+    bool closed = false;
+    std::thread thread;
+
+    explicit Poster(Runner &runner) : r(runner) {
+        thread = std::thread([this]() {
+            try {
+                run();
+            } catch (std::exception &e) {
+                fail(1, "%s", e.what());
+            }
+        });
+    }
+
+    void push(Job &&job) {
+        {
+            std::lock_guard<std::mutex> g(lock);
+            jobs.push_back(std::move(job));
+        }
+        wake.notify_one();
+    }
+
+    /* Finishes the jobs given, then returns. */
+    void finish() {
+        {
+            std::lock_guard<std::mutex> g(lock);
+            closed = true;
+        }
+        wake.notify_one();
+        thread.join();
+    }
+
+    void run() {
+        for (;;) {
+            Job job;
+            {
+                std::unique_lock<std::mutex> g(lock);
+                while (jobs.empty() && !closed) wake.wait(g);
+                if (jobs.empty()) return;
+                job = std::move(jobs.front());
+                jobs.pop_front();
+            }
+            if (job.ship) r.ship();
+            else r.post(job.name, job.count, job.period_ms);
+        }
+    }
+};
+
+/* Commands until exit or EOF, then the poster finishes those before; a bad one is an error (exit 2). */
 void serve(Runner &r) {
+    Poster poster(r);
     std::string line;
     while (std::getline(std::cin, line)) {
         std::istringstream in(line);
@@ -201,20 +391,23 @@ void serve(Runner &r) {
         std::string w;
         while (in >> w) words.push_back(w);
         if (words.empty()) continue;
-        if (words[0] == "exit" && words.size() == 1) return;
-        if (words[0] == "ship" && words.size() == 1) { r.ship(); continue; }
+        if (words[0] == "exit" && words.size() == 1) break;
+        if (words[0] == "stats" && words.size() == 1) { r.stats(); continue; }
+        if (words[0] == "ship" && words.size() == 1) { poster.push(Job{true, std::string(), 0, 0}); continue; }
         if (words[0] == "post" && words.size() == 4) {
+            if (!r.pvs.count(words[1])) fail(2, "post: no PV named %s", words[1].c_str());
             long count = parse_long(words[2], 0, MAX_COUNT);
             if (count < 0) fail(2, "post: COUNT must be 0 to %ld, got '%s'", MAX_COUNT, words[2].c_str());
             char *end = nullptr;
             double period = strtod(words[3].c_str(), &end);
             if (*end || !(period >= 0 && period <= 3.6e6))
                 fail(2, "post: PERIOD_MS must be a number of milliseconds, got '%s'", words[3].c_str());
-            r.post(words[1], count, period);
+            poster.push(Job{false, words[1], count, period});
             continue;
         }
         fail(2, "unknown command '%s'", line.c_str());
     }
+    poster.finish();
 }
 
 } // namespace
@@ -225,11 +418,14 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (argc < 2 || std::string(argv[1]) != "serve")
-        fail(2, "usage: epicsperf-pvxs-server serve --prefix P --int32 N1,N2,... --bytes M1,M2,... [--latency N]");
+        fail(2, "usage: epicsperf-pvxs-server serve --prefix P --int32 N1,N2,... --bytes M1,M2,... [--latency N]"
+                " [--counters N] [--counter-rate HZ]");
     std::string prefix;
     bool have_prefix = false;
     std::vector<long> int32s, bytes;
     long latency = 0; /* none */
+    long counters = 0;
+    double counter_rate = 0; /* still */
     for (int i = 2; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--prefix" && i + 1 < argc) { prefix = argv[++i]; have_prefix = true; }
@@ -239,12 +435,24 @@ int main(int argc, char **argv) {
             latency = parse_long(argv[++i], 1, 100000000L);
             if (latency < 1) fail(2, "--latency takes a whole number of elements from 1, got '%s'", argv[i]);
         }
+        else if (a == "--counters" && i + 1 < argc) {
+            counters = parse_long(argv[++i], 0, MAX_COUNTERS);
+            if (counters < 0) fail(2, "--counters takes a whole number from 0 to %ld, got '%s'", MAX_COUNTERS, argv[i]);
+        }
+        else if (a == "--counter-rate" && i + 1 < argc) {
+            const char *hz = argv[++i];
+            char *end = nullptr;
+            counter_rate = strtod(hz, &end);
+            if ((!(*hz >= '0' && *hz <= '9') && *hz != '.') || strpbrk(hz, "xX")) end = nullptr; /* no sign, hex, inf, nan */
+            if (!end || end == hz || *end || !(counter_rate >= 0 && counter_rate <= 1e6))
+                fail(2, "--counter-rate takes a number of Hz from 0, got '%s'", hz);
+        }
         else fail(2, "unknown argument %s", a.c_str());
     }
     if (!have_prefix) fail(2, "--prefix P is required");
     try {
         server::Config config = server::Config::fromEnv();
-        Runner r{config.build(), {}, {}, {}};
+        Runner r(config.build());
         /* pvxs falls back to another TCP port when the one asked for is taken: the orchestrator
          * gave this one, so serve on it or not at all. */
         if (config.tcp_port && r.srv.config().tcp_port != config.tcp_port)
@@ -256,12 +464,16 @@ int main(int argc, char **argv) {
             r.add_latency(prefix + "LATENCY:DOUBLE", PvKind::Double, size_t(latency));
             r.add_latency(prefix + "LATENCY:CHAR", PvKind::Bytes, size_t(latency));
         }
+        if (counters > 0) r.add_counters(prefix, counters);
         r.srv.start();
+        if (counters > 0 && counter_rate > 0) r.start_ticker(counter_rate);
         emit("{\"ev\":\"ready\",\"server\":\"pvxs\",\"version\":" + json_string(version_str()) + "}\n");
         serve(r);
+        r.stop_ticker();
         r.srv.stop();
         for (auto &e : r.pvs) e.second.shared.close();
         for (auto &pv : r.latency) pv.close();
+        for (auto &pv : r.counters) pv.close();
     } catch (std::exception &e) {
         fail(1, "%s", e.what());
     }

@@ -74,7 +74,7 @@ export const arrayRateOption = (defaultValue: number | 'max', allowZero: boolean
 export const serverOption = (): Option =>
   new Option(
     '--server <server>',
-    "the built-in IOC's server: softioc (EPICS base's RSRV and QSRV) or node (this project's server, epics-client/server, the same PVs)",
+    "the built-in IOC's server: softioc (EPICS base's RSRV and QSRV), node (this project's server, epics-client/server, the same PVs) or pvagw (softioc behind p4p's PV Access gateway: PVA clients only, the gateway's CPU as the server's)",
   )
     .choices(IOC_SERVERS)
     .default('softioc');

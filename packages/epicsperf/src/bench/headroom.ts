@@ -113,6 +113,9 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
   };
 }
 
+/** The counts of the counters' ticks (the IOC's, or a server runner's). */
+type TickStats = Pick<IocStats, 'ticks' | 'tickTime' | 'counterValue' | 'time'>;
+
 /** Until the IOC has posted its first tick (at most 2 s): the IOC's rate counts from a post. */
 export async function firstTick(ioc: Ioc): Promise<void> {
   for (let t0 = performance.now(); performance.now() - t0 < 2000; await new Promise((r) => setTimeout(r, 20))) {
@@ -125,7 +128,7 @@ export async function firstTick(ioc: Ioc): Promise<void> {
  * the ticks it posted per second, between the posts themselves (exact at a low rate), times the
  * share of them it processed (one tick of slack: the last may still be under way).
  */
-export function iocRate(a: IocStats | undefined, b: IocStats | undefined, records: number): number | undefined {
+export function iocRate(a: TickStats | undefined, b: TickStats | undefined, records: number): number | undefined {
   if (a?.counterValue === undefined || b?.counterValue === undefined || !(b.time > a.time)) return undefined;
   const processed = b.counterValue - a.counterValue;
   const posted = (b.ticks ?? 0) - (a.ticks ?? 0);

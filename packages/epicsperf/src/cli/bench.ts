@@ -103,15 +103,22 @@ export function register(program: Command): void {
     // Stored with every run, whether the workloads that decide them run or not (each decided once:
     // test/unit/workloads-registry.test.ts).
     const runOptions = Object.assign({}, ...WORKLOADS.map((w) => w.runOptions?.(opts, profile.name))) as RunOptions;
-    const clients =
-      only?.clients !== undefined
-        ? only.clients(opts.clients).map((c) => findClient(c)!)
+    const own = only?.clients?.(opts.clients, opts);
+    const chosen =
+      own !== undefined
+        ? own.map((c) => findClient(c)!)
         : opts.clients === undefined
           ? // Every client whose runner serves the task of a workload of the run (a workload with a row per client: every client).
             CLIENTS.filter((c) =>
-              families.some((w) => w.rowPerClient || (w.serves ? c.tasks.includes(w.serves) : w.clients?.().includes(c.name))),
+              families.some((w) => w.rowPerClient || (w.serves ? c.tasks.includes(w.serves) : w.clients?.()?.includes(c.name))),
             )
           : parseClientList(opts.clients, !only || only.rowPerClient || !only.serves ? 'all' : only.serves);
+    // A PV Access gateway serves PVA clients only.
+    const clients = opts.server === 'pvagw' ? chosen.filter((c) => c.protocol === 'PVA') : chosen;
+    if (clients.length < chosen.length) {
+      if (clients.length === 0) throw new UsageError('--server pvagw is a PV Access gateway: give PVA clients');
+      process.stderr.write('epicsperf: --server pvagw is a PV Access gateway: the CA clients are left out\n');
+    }
     if (workloads.headroom && (opts.repeat ?? 1) > 1)
       process.stderr.write(
         `epicsperf: headroom: the ramp runs once for each client (--repeat ${opts.repeat} applies to the other workloads)\n`,

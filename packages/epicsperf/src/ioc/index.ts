@@ -8,7 +8,8 @@ import { getLogger } from '../log.js';
 import { killOnExit } from '../children.js';
 import { ensurePythonEnv, pythonModule } from '../pyenv/index.js';
 import { freePort, freePortWithNeighbour, isTcpPortFree, isUdpPortFree } from './ports.js';
-import { probeCa } from './probe.js';
+import { probe } from './probe.js';
+import { startGateway } from './gateway.js';
 import { DEFAULTS } from '../defaults.js';
 import { DEFAULT_REPEATER_PORT as CA_REPEATER_PORT, DEFAULT_SERVER_PORT as CA_PORT } from 'epics-client/ca';
 import { DEFAULT_BROADCAST_PORT as PVA_BROADCAST_PORT, DEFAULT_SERVER_PORT as PVA_PORT } from 'epics-client/pva';
@@ -67,9 +68,10 @@ export interface IocOptions {
    */
   accessSecurity?: boolean;
   /**
-   * The server that serves the IOC's PVs: 'softioc' (default), EPICS base's RSRV and QSRV, or
+   * The server that serves the IOC's PVs: 'softioc' (default), EPICS base's RSRV and QSRV,
    * 'node', this project's server (epics-client/server) in a Node process of its own, serving the
-   * same PVs with the same behaviour.
+   * same PVs with the same behaviour, or 'pvagw', softioc behind p4p's PV Access gateway (on
+   * loopback): `env`'s PVA variables reach the gateway, and `meter` reads the gateway's process.
    */
   server?: IocServer;
 }
@@ -151,6 +153,8 @@ function validate(o: IocOptions): void {
     throw new IocError(`arrayType must be one of ${ARRAY_TYPES.join(', ')}, got ${String(o.arrayType)}`);
   if (o.server !== undefined && !IOC_SERVERS.includes(o.server))
     throw new IocError(`server must be one of ${IOC_SERVERS.join(', ')}, got ${String(o.server)}`);
+  if (o.server === 'pvagw' && o.listen !== undefined && !o.listen.startsWith('127.'))
+    throw new IocError('the pvagw server runs on loopback only (it cannot serve other hosts here)');
   if (o.prefix !== undefined && !/^[A-Za-z0-9_:.-]*$/.test(o.prefix))
     throw new IocError(`prefix may hold letters, digits and _ : . - only, got "${o.prefix}"`);
 }
@@ -286,23 +290,33 @@ async function launch(command: string, o: IocOptions): Promise<Ioc> {
     if (portClash) throw new PortRaceError(`the IOC could not bind port ${caPort}`);
     // Probed on the address it serves (loopback for every interface), whatever `env` holds.
     const probeHost = listen === '0.0.0.0' ? '127.0.0.1' : listen;
-    await probeCa({ ...env, EPICS_CA_ADDR_LIST: probeHost, EPICS_CA_AUTO_ADDR_LIST: 'NO' }, `${prefix}KIND:LONG`, o.startTimeout ?? 60_000);
+    await probe(
+      'CA',
+      { ...env, EPICS_CA_ADDR_LIST: probeHost, EPICS_CA_AUTO_ADDR_LIST: 'NO' },
+      `${prefix}KIND:LONG`,
+      o.startTimeout ?? 60_000,
+    );
     if (portClash) throw new PortRaceError(`the IOC could not bind port ${caPort}`);
     log.info({ caPort, pvaPort, pid: child.pid }, 'IOC ready');
     const stats = new StatsChannel(child);
+    // Behind the gateway: its PVA ports and its process are the server the clients see.
+    const gateway = server === 'pvagw' ? await startGateway(command, env, `${prefix}KIND:LONG`) : undefined;
     return {
       stats: () => stats.ask(),
       resetPuts: () => stats.ask(5000, 'reset-puts'),
-      env,
+      env: { ...env, ...gateway?.env },
       caPort,
-      pvaPort,
+      pvaPort: gateway ? Number(gateway.env.EPICS_PVA_SERVER_PORT) : pvaPort,
       prefix,
       server,
-      pid: child.pid!,
-      meter: processMeter(child.pid!),
+      pid: gateway?.pid ?? child.pid!,
+      meter: gateway?.meter ?? processMeter(child.pid!),
       exited,
       counterNames: () => counterNames(prefix, nameStyle, records),
-      stop,
+      stop: async () => {
+        await gateway?.stop();
+        await stop();
+      },
     };
   } catch (err) {
     await stop();

@@ -20,14 +20,17 @@ export function headroomNote(c: HeadroomClient, r: HeadroomResults): string {
 
 export function headroomTitle(r: HeadroomResults): string {
   const steps = r.workload.steps;
+  if (r.workload.servers)
+    return `Server headroom: each server's app posting scalar counters at rising steps (${steps.map(headroomStepLabel).join(', ')}), ${r.workload.seconds} s per step, to ${r.workload.servers.fanout.join(' and to ')} reference clients at once, until it posts short of the rate or a client loses updates, falls behind or fails`;
   const top = r.iocMaxUpdatesS !== undefined ? `; the IOC published up to ${rate(r.iocMaxUpdatesS)} updates/s` : '';
   return `Headroom: scalar monitors at rising steps (${steps.map(headroomStepLabel).join(', ')}), ${r.workload.seconds} s of updates per step, until a client loses updates, falls behind or fails${top}`;
 }
 
 export function headroomTable(r: HeadroomResults, markdown = false): string {
   const best = Math.max(0, ...r.clients.map((c) => heldRate(c.best) ?? 0));
+  const servers = r.workload.servers !== undefined;
   const columns: Column<HeadroomClient>[] = [
-    { header: 'client', get: (c) => c.client },
+    { header: servers ? 'server' : 'client', get: (c) => c.client },
     { header: 'loss-free updates/s', get: (c) => rate(heldRate(c.best)), align: 'right' },
     {
       header: 'best / this',
@@ -38,8 +41,11 @@ export function headroomTable(r: HeadroomResults, markdown = false): string {
       align: 'right',
     },
     { header: 'at', get: (c) => (c.best ? headroomStepLabel(c.best.step) : '-') },
-    { header: 'CPU %', get: (c) => fmt(c.best?.run.cpuPercent?.mean, 1), align: 'right' },
-    { header: 'peak RSS MB', get: (c) => fmt(c.best?.run.peakRssMb, 0), align: 'right' },
+    // With servers, the server's process (a client's CPU is in the steps table).
+    servers
+      ? { header: 'server CPU %', get: (c) => fmt(c.best?.run.iocCpuPercent?.mean, 1), align: 'right' }
+      : { header: 'CPU %', get: (c) => fmt(c.best?.run.cpuPercent?.mean, 1), align: 'right' },
+    ...(servers ? [] : [{ header: 'peak RSS MB', get: (c: HeadroomClient) => fmt(c.best?.run.peakRssMb, 0), align: 'right' as const }]),
     { header: 'past it', get: (c) => headroomNote(c, r) },
   ];
   return markdown ? renderMarkdown(r.clients, columns) : renderTable(r.clients, columns);
@@ -47,20 +53,21 @@ export function headroomTable(r: HeadroomResults, markdown = false): string {
 
 /** Every (step, client) run: the IOC's rate, the client's latency trend, CPU, memory, outcome. */
 export function headroomStepsTable(r: HeadroomResults, markdown = false): string {
+  const of = r.workload.servers ? 'server' : 'IOC';
   const columns: Column<HeadroomStepResult>[] = [
-    { header: 'client', get: (x) => x.client },
+    { header: r.workload.servers ? 'server' : 'client', get: (x) => x.client },
     { header: 'step', get: (x) => headroomStepLabel(x.step) },
     { header: 'offered/s', get: (x) => rate(x.step.offeredUpdatesS), align: 'right' },
-    { header: 'IOC/s', get: (x) => `${rate(x.iocUpdatesS)}${x.iocLimited ? ' (limited)' : ''}`, align: 'right' },
+    { header: `${of}/s`, get: (x) => `${rate(x.iocUpdatesS)}${x.iocLimited ? ' (limited)' : ''}`, align: 'right' },
     // The IOC shares the cores: near 200% it starves its own send threads, which then merge updates.
-    { header: 'IOC CPU %', get: (x) => fmt(x.run.iocCpuPercent?.mean, 0), align: 'right' },
+    { header: `${of} CPU %`, get: (x) => fmt(x.run.iocCpuPercent?.mean, 0), align: 'right' },
     {
       header: 'latency ms first→last quarter',
       get: (x) => (x.latencyEarlyMs === undefined ? '-' : `${fmt(x.latencyEarlyMs, 1)} → ${fmt(x.latencyLateMs, 1)}`),
       align: 'right',
     },
-    { header: 'CPU %', get: (x) => fmt(x.run.cpuPercent?.mean, 1), align: 'right' },
-    { header: 'peak RSS MB', get: (x) => fmt(x.run.peakRssMb, 0), align: 'right' },
+    { header: r.workload.servers ? 'client CPU %' : 'CPU %', get: (x) => fmt(x.run.cpuPercent?.mean, 1), align: 'right' },
+    { header: r.workload.servers ? 'client RSS MB' : 'peak RSS MB', get: (x) => fmt(x.run.peakRssMb, 0), align: 'right' },
     { header: 'held', get: (x) => (x.held ? 'yes' : `no: ${x.failure?.text ?? 'failed'}`) },
   ];
   return markdown ? renderMarkdown(r.runs, columns) : renderTable(r.runs, columns);

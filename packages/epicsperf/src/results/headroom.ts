@@ -18,15 +18,23 @@ export interface HeadroomWorkload {
   /** Seconds of updates each client receives at each step (samples per PV = rate x seconds). */
   seconds: number;
   steps: HeadroomStep[];
+  /** The servers' headroom instead of the clients' (`--servers`): each server's app posts the
+   *  counters at each step, to `fanout` reference clients at once; a row per server, protocol and fan-out. */
+  servers?: { names: string[]; fanout: Integer[] };
 }
 
 /** How a client gave way at a step: it lost updates (dropped, or merged by the server when it fell
  *  behind), its latency grew through the step, it grew past the memory limit and was killed, it
- *  was stopped at its deadline, or it failed (crashed, a check failed). */
-export type HeadroomFailureMode = 'lost' | 'behind' | 'memory' | 'stopped' | 'failed';
+ *  was stopped at its deadline, or it failed (crashed, a check failed); a server also gives way
+ *  when its app posted less than 90% of the offered rate (short). */
+export type HeadroomFailureMode = 'lost' | 'behind' | 'memory' | 'stopped' | 'failed' | 'short';
 
 export interface HeadroomStepResult {
+  /** The client, or with servers, the row: `node (PVA)`, `node (PVA) x 4`. */
   client: string;
+  /** With servers: the server, its protocol and how many reference clients monitored it at once
+   *  (each must hold the step; `run` is the first that did not, else the first). */
+  server?: { name: string; protocol: 'CA' | 'PVA'; fanout: Integer; version?: string };
   step: HeadroomStep;
   run: MonitorRun;
   /** What the IOC published over the client's collection, counted on its side (counter ticks it

@@ -1,6 +1,7 @@
 // Server runner `node` (docs/runners.md, Server runners): this project's server (epics-client/server)
 // publishing the crossing PVs over CA and PV Access, posting on command; each post's wall clock is
-// kept, and given as the update's timestamp.
+// kept, and given as the update's timestamp. With --counters, the counters P:CALC1..N, every value
+// MINOR, which a ticker on the event loop's timers posts at --counter-rate Hz.
 import { parseArgs } from 'node:util';
 import { DbrType } from 'epics-client/ca';
 import { Server, type ServedPv } from 'epics-client/server';
@@ -8,7 +9,14 @@ import { emit, fail, onCommand, packageVersion } from './protocol.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { prefix: { type: 'string' }, int32: { type: 'string' }, bytes: { type: 'string' }, latency: { type: 'string' } },
+  options: {
+    prefix: { type: 'string' },
+    int32: { type: 'string' },
+    bytes: { type: 'string' },
+    latency: { type: 'string' },
+    counters: { type: 'string' },
+    'counter-rate': { type: 'string' },
+  },
 });
 if (positionals[0] !== 'serve') fail(`unknown task "${positionals[0] ?? ''}"`, 2);
 if (values.prefix === undefined) fail('--prefix P is required', 2);
@@ -17,6 +25,10 @@ const int32 = sizes(values.int32);
 const bytes = sizes(values.bytes);
 const latency = sizes(values.latency);
 if ([...int32, ...bytes, ...latency].some((n) => !Number.isInteger(n) || n < 1)) fail('sizes are whole numbers from 1', 2);
+const counters = Number(values.counters ?? 0);
+const counterRate = Number(values['counter-rate'] ?? 0);
+if (!Number.isInteger(counters) || counters < 0) fail(`--counters takes a whole number, got ${values.counters}`, 2);
+if (!(counterRate >= 0)) fail(`--counter-rate takes a number of Hz, got ${values['counter-rate']}`, 2);
 
 /** The wall clock in ms since the epoch, to the microsecond (Date.now() has only milliseconds). */
 const wallMs = (): number => performance.timeOrigin + performance.now();
@@ -45,6 +57,33 @@ for (const [suffix, type, initial] of [
   // Room for 2 at least: a PV of one element is a scalar over PV Access, and these are arrays.
   const pv = server.pv(`${P}LATENCY:${suffix}`, { type, value: initial, maxCount: Math.max(2, latency[0]!) });
   pv.onPut = ({ value }) => ({ accept: true, value });
+}
+
+// The counters: MINOR at every value (status HIGH), as the built-in IOC's calc records with HIGH=0.
+const MINOR_HIGH = { severity: 1, status: 4 };
+const started = wallMs();
+const counterPvs = Array.from({ length: counters }, (_, i) =>
+  server.pv(`${P}CALC${i + 1}`, { type: DbrType.DOUBLE, value: 1, alarm: () => MINOR_HIGH }),
+);
+for (const c of counterPvs) c.post(1, { timestamp: started });
+const ticked = { ticks: 0, tickTime: 0, counterValue: 1 };
+if (counters && counterRate > 0) {
+  // Tick j at t0 + j/rate; a late tick runs at once, and more than 1 s behind the schedule restarts.
+  const period = 1000 / counterRate;
+  let next = performance.now() + period;
+  const tick = (): void => {
+    const now = performance.now();
+    if (next < now - 1000) next = now;
+    if (next <= now) {
+      const value = ticked.counterValue + 1;
+      const t = wallMs();
+      for (const c of counterPvs) c.post(value, { timestamp: t });
+      Object.assign(ticked, { ticks: ticked.ticks + 1, tickTime: t / 1000, counterValue: value });
+      next += period;
+    }
+    setTimeout(tick, Math.max(0, next - performance.now()));
+  };
+  setTimeout(tick, period);
 }
 
 /** (k, wall clock s) of every post since the last ship. */
@@ -78,6 +117,7 @@ onCommand((line) => {
       emit({ ev: 'posts', count: posts.length / 2 }, new Uint8Array(new Float64Array(posts).buffer));
       posts = [];
     });
+  else if (cmd === 'stats') emit({ ev: 'stats', ...ticked, time: wallMs() / 1000 });
   else if (cmd === 'exit') void queue.then(() => server.close()).then(() => process.exit(0));
   else if (cmd) fail(`unknown command "${cmd}"`, 2);
 });

@@ -1,9 +1,13 @@
 // A server runner started here (docs/runners.md, Server runners): its command by runtime (built on
 // first use for C++), free ports on loopback, the environment its clients need, posts on command
 // and the post times shipped back.
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { startGateway } from '../ioc/gateway.js';
 import { PACKAGE_ROOT } from '../home.js';
+import type { IocStats } from '../ioc/index.js';
 import { freePort } from '../ioc/ports.js';
+import type { Meter } from '../procstat.js';
 import { RunnerProcess } from '../launch/process.js';
 import { pythonModule } from '../pyenv/index.js';
 import { buildPvxsServer } from '../toolchains/cxxlib.js';
@@ -18,13 +22,23 @@ export interface ServedPayloads {
   bytes: readonly number[];
   /** Elements of the round-trip PVs (`P:LATENCY:DOUBLE` and `:CHAR`); none without. */
   latency?: number;
+  /** The counters `P:CALC1..N` (none without), posted by the app's ticker at `counterRate` Hz (0 or none: still). */
+  counters?: number;
+  counterRate?: number;
 }
+
+/** A server runner's counts (the built-in IOC's stats fields of the counters). */
+export type ServerStats = Pick<IocStats, 'ticks' | 'tickTime' | 'counterValue' | 'time'>;
 
 export interface RunningServer {
   spec: ServerSpec;
   version: string | undefined;
   /** What a client needs to reach it (loopback address lists, its ports). */
   clientEnv: Record<string, string>;
+  /** Reads its process from outside. */
+  meter: Meter;
+  /** Its counters' ticks so far. */
+  stats(): Promise<ServerStats>;
   /** Post `count` updates to `name`, one each `periodMs`; resolves when the last is posted. */
   post(name: string, count: number, periodMs: number): Promise<void>;
   /** (k, wall clock s) of each post since the last ship, in order. */
@@ -50,6 +64,7 @@ async function command(
 export async function startServer(name: string, python: string, payloads: ServedPayloads): Promise<RunningServer> {
   const spec = findServer(name);
   if (!spec) throw new Error(`no server ${name}`);
+  if (spec.gatewayTo) return behindGateway(spec, spec.gatewayTo, python, payloads);
   const cmd = await command(spec, python);
   if ('error' in cmd) throw new Error(cmd.error);
   const taken = new Set<number>();
@@ -94,9 +109,11 @@ export async function startServer(name: string, python: string, payloads: Served
     '--bytes',
     payloads.bytes.join(','),
     ...(payloads.latency ? ['--latency', String(payloads.latency)] : []),
+    ...(payloads.counters ? ['--counters', String(payloads.counters), '--counter-rate', String(payloads.counterRate ?? 0)] : []),
   ];
   const runner = new RunnerProcess(cmd.command, args, env);
-  const ready = await runner.next('ready', 60_000, 'serving');
+  // Room for a slow library to make 100,000 counters.
+  const ready = await runner.next('ready', 60_000 + (payloads.counters ?? 0), 'serving');
   if (ready.server !== name) {
     await runner.kill();
     throw new Error(`the runner started for ${name} said it is ${JSON.stringify(ready.server ?? null)}`);
@@ -105,6 +122,12 @@ export async function startServer(name: string, python: string, payloads: Served
     spec,
     version: typeof ready.version === 'string' ? ready.version : undefined,
     clientEnv,
+    meter: runner.meter,
+    async stats() {
+      runner.say('stats');
+      const e = await runner.next('stats', 10_000, 'answering stats');
+      return { ticks: Number(e.ticks), tickTime: Number(e.tickTime), counterValue: Number(e.counterValue), time: Number(e.time) };
+    },
     async post(pv, count, periodMs) {
       runner.say(`post ${pv} ${count} ${periodMs}`);
       await runner.next('posted', 30_000 + count * periodMs * 2, `posting to ${pv}`);
@@ -120,4 +143,36 @@ export async function startServer(name: string, python: string, payloads: Served
     },
     stop: () => runner.finish(),
   };
+}
+
+/** The server `upstream` with a gateway in front: posts go to the app, clients reach it only
+ *  through the gateway, whose process is the one measured. */
+async function behindGateway(spec: ServerSpec, upstream: string, python: string, payloads: ServedPayloads): Promise<RunningServer> {
+  const app = await startServer(upstream, python, payloads);
+  try {
+    const gateway = await startGateway(python, app.clientEnv, `${payloads.prefix}CROSS:DOUBLE`);
+    return {
+      ...app,
+      spec,
+      version: await libraryVersion(python, spec.library),
+      clientEnv: { ...app.clientEnv, ...gateway.env },
+      meter: gateway.meter,
+      stop: async () => {
+        await gateway.stop();
+        await app.stop();
+      },
+    };
+  } catch (e) {
+    await app.stop();
+    throw e;
+  }
+}
+
+/** A Python distribution's version, undefined when it cannot be read. */
+function libraryVersion(python: string, distribution: string): Promise<string | undefined> {
+  return new Promise((resolve) =>
+    execFile(python, ['-c', `import importlib.metadata as m; print(m.version(${JSON.stringify(distribution)}))`], (err, out) =>
+      resolve(err ? undefined : out.trim()),
+    ),
+  );
 }

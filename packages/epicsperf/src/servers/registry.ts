@@ -11,6 +11,8 @@ export interface ServerSpec {
   /** The library its version is of. */
   library: string;
   description: string;
+  /** A gateway: the server it stands in front of (started first, reached only through it). */
+  gatewayTo?: string;
 }
 
 export const SERVERS: readonly ServerSpec[] = [
@@ -48,6 +50,15 @@ export const SERVERS: readonly ServerSpec[] = [
     protocols: ['CA'],
     library: 'caproto',
     description: "caproto's asyncio server (pure Python)",
+  },
+  {
+    name: 'pvagw',
+    runtime: 'python',
+    protocols: ['PVA'],
+    library: 'p4p',
+    gatewayTo: 'softioc',
+    description:
+      "p4p's PV Access gateway (pvagw) in front of softioc's app (crossing) or the built-in IOC (headroom): what a gateway adds, its CPU as the server's",
   },
 ];
 

@@ -2,9 +2,9 @@
 // callback, for each server runner (src/servers/) and protocol it serves, a double and arrays of
 // rising size, read by a reference client per protocol (c-libca over CA, c-pvxs over PVA, or
 // those of --clients); bench/crossing.ts measures one server and protocol.
-import { InvalidArgumentError, Option } from 'commander';
+import { Option } from 'commander';
 import { CROSSING_PREFIX, runCrossing } from '../bench/crossing.js';
-import { type ClientSpec, findClient } from '../clients/index.js';
+import { IOC_SERVER } from '../bench/server-headroom.js';
 import { UsageError } from '../errors.js';
 import { intArg } from '../options.js';
 import { stealMeter } from '../procstat.js';
@@ -13,11 +13,12 @@ import { crossingOutcome, crossingTables, crossingTitle } from '../report/crossi
 import { figure } from '../report/figures.js';
 import type { CrossingRun, CrossingWorkload } from '../results/index.js';
 import { SERVER_NAMES, findServer, startServer, type RunningServer } from '../servers/index.js';
+import { referenceClients, referenceFor, servesAll, serversOption } from './servers.js';
 import { type BenchWorkload, type ProfileName, byProfile, profileOption, value } from './workload.js';
 import { parseSizes } from './latency.js';
 
-/** The reference clients, one per protocol, unless --clients names others. */
-export const CROSSING_CLIENTS = ['c-libca', 'c-pvxs'];
+/** The tasks a reference client of the crossing runs: the double's monitor, the arrays' array. */
+const TASKS = ['monitor', 'array'] as const;
 
 /** Each profile's crossing: a double and the study's smallest and largest int arrays, or its range. */
 export const CROSSING_DEFAULTS: Record<ProfileName, Omit<CrossingWorkload, 'servers'>> = {
@@ -31,19 +32,6 @@ export const CROSSING_DEFAULTS: Record<ProfileName, Omit<CrossingWorkload, 'serv
   },
 };
 
-function parseServers(v: string): string[] {
-  const list = v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (list.length === 0) throw new InvalidArgumentError('give at least one server');
-  for (const s of list) if (!findServer(s)) throw new InvalidArgumentError(`no server "${s}" (servers: ${SERVER_NAMES.join(', ')})`);
-  return [...new Set(list)];
-}
-
-/** A client that can receive every payload: its runner serves the monitor and array tasks. */
-const isReference = (c: ClientSpec): boolean => c.tasks.includes('monitor') && c.tasks.includes('array');
-
 /** The sizes of a list that may be empty ("" for none). */
 const optionalSizes = (v: string): number[] => (v.trim() === '' ? [] : parseSizes(v));
 
@@ -52,7 +40,7 @@ export const crossing: BenchWorkload = {
   ramp: false,
   inAll: { quick: true, full: true },
   options: [
-    new Option('--servers <list>', `crossing: servers to compare (default: all, ${SERVER_NAMES.join(',')})`).argParser(parseServers),
+    serversOption,
     profileOption(
       new Option('--crossing-int32 <list>', 'crossing: int32 array sizes, elements').argParser(parseSizes),
       byProfile(CROSSING_DEFAULTS, (d) => d.int32Sizes.join(',')),
@@ -90,23 +78,17 @@ export const crossing: BenchWorkload = {
       },
     };
   },
-  clients(list) {
-    if (list === undefined) return CROSSING_CLIENTS;
-    const names = list
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    for (const n of names) {
-      const c = findClient(n);
-      if (!c) throw new UsageError(`no client "${n}"`);
-      if (!isReference(c)) throw new UsageError(`crossing: ${n} does not run the monitor and array tasks a reference client needs`);
-    }
-    return names;
+  clients: (list) => referenceClients('crossing', list, TASKS),
+  check(_o, asked) {
+    if (asked.crossing?.servers.includes(IOC_SERVER))
+      throw new UsageError(
+        `crossing: ${IOC_SERVER} (the built-in IOC's records) posts nothing on command; softioc is its servers with an app posting`,
+      );
   },
   steps: (w, ready, repeat) => {
     const c = w.crossing;
     if (!c) return 0;
-    const protocols = new Set(ready.filter(isReference).map((x) => x.protocol));
+    const protocols = new Set(ready.filter((x) => servesAll(x, TASKS)).map((x) => x.protocol));
     return repeat * c.servers.reduce((n, s) => n + (findServer(s)?.protocols.filter((p) => protocols.has(p)).length ?? 0), 0);
   },
   async run(ws, ctx, results) {
@@ -114,13 +96,7 @@ export const crossing: BenchWorkload = {
     if (!w) return;
     const runs: CrossingRun[] = [];
     const steal = stealMeter();
-    // The reference client of each protocol: c-libca or c-pvxs where the run has it, else the
-    // first of the run's clients that speaks it.
-    const speaks = (protocol: 'CA' | 'PVA') => ctx.ready.filter((c) => c.protocol === protocol && isReference(c));
-    const reference = (protocol: 'CA' | 'PVA') => {
-      const all = speaks(protocol);
-      return all.find((c) => CROSSING_CLIENTS.includes(c.name)) ?? all[0];
-    };
+    const reference = (protocol: 'CA' | 'PVA') => referenceFor(ctx.ready, protocol, TASKS);
     for (const name of w.servers) {
       const spec = findServer(name)!;
       const protocols = spec.protocols.filter((p) => reference(p));

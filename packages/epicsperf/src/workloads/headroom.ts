@@ -1,14 +1,34 @@
 // The headroom workload: scalar monitors at rising steps of counters x rate until a client loses
 // updates, falls behind or fails; its figure is the highest update rate held (bench/headroom.ts).
+// With --servers, the servers' headroom instead: each server's app posting the counters to one
+// or N reference clients at once (bench/server-headroom.ts).
 import { InvalidArgumentError, Option } from 'commander';
 import { intArg } from '../options.js';
 import { HEADROOM_STEPS, headroomStep, runHeadroom } from '../bench/headroom.js';
+import { headroomProtocols, runServerHeadroom, type ServerRow } from '../bench/server-headroom.js';
 import { headroomOutcome } from '../report/outcomes.js';
 import type { ClientFigure } from '../report/figures.js';
 import { stealNote } from '../report/bench.js';
 import { headroomNote, headroomStepsTable, headroomTable, headroomText, headroomTitle } from '../report/headroom.js';
 import { headroomStepLabel, heldRate, stat, type HeadroomStep, type HeadroomWorkload } from '../results/index.js';
 import { type BenchWorkload, serving, value } from './workload.js';
+import { referenceClients, referenceFor, serversOption } from './servers.js';
+import { UsageError } from '../errors.js';
+import type { ClientSpec } from '../clients/index.js';
+
+/** The servers' fan-outs: one reference client, then four at once. */
+export const HEADROOM_FANOUT = [1, 4];
+
+/** A server's rows of `--servers`: each protocol it serves that a reference client speaks, at each fan-out. */
+export function serverRows(w: HeadroomWorkload, ready: readonly ClientSpec[]): ServerRow[] {
+  const rows: ServerRow[] = [];
+  for (const server of w.servers?.names ?? [])
+    for (const protocol of headroomProtocols(server)) {
+      const client = referenceFor(ready, protocol, ['monitor']);
+      if (client) for (const fanout of w.servers!.fanout) rows.push({ server, protocol, client, fanout });
+    }
+  return rows;
+}
 
 /** The full profile's ramp (the only one: a ramp is not in the quick profile). */
 export const HEADROOM_DEFAULTS: HeadroomWorkload = { seconds: 4, steps: [...HEADROOM_STEPS] };
@@ -27,17 +47,46 @@ export const headroom: BenchWorkload = {
       '--headroom-steps <list>',
       `headroom: the ramp, RECORDSxHZ,... lowest first (${HEADROOM_DEFAULTS.steps.map((x) => `${x.records}x${x.rateHz}`).join(',')})`,
     ).argParser(parseHeadroomSteps),
+    serversOption,
+    new Option(
+      '--headroom-fanout <list>',
+      `headroom --servers: how many reference clients monitor a server at once, a row each (${HEADROOM_FANOUT.join(',')})`,
+    ).argParser(parseFanout),
   ],
-  ask: (o) => ({
-    headroom: {
-      seconds: value<number>(o, 'headroomSeconds') ?? HEADROOM_DEFAULTS.seconds,
-      steps: value<HeadroomStep[]>(o, 'headroomSteps') ?? HEADROOM_DEFAULTS.steps,
-    },
-  }),
-  // Every step for every client at most.
-  steps: (w, ready) => (w.headroom ? serving(ready, 'monitor').length * w.headroom.steps.length : 0),
+  ask: (o) => {
+    const servers = value<string[]>(o, 'servers');
+    return {
+      headroom: {
+        seconds: value<number>(o, 'headroomSeconds') ?? HEADROOM_DEFAULTS.seconds,
+        steps: value<HeadroomStep[]>(o, 'headroomSteps') ?? HEADROOM_DEFAULTS.steps,
+        ...(servers && { servers: { names: servers, fanout: value<number[]>(o, 'headroomFanout') ?? HEADROOM_FANOUT } }),
+      },
+    };
+  },
+  check(o, asked) {
+    if (o.headroomFanout !== undefined && !asked.headroom?.servers) throw new UsageError('--headroom-fanout needs --servers');
+  },
+  // With servers, the reference clients (c-libca and c-pvxs), else the usual choice.
+  clients: (list, o) => (o?.servers ? referenceClients('headroom', list, ['monitor']) : undefined),
+  // Every step for every client (or server row) at most.
+  steps: (w, ready) =>
+    w.headroom
+      ? (w.headroom.servers ? serverRows(w.headroom, ready).length : serving(ready, 'monitor').length) * w.headroom.steps.length
+      : 0,
   async run(w, ctx, results) {
     if (!w.headroom) return;
+    if (w.headroom.servers) {
+      results.headroom = await runServerHeadroom({
+        rows: serverRows(w.headroom, ctx.ready),
+        python: ctx.python,
+        workload: w.headroom,
+        onProgress: ctx.progress,
+        ...ctx.deadline(w.headroom.seconds),
+        runStep: ctx.steps.ramp('headroom', headroomOutcome),
+        onSkip: (n) => ctx.steps.skip(n),
+      });
+      return;
+    }
     results.headroom = await runHeadroom({
       clients: serving(ctx.ready, 'monitor'),
       python: ctx.python,
@@ -60,7 +109,8 @@ export const headroom: BenchWorkload = {
       {
         key: 'headroom',
         title: headroomTitle(h),
-        figure: 'highest updates/s held with no loss',
+        figure: h.workload.servers ? 'highest updates/s a server posted with no loss' : 'highest updates/s held with no loss',
+        ...(h.workload.servers && { servers: true as const }),
         unit: 'updates/s',
         better: 'higher' as const,
         stealPercent: h.stealPercent,
@@ -117,4 +167,12 @@ export function parseHeadroomSteps(v: string): HeadroomStep[] {
     }
   }
   return steps;
+}
+
+/** `--headroom-fanout 1,4`: clients at once, each 1-64, rising. */
+export function parseFanout(v: string): number[] {
+  const list = v.split(',').map((x) => Number(x.trim()));
+  if (list.some((n) => !Number.isInteger(n) || n < 1 || n > 64) || list.some((n, i) => i > 0 && n <= list[i - 1]!))
+    throw new InvalidArgumentError(`"${v}" is not a rising list of client counts from 1 to 64, e.g. 1,4`);
+  return list;
 }

@@ -56,9 +56,10 @@ export interface BenchWorkload extends WorkloadView {
   ask(o: OptionValues, profile: ProfileName, only: boolean): Partial<Workloads>;
   /** The stored run options it decides (every run stores them, whether it runs or not). */
   runOptions?(o: OptionValues, profile: ProfileName): Partial<RunOptions>;
-  /** The clients it can run, for a workload without `serves`: with `list` (`--clients`) given,
-   *  those of the list, a usage error naming any other. */
-  clients?(list?: string): string[];
+  /** The clients it can run, for a workload without `serves` (or, run alone, with options that
+   *  choose its clients otherwise: undefined for the usual choice): with `list` (`--clients`)
+   *  given, those of the list, a usage error naming any other. */
+  clients?(list?: string, o?: OptionValues): string[] | undefined;
   /** A usage error for options that do not fit together. */
   check?(o: OptionValues, asked: Partial<Workloads>): void;
   /** Steps it will take (the progress line's denominator; a ramp's most). */

@@ -1,0 +1,195 @@
+// The servers' headroom (`bench headroom --servers`): at each (counters x rate) step, a server's app
+// posts every counter at the rate (its ticker, docs/runners.md "Server runners"), or the built-in
+// IOC's records count (`ioc`, the RSRV and QSRV reference), and one or N reference clients
+// monitor all of them at once. A server holds a step when it posted 90% of the offered rate or
+// more and every client received every update without falling behind; the figure is the rate it
+// published there, its CPU beside it.
+import type { ClientSpec } from '../clients/index.js';
+import { counterNames, startIoc } from '../ioc/index.js';
+import type { Meter } from '../procstat.js';
+import { stealMeter } from '../procstat.js';
+import {
+  headroomStepLabel,
+  type HeadroomResults,
+  type HeadroomStep,
+  type HeadroomStepResult,
+  type HeadroomWorkload,
+} from '../results/index.js';
+import { findServer, startServer, type ServerProtocol, type ServerStats } from '../servers/index.js';
+import { firstTick, headroomClient, iocRate, judge } from './headroom.js';
+import { DEFAULT_MAX_RSS_MB, runMonitor } from './monitor.js';
+import { climb } from './ramp.js';
+import type { Sample } from './samples.js';
+
+/** The built-in IOC as a server of this workload: softioc's calc records, counted by EPICS base's
+ *  own scan and served by RSRV and QSRV (the reference the other servers are set beside). */
+export const IOC_SERVER = 'ioc';
+
+/** The protocols a server of `--servers` serves. */
+export const headroomProtocols = (server: string): readonly ServerProtocol[] =>
+  server === IOC_SERVER ? ['CA', 'PVA'] : (findServer(server)?.protocols ?? []);
+
+/** A server counting at a step: where its clients find it, its counters and its counts. */
+interface Counting {
+  env: Readonly<Record<string, string>>;
+  names: string[];
+  meter: Meter;
+  version?: string;
+  stats(): Promise<ServerStats | undefined>;
+  stop(): Promise<void>;
+}
+
+const PREFIX = 'XP:';
+
+async function startCounting(server: string, python: string, step: HeadroomStep): Promise<Counting> {
+  // The built-in IOC's records, direct or behind the gateway (whose process is then the one measured).
+  if (server === IOC_SERVER || findServer(server)?.gatewayTo) {
+    const ioc = await startIoc({
+      records: step.records,
+      rate: step.rateHz,
+      arrayElements: 0,
+      python,
+      server: server === IOC_SERVER ? 'softioc' : 'pvagw',
+    });
+    await firstTick(ioc);
+    return {
+      env: ioc.env,
+      names: ioc.counterNames(),
+      meter: ioc.meter,
+      stats: () => ioc.stats().catch(() => undefined),
+      stop: () => ioc.stop(),
+    };
+  }
+  const s = await startServer(server, python, { prefix: PREFIX, int32: [], bytes: [], counters: step.records, counterRate: step.rateHz });
+  return {
+    env: s.clientEnv,
+    names: counterNames(PREFIX, 'plain', step.records),
+    meter: s.meter,
+    ...(s.version !== undefined && { version: s.version }),
+    stats: () => s.stats().catch(() => undefined),
+    stop: () => s.stop(),
+  };
+}
+
+/** One row of the ramp: a server over one protocol to `fanout` clients at once. */
+export interface ServerRow {
+  server: string;
+  protocol: ServerProtocol;
+  client: ClientSpec;
+  fanout: number;
+}
+
+export const serverRowLabel = (r: { server: string; protocol: string; fanout: number }): string =>
+  `${r.server} (${r.protocol})${r.fanout > 1 ? ` x ${r.fanout}` : ''}`;
+
+export interface ServerHeadroomOptions {
+  rows: readonly ServerRow[];
+  python: string;
+  workload: HeadroomWorkload;
+  maxRssMb?: number;
+  clientDeadlineMs?: number;
+  onProgress?: (text: string) => void;
+  runStep?: (label: string, row: string, body: () => Promise<HeadroomStepResult>) => Promise<HeadroomStepResult>;
+  onSkip?: (n: number) => void;
+}
+
+export async function runServerHeadroom(o: ServerHeadroomOptions): Promise<HeadroomResults> {
+  const progress = o.onProgress ?? (() => {});
+  const runStep = o.runStep ?? ((_l, _c, body) => body());
+  const steal = stealMeter();
+  const runs = await climb<HeadroomStep, ServerRow, HeadroomStepResult>({
+    steps: o.workload.steps,
+    clients: o.rows,
+    held: (r) => r.held,
+    ...(o.onSkip && { onSkip: o.onSkip }),
+    // A server of its own for each row: the rows do not share one.
+    open: (step) =>
+      Promise.resolve({
+        close: () => Promise.resolve(),
+        run: (row) => runStep(headroomStepLabel(step), serverRowLabel(row), () => runRow(o, row, step, progress)),
+      }),
+  });
+  return {
+    workload: o.workload,
+    runs,
+    clients: o.rows.map((r) => headroomClient(serverRowLabel(r), runs, o.workload.steps.length)),
+    stealPercent: steal(),
+  };
+}
+
+async function runRow(
+  o: ServerHeadroomOptions,
+  row: ServerRow,
+  step: HeadroomStep,
+  progress: (t: string) => void,
+): Promise<HeadroomStepResult> {
+  const label = serverRowLabel(row);
+  const server = { name: row.server, protocol: row.protocol, fanout: row.fanout };
+  progress(`starting the ${row.server} server`);
+  let counting: Counting;
+  try {
+    counting = await startCounting(row.server, o.python, step);
+  } catch (e) {
+    const text = `the server did not start: ${(e as Error).message}`;
+    return {
+      client: label,
+      server,
+      step,
+      run: { client: row.client.name, ok: false, error: text },
+      held: false,
+      iocLimited: false,
+      failure: { mode: 'failed', text },
+    };
+  }
+  try {
+    const marks: Promise<ServerStats | undefined>[] = [];
+    const samples: (readonly Sample[])[] = [];
+    const runs = await Promise.all(
+      Array.from({ length: row.fanout }, (_, i) =>
+        runMonitor({
+          client: row.client,
+          python: o.python,
+          env: counting.env,
+          names: counting.names,
+          rate: step.rateHz,
+          iocMeter: counting.meter,
+          samples: Math.max(5, Math.round(step.rateHz * o.workload.seconds)),
+          ...(o.maxRssMb !== undefined && { maxRssMb: o.maxRssMb }),
+          ...(o.clientDeadlineMs !== undefined && { clientDeadlineMs: o.clientDeadlineMs }),
+          onSamples: (s) => (samples[i] = s),
+          onProgress: (text) => {
+            if (i > 0) return;
+            progress(text);
+            // The server's counts when the first client starts collecting and when it ends.
+            if (text === 'collecting' || text === 'checking') marks.push(counting.stats());
+          },
+        }),
+      ),
+    );
+    const [a, b] = await Promise.all(marks);
+    const rate = iocRate(a, b, step.records);
+    const judged = runs.map((run, i) => judge(label, step, run, samples[i] ?? [], rate, o.maxRssMb ?? DEFAULT_MAX_RSS_MB));
+    return judgeServer(judged, { ...server, ...(counting.version !== undefined && { version: counting.version }) });
+  } finally {
+    await counting.stop();
+  }
+}
+
+/** A server's step from its clients' (each judged as a client's step, with the server's published
+ *  rate): held when every client held it and the app posted 90% of the offered rate or more. The
+ *  row's run is the first client's that did not hold, else the first's. */
+export function judgeServer(clients: readonly HeadroomStepResult[], server: NonNullable<HeadroomStepResult['server']>): HeadroomStepResult {
+  const r: HeadroomStepResult = { ...(clients.find((x) => !x.held) ?? clients[0]!), server };
+  // Here the server is what is measured: the clients' IOC-limited mark does not apply, and an app
+  // that posted short of the offered rate gave way, even if its clients received all it posted.
+  r.iocLimited = false;
+  const rate = r.iocUpdatesS;
+  if (r.held && rate !== undefined && rate < 0.9 * r.step.offeredUpdatesS) {
+    r.held = false;
+    r.failure = {
+      mode: 'short',
+      text: `posted ${Math.round(rate).toLocaleString('en-US')} of ${r.step.offeredUpdatesS.toLocaleString('en-US')} updates/s`,
+    };
+  }
+  return r;
+}
