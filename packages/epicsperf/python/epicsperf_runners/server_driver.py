@@ -1,15 +1,19 @@
 """The shared driver of the Python server runners (docs/runners.md, Server runners): argv, the
-ready check, stdin commands, the paced posts and their (k, time) payload on fd 3.
+ready check, stdin commands, the paced posts and their (k, time) payload on fd 3, the counters'
+ticker and its stats.
 
     python -m epicsperf_runners.server_driver --server softioc serve --prefix P --int32 N,... --bytes M,...
-        [--latency N]
+        [--latency N] [--counters N] [--counter-rate HZ]
 
 (with the folder that holds the package, packages/epicsperf/python, on PYTHONPATH).
 Each server is a module of servers/ that exposes LIBRARY, PROTOCOLS, load() -> version and
 Server (see servers/__init__.py); only the chosen one's library is ever imported (by its load()).
 Commands run in order on the main thread (a post's updates, then the next command, as the node
 server runner does) while a thread reads stdin: `exit` and the end of stdin end the process at
-once, mid-post too.
+once, mid-post too, and `stats` is answered at once from that thread.
+With --counters N and --counter-rate HZ a ticker thread, from ready on, ticks at t0 + j/HZ (tick j;
+a late tick at once, none skipped; more than 1 s behind, the schedule starts again): the counters'
+value + 1, the wall clock read once, server.post_counters(value, t), and then the tick counted.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import time
 from typing import Any, Callable, Optional
 
 from .driver import ArgumentParser, emit, fail, open_events, run_main
-from .servers import SERVERS, latency_names, make_value, names
+from .servers import SERVERS, counter_names, latency_names, make_value, names
 
 # At most 127 updates a post: k fits an int8.
 MAX_COUNT = 127
@@ -53,7 +57,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--int32", required=True)
     p.add_argument("--bytes", required=True)
     p.add_argument("--latency", type=int)  # the round-trip PVs' elements; none without it
+    p.add_argument("--counters", type=int, default=0)  # P:CALC1..N; none without it
+    p.add_argument("--counter-rate", type=float, default=0.0)  # ticks a second; 0: still
     args = p.parse_args(argv)
+    if args.counters < 0:
+        fail(f"--counters takes a whole number, got {args.counters}", 2)
+    if not 0 <= args.counter_rate < float("inf"):
+        fail(f"--counter-rate takes a number of Hz, got {args.counter_rate}", 2)
     if args.latency is None:
         args.latency = 0
     elif args.latency < 1:
@@ -215,13 +225,59 @@ def parse_post(words: list[str], pvs: dict[str, tuple[str, int]]) -> tuple[str, 
     return name, count, period / 1000.0
 
 
-# The server, once made: what `exit` and the end of stdin stop.
+class Ticks:
+    """The counters' ticks completed, the wall clock of the last and the value it posted."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.ticks = 0
+        self.time = 0.0
+        self.value = 1
+
+    def ticked(self, value: int, t: float) -> None:
+        with self.lock:
+            self.ticks += 1
+            self.time, self.value = t, value
+
+    def answer(self) -> None:
+        with self.lock:
+            event = {"ev": "stats", "ticks": self.ticks, "tickTime": self.time, "counterValue": self.value}
+        emit({**event, "time": time.time()})
+
+
+def ticker(server: Any, rate: float, ticks: Ticks) -> None:
+    """Tick j at t0 + j / rate on the monotonic clock until stopped (see the module's docstring);
+    a library's failure ends the runner."""
+    period = 1.0 / rate
+    next_t = time.monotonic() + period
+    value = 1
+    while not _stop.is_set():
+        delay = next_t - time.monotonic()
+        if delay > 0 and _stop.wait(delay):
+            return
+        value += 1
+        t = time.time()
+        try:
+            server.post_counters(float(value), t)
+        except Exception as err:  # noqa: BLE001 - any library failure ends the runner
+            if not _stop.is_set():
+                fail(f"the counters' tick {value - 1} failed: {err}")
+            return
+        ticks.ticked(value, t)
+        next_t += period
+        if next_t < time.monotonic() - 1.0:  # fell far behind: start the schedule again
+            next_t = time.monotonic() + period
+
+
+# The server, once made: what `exit` and the end of stdin stop; and the ticker's stop.
 _server: list[Any] = []
+_stop = threading.Event()
 
 
 def finish() -> None:
     """Stop serving and end the process, within a second or two whatever the library does."""
     threading.Timer(1.5, lambda: os._exit(0)).start()
+    _stop.set()
     try:
         if _server:
             _server[0].stop()
@@ -235,9 +291,9 @@ def finish() -> None:
 Command = Optional[tuple[str, int, float]]
 
 
-def command_reader(pvs: dict[str, tuple[str, int]]) -> queue.Queue[Command]:
-    """Commands from stdin, checked as they come, on a queue; `exit` or EOF: finish() at once
-    (mid-start or mid-post too)."""
+def command_reader(pvs: dict[str, tuple[str, int]], ticks: Ticks) -> queue.Queue[Command]:
+    """Commands from stdin, checked as they come, on a queue; `stats` answered and `exit` or EOF
+    finish() at once (mid-start or mid-post too)."""
     q: queue.Queue[Command] = queue.Queue()
 
     def run() -> None:
@@ -249,6 +305,8 @@ def command_reader(pvs: dict[str, tuple[str, int]]) -> queue.Queue[Command]:
                 q.put(parse_post(words, pvs))
             elif words[0] == "ship" and len(words) == 1:
                 q.put(None)
+            elif words[0] == "stats" and len(words) == 1:
+                ticks.answer()
             elif words[0] == "exit" and len(words) == 1:
                 break
             else:
@@ -263,7 +321,8 @@ def main(argv: list[str]) -> None:
     open_events()
     args = parse_args(argv)
     pvs = names(args.prefix, args.int32, args.bytes)
-    commands = command_reader(pvs)
+    ticks = Ticks()
+    commands = command_reader(pvs, ticks)
     module = importlib.import_module(f".servers.{SERVERS[args.server]}", __package__)
     try:
         version = module.load()
@@ -272,12 +331,16 @@ def main(argv: list[str]) -> None:
     server = module.Server()
     _server.append(server)
     try:
-        server.start(args.prefix, args.int32, args.bytes, args.latency)
+        server.start(args.prefix, args.int32, args.bytes, args.latency, args.counters)
     except Exception as err:  # noqa: BLE001 - any library failure ends the runner
         fail(f"{args.server}: cannot serve: {err}")
+    # Of the counters, the first and the last: a search for them all would not fit a datagram.
+    counters = counter_names(args.prefix, args.counters)
     for protocol in module.PROTOCOLS:
-        await_answers(protocol, [*pvs, *latency_names(args.prefix, args.latency)])
+        await_answers(protocol, [*pvs, *latency_names(args.prefix, args.latency), *counters[:1], *counters[1:][-1:]])
     emit({"ev": "ready", "server": args.server, "version": str(version)})
+    if counters and args.counter_rate > 0:
+        threading.Thread(target=ticker, args=(server, args.counter_rate, ticks), name="ticker", daemon=True).start()
 
     posts = Posts()
     while True:

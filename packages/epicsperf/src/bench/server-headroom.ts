@@ -15,7 +15,7 @@ import {
   type HeadroomStepResult,
   type HeadroomWorkload,
 } from '../results/index.js';
-import { findServer, startServer, type ServerProtocol, type ServerStats } from '../servers/index.js';
+import { findServer, libraryVersion, startServer, type ServerProtocol, type ServerStats } from '../servers/index.js';
 import { firstTick, headroomClient, iocRate, judge } from './headroom.js';
 import { DEFAULT_MAX_RSS_MB, runMonitor } from './monitor.js';
 import { climb } from './ramp.js';
@@ -29,8 +29,8 @@ export const IOC_SERVER = 'ioc';
 export const headroomProtocols = (server: string): readonly ServerProtocol[] =>
   server === IOC_SERVER ? ['CA', 'PVA'] : (findServer(server)?.protocols ?? []);
 
-/** A server counting at a step: where its clients find it, its counters and its counts. */
-interface Counting {
+/** A server serving counters: where its clients find it, its counters and its counts. */
+export interface Counting {
   env: Readonly<Record<string, string>>;
   names: string[];
   meter: Meter;
@@ -41,18 +41,21 @@ interface Counting {
 
 const PREFIX = 'XP:';
 
-async function startCounting(server: string, python: string, step: HeadroomStep): Promise<Counting> {
+/** Start `server` serving `records` counters that count at `rateHz` (0: still). */
+export async function startCounting(server: string, python: string, records: number, rateHz: number): Promise<Counting> {
   // The built-in IOC's records, direct or behind the gateway (whose process is then the one measured).
   if (server === IOC_SERVER || findServer(server)?.gatewayTo) {
     const ioc = await startIoc({
-      records: step.records,
-      rate: step.rateHz,
+      records,
+      rate: rateHz,
       arrayElements: 0,
       python,
       server: server === IOC_SERVER ? 'softioc' : 'pvagw',
     });
-    await firstTick(ioc);
+    if (rateHz > 0) await firstTick(ioc);
+    const version = await libraryVersion(python, server === IOC_SERVER ? 'softioc' : findServer(server)!.library);
     return {
+      ...(version !== undefined && { version }),
       env: ioc.env,
       names: ioc.counterNames(),
       meter: ioc.meter,
@@ -60,10 +63,10 @@ async function startCounting(server: string, python: string, step: HeadroomStep)
       stop: () => ioc.stop(),
     };
   }
-  const s = await startServer(server, python, { prefix: PREFIX, int32: [], bytes: [], counters: step.records, counterRate: step.rateHz });
+  const s = await startServer(server, python, { prefix: PREFIX, int32: [], bytes: [], counters: records, counterRate: rateHz });
   return {
     env: s.clientEnv,
-    names: counterNames(PREFIX, 'plain', step.records),
+    names: counterNames(PREFIX, 'plain', records),
     meter: s.meter,
     ...(s.version !== undefined && { version: s.version }),
     stats: () => s.stats().catch(() => undefined),
@@ -128,7 +131,7 @@ async function runRow(
   progress(`starting the ${row.server} server`);
   let counting: Counting;
   try {
-    counting = await startCounting(row.server, o.python, step);
+    counting = await startCounting(row.server, o.python, step.records, step.rateHz);
   } catch (e) {
     const text = `the server did not start: ${(e as Error).message}`;
     return {

@@ -2,6 +2,7 @@
 // their JSON formats: data only, so the reports depend on data, not on the code that made it.
 import type { CaptureBenchResults } from './capture.js';
 import type { CrossingResults, CrossingWorkload } from './crossing.js';
+import type { StormResults, StormWorkload } from './storm.js';
 import type { LatencyFit, LatencyPoint } from './latency.js';
 import type { HeadroomResults, HeadroomWorkload } from './headroom.js';
 import type { LoadResults, LoadWorkload } from './load.js';
@@ -10,6 +11,7 @@ import type { Integer, SnapshotRun } from 'epics-ops';
 
 export * from './capture.js';
 export * from './crossing.js';
+export * from './storm.js';
 export * from './latency.js';
 export * from './headroom.js';
 export * from './load.js';
@@ -135,6 +137,8 @@ export interface BenchRunOptions {
     load?: LoadWorkload | undefined;
     /** The crossing workload (src/bench/crossing.ts): its servers, payloads, posts and their period. */
     crossing?: CrossingWorkload | undefined;
+    /** The connect storm (src/bench/storm.ts): its servers, channels and timeout. */
+    storm?: StormWorkload | undefined;
   };
   repeat: Integer;
   /** The snapshot's timeout per PV, ms. */
@@ -211,6 +215,8 @@ export interface BenchResults {
   load?: LoadResults | undefined;
   /** The crossing workload: each server's posts to a reference client, per protocol and payload. */
   crossing?: CrossingResults | undefined;
+  /** The connect storm: one client's snapshot of many channels of a fresh server, per server and protocol. */
+  storm?: StormResults | undefined;
 }
 
 export interface LibraryStatus {

@@ -169,7 +169,7 @@ async function behindGateway(spec: ServerSpec, upstream: string, python: string,
 }
 
 /** A Python distribution's version, undefined when it cannot be read. */
-function libraryVersion(python: string, distribution: string): Promise<string | undefined> {
+export function libraryVersion(python: string, distribution: string): Promise<string | undefined> {
   return new Promise((resolve) =>
     execFile(python, ['-c', `import importlib.metadata as m; print(m.version(${JSON.stringify(distribution)}))`], (err, out) =>
       resolve(err ? undefined : out.trim()),

@@ -16,8 +16,9 @@ import { capture } from './capture.js';
 import { headroom } from './headroom.js';
 import { load } from './load.js';
 import { crossing } from './crossing.js';
+import { storm } from './storm.js';
 
-export const WORKLOADS: readonly BenchWorkload[] = [snapshot, monitor, array, arrayPut, latency, crossing, capture, headroom, load];
+export const WORKLOADS: readonly BenchWorkload[] = [snapshot, monitor, array, arrayPut, latency, crossing, storm, capture, headroom, load];
 
 export function findWorkload(name: string): BenchWorkload | undefined {
   return WORKLOADS.find((w) => w.name === name);

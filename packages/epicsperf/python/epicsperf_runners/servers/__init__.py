@@ -5,8 +5,9 @@ Each module exposes LIBRARY (the package named when it is missing), PROTOCOLS (w
 none), and Server, which serves the crossing PVs (names()) and posts to them:
 
     server = Server()
-    server.start(prefix, int32_sizes, byte_sizes, latency)  # returns once serving, on the environment's ports
+    server.start(prefix, int32_sizes, byte_sizes, latency, counters)  # returns once serving, on the environment's ports
     server.post(name, make_value(kind, n, k), t)   # update k, with t as its timestamp
+    server.post_counters(value, t)                 # a tick: every counter, 1 to N, the value at time t
     server.stop()
 
 The driver makes each value before it reads the clock: the crossing starts at the hand-over.
@@ -14,6 +15,11 @@ The driver makes each value before it reads the clock: the crossing starts at th
 With latency N (from 1; 0 for none) it also serves the round-trip PVs (latency_names()), each an
 array of up to N elements starting as one element 0, whose puts go through the library's own
 put handler in app code, which posts the elements put (as many as were put) and completes the put.
+
+With counters N (0 for none) it also serves the counters (counter_names()), doubles of value 1 in
+MINOR alarm (CA status HIGH; PV Access status DEVICE, message "HIGH") stamped with the start time;
+post_counters() gives them all, in order, a new value and timestamp through the same API as post(),
+keeping the alarm, and returns once the last is handed over (the driver's ticker calls it).
 """
 
 from __future__ import annotations
@@ -39,6 +45,11 @@ def latency_names(prefix: str, latency: int) -> dict[str, str]:
     return {f"{prefix}LATENCY:DOUBLE": "double", f"{prefix}LATENCY:CHAR": "int8"}
 
 
+def counter_names(prefix: str, counters: int) -> list[str]:
+    """The counters of --counters, in order: <P>CALC1 to <P>CALC<N> (the built-in IOC's names)."""
+    return [f"{prefix}CALC{i}" for i in range(1, counters + 1)]
+
+
 def make_value(kind: str, elements: int, k: int) -> Any:
     """Update k of a PV of that kind: the float k, or a numpy array of `elements` times k."""
     if kind == "double":
@@ -48,8 +59,11 @@ def make_value(kind: str, elements: int, k: int) -> Any:
 
 
 class Server(Protocol):
-    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int) -> None: ...
+    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int,
+              counters: int) -> None: ...
 
     def post(self, name: str, value: Any, t: float) -> None: ...
+
+    def post_counters(self, value: float, t: float) -> None: ...
 
     def stop(self) -> None: ...

@@ -11,6 +11,11 @@ With --latency N, a PVGroup of prefix <P> adds two pvproperties to the pvdb: LAT
 start. A client's put goes through the pvproperty's putter (caproto's put handler in app code),
 which returns the value put: caproto then stores it (the elements put, as many as were put),
 stamped with the clock at the write, and queues the subscribers' updates before it answers the put.
+
+With --counters N, <P>CALC1..N are ChannelDoubles of value 1 stamped with the start time, sharing
+one ChannelAlarm of MINOR severity, status HIGH. A tick, post_counters(), hands one coroutine to the
+loop and waits for it: `await pv.write(value, timestamp=t, verify_value=False)` for each counter in
+order (verify_value would check the value against the limits, none here, and clear the alarm).
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ import asyncio
 import logging
 import os
 import threading
+import time
 from typing import Any
 
-from . import latency_names, names
+from . import counter_names, latency_names, names
 
 LIBRARY = "caproto"
 PROTOCOLS = ("CA",)
@@ -41,11 +47,13 @@ def load() -> str:
 class Server:
     def __init__(self) -> None:
         self.pvs: dict[str, Any] = {}
+        self.counters: list[Any] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[Any] | None = None
         self.thread: threading.Thread | None = None
 
-    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int) -> None:
+    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int,
+              counters: int) -> None:
         import numpy
         # Beacons as EPICS base's servers send them: to the client address list (loopback here)
         # unless the server's own lists say otherwise (caproto would broadcast them).
@@ -70,6 +78,11 @@ class Server:
                                                      strip_null_terminator=False)
         if latency_names(prefix, latency):
             self.pvs.update(latency_group(prefix, latency).pvdb)
+        minor_high = caproto.ChannelAlarm(status=caproto.AlarmStatus.HIGH, severity=caproto.AlarmSeverity.MINOR_ALARM)
+        now = time.time()
+        for name in counter_names(prefix, counters):
+            self.pvs[name] = caproto.ChannelDouble(value=1.0, alarm=minor_high, timestamp=now)
+            self.counters.append(self.pvs[name])
         started = threading.Event()
         failure: list[BaseException] = []
         loop = asyncio.new_event_loop()
@@ -102,6 +115,14 @@ class Server:
     def post(self, name: str, value: Any, t: float) -> None:
         assert self.loop is not None
         asyncio.run_coroutine_threadsafe(self.pvs[name].write(value, timestamp=t), self.loop).result()
+
+    def post_counters(self, value: float, t: float) -> None:
+        assert self.loop is not None
+
+        async def tick() -> None:
+            for pv in self.counters:
+                await pv.write(value, timestamp=t, verify_value=False)
+        asyncio.run_coroutine_threadsafe(tick(), self.loop).result()
 
     def stop(self) -> None:
         loop, task = self.loop, self.task

@@ -8,6 +8,11 @@ With --latency N, <P>LATENCY:DOUBLE (NTScalarArray 'ad') and <P>LATENCY:CHAR ('a
 at start, are SharedPVs with a put handler (run on p4p's work queue thread): it posts the value put
 (op.value(), its elements as many as were put, stamped with the wall clock) and then completes the
 put (op.done()); a put of more than N elements fails.
+
+With --counters N, <P>CALC1..N are SharedPVs of NTScalar('d'), opened at 1 in MINOR alarm
+(alarm.severity 1, alarm.status 1 (DEVICE), alarm.message "HIGH", as QSRV sends a HIGH alarm) at
+the start time. A tick, post_counters(), wraps the value with that alarm and the tick's time once,
+in one Value, and posts it to each counter in order (pv.post(value)).
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from . import latency_names, names
+from . import counter_names, latency_names, names
 
 LIBRARY = "p4p"
 PROTOCOLS = ("PVA",)
+# The counters' alarm: MINOR, status DEVICE, message HIGH.
+MINOR_HIGH = {"severity": 1, "status": 1, "message": "HIGH"}
 PvaServer: Any = None
 SharedPV: Any = None
 NTScalar: Any = None
@@ -37,9 +44,12 @@ def load() -> str:
 class Server:
     def __init__(self) -> None:
         self.pvs: dict[str, Any] = {}
+        self.counters: list[Any] = []
+        self.counter_type: Any = None
         self.server: Any = None
 
-    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int) -> None:
+    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int,
+              counters: int) -> None:
         import numpy
         now = time.time()  # the initial values' time (without one, 1970)
         for name, (kind, n) in names(prefix, int32_sizes, byte_sizes).items():
@@ -55,11 +65,20 @@ class Server:
             code, dtype = ("ad", numpy.float64) if kind == "double" else ("ab", numpy.int8)
             self.pvs[name] = SharedPV(nt=NTScalar(code), initial=numpy.zeros(1, dtype=dtype), timestamp=now,
                                       handler=EchoPut(latency))
+        self.counter_type = NTScalar("d")
+        for name in counter_names(prefix, counters):
+            self.pvs[name] = SharedPV(nt=self.counter_type, initial={"value": 1.0, "alarm": MINOR_HIGH}, timestamp=now)
+            self.counters.append(self.pvs[name])
         # Serving once constructed (its sockets bound), on the environment's ports and interfaces.
         self.server = PvaServer(providers=[self.pvs], useenv=True)
 
     def post(self, name: str, value: Any, t: float) -> None:
         self.pvs[name].post(value, timestamp=t)
+
+    def post_counters(self, value: float, t: float) -> None:
+        update = self.counter_type.wrap({"value": value, "alarm": MINOR_HIGH}, timestamp=t)
+        for pv in self.counters:
+            pv.post(update)
 
     def stop(self) -> None:
         if self.server is not None:

@@ -14,27 +14,42 @@ elements and sets NORD to their count, and processes the record: the device supp
 value (always_update: an on_update each put, even of the same value) and the record, stamped with
 the clock (TSE 0), posts VAL and NORD to the monitors before the put completes (not blocking: the
 on_update runs afterwards on the asyncio dispatcher).
+
+With --counters N, <P>CALC1..N are aIn records (I/O Intr, TSE -2) whose first value (1, MINOR
+alarm, status HIGH, the start time) is set before iocInit, which processes them (PINI). A tick,
+post_counters(), is record.set(value, severity=MINOR, alarm=HIGH, timestamp=t) on each in order,
+a processing request each on EPICS's callback queue (callbackSetQueueSize before iocInit: room for
+every counter, where the default of 2000 would drop the rest), and then a wait until the last
+counter has taken its value (its VAL read with dbGetField): the callback thread processes each
+record in Python (the device support), so it can fall behind the sets, and a tick waits for it
+rather than let the queue overflow.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
-from . import latency_names, names
+from . import counter_names, latency_names, names
 
 LIBRARY = "softioc"
 PROTOCOLS = ("CA", "PVA")
 softioc: Any = None
 builder: Any = None
 asyncio_dispatcher: Any = None
+alarm: Any = None
+fields: Any = None
+imports: Any = None
+# How long a tick may wait for the last counter's processing (s) before the runner fails.
+COUNTER_WAIT = 60.0
 
 
 def load() -> str:
-    global softioc, builder, asyncio_dispatcher
+    global softioc, builder, asyncio_dispatcher, alarm, fields, imports
     import softioc as lib
-    from softioc import asyncio_dispatcher as dispatcher, builder as b, softioc as ioc
-    softioc, builder, asyncio_dispatcher = ioc, b, dispatcher
+    from softioc import alarm as a, asyncio_dispatcher as d, builder as b, fields as f, imports as i, softioc as ioc
+    softioc, builder, asyncio_dispatcher, alarm, fields, imports = ioc, b, d, a, f, i
     version: str = lib.__version__
     return version
 
@@ -42,10 +57,12 @@ def load() -> str:
 class Server:
     def __init__(self) -> None:
         self.records: dict[str, Any] = {}
+        self.counters: list[Any] = []
+        self.last = ""  # the last counter's name
+        self.buffer: Any = None  # where its value is read
 
-    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int) -> None:
-        import time
-
+    def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int,
+              counters: int) -> None:
         import numpy
         pvs = names(prefix, int32_sizes, byte_sizes)
         # RSRV sends no array larger than EPICS_CA_MAX_ARRAY_BYTES (read at iocInit): room for the
@@ -75,7 +92,16 @@ class Server:
             ftvl = numpy.float64 if kind == "double" else numpy.int8
             builder.WaveformOut(name[cut:], initial_value=numpy.zeros(1, dtype=ftvl), length=max(latency, 2),
                                 datatype=ftvl, always_update=True, on_update=self.on_put)
+        builder.UnsetDevice()
+        now = time.time()
+        for name in counter_names(prefix, counters):
+            rec = builder.aIn(name, initial_value=1.0, TSE=-2)
+            rec.set(1.0, severity=alarm.MINOR_ALARM, alarm=alarm.HIGH_ALARM, timestamp=now)  # taken at PINI
+            self.counters.append(rec)
+            self.last = name
+        self.buffer = numpy.zeros(1, dtype=numpy.float64)
         builder.LoadDatabase()
+        imports.callbackSetQueueSize(2000 + counters)
         # The dispatcher runs out records' callbacks (there are none): asyncio, not cothread.
         softioc.iocInit(asyncio_dispatcher.AsyncioDispatcher())
         # With TSE = -2 the records processed at iocInit (PINI) have no time yet: give them one.
@@ -88,6 +114,20 @@ class Server:
 
     def post(self, name: str, value: Any, t: float) -> None:
         self.records[name].set(value, timestamp=t)
+
+    def post_counters(self, value: float, t: float) -> None:
+        minor, high = alarm.MINOR_ALARM, alarm.HIGH_ALARM
+        for rec in self.counters:
+            rec.set(value, severity=minor, alarm=high, timestamp=t)
+        deadline = time.monotonic() + COUNTER_WAIT
+        while self.last_counter() != value:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.last} has not taken its value within {COUNTER_WAIT:g} s")
+            time.sleep(0.0005)
+
+    def last_counter(self) -> float:
+        imports.db_get_field(self.last, fields.DBF_DOUBLE, self.buffer.ctypes.data, 1)
+        return float(self.buffer[0])
 
     def stop(self) -> None:
         """Nothing to do: epicsExit would run the IOC's exit hooks, which may block on server
