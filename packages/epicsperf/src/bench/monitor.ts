@@ -1,6 +1,6 @@
 // The monitor workload for one client: start its runner, let it subscribe to the IOC's counters
 // until every PV has its samples, measure its CPU and memory from outside, then check the samples.
-import { CpuSampler, type Meter } from '../procstat.js';
+import { CpuSampler, type Meter, type Reading } from '../procstat.js';
 import { checkArraySamples, checkMonitorSamples } from './checks.js';
 import type { Sample } from './samples.js';
 import { shipSamples } from './session.js';
@@ -96,6 +96,7 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
       progress('collecting');
       // The whole collection window, for runs too short for one sample after the warm-up.
       const window0 = runner.meter.read();
+      const iocWindow0 = o.iocMeter?.read();
       sampler = new CpuSampler(runner.meter);
       iocSampler = o.iocMeter ? new CpuSampler(o.iocMeter) : undefined;
       warm = setTimeout(() => {
@@ -109,10 +110,11 @@ export async function runMonitor(o: MonitorRunOptions): Promise<MonitorRun> {
       clearTimeout(warm);
       const cpu = sampler.stop();
       const window1 = runner.meter.read();
-      if (cpu.length === 0 && window0 && window1 && window1.t > window0.t) {
-        cpu.push(((window1.cpuS - window0.cpuS) / ((window1.t - window0.t) / 1000)) * 100);
-      }
+      const over = (a: Reading | undefined, b: Reading | undefined): number[] =>
+        a && b && b.t > a.t ? [((b.cpuS - a.cpuS) / ((b.t - a.t) / 1000)) * 100] : [];
+      if (cpu.length === 0) cpu.push(...over(window0, window1));
       const iocCpu = iocSampler?.stop() ?? [];
+      if (iocCpu.length === 0) iocCpu.push(...over(iocWindow0, o.iocMeter?.read()));
       sampler.updateMemory();
       result.peakRssMb = sampler.peakRssKb / 1024;
       const s = stat(cpu);

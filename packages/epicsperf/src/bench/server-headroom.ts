@@ -172,23 +172,31 @@ async function runRow(
     const [a, b] = await Promise.all(marks);
     const rate = iocRate(a, b, step.records);
     const judged = runs.map((run, i) => judge(label, step, run, samples[i] ?? [], rate, o.maxRssMb ?? DEFAULT_MAX_RSS_MB));
-    return judgeServer(judged, { ...server, ...(counting.version !== undefined && { version: counting.version }) });
+    // The ticks the app completed over the window, against those its schedule asked for.
+    const ticks =
+      a?.ticks !== undefined && b?.ticks !== undefined ? { done: b.ticks - a.ticks, asked: (b.time - a.time) * step.rateHz } : undefined;
+    return judgeServer(judged, { ...server, ...(counting.version !== undefined && { version: counting.version }) }, ticks);
   } finally {
     await counting.stop();
   }
 }
 
 /** A server's step from its clients' (each judged as a client's step, with the server's published
- *  rate): held when every client held it and the app posted 90% of the offered rate or more. The
+ *  rate): held when every client held it and the app completed 90% of the ticks its schedule
+ *  asked for over the window or more (one tick of slack: the window's ends fall between ticks). The
  *  row's run is the first client's that did not hold, else the first's. */
-export function judgeServer(clients: readonly HeadroomStepResult[], server: NonNullable<HeadroomStepResult['server']>): HeadroomStepResult {
+export function judgeServer(
+  clients: readonly HeadroomStepResult[],
+  server: NonNullable<HeadroomStepResult['server']>,
+  ticks: { done: number; asked: number } | undefined,
+): HeadroomStepResult {
   const r: HeadroomStepResult = { ...(clients.find((x) => !x.held) ?? clients[0]!), server };
   // Here the server is what is measured: the clients' IOC-limited mark does not apply, and an app
   // that posted short of the offered rate gave way, even if its clients received all it posted.
   r.iocLimited = false;
-  const rate = r.iocUpdatesS;
-  if (r.held && rate !== undefined && rate < 0.9 * r.step.offeredUpdatesS) {
+  if (r.held && ticks && ticks.done + 1 < 0.9 * ticks.asked) {
     r.held = false;
+    const rate = r.iocUpdatesS ?? (ticks.done / ticks.asked) * r.step.offeredUpdatesS;
     r.failure = {
       mode: 'short',
       text: `posted ${Math.round(rate).toLocaleString('en-US')} of ${r.step.offeredUpdatesS.toLocaleString('en-US')} updates/s`,

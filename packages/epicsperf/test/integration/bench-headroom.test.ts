@@ -272,7 +272,7 @@ it("the servers' headroom: every server's app posts the counters to two referenc
       '--headroom-steps',
       '100x5',
       '--headroom-seconds',
-      '2',
+      '1',
       '--headroom-fanout',
       '2',
       '--no-keep',
@@ -292,10 +292,11 @@ it("the servers' headroom: every server's app posts the counters to two referenc
     expect([x.client, x.held, x.failure?.text]).toEqual([x.client, true, undefined]);
     expect(x.run.client).toBe(x.server!.protocol === 'CA' ? 'c-libca' : 'c-pvxs');
     // Every update of every counter, to each of the two clients (the row's run is one of them).
-    expect(x.run.check?.samples, x.client).toBe(100 * 10);
-    // The app's own count of what it posted: the offered rate.
-    expect(x.iocUpdatesS, x.client).toBeGreaterThan(450);
-    expect(x.iocUpdatesS, x.client).toBeLessThan(550);
+    expect(x.run.check?.samples, x.client).toBe(100 * 5);
+    // The app's own count of what it posted: the offered rate (over a second, a tick late or early
+    // moves it by a fifth).
+    expect(x.iocUpdatesS, x.client).toBeGreaterThan(375);
+    expect(x.iocUpdatesS, x.client).toBeLessThan(625);
     expect(x.run.iocCpuPercent?.mean, x.client).toBeGreaterThanOrEqual(0);
   }
   const usage = await runCli(['bench', 'crossing', '--servers', 'ioc', '--no-keep'], { timeoutMs: 30_000 });

@@ -21,7 +21,7 @@ const client = (held: boolean, iocUpdatesS: number | undefined, text = 'lost 5 u
 
 describe('judgeServer', () => {
   it('held when every client held and the app posted at least 90% of the offered rate', () => {
-    const r = judgeServer([client(true, 9_950), client(true, 9_950)], server);
+    const r = judgeServer([client(true, 9_950), client(true, 9_950)], server, { done: 40, asked: 40.5 });
     expect(r.held).toBe(true);
     expect(r.server).toEqual(server);
     // The server is what is measured: never "IOC-limited".
@@ -29,13 +29,19 @@ describe('judgeServer', () => {
   });
 
   it('an app that posted short of the rate gave way, though its clients received all it posted', () => {
-    const r = judgeServer([client(true, 8_000)], server);
+    const r = judgeServer([client(true, 8_000)], server, { done: 32, asked: 40 });
     expect(r.held).toBe(false);
     expect(r.failure).toEqual({ mode: 'short', text: 'posted 8,000 of 10,000 updates/s' });
   });
 
+  it('one tick of slack: the window of a short step ends between ticks', () => {
+    // 4 of 5 ticks asked (80%) is within one tick; 3 of 5 is not.
+    expect(judgeServer([client(true, 8_000)], server, { done: 4, asked: 5 }).held).toBe(true);
+    expect(judgeServer([client(true, 6_000)], server, { done: 3, asked: 5 }).held).toBe(false);
+  });
+
   it("one client that did not hold makes the row's step, with that client's run", () => {
-    const r = judgeServer([client(true, 10_000), client(false, 10_000, 'lost 7 updates in 7 gaps')], server);
+    const r = judgeServer([client(true, 10_000), client(false, 10_000, 'lost 7 updates in 7 gaps')], server, { done: 40, asked: 40 });
     expect(r.held).toBe(false);
     expect(r.failure?.text).toBe('lost 7 updates in 7 gaps');
   });
