@@ -18,13 +18,21 @@
  * schedule starts again from now): it adds 1 to the common value, reads the wall clock once and
  * posts every counter in order (a cloneEmpty() with value, alarm and timeStamp, SharedPV::post()),
  * then counts the tick (ticks, its wall clock, the value) for `stats`.
- * Commands on stdin (post NAME COUNT PERIOD_MS, ship, stats, exit), events on fd 3 (from either
- * thread, under a lock). The main thread reads the commands and answers `stats` at once; post and
- * ship run in order on a poster thread, posting paced on the monotonic clock from the first post;
- * the wall clock taken just before each SharedPV::post() is both the update's timeStamp and the
- * kept post time. `exit` (or the end of stdin) lets the poster finish the commands before it,
- * stops the ticker (at once, also mid-tick) and the server. The wheel's libpvxs is built with the
- * old C++ string ABI: compile with -D_GLIBCXX_USE_CXX11_ABI=0 (src/toolchains/cxxlib.ts does).
+ * With counters also <P>RAMP, a SharedPV like them (1, MINOR, the start time), the load workload's
+ * fairness PV, posted by a ramp thread of its own (not the ticker): still until `ramp HZ` (0 to
+ * 5000) gives it a rate, then post j at t_cmd + j/HZ on the monotonic clock from that command
+ * (a late post runs at once, none skipped; more than 1 s behind, the schedule starts again from
+ * now), each adding 1 to its value, stamped with the wall clock read at that post; HZ 0 stills it.
+ * The thread sleeps on a condition variable, woken at a rate change and at exit; it posts holding
+ * the ramp lock, so that once `ramped` is written no post of the rate before is started.
+ * Commands on stdin (post NAME COUNT PERIOD_MS, ship, ramp HZ, stats, exit), events on fd 3 (from
+ * any thread, under a lock). The main thread reads the commands and answers `stats` and `ramp` at
+ * once; post and ship run in order on a poster thread, posting paced on the monotonic clock from
+ * the first post; the wall clock taken just before each SharedPV::post() is both the update's
+ * timeStamp and the kept post time. `exit` (or the end of stdin) lets the poster finish the
+ * commands before it, stops the ticker (at once, also mid-tick), the ramp thread and the server.
+ * The wheel's libpvxs is built with the old C++ string ABI: compile with
+ * -D_GLIBCXX_USE_CXX11_ABI=0 (src/toolchains/cxxlib.ts does).
  */
 #include <atomic>
 #include <cerrno>
@@ -151,6 +159,22 @@ struct Runner {
     std::condition_variable ticker_wake;
     std::atomic<bool> ticker_stop{false};
 
+    /* <P>RAMP of --counters and its thread. The schedule (rate, start, generation) and the stop
+     * flag are under ramp_lock, held by the ramp thread while it posts; a command that wants the
+     * lock raises ramp_waiting first, and the ramp thread, seeing it after a post, waits on the
+     * condition variable (letting go of the lock) until it is down again. */
+    bool has_ramp = false;
+    server::SharedPV ramp_pv;
+    std::atomic<double> ramp_value{1}; /* for `stats` */
+    std::thread ramper;
+    std::mutex ramp_lock;
+    std::condition_variable ramp_wake;
+    std::atomic<int> ramp_waiting{0};
+    double ramp_hz = 0; /* 0: still */
+    std::chrono::steady_clock::time_point ramp_t0;
+    uint64_t ramp_generation = 0;
+    bool ramp_stop = false;
+
     explicit Runner(server::Server &&s) : srv(std::move(s)) {}
 
     void add(const std::string &name, PvKind kind, size_t n) {
@@ -209,6 +233,93 @@ struct Runner {
             srv.addPV(prefix + "CALC" + std::to_string(i), shared);
             counters.push_back(shared);
         }
+        ramp_pv = server::SharedPV::buildReadonly();
+        ramp_pv.open(initial);
+        srv.addPV(prefix + "RAMP", ramp_pv);
+        has_ramp = true;
+    }
+
+    /* The ramp thread: still until a `ramp` command gives a rate; then post j at t0 + j/hz on the
+     * monotonic clock from that command (a late post runs at once, none skipped; more than 1 s
+     * behind, the schedule starts again from now), a new command restarting it. */
+    void ramp_run() {
+        typedef std::chrono::steady_clock Clock;
+        double value = 1;
+        uint64_t seen = 0;
+        double hz = 0;
+        Clock::time_point t0;
+        uint64_t j = 0; /* posts done on this schedule */
+        std::unique_lock<std::mutex> g(ramp_lock);
+        for (;;) {
+            if (ramp_waiting.load()) {
+                ramp_wake.wait(g, [this]() { return ramp_waiting.load() == 0 || ramp_stop; });
+            }
+            if (ramp_stop) return;
+            if (ramp_generation != seen) {
+                seen = ramp_generation;
+                hz = ramp_hz;
+                t0 = ramp_t0;
+                j = 0;
+            }
+            if (hz <= 0) {
+                ramp_wake.wait(g);
+                continue;
+            }
+            double offset_ns = double(j + 1) * 1e9 / hz;
+            if (offset_ns > 1e17) { /* years away: still, in effect */
+                ramp_wake.wait(g);
+                continue;
+            }
+            Clock::time_point due = t0 + std::chrono::nanoseconds(int64_t(std::llround(offset_ns)));
+            Clock::time_point now = Clock::now();
+            if (now < due) {
+                ramp_wake.wait_until(g, due);
+                continue;
+            }
+            j++;
+            if (now - due > std::chrono::seconds(1)) { t0 = now; j = 0; }
+            value += 1;
+            struct timespec wall;
+            clock_gettime(CLOCK_REALTIME, &wall);
+            ramp_pv.post(counter_update(value, wall));
+            ramp_value.store(value);
+        }
+    }
+
+    void start_ramp() {
+        ramper = std::thread([this]() {
+            try {
+                ramp_run();
+            } catch (std::exception &e) {
+                fail(1, "%s", e.what());
+            }
+        });
+    }
+
+    /* Runs fn under ramp_lock, between two posts of the ramp thread, then wakes it. */
+    template <typename F> void with_ramp_lock(F fn) {
+        ramp_waiting++;
+        {
+            std::lock_guard<std::mutex> g(ramp_lock);
+            fn();
+            ramp_waiting--;
+        }
+        ramp_wake.notify_all();
+    }
+
+    /* `ramp HZ`: in effect (and answered) before it returns, whatever the poster is doing. */
+    void set_ramp(double hz) {
+        with_ramp_lock([this, hz]() {
+            ramp_hz = hz;
+            ramp_t0 = std::chrono::steady_clock::now();
+            ramp_generation++;
+        });
+    }
+
+    void stop_ramp() {
+        if (!ramper.joinable()) return;
+        with_ramp_lock([this]() { ramp_stop = true; });
+        ramper.join();
     }
 
     /* The ticker thread: tick j at t0 + j/hz on the monotonic clock (steady_clock); a late tick
@@ -270,9 +381,11 @@ struct Runner {
         }
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
-        char line[256];
-        snprintf(line, sizeof line, "{\"ev\":\"stats\",\"ticks\":%llu,\"tickTime\":%.6f,\"counterValue\":%.17g,\"time\":%.6f}\n",
-                 (unsigned long long)t, at, value, posix_seconds(now));
+        char ramp[64] = "";
+        if (has_ramp) snprintf(ramp, sizeof ramp, ",\"rampValue\":%.17g", ramp_value.load());
+        char line[320];
+        snprintf(line, sizeof line, "{\"ev\":\"stats\",\"ticks\":%llu,\"tickTime\":%.6f,\"counterValue\":%.17g%s,\"time\":%.6f}\n",
+                 (unsigned long long)t, at, value, ramp, posix_seconds(now));
         emit(line);
     }
 
@@ -381,6 +494,33 @@ struct Poster {
     }
 };
 
+/* A decimal number (digits, at most one point; no sign or exponent) in [0, hi], else -1. */
+double parse_rate(const std::string &s, double hi) {
+    size_t digits = 0, points = 0;
+    for (char c : s) {
+        if (c >= '0' && c <= '9') digits++;
+        else if (c == '.') points++;
+        else return -1;
+    }
+    if (digits == 0 || points > 1) return -1;
+    double v = strtod(s.c_str(), nullptr);
+    return v >= 0 && v <= hi ? v : -1;
+}
+
+/* A JSON number, the shortest that reads back as v. */
+std::string json_number(double v) {
+    char b[32];
+    if (v == std::floor(v) && std::fabs(v) < 1e15) {
+        snprintf(b, sizeof b, "%.0f", v);
+        return b;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(b, sizeof b, "%.*g", p, v);
+        if (strtod(b, nullptr) == v) break;
+    }
+    return b;
+}
+
 /* Commands until exit or EOF, then the poster finishes those before; a bad one is an error (exit 2). */
 void serve(Runner &r) {
     Poster poster(r);
@@ -393,6 +533,15 @@ void serve(Runner &r) {
         if (words.empty()) continue;
         if (words[0] == "exit" && words.size() == 1) break;
         if (words[0] == "stats" && words.size() == 1) { r.stats(); continue; }
+        if (words[0] == "ramp") {
+            if (!r.has_ramp) fail(2, "ramp: there is no RAMP PV without --counters");
+            double hz = words.size() == 2 ? parse_rate(words[1], 5000) : -1;
+            if (words.size() != 2) fail(2, "ramp takes one rate, HZ: '%s'", line.c_str());
+            if (hz < 0) fail(2, "ramp: HZ must be a number from 0 to 5000, got '%s'", words[1].c_str());
+            r.set_ramp(hz);
+            emit("{\"ev\":\"ramped\",\"hz\":" + json_number(hz) + "}\n");
+            continue;
+        }
         if (words[0] == "ship" && words.size() == 1) { poster.push(Job{true, std::string(), 0, 0}); continue; }
         if (words[0] == "post" && words.size() == 4) {
             if (!r.pvs.count(words[1])) fail(2, "post: no PV named %s", words[1].c_str());
@@ -467,13 +616,16 @@ int main(int argc, char **argv) {
         if (counters > 0) r.add_counters(prefix, counters);
         r.srv.start();
         if (counters > 0 && counter_rate > 0) r.start_ticker(counter_rate);
+        if (r.has_ramp) r.start_ramp();
         emit("{\"ev\":\"ready\",\"server\":\"pvxs\",\"version\":" + json_string(version_str()) + "}\n");
         serve(r);
         r.stop_ticker();
+        r.stop_ramp();
         r.srv.stop();
         for (auto &e : r.pvs) e.second.shared.close();
         for (auto &pv : r.latency) pv.close();
         for (auto &pv : r.counters) pv.close();
+        if (r.has_ramp) r.ramp_pv.close();
     } catch (std::exception &e) {
         fail(1, "%s", e.what());
     }

@@ -114,10 +114,10 @@ export async function runHeadroom(o: HeadroomOptions): Promise<HeadroomResults> 
 }
 
 /** The counts of the counters' ticks (the IOC's, or a server runner's). */
-type TickStats = Pick<IocStats, 'ticks' | 'tickTime' | 'counterValue' | 'time'>;
+export type TickStats = Pick<IocStats, 'ticks' | 'tickTime' | 'counterValue' | 'time' | 'rampValue'>;
 
 /** Until the IOC has posted its first tick (at most 2 s): the IOC's rate counts from a post. */
-export async function firstTick(ioc: Ioc): Promise<void> {
+export async function firstTick(ioc: { stats(): Promise<TickStats | undefined> }): Promise<void> {
   for (let t0 = performance.now(); performance.now() - t0 < 2000; await new Promise((r) => setTimeout(r, 20))) {
     if (((await ioc.stats().catch(() => undefined))?.ticks ?? 0) > 0) return;
   }

@@ -10,12 +10,12 @@ import type { Runner } from '../launch/process.js';
 import { ClientDeadline } from '../launch/deadline.js';
 import { failureOf } from '../launch/run.js';
 import { LOCAL, type Host } from '../hosts/host.js';
-import type { Ioc, IocServer, IocStats } from '../ioc/index.js';
+import type { Ioc, IocServer } from '../ioc/index.js';
 import type { ClientSpec } from '../clients/index.js';
 import { LocalHost } from '../hosts/local-host.js';
 import { shipSamples } from './session.js';
 import { DEFAULT_MAX_RSS_MB, MEMORY_KILL } from './monitor.js';
-import { firstTick, iocRate } from './headroom.js';
+import { firstTick, iocRate, type TickStats } from './headroom.js';
 import { analyseRunner, judgeLoadStep, loadClient, pooledLatency, type RunnerAnalysis } from './load-judge.js';
 import {
   loadStepLabel,
@@ -86,8 +86,17 @@ export interface LoadOptions {
   onSkip?: (n: number) => void;
   /** Set PREFIX:RAMP:RATE (default: a CA put from here, with the IOC's environment and, when it
    *  runs on another host, that host's address). */
-  setRampRate?: (ioc: Ioc, hz: number) => Promise<void>;
+  setRampRate?: (ioc: LoadIoc, hz: number) => Promise<void>;
+  /** Another server in the IOC's place, on this host (the servers' load): started once for the run. */
+  serve?: () => Promise<LoadIoc>;
 }
+
+/** What the workload needs of its server: the built-in IOC, or a server runner with counters. */
+export type LoadIoc = Pick<Ioc, 'env' | 'prefix' | 'meter' | 'counterNames' | 'stop'> & {
+  stats(): Promise<TickStats | undefined>;
+  /** Sets PREFIX:RAMP's rate its own way (a server runner's command), else by a put to PREFIX:RAMP:RATE. */
+  setRamp?: (hz: number) => Promise<void>;
+};
 
 export async function runLoad(o: LoadOptions): Promise<LoadResults> {
   const hosts = o.hosts ?? [new LocalHost(o.python)];
@@ -114,15 +123,17 @@ export async function runLoad(o: LoadOptions): Promise<LoadResults> {
   // Runners elsewhere reach the IOC over the network: it then serves every interface.
   const elsewhere = hosts.some((h) => h.name !== iocHost.name);
   progress('starting the IOC');
-  const ioc = await iocHost.startIoc({
-    records: o.records,
-    rate: o.rate,
-    arrayElements: 0,
-    ...(o.server && { server: o.server }),
-    ...(elsewhere && { listen: '0.0.0.0' }),
-  });
-  const putter = o.setRampRate ? undefined : rampPutter(ioc, iocHost);
-  const setRamp = o.setRampRate ?? ((_: Ioc, hz: number) => putter!.put(hz));
+  const ioc: LoadIoc = o.serve
+    ? await o.serve()
+    : await iocHost.startIoc({
+        records: o.records,
+        rate: o.rate,
+        arrayElements: 0,
+        ...(o.server && { server: o.server }),
+        ...(elsewhere && { listen: '0.0.0.0' }),
+      });
+  const putter = o.setRampRate || ioc.setRamp ? undefined : rampPutter(ioc, iocHost);
+  const setRamp = o.setRampRate ?? ((_: LoadIoc, hz: number) => (ioc.setRamp ? ioc.setRamp(hz) : putter!.put(hz)));
   const results: LoadStepResult[] = [];
   try {
     await firstTick(ioc);
@@ -168,7 +179,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResults> {
 
 /** Puts to PREFIX:RAMP:RATE over CA from this process, on one context for the run: the IOC's own
  *  environment, and its host's address when it runs elsewhere (an agent's endpoint, tcp://host:port). */
-function rampPutter(ioc: Ioc, iocHost: Host): { put(hz: number): Promise<void>; close(): Promise<void> } {
+function rampPutter(ioc: LoadIoc, iocHost: Host): { put(hz: number): Promise<void>; close(): Promise<void> } {
   const env: Record<string, string> = { ...ioc.env };
   // An IOC serving every interface gives only its ports: this process names its host.
   if (env.EPICS_CA_ADDR_LIST === undefined) {
@@ -203,7 +214,7 @@ interface Slot {
 interface StepContext {
   client: ClientSpec;
   hosts: readonly Host[];
-  ioc: Ioc;
+  ioc: LoadIoc;
   iocHost: string;
   runnersPerHost: number;
   rampHz: number;
@@ -326,7 +337,7 @@ async function runLoadStep(c: StepContext): Promise<LoadStepResult> {
     const ioc0 = c.ioc.meter.read();
     await setRamp(c.rampHz);
     await sleep(Math.max(0, w.seconds * 1000 - (performance.now() - t0)));
-    const stats1: IocStats | undefined = await c.ioc.stats().catch(() => undefined);
+    const stats1: TickStats | undefined = await c.ioc.stats().catch(() => undefined);
     const ioc1 = c.ioc.meter.read();
     await setRamp(0);
     iocCpu = cpuBetween(ioc0, ioc1);

@@ -29,13 +29,16 @@ export const IOC_SERVER = 'ioc';
 export const headroomProtocols = (server: string): readonly ServerProtocol[] =>
   server === IOC_SERVER ? ['CA', 'PVA'] : (findServer(server)?.protocols ?? []);
 
-/** A server serving counters: where its clients find it, its counters and its counts. */
+/** A server serving counters: where its clients find it, its counters (and `prefix`RAMP) and its counts. */
 export interface Counting {
   env: Readonly<Record<string, string>>;
+  prefix: string;
   names: string[];
   meter: Meter;
   version?: string;
   stats(): Promise<ServerStats | undefined>;
+  /** Sets `prefix`RAMP's rate (a server runner's command; the built-in IOC's is its RAMP:RATE PV). */
+  setRamp?: (hz: number) => Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -57,6 +60,7 @@ export async function startCounting(server: string, python: string, records: num
     return {
       ...(version !== undefined && { version }),
       env: ioc.env,
+      prefix: ioc.prefix,
       names: ioc.counterNames(),
       meter: ioc.meter,
       stats: () => ioc.stats().catch(() => undefined),
@@ -66,7 +70,9 @@ export async function startCounting(server: string, python: string, records: num
   const s = await startServer(server, python, { prefix: PREFIX, int32: [], bytes: [], counters: records, counterRate: rateHz });
   return {
     env: s.clientEnv,
+    prefix: PREFIX,
     names: counterNames(PREFIX, 'plain', records),
+    setRamp: (hz) => s.setRamp(hz),
     meter: s.meter,
     ...(s.version !== undefined && { version: s.version }),
     stats: () => s.stats().catch(() => undefined),

@@ -21,6 +21,12 @@ const stepHosts = (r: LoadResults) => r.steps[0]?.hosts.length ?? r.hosts.length
 export function loadTitle(r: LoadResults): string {
   const w = r.workload;
   const hosts = stepHosts(r);
+  if (w.servers)
+    return (
+      `Server load: N runners of each protocol's reference client on this host (N = ${w.steps.join(', ')}), each monitoring ` +
+      `${w.records.toLocaleString('en-US')} counters that each server's app posts at ${w.rateHz} Hz (the IOC columns are the server's), ${w.seconds} s per step; ` +
+      `a server stops at the first step that loses updates, whose p99 latency grows ${fmt(w.latencyGrowthMs, 0)} ms past its first step's, or where a runner fails`
+    );
   return (
     `Load: N runners of one client on ${hosts === 1 ? 'one host' : `each of ${hosts} hosts`} (N = ${w.steps.join(', ')}), each monitoring ` +
     `${w.records.toLocaleString('en-US')} counters at ${w.rateHz} Hz, against one IOC on ${r.iocHost}, ${w.seconds} s per step; ` +
@@ -31,7 +37,7 @@ export function loadTitle(r: LoadResults): string {
 export function loadTable(r: LoadResults, markdown = false): string {
   const step = (c: LoadClient) => r.steps.find((s) => s.client === c.client && s.runnersPerHost === c.bestRunnersPerHost);
   const columns: Column<LoadClient>[] = [
-    { header: 'client', get: (c) => c.client },
+    { header: r.workload.servers ? 'server' : 'client', get: (c) => c.client },
     { header: 'clients served', get: (c) => String(c.served), align: 'right' },
     { header: 'updates/s there', get: (c) => int(c.bestUpdatesS), align: 'right' },
     { header: 'p99 ms there', get: (c) => fmt(step(c)?.latencyMs?.p99, 1), align: 'right' },

@@ -18,6 +18,9 @@ export interface LoadWorkload {
   rampRatesHz: number[];
   /** A step's latency has grown when its p99 is more than this above the client's first step's, ms. */
   latencyGrowthMs: number;
+  /** The servers' load (`--servers`): a row per server and protocol (`node (PVA)`), each with its
+   *  protocol's reference client, on this host; the IOC's figures are that server's. */
+  servers?: string[];
 }
 
 /** A host that ran runners (or the IOC). */

@@ -67,23 +67,44 @@ const counterPvs = Array.from({ length: counters }, (_, i) =>
 );
 for (const c of counterPvs) c.post(1, { timestamp: started });
 const ticked = { ticks: 0, tickTime: 0, counterValue: 1 };
-if (counters && counterRate > 0) {
-  // Tick j at t0 + j/rate; a late tick runs at once, and more than 1 s behind the schedule restarts.
-  const period = 1000 / counterRate;
+
+/**
+ * Runs `fn` at `hz` on an absolute schedule from now, post j at t0 + j/hz (a late one at once, none
+ * skipped; more than 1 s behind, the schedule starts again from now); the returned function stops it.
+ */
+function every(hz: number, fn: () => void): () => void {
+  const period = 1000 / hz;
   let next = performance.now() + period;
-  const tick = (): void => {
+  let timer: NodeJS.Timeout | undefined;
+  const run = (): void => {
     const now = performance.now();
     if (next < now - 1000) next = now;
-    if (next <= now) {
-      const value = ticked.counterValue + 1;
-      const t = wallMs();
-      for (const c of counterPvs) c.post(value, { timestamp: t });
-      Object.assign(ticked, { ticks: ticked.ticks + 1, tickTime: t / 1000, counterValue: value });
+    while (next <= now) {
+      fn();
       next += period;
     }
-    setTimeout(tick, Math.max(0, next - performance.now()));
+    timer = setTimeout(run, Math.max(0, next - performance.now()));
   };
-  setTimeout(tick, period);
+  timer = setTimeout(run, period);
+  return () => clearTimeout(timer);
+}
+
+if (counters && counterRate > 0)
+  every(counterRate, () => {
+    const value = ticked.counterValue + 1;
+    const t = wallMs();
+    for (const c of counterPvs) c.post(value, { timestamp: t });
+    Object.assign(ticked, { ticks: ticked.ticks + 1, tickTime: t / 1000, counterValue: value });
+  });
+
+// The load workload's fairness PV: counts at the rate of the last `ramp` command.
+const ramp = counters ? server.pv(`${P}RAMP`, { type: DbrType.DOUBLE, value: 1, alarm: () => MINOR_HIGH }) : undefined;
+ramp?.post(1, { timestamp: started });
+let rampValue = 1;
+let stopRamp = (): void => {};
+function setRamp(hz: number): void {
+  stopRamp();
+  stopRamp = hz > 0 ? every(hz, () => ramp!.post(++rampValue, { timestamp: wallMs() })) : () => {};
 }
 
 /** (k, wall clock s) of every post since the last ship. */
@@ -117,8 +138,13 @@ onCommand((line) => {
       emit({ ev: 'posts', count: posts.length / 2 }, new Uint8Array(new Float64Array(posts).buffer));
       posts = [];
     });
-  else if (cmd === 'stats') emit({ ev: 'stats', ...ticked, time: wallMs() / 1000 });
-  else if (cmd === 'exit') void queue.then(() => server.close()).then(() => process.exit(0));
+  else if (cmd === 'stats') emit({ ev: 'stats', ...ticked, ...(ramp && { rampValue }), time: wallMs() / 1000 });
+  else if (cmd === 'ramp') {
+    const hz = Number(rest[0]);
+    if (!ramp || rest.length !== 1 || !(hz >= 0 && hz <= 5000)) fail(`bad ramp command: ${line} (ramp HZ, 0-5000, with counters)`, 2);
+    setRamp(hz);
+    emit({ ev: 'ramped', hz });
+  } else if (cmd === 'exit') void queue.then(() => server.close()).then(() => process.exit(0));
   else if (cmd) fail(`unknown command "${cmd}"`, 2);
 });
 emit({ ev: 'ready', server: 'node', version: packageVersion() });

@@ -28,7 +28,7 @@ export interface ServedPayloads {
 }
 
 /** A server runner's counts (the built-in IOC's stats fields of the counters). */
-export type ServerStats = Pick<IocStats, 'ticks' | 'tickTime' | 'counterValue' | 'time'>;
+export type ServerStats = Pick<IocStats, 'ticks' | 'tickTime' | 'counterValue' | 'time' | 'rampValue'>;
 
 export interface RunningServer {
   spec: ServerSpec;
@@ -39,6 +39,8 @@ export interface RunningServer {
   meter: Meter;
   /** Its counters' ticks so far. */
   stats(): Promise<ServerStats>;
+  /** `P:RAMP` counts at `hz` from now (0: still); with counters. */
+  setRamp(hz: number): Promise<void>;
   /** Post `count` updates to `name`, one each `periodMs`; resolves when the last is posted. */
   post(name: string, count: number, periodMs: number): Promise<void>;
   /** (k, wall clock s) of each post since the last ship, in order. */
@@ -126,7 +128,17 @@ export async function startServer(name: string, python: string, payloads: Served
     async stats() {
       runner.say('stats');
       const e = await runner.next('stats', 10_000, 'answering stats');
-      return { ticks: Number(e.ticks), tickTime: Number(e.tickTime), counterValue: Number(e.counterValue), time: Number(e.time) };
+      return {
+        ticks: Number(e.ticks),
+        tickTime: Number(e.tickTime),
+        counterValue: Number(e.counterValue),
+        time: Number(e.time),
+        ...(e.rampValue !== undefined && { rampValue: Number(e.rampValue) }),
+      };
+    },
+    async setRamp(hz) {
+      runner.say(`ramp ${hz}`);
+      await runner.next('ramped', 10_000, 'setting the ramp');
     },
     async post(pv, count, periodMs) {
       runner.say(`post ${pv} ${count} ${periodMs}`);

@@ -10,7 +10,14 @@ import type { ClientFigure } from '../report/figures.js';
 import { stealNote } from '../report/bench.js';
 import { loadChart, loadDetails, loadLimitNote, loadTable, loadText, loadTitle } from '../report/load.js';
 import { MONITOR_DEFAULTS, RATE_OPTION, RECORDS_OPTION } from './monitor.js';
-import { type BenchWorkload, serving, value } from './workload.js';
+import { type BenchWorkload, type SuiteContext, serving, value } from './workload.js';
+import { referenceClients, referenceFor, serversOption } from './servers.js';
+import { headroomProtocols, startCounting } from '../bench/server-headroom.js';
+import type { ClientSpec } from '../clients/index.js';
+import { UsageError } from '../errors.js';
+import { stealMeter } from '../procstat.js';
+import type { ServerProtocol } from '../servers/index.js';
+import type { LoadResults, LoadWorkload } from '../results/index.js';
 
 export const load: BenchWorkload = {
   name: 'load',
@@ -25,19 +32,37 @@ export const load: BenchWorkload = {
     ).argParser(intArg(1, 600)),
     RECORDS_OPTION,
     RATE_OPTION,
+    serversOption,
   ],
-  ask: (o, profile) => ({
-    load: loadWorkload({
-      steps: value<number[]>(o, 'steps') ?? LOAD_STEPS,
-      records: value<number>(o, 'records') ?? MONITOR_DEFAULTS[profile].records,
-      rate: value<number>(o, 'rate') ?? MONITOR_DEFAULTS[profile].rate,
-      stepSeconds: value<number>(o, 'stepSeconds') ?? LOAD_SECONDS,
-    }),
-  }),
-  steps: (w, ready) => (w.load ? serving(ready, 'monitor').length * w.load.steps.length : 0),
+  ask: (o, profile) => {
+    const servers = value<string[]>(o, 'servers');
+    return {
+      load: {
+        ...loadWorkload({
+          steps: value<number[]>(o, 'steps') ?? LOAD_STEPS,
+          records: value<number>(o, 'records') ?? MONITOR_DEFAULTS[profile].records,
+          rate: value<number>(o, 'rate') ?? MONITOR_DEFAULTS[profile].rate,
+          stepSeconds: value<number>(o, 'stepSeconds') ?? LOAD_SECONDS,
+        }),
+        ...(servers && { servers }),
+      },
+    };
+  },
+  check(o) {
+    if (o.servers && o.hosts)
+      throw new UsageError("load --servers runs on this host: the server runners serve loopback only (--hosts is the built-in IOC's)");
+  },
+  // With servers, the reference clients (c-libca and c-pvxs), else the usual choice.
+  clients: (list, o) => (o?.servers ? referenceClients('load', list, ['monitor']) : undefined),
+  steps: (w, ready) =>
+    w.load ? (w.load.servers ? serverLoadRows(w.load.servers, ready).length : serving(ready, 'monitor').length) * w.load.steps.length : 0,
   async run(w, ctx, results) {
     const lw = w.load;
     if (!lw) return;
+    if (lw.servers) {
+      results.load = await runServersLoad(lw, ctx);
+      return;
+    }
     // Every agent of --hosts runs the step's runners of each client, against the IOC where it is
     // placed (here unless --place ioc=); without --hosts, this host runs them and the IOC.
     const pl = ctx.placement;
@@ -81,7 +106,8 @@ export const load: BenchWorkload = {
       {
         key: 'load',
         title: loadTitle(l),
-        figure: 'clients served with no loss',
+        figure: l.workload.servers ? 'clients a server served with no loss' : 'clients served with no loss',
+        ...(l.workload.servers && { servers: true as const }),
         unit: 'clients',
         better: 'higher' as const,
         stealPercent: l.stealPercent,
@@ -128,4 +154,68 @@ export function parseLoadSteps(v: string): number[] {
       throw new InvalidArgumentError(`each step must run more runners than the one before (${steps[i]} after ${steps[i - 1]})`);
   }
   return steps;
+}
+
+/** The rows of `load --servers`: each server over each protocol a reference client speaks. */
+export function serverLoadRows(
+  servers: readonly string[],
+  ready: readonly ClientSpec[],
+): { server: string; protocol: ServerProtocol; client: ClientSpec }[] {
+  return servers.flatMap((server) =>
+    headroomProtocols(server).flatMap((protocol) => {
+      const client = referenceFor(ready, protocol, ['monitor']);
+      return client ? [{ server, protocol, client }] : [];
+    }),
+  );
+}
+
+/** The servers' load: per server and protocol, the load ramp of its reference client against it on
+ *  this host, a row each (`node (PVA)`). */
+async function runServersLoad(lw: LoadWorkload, ctx: SuiteContext): Promise<LoadResults> {
+  const steal = stealMeter();
+  const parts: LoadResults[] = [];
+  for (const row of serverLoadRows(lw.servers!, ctx.ready)) {
+    const label = `${row.server} (${row.protocol})`;
+    let why: string | undefined;
+    const part = await runLoad({
+      clients: [row.client],
+      python: ctx.python,
+      steps: lw.steps,
+      records: lw.records,
+      rate: lw.rateHz,
+      stepSeconds: lw.seconds,
+      onProgress: ctx.progress,
+      hostCores: { [LOCAL]: ctx.report.cpu.cores },
+      ...ctx.deadline(lw.seconds),
+      runStep: (step, _client, body) => ctx.steps.ramp('load', loadOutcome)(step, label, body),
+      onSkip: (n) => ctx.steps.skip(n),
+      serve: async () => {
+        const c = await startCounting(row.server, ctx.python, lw.records, lw.rateHz);
+        return { ...c, counterNames: () => c.names };
+      },
+    }).catch((e: unknown) => {
+      why = (e as Error).message;
+      return undefined;
+    });
+    if (part) parts.push(relabel(part, row.client.name, label));
+    else ctx.progress(`${label}: ${why}`);
+  }
+  const first = parts[0];
+  return {
+    workload: lw,
+    hosts: first?.hosts ?? [],
+    iocHost: first?.iocHost ?? LOCAL,
+    steps: parts.flatMap((p) => p.steps),
+    clients: parts.flatMap((p) => p.clients),
+    stealPercent: steal(),
+  };
+}
+
+/** A server's load results with its client's rows named for the server. */
+function relabel(r: LoadResults, client: string, label: string): LoadResults {
+  return {
+    ...r,
+    steps: r.steps.map((s) => (s.client === client ? { ...s, client: label } : s)),
+    clients: r.clients.map((c) => (c.client === client ? { ...c, client: label } : c)),
+  };
 }

@@ -1,7 +1,6 @@
 // The headroom workload on small ramps against the built-in IOC: clients that hold every step, a
 // client killed for its memory, an injected gap reported as lost updates, a step the IOC cannot
-// publish marked IOC-limited, the JSON against the schema, and `bench headroom` end to end; the
-// servers' headroom (`--servers`) with every server.
+// publish marked IOC-limited, the JSON against the schema, and `bench headroom` end to end.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
 import { ensurePythonEnv } from '../../src/pyenv/index.js';
@@ -15,7 +14,6 @@ import { BENCH_FORMAT, type BenchResults, type EnvironmentReport, type HeadroomR
 import { benchHtml, renderBench } from '../../src/workloads/index.js';
 import { schemaErrors } from '../helpers/schema.js';
 import { runCli } from 'epicsperf-testkit/cli';
-import { SERVERS, SERVER_NAMES } from '../../src/servers/index.js';
 
 const clients = (...names: string[]) => names.map((n) => findClient(n)!);
 
@@ -261,45 +259,3 @@ it('the command line: `bench headroom` with node on a two-step ramp', async () =
   expect(down.stderr).toMatch(/each step must offer more updates\/s than the one before \(500 x 10 Hz after 1,000 x 10 Hz\)/);
   expect(down.stderr.trim().split('\n')).toHaveLength(1);
 }, 150_000);
-
-it("the servers' headroom: every server's app posts the counters to two reference clients at once, each update checked", async () => {
-  const r = await runCli(
-    [
-      'bench',
-      'headroom',
-      '--servers',
-      [...SERVER_NAMES, 'ioc'].join(','),
-      '--headroom-steps',
-      '100x5',
-      '--headroom-seconds',
-      '1',
-      '--headroom-fanout',
-      '2',
-      '--no-keep',
-      '--format',
-      'json',
-    ],
-    { timeoutMs: 240_000 },
-  );
-  expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
-  expect(r.code, r.stderr).toBe(0);
-  const json = JSON.parse(r.stdout) as BenchResults;
-  expect(schemaErrors('bench', json)).toEqual([]);
-  const runs = json.headroom!.runs;
-  const expected = [...SERVERS.flatMap((s) => s.protocols.map((p) => `${s.name} (${p}) x 2`)), 'ioc (CA) x 2', 'ioc (PVA) x 2'];
-  expect(runs.map((x) => x.client).sort()).toEqual(expected.sort());
-  for (const x of runs) {
-    expect([x.client, x.held, x.failure?.text]).toEqual([x.client, true, undefined]);
-    expect(x.run.client).toBe(x.server!.protocol === 'CA' ? 'c-libca' : 'c-pvxs');
-    // Every update of every counter, to each of the two clients (the row's run is one of them).
-    expect(x.run.check?.samples, x.client).toBe(100 * 5);
-    // The app's own count of what it posted: the offered rate (over a second, a tick late or early
-    // moves it by a fifth).
-    expect(x.iocUpdatesS, x.client).toBeGreaterThan(375);
-    expect(x.iocUpdatesS, x.client).toBeLessThan(625);
-    expect(x.run.iocCpuPercent?.mean, x.client).toBeGreaterThanOrEqual(0);
-  }
-  const usage = await runCli(['bench', 'crossing', '--servers', 'ioc', '--no-keep'], { timeoutMs: 30_000 });
-  expect(usage.code).toBe(2);
-  expect(usage.stderr).toMatch(/crossing: ioc \(the built-in IOC's records\) posts nothing on command/);
-}, 300_000);
