@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
-# Servers compared, for docs/results.md "Servers": the crossing time (a server app's post to a
-# client's callback) of every server runner (this project's Node server, pythonSoftIOC on RSRV and
-# QSRV, pvxs's SharedPV, p4p, caproto) on each protocol it serves, the ADO-to-EPICS bridge study's
-# payloads (a double, int32 arrays of 12 to 250,000, byte arrays of 1,000 to 1,000,000), 100
-# posts each, read by c-libca over CA and c-pvxs over PVA, in one session; and what one post costs
-# the Node server by how long it was idle before (server-post.mjs).
+# Servers compared, for docs/results.md "Servers": every server runner (this project's Node server,
+# pythonSoftIOC on RSRV and QSRV, pvxs's SharedPV, p4p, caproto, core-pva's PVAServer, epics-rs's
+# servers, p4p's gateway pvagw in front of softioc) and, where a workload takes it, the built-in
+# IOC's own records (ioc), on each protocol it serves, in one session:
+# - the crossing time (a server app's post to a client's callback), the ADO-to-EPICS bridge
+#   study's payloads (a double, int32 arrays of 12 to 250,000, byte arrays of 1,000 to
+#   1,000,000), 100 posts each, read by c-libca over CA and c-pvxs over PVA; and what one post
+#   costs the Node server by how long it was idle before (server-post.mjs);
+# - the servers' headroom: the headroom ramp's counters posted by each app, to one and to four
+#   reference clients at once;
+# - the connect storm: 100,000 channels of a fresh server, asked for at once by one client;
+# - the servers' load: the load ramp's runners of the reference client against each server;
+# - the gateway in the monitor workload: the PVA clients through pvagw, and direct to QSRV.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=benchmarks/results
 . benchmarks/record.sh
+all=node,softioc,pvxs,p4p,caproto,corepva,epics-rs,pvagw
 record servers-crossing npx epicsperf bench crossing --full --repeat 1 --format markdown --out "$out/servers-crossing.json"
 record server-post node benchmarks/server-post.mjs
+record servers-headroom npx epicsperf bench headroom --servers "$all,ioc" --format markdown --out "$out/servers-headroom.json"
+record servers-storm npx epicsperf bench storm --servers "$all,ioc" --format markdown --out "$out/servers-storm.json"
+record servers-load npx epicsperf bench load --servers "$all,ioc" --format markdown --out "$out/servers-load.json"
+record gateway-monitor npx epicsperf bench monitor --full --repeat 1 --server pvagw --clients c-pvxs,node-pva,p4p --format markdown --out "$out/gateway-monitor.json"
+record gateway-monitor-direct npx epicsperf bench monitor --full --repeat 1 --server softioc --clients c-pvxs,node-pva,p4p --format markdown --out "$out/gateway-monitor-direct.json"

@@ -1,6 +1,6 @@
 """The shared driver of the Python server runners (docs/runners.md, Server runners): argv, the
 ready check, stdin commands, the paced posts and their (k, time) payload on fd 3, the counters'
-ticker and its stats.
+ticker, P:RAMP's ramp and their stats.
 
     python -m epicsperf_runners.server_driver --server softioc serve --prefix P --int32 N,... --bytes M,...
         [--latency N] [--counters N] [--counter-rate HZ]
@@ -10,10 +10,14 @@ Each server is a module of servers/ that exposes LIBRARY, PROTOCOLS, load() -> v
 Server (see servers/__init__.py); only the chosen one's library is ever imported (by its load()).
 Commands run in order on the main thread (a post's updates, then the next command, as the node
 server runner does) while a thread reads stdin: `exit` and the end of stdin end the process at
-once, mid-post too, and `stats` is answered at once from that thread.
+once, mid-post too, and `stats` and `ramp` are answered at once from that thread.
 With --counters N and --counter-rate HZ a ticker thread, from ready on, ticks at t0 + j/HZ (tick j;
 a late tick at once, none skipped; more than 1 s behind, the schedule starts again): the counters'
 value + 1, the wall clock read once, server.post_counters(value, t), and then the tick counted.
+With --counters N a ramp thread of its own, from ready on, posts P:RAMP at the rate of the last
+`ramp HZ` command (none before one, nor at 0 Hz), post j at t_cmd + j/HZ (t_cmd the command's
+arrival; the same late-post rules as the ticker's): P:RAMP's value + 1, the wall clock read,
+server.post_ramp(value, t), and then the value kept for `stats`.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ import time
 from typing import Any, Callable, Optional
 
 from .driver import ArgumentParser, emit, fail, open_events, run_main
-from .servers import SERVERS, counter_names, latency_names, make_value, names
+from .servers import SERVERS, counter_names, latency_names, make_value, names, ramp_names
 
 # At most 127 updates a post: k fits an int8.
 MAX_COUNT = 127
 # How long the servers may take to answer the ready check's searches (s).
 READY_TIMEOUT = 10.0
+# The highest rate of `ramp HZ` (Hz), the built-in IOC's RAMP:RATE limit.
+RAMP_MAX_HZ = 5000.0
 
 
 def parse_sizes(option: str, text: str) -> list[int]:
@@ -239,9 +245,13 @@ class Ticks:
             self.ticks += 1
             self.time, self.value = t, value
 
-    def answer(self) -> None:
+    def answer(self, ramp: Ramp | None) -> None:
+        """The stats event; rampValue only with counters (a ramp)."""
         with self.lock:
-            event = {"ev": "stats", "ticks": self.ticks, "tickTime": self.time, "counterValue": self.value}
+            event: dict[str, Any] = {"ev": "stats", "ticks": self.ticks, "tickTime": self.time,
+                                     "counterValue": self.value}
+        if ramp is not None:
+            event["rampValue"] = ramp.current()
         emit({**event, "time": time.time()})
 
 
@@ -269,6 +279,84 @@ def ticker(server: Any, rate: float, ticks: Ticks) -> None:
             next_t = time.monotonic() + period
 
 
+class Ramp:
+    """P:RAMP's rate, set by `ramp` commands (each a new schedule from its arrival), and the value
+    of its last post."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.hz = 0.0
+        self.start = 0.0  # the last command's arrival, on the monotonic clock
+        self.generation = 0  # the commands so far
+        self.value = 1
+
+    def set(self, hz: float) -> None:
+        """In effect once it returns: the ramp thread takes the new schedule before its next post."""
+        with self.cond:
+            self.hz, self.start = hz, time.monotonic()
+            self.generation += 1
+            self.cond.notify_all()
+
+    def posted(self, value: int) -> None:
+        with self.cond:
+            self.value = value
+
+    def current(self) -> int:
+        with self.cond:
+            return self.value
+
+
+def parse_ramp(words: list[str], ramp: Ramp | None) -> float:
+    """HZ of `ramp HZ`: a number from 0 to RAMP_MAX_HZ, with counters."""
+    line = " ".join(words)
+    if ramp is None:
+        fail(f"no RAMP without --counters: {line}", 2)
+    if len(words) != 2:
+        fail(f"bad ramp command: {line} (ramp HZ)", 2)
+    try:
+        hz = float(words[1])
+    except ValueError:
+        fail(f"bad ramp command: {line} (HZ a number)", 2)
+    if not 0 <= hz <= RAMP_MAX_HZ:
+        fail(f"bad ramp command: {line} (HZ 0..{RAMP_MAX_HZ:g})", 2)
+    return hz
+
+
+def ramper(server: Any, ramp: Ramp) -> None:
+    """Post P:RAMP at the rate of the last `ramp` command, post j at its arrival + j / HZ on the
+    monotonic clock (a late post at once, none skipped; more than 1 s behind, the schedule starts
+    again from now), until stopped; still at 0 Hz. A library's failure ends the runner."""
+    value = 1
+    seen = 0  # the generation whose schedule runs
+    period = next_t = 0.0
+    while not _stop.is_set():
+        with ramp.cond:
+            if ramp.generation != seen:  # a new command: its own schedule
+                seen = ramp.generation
+                if ramp.hz > 0:
+                    period = 1.0 / ramp.hz
+                    next_t = ramp.start + period
+            if not ramp.hz > 0:
+                ramp.cond.wait()  # still until the next command
+                continue
+            delay = next_t - time.monotonic()
+            if delay > 0:
+                ramp.cond.wait(delay)  # a command wakes it early
+                continue
+        value += 1
+        t = time.time()
+        try:
+            server.post_ramp(float(value), t)
+        except Exception as err:  # noqa: BLE001 - any library failure ends the runner
+            if not _stop.is_set():
+                fail(f"RAMP's post of {value} failed: {err}")
+            return
+        ramp.posted(value)
+        next_t += period
+        if next_t < time.monotonic() - 1.0:  # fell far behind: start the schedule again
+            next_t = time.monotonic() + period
+
+
 # The server, once made: what `exit` and the end of stdin stop; and the ticker's stop.
 _server: list[Any] = []
 _stop = threading.Event()
@@ -291,9 +379,9 @@ def finish() -> None:
 Command = Optional[tuple[str, int, float]]
 
 
-def command_reader(pvs: dict[str, tuple[str, int]], ticks: Ticks) -> queue.Queue[Command]:
-    """Commands from stdin, checked as they come, on a queue; `stats` answered and `exit` or EOF
-    finish() at once (mid-start or mid-post too)."""
+def command_reader(pvs: dict[str, tuple[str, int]], ticks: Ticks, ramp: Ramp | None) -> queue.Queue[Command]:
+    """Commands from stdin, checked as they come, on a queue; `stats` and `ramp` answered and
+    `exit` or EOF finish() at once (mid-start or mid-post too)."""
     q: queue.Queue[Command] = queue.Queue()
 
     def run() -> None:
@@ -306,7 +394,12 @@ def command_reader(pvs: dict[str, tuple[str, int]], ticks: Ticks) -> queue.Queue
             elif words[0] == "ship" and len(words) == 1:
                 q.put(None)
             elif words[0] == "stats" and len(words) == 1:
-                ticks.answer()
+                ticks.answer(ramp)
+            elif words[0] == "ramp":
+                hz = parse_ramp(words, ramp)
+                assert ramp is not None
+                ramp.set(hz)
+                emit({"ev": "ramped", "hz": int(hz) if hz.is_integer() else hz})
             elif words[0] == "exit" and len(words) == 1:
                 break
             else:
@@ -322,7 +415,8 @@ def main(argv: list[str]) -> None:
     args = parse_args(argv)
     pvs = names(args.prefix, args.int32, args.bytes)
     ticks = Ticks()
-    commands = command_reader(pvs, ticks)
+    ramp = Ramp() if args.counters > 0 else None
+    commands = command_reader(pvs, ticks, ramp)
     module = importlib.import_module(f".servers.{SERVERS[args.server]}", __package__)
     try:
         version = module.load()
@@ -337,10 +431,13 @@ def main(argv: list[str]) -> None:
     # Of the counters, the first and the last: a search for them all would not fit a datagram.
     counters = counter_names(args.prefix, args.counters)
     for protocol in module.PROTOCOLS:
-        await_answers(protocol, [*pvs, *latency_names(args.prefix, args.latency), *counters[:1], *counters[1:][-1:]])
+        await_answers(protocol, [*pvs, *latency_names(args.prefix, args.latency), *counters[:1], *counters[1:][-1:],
+                                 *ramp_names(args.prefix, args.counters)])
     emit({"ev": "ready", "server": args.server, "version": str(version)})
     if counters and args.counter_rate > 0:
         threading.Thread(target=ticker, args=(server, args.counter_rate, ticks), name="ticker", daemon=True).start()
+    if ramp is not None:
+        threading.Thread(target=ramper, args=(server, ramp), name="ramp", daemon=True).start()
 
     posts = Posts()
     while True:

@@ -50,9 +50,6 @@ interface BuiltRunner {
   version(spec: ClientSpec, report: EnvironmentReport): string;
 }
 
-/** The binaries of the declared Rust runners (one cargo build makes them all). */
-const rustBinaries = (): string[] => [...new Set(CLIENTS.flatMap((c) => ('rust' in c.run ? [c.run.rust] : [])))];
-
 /** A client's library at the version the doctor reports. */
 const libraryVersion = (spec: ClientSpec, report: EnvironmentReport): string => report.libraries[spec.library]?.version ?? '?';
 
@@ -114,7 +111,7 @@ const BUILT: Readonly<Record<string, BuiltRunner>> = {
     python: false,
     path: rustRunnersDir,
     error: rustBuildError,
-    build: () => buildRustRunners(rustBinaries()),
+    build: () => buildRustRunners(),
     command: rustRunnerCommand,
     // A build of another profile than release is not what the Rust clients' figures are of: said beside the version.
     version: (spec, report) =>

@@ -10,7 +10,9 @@ import { freePort } from '../ioc/ports.js';
 import type { Meter } from '../procstat.js';
 import { RunnerProcess } from '../launch/process.js';
 import { pythonModule } from '../pyenv/index.js';
+import { buildRustRunners, rustRunnerCommand } from '../toolchains/cargo.js';
 import { buildPvxsServer } from '../toolchains/cxxlib.js';
+import { buildJavaRunners, javaRunnerCommand } from '../toolchains/jvm.js';
 import { type ServerSpec, findServer } from './registry.js';
 
 export * from './registry.js';
@@ -57,6 +59,15 @@ async function command(
   if (spec.runtime === 'c++') {
     const built = await buildPvxsServer(python);
     return 'error' in built ? built : { command: built.path, args: [] };
+  }
+  // Built with the clients' runners of the same language (one build makes them all).
+  if (spec.runtime === 'java') {
+    const built = await buildJavaRunners();
+    return 'error' in built ? built : javaRunnerCommand(spec.main!);
+  }
+  if (spec.runtime === 'rust') {
+    const built = await buildRustRunners();
+    return 'error' in built ? built : rustRunnerCommand(spec.main!);
   }
   const m = pythonModule('server_driver');
   return { command: python, args: ['-u', ...m.args, '--server', spec.name], env: m.env };

@@ -6,7 +6,9 @@ export type ServerProtocol = 'CA' | 'PVA';
 export interface ServerSpec {
   /** What `--servers` takes, and what its runner's `ready` names. */
   name: string;
-  runtime: 'node' | 'python' | 'c++';
+  runtime: 'node' | 'python' | 'c++' | 'java' | 'rust';
+  /** The main class (java) or binary (rust) of its runner, built with the clients' runners. */
+  main?: string;
   protocols: readonly ServerProtocol[];
   /** The library its version is of. */
   library: string;
@@ -50,6 +52,22 @@ export const SERVERS: readonly ServerSpec[] = [
     protocols: ['CA'],
     library: 'caproto',
     description: "caproto's asyncio server (pure Python)",
+  },
+  {
+    name: 'corepva',
+    runtime: 'java',
+    main: 'epicsperf.CorePvaServer',
+    protocols: ['PVA'],
+    library: 'core-pva',
+    description: "Phoebus core-pva's PVAServer (pure Java PV Access)",
+  },
+  {
+    name: 'epics-rs',
+    runtime: 'rust',
+    main: 'epicsperf-rust-server',
+    protocols: ['CA', 'PVA'],
+    library: 'epics-ca-rs',
+    description: "epics-rs's servers (epics-ca-rs and epics-pva-rs, pure Rust on tokio) serving the same PVs",
   },
   {
     name: 'pvagw',

@@ -5,7 +5,7 @@
 // $CARGO's, else the one on PATH, else rustup's (~/.cargo/bin), which is not always on PATH. It
 // runs in rust/, whose rust-toolchain.toml has rustup's proxies take the toolchain the crates
 // need (a nightly until Rust 1.97 is stable: see that file).
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { epicsperfHome, PACKAGE_ROOT } from '../home.js';
@@ -97,12 +97,20 @@ export async function rustToolchain(): Promise<Record<string, LibraryStatus>> {
   return { cargo: cargoV, rustc };
 }
 
+/** The binaries of the manifest (`src/bin/*.rs`), the clients' and the servers': one cargo build makes them all. */
+const rustBinaries = (): string[] =>
+  readdirSync(join(SOURCES, 'src', 'bin'))
+    .filter((f) => f.endsWith('.rs'))
+    .map((f) => f.slice(0, -3))
+    .sort();
+
 /**
- * Build the Rust runners `binaries` into `rustRunnersDir()` unless the ones there are current.
- * Resolves to the folder or a one-line reason (no cargo, a crate it cannot fetch, a failed
- * build), also kept for `clients` and the bench rows.
+ * Build the Rust runners (every binary of the manifest) into `rustRunnersDir()` unless the ones
+ * there are current. Resolves to the folder or a one-line reason (no cargo, a crate it cannot
+ * fetch, a failed build), also kept for `clients` and the bench rows.
  */
-export async function buildRustRunners(binaries: readonly string[]): Promise<{ path: string } | { error: string }> {
+export async function buildRustRunners(): Promise<{ path: string } | { error: string }> {
+  const binaries = rustBinaries();
   const c = cargo();
   // rustup installs the toolchain here when it is missing (a minute or two): say so meanwhile.
   const w = watch('checking the Rust toolchain');

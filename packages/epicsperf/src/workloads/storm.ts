@@ -41,10 +41,10 @@ export const storm: BenchWorkload = {
     },
   }),
   clients: (list) => (list === undefined ? STORM_CLIENTS : referenceClients('storm', list, TASKS)),
-  steps: (w, ready) => {
+  steps: (w, ready, repeat) => {
     const s = w.storm;
     if (!s) return 0;
-    return s.servers.reduce((n, name) => n + headroomProtocols(name).filter((p) => referenceFor(ready, p, TASKS)).length, 0);
+    return repeat * s.servers.reduce((n, name) => n + headroomProtocols(name).filter((p) => referenceFor(ready, p, TASKS)).length, 0);
   },
   async run(ws, ctx, results) {
     const w = ws.storm;
@@ -55,25 +55,26 @@ export const storm: BenchWorkload = {
       for (const protocol of headroomProtocols(server)) {
         const client = referenceFor(ctx.ready, protocol, TASKS);
         if (!client) continue;
-        runs.push(
-          await ctx.steps.run(
-            `storm ${protocol}`,
-            server,
-            1,
-            1,
-            () =>
-              runStorm({
-                server,
-                protocol,
-                client,
-                python: ctx.python,
-                workload: w,
-                onProgress: ctx.progress,
-                ...ctx.deadline(w.timeoutMs / 1000),
-              }),
-            stormOutcome,
-          ),
-        );
+        for (let rep = 1; rep <= ctx.repeat; rep++)
+          runs.push(
+            await ctx.steps.run(
+              `storm ${protocol}`,
+              server,
+              rep,
+              ctx.repeat,
+              () =>
+                runStorm({
+                  server,
+                  protocol,
+                  client,
+                  python: ctx.python,
+                  workload: w,
+                  onProgress: ctx.progress,
+                  ...ctx.deadline(w.timeoutMs / 1000),
+                }),
+              stormOutcome,
+            ),
+          );
       }
     results.storm = { workload: w, runs, stealPercent: steal() };
   },

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CLIENTS, findClient, readDeclarations, TASKS, type ClientSpec } from '../../src/clients/registry.js';
 import { whyNoLatency } from '../../src/bench/latency.js';
 import { javaLibraries } from '../../src/toolchains/jvm.js';
+import { SERVERS } from '../../src/servers/registry.js';
 
 const PKG = join(import.meta.dirname, '..', '..');
 const NODE_RUNNERS = join(PKG, 'src', 'runners');
@@ -49,7 +50,11 @@ describe('the client declarations', () => {
     expect([...nodeRunners, ...pyRunners].filter((f) => !declared.has(f))).toEqual([]);
     // Java runners are the classes with a main method that speak the runners' protocol (Protocol.java);
     // TlsServer, a server for the Secure PV Access tests, does not.
-    const javaDeclared = new Set(CLIENTS.flatMap((c) => ('java' in c.run ? [javaSource(c.run.java)] : [])));
+    const javaDeclared = new Set([
+      ...CLIENTS.flatMap((c) => ('java' in c.run ? [javaSource(c.run.java)] : [])),
+      // The server runners in Java (src/servers/registry.ts).
+      ...SERVERS.flatMap((s) => (s.runtime === 'java' ? [javaSource(s.main!)] : [])),
+    ]);
     const javaRunners = readdirSync(JAVA_SOURCES, { recursive: true, encoding: 'utf8' })
       .map((f) => join(JAVA_SOURCES, f))
       .filter((f) => {

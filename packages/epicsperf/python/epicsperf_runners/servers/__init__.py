@@ -8,6 +8,7 @@ none), and Server, which serves the crossing PVs (names()) and posts to them:
     server.start(prefix, int32_sizes, byte_sizes, latency, counters)  # returns once serving, on the environment's ports
     server.post(name, make_value(kind, n, k), t)   # update k, with t as its timestamp
     server.post_counters(value, t)                 # a tick: every counter, 1 to N, the value at time t
+    server.post_ramp(value, t)                     # RAMP's next value, at time t
     server.stop()
 
 The driver makes each value before it reads the clock: the crossing starts at the hand-over.
@@ -20,6 +21,10 @@ With counters N (0 for none) it also serves the counters (counter_names()), doub
 MINOR alarm (CA status HIGH; PV Access status DEVICE, message "HIGH") stamped with the start time;
 post_counters() gives them all, in order, a new value and timestamp through the same API as post(),
 keeping the alarm, and returns once the last is handed over (the driver's ticker calls it).
+With counters it also serves <P>RAMP (ramp_names()), a double like them (1, MINOR, the start time);
+post_ramp() gives it a new value and timestamp, keeping the alarm, through the same API, and
+returns once it is handed over (the driver's ramp thread calls it, up to 5000 times a second,
+while the ticker and a post may run on other threads).
 """
 
 from __future__ import annotations
@@ -50,6 +55,11 @@ def counter_names(prefix: str, counters: int) -> list[str]:
     return [f"{prefix}CALC{i}" for i in range(1, counters + 1)]
 
 
+def ramp_names(prefix: str, counters: int) -> list[str]:
+    """The ramping PV that comes with the counters (none without): <P>RAMP."""
+    return [f"{prefix}RAMP"] if counters > 0 else []
+
+
 def make_value(kind: str, elements: int, k: int) -> Any:
     """Update k of a PV of that kind: the float k, or a numpy array of `elements` times k."""
     if kind == "double":
@@ -65,5 +75,7 @@ class Server(Protocol):
     def post(self, name: str, value: Any, t: float) -> None: ...
 
     def post_counters(self, value: float, t: float) -> None: ...
+
+    def post_ramp(self, value: float, t: float) -> None: ...
 
     def stop(self) -> None: ...

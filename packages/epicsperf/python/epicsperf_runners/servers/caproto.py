@@ -16,6 +16,9 @@ With --counters N, <P>CALC1..N are ChannelDoubles of value 1 stamped with the st
 one ChannelAlarm of MINOR severity, status HIGH. A tick, post_counters(), hands one coroutine to the
 loop and waits for it: `await pv.write(value, timestamp=t, verify_value=False)` for each counter in
 order (verify_value would check the value against the limits, none here, and clear the alarm).
+<P>RAMP is one more such ChannelDouble (the same alarm); post_ramp() hands the loop its
+`await pv.write(value, timestamp=t, verify_value=False)` (run_coroutine_threadsafe, one a post) and
+waits for it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import threading
 import time
 from typing import Any
 
-from . import counter_names, latency_names, names
+from . import counter_names, latency_names, names, ramp_names
 
 LIBRARY = "caproto"
 PROTOCOLS = ("CA",)
@@ -48,6 +51,7 @@ class Server:
     def __init__(self) -> None:
         self.pvs: dict[str, Any] = {}
         self.counters: list[Any] = []
+        self.ramp: Any = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[Any] | None = None
         self.thread: threading.Thread | None = None
@@ -83,6 +87,8 @@ class Server:
         for name in counter_names(prefix, counters):
             self.pvs[name] = caproto.ChannelDouble(value=1.0, alarm=minor_high, timestamp=now)
             self.counters.append(self.pvs[name])
+        for name in ramp_names(prefix, counters):
+            self.pvs[name] = self.ramp = caproto.ChannelDouble(value=1.0, alarm=minor_high, timestamp=now)
         started = threading.Event()
         failure: list[BaseException] = []
         loop = asyncio.new_event_loop()
@@ -123,6 +129,10 @@ class Server:
             for pv in self.counters:
                 await pv.write(value, timestamp=t, verify_value=False)
         asyncio.run_coroutine_threadsafe(tick(), self.loop).result()
+
+    def post_ramp(self, value: float, t: float) -> None:
+        assert self.loop is not None
+        asyncio.run_coroutine_threadsafe(self.ramp.write(value, timestamp=t, verify_value=False), self.loop).result()
 
     def stop(self) -> None:
         loop, task = self.loop, self.task

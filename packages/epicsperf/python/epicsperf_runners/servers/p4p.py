@@ -12,7 +12,8 @@ put (op.done()); a put of more than N elements fails.
 With --counters N, <P>CALC1..N are SharedPVs of NTScalar('d'), opened at 1 in MINOR alarm
 (alarm.severity 1, alarm.status 1 (DEVICE), alarm.message "HIGH", as QSRV sends a HIGH alarm) at
 the start time. A tick, post_counters(), wraps the value with that alarm and the tick's time once,
-in one Value, and posts it to each counter in order (pv.post(value)).
+in one Value, and posts it to each counter in order (pv.post(value)). <P>RAMP is one more such
+SharedPV; post_ramp() posts its value wrapped the same way (one Value a post).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from . import counter_names, latency_names, names
+from . import counter_names, latency_names, names, ramp_names
 
 LIBRARY = "p4p"
 PROTOCOLS = ("PVA",)
@@ -46,6 +47,7 @@ class Server:
         self.pvs: dict[str, Any] = {}
         self.counters: list[Any] = []
         self.counter_type: Any = None
+        self.ramp: Any = None
         self.server: Any = None
 
     def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int,
@@ -69,6 +71,9 @@ class Server:
         for name in counter_names(prefix, counters):
             self.pvs[name] = SharedPV(nt=self.counter_type, initial={"value": 1.0, "alarm": MINOR_HIGH}, timestamp=now)
             self.counters.append(self.pvs[name])
+        for name in ramp_names(prefix, counters):
+            self.pvs[name] = self.ramp = SharedPV(nt=self.counter_type, initial={"value": 1.0, "alarm": MINOR_HIGH},
+                                                 timestamp=now)
         # Serving once constructed (its sockets bound), on the environment's ports and interfaces.
         self.server = PvaServer(providers=[self.pvs], useenv=True)
 
@@ -79,6 +84,9 @@ class Server:
         update = self.counter_type.wrap({"value": value, "alarm": MINOR_HIGH}, timestamp=t)
         for pv in self.counters:
             pv.post(update)
+
+    def post_ramp(self, value: float, t: float) -> None:
+        self.ramp.post(self.counter_type.wrap({"value": value, "alarm": MINOR_HIGH}, timestamp=t))
 
     def stop(self) -> None:
         if self.server is not None:

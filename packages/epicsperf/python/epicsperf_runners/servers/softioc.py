@@ -23,6 +23,12 @@ every counter, where the default of 2000 would drop the rest), and then a wait u
 counter has taken its value (its VAL read with dbGetField): the callback thread processes each
 record in Python (the device support), so it can fall behind the sets, and a tick waits for it
 rather than let the queue overflow.
+
+<P>RAMP is one more such aIn. post_ramp() is its record.set(value, severity=MINOR, alarm=HIGH,
+timestamp=t), and then a wait until it has taken that value (VAL read with dbGetField, polled
+every 50 us): a set before the callback thread processed the last one would replace that value
+(the device support keeps only the latest), and the ramp would skip it. The ramp's rate is so
+bounded by a set's processing on the callback thread; that wait is the only one.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ import os
 import time
 from typing import Any
 
-from . import counter_names, latency_names, names
+from . import counter_names, latency_names, names, ramp_names
 
 LIBRARY = "softioc"
 PROTOCOLS = ("CA", "PVA")
@@ -43,6 +49,8 @@ fields: Any = None
 imports: Any = None
 # How long a tick may wait for the last counter's processing (s) before the runner fails.
 COUNTER_WAIT = 60.0
+# How often post_ramp() looks whether RAMP has taken its value (s).
+RAMP_POLL = 0.00005
 
 
 def load() -> str:
@@ -60,6 +68,9 @@ class Server:
         self.counters: list[Any] = []
         self.last = ""  # the last counter's name
         self.buffer: Any = None  # where its value is read
+        self.ramp: Any = None
+        self.ramp_name = ""
+        self.ramp_buffer: Any = None  # where RAMP's value is read
 
     def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int,
               counters: int) -> None:
@@ -99,9 +110,14 @@ class Server:
             rec.set(1.0, severity=alarm.MINOR_ALARM, alarm=alarm.HIGH_ALARM, timestamp=now)  # taken at PINI
             self.counters.append(rec)
             self.last = name
+        for name in ramp_names(prefix, counters):
+            self.ramp = builder.aIn(name, initial_value=1.0, TSE=-2)
+            self.ramp.set(1.0, severity=alarm.MINOR_ALARM, alarm=alarm.HIGH_ALARM, timestamp=now)  # taken at PINI
+            self.ramp_name = name
         self.buffer = numpy.zeros(1, dtype=numpy.float64)
+        self.ramp_buffer = numpy.zeros(1, dtype=numpy.float64)
         builder.LoadDatabase()
-        imports.callbackSetQueueSize(2000 + counters)
+        imports.callbackSetQueueSize(2000 + counters + 1)
         # The dispatcher runs out records' callbacks (there are none): asyncio, not cothread.
         softioc.iocInit(asyncio_dispatcher.AsyncioDispatcher())
         # With TSE = -2 the records processed at iocInit (PINI) have no time yet: give them one.
@@ -124,6 +140,17 @@ class Server:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{self.last} has not taken its value within {COUNTER_WAIT:g} s")
             time.sleep(0.0005)
+
+    def post_ramp(self, value: float, t: float) -> None:
+        self.ramp.set(value, severity=alarm.MINOR_ALARM, alarm=alarm.HIGH_ALARM, timestamp=t)
+        deadline = time.monotonic() + COUNTER_WAIT
+        while True:
+            imports.db_get_field(self.ramp_name, fields.DBF_DOUBLE, self.ramp_buffer.ctypes.data, 1)
+            if self.ramp_buffer[0] == value:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.ramp_name} has not taken its value within {COUNTER_WAIT:g} s")
+            time.sleep(RAMP_POLL)
 
     def last_counter(self) -> float:
         imports.db_get_field(self.last, fields.DBF_DOUBLE, self.buffer.ctypes.data, 1)
