@@ -18,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -34,7 +33,6 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import org.epics.pva.PVASettings;
-import org.epics.pva.data.PVABitSet;
 import org.epics.pva.data.PVAByteArray;
 import org.epics.pva.data.PVAData;
 import org.epics.pva.data.PVADouble;
@@ -86,14 +84,13 @@ import org.epics.pva.server.WriteEventHandler;
  * with the wall clock and update()s the PV with it; core-pva sends the put's reply once it returns.
  * <li>--counters N: P:CALC1..N and P:RAMP, doubles at 1 in MINOR alarm (alarm.severity 1,
  * alarm.status 1, alarm.message "HIGH"), the start time as first timestamp. With --counter-rate HZ
- * a ticker thread ticks at t0 + j/HZ on System.nanoTime (late: at once; more than 1 s behind: the
- * schedule starts again from now), sets the common value and the wall clock in one structure and
- * update()s every counter with it in order, then counts the tick. P:RAMP has a thread of its own,
+ * a ticker thread ticks at t0 + j/HZ on System.nanoTime from j = 0, the first as it starts just
+ * before `ready` (late: at once; more than 1 s behind: the schedule starts again from now): it
+ * sets the common value and the wall clock in one structure, update()s every counter with it in
+ * order, then counts the tick. P:RAMP has a thread of its own,
  * still until `ramp HZ`; it posts holding a fair lock, which `ramp` takes to change the schedule,
  * so that once `ramped` is written no post of the rate before is under way.
  * </ul>
- * Before the PVs are made, warmUp() runs core-pva's code of a post on private structures (nothing
- * published), so that the JIT has compiled it for the first posts.
  * `ready` is written once a PV Access search of the runner's own (UDP, to the server's interface
  * address and broadcast port, as a client's) has been answered for every crossing and round-trip
  * PV, the first and last counters and P:RAMP. `exit` (or the end of stdin) lets the poster finish
@@ -363,14 +360,13 @@ public final class CorePvaServer {
         }
         CorePvaServer runner = new CorePvaServer(options, server);
         try {
-            runner.warmUp();
             runner.publish();
         } catch (Exception e) {
             fail(1, "core-pva cannot create the PVs: " + e);
         }
         runner.awaitSearches();
-        emit("{\"ev\":\"ready\",\"server\":" + json(SERVER) + ",\"version\":" + json(version) + "}");
         runner.startThreads();
+        emit("{\"ev\":\"ready\",\"server\":" + json(SERVER) + ",\"version\":" + json(version) + "}");
         runner.serve();
     }
 
@@ -417,49 +413,6 @@ public final class CorePvaServer {
         };
         server.createPV(name, initial, handler);
         latencyNames.add(name);
-    }
-
-    // ---- warm-up -----------------------------------------------------------------------------
-
-    /** Elements of the warm-up's arrays, and its rounds per structure. */
-    static final int WARM_ELEMENTS = 256;
-    static final int WARM_ROUNDS = 5000;
-
-    /**
-     * Before ready: core-pva's own code of a post, on private structures of each type served (a
-     * 256-element array of each array type), so that the JIT has compiled it when the first post
-     * comes: what ServerPV.update() runs on a PV's copy and on a subscription's (PVAStructure.update,
-     * which compares and copies the fields that changed) and what the connection's sender thread
-     * runs to encode a MONITOR (the changed bits, then each changed field's encode). Nothing is
-     * published or sent. Cold, core-pva took more than 20 ms to encode the first updates of a
-     * 1 MB array, and since it keeps no queue per subscription (an update made while the previous
-     * one still waits for the sender is merged into it) the next post was lost to the client.
-     */
-    private void warmUp() throws Exception {
-        Instant t = Instant.now();
-        PVAStructure none = alarm(0, 0, "");
-        List<PVAStructure> kinds = List.of(
-            nt(NT_SCALAR, new PVADouble("value", 0), alarm(1, 1, "HIGH"), t),
-            nt(NT_SCALAR_ARRAY, new PVAIntArray("value", false, new int[WARM_ELEMENTS]), none, t),
-            nt(NT_SCALAR_ARRAY, new PVAByteArray("value", false, new byte[WARM_ELEMENTS]), none, t),
-            nt(NT_SCALAR_ARRAY, new PVADoubleArray("value", new double[WARM_ELEMENTS]), none, t));
-        ByteBuffer buffer = ByteBuffer.allocate(64 * 1024).order(ByteOrder.nativeOrder());
-        for (PVAStructure kind : kinds) {
-            Target own = new Target(null, kind.cloneData(), WARM_ELEMENTS);
-            PVAStructure served = kind.cloneData();
-            for (int k = 1; k <= WARM_ROUNDS; k++) {
-                own.make(k % 100 + 1);
-                own.own.stamp(t.plusNanos(k));
-                BitSet changes = served.update(own.own.structure);
-                buffer.clear();
-                PVABitSet.encodeBitSet(changes, buffer);
-                for (int i = changes.nextSetBit(0); i >= 0; i = changes.nextSetBit(i + 1)) served.get(i).encode(buffer);
-                if (k % 64 == 0) {
-                    buffer.clear();
-                    served.cloneData().encode(buffer);
-                }
-            }
-        }
     }
 
     // ---- ready: a search of the runner's own --------------------------------------------------
@@ -614,13 +567,18 @@ public final class CorePvaServer {
         }
     }
 
-    /** Tick j at t0 + j/hz: the common value + 1, the wall clock once, every counter in order, then the count. */
+    /**
+     * Tick j at t0 + j/hz from j = 0, the first as the ticker starts (just before `ready`, so that
+     * the headroom workload's first stats answer follows a tick, as it does for the built-in IOC,
+     * whose first tick it awaits): the common value + 1, the wall clock once, every counter in
+     * order, then the count.
+     */
     private void tick(double hz) {
         PVADouble value = tickValue.value();
         double v = 1;
         long ticks = 0;
         long t0 = System.nanoTime();
-        for (long j = 1;; j++) {
+        for (long j = 0;; j++) {
             long due = t0 + Math.round(j * 1e9 / hz);
             if (!sleepUntil(due)) return;
             long now = System.nanoTime();
