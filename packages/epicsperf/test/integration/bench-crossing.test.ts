@@ -15,6 +15,8 @@ describe('bench crossing', () => {
       [
         'bench',
         'crossing',
+        '--servers',
+        SERVERS.map((s) => s.name).join(','),
         '--crossing-int32',
         '12,1000',
         '--crossing-bytes',

@@ -64,7 +64,7 @@ describe('epicsperf snapshot', () => {
     [
       'a bench workload that does not exist',
       () => ['bench', 'nonsense'],
-      /workload must be snapshot, monitor, array, array-put, latency, crossing, capture, headroom, load or all/,
+      /workload must be snapshot, monitor, array, array-put, latency, crossing, storm, capture, headroom, load or all/,
     ],
     ['a bench client list naming an unknown client', () => ['bench', '--clients', 'node,bogus'], /unknown client "bogus"/],
     [
