@@ -136,11 +136,13 @@ export function crossingPoint(
     elements,
     bytes: elements * ELEMENT_BYTES[payload],
     updates: ms.length,
-    p50Ms: percentile(sorted, 50),
-    p90Ms: percentile(sorted, 90),
-    p99Ms: percentile(sorted, 99),
-    minMs: sorted[0] ?? Number.NaN,
-    maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+    ...(sorted.length > 0 && {
+      p50Ms: percentile(sorted, 50),
+      p90Ms: percentile(sorted, 90),
+      p99Ms: percentile(sorted, 99),
+      minMs: sorted[0],
+      maxMs: sorted[sorted.length - 1],
+    }),
     ok: ms.length === count && wrong === 0 && disorder === 0 && posted.size === count,
   };
   if (wrong) point.error = `${wrong} updates not of a post, or not intact`;

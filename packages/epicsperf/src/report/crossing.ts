@@ -90,5 +90,5 @@ export function crossingTables(runs: readonly CrossingRun[], markdown = false): 
 export function crossingOutcome(r: CrossingRun): string {
   if (r.error) return r.error;
   const d = r.points.find((p) => p.payload === 'double');
-  return d ? `double p50 ${d.p50Ms.toFixed(3)} ms` : 'no result';
+  return d?.p50Ms !== undefined ? `double p50 ${d.p50Ms.toFixed(3)} ms` : 'no result';
 }

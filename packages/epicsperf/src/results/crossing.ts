@@ -30,11 +30,12 @@ export interface CrossingPoint {
   bytes: Integer;
   /** Posts whose update reached the client (each once, in order). */
   updates: Integer;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  minMs: number;
-  maxMs: number;
+  /** The crossing times' percentiles and range, ms (none when no post arrived). */
+  p50Ms?: number;
+  p90Ms?: number;
+  p99Ms?: number;
+  minMs?: number;
+  maxMs?: number;
   ok: boolean;
   error?: string;
 }

@@ -117,10 +117,10 @@ it("the servers' headroom: every server's app posts the counters to two referenc
     expect(x.run.client).toBe(x.server!.protocol === 'CA' ? 'c-libca' : 'c-pvxs');
     // Every update of every counter, to each of the two clients (the row's run is one of them).
     expect(x.run.check?.samples, x.client).toBe(100 * 5);
-    // The app's own count of what it posted: the offered rate (over a second, a tick late or early
-    // moves it by a fifth).
-    expect(x.iocUpdatesS, x.client).toBeGreaterThan(375);
-    expect(x.iocUpdatesS, x.client).toBeLessThan(625);
+    // The app's own count of what it posted: the offered rate (over a second, on a loaded machine,
+    // a tick late or early at either end of the window moves it by up to two fifths).
+    expect(x.iocUpdatesS, x.client).toBeGreaterThan(250);
+    expect(x.iocUpdatesS, x.client).toBeLessThan(750);
     expect(x.run.iocCpuPercent?.mean, x.client).toBeGreaterThanOrEqual(0);
   }
   const usage = await runCli(['bench', 'crossing', '--servers', 'ioc', '--no-keep'], { timeoutMs: 30_000 });

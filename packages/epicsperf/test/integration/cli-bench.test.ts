@@ -92,7 +92,7 @@ describe('bench, quick profile', () => {
     );
     expect(res.latency!.runs.every((x) => x.fit?.roundTrip !== undefined)).toBe(true);
     expect(res.crossing!.runs.map((x) => [x.server, x.protocol, x.client, x.ok])).toEqual(
-      ['node', 'softioc', 'caproto'].map((server) => [server, 'CA', 'c-libca', true]),
+      ['node', 'softioc'].map((server) => [server, 'CA', 'c-libca', true]),
     );
     expect(res.arrayPut).toBeUndefined();
     expect(res.durationS).toBeGreaterThan(0);
