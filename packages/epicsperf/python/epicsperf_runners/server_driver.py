@@ -202,12 +202,17 @@ def post(server: Any, pvs: dict[str, tuple[str, int]], posts: Posts, name: str, 
     """Update k = 1..count at start + (k-1) * period on the monotonic clock; the wall clock is read
     just before each hand-over (the value already made) and kept with k."""
     kind, n = pvs[name]
+    # A library that takes a post later (pythonSoftIOC's callback thread) waits for the last one
+    # first, before the clock is read (servers/softioc.py).
+    taken = getattr(server, "wait_posted", None)
     start = time.monotonic()
     for k in range(1, count + 1):
         value = make_value(kind, n, k)
         delay = start + (k - 1) * period - time.monotonic()
         if delay > 0:
             time.sleep(delay)
+        if taken is not None:
+            taken(name)
         t = time.time()
         server.post(name, value, t)
         posts.add(k, t)
@@ -255,6 +260,26 @@ class Ticks:
         emit({**event, "time": time.time()})
 
 
+def post_or_end(post: Callable[[float, float], None], value: int, what: str) -> float | None:
+    """Post value, stamped now; the stamp, or None when the library failed (which ends the runner,
+    unless it is stopping anyway)."""
+    t = time.time()
+    try:
+        post(float(value), t)
+    except Exception as err:  # noqa: BLE001 - any library failure ends the runner
+        if not _stop.is_set():
+            fail(f"{what} failed: {err}")
+        return None
+    return t
+
+
+def next_on_schedule(next_t: float, period: float) -> float:
+    """The next post's time on the monotonic clock: one period on, or a period from now when the
+    schedule fell more than a second behind (it starts again)."""
+    next_t += period
+    return next_t if next_t >= time.monotonic() - 1.0 else time.monotonic() + period
+
+
 def ticker(server: Any, rate: float, ticks: Ticks) -> None:
     """Tick j at t0 + j / rate on the monotonic clock until stopped (see the module's docstring);
     a library's failure ends the runner."""
@@ -266,17 +291,11 @@ def ticker(server: Any, rate: float, ticks: Ticks) -> None:
         if delay > 0 and _stop.wait(delay):
             return
         value += 1
-        t = time.time()
-        try:
-            server.post_counters(float(value), t)
-        except Exception as err:  # noqa: BLE001 - any library failure ends the runner
-            if not _stop.is_set():
-                fail(f"the counters' tick {value - 1} failed: {err}")
+        t = post_or_end(server.post_counters, value, f"the counters' tick {value - 1}")
+        if t is None:
             return
         ticks.ticked(value, t)
-        next_t += period
-        if next_t < time.monotonic() - 1.0:  # fell far behind: start the schedule again
-            next_t = time.monotonic() + period
+        next_t = next_on_schedule(next_t, period)
 
 
 class Ramp:
@@ -344,17 +363,10 @@ def ramper(server: Any, ramp: Ramp) -> None:
                 ramp.cond.wait(delay)  # a command wakes it early
                 continue
         value += 1
-        t = time.time()
-        try:
-            server.post_ramp(float(value), t)
-        except Exception as err:  # noqa: BLE001 - any library failure ends the runner
-            if not _stop.is_set():
-                fail(f"RAMP's post of {value} failed: {err}")
+        if post_or_end(server.post_ramp, value, f"RAMP's post of {value}") is None:
             return
         ramp.posted(value)
-        next_t += period
-        if next_t < time.monotonic() - 1.0:  # fell far behind: start the schedule again
-            next_t = time.monotonic() + period
+        next_t = next_on_schedule(next_t, period)
 
 
 # The server, once made: what `exit` and the end of stdin stop; and the ticker's stop.

@@ -5,8 +5,6 @@
 // more and every client received every update without falling behind; the figure is the rate it
 // published there, its CPU beside it.
 import type { ClientSpec } from '../clients/index.js';
-import { counterNames, startIoc } from '../ioc/index.js';
-import type { Meter } from '../procstat.js';
 import { stealMeter } from '../procstat.js';
 import {
   headroomStepLabel,
@@ -15,70 +13,12 @@ import {
   type HeadroomStepResult,
   type HeadroomWorkload,
 } from '../results/index.js';
-import { findServer, libraryVersion, startServer, type ServerProtocol, type ServerStats } from '../servers/index.js';
-import { firstTick, headroomClient, iocRate, judge } from './headroom.js';
+import type { ServerProtocol, ServerStats } from '../servers/index.js';
+import { type Counting, startCounting } from './counting.js';
+import { headroomClient, iocRate, judge } from './headroom.js';
 import { DEFAULT_MAX_RSS_MB, runMonitor } from './monitor.js';
 import { climb } from './ramp.js';
 import type { Sample } from './samples.js';
-
-/** The built-in IOC as a server of this workload: softioc's calc records, counted by EPICS base's
- *  own scan and served by RSRV and QSRV (the reference the other servers are set beside). */
-export const IOC_SERVER = 'ioc';
-
-/** The protocols a server of `--servers` serves. */
-export const headroomProtocols = (server: string): readonly ServerProtocol[] =>
-  server === IOC_SERVER ? ['CA', 'PVA'] : (findServer(server)?.protocols ?? []);
-
-/** A server serving counters: where its clients find it, its counters (and `prefix`RAMP) and its counts. */
-export interface Counting {
-  env: Readonly<Record<string, string>>;
-  prefix: string;
-  names: string[];
-  meter: Meter;
-  version?: string;
-  stats(): Promise<ServerStats | undefined>;
-  /** Sets `prefix`RAMP's rate (a server runner's command; the built-in IOC's is its RAMP:RATE PV). */
-  setRamp?: (hz: number) => Promise<void>;
-  stop(): Promise<void>;
-}
-
-const PREFIX = 'XP:';
-
-/** Start `server` serving `records` counters that count at `rateHz` (0: still). */
-export async function startCounting(server: string, python: string, records: number, rateHz: number): Promise<Counting> {
-  // The built-in IOC's records, direct or behind the gateway (whose process is then the one measured).
-  if (server === IOC_SERVER || findServer(server)?.gatewayTo) {
-    const ioc = await startIoc({
-      records,
-      rate: rateHz,
-      arrayElements: 0,
-      python,
-      server: server === IOC_SERVER ? 'softioc' : 'pvagw',
-    });
-    if (rateHz > 0) await firstTick(ioc);
-    const version = await libraryVersion(python, server === IOC_SERVER ? 'softioc' : findServer(server)!.library);
-    return {
-      ...(version !== undefined && { version }),
-      env: ioc.env,
-      prefix: ioc.prefix,
-      names: ioc.counterNames(),
-      meter: ioc.meter,
-      stats: () => ioc.stats().catch(() => undefined),
-      stop: () => ioc.stop(),
-    };
-  }
-  const s = await startServer(server, python, { prefix: PREFIX, int32: [], bytes: [], counters: records, counterRate: rateHz });
-  return {
-    env: s.clientEnv,
-    prefix: PREFIX,
-    names: counterNames(PREFIX, 'plain', records),
-    setRamp: (hz) => s.setRamp(hz),
-    meter: s.meter,
-    ...(s.version !== undefined && { version: s.version }),
-    stats: () => s.stats().catch(() => undefined),
-    stop: () => s.stop(),
-  };
-}
 
 /** One row of the ramp: a server over one protocol to `fanout` clients at once. */
 export interface ServerRow {

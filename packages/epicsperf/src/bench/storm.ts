@@ -5,7 +5,7 @@
 import type { ClientSpec } from '../clients/index.js';
 import type { StormRun, StormWorkload } from '../results/index.js';
 import type { ServerProtocol } from '../servers/index.js';
-import { type Counting, startCounting } from './server-headroom.js';
+import { type Counting, startCounting } from './counting.js';
 import { runSnapshot } from './snapshot.js';
 
 export interface StormOptions {

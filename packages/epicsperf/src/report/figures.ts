@@ -91,6 +91,28 @@ export interface HtmlParts {
   details?: { text: string; open?: string };
 }
 
+/** The main figure of a workload whose rows are servers, one per server and protocol
+ *  ("node (PVA)"): the runs a server could not serve left out, none when nothing ran. */
+export function serverFigure<
+  T extends {
+    server: string;
+    protocol: string;
+    unsupported?: boolean | undefined;
+    version?: string | undefined;
+    error?: string | undefined;
+  },
+>(
+  head: Pick<WorkloadFigures, 'key' | 'title' | 'figure' | 'unit' | 'better' | 'stealPercent'>,
+  runs: readonly T[],
+  value: (r: T) => number | undefined,
+  problems: (r: T) => string[],
+): WorkloadFigures[] {
+  const served = runs.filter((x) => !x.unsupported);
+  if (served.length === 0) return [];
+  const rows = served.map((x) => ({ ...x, client: `${x.server} (${x.protocol})` }));
+  return [{ ...head, servers: true, clients: figure(rows, value, problems) }];
+}
+
 /** The entries of a run, every workload in `views` order. */
 export function figuresOf(views: readonly WorkloadView[], r: BenchResults): WorkloadFigures[] {
   return views.flatMap((w) => w.figures(r));

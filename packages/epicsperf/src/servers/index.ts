@@ -1,6 +1,7 @@
-// A server runner started here (docs/runners.md, Server runners): its command by runtime (built on
-// first use for C++), free ports on loopback, the environment its clients need, posts on command
-// and the post times shipped back.
+// A server runner started here (docs/runners.md, Server runners): its command by runtime (the C++,
+// Java and Rust ones built on first use, the last two with their language's client runners), free
+// ports on loopback, the environment its clients need, posts on command and the post times
+// shipped back; a gateway's row starts the server behind it first.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { startGateway } from '../ioc/gateway.js';

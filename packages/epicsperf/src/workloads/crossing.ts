@@ -4,13 +4,13 @@
 // those of --clients); bench/crossing.ts measures one server and protocol.
 import { Option } from 'commander';
 import { CROSSING_PREFIX, runCrossing } from '../bench/crossing.js';
-import { IOC_SERVER } from '../bench/server-headroom.js';
+import { IOC_SERVER } from '../bench/counting.js';
 import { UsageError } from '../errors.js';
 import { intArg } from '../options.js';
 import { stealMeter } from '../procstat.js';
 import { stealNote } from '../report/bench.js';
 import { crossingOutcome, crossingTables, crossingTitle } from '../report/crossing.js';
-import { figure } from '../report/figures.js';
+import { serverFigure } from '../report/figures.js';
 import type { CrossingRun, CrossingWorkload } from '../results/index.js';
 import { SERVER_NAMES, findServer, startServer, type RunningServer } from '../servers/index.js';
 import { referenceClients, referenceFor, servesAll, serversOption } from './servers.js';
@@ -134,28 +134,22 @@ export const crossing: BenchWorkload = {
     results.crossing = { workload: w, runs, stealPercent: steal() };
   },
   // The main figure: the median crossing time of one double, per server and protocol.
-  figures: (r) => {
-    const c = r.crossing;
-    if (!c) return [];
-    const runs = c.runs.filter((x) => !x.unsupported);
-    if (runs.length === 0) return [];
-    return [
-      {
-        key: 'crossing',
-        title: crossingTitle(c.workload),
-        figure: "median crossing time of one double (a server app's post to the client's callback)",
-        unit: 'ms',
-        better: 'lower' as const,
-        servers: true as const,
-        stealPercent: c.stealPercent,
-        clients: figure<CrossingRun>(
-          runs.map((x) => ({ ...x, client: `${x.server} (${x.protocol})` })),
+  figures: (r) =>
+    r.crossing
+      ? serverFigure(
+          {
+            key: 'crossing',
+            title: crossingTitle(r.crossing.workload),
+            figure: "median crossing time of one double (a server app's post to the client's callback)",
+            unit: 'ms',
+            better: 'lower',
+            stealPercent: r.crossing.stealPercent,
+          },
+          r.crossing.runs,
           (x) => x.points.find((p) => p.payload === 'double' && p.ok)?.p50Ms,
           (x) => x.points.filter((p) => !p.ok).map((p) => `${p.payload} ${p.elements.toLocaleString('en-US')}: ${p.error ?? 'failed'}`),
-        ),
-      },
-    ];
-  },
+        )
+      : [],
   text: (r, markdown) =>
     r.crossing
       ? `\n${crossingTitle(r.crossing.workload)}${stealNote(r.crossing.stealPercent)}\n\n${crossingTables(r.crossing.runs, markdown)}`

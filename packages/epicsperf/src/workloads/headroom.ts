@@ -5,7 +5,8 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { intArg } from '../options.js';
 import { HEADROOM_STEPS, headroomStep, runHeadroom } from '../bench/headroom.js';
-import { headroomProtocols, runServerHeadroom, type ServerRow } from '../bench/server-headroom.js';
+import { servedProtocols } from '../bench/counting.js';
+import { runServerHeadroom, type ServerRow } from '../bench/server-headroom.js';
 import { headroomOutcome } from '../report/outcomes.js';
 import type { ClientFigure } from '../report/figures.js';
 import { stealNote } from '../report/bench.js';
@@ -23,7 +24,7 @@ export const HEADROOM_FANOUT = [1, 4];
 export function serverRows(w: HeadroomWorkload, ready: readonly ClientSpec[]): ServerRow[] {
   const rows: ServerRow[] = [];
   for (const server of w.servers?.names ?? [])
-    for (const protocol of headroomProtocols(server)) {
+    for (const protocol of servedProtocols(server)) {
       const client = referenceFor(ready, protocol, ['monitor']);
       if (client) for (const fanout of w.servers!.fanout) rows.push({ server, protocol, client, fanout });
     }

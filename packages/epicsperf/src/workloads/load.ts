@@ -12,7 +12,7 @@ import { loadChart, loadDetails, loadLimitNote, loadTable, loadText, loadTitle }
 import { MONITOR_DEFAULTS, RATE_OPTION, RECORDS_OPTION } from './monitor.js';
 import { type BenchWorkload, type SuiteContext, serving, value } from './workload.js';
 import { referenceClients, referenceFor, serversOption } from './servers.js';
-import { headroomProtocols, startCounting } from '../bench/server-headroom.js';
+import { servedProtocols, startCounting } from '../bench/counting.js';
 import type { ClientSpec } from '../clients/index.js';
 import { UsageError } from '../errors.js';
 import { stealMeter } from '../procstat.js';
@@ -80,20 +80,12 @@ export const load: BenchWorkload = {
         ),
     );
     results.load = await runLoad({
+      ...loadOptions(lw, ctx),
       clients,
       hosts,
       iocHost: pl.iocHost,
-      steps: lw.steps,
-      records: lw.records,
       server: pl.server,
-      rate: lw.rateHz,
-      stepSeconds: lw.seconds,
-      onProgress: ctx.progress,
-      // This host's cores are in the report already; another host's come from its own report.
-      hostCores: { [LOCAL]: ctx.report.cpu.cores },
-      ...ctx.deadline(lw.seconds),
       runStep: ctx.steps.ramp('load', loadOutcome),
-      onSkip: (n) => ctx.steps.skip(n),
     });
   },
   // The main figure is how many clients (load runners on every host) a client's ramp served with
@@ -156,13 +148,29 @@ export function parseLoadSteps(v: string): number[] {
   return steps;
 }
 
+/** What every load ramp of a run takes from the workload and the run: its steps, their size and
+ *  time, the progress, the deadline. */
+function loadOptions(lw: LoadWorkload, ctx: SuiteContext) {
+  return {
+    steps: lw.steps,
+    records: lw.records,
+    rate: lw.rateHz,
+    stepSeconds: lw.seconds,
+    onProgress: ctx.progress,
+    // This host's cores are in the report already; another host's come from its own report.
+    hostCores: { [LOCAL]: ctx.report.cpu.cores },
+    ...ctx.deadline(lw.seconds),
+    onSkip: (n: number) => ctx.steps.skip(n),
+  };
+}
+
 /** The rows of `load --servers`: each server over each protocol a reference client speaks. */
 export function serverLoadRows(
   servers: readonly string[],
   ready: readonly ClientSpec[],
 ): { server: string; protocol: ServerProtocol; client: ClientSpec }[] {
   return servers.flatMap((server) =>
-    headroomProtocols(server).flatMap((protocol) => {
+    servedProtocols(server).flatMap((protocol) => {
       const client = referenceFor(ready, protocol, ['monitor']);
       return client ? [{ server, protocol, client }] : [];
     }),
@@ -178,17 +186,10 @@ async function runServersLoad(lw: LoadWorkload, ctx: SuiteContext): Promise<Load
     const label = `${row.server} (${row.protocol})`;
     let why: string | undefined;
     const part = await runLoad({
+      ...loadOptions(lw, ctx),
       clients: [row.client],
       python: ctx.python,
-      steps: lw.steps,
-      records: lw.records,
-      rate: lw.rateHz,
-      stepSeconds: lw.seconds,
-      onProgress: ctx.progress,
-      hostCores: { [LOCAL]: ctx.report.cpu.cores },
-      ...ctx.deadline(lw.seconds),
       runStep: (step, _client, body) => ctx.steps.ramp('load', loadOutcome)(step, label, body),
-      onSkip: (n) => ctx.steps.skip(n),
       serve: async () => {
         const c = await startCounting(row.server, ctx.python, lw.records, lw.rateHz);
         return { ...c, counterNames: () => c.names };

@@ -1,7 +1,7 @@
-// What the server workloads (crossing, headroom --servers) share: the `--servers` option and the
-// reference clients that read the servers, one per protocol.
+// What the server workloads (crossing, storm, headroom and load with --servers) share: the
+// `--servers` option and the reference clients that read the servers, one per protocol.
 import { InvalidArgumentError, Option } from 'commander';
-import { IOC_SERVER } from '../bench/server-headroom.js';
+import { IOC_SERVER } from '../bench/counting.js';
 import { type ClientSpec, findClient, type Task } from '../clients/index.js';
 import { UsageError } from '../errors.js';
 import { SERVER_NAMES, findServer } from '../servers/index.js';
@@ -23,7 +23,7 @@ function parseServers(v: string): string[] {
 
 export const serversOption = new Option(
   '--servers <list>',
-  `crossing, headroom: servers to compare (${SERVER_NAMES.join(',')}; headroom also ${IOC_SERVER}, the built-in IOC's own records on RSRV and QSRV; crossing's default: all, headroom's: none, the clients' headroom)`,
+  `crossing, storm, headroom, load: servers to compare (${SERVER_NAMES.join(',')}; all but crossing also ${IOC_SERVER}, the built-in IOC's own records on RSRV and QSRV; crossing's and storm's default: all, headroom's and load's: none, the clients' own)`,
 ).argParser(parseServers);
 
 /** A client whose runner serves every task a workload needs of its reference clients. */

@@ -2,18 +2,17 @@
 // server for many still channels at once (bench/storm.ts); the figure is the time to the last
 // answer, the server's CPU and memory beside it.
 import { Option } from 'commander';
-import { headroomProtocols } from '../bench/server-headroom.js';
+import { IOC_SERVER, servedProtocols } from '../bench/counting.js';
 import { runStorm } from '../bench/storm.js';
 import { intArg } from '../options.js';
 import { stealMeter } from '../procstat.js';
 import { stealNote } from '../report/bench.js';
-import { figure } from '../report/figures.js';
+import { serverFigure } from '../report/figures.js';
 import { stormOutcome, stormTable, stormTitle } from '../report/storm.js';
 import type { StormRun } from '../results/index.js';
 import { SERVER_NAMES } from '../servers/index.js';
 import { referenceClients, referenceFor, serversOption } from './servers.js';
 import { type BenchWorkload, value } from './workload.js';
-import { IOC_SERVER } from '../bench/server-headroom.js';
 
 /** The storm's clients: c-libca over CA, and over PV Access this project's (c-pvxs's own searches
  *  flood the host at 100,000 names: docs/results.md, "Serving PVs"). */
@@ -44,7 +43,7 @@ export const storm: BenchWorkload = {
   steps: (w, ready, repeat) => {
     const s = w.storm;
     if (!s) return 0;
-    return repeat * s.servers.reduce((n, name) => n + headroomProtocols(name).filter((p) => referenceFor(ready, p, TASKS)).length, 0);
+    return repeat * s.servers.reduce((n, name) => n + servedProtocols(name).filter((p) => referenceFor(ready, p, TASKS)).length, 0);
   },
   async run(ws, ctx, results) {
     const w = ws.storm;
@@ -52,7 +51,7 @@ export const storm: BenchWorkload = {
     const steal = stealMeter();
     const runs: StormRun[] = [];
     for (const server of w.servers)
-      for (const protocol of headroomProtocols(server)) {
+      for (const protocol of servedProtocols(server)) {
         const client = referenceFor(ctx.ready, protocol, TASKS);
         if (!client) continue;
         for (let rep = 1; rep <= ctx.repeat; rep++)
@@ -79,28 +78,22 @@ export const storm: BenchWorkload = {
     results.storm = { workload: w, runs, stealPercent: steal() };
   },
   // The main figure: the time from the client's start to its last answer, per server and protocol.
-  figures: (r) => {
-    const s = r.storm;
-    if (!s) return [];
-    const runs = s.runs.filter((x) => !x.unsupported);
-    if (runs.length === 0) return [];
-    return [
-      {
-        key: 'storm',
-        title: stormTitle(s.workload),
-        figure: `time until every one of ${s.workload.channels.toLocaleString('en-US')} channels was answered`,
-        unit: 'ms',
-        better: 'lower' as const,
-        servers: true as const,
-        stealPercent: s.stealPercent,
-        clients: figure<StormRun>(
-          runs.map((x) => ({ ...x, client: `${x.server} (${x.protocol})` })),
+  figures: (r) =>
+    r.storm
+      ? serverFigure(
+          {
+            key: 'storm',
+            title: stormTitle(r.storm.workload),
+            figure: `time until every one of ${r.storm.workload.channels.toLocaleString('en-US')} channels was answered`,
+            unit: 'ms',
+            better: 'lower',
+            stealPercent: r.storm.stealPercent,
+          },
+          r.storm.runs,
           (x) => (x.ok ? x.wallMs : undefined),
           (x) => (x.ok ? [] : [x.error ?? 'failed']),
-        ),
-      },
-    ];
-  },
+        )
+      : [],
   text: (r, markdown) =>
     r.storm ? `\n${stormTitle(r.storm.workload)}${stealNote(r.storm.stealPercent)}\n\n${stormTable(r.storm.runs, markdown)}` : '',
   html: (r) => Promise.resolve(r.storm ? { details: { text: stormTable(r.storm.runs), open: 'storm' } } : {}),

@@ -1,19 +1,18 @@
 // The crossing workload end to end (`bench crossing`): every server runner (this project's Node
-// server, pythonSoftIOC, pvxs's SharedPV in C++, p4p, caproto) posts a double and small arrays to
+// server, pythonSoftIOC, pvxs's SharedPV in C++, p4p, caproto, core-pva, epics-rs, and softioc
+// behind p4p's gateway) posts a double and small arrays to
 // the reference clients (c-libca over CA, c-pvxs over PVA) on each protocol it serves; every post
 // arrives once, in order, intact, and its crossing time is measured; a put goes through each app's
 // put handler and back (the round trip); the JSON fits the schema.
 import { describe, expect, it } from 'vitest';
 import { runCli } from 'epicsperf-testkit/cli';
 import { SERVERS } from '../../src/servers/index.js';
-import type { BenchResults } from '../../src/results/index.js';
-import { schemaErrors } from '../helpers/schema.js';
+import { benchJson } from '../helpers/schema.js';
 
 describe('bench crossing', () => {
   it('every server, every protocol it serves: each post received once, in order, intact, with its crossing time', async () => {
-    const r = await runCli(
+    const { results, stderr } = await benchJson(
       [
-        'bench',
         'crossing',
         '--servers',
         SERVERS.map((s) => s.name).join(','),
@@ -27,15 +26,9 @@ describe('bench crossing', () => {
         '5',
         '--crossing-period',
         '10',
-        '--format',
-        'json',
-        '--no-keep',
       ],
-      { timeoutMs: 300_000 },
+      300_000,
     );
-    expect(r.code, r.stderr).toBe(0);
-    const results = JSON.parse(r.stdout) as BenchResults;
-    expect(schemaErrors('bench', results)).toEqual([]);
     const runs = results.crossing!.runs;
     const expected = SERVERS.flatMap((s) => s.protocols.map((p) => `${s.name}/${p}`));
     expect(runs.map((x) => `${x.server}/${x.protocol}`).sort()).toEqual(expected.sort());
@@ -65,7 +58,7 @@ describe('bench crossing', () => {
         [100, 5, true],
       ]);
     }
-    expect(r.stderr).toMatch(/crossing CA · node/);
+    expect(stderr).toMatch(/crossing CA · node/);
   }, 300_000);
 
   it('an unknown server is a usage error naming the servers', async () => {

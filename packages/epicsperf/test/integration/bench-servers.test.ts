@@ -1,42 +1,21 @@
-// The server workloads beside the crossing, end to end, with every server runner (the gateway's
-// too; the built-in IOC's path in the storm, its own workloads' tests cover the rest): the servers' headroom (`bench headroom --servers`: each app posts
-// the counters to two reference clients at once), the connect storm (`bench storm`: still counters, one client per
-// protocol, c-libca and node-pva, asks for all of them at once; every channel answered with the
-// counter's value) and the servers' load (`bench load --servers`: runners of the reference
-// clients monitor the counters the app posts and its ramping PV; every update checked); the JSON
-// fits the schema.
+// The server workloads beside the crossing, end to end: the servers' load (`bench load --servers`,
+// with every server runner and the gateway: runners of the reference clients monitor the counters
+// the app posts and its ramping PV, every update checked; every runner's counters, counts and ramp
+// are so covered), the servers' headroom (`bench headroom --servers`: an app posts the counters to
+// two reference clients at once) and the connect storm (`bench storm`: still counters, one client
+// per protocol, c-libca and node-pva, asks for all of them at once; every channel answered with
+// the counter's value), each of the last two on this project's server (both protocols), the C++
+// reference and, for headroom, the gateway (the built-in IOC's own path, behind it); the JSON fits
+// the schema.
 import { expect, it } from 'vitest';
 import { runCli } from 'epicsperf-testkit/cli';
 import { SERVERS, SERVER_NAMES } from '../../src/servers/index.js';
-import type { BenchResults } from '../../src/results/index.js';
-import { schemaErrors } from '../helpers/schema.js';
+import { benchJson } from '../helpers/schema.js';
 
 it('the storm: every channel answered, each value checked', async () => {
-  // The storm's own path on this project's server, the C++ reference and the built-in IOC (every
-  // runner serves counters in the headroom and load tests below).
-  const r = await runCli(
-    [
-      'bench',
-      'storm',
-      '--servers',
-      'node,pvxs,ioc',
-      '--storm-channels',
-      '500',
-      '--storm-timeout',
-      '20000',
-      '--format',
-      'json',
-      '--no-keep',
-    ],
-    {
-      timeoutMs: 240_000,
-    },
-  );
-  expect(r.code, r.stderr).toBe(0);
-  const results = JSON.parse(r.stdout) as BenchResults;
-  expect(schemaErrors('bench', results)).toEqual([]);
+  const { results } = await benchJson(['storm', '--servers', 'node,pvxs', '--storm-channels', '500', '--storm-timeout', '20000'], 240_000);
   const runs = results.storm!.runs;
-  expect(runs.map((x) => `${x.server}/${x.protocol}`).sort()).toEqual(['ioc/CA', 'ioc/PVA', 'node/CA', 'node/PVA', 'pvxs/PVA']);
+  expect(runs.map((x) => `${x.server}/${x.protocol}`).sort()).toEqual(['node/CA', 'node/PVA', 'pvxs/PVA']);
   for (const run of runs) {
     const what = `${run.server} over ${run.protocol}`;
     expect([run.ok, run.error], what).toEqual([true, undefined]);
@@ -50,27 +29,10 @@ it('the storm: every channel answered, each value checked', async () => {
 }, 240_000);
 
 it("the servers' load: every server, every protocol it serves, holds a runner with every update checked", async () => {
-  const r = await runCli(
-    [
-      'bench',
-      'load',
-      '--servers',
-      SERVER_NAMES.join(','),
-      '--steps',
-      '1',
-      '--step-seconds',
-      '1',
-      '--records',
-      '50',
-      '--format',
-      'json',
-      '--no-keep',
-    ],
-    { timeoutMs: 240_000 },
+  const { results } = await benchJson(
+    ['load', '--servers', SERVER_NAMES.join(','), '--steps', '1', '--step-seconds', '1', '--records', '50'],
+    240_000,
   );
-  expect(r.code, r.stderr).toBe(0);
-  const results = JSON.parse(r.stdout) as BenchResults;
-  expect(schemaErrors('bench', results)).toEqual([]);
   const steps = results.load!.steps;
   const expected = SERVERS.flatMap((s) => s.protocols.map((p) => `${s.name} (${p})`));
   expect(steps.map((x) => x.client).sort()).toEqual(expected.sort());
@@ -91,32 +53,13 @@ it("the servers' load: every server, every protocol it serves, holds a runner wi
   }
 }, 240_000);
 
-it("the servers' headroom: every server's app posts the counters to two reference clients at once, each update checked", async () => {
-  const r = await runCli(
-    [
-      'bench',
-      'headroom',
-      '--servers',
-      SERVER_NAMES.join(','),
-      '--headroom-steps',
-      '100x5',
-      '--headroom-seconds',
-      '1',
-      '--headroom-fanout',
-      '2',
-      '--no-keep',
-      '--format',
-      'json',
-    ],
-    { timeoutMs: 240_000 },
+it("the servers' headroom: an app posts the counters to two reference clients at once, each update checked", async () => {
+  const { results: json } = await benchJson(
+    ['headroom', '--servers', 'node,pvxs,pvagw', '--headroom-steps', '100x5', '--headroom-seconds', '1', '--headroom-fanout', '2'],
+    240_000,
   );
-  expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
-  expect(r.code, r.stderr).toBe(0);
-  const json = JSON.parse(r.stdout) as BenchResults;
-  expect(schemaErrors('bench', json)).toEqual([]);
   const runs = json.headroom!.runs;
-  const expected = SERVERS.flatMap((s) => s.protocols.map((p) => `${s.name} (${p}) x 2`));
-  expect(runs.map((x) => x.client).sort()).toEqual(expected.sort());
+  expect(runs.map((x) => x.client).sort()).toEqual(['node (CA) x 2', 'node (PVA) x 2', 'pvagw (PVA) x 2', 'pvxs (PVA) x 2']);
   for (const x of runs) {
     expect([x.client, x.held, x.failure?.text]).toEqual([x.client, true, undefined]);
     expect(x.run.client).toBe(x.server!.protocol === 'CA' ? 'c-libca' : 'c-pvxs');

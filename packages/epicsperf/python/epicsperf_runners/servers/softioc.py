@@ -5,7 +5,12 @@ An aIn for the double and a WaveformIn per array (int32: FTVL LONG, int8: FTVL C
 I/O Intr; post() is record.set(value, timestamp=t), which stores the value and asks EPICS to
 process the record (scanIoRequest): the record takes it, with TIME = t, on EPICS's callback
 thread, which posts the monitors. TSE = -2 keeps the time the device support writes (EPICS
-would otherwise stamp the record with its own clock at processing).
+would otherwise stamp the record with its own clock at processing). Before each post, before
+it reads the clock, the driver calls wait_posted(): until the record has taken its previous post
+(its VAL, or first element, read with dbGetField; long done when posts are 10 ms apart on an idle
+machine). A set before the callback thread processed the last one would replace that value (the
+device support keeps only the latest), and that post would never reach a client. Waiting after
+the set instead would share the interpreter with the processing the crossing time measures.
 
 With --latency N, <P>LATENCY:DOUBLE (FTVL DOUBLE) and <P>LATENCY:CHAR (FTVL CHAR) are WaveformOut
 records (waveform, Python output device support) of NELM N (2 for N = 1: QSRV would serve one
@@ -25,10 +30,8 @@ record in Python (the device support), so it can fall behind the sets, and a tic
 rather than let the queue overflow.
 
 <P>RAMP is one more such aIn. post_ramp() is its record.set(value, severity=MINOR, alarm=HIGH,
-timestamp=t), and then a wait until it has taken that value (VAL read with dbGetField, polled
-every 50 us): a set before the callback thread processed the last one would replace that value
-(the device support keeps only the latest), and the ramp would skip it. The ramp's rate is so
-bounded by a set's processing on the callback thread; that wait is the only one.
+timestamp=t), and then the same wait as post()'s (VAL polled every 50 us), or the ramp would skip
+a value. The ramp's rate is so bounded by a set's processing on the callback thread.
 """
 
 from __future__ import annotations
@@ -49,8 +52,8 @@ fields: Any = None
 imports: Any = None
 # How long a tick may wait for the last counter's processing (s) before the runner fails.
 COUNTER_WAIT = 60.0
-# How often post_ramp() looks whether RAMP has taken its value (s).
-RAMP_POLL = 0.00005
+# How often post() and post_ramp() look whether the record has taken its value (s).
+TAKEN_POLL = 0.00005
 
 
 def load() -> str:
@@ -65,12 +68,11 @@ def load() -> str:
 class Server:
     def __init__(self) -> None:
         self.records: dict[str, Any] = {}
+        self.posted: dict[str, float] = {}  # each record's last post (its VAL, or first element)
         self.counters: list[Any] = []
         self.last = ""  # the last counter's name
-        self.buffer: Any = None  # where its value is read
         self.ramp: Any = None
         self.ramp_name = ""
-        self.ramp_buffer: Any = None  # where RAMP's value is read
 
     def start(self, prefix: str, int32_sizes: list[int], byte_sizes: list[int], latency: int,
               counters: int) -> None:
@@ -114,8 +116,6 @@ class Server:
             self.ramp = builder.aIn(name, initial_value=1.0, TSE=-2)
             self.ramp.set(1.0, severity=alarm.MINOR_ALARM, alarm=alarm.HIGH_ALARM, timestamp=now)  # taken at PINI
             self.ramp_name = name
-        self.buffer = numpy.zeros(1, dtype=numpy.float64)
-        self.ramp_buffer = numpy.zeros(1, dtype=numpy.float64)
         builder.LoadDatabase()
         imports.callbackSetQueueSize(2000 + counters + 1)
         # The dispatcher runs out records' callbacks (there are none): asyncio, not cothread.
@@ -128,33 +128,39 @@ class Server:
     def on_put(self, value: Any) -> None:
         """A round-trip PV's put handler: the record has already posted the value."""
 
+    def wait_posted(self, name: str) -> None:
+        """Until the record has taken its last post (the driver calls it before each post's clock)."""
+        previous = self.posted.get(name)
+        if previous is not None:
+            self.wait_taken(name, previous, TAKEN_POLL)
+
     def post(self, name: str, value: Any, t: float) -> None:
         self.records[name].set(value, timestamp=t)
+        self.posted[name] = float(value) if isinstance(value, float) else float(value[0])
 
     def post_counters(self, value: float, t: float) -> None:
         minor, high = alarm.MINOR_ALARM, alarm.HIGH_ALARM
         for rec in self.counters:
             rec.set(value, severity=minor, alarm=high, timestamp=t)
-        deadline = time.monotonic() + COUNTER_WAIT
-        while self.last_counter() != value:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{self.last} has not taken its value within {COUNTER_WAIT:g} s")
-            time.sleep(0.0005)
+        self.wait_taken(self.last, value, 0.0005)
 
     def post_ramp(self, value: float, t: float) -> None:
         self.ramp.set(value, severity=alarm.MINOR_ALARM, alarm=alarm.HIGH_ALARM, timestamp=t)
+        self.wait_taken(self.ramp_name, value, TAKEN_POLL)
+
+    def wait_taken(self, name: str, value: float, poll: float) -> None:
+        """Until the record `name` reads `value` (VAL, or its first element): the callback thread
+        has processed the set. The runner fails after COUNTER_WAIT."""
+        import numpy
+        buffer = numpy.zeros(1, dtype=numpy.float64)
         deadline = time.monotonic() + COUNTER_WAIT
         while True:
-            imports.db_get_field(self.ramp_name, fields.DBF_DOUBLE, self.ramp_buffer.ctypes.data, 1)
-            if self.ramp_buffer[0] == value:
+            imports.db_get_field(name, fields.DBF_DOUBLE, buffer.ctypes.data, 1)
+            if buffer[0] == value:
                 return
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{self.ramp_name} has not taken its value within {COUNTER_WAIT:g} s")
-            time.sleep(RAMP_POLL)
-
-    def last_counter(self) -> float:
-        imports.db_get_field(self.last, fields.DBF_DOUBLE, self.buffer.ctypes.data, 1)
-        return float(self.buffer[0])
+                raise RuntimeError(f"{name} has not taken its value within {COUNTER_WAIT:g} s")
+            time.sleep(poll)
 
     def stop(self) -> None:
         """Nothing to do: epicsExit would run the IOC's exit hooks, which may block on server
