@@ -29,31 +29,33 @@ const MEASURE = [
 ];
 const PYTHON_AND_RUNNERS = ['test/global-setup.ts'];
 /**
- * The integration files that run every client's runner (or every putter), the Rust ones included: their first build
- * (`npm test` starts it in the background) is the longest, minutes on a fresh machine. They run
- * after the project's other files, so that the workers run those meanwhile instead of holding a
- * file that waits.
+ * The integration files that run every client's runner (or every putter, or every server), the
+ * Rust ones included: their first build (`npm test` starts it in the background) is the longest,
+ * minutes on a fresh machine. They run after the project's other files, so that the workers run
+ * those meanwhile instead of holding a file that waits; longest first, so that the last to start
+ * is short.
  */
 const AFTER_FIRST_BUILDS = [
-  'packages/epicsperf/test/integration/bench-array-put.test.ts',
-  'packages/epicsperf/test/integration/bench-crossing.test.ts',
+  'packages/epicsperf/test/integration/network.test.ts',
   'packages/epicsperf/test/integration/bench-servers.test.ts',
   'packages/epicsperf/test/integration/bench-runners.test.ts',
   'packages/epicsperf/test/integration/bench-runners-node.test.ts',
-  'packages/epicsperf/test/integration/network.test.ts',
+  'packages/epicsperf/test/integration/bench-crossing.test.ts',
+  'packages/epicsperf/test/integration/bench-array-put.test.ts',
 ];
 
-/** vitest's order (larger files first), with each project's AFTER_FIRST_BUILDS files at its end. */
+/** vitest's order (larger files first), with each project's AFTER_FIRST_BUILDS files at its end, in their order. */
 class FirstBuildsLast extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const late = (f: TestSpecification): boolean => AFTER_FIRST_BUILDS.some((p) => f.moduleId.endsWith(p));
+    const rank = (f: TestSpecification): number => AFTER_FIRST_BUILDS.findIndex((p) => f.moduleId.endsWith(p));
     const out: TestSpecification[] = [];
     for (let i = 0; i < sorted.length; ) {
       let j = i;
       while (j < sorted.length && sorted[j]!.project === sorted[i]!.project) j++;
       const block = sorted.slice(i, j);
-      out.push(...block.filter((f) => !late(f)), ...block.filter(late));
+      const late = block.filter((f) => rank(f) >= 0).sort((a, b) => rank(a) - rank(b));
+      out.push(...block.filter((f) => rank(f) < 0), ...late);
       i = j;
     }
     return out;
@@ -118,8 +120,9 @@ export default defineConfig({
           exclude: MEASURE,
           globalSetup: PYTHON_AND_RUNNERS,
           maxWorkers: WORKERS,
-          // Tests marked concurrent (the runner checks), two at a time in a file.
-          maxConcurrency: 2,
+          // Tests marked concurrent (each client's runner checked on its own), three at a time in a
+          // file: most of such a test is a runner starting and a timeout waited out.
+          maxConcurrency: 3,
           sequence: { groupOrder: 2 },
         },
       },

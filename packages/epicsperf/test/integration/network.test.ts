@@ -150,13 +150,15 @@ describe.skipIf(!rig)('on namespace hosts with the EPICS defaults', () => {
     expect(get.stdout).toMatch(/TEST:KIND:LONG\s+42/);
   });
 
+  // Each client on its own, a few at once (the project's maxConcurrency): most of a run is its
+  // missing name's timeout waited out.
   const snapshotClients = CLIENTS.filter((c) => c.tasks.includes('snapshot')).map((c) => c.name);
-  it.each(snapshotClients)('runner %s: snapshot with --ioc env finds the IOC by broadcast', async (client) => {
+  it.concurrent.each(snapshotClients)('runner %s: snapshot with --ioc env finds the IOC by broadcast', async (client) => {
     await snapshot(client);
   });
 
   const monitorClients = ['node', 'node-pva', 'c-libca', 'c-pvxs', 'pyepics', 'p4p'];
-  it.each(monitorClients)('runner %s: monitor with --ioc env, every sample checked', async (client) => {
+  it.concurrent.each(monitorClients)('runner %s: monitor with --ioc env, every sample checked', async (client) => {
     await expectHostMonitor(epicsperf, client);
   });
 });
