@@ -172,17 +172,14 @@ export async function startIoc(options: IocOptions = {}): Promise<Ioc> {
       pvaBroadcastPort: options.pvaBroadcastPort ?? PVA_BROADCAST_PORT,
     };
   }
-  // A given port may still be held for a moment by the IOC that had it (a reboot on the same
-  // ports): up to 3 s for it to be freed.
-  const free = async (port: number): Promise<boolean> => (await isTcpPortFree(port)) && (await isUdpPortFree(port));
-  for (const [port, name] of [
-    [options.caPort, 'CA'],
-    [options.pvaPort, 'PVA'],
+  // RSRV binds the CA port for TCP and UDP; QSRV binds the PVA port for TCP only (its UDP is the
+  // broadcast port), and a UDP socket there, such as another run's CA repeater, is no clash.
+  for (const [port, name, udp] of [
+    [options.caPort, 'CA', true],
+    [options.pvaPort, 'PVA', false],
   ] as const) {
-    if (port === undefined) continue;
-    const until = Date.now() + 3000;
-    while (!(await free(port)) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    if (!(await free(port))) throw new IocError(`the ${name} port ${port} is busy: choose another or leave it out to pick a free one`);
+    if (port !== undefined && !((await isTcpPortFree(port)) && (!udp || (await isUdpPortFree(port)))))
+      throw new IocError(`the ${name} port ${port} is busy: choose another or leave it out to pick a free one`);
   }
   // The PVA broadcast port is not checked: PVA servers and clients of a host share it.
   // A free port can be taken between our check and the IOC's bind; retry with new ones.

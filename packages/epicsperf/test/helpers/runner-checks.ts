@@ -1,7 +1,7 @@
 // The checks every client's runner passes against the built-in IOC on one of its servers, at a
 // small size: a snapshot with missing names, a monitor whose every sample is checked, arrays
 // checked element by element (bench-runners.test.ts on softioc, bench-runners-node.test.ts on
-// this project's server). The clients' checks run three at a time (the integration project's
+// this project's server). The clients' checks run two at a time (the integration project's
 // maxConcurrency): each is mostly a runner starting and a timeout waited out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIoc, type Ioc, type IocServer } from '../../src/ioc/index.js';
