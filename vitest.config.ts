@@ -38,8 +38,8 @@ const PYTHON_AND_RUNNERS = ['test/global-setup.ts'];
 const AFTER_FIRST_BUILDS = [
   'packages/epicsperf/test/integration/network.test.ts',
   'packages/epicsperf/test/integration/bench-runners.test.ts',
-  'packages/epicsperf/test/integration/bench-servers-load.test.ts',
   'packages/epicsperf/test/integration/bench-runners-node.test.ts',
+  'packages/epicsperf/test/integration/bench-servers-load.test.ts',
   'packages/epicsperf/test/integration/bench-crossing.test.ts',
   'packages/epicsperf/test/integration/bench-array-put.test.ts',
 ];
