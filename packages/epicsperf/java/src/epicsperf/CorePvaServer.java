@@ -261,6 +261,14 @@ public final class CorePvaServer {
         <T extends PVAData> T value() {
             return structure.get("value");
         }
+
+        /** The counters' and RAMP's next value: v, stamped now; the stamp. */
+        Instant next(double v) {
+            Instant t = Instant.now();
+            this.<PVADouble>value().set(v);
+            stamp(t);
+            return t;
+        }
     }
 
     /** A PV that `post` updates: update k is the value k, every element k for an array. */
@@ -574,7 +582,6 @@ public final class CorePvaServer {
      * order, then the count.
      */
     private void tick(double hz) {
-        PVADouble value = tickValue.value();
         double v = 1;
         long ticks = 0;
         long t0 = System.nanoTime();
@@ -587,9 +594,7 @@ public final class CorePvaServer {
                 j = 0;
             }
             v += 1;
-            Instant t = Instant.now();
-            value.set(v);
-            tickValue.stamp(t);
+            Instant t = tickValue.next(v);
             for (ServerPV counter : counters) {
                 if (stopping) return;
                 try {
@@ -605,7 +610,6 @@ public final class CorePvaServer {
 
     /** P:RAMP: post j at the last `ramp` command + j/HZ (late: at once; more than 1 s behind: again from now). */
     private void ramp() {
-        PVADouble value = rampOwn.value();
         double v = 1;
         long seen = 0;
         double hz = 0;
@@ -637,9 +641,7 @@ public final class CorePvaServer {
                     j = 0;
                 }
                 v += 1;
-                Instant t = Instant.now();
-                value.set(v);
-                rampOwn.stamp(t);
+                rampOwn.next(v);
                 rampPv.update(rampOwn.structure);
                 rampValue = v;
             } catch (InterruptedException e) {

@@ -241,6 +241,20 @@ impl Update {
             .unwrap_or_else(|e| fail(1, format!("a PVA update: {e}")));
         &self.0
     }
+
+    /// The counters' and RAMP's next value: `value` in MINOR alarm (HIGH), stamped now; the stamp
+    /// and the update.
+    fn counted(&mut self, value: f64) -> (WallTime, &Value) {
+        let t = WallTime::now();
+        (
+            t,
+            self.fill(
+                PvField::Scalar(ScalarValue::Double(value)),
+                Some((HIGH, MINOR)),
+                t,
+            ),
+        )
+    }
 }
 
 /// A PV as both servers serve it: the CA database's simple PV and the PVA SharedPV.
@@ -737,12 +751,7 @@ fn ticker(counters: Vec<Pv>, hz: f64, ticked: Arc<Mutex<Ticked>>) {
             j = 0;
         }
         value += 1.0;
-        let t = WallTime::now();
-        let u = update.fill(
-            PvField::Scalar(ScalarValue::Double(value)),
-            Some((HIGH, MINOR)),
-            t,
-        );
+        let (t, u) = update.counted(value);
         for c in &counters {
             c.post(EpicsValue::Double(value), HIGH, MINOR, t, u);
         }
@@ -822,12 +831,7 @@ impl Ramp {
                 j = 0;
             }
             value += 1.0;
-            let t = WallTime::now();
-            let u = update.fill(
-                PvField::Scalar(ScalarValue::Double(value)),
-                Some((HIGH, MINOR)),
-                t,
-            );
+            let (t, u) = update.counted(value);
             pv.post(EpicsValue::Double(value), HIGH, MINOR, t, u);
             self.value.store(value.to_bits(), Ordering::SeqCst);
         }
