@@ -89,6 +89,14 @@ export class BitSet {
   }
 
   encode(w: Writer): void {
+    if (this.words.length <= 1) {
+      // Up to 32 bits (a monitor update's usual): the bytes up to the highest set, no list made.
+      const x = this.words[0] ?? 0;
+      const n = x === 0 ? 0 : x < 0x100 ? 1 : x < 0x10000 ? 2 : x < 0x1000000 ? 3 : 4;
+      w.size(n);
+      for (let i = 0; i < n; i++) w.u8((x >>> (8 * i)) & 0xff);
+      return;
+    }
     const bytes = this.toBytes();
     w.size(bytes.length);
     const whole = bytes.length & ~7;

@@ -115,6 +115,16 @@ function writeData(
   encodePartial(w, type, value, bits, opts.registry);
 }
 
+const NONE = new BitSet();
+
+/** Write the payload of a monitor update. */
+export function encodeMonitorUpdate(w: Writer, m: Extract<Message, { type: 'MonitorUpdate' }>, opts: EncodeOptions): void {
+  w.i32(m.requestId);
+  w.u8(m.subcommand);
+  writeData(w, m.changed, m.valueType, m.value, opts);
+  (m.overrun ?? NONE).encode(w);
+}
+
 /** Write the payload of an operation message; false when `m` is not one. */
 export function encodeOp(w: Writer, m: Message, opts: EncodeOptions): boolean {
   switch (m.type) {
@@ -183,10 +193,7 @@ export function encodeOp(w: Writer, m: Message, opts: EncodeOptions): boolean {
       if (isSuccess(m.status)) encodeTyped(w, m.result, opts);
       return true;
     case 'MonitorUpdate':
-      w.i32(m.requestId);
-      w.u8(m.subcommand);
-      writeData(w, m.changed, m.valueType, m.value, opts);
-      (m.overrun ?? new BitSet()).encode(w);
+      encodeMonitorUpdate(w, m, opts);
       return true;
     case 'GetFieldResponse':
       w.i32(m.requestId);

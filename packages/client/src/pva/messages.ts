@@ -4,7 +4,7 @@ import { DecodeError, Reader, Writer } from './buffer.js';
 import { Cmd, Ctrl, Flags } from './constants.js';
 import { finishMessage, isBigEndian, isControl, isFromServer, startMessage, type PvaHeader } from './header.js';
 import type { ControlMessage, DecodeContext, Decoded, EncodeOptions, Message, RequestMessage, ResponseMessage } from './message-types.js';
-import { decodeOpRequest, decodeOpResponse, encodeOp } from './messages-ops.js';
+import { decodeOpRequest, decodeOpResponse, encodeMonitorUpdate, encodeOp } from './messages-ops.js';
 import { decodeSessionRequest, decodeSessionResponse, encodeSession } from './messages-session.js';
 
 export type {
@@ -75,7 +75,8 @@ export function decodeMessage(h: PvaHeader, payload: Uint8Array, ctx: DecodeCont
  * not fit their type are programming errors and throw TypeError (nothing is left in `w`).
  */
 export function encodeMessage(w: Writer, m: Message, opts: EncodeOptions = {}): void {
-  const server = RESPONSES.has(m.type) ? Flags.SERVER : 0;
+  // A server's most frequent message, without the dispatch below.
+  if (m.type === 'MonitorUpdate') return framed(w, Cmd.MONITOR, Flags.SERVER, m, opts, encodeMonitorUpdate);
   switch (m.type) {
     case 'SetByteOrder': {
       // The flag is the message: it names the byte order the sender uses from now on.
@@ -93,10 +94,26 @@ export function encodeMessage(w: Writer, m: Message, opts: EncodeOptions = {}): 
       startMessage(w, m.command, Flags.CONTROL | (m.fromServer ? Flags.SERVER : 0), m.data);
       return;
   }
+  framed(w, commandOf(m), RESPONSES.has(m.type) ? Flags.SERVER : 0, m, opts, encodePayload);
+}
+
+function encodePayload(w: Writer, m: Message, opts: EncodeOptions): void {
+  if (!encodeSession(w, m, opts)) encodeOp(w, m, opts);
+}
+
+/** A header, the payload `body` writes, the header's size patched; nothing is left in `w` when `body` throws. */
+function framed<M extends Message>(
+  w: Writer,
+  command: number,
+  flags: number,
+  m: M,
+  opts: EncodeOptions,
+  body: (w: Writer, m: M, opts: EncodeOptions) => void,
+): void {
   const start = w.length;
-  const off = startMessage(w, commandOf(m), server);
+  const off = startMessage(w, command, flags);
   try {
-    if (!encodeSession(w, m, opts)) encodeOp(w, m, opts);
+    body(w, m, opts);
   } catch (e) {
     w.truncate(start);
     throw e;

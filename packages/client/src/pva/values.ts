@@ -415,13 +415,15 @@ export function encodePartial(w: Writer, desc: StructureDesc, value: PvStructure
 function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: BitSet, base: number, registry?: TypeRegistry): void {
   const spans = fieldSpans(desc);
   let off = base + 1;
-  desc.fields.forEach((f, i) => {
+  const fields = desc.fields;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
     const span = spans[i]!;
-    const v = value[f.name] ?? sharedDefault(f.type);
-    if (bits.get(off)) encodeValue(w, f.type, v, registry);
-    else if (span > 1 && bits.anyIn(off + 1, off + span)) partialOut(w, f.type as StructureDesc, v as PvStructure, bits, off, registry);
+    if (bits.get(off)) encodeValue(w, f.type, value[f.name] ?? sharedDefault(f.type), registry);
+    else if (span > 1 && bits.anyIn(off + 1, off + span))
+      partialOut(w, f.type as StructureDesc, (value[f.name] ?? sharedDefault(f.type)) as PvStructure, bits, off, registry);
     off += span;
-  });
+  }
 }
 
 /** Copies a structure: a new object with the same fields (see {@link copierOf}). */

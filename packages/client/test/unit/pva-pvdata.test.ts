@@ -218,6 +218,9 @@ describe('bitsets', () => {
     [[7], '0180'],
     [[8], '020001'],
     [[15], '020080'],
+    [[16, 23], '03000081'],
+    [[31], '0400000080'],
+    [[0, 32], '050100000001'],
     [[55], '07000000000000 80'],
     [[56], '080000000000000001'],
     [[63], '080000000000000080'],
@@ -236,6 +239,10 @@ describe('bitsets', () => {
     expect(enc((w) => b.encode(w), false)).toBe('09' + '0200000000000001' + '01');
     expect(enc((w) => b.encode(w), true)).toBe('09' + '0100000000000002' + '01');
     expect(BitSet.decode(rd(enc((w) => b.encode(w), false))).toArray()).toEqual([0, 57, 64]);
+  });
+  it('a set whose bits were cleared is empty on the wire', () => {
+    expect(enc((w) => BitSet.of(3).clear(3).encode(w), true)).toBe('00');
+    expect(enc((w) => BitSet.of(3, 40).clear(40).encode(w), true)).toBe('0108');
   });
   it('or, anyIn, clear', () => {
     const a = BitSet.of(1).or(BitSet.of(40));

@@ -5,6 +5,7 @@ import { ALARM_T as ALARM, TIME_T as TIME } from '../../pva/nt.js';
 import { ALARM_STATUS_NAMES, DbrType } from '../../ca/constants.js';
 import { scalar, scalarArray, structure, type FieldDesc, type ScalarType, type StructureDesc } from '../../pva/types.js';
 import type { PvStructure, PvValue } from '../../pva/values.js';
+import type { DbrMetadata } from '../../ca/dbr.js';
 import type { ServedPv, ServedValue } from '../pv.js';
 
 const ELEMENT: Record<number, ScalarType> = {
@@ -129,19 +130,44 @@ export function ntAlarm(severity: number, status: number): { severity: number; s
   return { severity, status: pvaStatus(status), message: status ? (ALARM_STATUS_NAMES[status] ?? '') : '' };
 }
 
-/** The PV's state as a value of its normative type. */
+/** The fields of a PV's normative type made from its metadata (not its state), by the metadata object. */
+const metaParts = new WeakMap<DbrMetadata, MetaParts>();
+
+interface MetaParts {
+  display: PvStructure;
+  /** An enum's. */
+  choices?: string[];
+  /** A number's. */
+  limits?: { control: PvStructure; valueAlarm: PvStructure };
+}
+
+/**
+ * The PV's state as a value of its normative type. The fields made from the metadata are made
+ * once per metadata object (setMetadata replaces it) and shared by every value until then: an
+ * update sends the value, alarm and time, and makes only those.
+ */
 export function ntValueOf(pv: ServedPv): PvStructure {
   const s = pv.state;
-  const m = pv.metadata;
+  let meta = metaParts.get(pv.metadata);
+  if (!meta) metaParts.set(pv.metadata, (meta = metadataOf(pv)));
   const alarm = ntAlarm(s.severity, s.status);
   const timeStamp = { secondsPastEpoch: BigInt(s.secondsPastEpoch), nanoseconds: s.nanoseconds, userTag: 0 };
   if (pv.type === DbrType.ENUM) {
     const index = typeof s.value === 'number' ? s.value : Number((s.value as ArrayLike<number>)[0] ?? 0);
-    return { value: { index, choices: [...(m.enumStrings ?? [])] }, alarm, timeStamp, display: { description: '' } };
+    return { value: { index, choices: meta.choices ?? [] }, alarm, timeStamp, display: meta.display };
   }
-  const el = elementOf(pv);
   const value = pvValue(s.value, pv.maxCount > 1);
-  if (el === 'string') return { value, alarm, timeStamp, display: { description: '', units: m.units ?? '' } };
+  const l = meta.limits;
+  if (!l) return { value, alarm, timeStamp, display: meta.display };
+  return { value, alarm, timeStamp, display: meta.display, control: l.control, valueAlarm: l.valueAlarm };
+}
+
+/** The fields of the PV's normative type its metadata gives (an enum's choices, display, control, valueAlarm). */
+function metadataOf(pv: ServedPv): MetaParts {
+  const m = pv.metadata;
+  if (pv.type === DbrType.ENUM) return { choices: [...(m.enumStrings ?? [])], display: { description: '' } };
+  const el = elementOf(pv);
+  if (el === 'string') return { display: { description: '', units: m.units ?? '' } };
   // Limits in the value's type. QSRV gives a waveform's alarm limits as 0 where RSRV gives NaN.
   const big = el === 'long' || el === 'ulong';
   const T = (v: number | undefined): number | bigint => {
@@ -150,9 +176,6 @@ export function ntValueOf(pv: ServedPv): PvStructure {
   };
   const A = pv.className === 'waveform' ? (v: number | undefined) => T(Number.isNaN(v) ? 0 : v) : T;
   return {
-    value,
-    alarm,
-    timeStamp,
     display: {
       limitLow: T(m.lowerDisplayLimit),
       limitHigh: T(m.upperDisplayLimit),
@@ -161,18 +184,20 @@ export function ntValueOf(pv: ServedPv): PvStructure {
       precision: m.precision ?? 0,
       form: { index: 0, choices: FORMS },
     },
-    control: { limitLow: T(m.lowerControlLimit), limitHigh: T(m.upperControlLimit), minStep: T(0) },
-    valueAlarm: {
-      active: false,
-      lowAlarmLimit: A(m.lowerAlarmLimit),
-      lowWarningLimit: A(m.lowerWarningLimit),
-      highWarningLimit: A(m.upperWarningLimit),
-      highAlarmLimit: A(m.upperAlarmLimit),
-      lowAlarmSeverity: 0,
-      lowWarningSeverity: 0,
-      highWarningSeverity: 0,
-      highAlarmSeverity: 0,
-      hysteresis: 0,
+    limits: {
+      control: { limitLow: T(m.lowerControlLimit), limitHigh: T(m.upperControlLimit), minStep: T(0) },
+      valueAlarm: {
+        active: false,
+        lowAlarmLimit: A(m.lowerAlarmLimit),
+        lowWarningLimit: A(m.lowerWarningLimit),
+        highWarningLimit: A(m.upperWarningLimit),
+        highAlarmLimit: A(m.upperAlarmLimit),
+        lowAlarmSeverity: 0,
+        lowWarningSeverity: 0,
+        highWarningSeverity: 0,
+        highAlarmSeverity: 0,
+        hysteresis: 0,
+      },
     },
   };
 }
