@@ -4,6 +4,7 @@
 // place (UpdateBase). Each set of marked fields of a type gets a decoder compiled for it.
 import type { BitSet } from './bitset.js';
 import { DecodeError, type Reader } from './buffer.js';
+import { PLAN_FIELDS, planKind, planOf } from './plans.js';
 import { fieldSpans, MAX_TYPE_DEPTH, type FieldDesc, type ScalarType, type StructureDesc, type TypeCache } from './types.js';
 import { copierOf, decodeValue, isStruct, setField, sharedDefault, type PvStructure, type PvValue } from './values.js';
 
@@ -99,38 +100,6 @@ function given(parent: Node, name: string, v: Node, desc: FieldDesc): PvValue {
 }
 
 type Plan<B> = (r: Reader, base: B, cache: TypeCache | undefined) => PvStructure;
-type PlanKind<B> = {
-  /** Per type: the plans by the marked bits' words; null where no plan can be made. */
-  plans: WeakMap<StructureDesc, Map<number | string, Plan<B> | null>>;
-  compile: (desc: StructureDesc, bits: BitSet) => Plan<B> | null;
-  /** The plan found last, for its type and key. */
-  lastDesc?: StructureDesc;
-  lastKey?: number | string;
-  lastPlan?: Plan<B> | undefined;
-};
-/** Sets of marked fields compiled per type, at most (others take the general walk). */
-const PLANS_PER_TYPE = 16;
-/** Fields a compiled plan handles in all, at most. */
-const PLAN_FIELDS = 256;
-
-function planOf<B>(kind: PlanKind<B>, desc: StructureDesc, bits: BitSet): Plan<B> | undefined {
-  const key = bits.key();
-  // Monitors of one type updated one after another mark the same fields.
-  if (desc === kind.lastDesc && key === kind.lastKey) return kind.lastPlan;
-  let byBits = kind.plans.get(desc);
-  if (!byBits) kind.plans.set(desc, (byBits = new Map()));
-  let plan = byBits.get(key);
-  if (plan === undefined) {
-    if (byBits.size >= PLANS_PER_TYPE) return undefined;
-    plan = kind.compile(desc, bits);
-    byBits.set(key, plan);
-  }
-  kind.lastDesc = desc;
-  kind.lastKey = key;
-  kind.lastPlan = plan ?? undefined;
-  return kind.lastPlan;
-}
-
 const READS: Partial<Record<ScalarType, string>> = {
   boolean: 'bool',
   byte: 'i8',
@@ -212,8 +181,8 @@ function compilePlan<B>(desc: StructureDesc, bits: BitSet, onBase: boolean): Pla
   }
 }
 
-const copyPlans: PlanKind<PvStructure> = { plans: new WeakMap(), compile: (d, b) => compilePlan(d, b, false) };
-const basePlans: PlanKind<Node> = { plans: new WeakMap(), compile: (d, b) => compilePlan(d, b, true) };
+const copyPlans = planKind<Plan<PvStructure>>((d, b) => compilePlan(d, b, false));
+const basePlans = planKind<Plan<Node>>((d, b) => compilePlan(d, b, true));
 
 /** A structure field of a last value, or the type's default where it holds none. */
 const structOr = (v: PvValue | undefined, desc: FieldDesc): PvStructure => (isStruct(v) ? v : (sharedDefault(desc) as PvStructure));

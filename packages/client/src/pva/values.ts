@@ -2,7 +2,9 @@
 // arrays as typed arrays), default values, and bitset-selected (partial) structure (de)serialization.
 import type { BitSet } from './bitset.js';
 import { DecodeError, type Reader, type Writer } from './buffer.js';
+import { PLAN_FIELDS, planKind, planOf } from './plans.js';
 import {
+  bitCount,
   decodeType,
   encodeType,
   fieldSpans,
@@ -405,12 +407,80 @@ function encodeAny(w: Writer, v: PvAny, registry?: TypeRegistry): void {
 
 /** Write the fields `bits` selects from `value` (the counterpart of decodePartial). */
 export function encodePartial(w: Writer, desc: StructureDesc, value: PvStructure, bits: BitSet, registry?: TypeRegistry): void {
-  if (bits.get(0)) {
-    encodeValue(w, desc, value, registry);
-    return;
-  }
-  partialOut(w, desc, value, bits, 0, registry);
+  const plan = planOf(encodePlans, desc, bits);
+  if (plan) plan(w, value, registry);
+  else if (bits.get(0)) encodeValue(w, desc, value, registry);
+  else partialOut(w, desc, value, bits, 0, registry);
 }
+
+type EncodePlan = (w: Writer, value: PvStructure, registry: TypeRegistry | undefined) => void;
+
+/** The code that writes scalar `x` of type `t` (code naming the type's FieldDesc), as writeScalar does. */
+const SCALAR_WRITES: Record<ScalarType, (x: string, t: string) => string> = {
+  boolean: (x) => `w.bool(Boolean(${x}))`,
+  byte: (x, t) => `w.u8(typeof ${x} === "number" ? ${x} : num(${t}, ${x}))`,
+  ubyte: (x, t) => `w.u8(typeof ${x} === "number" ? ${x} : num(${t}, ${x}))`,
+  short: (x, t) => `w.u16(typeof ${x} === "number" ? ${x} : num(${t}, ${x}))`,
+  ushort: (x, t) => `w.u16(typeof ${x} === "number" ? ${x} : num(${t}, ${x}))`,
+  int: (x, t) => `w.u32(typeof ${x} === "number" ? ${x} : num(${t}, ${x}))`,
+  uint: (x, t) => `w.u32(typeof ${x} === "number" ? ${x} : num(${t}, ${x}))`,
+  long: (x, t) => `w.i64(typeof ${x} === "bigint" ? ${x} : big(${t}, ${x}))`,
+  ulong: (x, t) => `w.u64(typeof ${x} === "bigint" ? ${x} : big(${t}, ${x}))`,
+  float: (x, t) => `w.f32(typeof ${x} === "number" ? ${x} : num(${t}, ${x}))`,
+  double: (x, t) => `w.f64(typeof ${x} === "number" ? ${x} : num(${t}, ${x}))`,
+  string: (x) => `w.string(typeof ${x} === "string" ? ${x} : String(${x}))`,
+};
+
+/**
+ * A compiled encoder for one type and one set of marked fields (see plans.ts): the fields `bits`
+ * selects, written in order as encodeValue and partialOut write them, with the same checks; a
+ * server writes the same set (value, alarm, timeStamp) for every post.
+ */
+function compileEncoder(desc: StructureDesc, bits: BitSet): EncodePlan | null {
+  if (bitCount(desc) > PLAN_FIELDS) return null;
+  const consts: unknown[] = [];
+  const ref = (c: unknown): string => `c[${consts.push(c) - 1}]`;
+  let n = 0;
+  const lines: string[] = [];
+  // A field's value in `x`, or its default.
+  const read = (parent: string, f: { name: string; type: FieldDesc }): string => {
+    const x = `v${n++}`;
+    lines.push(`const ${x} = ${parent}[${JSON.stringify(f.name)}] ?? ${ref(sharedDefault(f.type))};`);
+    return x;
+  };
+  const whole = (t: FieldDesc, x: string): void => {
+    if (t.kind === 'scalar') lines.push(`${SCALAR_WRITES[t.type](x, ref(t))};`);
+    else if (t.kind === 'structure') {
+      lines.push(`if (typeof ${x} !== "object" || ${x} === null || Array.isArray(${x}) || ArrayBuffer.isView(${x})) bad(${ref(t)}, ${x});`);
+      for (const f of t.fields) whole(f.type, read(x, f));
+    } else lines.push(`encodeValue(w, ${ref(t)}, ${x}, registry);`);
+  };
+  const part = (t: StructureDesc, x: string, base: number): void => {
+    const spans = fieldSpans(t);
+    let off = base + 1;
+    t.fields.forEach((f, i) => {
+      const span = spans[i]!;
+      if (bits.get(off)) whole(f.type, read(x, f));
+      else if (span > 1 && bits.anyIn(off + 1, off + span)) part(f.type as StructureDesc, read(x, f), off);
+      off += span;
+    });
+  };
+  if (bits.get(0)) whole(desc, 'value');
+  else part(desc, 'value', 0);
+  try {
+    return new Function('c', 'num', 'big', 'bad', 'encodeValue', `return (w, value, registry) => {\n${lines.join('\n')}\n};`)(
+      consts,
+      num,
+      big,
+      bad,
+      encodeValue,
+    ) as EncodePlan;
+  } catch {
+    return null; // code generation from strings disallowed here
+  }
+}
+
+const encodePlans = planKind(compileEncoder);
 
 function partialOut(w: Writer, desc: StructureDesc, value: PvStructure, bits: BitSet, base: number, registry?: TypeRegistry): void {
   const spans = fieldSpans(desc);
