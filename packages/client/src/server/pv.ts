@@ -117,7 +117,7 @@ export class ServedPv {
   /** The values last sent to value and to archive subscribers (deadbands are measured from them). */
   private lastValue: number | undefined;
   private lastArchived: number | undefined;
-  metadata: DbrMetadata;
+  private meta: DbrMetadata;
   private current: PvState;
   private readonly listenerSet = new Set<PvListener>();
   onPut: PutHandler | undefined;
@@ -140,7 +140,7 @@ export class ServedPv {
     if (typeof def.value === 'number') this.lastValue = this.lastArchived = def.value;
     // Alarm limits not given are NaN for floating-point values (as a record's are), else 0.
     const unset = def.type === DbrType.DOUBLE || def.type === DbrType.FLOAT ? NaN : 0;
-    this.metadata = {
+    this.meta = {
       upperAlarmLimit: unset,
       upperWarningLimit: unset,
       lowerWarningLimit: unset,
@@ -185,6 +185,11 @@ export class ServedPv {
     this.listenerSet.clear();
   }
 
+  /** The metadata (units, limits, enum choices), a new object at each setMetadata (the only way to change it). */
+  get metadata(): Readonly<DbrMetadata> {
+    return this.meta;
+  }
+
   get state(): Readonly<PvState> {
     return this.current;
   }
@@ -227,7 +232,7 @@ export class ServedPv {
 
   /** Change the metadata (units, limits, enum choices): subscribers of property changes get it. */
   setMetadata(m: DbrMetadata): void {
-    this.metadata = { ...this.metadata, ...m };
+    this.meta = { ...this.meta, ...m };
     for (const l of this.listenerSet) l(this, CHANGE_PROPERTY);
   }
 

@@ -53,4 +53,30 @@ describe('PV Access server connection', () => {
     pv.post(2000);
     expect(values(drain())).toEqual([2000]);
   });
+
+  it("a GET reads the metadata setMetadata gave last; a monitor's updates carry the new value only", () => {
+    const { pv, feed, drain } = rig();
+    feed({ type: 'CreateChannelRequest', channels: [{ id: 1, name: 'A' }] });
+    const sid = (drain().find((m) => m.type === 'CreateChannelResponse') as { sid: number }).sid;
+    const get = (requestId: number) => {
+      feed({ type: 'OpInitRequest', command: Cmd.GET, sid, requestId, subcommand: 0x08, pvRequest: buildPvRequest() });
+      drain();
+      feed({ type: 'OpRequest', command: Cmd.GET, sid, requestId, subcommand: 0x40 });
+      const r = drain().find((m) => m.type === 'DataResponse') as unknown as {
+        value: { value: number; display: { units: string; limitHigh: number } };
+      };
+      return { value: r.value.value, units: r.value.display.units, high: r.value.display.limitHigh };
+    };
+    pv.setMetadata({ units: 'mm', upperDisplayLimit: 5 });
+    expect(get(1)).toEqual({ value: 0, units: 'mm', high: 5 });
+    pv.post(3);
+    pv.setMetadata({ units: 'V' });
+    expect(get(2)).toEqual({ value: 3, units: 'V', high: 5 });
+    feed({ type: 'OpInitRequest', command: Cmd.MONITOR, sid, requestId: 9, subcommand: 0x08, pvRequest: buildPvRequest() });
+    feed({ type: 'OpRequest', command: Cmd.MONITOR, sid, requestId: 9, subcommand: 0x44 });
+    expect(values(drain())).toEqual([3]);
+    pv.post(4);
+    const [u] = drain() as { changed: { toArray(): number[] } }[];
+    expect(u!.changed.toArray()).toEqual([1, 6]); // the value and timeStamp (the alarm is the same): no metadata again
+  });
 });

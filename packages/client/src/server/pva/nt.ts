@@ -131,7 +131,7 @@ export function ntAlarm(severity: number, status: number): { severity: number; s
 }
 
 /** The fields of a PV's normative type made from its metadata (not its state), by the metadata object. */
-const metaParts = new WeakMap<DbrMetadata, MetaParts>();
+const metaParts = new WeakMap<Readonly<DbrMetadata>, MetaParts>();
 
 interface MetaParts {
   display: PvStructure;
