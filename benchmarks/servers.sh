@@ -12,13 +12,18 @@
 # - the connect storm: 100,000 channels of a fresh server, asked for at once by one client;
 # - the servers' load: the load ramp's runners of the reference client against each server;
 # - the gateway in the monitor workload: the PVA clients through pvagw, and direct to QSRV.
+# BEFORE="CHECKOUT ..." (other checkouts of this project, each after its `npm ci`) adds the post's
+# cost in their libraries beside this one's, each in fresh processes in turn: an A/B in one session.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=benchmarks/results
 . benchmarks/record.sh
 all=node,softioc,pvxs,p4p,caproto,corepva,epics-rs,pvagw
+before=()
+for b in ${BEFORE:-}; do before+=("$b/packages/client/dist"); done
 record servers-crossing npx epicsperf bench crossing --full --repeat 1 --format markdown --out "$out/servers-crossing.json"
 record server-post node benchmarks/server-post.mjs
+if [ ${#before[@]} -gt 0 ]; then record server-post-ab node benchmarks/server-post.mjs 200 20 "${before[@]}" packages/client/dist; fi
 record servers-headroom npx epicsperf bench headroom --servers "$all,ioc" --format markdown --out "$out/servers-headroom.json"
 record servers-storm npx epicsperf bench storm --servers "$all,ioc" --format markdown --out "$out/servers-storm.json"
 record servers-load npx epicsperf bench load --servers "$all,ioc" --format markdown --out "$out/servers-load.json"
