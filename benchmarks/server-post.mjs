@@ -87,12 +87,14 @@ async function measure(dist, N, GAPS) {
   return rows;
 }
 
-const [nArg = '200', gapsArg = '1,20', ...dists] = process.argv.slice(2);
-if (nArg === '--one') {
+const argv = process.argv.slice(2);
+if (argv[0] === '--one') {
   // One build in this process (the A/B's child): its rows as JSON.
-  console.log(JSON.stringify(await measure(gapsArg, Number(dists[0]), dists[1].split(',').map(Number))));
+  const [, dist, n, gaps] = argv;
+  console.log(JSON.stringify(await measure(dist, Number(n), gaps.split(',').map(Number))));
   process.exit(0);
 }
+const [nArg = '200', gapsArg = '1,20', ...dists] = argv;
 const N = Number(nArg);
 const GAPS = gapsArg.split(',').map(Number);
 if (!(N > 0) || GAPS.some((g) => !(g >= 0))) {
