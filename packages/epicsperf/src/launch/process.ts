@@ -103,6 +103,19 @@ export abstract class Runner {
    * error, exits, or the deadline passes.
    */
   async next(ev: string, timeoutMs: number, phase = ev): Promise<RunnerEvent> {
+    const e = await this.until(ev, timeoutMs, phase);
+    if (e) return e;
+    await this.kill();
+    // Its last error-looking stderr line may say why (a library that only prints a warning).
+    const said = this.stderrTail.length > 0 ? `; it said: ${this.reason()}` : '';
+    throw new RunnerError(`the runner did not reach ${phase} within ${Math.round(timeoutMs / 1000)} s and was killed${said}`);
+  }
+
+  /**
+   * As `next`, but the deadline passing resolves undefined and leaves the runner running (it can
+   * still be asked to ship what it has).
+   */
+  async until(ev: string, timeoutMs: number, phase = ev): Promise<RunnerEvent | undefined> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const i = this.queue.findIndex((e) => e.ev === ev || e.ev === 'error');
@@ -120,12 +133,7 @@ export abstract class Runner {
         throw new RunnerError(`the runner exited (${signal ?? `code ${code}`}) before ${phase}: ${this.reason()}`);
       }
       const left = deadline - Date.now();
-      if (left <= 0) {
-        await this.kill();
-        // Its last error-looking stderr line may say why (a library that only prints a warning).
-        const said = this.stderrTail.length > 0 ? `; it said: ${this.reason()}` : '';
-        throw new RunnerError(`the runner did not reach ${phase} within ${Math.round(timeoutMs / 1000)} s and was killed${said}`);
-      }
+      if (left <= 0) return undefined;
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiter = () => {

@@ -24,8 +24,10 @@ const pointColumns: Column<PointRow>[] = [
   { header: 'min-max', get: (r) => (r.point ? `${ms(r.point.minMs)}-${ms(r.point.maxMs)}` : '-'), align: 'right' },
   { header: 'posts', get: (r) => (r.point ? String(r.point.updates) : '-'), align: 'right' },
   { header: 'client', get: (r) => r.run.client },
-  { header: 'note', get: (r) => r.point?.error ?? (r.point ? '' : (r.run.error ?? 'no result')) },
+  { header: 'note', get: (r) => (r.point ? (r.point.error ?? mergedNote(r.point)) : (r.run.error ?? 'no result')) },
 ];
+
+const mergedNote = (p: CrossingPoint): string => (p.merged ? `${p.merged} post${p.merged > 1 ? 's' : ''} merged into a later update` : '');
 
 const fitColumns: Column<CrossingRun>[] = [
   { header: 'server', get: (r) => r.server },

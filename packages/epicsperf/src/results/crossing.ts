@@ -30,6 +30,9 @@ export interface CrossingPoint {
   bytes: Integer;
   /** Posts whose update reached the client (each once, in order). */
   updates: Integer;
+  /** Posts not received whose value a later update carried: merged into it by the server or the
+   *  client (squashing updates its receiver is behind on, as EPICS monitors may). Not an error. */
+  merged?: Integer;
   /** The crossing times' percentiles and range, ms (none when no post arrived). */
   p50Ms?: number;
   p90Ms?: number;

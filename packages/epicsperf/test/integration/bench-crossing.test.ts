@@ -1,16 +1,16 @@
 // The crossing workload end to end (`bench crossing`): every server runner (this project's Node
 // server, pythonSoftIOC, pvxs's SharedPV in C++, p4p, caproto, core-pva, epics-rs, and softioc
-// behind p4p's gateway) posts a double and small arrays to
-// the reference clients (c-libca over CA, c-pvxs over PVA) on each protocol it serves; every post
-// arrives once, in order, intact, and its crossing time is measured; a put goes through each app's
-// put handler and back (the round trip); the JSON fits the schema.
+// behind p4p's gateway) posts a double and small arrays to the reference clients (c-libca over
+// CA, c-pvxs over PVA) on each protocol it serves; every post arrives once (or merged into a later
+// one on a loaded host), in order, intact, and its crossing time is measured; a put goes through
+// each app's put handler and back (the round trip); the JSON fits the schema.
 import { describe, expect, it } from 'vitest';
 import { runCli } from 'epicsperf-testkit/cli';
 import { SERVERS } from '../../src/servers/index.js';
 import { benchJson } from '../helpers/schema.js';
 
 describe('bench crossing', () => {
-  it('every server, every protocol it serves: each post received once, in order, intact, with its crossing time', async () => {
+  it('every server, every protocol it serves: each post received once (or merged into a later one), in order, intact, with its crossing time', async () => {
     const { results, stderr } = await benchJson(
       [
         'crossing',
@@ -42,7 +42,10 @@ describe('bench crossing', () => {
         what,
       ).toEqual(['double:1', 'int32:12', 'int32:1000', 'bytes:100']);
       for (const p of run.points) {
-        expect(p.updates, what).toBe(5);
+        // Each post received, or merged into a later one by a server or client behind on a
+        // loaded host (EPICS monitors may squash; the last post always arrives): most arrive.
+        expect(p.updates + (p.merged ?? 0), what).toBe(5);
+        expect(p.updates, what).toBeGreaterThanOrEqual(3);
         // One host, one clock: after the post, and not seconds after it.
         expect(p.minMs, what).toBeGreaterThan(0);
         expect(p.maxMs, what).toBeLessThan(1000);
