@@ -1,19 +1,22 @@
 // `epicsperf setup`: create (or check) the managed Python environment and build the runners of
-// other languages (C, C++, Java, Rust) that the clients declare, side by side where they can be.
+// other languages (C, C++, Java, Rust) that the clients declare (every client's, or those of
+// --clients), side by side where they can be.
 import type { Command } from 'commander';
 import { pythonEnvStatus } from '../pyenv/index.js';
 import { CLIENTS, prepareRunners } from '../clients/index.js';
-import { exitOnSignals } from './common.js';
+import { exitOnSignals, parseClientList } from './common.js';
 
 export function register(program: Command): void {
   program
     .command('setup')
     .description('create the managed Python environment (the IOC and the Python clients) and build the C, C++, Java and Rust runners')
     .option('--force', 'rebuild the Python environment even if it is ready')
-    .action(async (opts: { force?: boolean }) => {
+    .option('--clients <list>', "only these clients' runners (the Python environment is always made: the IOC runs in it)")
+    .action(async (opts: { force?: boolean; clients?: string }) => {
+      const clients = opts.clients === undefined ? CLIENTS : parseClientList(opts.clients, 'all');
       // Stopped by a signal, it exits through its exit handlers, which end the builds under way.
       exitOnSignals();
-      const { python, built } = await prepareRunners({ python: { force: opts.force ?? false }, clients: CLIENTS });
+      const { python, built } = await prepareRunners({ python: { force: opts.force ?? false }, clients });
       const status = pythonEnvStatus();
       process.stdout.write(
         `python environment: ${status.dir ?? python}\ninterpreter: ${python}\n` +

@@ -114,8 +114,13 @@ export class RemoteHost implements Host {
       curveSecretKey: o.own.secretKey,
       linger: 0,
     });
-    this.socket.events.on('handshake:error:auth', () => (this.authFailed = true));
-    this.socket.events.on('handshake:error:protocol', () => (this.authFailed = true));
+    // A refused key is final: say so at once rather than when the answer's wait runs out.
+    const refused = () => {
+      this.authFailed = true;
+      this.rejectPending(new RunnerError('the agent refused the handshake'));
+    };
+    this.socket.events.on('handshake:error:auth', refused);
+    this.socket.events.on('handshake:error:protocol', refused);
     this.outbox = new Outbox(this.socket);
   }
 
@@ -156,8 +161,7 @@ export class RemoteHost implements Host {
     log.warn({ host: this.name }, why);
     for (const r of this.runners.values()) r.lost(why);
     this.runners.clear();
-    for (const p of this.pending.values()) p.reject(new RunnerError(why));
-    this.pending.clear();
+    this.rejectPending(new RunnerError(why));
   }
 
   private async receiveLoop(): Promise<void> {
@@ -273,9 +277,13 @@ export class RemoteHost implements Host {
   private shutdown(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
-    for (const p of this.pending.values()) p.reject(new RunnerError('the connection to the agent was closed'));
-    this.pending.clear();
+    this.rejectPending(new RunnerError('the connection to the agent was closed'));
     this.socket.close();
+  }
+
+  private rejectPending(e: Error): void {
+    for (const p of this.pending.values()) p.reject(e);
+    this.pending.clear();
   }
 
   /** Say goodbye (the agent ends what it still runs for us) and close. */

@@ -63,6 +63,12 @@ describe('epicsperf CLI basics', () => {
     expect(JSON.parse(line!)).toMatchObject({ level: 30, name: 'ioc', msg: 'IOC ready' });
   });
 
+  it('setup --clients: an unknown client is a one-line usage error', async () => {
+    const r = await runCli(['setup', '--clients', 'pyepics,nope']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^epicsperf: error: unknown client "nope": choose from node, /);
+  });
+
   it('setup without Python says what to install, in one line', async () => {
     const home = mkdtempSync(join(tmpdir(), 'epicsperf-home-'));
     try {
@@ -87,7 +93,8 @@ describe('epicsperf CLI basics', () => {
         PIP_TIMEOUT: '1',
         PIP_NO_CACHE_DIR: '1',
       };
-      const r = await runCli(['setup'], { env, timeoutMs: 120_000 });
+      // Only the Python environment: the Java and Rust builds would take the suite's cores.
+      const r = await runCli(['setup', '--clients', 'pyepics'], { env, timeoutMs: 120_000 });
       expect(r.code).toBe(1);
       const errors = r.stderr.split('\n').filter((l) => l.startsWith('epicsperf: error'));
       expect(errors).toHaveLength(1);
