@@ -1,8 +1,9 @@
 // `npm test` after the build: the first builds (the managed Python environment, the C, C++, Java
 // and Rust runners: `epicsperf setup`, a few minutes on a fresh machine, nothing when they are
 // current) start at once in the background, at a lower priority, while the checks that need none
-// of them run (type check, lint, ruff, Chromium); then the Python package's checks, then vitest,
-// whose files wait for a build they need (the builds hold a lock) and not for the others.
+// of them run side by side (type check, lint, ruff, Chromium); then vitest, whose files wait for a
+// build they need (the builds hold a lock) and not for the others, with the Python package's
+// checks beside it (they wait for the Python environment).
 // Arguments go to vitest. Exit: the first failure's code.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,7 @@ function run(command, args, opts = {}) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: opts.stdio ?? 'inherit', env: opts.env ?? process.env });
     children.add(child);
+    if (opts.onOutput) for (const s of [child.stdout, child.stderr]) s?.on('data', opts.onOutput);
     child.on('error', (err) => {
       process.stderr.write(`npm test: cannot run ${command}: ${err.message}\n`);
       resolve(127);
@@ -47,22 +49,45 @@ const setup = run('nice', ['-n', '10', process.execPath, EPICSPERF, 'setup'], {
 });
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const steps = [
-  [npm, ['run', '--silent', 'typecheck']],
-  [npm, ['run', '--silent', 'lint']],
-  [npm, ['run', '--silent', 'lint:python']],
-  ['sh', ['scripts/ensure-chromium.sh']],
-  [npm, ['run', '--silent', 'test:python']],
-  [process.execPath, [fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url)), 'run', ...process.argv.slice(2)]],
-];
-for (const [command, args] of steps) {
-  const code = await run(command, args);
-  if (code !== 0) {
-    process.stderr.write(`npm test: ${[command, ...args].join(' ')} failed (exit ${code}) after ${since()}\n`);
-    stopAll();
-    process.exit(code);
-  }
+const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
+
+/** Run a command with its output kept, to be shown when it ends: commands run side by side do not interleave. */
+async function quiet(command, args) {
+  const out = [];
+  const code = await run(command, args, { stdio: ['ignore', 'pipe', 'pipe'], onOutput: (d) => out.push(d) });
+  return { command: [command, ...args].join(' '), code, output: Buffer.concat(out).toString() };
 }
+
+function failed(step) {
+  process.stdout.write(step.output);
+  process.stderr.write(`npm test: ${step.command} failed (exit ${step.code}) after ${since()}\n`);
+  stopAll();
+  process.exit(step.code);
+}
+
+// The quick checks side by side: the type check, the linters, and Chromium's install (which says
+// what it does as it goes).
+const chromium = ['sh', ['scripts/ensure-chromium.sh']];
+const checks = await Promise.all([
+  quiet(npm, ['run', '--silent', 'typecheck']),
+  quiet(npm, ['run', '--silent', 'lint']),
+  quiet(npm, ['run', '--silent', 'lint:python']),
+  run(...chromium).then((code) => ({ command: chromium.flat().join(' '), code, output: '' })),
+]);
+for (const c of checks) if (c.code !== 0) failed(c);
+for (const c of checks) process.stdout.write(c.output);
+// The Python package's checks need the managed environment, which the first builds make (about a
+// minute on a fresh machine): they run beside vitest, whose unit files need none of it, and say
+// what they found when they end (at once if they fail).
+const python = quiet(npm, ['run', '--silent', 'test:python']).then((c) => (c.code === 0 ? c : failed(c)));
+const code = await run(process.execPath, [vitest, 'run', ...process.argv.slice(2)]);
+if (code !== 0) {
+  process.stderr.write(`npm test: vitest failed (exit ${code}) after ${since()}\n`);
+  stopAll();
+  process.exit(code);
+}
+const py = await python;
+process.stdout.write(py.output);
 const built = await setup;
 process.stderr.write(`npm test: done in ${since()}${built === 0 ? '' : `; epicsperf setup exited ${built}`}\n`);
 process.exit(built);

@@ -36,10 +36,10 @@ export interface CaptureBenchOptions {
   onSkip?: (n: number) => void;
 }
 
-function scalar(pvs: number, rateHz: number): CaptureStep {
+export function scalar(pvs: number, rateHz: number): CaptureStep {
   return { kind: 'scalar', pvs, elements: 1, rateHz, offeredUpdatesS: pvs * rateHz, offeredMBs: (pvs * rateHz * (8 + ROW_BYTES)) / 1e6 };
 }
-function array(elements: number, rateHz: number): CaptureStep {
+export function array(elements: number, rateHz: number): CaptureStep {
   return { kind: 'array', pvs: 1, elements, rateHz, offeredUpdatesS: rateHz, offeredMBs: (rateHz * (8 * elements + ROW_BYTES)) / 1e6 };
 }
 
@@ -57,6 +57,15 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
   array(1_000_000, 40),
   array(2_000_000, 40),
 ];
+
+/** The steps of `--capture-steps` (`1000x10`: counters x Hz; `array:1000000x10`: elements x Hz), else CAPTURE_STEPS. */
+export function captureSteps(asked: readonly string[] | undefined): readonly CaptureStep[] {
+  if (!asked) return CAPTURE_STEPS;
+  return asked.map((a) => {
+    const [, what, n, hz] = /^(array:)?(\d+)x(\d+)$/.exec(a)!;
+    return what ? array(Number(n), Number(hz)) : scalar(Number(n), Number(hz));
+  });
+}
 
 /** Sequential write rate of the disk under `dir`: `mb` MB in 8 MB writes, then fsync (MB/s). */
 export function diskWriteRate(dir: string, mb = 512): number {

@@ -119,6 +119,9 @@ export interface CaptureWorkload {
   seconds: number;
   /** Flush period of the capture, ms. */
   flushMs: number;
+  /** The load steps asked for (`--capture-steps`): `1000x10` (counters x Hz), `array:1000000x10`
+   *  (elements x Hz); none: the full ramp. */
+  steps?: string[];
 }
 
 /** The options of a bench run, as stored with its results. */

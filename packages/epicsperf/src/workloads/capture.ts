@@ -1,10 +1,10 @@
 // The capture workload: each capture client writes the built-in IOC's updates to HDF5 while the
 // load rises step by step until updates are lost, beside the disk's own rate (bench/capture.ts).
-import { Option } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { intArg } from '../options.js';
 import { captureClients as capturing } from '../clients/index.js';
-import { CAPTURE_STEPS, runCaptureBench } from '../bench/capture.js';
+import { captureSteps, runCaptureBench } from '../bench/capture.js';
 import type { CaptureClient } from '../capture/orchestrate.js';
 import { captureOutcome } from '../report/outcomes.js';
 import { plural, type ClientFigure } from '../report/figures.js';
@@ -31,6 +31,24 @@ function captureClients(list?: string): string[] {
   return [...new Set(names)];
 }
 
+/** `--capture-steps`: counters `NxHZ` (1-100,000 at 1-1000 Hz), arrays `array:NxHZ` (1-10,000,000 doubles). */
+function parseSteps(v: string): string[] {
+  const steps = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (steps.length === 0) throw new InvalidArgumentError('give at least one step');
+  for (const step of steps) {
+    const m = /^(array:)?(\d+)x(\d+)$/.exec(step);
+    const max = m?.[1] ? 10_000_000 : 100_000;
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > max || Number(m[3]) < 1 || Number(m[3]) > 1000)
+      throw new InvalidArgumentError(
+        `"${step}" is not a step: counters x Hz (1000x10, up to 100000 counters) or array:elements x Hz (array:1000000x10, up to 10000000 elements), 1-1000 Hz`,
+      );
+  }
+  return steps;
+}
+
 /** The capture workload's clients that are available here, in the order asked. */
 const captureClientsOf = (cw: NonNullable<Workloads['capture']>, ready: readonly ClientSpec[]): CaptureClient[] =>
   cw.clients.filter((c) => ready.some((r) => r.name === c)) as CaptureClient[];
@@ -44,6 +62,10 @@ export const capture: BenchWorkload = {
       intArg(1, 3600),
     ),
     new Option('--capture-flush-period <ms>', `capture: flush period (${CAPTURE_DEFAULTS.flushMs})`).argParser(intArg(10, 600_000)),
+    new Option(
+      '--capture-steps <list>',
+      'capture: the load steps, climbed in order: 1000x10 (counters x Hz), array:1000000x10 (elements x Hz) (default: counters from 1000x10 to 4000x100, then arrays to array:2000000x40)',
+    ).argParser(parseSteps),
   ],
   clients: captureClients,
   ask: (o, _profile, only) => ({
@@ -52,6 +74,7 @@ export const capture: BenchWorkload = {
       clients: captureClients(only ? value<string>(o, 'clients') : undefined),
       seconds: value<number>(o, 'captureSeconds') ?? CAPTURE_DEFAULTS.seconds,
       flushMs: value<number>(o, 'captureFlushPeriod') ?? CAPTURE_DEFAULTS.flushMs,
+      ...(value<string[]>(o, 'captureSteps') && { steps: value<string[]>(o, 'captureSteps') }),
     },
   }),
   // The deadline bounds each capture run (one client at one load step), start and close included.
@@ -63,7 +86,7 @@ export const capture: BenchWorkload = {
   },
   // Every load step for every client at most (a client that loses updates skips the rest of that
   // kind, and the total shrinks then).
-  steps: (w, ready) => (w.capture ? captureClientsOf(w.capture, ready).length * CAPTURE_STEPS.length : 0),
+  steps: (w, ready) => (w.capture ? captureClientsOf(w.capture, ready).length * captureSteps(w.capture.steps).length : 0),
   async run(w, ctx, results) {
     const cw = w.capture;
     if (!cw) return;
@@ -73,6 +96,7 @@ export const capture: BenchWorkload = {
       placement: ctx.placement,
       seconds: cw.seconds,
       flushMs: cw.flushMs,
+      steps: captureSteps(cw.steps),
       onProgress: ctx.progress,
       ...ctx.deadline(cw.seconds),
       runStep: ctx.steps.ramp('capture', captureOutcome),

@@ -162,26 +162,31 @@ describe.skipIf(!rig)('agents on namespace hosts', () => {
     ]);
   }, 150_000);
 
-  // Its load steps each start an IOC on another host: 36 s on an idle 2-core machine, more beside the suite.
   it('a capture on an agent: its load steps run there against the IOC on another host, the summary comes back, the file goes', async () => {
     const leftovers = () => readdirSync(tmpdir()).filter((f) => f.startsWith('epicsperf-agent-capture-'));
     const before = leftovers();
-    const r = await epicsperf(
-      ['bench', 'capture', '--clients', 'node', '--capture-seconds', '1', '--no-keep', '--format', 'json'].concat([
-        '--hosts',
-        hostsArg(),
-        '--place',
-        'node=a,ioc=c',
-      ]),
-    );
+    const steps = ['--capture-seconds', '1', '--capture-steps', '1000x10,array:100000x10'];
+    const where = ['--hosts', hostsArg(), '--place', 'node=a,ioc=c'];
+    const r = await epicsperf(['bench', 'capture', '--clients', 'node', ...steps, '--no-keep', '--format', 'json', ...where]);
     expect(r.code, r.stderr).toBe(0);
     const res = JSON.parse(r.stdout) as {
       hosts: { name: string; runs: string[] }[];
-      capture: { diskError?: string; steps: { client: string; run: { ok: boolean; summary?: { updates: number } } }[] };
+      capture: {
+        diskError?: string;
+        steps: {
+          client: string;
+          step: { kind: string; pvs: number; elements: number; rateHz: number };
+          run: { ok: boolean; summary?: { updates: number } };
+        }[];
+      };
     };
     expect(res.hosts.find((h) => h.name === 'a')?.runs).toEqual(['node']);
     expect(res.hosts.find((h) => h.name === 'c')?.runs).toEqual(['ioc']);
-    // The first step (1000 counters x 10 Hz, 1 s) is well within one client's reach.
+    // The steps asked for, in order; the first (1000 counters x 10 Hz, 1 s) is well within one client's reach.
+    expect(res.capture.steps.map((x) => [x.step.kind, x.step.pvs, x.step.elements, x.step.rateHz])).toEqual([
+      ['scalar', 1000, 1, 10],
+      ['array', 1, 100_000, 10],
+    ]);
     const first = res.capture.steps[0]!;
     expect(first.run.ok).toBe(true);
     expect(first.run.summary!.updates).toBeGreaterThan(5000);

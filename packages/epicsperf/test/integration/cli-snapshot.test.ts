@@ -83,6 +83,11 @@ describe('epicsperf snapshot', () => {
       () => ['bench', 'capture', '--capture-seconds', '5', '--deadline', '5'],
       /--deadline \(5 s\) must be longer than a capture step \(--capture-seconds 5\)/,
     ],
+    [
+      'a bench capture step that is not one',
+      () => ['bench', 'capture', '--capture-steps', '1000x10,array:0x10'],
+      /"array:0x10" is not a step: counters x Hz \(1000x10/,
+    ],
   ])('rejects %s with one line and exit 2', async (_what, args, re) => {
     const r = await runCli(args());
     expect(r.code).toBe(2);
