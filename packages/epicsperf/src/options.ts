@@ -9,6 +9,13 @@ import { ARRAY_TYPES, IOC_SERVERS } from './results/index.js';
 // The numbers, the output format and the per-PV timeout are epics-ops's, as its commands are.
 export { formatOption, intArg, numberArg, timeoutOption } from 'epics-ops';
 
+/** A comma-separated list's items, trimmed, the empty ones dropped. */
+export const listArg = (v: string): string[] =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
 export function portArg(v: string): number {
   return intArg(1, 65535)(v);
 }

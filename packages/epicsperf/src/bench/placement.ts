@@ -2,6 +2,7 @@
 // `--place client=host,ioc=host` puts things on them; what is not placed is spread: clients over
 // the agents in turn, the IOC here (serving every interface, so the agents' runners find it by
 // broadcast).
+import { listArg } from '../options.js';
 import { join } from 'node:path';
 import { epicsperfHome } from '../home.js';
 import { UsageError } from '../errors.js';
@@ -22,10 +23,7 @@ const ENDPOINT = /^tcp:\/\/([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/;
 /** `a=tcp://198.18.0.2:5599,b=...`: each agent's name and endpoint. */
 export function parseHosts(text: string): HostSpec[] {
   const specs: HostSpec[] = [];
-  for (const part of text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  for (const part of listArg(text)) {
     const eq = part.indexOf('=');
     if (eq <= 0) throw new UsageError(`--hosts takes name=tcp://ADDR:PORT, got "${part}"`);
     const name = part.slice(0, eq);
@@ -44,10 +42,7 @@ export function parseHosts(text: string): HostSpec[] {
 /** `node=a,pyepics=b,ioc=c`: what goes where (checked against the hosts and clients). */
 export function parsePlace(text: string | undefined, hosts: readonly string[], clients: readonly string[]): Map<string, string> {
   const place = new Map<string, string>();
-  for (const part of (text ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  for (const part of listArg(text ?? '')) {
     const [what, where, extra] = part.split('=');
     if (!what || !where || extra !== undefined) throw new UsageError(`--place takes client=host or ioc=host, got "${part}"`);
     if (what !== 'ioc' && !clients.includes(what))

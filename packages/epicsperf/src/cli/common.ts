@@ -5,7 +5,7 @@ import { findClient, clientNames, type ClientSpec, type Task } from '../clients/
 export { prepareClients } from '../clients/index.js';
 import { exitOnSignals as exitOnSignalsAs } from 'epics-ops';
 import { UsageError } from '../errors.js';
-import type { IocMode } from '../options.js';
+import { listArg, type IocMode } from '../options.js';
 import { Placement } from '../bench/placement.js';
 
 /** Ctrl-C or SIGTERM: exit now; the exit hooks kill the IOC and every runner. */
@@ -20,10 +20,7 @@ export function parseClient(name: string, task: Task): ClientSpec {
 }
 
 export function parseClientList(list: string, task: Task | 'all'): ClientSpec[] {
-  const names = list
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const names = listArg(list);
   if (names.length === 0) throw new UsageError('--clients is empty');
   const seen = new Set<string>();
   return names.map((n) => {

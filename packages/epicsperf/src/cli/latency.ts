@@ -9,7 +9,7 @@ import { latencyTables, latencyTitle } from '../report/latency.js';
 import { UsageError } from '../errors.js';
 import { DEFAULTS } from '../defaults.js';
 import { exitOnSignals, orClose, placement, prepareClients, Progress, type HostOpts } from './common.js';
-import { formatOption, hostsOption, keysOption, placeOption, serverOption } from '../options.js';
+import { formatOption, hostsOption, keysOption, listArg, placeOption, serverOption } from '../options.js';
 import { countOption, latencyTypeOption, sizesOption } from '../workloads/latency.js';
 import type { LatencyRun, LatencyWorkload } from '../results/index.js';
 
@@ -35,15 +35,11 @@ export function register(program: Command): void {
     .addOption(placeOption())
     .addOption(keysOption())
     .action(async (opts: Opts) => {
-      const clients: ClientSpec[] = opts.client
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-        .map((name) => {
-          const spec = findClient(name);
-          if (!spec) throw new UsageError(`unknown client "${name}": choose from ${clientNames().join(', ')}`);
-          return spec;
-        });
+      const clients: ClientSpec[] = listArg(opts.client).map((name) => {
+        const spec = findClient(name);
+        if (!spec) throw new UsageError(`unknown client "${name}": choose from ${clientNames().join(', ')}`);
+        return spec;
+      });
       if (clients.length === 0) throw new UsageError('--client is empty');
       exitOnSignals();
       const runnable = clients.filter((c) => c.tasks.includes('latency'));

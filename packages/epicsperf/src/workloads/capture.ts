@@ -2,7 +2,7 @@
 // load rises step by step until updates are lost, beside the disk's own rate (bench/capture.ts).
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../errors.js';
-import { intArg } from '../options.js';
+import { intArg, listArg } from '../options.js';
 import { captureClients as capturing } from '../clients/index.js';
 import { captureSteps, runCaptureBench } from '../bench/capture.js';
 import type { CaptureClient } from '../capture/orchestrate.js';
@@ -20,10 +20,7 @@ export const CAPTURE_DEFAULTS: CaptureWorkload = { seconds: 5, flushMs: 1000 };
 function captureClients(list?: string): string[] {
   const all = capturing();
   if (list === undefined) return all;
-  const names = list
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const names = listArg(list);
   for (const n of names) {
     if (!all.includes(n)) throw new UsageError(`client ${n} does not run the capture workload: choose from ${all.join(', ')}`);
   }
@@ -33,10 +30,7 @@ function captureClients(list?: string): string[] {
 
 /** `--capture-steps`: counters `NxHZ` (1-100,000 at 1-1000 Hz), arrays `array:NxHZ` (1-10,000,000 doubles). */
 function parseSteps(v: string): string[] {
-  const steps = v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const steps = listArg(v);
   if (steps.length === 0) throw new InvalidArgumentError('give at least one step');
   for (const step of steps) {
     const m = /^(array:)?(\d+)x(\d+)$/.exec(step);

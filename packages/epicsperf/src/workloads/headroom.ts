@@ -3,7 +3,7 @@
 // With --servers, the servers' headroom instead: each server's app posting the counters to one
 // or N reference clients at once (bench/server-headroom.ts).
 import { InvalidArgumentError, Option } from 'commander';
-import { intArg } from '../options.js';
+import { intArg, listArg } from '../options.js';
 import { HEADROOM_STEPS, headroomStep, runHeadroom } from '../bench/headroom.js';
 import { servedProtocols } from '../bench/counting.js';
 import { runServerHeadroom, type ServerRow } from '../bench/server-headroom.js';
@@ -145,19 +145,15 @@ export const headroom: BenchWorkload = {
 
 /** `--headroom-steps 1000x10,2000x50`: the ramp, each step's load above the one before. */
 export function parseHeadroomSteps(v: string): HeadroomStep[] {
-  const steps = v
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean)
-    .map((x) => {
-      const m = /^(\d+)x(\d+(?:\.\d+)?)$/.exec(x);
-      const records = Number(m?.[1]);
-      const rate = Number(m?.[2]);
-      if (!m || !(records >= 1 && records <= 100_000) || !(rate > 0 && rate <= 10_000)) {
-        throw new InvalidArgumentError(`"${x}" is not RECORDSxHZ (1-100000 records, 0-10000 Hz), e.g. 1000x10`);
-      }
-      return headroomStep(records, rate);
-    });
+  const steps = listArg(v).map((x) => {
+    const m = /^(\d+)x(\d+(?:\.\d+)?)$/.exec(x);
+    const records = Number(m?.[1]);
+    const rate = Number(m?.[2]);
+    if (!m || !(records >= 1 && records <= 100_000) || !(rate > 0 && rate <= 10_000)) {
+      throw new InvalidArgumentError(`"${x}" is not RECORDSxHZ (1-100000 records, 0-10000 Hz), e.g. 1000x10`);
+    }
+    return headroomStep(records, rate);
+  });
   if (steps.length === 0) throw new InvalidArgumentError('no step given');
   // a client that fails a step skips every later one: a lower step after a higher one would never run
   for (let i = 1; i < steps.length; i++) {

@@ -3,7 +3,7 @@
 // `epicsperf latency`'s too.
 import { InvalidArgumentError, Option } from 'commander';
 import { stealMeter } from '../procstat.js';
-import { intArg } from '../options.js';
+import { intArg, listArg } from '../options.js';
 import { DEFAULT_LATENCY_SIZES, LATENCY_TYPES, runLatency, whyNoLatency } from '../bench/latency.js';
 import { latencyOutcome } from '../report/outcomes.js';
 import { figure, plural } from '../report/figures.js';
@@ -17,11 +17,7 @@ import { type BenchWorkload, type ProfileName, serving, value, byProfile, profil
 export const MAX_LATENCY_ELEMENTS = 10_000_000;
 
 export function parseSizes(v: string): number[] {
-  const sizes = v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map(Number);
+  const sizes = listArg(v).map(Number);
   if (sizes.length === 0) throw new InvalidArgumentError('give at least one size');
   for (const s of sizes) {
     if (!Number.isInteger(s) || s < 1 || s > MAX_LATENCY_ELEMENTS)

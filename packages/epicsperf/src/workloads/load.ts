@@ -1,7 +1,7 @@
 // The load workload: N runners per host of each client at rising steps, against one IOC, until a
 // step is lost, grows latency or fails; its figure is the clients served (bench/load.ts).
 import { InvalidArgumentError, Option } from 'commander';
-import { intArg } from '../options.js';
+import { intArg, listArg } from '../options.js';
 import { LOCAL } from '../hosts/host.js';
 import { LOAD_SECONDS, LOAD_STEPS, loadWorkload, runLoad } from '../bench/load.js';
 import { loadOutcome } from '../report/outcomes.js';
@@ -130,15 +130,11 @@ export const load: BenchWorkload = {
 
 /** `--steps 1,2,4,8`: runners per host at each step, each step more than the one before. */
 export function parseLoadSteps(v: string): number[] {
-  const steps = v
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean)
-    .map((x) => {
-      const n = Number(x);
-      if (!/^\d+$/.test(x) || !(n >= 1 && n <= 1000)) throw new InvalidArgumentError(`"${x}" is not a number of runners from 1 to 1000`);
-      return n;
-    });
+  const steps = listArg(v).map((x) => {
+    const n = Number(x);
+    if (!/^\d+$/.test(x) || !(n >= 1 && n <= 1000)) throw new InvalidArgumentError(`"${x}" is not a number of runners from 1 to 1000`);
+    return n;
+  });
   if (steps.length === 0) throw new InvalidArgumentError('no step given');
   // a client that gives way at a step skips every later one: a smaller step after a larger one would never run
   for (let i = 1; i < steps.length; i++) {

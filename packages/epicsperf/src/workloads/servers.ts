@@ -1,5 +1,6 @@
 // What the server workloads (crossing, storm, headroom and load with --servers) share: the
 // `--servers` option and the reference clients that read the servers, one per protocol.
+import { listArg } from '../options.js';
 import { InvalidArgumentError, Option } from 'commander';
 import { IOC_SERVER } from '../bench/counting.js';
 import { type ClientSpec, findClient, type Task } from '../clients/index.js';
@@ -10,10 +11,7 @@ import { SERVER_NAMES, findServer } from '../servers/index.js';
 export const REFERENCE_CLIENTS = ['c-libca', 'c-pvxs'];
 
 function parseServers(v: string): string[] {
-  const list = v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const list = listArg(v);
   if (list.length === 0) throw new InvalidArgumentError('give at least one server');
   for (const s of list)
     if (s !== IOC_SERVER && !findServer(s))
@@ -32,10 +30,7 @@ export const servesAll = (c: ClientSpec, tasks: readonly Task[]): boolean => tas
 /** The reference clients of a server workload: those of `--clients` (each must serve `tasks`), else REFERENCE_CLIENTS. */
 export function referenceClients(workload: string, list: string | undefined, tasks: readonly Task[]): string[] {
   if (list === undefined) return REFERENCE_CLIENTS;
-  const names = list
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const names = listArg(list);
   for (const n of names) {
     const c = findClient(n);
     if (!c) throw new UsageError(`no client "${n}"`);

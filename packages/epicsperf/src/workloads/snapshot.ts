@@ -4,7 +4,7 @@ import { Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { stealMeter } from '../procstat.js';
 import { DEFAULTS } from '../defaults.js';
-import { timeoutOption } from '../options.js';
+import { listArg, timeoutOption } from '../options.js';
 import { runSnapshot } from '../bench/snapshot.js';
 import { snapshotOutcome } from '../report/outcomes.js';
 import { figure, plural } from '../report/figures.js';
@@ -101,11 +101,7 @@ export const snapshot: BenchWorkload = {
     ),
   ],
   ask: (o: OptionValues, profile) => ({
-    snapshot: (value<string>(o, 'snapshots') ?? SNAPSHOT_DEFAULTS[profile].join(','))
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map(parseSnapshotWorkload),
+    snapshot: listArg(value<string>(o, 'snapshots') ?? SNAPSHOT_DEFAULTS[profile].join(',')).map(parseSnapshotWorkload),
   }),
   runOptions: (o) => ({ timeoutMs: value<number>(o, 'timeout') ?? DEFAULTS.timeoutMs }),
   steps: (w, ready, repeat) => repeat * w.snapshot.length * serving(ready, 'snapshot').length,
