@@ -15,8 +15,10 @@ const client = (path: string): string => fileURLToPath(new URL(`./packages/clien
 //   time and with no other test file. They run before the integration files: on a fresh machine
 //   the runners' first builds (`npm test` starts them at a lower priority) take the cores they
 //   leave idle, most of two, where after the integration files nothing else would.
-// browser, integration and measure have the global setup: the Python environment and the C
-// runner on libca (every file needs the IOC, and the C runner referees values); a file that runs
+// browser, integration and measure have the global setup, which starts building the Python
+// environment and the C runner on libca (every file needs the IOC, and the C runner referees
+// values) without holding up the unit files, and each of their files waits for the environment
+// (test/python-ready.ts); a file that runs
 // other runners builds them first as the CLI does (prepareClients), waiting for a build already
 // under way (`npm test` starts them all in the background: scripts/test.mjs).
 /** Files at once in the browser and integration tiers, on two cores: most of a file's time is spent waiting. */
@@ -28,6 +30,8 @@ const MEASURE = [
   'packages/epicsperf/test/integration/cli-bench-capture.test.ts',
 ];
 const PYTHON_AND_RUNNERS = ['test/global-setup.ts'];
+/** Before each file of the IOC tiers: the Python environment, waited for (the unit files run meanwhile). */
+const PYTHON_READY = ['test/python-ready.ts'];
 /**
  * The integration files that run every client's runner (or every putter, or every server), the
  * Rust ones included: their first build (`npm test` starts it in the background) is the longest,
@@ -107,6 +111,7 @@ export default defineConfig({
           name: 'browser',
           include: ['packages/*/test/browser/**/*.test.ts'],
           globalSetup: PYTHON_AND_RUNNERS,
+          setupFiles: PYTHON_READY,
           // Beside the integration files, in the same pool (a group shares its number of workers).
           maxWorkers: WORKERS,
           sequence: { groupOrder: 2 },
@@ -119,6 +124,7 @@ export default defineConfig({
           include: ['packages/*/test/integration/**/*.test.ts'],
           exclude: MEASURE,
           globalSetup: PYTHON_AND_RUNNERS,
+          setupFiles: PYTHON_READY,
           maxWorkers: WORKERS,
           // Tests marked concurrent (each client's runner checked on its own), two at a time in a
           // file: most of such a test is a runner starting and a timeout waited out. Three at once
@@ -133,6 +139,7 @@ export default defineConfig({
           name: 'measure',
           include: MEASURE,
           globalSetup: PYTHON_AND_RUNNERS,
+          setupFiles: PYTHON_READY,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },
