@@ -36,10 +36,10 @@ export interface CaptureBenchOptions {
   onSkip?: (n: number) => void;
 }
 
-export function scalar(pvs: number, rateHz: number): CaptureStep {
+function scalar(pvs: number, rateHz: number): CaptureStep {
   return { kind: 'scalar', pvs, elements: 1, rateHz, offeredUpdatesS: pvs * rateHz, offeredMBs: (pvs * rateHz * (8 + ROW_BYTES)) / 1e6 };
 }
-export function array(elements: number, rateHz: number): CaptureStep {
+function array(elements: number, rateHz: number): CaptureStep {
   return { kind: 'array', pvs: 1, elements, rateHz, offeredUpdatesS: rateHz, offeredMBs: (rateHz * (8 * elements + ROW_BYTES)) / 1e6 };
 }
 
@@ -58,11 +58,14 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
   array(2_000_000, 40),
 ];
 
-/** The steps of `--capture-steps` (`1000x10`: counters x Hz; `array:1000000x10`: elements x Hz), else CAPTURE_STEPS. */
+/** A step of `--capture-steps`: `1000x10` (counters x Hz), `array:1000000x10` (elements x Hz). */
+export const CAPTURE_STEP = /^(array:)?(\d+)x(\d+)$/;
+
+/** The steps of `--capture-steps` (checked against CAPTURE_STEP), else CAPTURE_STEPS. */
 export function captureSteps(asked: readonly string[] | undefined): readonly CaptureStep[] {
   if (!asked) return CAPTURE_STEPS;
   return asked.map((a) => {
-    const [, what, n, hz] = /^(array:)?(\d+)x(\d+)$/.exec(a)!;
+    const [, what, n, hz] = CAPTURE_STEP.exec(a)!;
     return what ? array(Number(n), Number(hz)) : scalar(Number(n), Number(hz));
   });
 }

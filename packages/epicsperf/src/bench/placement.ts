@@ -2,7 +2,6 @@
 // `--place client=host,ioc=host` puts things on them; what is not placed is spread: clients over
 // the agents in turn, the IOC here (serving every interface, so the agents' runners find it by
 // broadcast).
-import { listArg } from '../options.js';
 import { join } from 'node:path';
 import { epicsperfHome } from '../home.js';
 import { UsageError } from '../errors.js';
@@ -12,6 +11,7 @@ import { checkKeyName, ORCHESTRATOR_KEY, readKeyPair, readPublicKey } from '../h
 import type { Ioc, IocOptions, IocServer } from '../ioc/index.js';
 import type { HostRecord } from '../results/index.js';
 import { LocalHost } from '../hosts/local-host.js';
+import { listArg } from '../options.js';
 
 export interface HostSpec {
   name: string;

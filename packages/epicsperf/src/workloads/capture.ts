@@ -4,7 +4,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { intArg, listArg } from '../options.js';
 import { captureClients as capturing } from '../clients/index.js';
-import { captureSteps, runCaptureBench } from '../bench/capture.js';
+import { CAPTURE_STEP, captureSteps, runCaptureBench } from '../bench/capture.js';
 import type { CaptureClient } from '../capture/orchestrate.js';
 import { captureOutcome } from '../report/outcomes.js';
 import { plural, type ClientFigure } from '../report/figures.js';
@@ -33,7 +33,7 @@ function parseSteps(v: string): string[] {
   const steps = listArg(v);
   if (steps.length === 0) throw new InvalidArgumentError('give at least one step');
   for (const step of steps) {
-    const m = /^(array:)?(\d+)x(\d+)$/.exec(step);
+    const m = CAPTURE_STEP.exec(step);
     const max = m?.[1] ? 10_000_000 : 100_000;
     if (!m || Number(m[2]) < 1 || Number(m[2]) > max || Number(m[3]) < 1 || Number(m[3]) > 1000)
       throw new InvalidArgumentError(
@@ -62,15 +62,18 @@ export const capture: BenchWorkload = {
     ).argParser(parseSteps),
   ],
   clients: captureClients,
-  ask: (o, _profile, only) => ({
-    capture: {
-      // Alone, it runs the clients asked for; in `bench all`, those of them that capture.
-      clients: captureClients(only ? value<string>(o, 'clients') : undefined),
-      seconds: value<number>(o, 'captureSeconds') ?? CAPTURE_DEFAULTS.seconds,
-      flushMs: value<number>(o, 'captureFlushPeriod') ?? CAPTURE_DEFAULTS.flushMs,
-      ...(value<string[]>(o, 'captureSteps') && { steps: value<string[]>(o, 'captureSteps') }),
-    },
-  }),
+  ask: (o, _profile, only) => {
+    const steps = value<string[]>(o, 'captureSteps');
+    return {
+      capture: {
+        // Alone, it runs the clients asked for; in `bench all`, those of them that capture.
+        clients: captureClients(only ? value<string>(o, 'clients') : undefined),
+        seconds: value<number>(o, 'captureSeconds') ?? CAPTURE_DEFAULTS.seconds,
+        flushMs: value<number>(o, 'captureFlushPeriod') ?? CAPTURE_DEFAULTS.flushMs,
+        ...(steps && { steps }),
+      },
+    };
+  },
   // The deadline bounds each capture run (one client at one load step), start and close included.
   check: (o, asked) => {
     const deadline = value<number>(o, 'deadline');

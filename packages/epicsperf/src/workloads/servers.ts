@@ -1,11 +1,11 @@
 // What the server workloads (crossing, storm, headroom and load with --servers) share: the
 // `--servers` option and the reference clients that read the servers, one per protocol.
-import { listArg } from '../options.js';
 import { InvalidArgumentError, Option } from 'commander';
 import { IOC_SERVER } from '../bench/counting.js';
 import { type ClientSpec, findClient, type Task } from '../clients/index.js';
 import { UsageError } from '../errors.js';
 import { SERVER_NAMES, findServer } from '../servers/index.js';
+import { listArg } from '../options.js';
 
 /** The reference clients, one per protocol, unless --clients names others. */
 export const REFERENCE_CLIENTS = ['c-libca', 'c-pvxs'];
