@@ -1,0 +1,147 @@
+// Where the CPU of many monitors goes, CA against PV Access: this client monitors
+// PREFIX:CALC1..N of a running IOC in one Context (as pva-monitors.mjs does), waits for every
+// first update and then SETTLE seconds more (the updates QSRV queued while the monitors were being
+// set up come in first), and over a window of SECONDS reports: updates/s; the client's CPU per
+// update, split into its main thread (the library and the callbacks) and its other threads (V8's
+// garbage-collector helpers, libuv's pool); V8's young-generation and full collections in the
+// window (how many, and their pauses on the main thread); and the IOC process's CPU (% of a core)
+// over the same window. Each protocol runs in a fresh process, CA and PV Access in turn, ROUNDS
+// times; the last line is the ratio of the medians.
+//
+//   npx epicsperf ioc --records 100000 --rate 1 --array-elements 0 --write-env /tmp/ioc.env &
+//   node benchmarks/pva-monitor-cpu.mjs ENV_FILE IOC_PID [RECORDS] [SECONDS] [SETTLE] [ROUNDS]
+//
+// IOC_PID is the IOC's Python process (0: no IOC column). Defaults: 100000 records, a 20 s window,
+// 5 s of settling, 3 rounds.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { loadIocEnv } from './ioc-env.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const CONNECT_LIMIT_MS = 180_000;
+/** Clock ticks per second of /proc's CPU times. */
+const CLK_TCK = 100;
+
+/** CPU ticks (user + system) of one /proc stat line. */
+const ticksOf = (stat) => {
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]);
+};
+/** This process's threads' CPU ticks, by thread id. */
+const threadTicks = () =>
+  new Map(readdirSync('/proc/self/task').map((t) => [Number(t), ticksOf(readFileSync(`/proc/self/task/${t}/stat`, 'utf8'))]));
+const procTicks = (pid) => (pid > 0 ? ticksOf(readFileSync(`/proc/${pid}/stat`, 'utf8')) : 0);
+
+async function one(envFile, iocPid, records, seconds, settle, protocol) {
+  loadIocEnv(envFile);
+  const { Context } = await import(resolve(HERE, '../packages/client/dist/index.js'));
+  const prefix = process.env.EPICSPERF_PREFIX ?? 'TEST:';
+  const ctx = new Context({ protocol });
+  const seen = new Uint8Array(records);
+  let first = 0;
+  let updates = 0;
+  const all = new Promise((res) => {
+    for (let i = 0; i < records; i++)
+      ctx.monitor(`${prefix}CALC${i + 1}`, protocol === 'pva' ? { request: 'field(value,alarm,timeStamp)' } : {}, (e) => {
+        if (e.kind !== 'update') return;
+        updates++;
+        if (!seen[i] && ++first === records) res(true);
+        seen[i] = 1;
+      });
+  });
+  if (!(await Promise.race([all, new Promise((r) => setTimeout(() => r(false), CONNECT_LIMIT_MS))])))
+    throw new Error(`${first} of ${records} first updates within ${CONNECT_LIMIT_MS / 1000} s`);
+  await new Promise((r) => setTimeout(r, settle * 1000));
+  const gc = { young: [0, 0], full: [0, 0] };
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const k =
+        e.detail.kind === constants.NODE_PERFORMANCE_GC_MINOR
+          ? 'young'
+          : e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR
+            ? 'full'
+            : null;
+      if (k) {
+        gc[k][0]++;
+        gc[k][1] += e.duration;
+      }
+    }
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  const t0 = threadTicks();
+  const ioc0 = procTicks(iocPid);
+  const u0 = updates;
+  const w0 = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const s = (performance.now() - w0) / 1000;
+  const n = updates - u0;
+  const t1 = threadTicks();
+  const ioc1 = procTicks(iocPid);
+  await new Promise((r) => setImmediate(r)); // the observer's last entries
+  obs.disconnect();
+  let main = 0;
+  let other = 0;
+  for (const [tid, t] of t1) {
+    const d = t - (t0.get(tid) ?? 0);
+    if (tid === process.pid) main += d;
+    else other += d;
+  }
+  const usPer = (ticks) => (ticks / CLK_TCK / n) * 1e6;
+  console.log(
+    JSON.stringify({
+      updatesPerS: n / s,
+      mainUs: usPer(main),
+      otherUs: usPer(other),
+      young: gc.young,
+      full: gc.full,
+      iocPct: iocPid > 0 ? ((ioc1 - ioc0) / CLK_TCK / s) * 100 : null,
+    }),
+  );
+  process.exit(0);
+}
+
+function main(envFile, iocPid, records, seconds, settle, rounds) {
+  const self = fileURLToPath(import.meta.url);
+  console.log(
+    `${records.toLocaleString('en-US')} monitors in one Context; a ${seconds} s window from ${settle} s after the last first update, CA and PV Access in turn\n`,
+  );
+  console.log(
+    '| protocol | updates/s | CPU µs per update | main thread µs | other threads µs | young collections (pauses ms) | full collections (pauses ms) | IOC CPU % |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  const totals = { ca: [], pva: [] };
+  for (let r = 0; r < rounds; r++)
+    for (const protocol of ['ca', 'pva']) {
+      const args = [self, '--one', envFile, String(iocPid), String(records), String(seconds), String(settle), protocol];
+      const res = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+      if (res.status !== 0) {
+        console.log(`| ${protocol} | failed: ${res.stderr.trim().split('\n').pop()} | | | | | | |`);
+        continue;
+      }
+      const x = JSON.parse(res.stdout.trim().split('\n').pop());
+      totals[protocol].push(x.mainUs + x.otherUs);
+      const gcCell = ([count, ms]) => `${count} (${ms.toFixed(0)})`;
+      console.log(
+        `| ${protocol} | ${x.updatesPerS.toFixed(0)} | ${(x.mainUs + x.otherUs).toFixed(2)} | ${x.mainUs.toFixed(2)} | ${x.otherUs.toFixed(2)} | ${gcCell(x.young)} | ${gcCell(x.full)} | ${x.iocPct === null ? '-' : x.iocPct.toFixed(0)} |`,
+      );
+    }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  if (totals.ca.length && totals.pva.length)
+    console.log(`\nPV Access / CA, medians of the CPU per update: ${(med(totals.pva) / med(totals.ca)).toFixed(2)}`);
+}
+
+if (process.argv[2] === '--one') {
+  const [, , , envFile, iocPid, records, seconds, settle, protocol] = process.argv;
+  await one(envFile, Number(iocPid), Number(records), Number(seconds), Number(settle), protocol);
+} else {
+  const [envFile, pidArg, recordsArg = '100000', secondsArg = '20', settleArg = '5', roundsArg = '3'] = process.argv.slice(2);
+  const [iocPid, records, seconds, settle, rounds] = [pidArg, recordsArg, secondsArg, settleArg, roundsArg].map(Number);
+  if (!envFile || !(iocPid >= 0) || !(records > 0) || !(seconds > 0) || !(settle >= 0) || !(rounds >= 1)) {
+    console.error('usage: node benchmarks/pva-monitor-cpu.mjs ENV_FILE IOC_PID [RECORDS] [SECONDS] [SETTLE] [ROUNDS]');
+    process.exit(2);
+  }
+  main(envFile, iocPid, records, seconds, settle, rounds);
+}
