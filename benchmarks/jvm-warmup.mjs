@@ -12,41 +12,24 @@
 // (JVM start-up included) on one built-in IOC, one after another; it subscribes to every counter
 // and keeps every sample until the end (docs/runners.md), as in the monitor workload.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'packages', 'epicsperf', 'dist');
 const { LocalHost } = await import(join(dist, 'hosts', 'local-host.js'));
+const { threadCpuSeconds } = await import(join(dist, 'procstat.js'));
 
 const [clientList = 'java-corepva,java-caj', seconds = '30', records = '1000', rate = '10'] = process.argv.slice(2);
 const clients = clientList.split(',');
-const CLK_TCK = 100;
-
 /** CPU seconds per class of thread of a process: jit, gc, other. */
 function threadCpu(pid) {
+  const threads = threadCpuSeconds(pid);
+  if (!threads) return undefined;
   const out = { jit: 0, gc: 0, other: 0 };
-  let tasks;
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return undefined;
-  }
-  for (const tid of tasks) {
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended
-    }
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const s = (Number(f[11]) + Number(f[12])) / CLK_TCK; // utime + stime
-    // HotSpot's thread names: "C1 CompilerThre", "C2 CompilerThre"; "GC Thread#0", "G1 Main Marker",
-    // "G1 Conc#0", "G1 Refine#0", "G1 Service" (G1, the default collector on 2 cores and 2 GB).
-    const kind = /Compiler/.test(comm) ? 'jit' : /^(GC |G1 )/.test(comm) ? 'gc' : 'other';
-    out[kind] += s;
-  }
+  // HotSpot's thread names: "C1 CompilerThre", "C2 CompilerThre"; "GC Thread#0", "G1 Main Marker",
+  // "G1 Conc#0", "G1 Refine#0", "G1 Service" (G1, the default collector on 2 cores and 2 GB).
+  for (const { name, seconds } of threads.values())
+    out[/Compiler/.test(name) ? 'jit' : /^(GC |G1 )/.test(name) ? 'gc' : 'other'] += seconds;
   return out;
 }
 

@@ -15,7 +15,7 @@ ioc=$!
 trap 'kill $ioc 2>/dev/null; wait $ioc 2>/dev/null; rm -f "$env"' EXIT
 for _ in $(seq 120); do [ -s "$env" ] && break; sleep 0.5; done
 # the IOC's Python process, whose CPU the table shows
-py=$(pgrep -P "$ioc" | head -1)
+py=$(pgrep -P "$ioc" python | head -1)
 record pva-monitor-cpu node benchmarks/pva-monitor-cpu.mjs "$env" "${py:-0}" 100000 20 5 3
 kill $ioc; wait $ioc 2>/dev/null || true
 record pva-monitor-refs npx epicsperf bench monitor --clients node,node-pva,c-libca,c-pvxs --records 10000 --rate 10 --samples 20 \

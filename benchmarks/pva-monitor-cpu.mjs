@@ -14,7 +14,6 @@
 // IOC_PID is the IOC's Python process (0: no IOC column). Defaults: 100000 records, a 20 s window,
 // 5 s of settling, 3 rounds.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
@@ -22,18 +21,7 @@ import { loadIocEnv } from './ioc-env.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CONNECT_LIMIT_MS = 180_000;
-/** Clock ticks per second of /proc's CPU times. */
-const CLK_TCK = 100;
-
-/** CPU ticks (user + system) of one /proc stat line. */
-const ticksOf = (stat) => {
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
-};
-/** This process's threads' CPU ticks, by thread id. */
-const threadTicks = () =>
-  new Map(readdirSync('/proc/self/task').map((t) => [Number(t), ticksOf(readFileSync(`/proc/self/task/${t}/stat`, 'utf8'))]));
-const procTicks = (pid) => (pid > 0 ? ticksOf(readFileSync(`/proc/${pid}/stat`, 'utf8')) : 0);
+const { cpuSeconds, threadCpuSeconds } = await import(resolve(HERE, '../packages/epicsperf/dist/procstat.js'));
 
 async function one(envFile, iocPid, records, seconds, settle, protocol) {
   loadIocEnv(envFile);
@@ -71,25 +59,25 @@ async function one(envFile, iocPid, records, seconds, settle, protocol) {
     }
   });
   obs.observe({ entryTypes: ['gc'] });
-  const t0 = threadTicks();
-  const ioc0 = procTicks(iocPid);
+  const t0 = threadCpuSeconds(process.pid);
+  const ioc0 = iocPid > 0 ? cpuSeconds(iocPid) : 0;
   const u0 = updates;
   const w0 = performance.now();
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const s = (performance.now() - w0) / 1000;
   const n = updates - u0;
-  const t1 = threadTicks();
-  const ioc1 = procTicks(iocPid);
+  const t1 = threadCpuSeconds(process.pid);
+  const ioc1 = iocPid > 0 ? cpuSeconds(iocPid) : 0;
   await new Promise((r) => setImmediate(r)); // the observer's last entries
   obs.disconnect();
   let main = 0;
   let other = 0;
   for (const [tid, t] of t1) {
-    const d = t - (t0.get(tid) ?? 0);
+    const d = t.seconds - (t0.get(tid)?.seconds ?? 0);
     if (tid === process.pid) main += d;
     else other += d;
   }
-  const usPer = (ticks) => (ticks / CLK_TCK / n) * 1e6;
+  const usPer = (cpu) => (cpu / n) * 1e6;
   console.log(
     JSON.stringify({
       updatesPerS: n / s,
@@ -97,7 +85,7 @@ async function one(envFile, iocPid, records, seconds, settle, protocol) {
       otherUs: usPer(other),
       young: gc.young,
       full: gc.full,
-      iocPct: iocPid > 0 ? ((ioc1 - ioc0) / CLK_TCK / s) * 100 : null,
+      iocPct: iocPid > 0 ? ((ioc1 - ioc0) / s) * 100 : null,
     }),
   );
   process.exit(0);

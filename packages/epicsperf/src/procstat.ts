@@ -1,7 +1,7 @@
 // Measures a process from outside through /proc: CPU time of all its threads (and, optionally,
 // of its descendants), resident memory, and a once-a-second CPU sampler.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let clkTckValue: number | undefined;
 
@@ -25,8 +25,7 @@ export function cpuSeconds(pid: number, withChildren = false): number | undefine
   } catch {
     return undefined;
   }
-  // Fields after the command name, which is in parentheses and may contain spaces.
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const f = statFields(stat);
   // f[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
   let ticks = Number(f[11]) + Number(f[12]);
   if (withChildren) {
@@ -34,6 +33,38 @@ export function cpuSeconds(pid: number, withChildren = false): number | undefine
     for (const child of childPids(pid)) ticks += (cpuSeconds(child, true) ?? 0) * clkTck();
   }
   return ticks / clkTck();
+}
+
+/** The fields of a /proc stat line after the command name, which is in parentheses and may contain spaces. */
+const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
+/**
+ * CPU seconds (user + system) of each thread of a live process, by thread id, with the thread's
+ * name (its comm: V8's and the JVM's threads are named); undefined once it is gone. A thread
+ * that ends while it is read is left out.
+ */
+export function threadCpuSeconds(pid: number): Map<number, { name: string; seconds: number }> | undefined {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  const out = new Map<number, { name: string; seconds: number }>();
+  for (const tid of tids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const f = statFields(stat);
+    out.set(Number(tid), {
+      name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      seconds: (Number(f[11]) + Number(f[12])) / clkTck(),
+    });
+  }
+  return out;
 }
 
 /** Children of a process (those forked by its main thread, which is where Node and Python spawn). */
