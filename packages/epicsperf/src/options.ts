@@ -81,7 +81,7 @@ export const arrayRateOption = (defaultValue: number | 'max', allowZero: boolean
 export const serverOption = (): Option =>
   new Option(
     '--server <server>',
-    "the built-in IOC's server: softioc (EPICS base's RSRV and QSRV), node (this project's server, epics-client/server, the same PVs) or pvagw (softioc behind p4p's PV Access gateway: PVA clients only, the gateway's CPU as the server's)",
+    "the built-in IOC's server: softioc (EPICS base's RSRV and QSRV), node (this project's server, epics-client/server, the same PVs), or softioc behind a gateway, whose CPU is then the server's: pvagw (p4p's PV Access gateway) or pva-gateway-rs (epics-rs's), PVA clients only, or ca-gateway-rs (epics-rs's CA gateway), CA clients only",
   )
     .choices(IOC_SERVERS)
     .default('softioc');

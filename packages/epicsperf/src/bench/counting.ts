@@ -1,9 +1,11 @@
 // A server serving counters for the server workloads (headroom, load, the connect storm): a
 // server runner's app ticking them (docs/runners.md "Server runners"), or the built-in IOC's
 // records (`ioc`, direct; a gateway's row, behind it), with the counts and the ramp each offers.
-import { counterNames, startIoc } from '../ioc/index.js';
+import { counterNames, startIoc, type IocServer } from '../ioc/index.js';
 import type { Meter } from '../procstat.js';
-import { findServer, libraryVersion, startServer, type ServerProtocol, type ServerStats } from '../servers/index.js';
+import { isGateway } from '../ioc/gateway.js';
+import { libraryVersion } from '../pyenv/index.js';
+import { findServer, startServer, type ServerProtocol, type ServerStats } from '../servers/index.js';
 import { firstTick } from './headroom.js';
 
 /** The built-in IOC as a server of these workloads: softioc's calc records, counted by EPICS base's
@@ -32,16 +34,16 @@ const PREFIX = 'XP:';
 /** Start `server` serving `records` counters that count at `rateHz` (0: still). */
 export async function startCounting(server: string, python: string, records: number, rateHz: number): Promise<Counting> {
   // The built-in IOC's records, direct or behind the gateway (whose process is then the one measured).
-  if (server === IOC_SERVER || findServer(server)?.gatewayTo) {
+  if (server === IOC_SERVER || isGateway(server)) {
     const ioc = await startIoc({
       records,
       rate: rateHz,
       arrayElements: 0,
       python,
-      server: server === IOC_SERVER ? 'softioc' : 'pvagw',
+      server: server === IOC_SERVER ? 'softioc' : (server as IocServer),
     });
     if (rateHz > 0) await firstTick(ioc);
-    const version = await libraryVersion(python, server === IOC_SERVER ? 'softioc' : findServer(server)!.library);
+    const version = server === IOC_SERVER ? await libraryVersion(python, 'softioc') : ioc.gatewayVersion;
     return {
       ...(version !== undefined && { version }),
       env: ioc.env,

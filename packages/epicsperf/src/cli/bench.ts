@@ -14,6 +14,7 @@ import { exitOnSignals, parseClientList, placement, prepareClients, type HostOpt
 import { BenchProgress } from './progress.js';
 import { formatOption, hostsOption, intArg, keysOption, placeOption, serverOption } from '../options.js';
 import { UsageError } from '../errors.js';
+import { gatewayProtocol, isGateway } from '../ioc/gateway.js';
 
 interface Opts extends HostOpts {
   full?: boolean;
@@ -113,11 +114,13 @@ export function register(program: Command): void {
               families.some((w) => w.rowPerClient || (w.serves ? c.tasks.includes(w.serves) : w.clients?.()?.includes(c.name))),
             )
           : parseClientList(opts.clients, !only || only.rowPerClient || !only.serves ? 'all' : only.serves);
-    // A PV Access gateway serves PVA clients only.
-    const clients = opts.server === 'pvagw' ? chosen.filter((c) => c.protocol === 'PVA') : chosen;
+    // A gateway serves the clients of its protocol only.
+    const through = opts.server !== undefined && isGateway(opts.server) ? gatewayProtocol(opts.server) : undefined;
+    const clients = through ? chosen.filter((c) => c.protocol === through) : chosen;
     if (clients.length < chosen.length) {
-      if (clients.length === 0) throw new UsageError('--server pvagw is a PV Access gateway: give PVA clients');
-      process.stderr.write('epicsperf: --server pvagw is a PV Access gateway: the CA clients are left out\n');
+      const other = through === 'CA' ? 'PVA' : 'CA';
+      if (clients.length === 0) throw new UsageError(`--server ${opts.server} is a ${through} gateway: give ${through} clients`);
+      process.stderr.write(`epicsperf: --server ${opts.server} is a ${through} gateway: the ${other} clients are left out\n`);
     }
     if (workloads.headroom && (opts.repeat ?? 1) > 1)
       process.stderr.write(

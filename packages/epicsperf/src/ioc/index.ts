@@ -9,7 +9,7 @@ import { killOnExit } from '../children.js';
 import { ensurePythonEnv, pythonModule } from '../pyenv/index.js';
 import { freePort, freePortWithNeighbour, isTcpPortFree, isUdpPortFree } from './ports.js';
 import { probe } from './probe.js';
-import { startGateway } from './gateway.js';
+import { gatewayProtocol, isGateway, startGateway } from './gateway.js';
 import { DEFAULTS } from '../defaults.js';
 import { DEFAULT_REPEATER_PORT as CA_REPEATER_PORT, DEFAULT_SERVER_PORT as CA_PORT } from 'epics-client/ca';
 import { DEFAULT_BROADCAST_PORT as PVA_BROADCAST_PORT, DEFAULT_SERVER_PORT as PVA_PORT } from 'epics-client/pva';
@@ -70,8 +70,9 @@ export interface IocOptions {
   /**
    * The server that serves the IOC's PVs: 'softioc' (default), EPICS base's RSRV and QSRV,
    * 'node', this project's server (epics-client/server) in a Node process of its own, serving the
-   * same PVs with the same behaviour, or 'pvagw', softioc behind p4p's PV Access gateway (on
-   * loopback): `env`'s PVA variables reach the gateway, and `meter` reads the gateway's process.
+   * same PVs with the same behaviour, or a gateway in front of softioc on loopback ('pvagw', p4p's
+   * PV Access gateway; 'pva-gateway-rs' and 'ca-gateway-rs', epics-rs's): `env`'s variables of
+   * the gateway's protocol reach the gateway, and `meter` reads the gateway's process.
    */
   server?: IocServer;
 }
@@ -84,6 +85,8 @@ export interface Ioc {
   readonly prefix: string;
   /** The server it runs on. */
   readonly server: IocServer;
+  /** Behind a gateway: the gateway's library version. */
+  readonly gatewayVersion?: string;
   /** The IOC's process id on the host it runs on. */
   readonly pid: number;
   /** Reads the IOC's process from outside, on its host. */
@@ -153,8 +156,8 @@ function validate(o: IocOptions): void {
     throw new IocError(`arrayType must be one of ${ARRAY_TYPES.join(', ')}, got ${String(o.arrayType)}`);
   if (o.server !== undefined && !IOC_SERVERS.includes(o.server))
     throw new IocError(`server must be one of ${IOC_SERVERS.join(', ')}, got ${String(o.server)}`);
-  if (o.server === 'pvagw' && o.listen !== undefined && !o.listen.startsWith('127.'))
-    throw new IocError('the pvagw server runs on loopback only (it cannot serve other hosts here)');
+  if (o.server !== undefined && isGateway(o.server) && o.listen !== undefined && !o.listen.startsWith('127.'))
+    throw new IocError(`the ${o.server} server runs on loopback only (it cannot serve other hosts here)`);
   if (o.prefix !== undefined && !/^[A-Za-z0-9_:.-]*$/.test(o.prefix))
     throw new IocError(`prefix may hold letters, digits and _ : . - only, got "${o.prefix}"`);
 }
@@ -302,15 +305,17 @@ async function launch(command: string, o: IocOptions): Promise<Ioc> {
     log.info({ caPort, pvaPort, pid: child.pid }, 'IOC ready');
     const stats = new StatsChannel(child);
     // Behind the gateway: its PVA ports and its process are the server the clients see.
-    const gateway = server === 'pvagw' ? await startGateway(command, env, `${prefix}KIND:LONG`) : undefined;
+    const gateway = isGateway(server) ? await startGateway(server, command, env, `${prefix}KIND:LONG`) : undefined;
+    const through = gateway && gatewayProtocol(server);
     return {
       stats: () => stats.ask(),
       resetPuts: () => stats.ask(5000, 'reset-puts'),
       env: { ...env, ...gateway?.env },
-      caPort,
-      pvaPort: gateway ? Number(gateway.env.EPICS_PVA_SERVER_PORT) : pvaPort,
+      caPort: through === 'CA' ? gateway!.port : caPort,
+      pvaPort: through === 'PVA' ? gateway!.port : pvaPort,
       prefix,
       server,
+      ...(gateway?.version !== undefined && { gatewayVersion: gateway.version }),
       pid: gateway?.pid ?? child.pid!,
       meter: gateway?.meter ?? processMeter(child.pid!),
       exited,

@@ -1,6 +1,6 @@
 // The managed Python environment: a virtual environment that epicsperf creates once and
 // reuses, pinned by python/requirements.txt, or an existing interpreter named by EPICSPERF_PYTHON.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
@@ -185,4 +185,13 @@ export async function ensurePythonEnv(opts: EnsureOptions = {}): Promise<string>
   } finally {
     release();
   }
+}
+
+/** A Python distribution's version, undefined when it cannot be read. */
+export function libraryVersion(python: string, distribution: string): Promise<string | undefined> {
+  return new Promise((resolve) =>
+    execFile(python, ['-c', `import importlib.metadata as m; print(m.version(${JSON.stringify(distribution)}))`], (err, out) =>
+      resolve(err ? undefined : out.trim()),
+    ),
+  );
 }

@@ -25,7 +25,7 @@ export const BENCH_FORMAT = 'epicsperf/bench@2';
 export const ARRAY_TYPES = ['double', 'float', 'int64', 'int32', 'int16', 'int8'] as const;
 export type ArrayType = (typeof ARRAY_TYPES)[number];
 /** The servers the built-in IOC runs on: EPICS base's (RSRV and QSRV, through softioc) or this project's. */
-export const IOC_SERVERS = ['softioc', 'node', 'pvagw'] as const;
+export const IOC_SERVERS = ['softioc', 'node', 'pvagw', 'ca-gateway-rs', 'pva-gateway-rs'] as const;
 export type IocServer = (typeof IOC_SERVERS)[number];
 
 /** The array-put workload: arrays of `elements` put `samples` times per run to PREFIX:ARRAY:PUT. */

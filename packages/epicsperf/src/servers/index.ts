@@ -2,7 +2,6 @@
 // Java and Rust ones built on first use, the last two with their language's client runners), free
 // ports on loopback, the environment its clients need, posts on command and the post times
 // shipped back; a gateway's row starts the server behind it first.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { startGateway } from '../ioc/gateway.js';
 import { PACKAGE_ROOT } from '../home.js';
@@ -174,11 +173,11 @@ export async function startServer(name: string, python: string, payloads: Served
 async function behindGateway(spec: ServerSpec, upstream: string, python: string, payloads: ServedPayloads): Promise<RunningServer> {
   const app = await startServer(upstream, python, payloads);
   try {
-    const gateway = await startGateway(python, app.clientEnv, `${payloads.prefix}CROSS:DOUBLE`);
+    const gateway = await startGateway(spec.name, python, app.clientEnv, `${payloads.prefix}CROSS:DOUBLE`);
     return {
       ...app,
       spec,
-      version: await libraryVersion(python, spec.library),
+      version: gateway.version,
       clientEnv: { ...app.clientEnv, ...gateway.env },
       meter: gateway.meter,
       stop: async () => {
@@ -190,13 +189,4 @@ async function behindGateway(spec: ServerSpec, upstream: string, python: string,
     await app.stop();
     throw e;
   }
-}
-
-/** A Python distribution's version, undefined when it cannot be read. */
-export function libraryVersion(python: string, distribution: string): Promise<string | undefined> {
-  return new Promise((resolve) =>
-    execFile(python, ['-c', `import importlib.metadata as m; print(m.version(${JSON.stringify(distribution)}))`], (err, out) =>
-      resolve(err ? undefined : out.trim()),
-    ),
-  );
 }

@@ -78,6 +78,24 @@ export const SERVERS: readonly ServerSpec[] = [
     description:
       "p4p's PV Access gateway (pvagw) in front of softioc's app (crossing) or the built-in IOC (headroom): what a gateway adds, its CPU as the server's",
   },
+  {
+    name: 'ca-gateway-rs',
+    runtime: 'rust',
+    protocols: ['CA'],
+    library: 'epics-bridge-rs',
+    gatewayTo: 'softioc',
+    description:
+      "epics-rs's CA gateway (ca-gateway-rs, a port of EPICS ca-gateway; crates.io's epics-bridge-rs, installed on first use) in front of softioc's app (crossing) or the built-in IOC (headroom)",
+  },
+  {
+    name: 'pva-gateway-rs',
+    runtime: 'rust',
+    protocols: ['PVA'],
+    library: 'epics-bridge-rs',
+    gatewayTo: 'softioc',
+    description:
+      "epics-rs's PV Access gateway (pva-gateway-rs, after pva2pva; crates.io's epics-bridge-rs, installed on first use) in front of softioc's app (crossing) or the built-in IOC (headroom)",
+  },
 ];
 
 export const SERVER_NAMES = SERVERS.map((s) => s.name);

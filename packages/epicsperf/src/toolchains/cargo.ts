@@ -70,13 +70,14 @@ const crateOf = (line: string): string | undefined => /^\s*(?:Compiling )?(\S+ v
  * cargo's lines as progress: a crate fetched or compiled, with the count of those compiled of
  * those this build compiles, which `cargo tree` (started here, about a second) tells.
  */
-function cargoProgress(command: string, env: Record<string, string>): (line: string) => string | undefined {
+function cargoProgress(command: string, env: Record<string, string>, manifest?: string): (line: string) => string | undefined {
   let total: number | undefined;
-  const tree = ['tree', '--locked', '--edges', 'normal,build', '--prefix', 'none', '--format', '{p}', '--manifest-path', MANIFEST];
-  void capture(command, tree, { cwd: SOURCES, env }).then((r) => {
-    const crates = new Set(r.stdout.split('\n').map(crateOf).filter(Boolean));
-    if (r.code === 0 && crates.size > 0) total = crates.size;
-  });
+  const tree = ['tree', '--locked', '--edges', 'normal,build', '--prefix', 'none', '--format', '{p}', '--manifest-path', manifest ?? ''];
+  if (manifest)
+    void capture(command, tree, { cwd: SOURCES, env }).then((r) => {
+      const crates = new Set(r.stdout.split('\n').map(crateOf).filter(Boolean));
+      if (r.code === 0 && crates.size > 0) total = crates.size;
+    });
   const compiled = new Set<string>();
   return (line) => {
     const m = /^\s*(Compiling|Downloaded) (\S+) v(\S+)/.exec(line);
@@ -111,24 +112,15 @@ const rustBinaries = (): string[] =>
  */
 export async function buildRustRunners(): Promise<{ path: string } | { error: string }> {
   const binaries = rustBinaries();
-  const c = cargo();
-  // rustup installs the toolchain here when it is missing (a minute or two): say so meanwhile.
-  const w = watch('checking the Rust toolchain');
-  const version = await toolVersion(c, ['-V'], SOURCES, (line) => {
-    const p = rustupProgress(line);
-    if (p) w.progress(`Rust toolchain: ${p}`);
-  });
-  w.stop();
+  const { c, version, env } = await cargoTool();
   const target = join(epicsperfHome(), 'rust', 'target');
   const profile = rustProfile();
-  // rustup's cargo finds its rustc through PATH.
-  const env = { PATH: [dirname(c), process.env.PATH ?? ''].join(delimiter) };
   return buildIfChanged({
     what: 'the Rust runners',
     path: rustRunnersDir(),
     folder: true,
     inputs: listFiles(SOURCES, ['target']),
-    key: { cargo: version.version ?? version.error, binaries, profile },
+    key: { cargo: version, binaries, profile },
     takes: `${takesHere(280, true)}, more when cargo fetches the crates`,
     steps: () => [
       {
@@ -137,7 +129,7 @@ export async function buildRustRunners(): Promise<{ path: string } | { error: st
         args: ['build', '--profile', profile, '--locked', '--manifest-path', MANIFEST, '--target-dir', target],
         cwd: SOURCES,
         env,
-        progress: cargoProgress(c, env),
+        progress: cargoProgress(c, env, MANIFEST),
         // Its other lines of progress: what it fetches, what it waits for, when it is done.
         chatter: /^\s*(Updating|Downloading|Locking|Blocking|Finished|Fresh)\b|^info: /,
       },
@@ -152,6 +144,86 @@ export async function buildRustRunners(): Promise<{ path: string } | { error: st
       return undefined;
     },
   });
+}
+
+/**
+ * cargo, its version (rustup installs the toolchain rust/rust-toolchain.toml names when it is
+ * missing, a minute or two: said meanwhile) and the environment it runs in (rustup's cargo finds
+ * its rustc through PATH).
+ */
+async function cargoTool(): Promise<{ c: string; version: string; env: Record<string, string> }> {
+  const c = cargo();
+  const w = watch('checking the Rust toolchain');
+  const version = await toolVersion(c, ['-V'], SOURCES, (line) => {
+    const p = rustupProgress(line);
+    if (p) w.progress(`Rust toolchain: ${p}`);
+  });
+  w.stop();
+  return { c, version: version.version ?? version.error ?? '', env: { PATH: [dirname(c), process.env.PATH ?? ''].join(delimiter) } };
+}
+
+/**
+ * The gateways installed from crates.io (the servers `ca-gateway-rs` and `pva-gateway-rs`):
+ * epics-rs's, in the crate epics-bridge-rs of the release the runners' epics-rs crates are of,
+ * built from its own lock file with the features of the two gateways' binaries, as a site
+ * installs it (`cargo install`).
+ */
+export const RUST_GATEWAYS = { crate: 'epics-bridge-rs', version: '0.33.0', features: ['ca-gateway-bin', 'pva-gateway-bin'] } as const;
+
+/** Where the installed gateways of `rustProfile()` live (`<dir>/bin/ca-gateway-rs`; it may not exist yet). */
+export function rustGatewaysDir(): string {
+  const profile = rustProfile();
+  return join(epicsperfHome(), 'rust', profile === 'release' ? 'gateways' : `gateways-${profile}`);
+}
+
+/**
+ * Install the gateways of RUST_GATEWAYS into `rustGatewaysDir()` unless they are there: `cargo
+ * install --locked`, in release mode, or for any other profile unoptimised without debug info
+ * (the test suite's, which checks what they do, not how fast). Resolves to the folder or a
+ * one-line reason.
+ */
+export async function buildRustGateways(): Promise<{ path: string } | { error: string }> {
+  const { c, version, env } = await cargoTool();
+  const { crate, features } = RUST_GATEWAYS;
+  const release = rustProfile() === 'release';
+  const buildEnv = release ? env : { ...env, CARGO_PROFILE_DEV_DEBUG: '0' };
+  return buildIfChanged({
+    what: `the Rust gateways (${crate})`,
+    path: rustGatewaysDir(),
+    folder: true,
+    inputs: [join(SOURCES, 'rust-toolchain.toml')],
+    key: { cargo: version, ...RUST_GATEWAYS, release },
+    takes: `${takesHere(release ? 300 : 130, true)}, more when cargo fetches the crates`,
+    steps: (out) => [
+      {
+        tool: 'cargo',
+        command: c,
+        args: [
+          'install',
+          `${crate}@${RUST_GATEWAYS.version}`,
+          '--locked',
+          '--no-default-features',
+          '--features',
+          features.join(','),
+          ...(release ? [] : ['--debug']),
+          '--root',
+          out,
+          '--target-dir',
+          join(epicsperfHome(), 'rust', 'gateways-target'),
+        ],
+        cwd: SOURCES,
+        env: buildEnv,
+        progress: cargoProgress(c, buildEnv),
+        chatter:
+          /^\s*(Updating|Downloading|Downloaded|Locking|Blocking|Finished|Fresh|Installing|Installed|Replacing|Replaced)\b|^info: |^warning: be sure to add/,
+      },
+    ],
+  });
+}
+
+/** The command line of an installed Rust gateway (`ca-gateway-rs`). */
+export function rustGatewayCommand(binary: string): string {
+  return join(rustGatewaysDir(), 'bin', binary);
 }
 
 /** Why the Rust runners are not built, or undefined when they are. */

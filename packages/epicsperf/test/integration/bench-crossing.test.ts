@@ -1,13 +1,22 @@
 // The crossing workload end to end (`bench crossing`): every server runner (this project's Node
 // server, pythonSoftIOC, pvxs's SharedPV in C++, p4p, caproto, core-pva, epics-rs, and softioc
-// behind p4p's gateway) posts a double and small arrays to the reference clients (c-libca over
-// CA, c-pvxs over PVA) on each protocol it serves; every post arrives once (or merged into a later
-// one on a loaded host), in order, intact, and its crossing time is measured; a put goes through
-// each app's put handler and back (the round trip); the JSON fits the schema.
+// behind the gateways: p4p's pvagw, epics-rs's CA and PVA gateways) posts a double and small
+// arrays to the reference clients (c-libca over CA, c-pvxs over PVA) on each protocol it serves;
+// every post arrives once (or merged into a later one on a loaded host), in order, intact, and
+// its crossing time is measured; a put goes through each app's put handler and back (the round
+// trip); the JSON fits the schema.
 import { describe, expect, it } from 'vitest';
 import { runCli } from 'epicsperf-testkit/cli';
 import { SERVERS } from '../../src/servers/index.js';
 import { benchJson } from '../helpers/schema.js';
+
+/**
+ * ca-gateway-rs (epics-bridge-rs 0.33.0) gives a channel the element count of the value it holds
+ * when the client connects, not the upstream channel's, as C ca-gateway does: the round trip's PV
+ * then holds one element, and libca refuses the put of 100. Its row says so; its crossing is
+ * checked as every other server's.
+ */
+const CA_GATEWAY_COUNT = /^round trip: XP:LATENCY:DOUBLE: put of 100 elements: Invalid element count requested$/;
 
 describe('bench crossing', () => {
   it('every server, every protocol it serves: each post received once (or merged into a later one), in order, intact, with its crossing time', async () => {
@@ -34,7 +43,8 @@ describe('bench crossing', () => {
     expect(runs.map((x) => `${x.server}/${x.protocol}`).sort()).toEqual(expected.sort());
     for (const run of runs) {
       const what = `${run.server} over ${run.protocol}`;
-      expect(run.error, what).toBeUndefined();
+      if (run.server === 'ca-gateway-rs') expect(run.error, what).toMatch(CA_GATEWAY_COUNT);
+      else expect(run.error, what).toBeUndefined();
       expect(run.client, what).toBe(run.protocol === 'CA' ? 'c-libca' : 'c-pvxs');
       expect(run.version, what).toBeTruthy();
       expect(
@@ -52,7 +62,7 @@ describe('bench crossing', () => {
       }
     }
     // The round trip through each app's put handler: every round of every size.
-    for (const run of runs) {
+    for (const run of runs.filter((x) => x.server !== 'ca-gateway-rs')) {
       expect(
         run.roundTrip?.map((p) => [p.elements, p.updates, p.ok]),
         `${run.server} over ${run.protocol}`,
