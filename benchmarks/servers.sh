@@ -10,8 +10,8 @@
 # - the servers' headroom: the headroom ramp's counters posted by each app, to one and to four
 #   reference clients at once;
 # - the connect storm: 100,000 channels of a fresh server, asked for at once by one client;
-# - the servers' load: the load ramp's runners of the reference client against each server;
-# - the gateway in the monitor workload: the PVA clients through pvagw, and direct to QSRV.
+# - the servers' load: the load ramp's runners of the reference client against each server.
+# The gateways compared on each workload, with the monitor workload through them: gateways.sh.
 # BEFORE="CHECKOUT ..." (other checkouts of this project, each after its `npm ci`) adds the post's
 # cost in their libraries beside this one's, each in fresh processes in turn: an A/B in one session.
 set -euo pipefail
@@ -27,5 +27,3 @@ if [ ${#before[@]} -gt 0 ]; then record server-post-ab node benchmarks/server-po
 record servers-headroom npx epicsperf bench headroom --servers "$all,ioc" --format markdown --out "$out/servers-headroom.json"
 record servers-storm npx epicsperf bench storm --servers "$all,ioc" --format markdown --out "$out/servers-storm.json"
 record servers-load npx epicsperf bench load --servers "$all,ioc" --format markdown --out "$out/servers-load.json"
-record gateway-monitor npx epicsperf bench monitor --full --repeat 1 --server pvagw --clients c-pvxs,node-pva,p4p --format markdown --out "$out/gateway-monitor.json"
-record gateway-monitor-direct npx epicsperf bench monitor --full --repeat 1 --server softioc --clients c-pvxs,node-pva,p4p --format markdown --out "$out/gateway-monitor-direct.json"

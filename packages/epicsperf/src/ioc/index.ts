@@ -304,7 +304,7 @@ async function launch(command: string, o: IocOptions): Promise<Ioc> {
     if (portClash) throw new PortRaceError(`the IOC could not bind port ${caPort}`);
     log.info({ caPort, pvaPort, pid: child.pid }, 'IOC ready');
     const stats = new StatsChannel(child);
-    // Behind the gateway: its PVA ports and its process are the server the clients see.
+    // Behind a gateway: its ports (of its protocol) and its process are the server the clients see.
     const gateway = isGateway(server) ? await startGateway(server, command, env, `${prefix}KIND:LONG`) : undefined;
     const through = gateway && gatewayProtocol(server);
     return {

@@ -178,22 +178,22 @@ export function rustGatewaysDir(): string {
 
 /**
  * Install the gateways of RUST_GATEWAYS into `rustGatewaysDir()` unless they are there: `cargo
- * install --locked`, in release mode, or for any other profile unoptimised without debug info
- * (the test suite's, which checks what they do, not how fast). Resolves to the folder or a
- * one-line reason.
+ * install --locked`, in release mode, or for any other profile unoptimised, without debug
+ * information or incremental compilation (the test suite's, which checks what they do, not how
+ * fast). Resolves to the folder or a one-line reason.
  */
 export async function buildRustGateways(): Promise<{ path: string } | { error: string }> {
   const { c, version, env } = await cargoTool();
   const { crate, features } = RUST_GATEWAYS;
   const release = rustProfile() === 'release';
-  const buildEnv = release ? env : { ...env, CARGO_PROFILE_DEV_DEBUG: '0' };
+  const buildEnv = release ? env : { ...env, CARGO_PROFILE_DEV_DEBUG: '0', CARGO_INCREMENTAL: '0' };
   return buildIfChanged({
     what: `the Rust gateways (${crate})`,
     path: rustGatewaysDir(),
     folder: true,
     inputs: [join(SOURCES, 'rust-toolchain.toml')],
     key: { cargo: version, ...RUST_GATEWAYS, release },
-    takes: `${takesHere(release ? 300 : 130, true)}, more when cargo fetches the crates`,
+    takes: `${takesHere(release ? 370 : 140, true)}, more when cargo fetches the crates`,
     steps: (out) => [
       {
         tool: 'cargo',
