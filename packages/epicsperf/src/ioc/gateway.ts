@@ -20,16 +20,17 @@ import { killOnExit } from '../children.js';
 import { IocError } from '../errors.js';
 import { processMeter, type Meter } from '../procstat.js';
 import { libraryVersion } from '../pyenv/index.js';
-import { findServer, type ServerProtocol } from '../servers/registry.js';
 import { buildRustGateways, RUST_GATEWAYS, rustGatewayCommand, rustProfile } from '../toolchains/cargo.js';
 import { freePort } from './ports.js';
 import { probe } from './probe.js';
 
-/** Whether `name` is a gateway (a server declared in front of another, servers/registry.ts). */
-export const isGateway = (name: string): boolean => findServer(name)?.gatewayTo !== undefined;
+/** The gateways, each with the protocol it serves (each also a server row, servers/registry.ts). */
+export const GATEWAYS: Readonly<Record<string, 'CA' | 'PVA'>> = { pvagw: 'PVA', 'pva-gateway-rs': 'PVA', 'ca-gateway-rs': 'CA' };
+
+export const isGateway = (name: string): boolean => Object.hasOwn(GATEWAYS, name);
 
 /** The protocol the gateway `name` serves. */
-export const gatewayProtocol = (name: string): ServerProtocol => findServer(name)!.protocols[0]!;
+export const gatewayProtocol = (name: string): 'CA' | 'PVA' => GATEWAYS[name]!;
 
 export interface Gateway {
   /** The variables a client of its protocol needs to reach the gateway (loopback lists, its ports). */

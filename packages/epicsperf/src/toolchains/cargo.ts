@@ -68,13 +68,17 @@ const crateOf = (line: string): string | undefined => /^\s*(?:Compiling )?(\S+ v
 
 /**
  * cargo's lines as progress: a crate fetched or compiled, with the count of those compiled of
- * those this build compiles, which `cargo tree` (started here, about a second) tells.
+ * those the build of `manifest` compiles, which `cargo tree` (started here, about a second)
+ * tells (without one, the count alone).
  */
 function cargoProgress(command: string, env: Record<string, string>, manifest?: string): (line: string) => string | undefined {
   let total: number | undefined;
-  const tree = ['tree', '--locked', '--edges', 'normal,build', '--prefix', 'none', '--format', '{p}', '--manifest-path', manifest ?? ''];
   if (manifest)
-    void capture(command, tree, { cwd: SOURCES, env }).then((r) => {
+    void capture(
+      command,
+      ['tree', '--locked', '--edges', 'normal,build', '--prefix', 'none', '--format', '{p}', '--manifest-path', manifest],
+      { cwd: SOURCES, env },
+    ).then((r) => {
       const crates = new Set(r.stdout.split('\n').map(crateOf).filter(Boolean));
       if (r.code === 0 && crates.size > 0) total = crates.size;
     });
@@ -178,15 +182,15 @@ export function rustGatewaysDir(): string {
 
 /**
  * Install the gateways of RUST_GATEWAYS into `rustGatewaysDir()` unless they are there: `cargo
- * install --locked`, in release mode, or for any other profile unoptimised, without debug
- * information or incremental compilation (the test suite's, which checks what they do, not how
- * fast). Resolves to the folder or a one-line reason.
+ * install --locked`, in release mode, or for any other profile unoptimised and without debug
+ * information (the test suite's, which checks what they do, not how fast). Resolves to the
+ * folder or a one-line reason.
  */
 export async function buildRustGateways(): Promise<{ path: string } | { error: string }> {
   const { c, version, env } = await cargoTool();
   const { crate, features } = RUST_GATEWAYS;
   const release = rustProfile() === 'release';
-  const buildEnv = release ? env : { ...env, CARGO_PROFILE_DEV_DEBUG: '0', CARGO_INCREMENTAL: '0' };
+  const buildEnv = release ? env : { ...env, CARGO_PROFILE_DEV_DEBUG: '0' };
   return buildIfChanged({
     what: `the Rust gateways (${crate})`,
     path: rustGatewaysDir(),
@@ -221,7 +225,7 @@ export async function buildRustGateways(): Promise<{ path: string } | { error: s
   });
 }
 
-/** The command line of an installed Rust gateway (`ca-gateway-rs`). */
+/** The program of an installed Rust gateway (`ca-gateway-rs`). */
 export function rustGatewayCommand(binary: string): string {
   return join(rustGatewaysDir(), 'bin', binary);
 }
