@@ -8,10 +8,12 @@
 //
 // Defaults: 0,16 MB, 1500 bursts, this checkout's packages/client/dist. Each DIST (a dist
 // directory of a build of the library) is run in a fresh process, in turn, three times; prints
-// the median ns per update of each build at each MB.
+// the median ns per update of each build at each MB. MONITORS and ROUNDS in the environment change
+// the monitors (2,000; 100,000 as at scale, where the caches no longer hold them) and the
+// processes of each build (3).
 import { updatePathMain } from './update-path-ab.mjs';
 
-const MONITORS = 2000;
+const MONITORS = Number(process.env.MONITORS) || 2000;
 const UPDATE_BYTES = 40;
 
 async function one(dist, mb, bursts) {

@@ -5,14 +5,15 @@
 // update, split into its main thread (the library and the callbacks) and its other threads (V8's
 // garbage-collector helpers, libuv's pool); V8's young-generation and full collections in the
 // window (how many, and their pauses on the main thread); and the IOC process's CPU (% of a core)
-// over the same window. Each protocol runs in a fresh process, CA and PV Access in turn, ROUNDS
-// times; the last line is the ratio of the medians.
+// over the same window. Each protocol runs in a fresh process, CA and then PV Access with each
+// build in turn, ROUNDS times; the last line is the ratio of the medians (the last build's).
 //
 //   npx epicsperf ioc --records 100000 --rate 1 --array-elements 0 --write-env /tmp/ioc.env &
-//   node benchmarks/pva-monitor-cpu.mjs ENV_FILE IOC_PID [RECORDS] [SECONDS] [SETTLE] [ROUNDS]
+//   node benchmarks/pva-monitor-cpu.mjs ENV_FILE IOC_PID [RECORDS] [SECONDS] [SETTLE] [ROUNDS] [LABEL=DIST ...]
 //
 // IOC_PID is the IOC's Python process (0: no IOC column). Defaults: 100000 records, a 20 s window,
-// 5 s of settling, 3 rounds.
+// 5 s of settling, 3 rounds, and one build: after=packages/client/dist. Each LABEL=DIST is a build
+// of the library (a dist directory), its label the row's build; CA runs with the last one.
 import { spawnSync } from 'node:child_process';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -23,9 +24,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const CONNECT_LIMIT_MS = 180_000;
 const { cpuSeconds, threadCpuSeconds } = await import(resolve(HERE, '../packages/epicsperf/dist/procstat.js'));
 
-async function one(envFile, iocPid, records, seconds, settle, protocol) {
+async function one(envFile, iocPid, records, seconds, settle, protocol, dist) {
   loadIocEnv(envFile);
-  const { Context } = await import(resolve(HERE, '../packages/client/dist/index.js'));
+  const { Context } = await import(resolve(dist, 'index.js'));
   const prefix = process.env.EPICSPERF_PREFIX ?? 'TEST:';
   const ctx = new Context({ protocol });
   const seen = new Uint8Array(records);
@@ -91,45 +92,55 @@ async function one(envFile, iocPid, records, seconds, settle, protocol) {
   process.exit(0);
 }
 
-function main(envFile, iocPid, records, seconds, settle, rounds) {
+function main(envFile, iocPid, records, seconds, settle, rounds, builds) {
   const self = fileURLToPath(import.meta.url);
   console.log(
     `${records.toLocaleString('en-US')} monitors in one Context; a ${seconds} s window from ${settle} s after the last first update, CA and PV Access in turn\n`,
   );
   console.log(
-    '| protocol | updates/s | CPU µs per update | main thread µs | other threads µs | young collections (pauses ms) | full collections (pauses ms) | IOC CPU % |',
+    '| protocol | build | updates/s | CPU µs per update | main thread µs | other threads µs | young collections (pauses ms) | full collections (pauses ms) | IOC CPU % |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-  const totals = { ca: [], pva: [] };
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+  const last = builds[builds.length - 1];
+  const runs = [['ca', last], ...builds.map((b) => ['pva', b])];
+  const totals = new Map(runs.map(([p, b]) => [`${p} ${b.label}`, []]));
   for (let r = 0; r < rounds; r++)
-    for (const protocol of ['ca', 'pva']) {
-      const args = [self, '--one', envFile, String(iocPid), String(records), String(seconds), String(settle), protocol];
+    for (const [protocol, build] of runs) {
+      const args = [self, '--one', envFile, String(iocPid), String(records), String(seconds), String(settle), protocol, build.dist];
       const res = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
       if (res.status !== 0) {
-        console.log(`| ${protocol} | failed: ${res.stderr.trim().split('\n').pop()} | | | | | | |`);
+        console.log(`| ${protocol} | ${build.label} | failed: ${res.stderr.trim().split('\n').pop()} | | | | | | |`);
         continue;
       }
       const x = JSON.parse(res.stdout.trim().split('\n').pop());
-      totals[protocol].push(x.mainUs + x.otherUs);
+      totals.get(`${protocol} ${build.label}`).push(x.mainUs + x.otherUs);
       const gcCell = ([count, ms]) => `${count} (${ms.toFixed(0)})`;
       console.log(
-        `| ${protocol} | ${x.updatesPerS.toFixed(0)} | ${(x.mainUs + x.otherUs).toFixed(2)} | ${x.mainUs.toFixed(2)} | ${x.otherUs.toFixed(2)} | ${gcCell(x.young)} | ${gcCell(x.full)} | ${x.iocPct === null ? '-' : x.iocPct.toFixed(0)} |`,
+        `| ${protocol} | ${build.label} | ${x.updatesPerS.toFixed(0)} | ${(x.mainUs + x.otherUs).toFixed(2)} | ${x.mainUs.toFixed(2)} | ${x.otherUs.toFixed(2)} | ${gcCell(x.young)} | ${gcCell(x.full)} | ${x.iocPct === null ? '-' : x.iocPct.toFixed(0)} |`,
       );
     }
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  if (totals.ca.length && totals.pva.length)
-    console.log(`\nPV Access / CA, medians of the CPU per update: ${(med(totals.pva) / med(totals.ca)).toFixed(2)}`);
+  const ca = totals.get(`ca ${last.label}`);
+  for (const b of builds) {
+    const pva = totals.get(`pva ${b.label}`);
+    if (ca.length && pva.length)
+      console.log(`\nPV Access (${b.label}) / CA, medians of the CPU per update: ${(med(pva) / med(ca)).toFixed(2)}`);
+  }
 }
 
 if (process.argv[2] === '--one') {
-  const [, , , envFile, iocPid, records, seconds, settle, protocol] = process.argv;
-  await one(envFile, Number(iocPid), Number(records), Number(seconds), Number(settle), protocol);
+  const [, , , envFile, iocPid, records, seconds, settle, protocol, dist] = process.argv;
+  await one(envFile, Number(iocPid), Number(records), Number(seconds), Number(settle), protocol, dist);
 } else {
-  const [envFile, pidArg, recordsArg = '100000', secondsArg = '20', settleArg = '5', roundsArg = '3'] = process.argv.slice(2);
+  const [envFile, pidArg, recordsArg = '100000', secondsArg = '20', settleArg = '5', roundsArg = '3', ...buildArgs] = process.argv.slice(2);
   const [iocPid, records, seconds, settle, rounds] = [pidArg, recordsArg, secondsArg, settleArg, roundsArg].map(Number);
-  if (!envFile || !(iocPid >= 0) || !(records > 0) || !(seconds > 0) || !(settle >= 0) || !(rounds >= 1)) {
-    console.error('usage: node benchmarks/pva-monitor-cpu.mjs ENV_FILE IOC_PID [RECORDS] [SECONDS] [SETTLE] [ROUNDS]');
+  const builds = (buildArgs.length ? buildArgs : [`after=${resolve(HERE, '../packages/client/dist')}`]).map((a) => {
+    const at = a.indexOf('=');
+    return { label: a.slice(0, at), dist: resolve(a.slice(at + 1)) };
+  });
+  if (!envFile || !(iocPid >= 0) || !(records > 0) || !(seconds > 0) || !(settle >= 0) || !(rounds >= 1) || builds.some((b) => !b.label)) {
+    console.error('usage: node benchmarks/pva-monitor-cpu.mjs ENV_FILE IOC_PID [RECORDS] [SECONDS] [SETTLE] [ROUNDS] [LABEL=DIST ...]');
     process.exit(2);
   }
-  main(envFile, iocPid, records, seconds, settle, rounds);
+  main(envFile, iocPid, records, seconds, settle, rounds, builds);
 }

@@ -6,7 +6,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROUNDS = 3;
+/** Processes of each build (ROUNDS in the environment; default 3). */
+const ROUNDS = Number(process.env.ROUNDS) || 3;
 
 /**
  * The script `script` (an import.meta.url) as its own command: with `--one DIST MB BURSTS` it

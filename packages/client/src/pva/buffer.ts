@@ -32,6 +32,42 @@ interface Last64 {
 const last64: Last64 = { lo: 0, hi: 0, le: true, v: 0n };
 const lastU64: Last64 = { lo: 0, hi: 0, le: true, v: 0n };
 
+/**
+ * 64-bit integers made ahead of a count, by value modulo AHEAD: once a value read is the one after
+ * the last new one (a timestamp's seconds), the count's next values are kept made, each well
+ * before it is read, with the one before the current (late updates of the last second). A bigint
+ * made when its second comes is young, and every monitor's base that stores it (./updates.ts) is
+ * a slot each young collection visits until the bigint is old: 100,000 monitors of counters made
+ * V8's young collections 20 to 40 times slower than the CA client's. One made 14 seconds before
+ * is old by then.
+ */
+const AHEAD = 16;
+const aheadKeys = new Float64Array(AHEAD).fill(Number.NaN);
+const aheadValues = new Array<bigint>(AHEAD).fill(0n);
+/** The last value read that was not made ahead (NaN: none yet). */
+let lastNew = Number.NaN;
+
+function makeAhead(n: number): void {
+  const slot = n & (AHEAD - 1);
+  if (aheadKeys[slot] === n) return;
+  aheadKeys[slot] = n;
+  aheadValues[slot] = BigInt(n);
+}
+
+/** `v`, or the bigint of its value made ahead; keeps a count's next values made. */
+function counted(v: bigint): bigint {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n > Number.MAX_SAFE_INTEGER - AHEAD) return v;
+  const slot = n & (AHEAD - 1);
+  if (aheadKeys[slot] === n) {
+    makeAhead(n + AHEAD - 2);
+    return aheadValues[slot]!;
+  }
+  if (n === lastNew + 1) for (let k = 1; k < AHEAD - 1; k++) makeAhead(n + k);
+  lastNew = n;
+  return v;
+}
+
 export class Reader {
   /** A view of the whole buffer `bytes` is in, shared with the readers of other messages in it. */
   private view: DataView;
@@ -136,7 +172,7 @@ export class Reader {
     const hi = this.view.getUint32(at + 4, true);
     this.pos += 8;
     if (lo === last.lo && hi === last.hi && this.littleEndian === last.le) return last.v;
-    const v = signed ? this.view.getBigInt64(at, this.littleEndian) : this.view.getBigUint64(at, this.littleEndian);
+    const v = counted(signed ? this.view.getBigInt64(at, this.littleEndian) : this.view.getBigUint64(at, this.littleEndian));
     last.lo = lo;
     last.hi = hi;
     last.le = this.littleEndian;

@@ -54,13 +54,25 @@ export function decodeUpdate(
  * (and the next update that touches it copies it again). Until first touched a field holds the
  * type's shared default. Unchanged structures so stay shared from one update to the next, and a
  * base holds one object per structure.
+ *
+ * Which of a structure's fields hold its own structures is a mask in the structure itself: an
+ * update finds the ones it does not touch unchanged without reading them (an NTScalar counter's
+ * update would otherwise read its alarm, display, control and valueAlarm, which 100,000 monitors
+ * keep far apart in memory).
  */
 export type UpdateBase = { readonly [BASE]: true };
 
-/** The key that marks a base's own structures (given values, which nothing changes, lack it). */
+/**
+ * The key of a base's own structures (given values, which nothing changes, lack it): the mask of
+ * their fields that hold own structures, bit i for structure field i (field 31 and later share
+ * bit 31, which then says only that one of them may be).
+ */
 const OWN = Symbol('own');
 declare const BASE: unique symbol;
-type Node = PvStructure & { [OWN]?: true };
+type Node = PvStructure & { [OWN]?: number };
+
+/** The bit of field `i` in a structure's mask of own fields. */
+const ownBit = (i: number): number => (i < 31 ? 1 << i : 1 << 31);
 
 /** A new base for a monitor of `desc`: every field its default. */
 export function updateBase(desc: StructureDesc): UpdateBase {
@@ -74,28 +86,35 @@ export function decodeInto(r: Reader, desc: StructureDesc, base: UpdateBase, bit
   return plan ? plan(r, top, cache) : walk(r, desc, top, bits, 0, bits.get(0), true, cache, 0);
 }
 
-/** A structure of the base's own, copied from a given value (or a default) of `desc`, to be changed in place. */
+/** A structure of the base's own, copied from a given value (or a default) of `desc`, to be changed in place: none of its fields own. */
 const thaw = (v: PvStructure, desc: StructureDesc): Node => copierOf(desc, OWN)(v) as Node;
 
 /**
- * The structure `v` in field `name` of `parent`, which an update touches: the base's own, made
- * from the given value there if it is not yet. (A base's structure fields always hold structures;
- * the compiled plans read `v` where the field's name is written out.)
+ * The structure `v` in field `name` (field `bit` of the mask) of `parent`, which an update
+ * touches: the base's own, made from the given value there if it is not yet. (A base's structure
+ * fields always hold structures; the compiled plans read `v` where the field's name is written out.)
  */
-function touch(parent: Node, name: string, v: Node, desc: FieldDesc): Node {
-  if (v[OWN]) return v;
+function touch(parent: Node, name: string, v: Node, desc: FieldDesc, bit: number): Node {
+  if (v[OWN] !== undefined) return v;
   const n = thaw(v, desc as StructureDesc);
   setField(parent, name, n);
+  parent[OWN]! |= bit;
   return n;
 }
 
-/** The value of structure `v` in field `name` of `parent`, which an update does not touch: a given value, made from the base's own once and put in its place. */
-function given(parent: Node, name: string, v: Node, desc: FieldDesc): PvValue {
-  if (!v[OWN]) return v;
+/**
+ * The value of structure `v` in field `name` (field `bit` of the mask) of `parent`, which an
+ * update does not touch: a given value, made from the base's own once and put in its place.
+ */
+function given(parent: Node, name: string, v: Node, desc: FieldDesc, bit: number): PvValue {
+  if ((parent[OWN]! & bit) === 0 || v[OWN] === undefined) return v;
   const d = desc as StructureDesc;
   const out = copierOf(d)(v);
-  for (const f of d.fields) if (f.type.kind === 'structure') setField(out, f.name, given(v, f.name, v[f.name] as Node, f.type));
+  d.fields.forEach((f, i) => {
+    if (f.type.kind === 'structure') setField(out, f.name, given(v, f.name, v[f.name] as Node, f.type, ownBit(i)));
+  });
   setField(parent, name, out);
+  if (bit !== ownBit(31)) parent[OWN]! &= ~bit;
   return out;
 }
 
@@ -154,11 +173,15 @@ function compilePlan<B>(desc: StructureDesc, bits: BitSet, onBase: boolean): Pla
         expr = v;
       } else if (struct && (marked || (span > 1 && bits.anyIn(off + 1, off + span)))) {
         const sub = `p${vars++}`;
-        if (onBase) writes.push(`const ${sub} = touch(${prev}, ${key}, ${prev}[${key}], ${type(f.type)});`);
+        if (onBase) writes.push(`const ${sub} = touch(${prev}, ${key}, ${prev}[${key}], ${type(f.type)}, ${ownBit(i)});`);
         else reads.push(`const ${sub} = structOr(${prev}[${key}], ${type(f.type)});`);
         expr = build(f.type as StructureDesc, off, sub, depth + 1, marked);
         if (expr === null) return null;
-      } else expr = onBase && struct ? `given(${prev}, ${key}, ${prev}[${key}], ${type(f.type)})` : `${prev}[${key}]`;
+      } else if (onBase && struct) {
+        // Read only when the mask says it is the base's own: else the given value there is the field's.
+        const bit = ownBit(i);
+        expr = `((${prev}[own] & ${bit}) === 0 ? ${prev}[${key}] : given(${prev}, ${key}, ${prev}[${key}], ${type(f.type)}, ${bit}))`;
+      } else expr = `${prev}[${key}]`;
       parts.push(`${key}: ${expr}`);
       off += span;
     }
@@ -173,9 +196,10 @@ function compilePlan<B>(desc: StructureDesc, bits: BitSet, onBase: boolean): Pla
       'structOr',
       'touch',
       'given',
+      'own',
       `return (r, prev, cache) => {\n${reads.join('\n')}\n${writes.join('\n')}\nreturn ${literal};\n};`,
     );
-    return make(types, decodeValue, structOr, touch, given) as Plan<B>;
+    return make(types, decodeValue, structOr, touch, given, OWN) as Plan<B>;
   } catch {
     return null; // code generation from strings disallowed here
   }
@@ -219,9 +243,9 @@ function walk(
       if (onBase) setField(prev, name, v);
       setField(out, name, v);
     } else if (struct && (marked || (span > 1 && bits.anyIn(off + 1, off + span)))) {
-      const sub = onBase ? touch(prev, name, prev[name] as Node, f.type) : structOr(prev[name], f.type);
+      const sub = onBase ? touch(prev, name, prev[name] as Node, f.type, ownBit(i)) : structOr(prev[name], f.type);
       setField(out, name, walk(r, f.type as StructureDesc, sub, bits, off, marked, onBase, cache, depth + 1));
-    } else if (onBase) setField(out, name, struct ? given(prev, name, prev[name] as Node, f.type) : prev[name]!);
+    } else if (onBase) setField(out, name, struct ? given(prev, name, prev[name] as Node, f.type, ownBit(i)) : prev[name]!);
     off += span;
   }
   return out;

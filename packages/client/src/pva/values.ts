@@ -505,7 +505,7 @@ const copiers = new Map<symbol | undefined, WeakMap<StructureDesc, Copier>>();
  * A function that copies a structure of `desc` (its fields, not what they hold), made once per
  * type: an object literal of the type's field names where code can be generated (the literal is
  * several times faster than a spread, and its fields sit in the object), else a spread. With
- * `mark`, each copy also has that key, set to true (in the literal: in the object too).
+ * `mark`, each copy also has that key, set to 0 (in the literal: in the object too).
  */
 export function copierOf(desc: StructureDesc, mark?: symbol): Copier {
   let byType = copiers.get(mark);
@@ -526,13 +526,13 @@ function makeCopier(names: string[], mark: symbol | undefined): Copier {
   const spread: Copier = (p) => {
     const o: PvStructure = {};
     for (const k of Object.keys(p)) setField(o, k, p[k]!);
-    if (mark) (o as Record<symbol, boolean>)[mark] = true;
+    if (mark) (o as Record<symbol, number>)[mark] = 0;
     return o;
   };
   // A literal's "__proto__" key would set the prototype, and a repeated name would differ from the copy by name.
   if (names.length > 64 || names.includes('__proto__') || new Set(names).size !== names.length) return spread;
   const fields = names.map((n) => JSON.stringify(n)).map((k) => `${k}: p[${k}]`);
-  if (mark) fields.push('[mark]: true');
+  if (mark) fields.push('[mark]: 0');
   try {
     return new Function('mark', `return (p) => ({${fields.join(', ')}});`)(mark) as Copier;
   } catch {

@@ -164,6 +164,36 @@ describe('values', () => {
     }
   });
 
+  it("a count of 64-bit values (a timestamp's seconds, with late ones and other values between): each read as its value", () => {
+    // Values of a count are made ahead of it (src/pva/buffer.ts): what is read must not show it.
+    const seq: bigint[] = [];
+    const s0 = 1_795_919_521n;
+    for (let k = 0n; k < 40n; k++) {
+      seq.push(s0 + k, s0 + k, 7n, s0 + k);
+      if (k % 5n === 4n) seq.push(s0 + k - 3n, s0 + k + 20n); // late, and one far ahead
+    }
+    for (let k = -20n; k <= 20n; k++) seq.push(k, k); // through zero
+    const edge = 2n ** 53n;
+    for (let k = -20n; k <= 3n; k++) seq.push(edge + k); // up to and past the safe integers
+    seq.push(2n ** 63n - 1n, -(2n ** 63n), 2n ** 63n - 2n);
+    for (const le of [true, false]) {
+      const r = rd(
+        enc((w) => {
+          for (const v of seq) w.i64(v);
+        }, le),
+        le,
+      );
+      expect(seq.map(() => r.i64())).toEqual(seq);
+      const u = rd(
+        enc((w) => {
+          for (const v of seq) w.i64(v);
+        }, le),
+        le,
+      );
+      expect(seq.map(() => u.u64())).toEqual(seq.map((v) => BigInt.asUintN(64, v)));
+    }
+  });
+
   it('64-bit and other numeric arrays are typed arrays, both byte orders', () => {
     const cases: [FieldDesc, PvValue][] = [
       [scalarArray('long'), new BigInt64Array([-1n, 2n ** 62n])],
@@ -609,6 +639,50 @@ describe('monitor updates: every set of marked fields decodes to the last value 
         lastTouchedDisplay = touchedDisplay;
       }
       for (const [got, copy] of given) expect(got).toStrictEqual(copy);
+    }
+  });
+
+  it("a monitor's base of 40 structures (the mask of own fields shares its last bit from the 32nd on): 60 updates as marked, unmarked structures shared", () => {
+    const fields: Record<string, FieldDesc> = {};
+    for (let i = 0; i < 40; i++) fields[`s${i}`] = structure('', { x: scalar('int'), y: structure('', { z: scalar('int') }) });
+    const wide = structure('', fields);
+    const n = bitCount(wide);
+    const sample = (k: number): PvStructure => {
+      const v: PvStructure = {};
+      for (let i = 0; i < 40; i++) v[`s${i}`] = { x: k * 100 + i, y: { z: -k } };
+      return v;
+    };
+    const spans = wide.fields.map((f) => bitOffset(wide, f.name)!);
+    let seed = 5;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const base = updateBase(wide);
+    let want = defaultValue(wide) as PvStructure;
+    let last: PvStructure | undefined;
+    let lastBits: BitSet | undefined;
+    // Whether an update marking `bits` touches structure field i (its bit, x, y or z).
+    const touches = (bits: BitSet, i: number) => bits.anyIn(spans[i]!, spans[i]! + 4);
+    for (let k = 1; k <= 60; k++) {
+      const bits = new BitSet();
+      for (let i = 1; i < n; i++) if (random() < 0.08) bits.set(i);
+      if (bits.isEmpty()) bits.set(spans[35]! + 3);
+      const next = sample(k);
+      want = merge(wide, want, next, bits, 0);
+      const got = decodeInto(
+        rd(
+          enc((w) => encodePartial(w, wide, next, bits), true),
+          true,
+        ),
+        wide,
+        base,
+        bits,
+        undefined,
+      );
+      expect(got).toStrictEqual(want);
+      expect(symbolsIn(got)).toBe(0);
+      if (last && lastBits)
+        for (let i = 0; i < 40; i++) if (!touches(bits, i) && !touches(lastBits, i)) expect(got[`s${i}`]).toBe(last[`s${i}`]);
+      last = got;
+      lastBits = bits;
     }
   });
 

@@ -1,7 +1,7 @@
 // What a PV Access read or monitor update gives: the normative-type shape (NTScalar, NTEnum, ...)
 // with the value, alarm and timestamp lifted out, in the same shape as a CA Reading.
 import { ntName, toNT, type NTValue } from '../../pva/nt.js';
-import type { FieldDesc } from '../../pva/types.js';
+import type { FieldDesc, StructureDesc } from '../../pva/types.js';
 import type { NumericArray, PvStructure, PvValue } from '../../pva/values.js';
 
 /** The value of a PVA reading: a scalar (64-bit integers as bigint), a typed array, strings, or a structure. */
@@ -21,23 +21,61 @@ const num = (v: unknown): number => {
   return lastNum;
 };
 
-const kinds = new WeakMap<FieldDesc, string>();
+/**
+ * What the readings of one type read, found once per type: its normative type, and whether its
+ * alarm and timeStamp are the normative alarm_t and time_t (each field of a scalar type that
+ * decodes as the reading's field, so the constructor reads them unchecked), absent, or something
+ * else (checked as they come).
+ */
+interface Layout {
+  kind: string;
+  alarm: Shape;
+  timeStamp: Shape;
+}
+enum Shape {
+  Absent,
+  Normative,
+  Other,
+}
 
-/** The last type looked up, and its kind: a monitor's updates come one after another with one type. */
+const layouts = new WeakMap<FieldDesc, Layout>();
+
+/** The last type looked up, and its layout: a monitor's updates come one after another with one type. */
 let lastType: FieldDesc | undefined;
-let lastKind = '';
+let lastLayout: Layout | undefined;
 
-/** The normative type of a type description ('' for none), looked up once per type. */
-function kindOf(type: FieldDesc): string {
-  if (type === lastType) return lastKind;
-  let k = kinds.get(type);
-  if (k === undefined) {
-    k = type.kind === 'structure' ? (ntName(type.id) ?? '') : '';
-    kinds.set(type, k);
+/** The scalar types that decode as numbers: the 32-bit and smaller integers. */
+const INTS = ['byte', 'short', 'int', 'ubyte', 'ushort', 'uint'];
+const ALARM_T: Record<string, string[]> = { severity: INTS, status: INTS, message: ['string'] };
+const TIME_T: Record<string, string[]> = { secondsPastEpoch: ['long', ...INTS], nanoseconds: INTS, userTag: INTS };
+
+/** How field `name` of a structure type holds an alarm_t or time_t (`want`: each field's scalar types). */
+function shapeOf(type: StructureDesc, name: string, want: Record<string, string[]>): Shape {
+  const matches = type.fields.filter((f) => f.name === name);
+  if (matches.length === 0) return Shape.Absent;
+  const t = matches[0]!.type;
+  if (matches.length > 1 || t.kind !== 'structure') return Shape.Other;
+  for (const [field, types] of Object.entries(want)) {
+    const fs = t.fields.filter((f) => f.name === field);
+    if (fs.length !== 1 || fs[0]!.type.kind !== 'scalar' || !types.includes(fs[0]!.type.type)) return Shape.Other;
+  }
+  return Shape.Normative;
+}
+
+/** The layout of a type's readings, made once per type. */
+function layoutOf(type: FieldDesc): Layout {
+  if (type === lastType) return lastLayout!;
+  let l = layouts.get(type);
+  if (l === undefined) {
+    l =
+      type.kind === 'structure'
+        ? { kind: ntName(type.id) ?? '', alarm: shapeOf(type, 'alarm', ALARM_T), timeStamp: shapeOf(type, 'timeStamp', TIME_T) }
+        : { kind: '', alarm: Shape.Absent, timeStamp: Shape.Absent };
+    layouts.set(type, l);
   }
   lastType = type;
-  lastKind = k;
-  return k;
+  lastLayout = l;
+  return l;
 }
 
 export class PvaReading {
@@ -65,7 +103,8 @@ export class PvaReading {
      */
     readonly raw: PvStructure,
   ) {
-    switch (kindOf(type)) {
+    const layout = layoutOf(type);
+    switch (layout.kind) {
       case 'NTScalar':
       case 'NTScalarArray':
         this.value = raw.value as PvaValue;
@@ -80,14 +119,29 @@ export class PvaReading {
       default:
         this.value = isObj(raw) && 'value' in raw ? raw.value! : raw;
     }
-    const alarm = isObj(raw.alarm) ? raw.alarm : undefined;
-    const ts = isObj(raw.timeStamp) ? raw.timeStamp : undefined;
-    this.severity = alarm ? num(alarm.severity) : 0;
-    this.status = alarm ? num(alarm.status) : 0;
-    this.message = alarm && typeof alarm.message === 'string' ? alarm.message : '';
-    this.secondsPastEpoch = ts ? num(ts.secondsPastEpoch) : 0;
-    this.nanoseconds = ts ? num(ts.nanoseconds) : 0;
-    this.userTag = ts ? num(ts.userTag) : 0;
+    // A value holds every field of its type: a normative alarm_t's are numbers and a string, a time_t's too but its seconds.
+    if (layout.alarm === Shape.Normative) {
+      const a = raw.alarm as { severity: number; status: number; message: string };
+      this.severity = a.severity;
+      this.status = a.status;
+      this.message = a.message;
+    } else {
+      const alarm = layout.alarm === Shape.Other && isObj(raw.alarm) ? raw.alarm : undefined;
+      this.severity = alarm ? num(alarm.severity) : 0;
+      this.status = alarm ? num(alarm.status) : 0;
+      this.message = alarm && typeof alarm.message === 'string' ? alarm.message : '';
+    }
+    if (layout.timeStamp === Shape.Normative) {
+      const ts = raw.timeStamp as { secondsPastEpoch: bigint | number; nanoseconds: number; userTag: number };
+      this.secondsPastEpoch = num(ts.secondsPastEpoch);
+      this.nanoseconds = ts.nanoseconds;
+      this.userTag = ts.userTag;
+    } else {
+      const ts = layout.timeStamp === Shape.Other && isObj(raw.timeStamp) ? raw.timeStamp : undefined;
+      this.secondsPastEpoch = ts ? num(ts.secondsPastEpoch) : 0;
+      this.nanoseconds = ts ? num(ts.nanoseconds) : 0;
+      this.userTag = ts ? num(ts.userTag) : 0;
+    }
   }
 
   /** The value in its normative-type shape (kind 'plain' for other structures); made on first use. */
