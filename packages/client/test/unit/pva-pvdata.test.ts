@@ -177,19 +177,12 @@ describe('values', () => {
     for (let k = -20n; k <= 3n; k++) seq.push(edge + k); // up to and past the safe integers
     seq.push(2n ** 63n - 1n, -(2n ** 63n), 2n ** 63n - 2n);
     for (const le of [true, false]) {
-      const r = rd(
-        enc((w) => {
-          for (const v of seq) w.i64(v);
-        }, le),
-        le,
-      );
+      const bytes = enc((w) => {
+        for (const v of seq) w.i64(v);
+      }, le);
+      const r = rd(bytes, le);
       expect(seq.map(() => r.i64())).toEqual(seq);
-      const u = rd(
-        enc((w) => {
-          for (const v of seq) w.i64(v);
-        }, le),
-        le,
-      );
+      const u = rd(bytes, le);
       expect(seq.map(() => u.u64())).toEqual(seq.map((v) => BigInt.asUintN(64, v)));
     }
   });

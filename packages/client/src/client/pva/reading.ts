@@ -119,7 +119,7 @@ export class PvaReading {
       default:
         this.value = isObj(raw) && 'value' in raw ? raw.value! : raw;
     }
-    // A value holds every field of its type: a normative alarm_t's are numbers and a string, a time_t's too but its seconds.
+    // A value holds every field of its type: a normative alarm_t's are two numbers and a string, a time_t's numbers but its seconds (a bigint when a long).
     if (layout.alarm === Shape.Normative) {
       const a = raw.alarm as { severity: number; status: number; message: string };
       this.severity = a.severity;
