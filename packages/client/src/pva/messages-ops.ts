@@ -125,6 +125,14 @@ export function encodeMonitorUpdate(w: Writer, m: Extract<Message, { type: 'Moni
   (m.overrun ?? NONE).encode(w);
 }
 
+/** A pipelined monitor's ack: `nfree` more updates may come. */
+export function encodeMonitorAck(w: Writer, m: Extract<Message, { type: 'MonitorAck' }>): void {
+  w.i32(m.sid);
+  w.i32(m.requestId);
+  w.u8(Sub.PIPELINE);
+  w.i32(m.nfree);
+}
+
 /** Write the payload of an operation message; false when `m` is not one. */
 export function encodeOp(w: Writer, m: Message, opts: EncodeOptions): boolean {
   switch (m.type) {
@@ -153,10 +161,7 @@ export function encodeOp(w: Writer, m: Message, opts: EncodeOptions): boolean {
       encodeTyped(w, m.argument, opts);
       return true;
     case 'MonitorAck':
-      w.i32(m.sid);
-      w.i32(m.requestId);
-      w.u8(Sub.PIPELINE);
-      w.i32(m.nfree);
+      encodeMonitorAck(w, m);
       return true;
     case 'GetFieldRequest':
       w.i32(m.sid);

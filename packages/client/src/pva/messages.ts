@@ -4,7 +4,7 @@ import { DecodeError, Reader, Writer } from './buffer.js';
 import { Cmd, Ctrl, Flags } from './constants.js';
 import { finishMessage, isBigEndian, isControl, isFromServer, startMessage, type PvaHeader } from './header.js';
 import type { ControlMessage, DecodeContext, Decoded, EncodeOptions, Message, RequestMessage, ResponseMessage } from './message-types.js';
-import { decodeOpRequest, decodeOpResponse, encodeMonitorUpdate, encodeOp } from './messages-ops.js';
+import { decodeOpRequest, decodeOpResponse, encodeMonitorAck, encodeMonitorUpdate, encodeOp } from './messages-ops.js';
 import { decodeSessionRequest, decodeSessionResponse, encodeSession } from './messages-session.js';
 
 export type {
@@ -77,6 +77,8 @@ export function decodeMessage(h: PvaHeader, payload: Uint8Array, ctx: DecodeCont
 export function encodeMessage(w: Writer, m: Message, opts: EncodeOptions = {}): void {
   // A server's most frequent message, without the dispatch below.
   if (m.type === 'MonitorUpdate') return framed(w, Cmd.MONITOR, Flags.SERVER, m, opts, encodeMonitorUpdate);
+  // And a client's: a pipelined monitor's ack.
+  if (m.type === 'MonitorAck') return framed(w, Cmd.MONITOR, 0, m, opts, encodeMonitorAck);
   switch (m.type) {
     case 'SetByteOrder': {
       // The flag is the message: it names the byte order the sender uses from now on.

@@ -71,8 +71,10 @@ const OWN = Symbol('own');
 declare const BASE: unique symbol;
 type Node = PvStructure & { [OWN]?: number };
 
+/** The bit of fields 31 and later. */
+const LAST_BIT = 1 << 31;
 /** The bit of field `i` in a structure's mask of own fields. */
-const ownBit = (i: number): number => (i < 31 ? 1 << i : 1 << 31);
+const ownBit = (i: number): number => (i < 31 ? 1 << i : LAST_BIT);
 
 /** A new base for a monitor of `desc`: every field its default. */
 export function updateBase(desc: StructureDesc): UpdateBase {
@@ -95,12 +97,21 @@ const thaw = (v: PvStructure, desc: StructureDesc): Node => copierOf(desc, OWN)(
  * fields always hold structures; the compiled plans read `v` where the field's name is written out.)
  */
 function touch(parent: Node, name: string, v: Node, desc: FieldDesc, bit: number): Node {
-  if (v[OWN] !== undefined) return v;
+  // The parent's mask, not `v`, says so (but for the shared last bit): `v` is read after.
+  if ((parent[OWN]! & bit) !== 0 && (bit !== LAST_BIT || v[OWN] !== undefined)) return v;
   const n = thaw(v, desc as StructureDesc);
   setField(parent, name, n);
   parent[OWN]! |= bit;
   return n;
 }
+
+/**
+ * The last given value made of each structure type of scalars. A given value equal to it field for
+ * field is that one: the monitors of many channels of one type (100,000 counters' alarms, all
+ * NO_ALARM) then share one value, which their readings read without a cache miss each. (Only
+ * scalars: what is kept here for the next is small.)
+ */
+const lastGiven = new WeakMap<StructureDesc, PvStructure>();
 
 /**
  * The value of structure `v` in field `name` (field `bit` of the mask) of `parent`, which an
@@ -109,12 +120,17 @@ function touch(parent: Node, name: string, v: Node, desc: FieldDesc, bit: number
 function given(parent: Node, name: string, v: Node, desc: FieldDesc, bit: number): PvValue {
   if ((parent[OWN]! & bit) === 0 || v[OWN] === undefined) return v;
   const d = desc as StructureDesc;
-  const out = copierOf(d)(v);
+  let out = copierOf(d)(v);
   d.fields.forEach((f, i) => {
     if (f.type.kind === 'structure') setField(out, f.name, given(v, f.name, v[f.name] as Node, f.type, ownBit(i)));
   });
+  if (d.fields.every((f) => f.type.kind === 'scalar')) {
+    const last = lastGiven.get(d);
+    if (last !== undefined && d.fields.every((f) => Object.is(last[f.name], out[f.name]))) out = last;
+    else lastGiven.set(d, out);
+  }
   setField(parent, name, out);
-  if (bit !== ownBit(31)) parent[OWN]! &= ~bit;
+  if (bit !== LAST_BIT) parent[OWN]! &= ~bit;
   return out;
 }
 

@@ -6,6 +6,9 @@
 /** Payloads from this size are held by reference by a writer that takes them so. */
 const EXTERNAL_MIN = 1 << 16;
 
+/** The smallest power of two that holds `n` bytes. */
+const capacityFor = (n: number): number => 2 ** Math.ceil(Math.log2(n));
+
 export class ByteWriter {
   private buf: Uint8Array;
   private view: DataView;
@@ -98,9 +101,12 @@ export class ByteWriter {
     const n = this.length;
     this.length = 0;
     if (n >= 16384) {
-      // Big output (e.g. thousands of requests): hand the buffer over instead of copying it.
+      // Big output (e.g. thousands of requests): hand the buffer over instead of copying it. The
+      // next buffer is as big as this output, not as the buffer: after 100,000 monitors were set
+      // up, a megabyte made again for every 20 KB of their acks, several a second: each one
+      // zeroed, and counted by V8 as external memory, whose growth starts full collections.
       const out = this.buf.subarray(0, n);
-      this.buf = new Uint8Array(Math.min(this.buf.length, 1 << 20));
+      this.buf = new Uint8Array(Math.min(capacityFor(n), 1 << 20));
       this.view = new DataView(this.buf.buffer);
       return out;
     }

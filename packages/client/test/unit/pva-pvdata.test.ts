@@ -652,6 +652,7 @@ describe('monitor updates: every set of marked fields decodes to the last value 
     let want = defaultValue(wide) as PvStructure;
     let last: PvStructure | undefined;
     let lastBits: BitSet | undefined;
+    const given: [PvStructure, PvStructure][] = [];
     // Whether an update marking `bits` touches structure field i (its bit, x, y or z).
     const touches = (bits: BitSet, i: number) => bits.anyIn(spans[i]!, spans[i]! + 4);
     for (let k = 1; k <= 60; k++) {
@@ -674,9 +675,48 @@ describe('monitor updates: every set of marked fields decodes to the last value 
       expect(symbolsIn(got)).toBe(0);
       if (last && lastBits)
         for (let i = 0; i < 40; i++) if (!touches(bits, i) && !touches(lastBits, i)) expect(got[`s${i}`]).toBe(last[`s${i}`]);
+      given.push([got, structuredClone(got)]);
       last = got;
       lastBits = bits;
     }
+    // None changed later (a structure from the 32nd on is the base's own by its own key, not its bit).
+    for (const [got, copy] of given) expect(got).toStrictEqual(copy);
+  });
+
+  it("monitors of one type share a structure their updates leave alone when its fields are the same (many counters' alarms), and only then", () => {
+    const alarmBits = BitSet.of(bitOffset(type, 'alarm.severity')!, bitOffset(type, 'alarm.message')!);
+    const valueBits = BitSet.of(bitOffset(type, 'value')!);
+    const update = (base: ReturnType<typeof updateBase>, v: PvStructure, bits: BitSet) =>
+      decodeInto(
+        rd(
+          enc((w) => encodePartial(w, type, v, bits), true),
+          true,
+        ),
+        type,
+        base,
+        bits,
+        undefined,
+      );
+    const alarmOf = (severity: number, message: string) => ({ ...a, alarm: { severity, status: 3, message } }) as PvStructure;
+    // Four monitors: the first whole value, then the value alone (their alarm is given from then on).
+    const bases = [0, 1, 2, 3].map(() => updateBase(type));
+    const alarms = bases.map((base, i) => {
+      update(base, alarmOf(i === 2 ? 2 : 1, i === 3 ? 'HIHI' : 'HIGH'), BitSet.of(0));
+      return update(base, a, valueBits).alarm;
+    });
+    expect(alarms[1]).toBe(alarms[0]);
+    expect(alarms[2]).not.toBe(alarms[0]);
+    expect(alarms[3]).not.toBe(alarms[0]);
+    expect(alarms).toStrictEqual([
+      { severity: 1, status: 3, message: 'HIGH' },
+      { severity: 1, status: 3, message: 'HIGH' },
+      { severity: 2, status: 3, message: 'HIGH' },
+      { severity: 1, status: 3, message: 'HIHI' },
+    ]);
+    // The first one's alarm changes: the second's, shared until then, does not.
+    expect(update(bases[0]!, alarmOf(0, ''), alarmBits).alarm).toStrictEqual({ severity: 0, status: 3, message: '' });
+    expect(update(bases[1]!, a, valueBits).alarm).toBe(alarms[1]);
+    expect(alarms[1]).toStrictEqual({ severity: 1, status: 3, message: 'HIGH' });
   });
 
   it("a monitor's base of a type no plan is compiled for (a field named __proto__): the same values, as own fields", () => {

@@ -74,3 +74,26 @@ describe('a writer holding large arrays by reference', () => {
     expect(hex).not.toContain(Buffer.from(new Float64Array([8]).buffer).toString('hex'));
   });
 });
+
+describe("a writer's big outputs", () => {
+  it('are handed over whole; the next buffer is as big as the output, not as the buffer grew (a flush of acks after a large set-up)', () => {
+    const w = new Writer(true);
+    const fill = (n: number, b: number) => {
+      const o = w.reserve(n);
+      w.bytes.fill(b, o, o + n);
+    };
+    fill(3 << 20, 1); // thousands of requests: the buffer grows to 4 MB
+    const first = w.take();
+    expect(first.length).toBe(3 << 20);
+    expect(w.bytes.length).toBeLessThanOrEqual(1 << 20);
+    fill(20_000, 2);
+    const acks = w.take();
+    expect(acks.length).toBe(20_000);
+    expect(acks.every((b) => b === 2)).toBe(true);
+    expect(w.bytes.length).toBe(32_768);
+    // What was handed over is not written again.
+    fill(20_000, 3);
+    expect(first.every((b) => b === 1) && acks.every((b) => b === 2)).toBe(true);
+    expect(w.take().every((b) => b === 3)).toBe(true);
+  });
+});
