@@ -97,7 +97,8 @@ const thaw = (v: PvStructure, desc: StructureDesc): Node => copierOf(desc, OWN)(
  * fields always hold structures; the compiled plans read `v` where the field's name is written out.)
  */
 function touch(parent: Node, name: string, v: Node, desc: FieldDesc, bit: number): Node {
-  // The parent's mask, not `v`, says so (but for the shared last bit): `v` is read after.
+  // Whether `v` is the base's own: its parent's mask says so (`v` itself only for the shared last
+  // bit), and `v` is not read before the update writes it.
   if ((parent[OWN]! & bit) !== 0 && (bit !== LAST_BIT || v[OWN] !== undefined)) return v;
   const n = thaw(v, desc as StructureDesc);
   setField(parent, name, n);
