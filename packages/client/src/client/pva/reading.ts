@@ -46,8 +46,9 @@ let lastLayout: Layout | undefined;
 
 /** The scalar types that decode as numbers: the 32-bit and smaller integers. */
 const INTS = ['byte', 'short', 'int', 'ubyte', 'ushort', 'uint'];
-const ALARM_T: Record<string, string[]> = { severity: INTS, status: INTS, message: ['string'] };
-const TIME_T: Record<string, string[]> = { secondsPastEpoch: ['long', ...INTS], nanoseconds: INTS, userTag: INTS };
+/** The fields of a normative alarm_t and time_t, each with the scalar types that decode as the reading's field. */
+const ALARM_FIELDS: Record<string, string[]> = { severity: INTS, status: INTS, message: ['string'] };
+const TIME_FIELDS: Record<string, string[]> = { secondsPastEpoch: ['long', ...INTS], nanoseconds: INTS, userTag: INTS };
 
 /** How field `name` of a structure type holds an alarm_t or time_t (`want`: each field's scalar types). */
 function shapeOf(type: StructureDesc, name: string, want: Record<string, string[]>): Shape {
@@ -69,7 +70,7 @@ function layoutOf(type: FieldDesc): Layout {
   if (l === undefined) {
     l =
       type.kind === 'structure'
-        ? { kind: ntName(type.id) ?? '', alarm: shapeOf(type, 'alarm', ALARM_T), timeStamp: shapeOf(type, 'timeStamp', TIME_T) }
+        ? { kind: ntName(type.id) ?? '', alarm: shapeOf(type, 'alarm', ALARM_FIELDS), timeStamp: shapeOf(type, 'timeStamp', TIME_FIELDS) }
         : { kind: '', alarm: Shape.Absent, timeStamp: Shape.Absent };
     layouts.set(type, l);
   }
