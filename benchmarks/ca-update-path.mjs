@@ -7,11 +7,12 @@
 //   node benchmarks/ca-update-path.mjs [MB,...] [BURSTS] [DIST ...]
 //
 // Defaults: 0,16 MB, 1500 bursts, this checkout's packages/client/dist. Each DIST (a dist
-// directory of a build of the library) is run in a fresh process, in turn, three times; prints
-// the median ns per update of each build at each MB. MONITORS and ROUNDS in the environment change
+// directory of a build of the library, or LABEL=DIR to name it in the table) is run in a fresh
+// process, in turn, three times; prints the median ns per update of each build at each MB, and
+// the bytes allocated per update over the bursts. MONITORS and ROUNDS in the environment change
 // the monitors (2,000; 100,000 as at scale, where the caches no longer hold them) and the
 // processes of each build (3).
-import { updatePathMain } from './update-path-ab.mjs';
+import { measureBursts, updatePathMain } from './update-path-ab.mjs';
 
 const MONITORS = Number(process.env.MONITORS) || 2000;
 const UPDATE_BYTES = 40;
@@ -89,16 +90,11 @@ async function one(dist, mb, bursts) {
   };
   for (let i = 0; i < 500; i++) feed(); // warm-up: optimised code
   const u0 = updates;
-  let ns = 0n;
-  for (let i = 0; i < bursts; i++) {
-    evict();
-    const t = process.hrtime.bigint();
-    feed();
-    ns += process.hrtime.bigint() - t;
-  }
-  if (updates - u0 !== bursts * MONITORS) throw new Error(`${updates - u0} updates of ${bursts * MONITORS}`);
+  const { ns, bytes } = measureBursts(bursts, evict, feed);
+  const n = updates - u0;
+  if (n !== bursts * MONITORS) throw new Error(`${n} updates of ${bursts * MONITORS}`);
   for (const m of monitors) m.close();
-  console.log(JSON.stringify({ ns: Number(ns) / (updates - u0), sink: sink > 0 }));
+  console.log(JSON.stringify({ ns: ns / n, bytes: bytes / n, sink: sink > 0 }));
 }
 
 await updatePathMain(import.meta.url, (bursts) => `${MONITORS} monitors, ${bursts} bursts of one update each`, one);
