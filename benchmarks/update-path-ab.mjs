@@ -76,7 +76,7 @@ export function measureBursts(bursts, evict, feed) {
  * The bytes the JavaScript heap allocated while `fn` ran: the heap's growth plus what each
  * collection during it freed (V8's GCProfiler reports the heap before and after each).
  */
-export function allocatedDuring(fn) {
+function allocatedDuring(fn) {
   const profiler = new v8.GCProfiler();
   const before = v8.getHeapStatistics().used_heap_size;
   profiler.start();
