@@ -4,8 +4,9 @@
 // set up come in first), and over a window of SECONDS reports: updates/s; the client's CPU per
 // update, split into its main thread (the library and the callbacks) and its other threads (V8's
 // garbage-collector helpers, libuv's pool); V8's young-generation and full collections in the
-// window (how many, and their pauses on the main thread); and the IOC process's CPU (% of a core)
-// over the same window. Each protocol runs in a fresh process, CA and then PV Access with each
+// window (how many, and their pauses on the main thread); the IOC process's CPU (% of a core)
+// over the same window; and how the updates came in: the process's socket reads a second, the
+// updates per read, and the main thread's context switches a second (Linux's /proc). Each protocol runs in a fresh process, CA and then PV Access with each
 // build in turn, ROUNDS times; the last line is the ratio of the medians (the last build's).
 //
 //   npx epicsperf ioc --records 100000 --rate 1 --array-elements 0 --write-env /tmp/ioc.env &
@@ -15,6 +16,7 @@
 // 5 s of settling, 3 rounds, and one build: after=packages/client/dist. Each LABEL=DIST is a build
 // of the library (a dist directory), its label the row's build; CA runs with the last one.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
@@ -61,6 +63,7 @@ async function one(envFile, iocPid, records, seconds, settle, protocol, dist) {
   });
   obs.observe({ entryTypes: ['gc'] });
   const t0 = threadCpuSeconds(process.pid);
+  const io0 = ioCounts();
   const ioc0 = iocPid > 0 ? cpuSeconds(iocPid) : 0;
   const u0 = updates;
   const w0 = performance.now();
@@ -68,6 +71,7 @@ async function one(envFile, iocPid, records, seconds, settle, protocol, dist) {
   const s = (performance.now() - w0) / 1000;
   const n = updates - u0;
   const t1 = threadCpuSeconds(process.pid);
+  const io1 = ioCounts();
   const ioc1 = iocPid > 0 ? cpuSeconds(iocPid) : 0;
   await new Promise((r) => setImmediate(r)); // the observer's last entries
   obs.disconnect();
@@ -87,9 +91,26 @@ async function one(envFile, iocPid, records, seconds, settle, protocol, dist) {
       young: gc.young,
       full: gc.full,
       iocPct: iocPid > 0 ? ((ioc1 - ioc0) / s) * 100 : null,
+      readsPerS: (io1.reads - io0.reads) / s,
+      updatesPerRead: n / (io1.reads - io0.reads),
+      switchesPerS: (io1.switches - io0.switches) / s,
     }),
   );
   process.exit(0);
+}
+
+/**
+ * The process's read system calls (its sockets' reads: nothing else reads in the window) and its
+ * main thread's context switches so far, from /proc (Linux).
+ */
+function ioCounts() {
+  const io = readFileSync('/proc/self/io', 'utf8');
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const field = (text, name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return {
+    reads: field(io, 'syscr'),
+    switches: field(status, 'voluntary_ctxt_switches') + field(status, 'nonvoluntary_ctxt_switches'),
+  };
 }
 
 function main(envFile, iocPid, records, seconds, settle, rounds, builds) {
@@ -98,9 +119,9 @@ function main(envFile, iocPid, records, seconds, settle, rounds, builds) {
     `${records.toLocaleString('en-US')} monitors in one Context; a ${seconds} s window from ${settle} s after the last first update, CA and PV Access in turn\n`,
   );
   console.log(
-    '| protocol | build | updates/s | CPU µs per update | main thread µs | other threads µs | young collections (pauses ms) | full collections (pauses ms) | IOC CPU % |',
+    '| protocol | build | updates/s | CPU µs per update | main thread µs | other threads µs | young collections (pauses ms) | full collections (pauses ms) | IOC CPU % | socket reads/s | updates per read | main thread switches/s |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const last = builds[builds.length - 1];
   const runs = [['ca', last], ...builds.map((b) => ['pva', b])];
   const totals = new Map(runs.map(([p, b]) => [`${p} ${b.label}`, []]));
@@ -109,14 +130,14 @@ function main(envFile, iocPid, records, seconds, settle, rounds, builds) {
       const args = [self, '--one', envFile, String(iocPid), String(records), String(seconds), String(settle), protocol, build.dist];
       const res = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
       if (res.status !== 0) {
-        console.log(`| ${protocol} | ${build.label} | failed: ${res.stderr.trim().split('\n').pop()} | | | | | | |`);
+        console.log(`| ${protocol} | ${build.label} | failed: ${res.stderr.trim().split('\n').pop()} | | | | | | | | | |`);
         continue;
       }
       const x = JSON.parse(res.stdout.trim().split('\n').pop());
       totals.get(`${protocol} ${build.label}`).push(x.mainUs + x.otherUs);
       const gcCell = ([count, ms]) => `${count} (${ms.toFixed(0)})`;
       console.log(
-        `| ${protocol} | ${build.label} | ${x.updatesPerS.toFixed(0)} | ${(x.mainUs + x.otherUs).toFixed(2)} | ${x.mainUs.toFixed(2)} | ${x.otherUs.toFixed(2)} | ${gcCell(x.young)} | ${gcCell(x.full)} | ${x.iocPct === null ? '-' : x.iocPct.toFixed(0)} |`,
+        `| ${protocol} | ${build.label} | ${x.updatesPerS.toFixed(0)} | ${(x.mainUs + x.otherUs).toFixed(2)} | ${x.mainUs.toFixed(2)} | ${x.otherUs.toFixed(2)} | ${gcCell(x.young)} | ${gcCell(x.full)} | ${x.iocPct === null ? '-' : x.iocPct.toFixed(0)} | ${x.readsPerS.toFixed(0)} | ${x.updatesPerRead.toFixed(0)} | ${x.switchesPerS.toFixed(0)} |`,
       );
     }
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
